@@ -1,0 +1,62 @@
+#!/usr/bin/env node
+// After `npm run build`: every path in package.json `exports` exists, and the
+// package loads through both `import` and `require` in plain Node.
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const failures = [];
+const subpaths = [];
+
+function targets(value, out = []) {
+  if (typeof value === 'string') out.push(value);
+  else if (value && typeof value === 'object') for (const v of Object.values(value)) targets(v, out);
+  return out;
+}
+
+for (const [subpath, value] of Object.entries(pkg.exports)) {
+  for (const target of targets(value)) {
+    if (!target.includes('*')) {
+      if (!existsSync(join(root, target))) failures.push(`${subpath}: ${target} is missing`);
+      continue;
+    }
+    // A wildcard: every file that matches must have its siblings for every condition.
+    const dir = join(root, dirname(target));
+    const suffix = target.slice(target.indexOf('*') + 1);
+    const names = existsSync(dir) ? readdirSync(dir).filter((f) => f.endsWith(suffix)).map((f) => f.slice(0, -suffix.length)) : [];
+    if (names.length === 0) failures.push(`${subpath}: nothing matches ${target}`);
+    for (const name of names) {
+      for (const t of targets(value)) {
+        const path = join(root, t.replace('*', name));
+        if (!existsSync(path)) failures.push(`${subpath.replace('*', name)}: ${t.replace('*', name)} is missing`);
+      }
+      const sp = subpath.replace('*', name);
+      if (!subpaths.includes(sp)) subpaths.push(sp);
+    }
+  }
+  if (!subpath.includes('*') && subpath !== './package.json') subpaths.push(subpath);
+}
+
+const names = subpaths.map((sp) => (sp === '.' ? pkg.name : `${pkg.name}/${sp.slice(2)}`));
+for (const name of names) {
+  for (const mode of ['import', 'require']) {
+    const code =
+      mode === 'import'
+        ? `import(${JSON.stringify(name)}).then((m) => { if (!Object.keys(m).length) process.exit(3) })`
+        : `const m = require(${JSON.stringify(name)}); if (!Object.keys(m).length) process.exit(3)`;
+    try {
+      execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
+    } catch (error) {
+      failures.push(`${mode}('${name}') failed: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
+    }
+  }
+}
+
+if (failures.length) {
+  console.error(`check:exports failed:\n- ${failures.join('\n- ')}`);
+  process.exit(1);
+}
+console.log(`check:exports ok: ${names.length} entry points load through import and require (${names.join(', ')})`);

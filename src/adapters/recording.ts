@@ -1,0 +1,201 @@
+/**
+ * Record and replay: a recording adapter wraps any adapter and writes each
+ * turn (request and reply) as a JSONL record; a replay adapter answers from
+ * such a recording with zero model calls.
+ * @module
+ */
+import { appendFileSync } from 'node:fs';
+import type { AdapterCapabilities, ModelAdapter, ModelSession, ModelTurn, SessionSpec, ToolResult } from '../core/adapter.js';
+import { abortError } from '../core/clock.js';
+import { ParseError, TroupeError, errorMessage } from '../core/errors.js';
+
+/** One recorded turn. */
+export interface TurnRecord {
+  /** Format version. */
+  v: 1;
+  /** The adapter that answered. */
+  adapter: string;
+  /** The agent of the session. */
+  agent: string;
+  /** Which session of this agent (1 for the first opened, 2 for the next, ...). */
+  session: number;
+  /** 1-based turn within the session. */
+  turn: number;
+  /** The session's spec (on every record, so any record can start a session). */
+  spec: SessionSpec;
+  /** What was sent. */
+  input: string | ToolResult[];
+  /** What came back. */
+  reply?: ModelTurn;
+  /** The error message, when the turn failed. */
+  error?: string;
+}
+
+/** Options of {@link recordingAdapter}. */
+export interface RecordingOptions {
+  /** Append each record as a JSON line to this file. */
+  path?: string;
+  /** Receives each record. */
+  onRecord?: (record: TurnRecord) => void;
+}
+
+/** A recording adapter and what it has recorded. */
+export interface RecordingAdapter extends ModelAdapter {
+  /** Every record so far. */
+  readonly records: TurnRecord[];
+  /** The records as JSONL text. */
+  toJsonl(): string;
+}
+
+/** Wrap `inner` so that every turn is recorded. */
+export function recordingAdapter(inner: ModelAdapter, options: RecordingOptions = {}): RecordingAdapter {
+  const records: TurnRecord[] = [];
+  const opened = new Map<string, number>();
+  const write = (record: TurnRecord) => {
+    records.push(record);
+    if (options.path) appendFileSync(options.path, `${JSON.stringify(record)}\n`);
+    options.onRecord?.(record);
+  };
+  return {
+    id: inner.id,
+    capabilities: inner.capabilities,
+    records,
+    toJsonl: () => records.map((r) => `${JSON.stringify(r)}\n`).join(''),
+    async openSession(spec, signal) {
+      const session = await inner.openSession(spec, signal);
+      const ordinal = (opened.get(spec.agent) ?? 0) + 1;
+      opened.set(spec.agent, ordinal);
+      let turn = 0;
+      return {
+        id: session.id,
+        async send(input, sendOptions) {
+          turn++;
+          const base = { v: 1 as const, adapter: inner.id, agent: spec.agent, session: ordinal, turn, spec, input };
+          try {
+            const reply = await session.send(input, sendOptions);
+            write({ ...base, reply: { text: reply.text, toolCalls: reply.toolCalls, ...(reply.usage ? { usage: reply.usage } : {}) } });
+            return reply;
+          } catch (error) {
+            write({ ...base, error: errorMessage(error) });
+            throw error;
+          }
+        },
+        close: () => session.close(),
+      };
+    },
+  };
+}
+
+/** Parse JSONL text into turn records; a torn last line is ignored. */
+export function parseRecording(text: string): TurnRecord[] {
+  const lines = text.split('\n');
+  const out: TurnRecord[] = [];
+  lines.forEach((line, i) => {
+    if (line.trim() === '') return;
+    try {
+      out.push(JSON.parse(line) as TurnRecord);
+    } catch (error) {
+      if (i === lines.length - 1 || lines.slice(i + 1).every((l) => l.trim() === '')) return; // torn tail
+      throw new ParseError(`Recording line ${i + 1} is not valid JSON: ${errorMessage(error)}`, { cause: error });
+    }
+  });
+  return out;
+}
+
+/** Raised when a replayed run asks for something the recording does not hold. */
+export class ReplayDivergenceError extends TroupeError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super('replay_divergence', message, { details });
+  }
+}
+
+/** Options of {@link replayAdapter}. */
+export interface ReplayOptions {
+  /** The adapter id. Default: `replay`. */
+  id?: string;
+  /** Capability flags. Default: tools and no streaming. */
+  capabilities?: Partial<AdapterCapabilities>;
+}
+
+/** A replay adapter, with how many turns it served. */
+export interface ReplayAdapter extends ModelAdapter {
+  /** Turns answered from the recording. */
+  readonly served: number;
+  /** Recorded turns not (yet) asked for. */
+  readonly remaining: number;
+}
+
+/**
+ * Answer from a recording (records or JSONL text) with zero model calls.
+ * Sessions are matched by agent and opening order, turns by number; the
+ * first input that differs from the recording fails with a
+ * {@link ReplayDivergenceError} naming the agent, session, turn and the
+ * first differing character.
+ */
+export function replayAdapter(recording: TurnRecord[] | string, options: ReplayOptions = {}): ReplayAdapter {
+  const records = typeof recording === 'string' ? parseRecording(recording) : recording;
+  const bySession = new Map<string, TurnRecord[]>();
+  for (const r of records) {
+    const key = `${r.agent}#${r.session}`;
+    const list = bySession.get(key) ?? [];
+    list[r.turn - 1] = r;
+    bySession.set(key, list);
+  }
+  const opened = new Map<string, number>();
+  let served = 0;
+  let nextId = 1;
+  return {
+    id: options.id ?? 'replay',
+    capabilities: { tools: true, streaming: false, ...options.capabilities },
+    get served() {
+      return served;
+    },
+    get remaining() {
+      return records.length - served;
+    },
+    async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+      if (signal?.aborted) throw abortError(signal);
+      const ordinal = (opened.get(spec.agent) ?? 0) + 1;
+      opened.set(spec.agent, ordinal);
+      const turns = bySession.get(`${spec.agent}#${ordinal}`);
+      if (!turns) {
+        throw new ReplayDivergenceError(
+          `Replay diverged: the recording has no session ${ordinal} for agent "${spec.agent}"`,
+          { agent: spec.agent, session: ordinal },
+        );
+      }
+      let turn = 0;
+      return {
+        id: `replay-${nextId++}`,
+        async send(input, sendOptions) {
+          if (sendOptions?.signal?.aborted) throw abortError(sendOptions.signal);
+          turn++;
+          const rec = turns[turn - 1];
+          const where = `agent "${spec.agent}", session ${ordinal}, turn ${turn}`;
+          if (!rec) {
+            throw new ReplayDivergenceError(`Replay diverged at ${where}: the recording has no such turn`, {
+              agent: spec.agent,
+              session: ordinal,
+              turn,
+            });
+          }
+          const expected = JSON.stringify(rec.input);
+          const actual = JSON.stringify(input);
+          if (expected !== actual) {
+            let at = 0;
+            while (at < expected.length && expected[at] === actual[at]) at++;
+            throw new ReplayDivergenceError(
+              `Replay diverged at ${where}: input differs at character ${at}: ` +
+                `expected …${expected.slice(Math.max(0, at - 20), at + 40)}… got …${actual.slice(Math.max(0, at - 20), at + 40)}…`,
+              { agent: spec.agent, session: ordinal, turn, position: at },
+            );
+          }
+          served++;
+          if (rec.error !== undefined) throw new TroupeError('adapter_error', `Recorded failure: ${rec.error}`);
+          return structuredClone(rec.reply ?? { text: '', toolCalls: [] });
+        },
+        async close() {},
+      };
+    },
+  };
+}

@@ -1,0 +1,149 @@
+/**
+ * # The model-session adapter contract
+ *
+ * This file is the whole contract between troupe and a model. Implement
+ * {@link ModelAdapter} and every troupe pattern runs on your model: a hosted
+ * API, a local server, a coding-agent CLI, or a scripted fake.
+ *
+ * The contract is deliberately small:
+ *
+ * - An adapter opens **sessions**. A session is one conversation with one
+ *   agent: it keeps its own history, so each `send` carries only what is new
+ *   (the user's next message, or the results of the tools the model called).
+ * - A `send` returns one **turn**: the model's text and the tool calls it
+ *   wants made. troupe runs the tool loop itself (execute the calls, send the
+ *   results back, repeat), so an adapter never executes a tool.
+ * - Tools reach the adapter as JSON Schema ({@link ToolSchema}), made from the
+ *   tool's zod schema by zod's own converter. An adapter without tool support
+ *   sets `capabilities.tools = false`; every troupe protocol that uses a tool
+ *   has a text form (for example a line `ROUTE: billing`).
+ * - Every call takes an `AbortSignal`. An adapter must stop work and reject
+ *   promptly when it aborts. Time-outs reach the adapter as aborts too.
+ *
+ * Invariants that troupe enforces around every session (see `SessionHandle`),
+ * so an adapter does not need to: one `send` at a time; the busy flag is
+ * cleared before the turn's promise settles; events that arrive from a closed
+ * or replaced session are dropped.
+ *
+ * @module
+ */
+import type { Usage } from './usage.js';
+
+/** A JSON Schema object, as produced by `z.toJSONSchema`. */
+export type JsonSchema = { [key: string]: unknown };
+
+/**
+ * What an adapter learns of a tool: its name, what it does, and the JSON
+ * Schema of its arguments.
+ */
+export interface ToolSchema {
+  /** Unique within a session; `[a-zA-Z0-9_-]{1,64}`. */
+  readonly name: string;
+  /** What the tool does, written for the model. */
+  readonly description: string;
+  /** JSON Schema of the arguments object. */
+  readonly parameters: JsonSchema;
+}
+
+/** A tool call requested by the model. */
+export interface ToolCall {
+  /** The adapter's id for this call; echoed back in the {@link ToolResult}. */
+  id: string;
+  /** The tool's name. */
+  name: string;
+  /**
+   * The arguments, parsed from JSON when the provider sends a string. A call
+   * whose arguments could not be parsed carries the raw text in `rawArguments`
+   * and `arguments` undefined; troupe answers it with an error result.
+   */
+  arguments: unknown;
+  /** The raw argument text, when the provider sent text. */
+  rawArguments?: string;
+}
+
+/** The result of one tool call, sent back to the model in the next `send`. */
+export interface ToolResult {
+  /** The id of the {@link ToolCall} this answers. */
+  callId: string;
+  /** The tool's name. */
+  name: string;
+  /** The result as text (JSON for structured results). */
+  content: string;
+  /** True when the tool failed; `content` then explains the failure. */
+  isError?: boolean;
+}
+
+/** How a session should be set up. */
+export interface SessionSpec {
+  /** The agent this session speaks for (used for routing in fakes and for logs). */
+  agent: string;
+  /** The model to use; adapters choose a default when absent. */
+  model?: string;
+  /** The system prompt. */
+  system?: string;
+  /** Tools the model may call. Empty or absent: no tools. */
+  tools?: ToolSchema[];
+  /** Sampling temperature. */
+  temperature?: number;
+  /** A working directory for adapters that act on files (coding-agent CLIs). */
+  workspace?: string;
+  /** Free-form data passed through to the adapter. */
+  metadata?: Record<string, unknown>;
+}
+
+/** An event a session may report while a turn is in progress. */
+export type SessionEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'tool-call'; call: ToolCall }
+  | { type: 'usage'; usage: Partial<Usage> }
+  | { type: 'log'; message: string; data?: unknown };
+
+/** Options of one `send`. */
+export interface SendOptions {
+  /** Aborts the turn. The adapter must reject promptly. */
+  signal?: AbortSignal;
+  /** Receives streamed events while the turn runs. */
+  onEvent?: (event: SessionEvent) => void;
+}
+
+/** One model turn: what the model said and which tools it wants called. */
+export interface ModelTurn {
+  /** The model's text; may be empty when it only calls tools. */
+  text: string;
+  /** Tool calls to execute before the next turn; empty when the turn is final. */
+  toolCalls: ToolCall[];
+  /** Tokens and cost of this turn, when known. */
+  usage?: Partial<Usage>;
+}
+
+/** One conversation with one agent. */
+export interface ModelSession {
+  /** Unique per adapter instance. */
+  readonly id: string;
+  /**
+   * Send the next user message, or the results of the previous turn's tool
+   * calls, and return the model's next turn. Never called concurrently on
+   * one session (troupe guarantees it).
+   */
+  send(input: string | ToolResult[], options?: SendOptions): Promise<ModelTurn>;
+  /** Release resources. Called once; later sends are not made. */
+  close(): Promise<void>;
+}
+
+/** What an adapter can do; patterns pick the tool or text form of their protocols from these flags. */
+export interface AdapterCapabilities {
+  /** The model can call tools. */
+  readonly tools: boolean;
+  /** The adapter reports `text-delta` events while a turn runs. */
+  readonly streaming: boolean;
+}
+
+/** A source of model sessions. */
+export interface ModelAdapter {
+  /** A short name for logs and the CLI (`scripted`, `openai`, ...). */
+  readonly id: string;
+  /** What the adapter supports. */
+  readonly capabilities: AdapterCapabilities;
+  /** Open a new session for one agent. */
+  openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession>;
+}

@@ -1,0 +1,199 @@
+/**
+ * The run context: everything a runnable needs, passed explicitly. No
+ * hidden async-local state.
+ * @module
+ */
+import { EventEmitter } from 'eventemitter3';
+import type { ModelAdapter } from './adapter.js';
+import { throwIfAborted } from './abort.js';
+import type { Clock } from './clock.js';
+import { CancelledError, ConfigurationError, TimeoutError, errorMessage, isTroupeError } from './errors.js';
+import type { TroupeEvent, TroupeEventListeners, TroupeEventName, TroupeEventPayloads } from './events.js';
+import { createOp, totalUsage, type OpNode } from './ops.js';
+import type { Outcome } from './runnable.js';
+import { addUsage, type Usage } from './usage.js';
+
+/** The typed event emitter of a run. */
+export type TroupeEmitter = EventEmitter<TroupeEventListeners>;
+
+/** Where an op is opened. */
+export interface EnterOptions {
+  kind: string;
+  name: string;
+  agent?: string;
+}
+
+/** State shared by every context of one run. */
+interface RunShared {
+  runId: string;
+  clock: Clock;
+  emitter: TroupeEmitter;
+  maxDepth: number;
+  adapters: Readonly<Record<string, ModelAdapter>>;
+  defaultAdapter: ModelAdapter | undefined;
+  nextOp: number;
+  emitting: boolean;
+}
+
+/** Options to create a root context; {@link run} makes one for you. */
+export interface CreateContextOptions {
+  runId: string;
+  clock: Clock;
+  signal: AbortSignal;
+  emitter?: TroupeEmitter;
+  maxDepth?: number;
+  adapters?: Record<string, ModelAdapter>;
+  defaultAdapter?: ModelAdapter;
+  root: OpNode;
+}
+
+/**
+ * The context a runnable runs in: run id, signal, clock, events, the current
+ * op node and the depth guard. Contexts are immutable; {@link RunContext.enter}
+ * and {@link RunContext.withSignal} derive new ones.
+ */
+export class RunContext {
+  readonly #shared: RunShared;
+  /** Aborts when the run (or this branch of it) is cancelled or times out. */
+  readonly signal: AbortSignal;
+  /** The op node that this context's work is recorded under. */
+  readonly op: OpNode;
+  /** Nesting depth (0 at the run's root). */
+  readonly depth: number;
+
+  private constructor(shared: RunShared, signal: AbortSignal, op: OpNode, depth: number) {
+    this.#shared = shared;
+    this.signal = signal;
+    this.op = op;
+    this.depth = depth;
+  }
+
+  /** Create a root context. */
+  static create(options: CreateContextOptions): RunContext {
+    const shared: RunShared = {
+      runId: options.runId,
+      clock: options.clock,
+      emitter: options.emitter ?? new EventEmitter<TroupeEventListeners>(),
+      maxDepth: options.maxDepth ?? 32,
+      adapters: { ...(options.adapters ?? {}) },
+      defaultAdapter: options.defaultAdapter,
+      nextOp: 1,
+      emitting: false,
+    };
+    return new RunContext(shared, options.signal, options.root, 0);
+  }
+
+  /** The run's id. */
+  get runId(): string {
+    return this.#shared.runId;
+  }
+  /** The injected clock. */
+  get clock(): Clock {
+    return this.#shared.clock;
+  }
+  /** The run's typed event emitter. */
+  get emitter(): TroupeEmitter {
+    return this.#shared.emitter;
+  }
+  /** The maximum nesting depth. */
+  get maxDepth(): number {
+    return this.#shared.maxDepth;
+  }
+  /** Adapters registered by name for this run. */
+  get adapters(): Readonly<Record<string, ModelAdapter>> {
+    return this.#shared.adapters;
+  }
+  /** The adapter used by agents that name none. */
+  get defaultAdapter(): ModelAdapter | undefined {
+    return this.#shared.defaultAdapter;
+  }
+
+  /** A new op id, unique within the run. */
+  nextOpId(): string {
+    return `op-${this.#shared.nextOp++}`;
+  }
+
+  /** Emit a typed event stamped with the run id, time and current op. */
+  emit<K extends TroupeEventName>(type: K, payload: TroupeEventPayloads[K]): void {
+    const event = { type, runId: this.runId, time: this.clock.now(), opId: this.op.id, ...payload } as unknown as TroupeEvent<K>;
+    const shared = this.#shared;
+    try {
+      (shared.emitter.emit as (t: string, e: unknown) => boolean)(type, event);
+      shared.emitter.emit('*', event as TroupeEvent);
+    } catch (error) {
+      if (shared.emitting) return;
+      shared.emitting = true;
+      try {
+        this.emit('warning', { message: `An event listener for "${type}" threw: ${errorMessage(error)}`, code: 'listener_error' });
+      } finally {
+        shared.emitting = false;
+      }
+    }
+  }
+
+  /** Add model usage to the current op node. */
+  recordUsage(usage: Partial<Usage>): void {
+    this.op.usage = addUsage(this.op.usage, { turns: 1, ...usage });
+  }
+
+  /** The same context with a narrower signal (for example a per-step time-out). */
+  withSignal(signal: AbortSignal): RunContext {
+    return new RunContext(this.#shared, signal, this.op, this.depth);
+  }
+
+  /**
+   * Open a child op node, run `body` in a child context, and close the node
+   * with the outcome's status. Checks the depth guard and the signal first.
+   * The outcome's `usage` becomes the node's rolled-up usage.
+   */
+  async enter<O extends Outcome>(
+    where: EnterOptions,
+    body: (ctx: RunContext) => Promise<Omit<O, 'usage'> & { usage?: Usage }>,
+  ): Promise<O> {
+    const depth = this.depth + 1;
+    if (depth > this.maxDepth) {
+      throw new ConfigurationError(
+        `Maximum nesting depth ${this.maxDepth} exceeded at ${where.kind} "${where.name}" (a runnable that contains itself?)`,
+        { code: 'depth_exceeded', details: { maxDepth: this.maxDepth, name: where.name } },
+      );
+    }
+    throwIfAborted(this.signal);
+    const node = createOp(this.nextOpId(), where.kind, where.name, this.clock.now(), where.agent);
+    this.op.children.push(node);
+    const child = new RunContext(this.#shared, this.signal, node, depth);
+    child.emit('op.started', {
+      kind: node.kind,
+      name: node.name,
+      ...(node.agent === undefined ? {} : { agent: node.agent }),
+      parentId: this.op.id,
+      depth,
+    });
+    try {
+      const result = await body(child);
+      node.status = result.status;
+      return { ...result, usage: totalUsage(node) } as O;
+    } catch (error) {
+      node.status = isCancellation(error, this.signal) ? 'cancelled' : 'failed';
+      node.error = errorMessage(error);
+      throw error;
+    } finally {
+      node.end = this.clock.now();
+      child.emit('op.completed', {
+        kind: node.kind,
+        name: node.name,
+        ...(node.agent === undefined ? {} : { agent: node.agent }),
+        status: node.status === 'running' ? 'failed' : node.status,
+        usage: totalUsage(node),
+        durationMs: node.end - node.start,
+      });
+    }
+  }
+}
+
+/** True when `error` is (or was caused by) a cancellation of `signal`. */
+export function isCancellation(error: unknown, signal?: AbortSignal): boolean {
+  if (error instanceof CancelledError) return true;
+  if (error instanceof TimeoutError) return false;
+  if (signal?.aborted && (error === signal.reason || isTroupeError(signal.reason, 'cancelled'))) return true;
+  return error instanceof Error && error.name === 'AbortError';
+}

@@ -1,0 +1,199 @@
+/**
+ * The entry point: `run(runnable, input, options)` creates the run context,
+ * runs, and returns the outcome with the run's trace.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'eventemitter3';
+import type { ModelAdapter } from './adapter.js';
+import { combineSignals, timeoutSignal } from './abort.js';
+import { realClock, type Clock } from './clock.js';
+import { RunContext, type TroupeEmitter } from './context.js';
+import { ConfigurationError, describeValue, errorMessage, isTroupeError } from './errors.js';
+import type { TroupeEvent, TroupeEventListeners } from './events.js';
+import { createOp, totalUsage, type OpNode } from './ops.js';
+import type { Outcome, Runnable } from './runnable.js';
+
+/** Options of {@link run} and {@link startRun}. */
+export interface RunOptions {
+  /** Cancels the run. */
+  signal?: AbortSignal;
+  /** Cancels the run with a `TimeoutError` after this many milliseconds (on `clock`). */
+  timeoutMs?: number;
+  /** The clock for everything that waits. Default: the real clock. */
+  clock?: Clock;
+  /** The adapter used by agents that name none. */
+  adapter?: ModelAdapter;
+  /** Adapters by name, for agents that name one (`adapter: 'openai'`). */
+  adapters?: Record<string, ModelAdapter>;
+  /** The run's id. Default: a random UUID. */
+  runId?: string;
+  /** The deepest nesting allowed before a `depth_exceeded` error. Default: 32. */
+  maxDepth?: number;
+  /** Receives every event of the run. */
+  onEvent?: (event: TroupeEvent) => void;
+  /** Use this emitter instead of a new one (to share listeners across runs). */
+  emitter?: TroupeEmitter;
+}
+
+/** An outcome with the run's id, trace and duration. */
+export type RunResult<O extends Outcome = Outcome> = O & {
+  /** The run's id. */
+  runId: string;
+  /** The op tree of the run (its root is the run itself). */
+  trace: OpNode;
+  /** Wall time on the run's clock. */
+  durationMs: number;
+};
+
+/** A run in progress: its events, its result, and a way to stop it. */
+export interface RunHandle<O extends Outcome = Outcome> extends AsyncIterable<TroupeEvent> {
+  /** The run's id. */
+  readonly runId: string;
+  /** The typed event emitter. */
+  readonly emitter: TroupeEmitter;
+  /** The op tree, live. */
+  readonly trace: OpNode;
+  /** Settles with the result, or rejects with the run's error. */
+  readonly result: Promise<RunResult<O>>;
+  /** Cancel the run. */
+  abort(reason?: unknown): void;
+}
+
+/**
+ * Run a runnable and return its outcome and trace.
+ *
+ * @example
+ * ```ts
+ * const result = await run(agent({ name: 'helper', system: 'Be brief.' }), 'Hello', { adapter });
+ * console.log(result.output, formatOpTree(result.trace));
+ * ```
+ */
+export function run<O extends Outcome>(runnable: Runnable<O>, input: string, options: RunOptions = {}): Promise<RunResult<O>> {
+  return startRun(runnable, input, options).result;
+}
+
+/**
+ * Start a run and return a handle at once: iterate it for events
+ * (`for await (const e of handle)`), await `handle.result` for the outcome.
+ * The run body starts on the next microtask, so listeners attached
+ * synchronously see every event.
+ */
+export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string, options: RunOptions = {}): RunHandle<O> {
+  validateRunOptions(runnable, input, options);
+  const clock = options.clock ?? realClock;
+  const runId = options.runId ?? randomUUID();
+  const emitter = options.emitter ?? new EventEmitter<TroupeEventListeners>();
+  const controller = new AbortController();
+  const timer = options.timeoutMs === undefined ? undefined : timeoutSignal(options.timeoutMs, clock, `Run timed out after ${options.timeoutMs} ms`);
+  const signal = combineSignals(options.signal, controller.signal, timer?.signal);
+  const root = createOp('op-0', 'run', runnable.name, clock.now());
+  const ctx = RunContext.create({
+    runId,
+    clock,
+    signal,
+    emitter,
+    root,
+    ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
+    ...(options.adapters === undefined ? {} : { adapters: options.adapters }),
+    ...(options.adapter === undefined ? {} : { defaultAdapter: options.adapter }),
+  });
+  const onEvent = options.onEvent;
+  if (onEvent) emitter.on('*', onEvent);
+
+  // Async iteration: a queue per iterator, fed from the '*' channel.
+  const iterators = new Set<{ push(e: TroupeEvent | null): void }>();
+  let finished = false;
+  const forward = (e: TroupeEvent) => {
+    for (const it of iterators) it.push(e);
+  };
+  emitter.on('*', forward);
+
+  const result = (async (): Promise<RunResult<O>> => {
+    await Promise.resolve();
+    ctx.emit('run.started', { runnable: runnable.name, input });
+    try {
+      const outcome = await runnable.run(input, ctx);
+      root.end = clock.now();
+      root.status = outcome.status;
+      const usage = totalUsage(root);
+      ctx.emit('run.completed', {
+        runnable: runnable.name,
+        status: outcome.status,
+        output: outcome.output,
+        usage,
+        durationMs: root.end - root.start,
+      });
+      return { ...outcome, usage, runId, trace: root, durationMs: root.end - root.start };
+    } catch (error) {
+      root.end = clock.now();
+      root.status = signal.aborted && !isTroupeError(error, 'timeout') ? 'cancelled' : 'failed';
+      root.error = errorMessage(error);
+      ctx.emit('run.failed', {
+        runnable: runnable.name,
+        error: errorMessage(error),
+        ...(isTroupeError(error) ? { code: error.code } : {}),
+      });
+      throw error;
+    } finally {
+      timer?.clear();
+      finished = true;
+      for (const it of iterators) it.push(null);
+      emitter.off('*', forward);
+      if (onEvent) emitter.off('*', onEvent);
+    }
+  })();
+
+  return {
+    runId,
+    emitter,
+    trace: root,
+    result,
+    abort(reason?: unknown) {
+      controller.abort(reason);
+    },
+    [Symbol.asyncIterator](): AsyncIterator<TroupeEvent> {
+      const buffer: Array<TroupeEvent | null> = [];
+      let wake: (() => void) | undefined;
+      const it = {
+        push(e: TroupeEvent | null) {
+          buffer.push(e);
+          wake?.();
+        },
+      };
+      if (finished) buffer.push(null);
+      else iterators.add(it);
+      return {
+        async next(): Promise<IteratorResult<TroupeEvent>> {
+          while (buffer.length === 0) await new Promise<void>((r) => (wake = r));
+          wake = undefined;
+          const e = buffer.shift();
+          if (e === null || e === undefined) {
+            iterators.delete(it);
+            return { done: true, value: undefined };
+          }
+          return { done: false, value: e };
+        },
+        async return(): Promise<IteratorResult<TroupeEvent>> {
+          iterators.delete(it);
+          return { done: true, value: undefined };
+        },
+      };
+    },
+  };
+}
+
+function validateRunOptions(runnable: Runnable<Outcome>, input: string, options: RunOptions): void {
+  if (!runnable || typeof runnable.run !== 'function') {
+    throw new ConfigurationError(`Expected a runnable (an object with a \`run\` method), got ${describeValue(runnable)}`);
+  }
+  if (typeof input !== 'string') {
+    throw new ConfigurationError(`Expected \`input\` to be a string, got ${describeValue(input)}`);
+  }
+  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
+    throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(options.timeoutMs)}`);
+  }
+  if (options.maxDepth !== undefined && !(Number.isInteger(options.maxDepth) && options.maxDepth > 0)) {
+    throw new ConfigurationError(`Expected \`maxDepth\` to be a positive integer, got ${describeValue(options.maxDepth)}`);
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * troupe: composable multi-agent orchestration for TypeScript.
+ *
+ * The root export is a curated list with no side effects. Test doubles live
+ * in `troupe/testing`; vendor adapters in `troupe/adapters/<name>`.
+ * @module
+ */
+
+// The adapter contract
+export type {
+  AdapterCapabilities,
+  JsonSchema,
+  ModelAdapter,
+  ModelSession,
+  ModelTurn,
+  SendOptions,
+  SessionEvent,
+  SessionSpec,
+  ToolCall,
+  ToolResult,
+  ToolSchema,
+} from './core/adapter.js';
+
+// Runnables and the run kernel
+export { defineRunnable, type Outcome, type OutcomeStatus, type Runnable, type RunnableSpec } from './core/runnable.js';
+export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './core/run.js';
+export { RunContext, isCancellation, type EnterOptions, type TroupeEmitter } from './core/context.js';
+export type { EventBase, TroupeEvent, TroupeEventName, TroupeEventPayloads, TroupeEventListeners } from './core/events.js';
+export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpNode } from './core/ops.js';
+export { addUsage, emptyUsage, totalTokens, type Usage } from './core/usage.js';
+
+// Sessions and tools
+export { SessionHandle, type SessionHandleOptions } from './core/session.js';
+export { runToolLoop, executeToolCall, type ToolLoopOptions, type ToolLoopResult } from './core/tool-loop.js';
+export { defineTool, toJsonSchema, toToolSchema, type ToolContext, type ToolDefinition } from './core/tools.js';
+
+// Time and cancellation
+export { realClock, sleep, abortError, type Clock } from './core/clock.js';
+export { combineSignals, raceAbort, throwIfAborted, timeoutSignal, withTimeout, type TimeoutSignal } from './core/abort.js';
+
+// Errors
+export {
+  AdapterError,
+  CancelledError,
+  ConfigurationError,
+  MaxTurnsExceededError,
+  ModelBehaviorError,
+  ParseError,
+  SessionBusyError,
+  StoreError,
+  TimeoutError,
+  TroupeError,
+  WorkspaceError,
+  describeValue,
+  errorMessage,
+  isTroupeError,
+  type TroupeErrorCode,
+  type TroupeErrorOptions,
+} from './core/errors.js';
+
+// Patterns
+export { agent, resolveAdapter, type Agent, type AgentOptions, type Conversation, type ConversationReply, type ConverseOptions } from './patterns/agent.js';

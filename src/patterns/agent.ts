@@ -1,0 +1,214 @@
+/**
+ * The first runnable: a named agent with a system prompt, a model, an
+ * adapter and tools.
+ * @module
+ */
+import type { ModelAdapter, SessionSpec } from '../core/adapter.js';
+import { withTimeout } from '../core/abort.js';
+import type { RunContext } from '../core/context.js';
+import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import type { Outcome, Runnable } from '../core/runnable.js';
+import { SessionHandle } from '../core/session.js';
+import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
+import { toToolSchema, type ToolDefinition } from '../core/tools.js';
+
+/** Options of {@link agent}. */
+export interface AgentOptions {
+  /** Unique name; it is also the terminal agent of its outcomes. */
+  name: string;
+  /** One line on what the agent does (for routers, planners and the CLI). */
+  description?: string;
+  /** The system prompt. */
+  system?: string;
+  /** The model; the adapter's default when absent. */
+  model?: string;
+  /** The adapter, or the name of one registered with `run(..., { adapters })`. Default: the run's `adapter`. */
+  adapter?: ModelAdapter | string;
+  /** Tools the agent may call. */
+  tools?: ToolDefinition[];
+  /** Sampling temperature. */
+  temperature?: number;
+  /** Most model turns in one tool loop. Default: 10. */
+  maxTurns?: number;
+  /** Time limit of one run of the agent, in ms. Default: none. */
+  timeoutMs?: number;
+  /** A working directory for adapters that act on files. */
+  workspace?: string;
+  /** Free-form data handed to the adapter. */
+  metadata?: Record<string, unknown>;
+}
+
+/** One reply of a {@link Conversation}. */
+export type ConversationReply = ToolLoopResult;
+
+/** A session with an agent that stays open across several messages. */
+export interface Conversation {
+  /** The agent's name. */
+  readonly agent: string;
+  /** The underlying handle. */
+  readonly handle: SessionHandle;
+  /** Send a message and run the tool loop to the final answer. */
+  send(input: string, options?: { signal?: AbortSignal; tools?: ToolDefinition[] }): Promise<ConversationReply>;
+  /** Close the session. */
+  close(): Promise<void>;
+}
+
+/** What {@link Agent.converse} accepts to adjust the session. */
+export interface ConverseOptions {
+  /** Extra tools for this conversation (for protocol tools such as `route_to`). */
+  extraTools?: ToolDefinition[];
+  /** Replace the system prompt for this conversation. */
+  system?: string;
+  /** Override the workspace. */
+  workspace?: string;
+}
+
+/** A runnable agent, which can also hold a multi-message {@link Conversation}. */
+export interface Agent extends Runnable<Outcome> {
+  readonly kind: 'agent';
+  /** The options it was created with (validated, defaults applied). */
+  readonly options: Readonly<AgentOptions> & { readonly maxTurns: number };
+  /** The adapter this agent would use in `ctx`. */
+  resolveAdapter(ctx: RunContext): ModelAdapter;
+  /** Open a session that stays open across messages. Close it when done. */
+  converse(ctx: RunContext, options?: ConverseOptions): Promise<Conversation>;
+}
+
+/**
+ * Create an agent.
+ *
+ * @example
+ * ```ts
+ * const helper = agent({ name: 'helper', system: 'Answer briefly.' });
+ * const { output } = await run(helper, 'What is 2 + 2?', { adapter });
+ * ```
+ */
+export function agent(options: AgentOptions): Agent {
+  const opts = validateAgentOptions(options);
+  const self: Agent = {
+    name: opts.name,
+    kind: 'agent',
+    options: opts,
+    resolveAdapter(ctx) {
+      return resolveAdapter(ctx, opts.adapter, opts.name);
+    },
+    async converse(ctx, converse = {}) {
+      const adapter = self.resolveAdapter(ctx);
+      const tools = [...(opts.tools ?? []), ...(converse.extraTools ?? [])];
+      if (tools.length > 0 && !adapter.capabilities.tools) {
+        throw new ConfigurationError(
+          `Agent "${opts.name}" has tools but adapter "${adapter.id}" does not support tools`,
+          { details: { agent: opts.name, adapter: adapter.id } },
+        );
+      }
+      const spec: SessionSpec = { agent: opts.name };
+      const system = converse.system ?? opts.system;
+      if (system !== undefined) spec.system = system;
+      if (opts.model !== undefined) spec.model = opts.model;
+      if (opts.temperature !== undefined) spec.temperature = opts.temperature;
+      const workspace = converse.workspace ?? opts.workspace;
+      if (workspace !== undefined) spec.workspace = workspace;
+      if (opts.metadata !== undefined) spec.metadata = opts.metadata;
+      if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
+      const session = await adapter.openSession(spec, ctx.signal);
+      const handle = new SessionHandle(session, {
+        agent: opts.name,
+        onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),
+      });
+      return {
+        agent: opts.name,
+        handle,
+        send(input, sendOptions = {}) {
+          return withTimeout(
+            (signal) =>
+              runToolLoop(handle, input, {
+                ctx,
+                agent: opts.name,
+                tools: [...tools, ...(sendOptions.tools ?? [])],
+                maxTurns: opts.maxTurns,
+                signal,
+              }),
+            {
+              signal: sendOptions.signal ?? ctx.signal,
+              clock: ctx.clock,
+              ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+              message: `Agent "${opts.name}" timed out after ${opts.timeoutMs} ms`,
+            },
+          );
+        },
+        close: () => handle.close(),
+      };
+    },
+    run(input, parent) {
+      return parent.enter<Outcome>({ kind: 'agent', name: opts.name, agent: opts.name }, async (ctx) => {
+        ctx.emit('agent.started', { agent: opts.name, input });
+        let conversation: Conversation | undefined;
+        try {
+          conversation = await self.converse(ctx);
+          const reply = await conversation.send(input);
+          ctx.emit('agent.completed', { agent: opts.name, output: reply.text, turns: reply.turns, usage: reply.usage });
+          return { output: reply.text, agent: opts.name, status: 'completed' };
+        } catch (error) {
+          ctx.emit('agent.failed', {
+            agent: opts.name,
+            error: errorMessage(error),
+            ...(isTroupeError(error) ? { code: error.code } : {}),
+          });
+          throw error;
+        } finally {
+          await conversation?.close().catch(() => undefined);
+        }
+      });
+    },
+  };
+  return self;
+}
+
+/** The adapter for `choice` in `ctx`: an adapter object, a registered name, or the run's default. */
+export function resolveAdapter(ctx: RunContext, choice: ModelAdapter | string | undefined, agentName: string): ModelAdapter {
+  if (choice !== undefined && typeof choice !== 'string') return choice;
+  if (typeof choice === 'string') {
+    const found = ctx.adapters[choice];
+    if (!found) {
+      const known = Object.keys(ctx.adapters);
+      throw new ConfigurationError(
+        `Agent "${agentName}" names adapter "${choice}", which is not registered` +
+          (known.length ? ` (registered: ${known.join(', ')})` : ' (pass `adapters` to run())'),
+        { code: 'unknown_adapter', details: { agent: agentName, adapter: choice } },
+      );
+    }
+    return found;
+  }
+  if (!ctx.defaultAdapter) {
+    throw new ConfigurationError(`Agent "${agentName}" has no adapter: pass \`adapter\` to agent() or to run()`, {
+      code: 'unknown_adapter',
+      details: { agent: agentName },
+    });
+  }
+  return ctx.defaultAdapter;
+}
+
+function validateAgentOptions(options: AgentOptions): AgentOptions & { maxTurns: number } {
+  if (!options || typeof options !== 'object') {
+    throw new ConfigurationError(`Expected agent options to be an object, got ${describeValue(options)}`);
+  }
+  if (typeof options.name !== 'string' || options.name.trim() === '') {
+    throw new ConfigurationError(`Expected agent \`name\` to be a non-empty string, got ${describeValue(options.name)}`);
+  }
+  const maxTurns = options.maxTurns ?? 10;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
+    throw new ConfigurationError(`Expected \`maxTurns\` to be a positive integer, got ${describeValue(options.maxTurns)}`);
+  }
+  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
+    throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(options.timeoutMs)}`);
+  }
+  if (options.temperature !== undefined && !(Number.isFinite(options.temperature) && options.temperature >= 0)) {
+    throw new ConfigurationError(`Expected \`temperature\` to be a non-negative number, got ${describeValue(options.temperature)}`);
+  }
+  const names = new Set<string>();
+  for (const t of options.tools ?? []) {
+    if (names.has(t.name)) throw new ConfigurationError(`Agent "${options.name}" declares tool "${t.name}" twice`);
+    names.add(t.name);
+  }
+  return { ...options, maxTurns };
+}

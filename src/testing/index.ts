@@ -1,0 +1,31 @@
+/**
+ * `troupe/testing`: public test doubles and conformance suites. Test your
+ * own flows with the scripted adapter and the simulated clock; test your own
+ * adapters with {@link adapterSuite}.
+ * @module
+ */
+export { SimulatedClock, flushMicrotasks } from '../core/clock.js';
+export {
+  scriptedAdapter,
+  inputText,
+  estimateTokens,
+  type ScriptedAdapter,
+  type ScriptedAdapterOptions,
+  type ScriptedCall,
+  type ScriptedReply,
+  type ScriptedRequest,
+  type ScriptedRule,
+  type ScriptedTurn,
+} from '../adapters/scripted.js';
+export {
+  recordingAdapter,
+  replayAdapter,
+  parseRecording,
+  ReplayDivergenceError,
+  type RecordingAdapter,
+  type RecordingOptions,
+  type ReplayAdapter,
+  type ReplayOptions,
+  type TurnRecord,
+} from '../adapters/recording.js';
+export { adapterSuite, type AdapterScenario, type AdapterSuiteOptions } from './adapter-suite.js';

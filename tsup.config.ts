@@ -1,0 +1,33 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig, type Options } from 'tsup';
+
+const shared: Options = {
+  entry: {
+    index: 'src/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    'adapters/scripted': 'src/adapters/scripted.ts',
+    'adapters/recording': 'src/adapters/recording.ts',
+  },
+  dts: true,
+  sourcemap: true,
+  target: 'node20',
+  platform: 'node',
+  splitting: true,
+  treeshake: true,
+  // p-limit and its dependency are ESM-only; bundle them so `require('troupe')` works on every Node 20.
+  noExternal: ['p-limit', 'yocto-queue'],
+};
+
+export default defineConfig([
+  { ...shared, format: ['esm'], external: ['vitest', 'zod', 'ai', 'openai'] },
+  {
+    ...shared,
+    format: ['cjs'],
+    external: ['zod', 'ai', 'openai'],
+    // vitest is ESM-only (and test files always run as ESM under vitest): the
+    // CommonJS build gets a stand-in that explains this if a suite is called.
+    esbuildOptions(options) {
+      options.alias = { vitest: fileURLToPath(new URL('./src/testing/vitest-cjs-shim.ts', import.meta.url)) };
+    },
+  },
+]);

@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (p: string) => fileURLToPath(new URL(`./src/${p}`, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Examples and tests import the package by name; resolve it to the sources.
+    alias: [
+      { find: /^troupe\/adapters\/(.*)$/, replacement: src('adapters/$1.ts') },
+      { find: /^troupe\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^troupe$/, replacement: src('index.ts') },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    pool: 'forks',
+  },
+});
