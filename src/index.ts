@@ -60,3 +60,6 @@ export {
 
 // Patterns
 export { agent, resolveAdapter, type Agent, type AgentOptions, type Conversation, type ConversationReply, type ConverseOptions } from './patterns/agent.js';
+
+// Workspaces (the contract; strategies are added by their own modules)
+export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, type WorkspaceStrategy } from './workspaces/types.js';

@@ -1,0 +1,70 @@
+/**
+ * # The workspace contract
+ *
+ * Workers that edit files at the same time must not trample each other. A
+ * {@link WorkspaceStrategy} gives each chunk of work its own workspace:
+ * `prepare` it before the chunk runs, `merge` its changes back afterwards,
+ * and always `cleanup`, also after a failure or a cancellation.
+ *
+ * Strategies live one per file in `src/workspaces/`; `workspaceSuite` in
+ * `troupe/testing` is the conformance suite every strategy must pass.
+ * @module
+ */
+
+/** What a strategy needs to know of the work it prepares a workspace for. */
+export interface WorkspaceChunk {
+  /** Unique within the plan (used in branch and folder names, after sanitising). */
+  id: string;
+  /** The plan the chunk belongs to (used in branch names, after sanitising). */
+  planId?: string;
+  /** A human title (never trusted as a path or an argument). */
+  title: string;
+  /** Paths or globs, relative to the base directory, that the chunk will touch. */
+  workingScope?: string[];
+}
+
+/** A prepared workspace. */
+export interface Workspace {
+  /** The strategy that prepared it. */
+  kind: string;
+  /** The directory the worker should work in. */
+  path: string;
+  /** The branch the work is committed on, for git strategies. */
+  branch?: string;
+  /** The chunk it was prepared for. */
+  chunkId: string;
+  /** The base directory it was prepared from. */
+  baseDir: string;
+}
+
+/** The result of merging a workspace back. */
+export interface MergeResult {
+  status: 'merged' | 'conflict' | 'nothing-to-merge';
+  /** Paths that conflicted (empty unless `status` is `conflict`). */
+  conflicts: string[];
+}
+
+/** A way to isolate concurrent workers. */
+export interface WorkspaceStrategy {
+  /** A short name (`git-worktree`, `file-locking`, `in-memory`, `none`). */
+  readonly kind: string;
+  /** Whether the strategy can work in `baseDir` (for example: it is a git repository). */
+  isAvailable(baseDir: string): Promise<boolean>;
+  /** Prepare a workspace for a chunk. May wait (for locks); must honour `signal`. */
+  prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace>;
+  /** Bring the workspace's changes back into `baseDir`. */
+  merge(workspace: Workspace, baseDir: string, signal?: AbortSignal): Promise<MergeResult>;
+  /** Release everything the workspace holds. Idempotent; never throws for a workspace already gone. */
+  cleanup(workspace: Workspace): Promise<void>;
+}
+
+/** The no-op strategy: every chunk works in the base directory; nothing to merge or clean. */
+export function noWorkspace(): WorkspaceStrategy {
+  return {
+    kind: 'none',
+    isAvailable: async () => true,
+    prepare: async (chunk, baseDir) => ({ kind: 'none', path: baseDir, chunkId: chunk.id, baseDir }),
+    merge: async () => ({ status: 'nothing-to-merge', conflicts: [] }),
+    cleanup: async () => undefined,
+  };
+}
