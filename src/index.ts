@@ -63,3 +63,6 @@ export { agent, resolveAdapter, type Agent, type AgentOptions, type Conversation
 
 // Workspaces (the contract; strategies are added by their own modules)
 export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, type WorkspaceStrategy } from './workspaces/types.js';
+
+// Persistence (the contract; stores are added by their own modules)
+export type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './persistence/store.js';
