@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { defineRunnable } from '../../src/core/runnable.js';
 import { run, startRun } from '../../src/core/run.js';
-import type { TroupeEvent } from '../../src/core/events.js';
+import type { TroupeEvent, TroupeEventName } from '../../src/core/events.js';
 import { agent } from '../../src/patterns/agent.js';
 import { team, type TeamVote } from '../../src/patterns/team.js';
 import { teamStateSchema, type TeamState } from '../../src/patterns/team-state.js';
@@ -15,8 +15,8 @@ const intro = (self: string, members: string, tools = true) =>
   (tools ? 'call the vote_conclude tool with your reason' : 'write [[VOTE_CONCLUDE]] on a line of its own') +
   '; speaking again without voting withdraws your vote.';
 const leadIntro = (members: string) => `Team task:\nReview PR 7\n\nYou are "lead", the coordinator of a team (${members}). At the end you write the final answer.`;
-const pick = <K extends TroupeEvent['type']>(events: TroupeEvent[], type: K) =>
-  events.filter((e): e is TroupeEvent<K> => e.type === type);
+const pick = <K extends TroupeEventName>(events: TroupeEvent[], type: K) =>
+  events.filter((e) => e.type === type) as unknown as Array<TroupeEvent<K>>;
 
 describe('team', () => {
   it('runs a two-member team to consensus; each member is sent only what it has not seen', async () => {
