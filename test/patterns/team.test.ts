@@ -1,11 +1,15 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { SimulatedClock } from '../../src/core/clock.js';
+import { SimulatedClock, sleep } from '../../src/core/clock.js';
 import { defineRunnable } from '../../src/core/runnable.js';
 import { run, startRun } from '../../src/core/run.js';
 import type { TroupeEvent, TroupeEventName } from '../../src/core/events.js';
 import { agent } from '../../src/patterns/agent.js';
 import { team, type TeamVote } from '../../src/patterns/team.js';
 import { teamStateSchema, type TeamState } from '../../src/patterns/team-state.js';
+import { parseTeamReply } from '../../src/patterns/team-protocol.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 
 const vote = (reason = 'done') => ({ toolCalls: [{ name: 'vote_conclude', arguments: { reason } }] });
@@ -333,5 +337,63 @@ describe('team', () => {
     expect(() => team({ members: [agent({ name: 'a' })], coordinator: lead, terminationMode: 'vote' as never })).toThrow(/terminationMode/);
     expect(() => team({ members: [agent({ name: 'a' }), agent({ name: 'a' })], coordinator: lead })).toThrow(/two participants named "a"/);
     expect(() => team({ members: [agent({ name: 'user' })], coordinator: lead })).toThrow(/reserved/);
+  });
+});
+
+describe('team state', () => {
+  const fixture = () =>
+    JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'team', 'state-v1.json'), 'utf8')) as unknown;
+
+  it('resumes from a stored schemaVersion 1 state', async () => {
+    const state = teamStateSchema.parse(fixture());
+    const adapter = scriptedAdapter({ replies: { a: [vote(), 'Agreed.'], b: [vote(), 'Still good.'], lead: ['Approved.'] } });
+    const panel = team({ name: 'review', members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), resumeFrom: state });
+    const result = await run(panel, '', { adapter });
+    expect(result).toMatchObject({ status: 'consensus', rounds: 2, output: 'Approved.' });
+    expect(adapter.inputsOf('a')[0]).toBe(
+      `${intro('a', 'a, b')}\n\nRound 2. New messages:\n[user, round 1, to you]: Mind the migration.\n[a (you), round 1]: Looks fine.\n[b, round 1, votes to conclude]: Ship it.`,
+    );
+    expect(adapter.inputsOf('b')[0]).toBe(`${intro('b', 'a, b')}\n\nRound 2. New messages:\n[a, round 1]: Looks fine.\n[b (you), round 1, votes to conclude]: Ship it.`);
+  });
+
+  it('awaits onCheckpoint before the next round starts', async () => {
+    const clock = new SimulatedClock();
+    const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: 'A' }, { agent: 'lead', reply: 'Final.' }] });
+    const seenAt: number[] = [];
+    const panel = team({
+      members: [agent({ name: 'a' })],
+      coordinator: agent({ name: 'lead' }),
+      terminationMode: 'maxRounds',
+      maxRounds: 2,
+      onCheckpoint: async (_state, { signal }) => {
+        seenAt.push(adapter.calls.length);
+        await sleep(clock, 1000, signal);
+      },
+    });
+    const result = run(panel, 'Review PR 7', { adapter, clock });
+    await clock.advance(999);
+    expect(adapter.calls).toHaveLength(1);
+    await clock.runAll();
+    await expect(result).resolves.toMatchObject({ status: 'max-rounds' });
+    expect(seenAt).toEqual([1, 2]);
+  });
+
+  it('fails with TeamFailedError when the coordinator fails twice', async () => {
+    const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: 'A' }, { agent: 'lead', reply: { fault: 'throw', error: 'lead down' } }] });
+    const panel = team({ members: [agent({ name: 'a' })], coordinator: agent({ name: 'lead' }), terminationMode: 'coordinatorDecides' });
+    await expect(run(panel, 'Review PR 7', { adapter })).rejects.toMatchObject({ code: 'team_failed', message: 'Team "team" failed: the coordinator failed' });
+    expect(adapter.inputsOf('lead')).toHaveLength(2);
+  });
+
+  it('parses protocol markers only on a line of their own, for any text', () => {
+    expect(parseTeamReply('ok\n [[VOTE_CONCLUDE]] \nmore')).toEqual({ text: 'ok\nmore', vote: true, conclude: false });
+    expect(parseTeamReply('say [[TEAM_CONCLUDE]] inline')).toEqual({ text: 'say [[TEAM_CONCLUDE]] inline', vote: false, conclude: false });
+    fc.assert(
+      fc.property(fc.string(), fc.boolean(), (text, withVote) => {
+        const parsed = parseTeamReply(withVote ? `${text}\n[[VOTE_CONCLUDE]]` : text);
+        expect(parsed.text.split('\n').some((l) => l.trim() === '[[VOTE_CONCLUDE]]')).toBe(false);
+        if (withVote) expect(parsed.vote).toBe(true);
+      }),
+    );
   });
 });
