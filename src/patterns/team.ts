@@ -4,9 +4,9 @@
  * coordinator decides, and the coordinator writes the final answer.
  * @module
  */
-import { throwIfAborted } from '../core/abort.js';
+import { combineSignals, throwIfAborted } from '../core/abort.js';
 import { isCancellation, type RunContext } from '../core/context.js';
-import { ConfigurationError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
+import { CancelledError, ConfigurationError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { TeamParticipant, type TeamReply } from './team-member.js';
 import { initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
@@ -80,6 +80,9 @@ export function team(options: TeamOptions): Team {
 }
 
 async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunContext, pending: Array<{ to: string; text: string }>) {
+  // Ends turns still in flight when the team ends early (a member's configuration error, a failed hook).
+  const stop = new AbortController();
+  const turnCtx = ctx.withSignal(combineSignals(ctx.signal, stop.signal));
   const state: TeamState = opts.resumeFrom ? structuredClone(opts.resumeFrom) : initialState(opts, input);
   const memberNames = opts.members.map((m) => m.name);
   const members = opts.members.map((m) => new TeamParticipant(m, 'member', false));
@@ -107,20 +110,20 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
     const messages = visibleTo(state.transcript, p.name, p.fresh ? 0 : seen.seen, upTo, p.fresh);
     let text = renderMessages(messages, p.name, round) + suffix;
     if (p.fresh) {
-      const intro = renderIntro({ task: state.task, self: p.name, members: memberNames, coordinator: coordinator.name, role: p.role, tools: p.usesTools(ctx), mode: opts.terminationMode });
+      const intro = renderIntro({ task: state.task, self: p.name, members: memberNames, coordinator: coordinator.name, role: p.role, tools: p.usesTools(turnCtx), mode: opts.terminationMode });
       text = `${intro}\n\n${text}`;
     }
     let failure: unknown;
     for (let attempt = 1; attempt <= 2; attempt++) {
-      throwIfAborted(ctx.signal);
+      throwIfAborted(turnCtx.signal);
       try {
-        const reply = await p.turn(text, ctx);
+        const reply = await p.turn(text, turnCtx);
         p.fresh = false;
         seen.seen = upTo;
         return reply;
       } catch (error) {
         // cancellation and configuration mistakes are not a member's failure
-        if (ctx.signal.aborted || isCancellation(error, ctx.signal) || error instanceof ConfigurationError) throw error;
+        if (turnCtx.signal.aborted || isCancellation(error, turnCtx.signal) || error instanceof ConfigurationError) throw error;
         failure = error;
         ctx.emit('warning', { message: `Team "${opts.name}": ${p.name} failed (attempt ${attempt} of 2): ${errorMessage(error)}`, code: 'team_member_failed' });
       }
@@ -190,6 +193,7 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
     return outcome;
   } finally {
     const status = ctx.signal.aborted ? 'cancelled' : 'completed';
+    stop.abort(new CancelledError(`Team "${opts.name}" has ended`));
     await Promise.all([...members, coordinator].map((p) => p.close(status)));
   }
 }

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, sleep } from '../../src/core/clock.js';
+import { ConfigurationError } from '../../src/core/errors.js';
 import { defineRunnable } from '../../src/core/runnable.js';
 import { run, startRun } from '../../src/core/run.js';
 import type { TroupeEvent, TroupeEventName } from '../../src/core/events.js';
@@ -226,6 +227,27 @@ describe('team', () => {
     await clock.runAll();
     expect(adapter.calls.map((c) => c.agent)).toEqual(['a', 'b']);
     expect(handle.trace.children[0]?.status).toBe('cancelled');
+  });
+
+  it('rejects on a configuration error and stops the turns still in flight', async () => {
+    const clock = new SimulatedClock();
+    const adapter = scriptedAdapter({ fallback: 'slow', latencyMs: 100, clock });
+    const broken = defineRunnable({
+      name: 'broken',
+      kind: 'custom',
+      async run(_input, ctx) {
+        await sleep(clock, 50, ctx.signal);
+        throw new ConfigurationError('Agent "x" names adapter "missing", which is not registered', { code: 'unknown_adapter' });
+      },
+    });
+    const panel = team({ members: [broken, agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
+    const handle = startRun(panel, 'Review PR 7', { adapter, clock });
+    handle.result.catch(() => undefined);
+    await clock.advance(50);
+    await expect(handle.result).rejects.toMatchObject({ code: 'unknown_adapter' });
+    await clock.runAll();
+    expect(adapter.calls.map((c) => c.agent)).toEqual(['b']);
+    expect(adapter.closedSessions).toBe(1);
   });
 
   it('withdraws a vote when a member speaks again without voting', async () => {
