@@ -16,7 +16,8 @@ export const TEAM_SENDER = 'team';
 /** The `from` of messages injected by the application. */
 export const USER_SENDER = 'user';
 
-const messageSchema = z.object({
+/** The zod schema of one {@link TeamMessage}. */
+export const teamMessageSchema = z.object({
   from: z.string(),
   round: z.number().int().nonnegative(),
   text: z.string(),
@@ -35,7 +36,7 @@ export const teamStateSchema = z.object({
   task: z.string(),
   terminationMode: z.enum(['consensus', 'maxRounds', 'coordinatorDecides']),
   round: z.number().int().nonnegative(),
-  transcript: z.array(messageSchema),
+  transcript: z.array(teamMessageSchema),
   members: z.array(z.object({ name: z.string(), seen: z.number().int().nonnegative(), active: z.boolean() })),
   coordinator: z.object({ name: z.string(), seen: z.number().int().nonnegative() }),
   votes: z.array(z.string()),
@@ -50,7 +51,7 @@ export const teamStateSchema = z.object({
  * `to` is set on messages injected for one participant only; `vote` is set
  * when the speaker voted to conclude with this message.
  */
-export type TeamMessage = z.infer<typeof messageSchema>;
+export type TeamMessage = z.infer<typeof teamMessageSchema>;
 
 /** The state of a team after a round: a plain, serialisable object. */
 export type TeamState = z.infer<typeof teamStateSchema>;
