@@ -66,3 +66,9 @@ export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, typ
 
 // Persistence (the contract; stores are added by their own modules)
 export type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './persistence/store.js';
+
+// Team: members deliberating over a shared channel
+export { team, TeamFailedError, type Team, type TeamOptions, type TeamOutcome, type TeamVote } from './patterns/team.js';
+export type { TeamChannelMessage } from './core/events.js';
+export { teamMessageSchema, teamStateSchema, type TeamMessage, type TeamState, type TeamStatus, type TerminationMode } from './patterns/team-state.js';
+export { parseTeamReply, VOTE_MARKER, CONCLUDE_MARKER, type ParsedReply } from './patterns/team-protocol.js';

@@ -34,7 +34,9 @@ export type TroupeErrorCode =
   | 'store_error'
   | 'workspace_error'
   | 'parse_error'
-  | 'execution_failed';
+  | 'execution_failed'
+  // patterns
+  | 'team_failed';
 
 /** Options accepted by every troupe error constructor. */
 export interface TroupeErrorOptions {

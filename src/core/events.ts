@@ -17,6 +17,16 @@ export interface EventBase {
   opId?: string;
 }
 
+/** A message of a team's channel, as team events carry it (the pattern's `TeamMessage`). */
+export interface TeamChannelMessage {
+  from: string;
+  round: number;
+  text: string;
+  member?: string | undefined;
+  to?: string | undefined;
+  vote?: boolean | undefined;
+}
+
 /** Payloads of every troupe event, by name. */
 export interface TroupeEventPayloads {
   'run.started': { runnable: string; input: string };
@@ -32,6 +42,10 @@ export interface TroupeEventPayloads {
   'tool.called': { agent: string; call: ToolCall };
   'tool.completed': { agent: string; callId: string; name: string; isError: boolean; content: string };
   'warning': { message: string; code?: string; data?: unknown };
+  'team.round.started': { team: string; round: number; members: string[] };
+  'team.message': { team: string; message: TeamChannelMessage };
+  'team.vote': { team: string; member: string; round: number; vote: boolean; reason?: string };
+  'team.concluded': { team: string; status: OutcomeStatus; rounds: number; output: string; transcript: TeamChannelMessage[] };
 }
 
 /** Names of every troupe event. */

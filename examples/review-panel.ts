@@ -1,0 +1,62 @@
+/**
+ * A code review panel: an analyst, a developer and a security reviewer
+ * discuss a change over a shared channel; the lead reviews each round,
+ * concludes when the panel is done, and writes the verdict. Runs offline on
+ * the scripted adapter.
+ *
+ *   npx tsx examples/review-panel.ts
+ */
+import { agent, run, team, type TeamState } from 'troupe';
+import { scriptedAdapter } from 'troupe/testing';
+
+const change = 'PR 42: add `GET /export?file=<name>` that streams a CSV report from ./reports.';
+
+const vote = (reason: string) => ({ toolCalls: [{ name: 'vote_conclude', arguments: { reason } }] });
+
+// The scripted adapter stands in for a model: each agent's replies, in order.
+export const adapter = scriptedAdapter({
+  replies: {
+    analyst: [
+      'The feature matches the ticket: finance needs the monthly CSV. Missing: a test for an unknown file name.',
+      vote('requirements covered once the path check lands'),
+      'Agreed with the fix; the ticket is covered.',
+    ],
+    developer: [
+      'Implementation streams the file with fs.createReadStream; response headers are right.',
+      vote('fix is small and tested'),
+      'I will resolve the name with path.basename and add a 404 test.',
+    ],
+    security: [
+      'Blocking: `file` is joined to ./reports unchecked, so `../../etc/passwd` escapes the folder (path traversal).',
+      vote('traversal fixed by basename + allow-list'),
+      'With basename and a .csv allow-list the traversal is closed.',
+    ],
+    lead: [
+      'Developer: fix the traversal the security reviewer found, then everyone confirm.',
+      { toolCalls: [{ name: 'conclude_team', arguments: { summary: 'Approve after the path traversal fix' } }] },
+      'Panel agrees; concluding.',
+      'Verdict: request changes. Resolve `file` with path.basename, allow only .csv under ./reports, ' +
+        'and add tests for an unknown name (404) and a traversal attempt (400). Approve once these land.',
+    ],
+  },
+});
+
+const panel = team({
+  name: 'review-panel',
+  members: [
+    agent({ name: 'analyst', system: 'You check changes against the requirements.' }),
+    agent({ name: 'developer', system: 'You review the implementation and propose fixes.' }),
+    agent({ name: 'security', system: 'You look for vulnerabilities.' }),
+  ],
+  coordinator: agent({ name: 'lead', system: 'You lead the review and write the verdict.' }),
+  terminationMode: 'coordinatorDecides',
+  maxRounds: 4,
+  onVote: (v) => console.log(`  vote: ${v.member} ${v.vote ? 'votes to conclude' : 'withdraws'} (round ${v.round})`),
+  onCheckpoint: (state: TeamState) => console.log(`  checkpoint after round ${state.round}: ${state.transcript.length} messages`),
+});
+
+const result = await run(panel, change, { adapter });
+console.log('\nTranscript:');
+for (const m of result.transcript) console.log(`  [${m.from}, round ${m.round}${m.vote ? ', votes' : ''}] ${m.text}`);
+console.log(`\nStatus: ${result.status} after ${result.rounds} rounds (${result.summary ?? 'no summary'})`);
+console.log(`${result.agent}: ${result.output}`);

@@ -1,0 +1,107 @@
+/**
+ * The options of a team, their validation, and the state a team starts from.
+ * @module
+ */
+import type { Runnable } from '../core/runnable.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import { TEAM_SENDER, USER_SENDER, teamStateSchema, type TeamMessage, type TeamState, type TerminationMode } from './team-state.js';
+
+/** A vote cast or withdrawn, as `onVote` and the `team.vote` event report it. */
+export interface TeamVote {
+  member: string;
+  round: number;
+  /** True when cast, false when withdrawn by speaking without a vote. */
+  vote: boolean;
+  reason?: string;
+}
+
+/** Options of `team()`. */
+export interface TeamOptions {
+  /** The team's name. Default: `team`. */
+  name?: string;
+  /** The members; agents keep one session each, other runnables run once per turn. */
+  members: Runnable[];
+  /** Reviews (in `coordinatorDecides`) and writes the final answer. */
+  coordinator: Runnable;
+  /** How the team ends besides `maxRounds`. Default: `consensus`. */
+  terminationMode?: TerminationMode;
+  /** The most rounds, in every mode. Default: 10. */
+  maxRounds?: number;
+  /** Members speak one after another and see this round's earlier messages. Default: false (parallel). */
+  turnBased?: boolean;
+  /** Called for every message added to the channel. */
+  onMessage?: (message: TeamMessage) => void | Promise<void>;
+  /** Called for every vote cast or withdrawn. */
+  onVote?: (vote: TeamVote) => void | Promise<void>;
+  /** Called after every round that did not conclude; `false` ends the deliberation (status `completed`). */
+  shouldContinue?: (state: TeamState) => boolean | Promise<boolean>;
+  /** Called, and awaited, with the state after every round. */
+  onCheckpoint?: (state: TeamState, options: { signal: AbortSignal }) => void | Promise<void>;
+  /** Continue from a checkpointed state at its next round (the run's input is then ignored). */
+  resumeFrom?: TeamState;
+}
+
+/** Team options with defaults applied. */
+export type ResolvedTeamOptions = Required<Pick<TeamOptions, 'name' | 'members' | 'coordinator' | 'terminationMode' | 'maxRounds' | 'turnBased'>> & TeamOptions;
+
+const MODES: readonly TerminationMode[] = ['consensus', 'maxRounds', 'coordinatorDecides'];
+
+/** The state of a team before its first round. */
+export function initialState(opts: ResolvedTeamOptions, task: string): TeamState {
+  return {
+    schemaVersion: 1,
+    team: opts.name,
+    task,
+    terminationMode: opts.terminationMode,
+    round: 0,
+    transcript: [],
+    members: opts.members.map((m) => ({ name: m.name, seen: 0, active: true })),
+    coordinator: { name: opts.coordinator.name, seen: 0 },
+    votes: [],
+  };
+}
+
+function isRunnable(value: unknown): value is Runnable {
+  return typeof value === 'object' && value !== null && typeof (value as Runnable).run === 'function' && typeof (value as Runnable).name === 'string';
+}
+
+/** Validate team options eagerly and apply defaults. */
+export function validateTeamOptions(options: TeamOptions): ResolvedTeamOptions {
+  if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected team options to be an object, got ${describeValue(options)}`);
+  const name = options.name ?? 'team';
+  if (typeof name !== 'string' || name.trim() === '') throw new ConfigurationError(`Expected team \`name\` to be a non-empty string, got ${describeValue(name)}`);
+  if (!Array.isArray(options.members) || options.members.length === 0 || !options.members.every(isRunnable)) {
+    throw new ConfigurationError(`Expected \`members\` to be a non-empty array of runnables, got ${describeValue(options.members)}`);
+  }
+  if (!isRunnable(options.coordinator)) throw new ConfigurationError(`Expected \`coordinator\` to be a runnable, got ${describeValue(options.coordinator)}`);
+  const seen = new Set<string>();
+  for (const p of [...options.members, options.coordinator]) {
+    if (p.name === TEAM_SENDER || p.name === USER_SENDER) throw new ConfigurationError(`Team "${name}": the name "${p.name}" is reserved for the channel`);
+    if (seen.has(p.name)) throw new ConfigurationError(`Team "${name}" has two participants named "${p.name}"`);
+    seen.add(p.name);
+  }
+  const terminationMode = options.terminationMode ?? 'consensus';
+  if (!MODES.includes(terminationMode)) {
+    throw new ConfigurationError(`Expected \`terminationMode\` to be one of ${MODES.join(', ')}, got ${describeValue(terminationMode)}`);
+  }
+  const maxRounds = options.maxRounds ?? 10;
+  if (!Number.isInteger(maxRounds) || maxRounds < 1) throw new ConfigurationError(`Expected \`maxRounds\` to be a positive integer, got ${describeValue(options.maxRounds)}`);
+  const resolved: ResolvedTeamOptions = { ...options, name, terminationMode, maxRounds, turnBased: options.turnBased ?? false };
+  if (options.resumeFrom !== undefined) resolved.resumeFrom = checkResumeState(options.resumeFrom, resolved);
+  return resolved;
+}
+
+function checkResumeState(value: unknown, opts: ResolvedTeamOptions): TeamState {
+  const parsed = teamStateSchema.safeParse(value);
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
+    throw new ConfigurationError(`Expected \`resumeFrom\` to be a team state (schemaVersion 1): ${issues}`);
+  }
+  const state = parsed.data;
+  const want = opts.members.map((m) => m.name).join(',');
+  const got = state.members.map((m) => m.name).join(',');
+  if (want !== got || state.coordinator.name !== opts.coordinator.name) {
+    throw new ConfigurationError(`Cannot resume team "${opts.name}": the state has members [${got}] and coordinator "${state.coordinator.name}", the team has [${want}] and "${opts.coordinator.name}"`);
+  }
+  return state;
+}

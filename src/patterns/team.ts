@@ -1,0 +1,199 @@
+/**
+ * The team pattern: members deliberate over a shared channel in rounds;
+ * the team ends by consensus, after a number of rounds, or when the
+ * coordinator decides, and the coordinator writes the final answer.
+ * @module
+ */
+import { combineSignals, throwIfAborted } from '../core/abort.js';
+import { isCancellation, type RunContext } from '../core/context.js';
+import { CancelledError, ConfigurationError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
+import type { Outcome, Runnable } from '../core/runnable.js';
+import { TeamParticipant, type TeamReply } from './team-member.js';
+import { initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
+import { renderIntro, renderMessages } from './team-protocol.js';
+import { TEAM_SENDER, USER_SENDER, visibleTo, type TeamMessage, type TeamState, type TeamStatus } from './team-state.js';
+
+export type { TeamOptions, TeamVote } from './team-options.js';
+
+/** The outcome of a team. */
+export interface TeamOutcome extends Outcome {
+  status: TeamStatus;
+  /** The whole channel, in order. */
+  transcript: TeamMessage[];
+  /** Rounds held. */
+  rounds: number;
+  /** The coordinator's `conclude_team` summary, when it concluded with one. */
+  summary?: string;
+}
+
+/** A team runnable. */
+export interface Team extends Runnable<TeamOutcome> {
+  readonly kind: 'team';
+  /**
+   * Queue a message from the application for one participant (by name) or
+   * for `'all'`; it enters the channel at the start of the next round.
+   */
+  inject(to: string, message: string): void;
+}
+
+/** Every member failed (or the coordinator did): the team cannot answer. */
+export class TeamFailedError extends TroupeError {
+  constructor(message: string, state: TeamState, cause?: unknown) {
+    super('team_failed', message, { cause, details: { team: state.team, state } });
+  }
+}
+
+const WHY: Record<TeamStatus, string> = {
+  consensus: 'every member voted to conclude',
+  coordinator: 'you concluded it',
+  'max-rounds': 'the round limit was reached',
+  completed: 'the discussion was stopped',
+};
+
+/**
+ * Create a team.
+ *
+ * @example
+ * ```ts
+ * const panel = team({ members: [analyst, developer], coordinator: lead, terminationMode: 'consensus', maxRounds: 4 });
+ * const { output, status, transcript } = await run(panel, 'Review this change', { adapter });
+ * ```
+ */
+export function team(options: TeamOptions): Team {
+  const opts = validateTeamOptions(options);
+  const pending: Array<{ to: string; text: string }> = [];
+  const names = new Set([...opts.members.map((m) => m.name), opts.coordinator.name]);
+  return {
+    name: opts.name,
+    kind: 'team',
+    inject(to, message) {
+      if (to !== 'all' && !names.has(to)) {
+        throw new ConfigurationError(`Cannot inject into team "${opts.name}": no participant "${to}" (use a member's name or 'all')`);
+      }
+      if (typeof message !== 'string') throw new ConfigurationError(`Expected an injected message to be a string, got ${describeValue(message)}`);
+      pending.push({ to, text: message });
+    },
+    run(input, parent) {
+      return parent.enter<TeamOutcome>({ kind: 'team', name: opts.name }, (ctx) => deliberate(opts, input, ctx, pending));
+    },
+  };
+}
+
+async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunContext, pending: Array<{ to: string; text: string }>) {
+  // Ends turns still in flight when the team ends early (a member's configuration error, a failed hook).
+  const stop = new AbortController();
+  const turnCtx = ctx.withSignal(combineSignals(ctx.signal, stop.signal));
+  const state: TeamState = opts.resumeFrom ? structuredClone(opts.resumeFrom) : initialState(opts, input);
+  const memberNames = opts.members.map((m) => m.name);
+  const members = opts.members.map((m) => new TeamParticipant(m, 'member', false));
+  const coordinator = new TeamParticipant(opts.coordinator, 'coordinator', opts.terminationMode === 'coordinatorDecides');
+  const entry = (name: string) => state.members.find((m) => m.name === name)!;
+  const seenOf = (p: TeamParticipant) => (p === coordinator ? state.coordinator : entry(p.name));
+
+  const add = async (message: TeamMessage) => {
+    state.transcript.push(message);
+    ctx.emit('team.message', { team: opts.name, message });
+    await opts.onMessage?.(message);
+  };
+  const setVote = async (member: string, round: number, vote: boolean, reason?: string) => {
+    const had = state.votes.includes(member);
+    if (vote === had && !vote) return;
+    state.votes = state.votes.filter((v) => v !== member);
+    if (vote) state.votes.push(member);
+    const event: TeamVote = { member, round, vote, ...(reason === undefined ? {} : { reason }) };
+    ctx.emit('team.vote', { team: opts.name, ...event });
+    await opts.onVote?.(event);
+  };
+  /** One turn with one retry; a cancellation propagates, a second failure is returned. */
+  const turn = async (p: TeamParticipant, round: number, upTo: number, suffix = '') => {
+    const seen = seenOf(p);
+    const messages = visibleTo(state.transcript, p.name, p.fresh ? 0 : seen.seen, upTo, p.fresh);
+    let text = renderMessages(messages, p.name, round) + suffix;
+    if (p.fresh) {
+      const intro = renderIntro({ task: state.task, self: p.name, members: memberNames, coordinator: coordinator.name, role: p.role, tools: p.usesTools(turnCtx), mode: opts.terminationMode });
+      text = `${intro}\n\n${text}`;
+    }
+    let failure: unknown;
+    for (let attempt = 1; attempt <= 2; attempt++) {
+      throwIfAborted(turnCtx.signal);
+      try {
+        const reply = await p.turn(text, turnCtx);
+        p.fresh = false;
+        seen.seen = upTo;
+        return reply;
+      } catch (error) {
+        // cancellation and configuration mistakes are not a member's failure
+        if (turnCtx.signal.aborted || isCancellation(error, turnCtx.signal) || error instanceof ConfigurationError) throw error;
+        failure = error;
+        ctx.emit('warning', { message: `Team "${opts.name}": ${p.name} failed (attempt ${attempt} of 2): ${errorMessage(error)}`, code: 'team_member_failed' });
+      }
+    }
+    return { failure };
+  };
+  const speak = async (p: TeamParticipant, round: number, result: TeamReply | { failure: unknown }) => {
+    if ('failure' in result) {
+      entry(p.name).active = false;
+      state.votes = state.votes.filter((v) => v !== p.name);
+      await p.close('failed');
+      await add({ from: TEAM_SENDER, round, text: `${p.name} failed twice and left the team: ${errorMessage(result.failure)}` });
+      return;
+    }
+    if (result.text !== '' || result.vote) {
+      await add({ from: result.from, round, text: result.text, ...(result.from === p.name ? {} : { member: p.name }), ...(result.vote ? { vote: true } : {}) });
+    }
+    await setVote(p.name, round, result.vote, result.reason);
+  };
+  const fail = (message: string, cause?: unknown): never => {
+    throw new TeamFailedError(`Team "${opts.name}" failed: ${message}`, structuredClone(state), cause);
+  };
+
+  try {
+    while (!state.conclusion) {
+      const round = state.round + 1;
+      for (const { to, text } of pending.splice(0)) await add({ from: USER_SENDER, round, text, ...(to === 'all' ? {} : { to }) });
+      const active = members.filter((p) => entry(p.name).active);
+      ctx.emit('team.round.started', { team: opts.name, round, members: active.map((p) => p.name) });
+      if (opts.turnBased) {
+        for (const p of active) await speak(p, round, await turn(p, round, state.transcript.length));
+      } else {
+        const upTo = state.transcript.length;
+        const results = await Promise.all(active.map((p) => turn(p, round, upTo)));
+        for (const [i, p] of active.entries()) await speak(p, round, results[i]!);
+      }
+      if (!state.members.some((m) => m.active)) fail('every member failed');
+      const stillActive = state.members.filter((m) => m.active).map((m) => m.name);
+      if (opts.terminationMode === 'consensus' && stillActive.every((m) => state.votes.includes(m))) {
+        state.conclusion = { status: 'consensus' };
+      } else if (opts.terminationMode === 'coordinatorDecides') {
+        const review = await turn(coordinator, round, state.transcript.length, `\n\nReview round ${round}: reply with guidance for the team, or conclude.`);
+        if ('failure' in review) return fail('the coordinator failed', review.failure);
+        const { text, conclude, summary } = review;
+        if (text !== '') await add({ from: review.from, round, text, ...(review.from === coordinator.name ? {} : { member: coordinator.name }) });
+        if (conclude) state.conclusion = { status: 'coordinator', ...(summary === undefined ? {} : { summary }) };
+      }
+      state.round = round;
+      if (!state.conclusion && round >= opts.maxRounds) state.conclusion = { status: 'max-rounds' };
+      if (!state.conclusion && opts.shouldContinue && !(await opts.shouldContinue(structuredClone(state)))) {
+        state.conclusion = { status: 'completed' };
+      }
+      await opts.onCheckpoint?.(structuredClone(state), { signal: ctx.signal });
+    }
+    const conclusion = state.conclusion;
+    const final = await turn(coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.status]}. Write the final answer to the task.`);
+    if ('failure' in final) return fail('the coordinator could not write the final answer', final.failure);
+    ctx.emit('team.concluded', { team: opts.name, status: conclusion.status, rounds: state.round, output: final.text, transcript: structuredClone(state.transcript) });
+    const outcome: Omit<TeamOutcome, 'usage'> = {
+      output: final.text,
+      agent: final.from,
+      status: conclusion.status,
+      transcript: structuredClone(state.transcript),
+      rounds: state.round,
+    };
+    if (conclusion.summary !== undefined) outcome.summary = conclusion.summary;
+    return outcome;
+  } finally {
+    const status = ctx.signal.aborted ? 'cancelled' : 'completed';
+    stop.abort(new CancelledError(`Team "${opts.name}" has ended`));
+    await Promise.all([...members, coordinator].map((p) => p.close(status)));
+  }
+}
