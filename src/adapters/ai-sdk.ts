@@ -119,7 +119,8 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
               const result = await sdk.generateText(call(turnMessages, turnSignal));
               return { text: result.text, calls: result.toolCalls as SdkToolCall[], usage: result.usage as SdkUsage, response: result.response.messages };
             }
-            const result = sdk.streamText(call(turnMessages, turnSignal));
+            // Errors arrive as `error` parts and are thrown below; keep the AI SDK from also logging them.
+            const result = sdk.streamText({ ...call(turnMessages, turnSignal), onError: () => undefined });
             let text = '';
             for await (const part of result.fullStream) {
               if (part.type === 'text-delta') {

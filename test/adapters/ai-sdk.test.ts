@@ -86,11 +86,11 @@ describe('aiSdkAdapter', () => {
     expect(seen).toEqual(['small']);
   });
 
-  it('wraps provider failures in an AdapterError', async () => {
+  it.each([true, false])('wraps provider failures in an AdapterError (streaming %s)', async (streaming) => {
     const model = mockModel(() => {
       throw new Error('provider down');
     });
-    const session = await aiSdkAdapter({ model, streaming: false, maxRetries: 0 }).openSession({ agent: 'a' });
+    const session = await aiSdkAdapter({ model, streaming, maxRetries: 0 }).openSession({ agent: 'a' });
     const error = await session.send('hi').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AdapterError);
     expect((error as Error).message).toMatch(/provider down/);
