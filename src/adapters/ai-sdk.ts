@@ -6,8 +6,9 @@
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
 import { abortError, raceAbort, throwIfAborted } from '../core/abort.js';
-import { AdapterError, ConfigurationError, describeValue, errorMessage } from '../core/errors.js';
+import { AdapterError, ConfigurationError, errorMessage } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
+import { expectNonNegativeInteger } from './options.js';
 import { loadPeer } from './peer.js';
 
 /** Picks the language model for a session from the agent's `model` (which may be absent). */
@@ -67,9 +68,7 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
   if (!options || options.model === undefined || options.model === null) {
     throw new ConfigurationError('aiSdkAdapter needs a `model`: a language model, a model id, or a function of the agent\'s model');
   }
-  if (options.maxRetries !== undefined && !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)) {
-    throw new ConfigurationError(`Expected \`maxRetries\` to be a non-negative integer, got ${describeValue(options.maxRetries)}`);
-  }
+  expectNonNegativeInteger('maxRetries', options.maxRetries);
   const streaming = options.streaming ?? true;
   let ai: Promise<AiModule> | undefined;
   let nextSession = 1;

@@ -18,6 +18,7 @@ import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, T
 import { abortError, throwIfAborted } from '../core/abort.js';
 import { AdapterError, ConfigurationError, describeValue, errorMessage } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
+import { expectNonNegativeInteger, expectPositiveNumber } from './options.js';
 import { loadPeer, parseArguments } from './peer.js';
 
 /** Options of {@link openaiAdapter}. */
@@ -135,12 +136,8 @@ export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter 
 }
 
 function validate(options: OpenAIAdapterOptions): void {
-  if (options.maxRetries !== undefined && !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)) {
-    throw new ConfigurationError(`Expected \`maxRetries\` to be a non-negative integer, got ${describeValue(options.maxRetries)}`);
-  }
-  if (options.timeoutMs !== undefined && !(typeof options.timeoutMs === 'number' && options.timeoutMs > 0)) {
-    throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(options.timeoutMs)}`);
-  }
+  expectNonNegativeInteger('maxRetries', options.maxRetries);
+  expectPositiveNumber('timeoutMs', options.timeoutMs);
   if (options.baseURL !== undefined && (typeof options.baseURL !== 'string' || !URL.canParse(options.baseURL))) {
     throw new ConfigurationError(`Expected \`baseURL\` to be a URL, got ${describeValue(options.baseURL)}`);
   }

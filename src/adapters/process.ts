@@ -10,6 +10,7 @@ import { combineSignals, throwIfAborted, timeoutSignal } from '../core/abort.js'
 import { abortError, realClock, type Clock } from '../core/clock.js';
 import { AdapterError, ConfigurationError, describeValue, errorMessage } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
+import { expectNonNegativeInteger, expectPositiveNumber } from './options.js';
 import { inputText } from './scripted.js';
 
 /** What one run of the command produced. */
@@ -191,12 +192,8 @@ function validate(options: ProcessAdapterOptions): void {
   if (options.continuity === 'resume' && !options.resume) {
     throw new ConfigurationError('`continuity: "resume"` needs a `resume.command`');
   }
-  if (options.timeoutMs !== undefined && !(typeof options.timeoutMs === 'number' && options.timeoutMs > 0)) {
-    throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(options.timeoutMs)}`);
-  }
-  if (options.stderrTailChars !== undefined && !(Number.isInteger(options.stderrTailChars) && options.stderrTailChars >= 0)) {
-    throw new ConfigurationError(`Expected \`stderrTailChars\` to be a non-negative integer, got ${describeValue(options.stderrTailChars)}`);
-  }
+  expectPositiveNumber('timeoutMs', options.timeoutMs);
+  expectNonNegativeInteger('stderrTailChars', options.stderrTailChars);
 }
 
 function buildEnv(passEnv: readonly string[], extra: Record<string, string> | undefined): Record<string, string> {
