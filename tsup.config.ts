@@ -1,12 +1,19 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
 
+// Vendor packages are optional peers, loaded lazily by their adapters: never bundled.
+const vendors = ['ai', 'openai', /^ai\//, /^openai\//, /^@ai-sdk\//];
+
 const shared: Options = {
   entry: {
     index: 'src/index.ts',
     'testing/index': 'src/testing/index.ts',
     'adapters/scripted': 'src/adapters/scripted.ts',
     'adapters/recording': 'src/adapters/recording.ts',
+    'adapters/ai-sdk': 'src/adapters/ai-sdk.ts',
+    'adapters/openai': 'src/adapters/openai.ts',
+    'adapters/process': 'src/adapters/process.ts',
+    'adapters/env': 'src/adapters/env.ts',
   },
   dts: true,
   sourcemap: true,
@@ -19,11 +26,11 @@ const shared: Options = {
 };
 
 export default defineConfig([
-  { ...shared, format: ['esm'], external: ['vitest', 'zod', 'ai', 'openai'] },
+  { ...shared, format: ['esm'], external: ['vitest', 'zod', ...vendors] },
   {
     ...shared,
     format: ['cjs'],
-    external: ['zod', 'ai', 'openai'],
+    external: ['zod', ...vendors],
     // vitest is ESM-only (and test files always run as ESM under vitest): the
     // CommonJS build gets a stand-in that explains this if a suite is called.
     esbuildOptions(options) {

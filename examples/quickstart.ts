@@ -1,10 +1,13 @@
 /**
- * Quick start: one agent with a tool, run offline on the scripted adapter.
+ * Quick start: one agent with a tool. Offline it runs on the scripted
+ * adapter; the environment can name a real model instead:
  *
  *   npx tsx examples/quickstart.ts
+ *   TROUPE_ADAPTER=openai OPENAI_BASE_URL=http://localhost:11434/v1 TROUPE_MODEL=llama3.2 npx tsx examples/quickstart.ts
  */
 import { z } from 'zod';
 import { agent, defineTool, formatOpTree, run } from 'troupe';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 // A tool: declared once with a zod schema; adapters receive JSON Schema.
@@ -15,8 +18,9 @@ const lookupOrder = defineTool({
   execute: ({ orderId }) => ({ orderId, status: 'shipped', carrier: 'DHL' }),
 });
 
-// The scripted adapter stands in for a model: first it calls the tool, then it answers.
-export const adapter = scriptedAdapter({
+// The model named by the environment (TROUPE_ADAPTER), else the scripted
+// adapter, which stands in for a model: first it calls the tool, then it answers.
+export const adapter = adapterFromEnv() ?? scriptedAdapter({
   replies: {
     support: [
       { toolCalls: [{ name: 'lookup_order', arguments: { orderId: 'A-1042' } }] },

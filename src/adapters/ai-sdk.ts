@@ -1,0 +1,194 @@
+/**
+ * The Vercel AI SDK adapter: one adapter for every provider the AI SDK
+ * supports. The `ai` package is an optional peer, loaded on first use.
+ * @module
+ */
+import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
+import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
+import { abortError, raceAbort, throwIfAborted } from '../core/abort.js';
+import { AdapterError, ConfigurationError, errorMessage } from '../core/errors.js';
+import type { Usage } from '../core/usage.js';
+import { expectNonNegativeInteger } from './options.js';
+import { loadPeer } from './peer.js';
+
+/** Picks the language model for a session from the agent's `model` (which may be absent). */
+export type AiSdkModelResolver = (modelId: string | undefined) => LanguageModel | Promise<LanguageModel>;
+
+/** Options of {@link aiSdkAdapter}. */
+export interface AiSdkAdapterOptions {
+  /**
+   * The language model (`openai('gpt-4.1')`, `anthropic('claude-sonnet-4-5')`, a
+   * gateway id string), or a function from the agent's `model` to one (a
+   * provider instance such as `openai` is such a function).
+   */
+  model: LanguageModel | AiSdkModelResolver;
+  /** The adapter's id. Default: `ai-sdk`. */
+  id?: string;
+  /** Use `streamText` and report `text-delta` events. Default: true. */
+  streaming?: boolean;
+  /** Retries of the AI SDK itself. Default: the AI SDK's (2). */
+  maxRetries?: number;
+  /** Provider-specific options passed through as `providerOptions`. */
+  providerOptions?: Record<string, Record<string, unknown>>;
+  /** Extra HTTP headers for providers that make HTTP calls. */
+  headers?: Record<string, string>;
+}
+
+/** The parts of the `ai` module this adapter uses. */
+type AiModule = typeof import('ai');
+
+/** A tool call as the AI SDK reports it (the fields shared by its 5.x and 6.x releases). */
+interface SdkToolCall {
+  toolCallId: string;
+  toolName: string;
+  input: unknown;
+  invalid?: boolean;
+}
+
+/** A step's usage as the AI SDK reports it (6.x has `inputTokenDetails`, 5.x `cachedInputTokens`). */
+interface SdkUsage {
+  inputTokens?: number | undefined;
+  outputTokens?: number | undefined;
+  cachedInputTokens?: number | undefined;
+  inputTokenDetails?: { cacheReadTokens?: number | undefined };
+}
+
+/**
+ * An adapter over a Vercel AI SDK language model (install `ai` and a
+ * provider package, e.g. `npm install ai @ai-sdk/openai`). Tools are passed
+ * to the model without `execute`: troupe runs the tool loop.
+ *
+ * @example
+ * ```ts
+ * import { openai } from '@ai-sdk/openai';
+ * const adapter = aiSdkAdapter({ model: openai('gpt-4.1-mini') });
+ * ```
+ */
+export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
+  if (!options || options.model === undefined || options.model === null) {
+    throw new ConfigurationError('aiSdkAdapter needs a `model`: a language model, a model id, or a function of the agent\'s model');
+  }
+  expectNonNegativeInteger('maxRetries', options.maxRetries);
+  const streaming = options.streaming ?? true;
+  let ai: Promise<AiModule> | undefined;
+  let nextSession = 1;
+
+  const resolveModel = async (modelId: string | undefined): Promise<LanguageModel> => {
+    const { model } = options;
+    if (typeof model === 'function') return model(modelId);
+    if (typeof model === 'string') return modelId ?? model;
+    return model;
+  };
+
+  return {
+    id: options.id ?? 'ai-sdk',
+    capabilities: { tools: true, streaming },
+    async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+      throwIfAborted(signal);
+      ai ??= loadPeer('ai', () => import('ai'), 'aiSdkAdapter');
+      ai.catch(() => (ai = undefined));
+      const sdk = await ai;
+      const model = await resolveModel(spec.model);
+      const tools: ToolSet = {};
+      for (const t of spec.tools ?? []) tools[t.name] = sdk.tool({ description: t.description, inputSchema: sdk.jsonSchema(t.parameters) });
+      const messages: ModelMessage[] = [];
+      const id = `ai-sdk-${nextSession++}`;
+
+      const call = (turnMessages: ModelMessage[], turnSignal: AbortSignal | undefined) => ({
+        model,
+        messages: turnMessages,
+        ...(spec.system !== undefined && { system: spec.system }),
+        ...(spec.tools?.length && { tools }),
+        ...(spec.temperature !== undefined && { temperature: spec.temperature }),
+        ...(options.maxRetries !== undefined && { maxRetries: options.maxRetries }),
+        ...(options.providerOptions !== undefined && { providerOptions: options.providerOptions as never }),
+        ...(options.headers !== undefined && { headers: options.headers }),
+        ...(turnSignal !== undefined && { abortSignal: turnSignal }),
+      });
+
+      return {
+        id,
+        async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
+          const turnSignal = sendOptions.signal;
+          throwIfAborted(turnSignal);
+          const added = toMessages(input);
+          const turnMessages = [...messages, ...added];
+          const exchange = async () => {
+            if (!streaming) {
+              const result = await sdk.generateText(call(turnMessages, turnSignal));
+              return { text: result.text, calls: result.toolCalls as SdkToolCall[], usage: result.usage as SdkUsage, response: result.response.messages };
+            }
+            // Errors arrive as `error` parts and are thrown below; keep the AI SDK from also logging them.
+            const result = sdk.streamText({ ...call(turnMessages, turnSignal), onError: () => undefined });
+            let text = '';
+            for await (const part of result.fullStream) {
+              if (part.type === 'text-delta') {
+                text += part.text;
+                sendOptions.onEvent?.({ type: 'text-delta', text: part.text });
+              } else if (part.type === 'error') {
+                throw part.error;
+              } else if (part.type === 'abort') {
+                throw abortError(turnSignal);
+              }
+            }
+            const [calls, usage, { messages: response }] = await Promise.all([result.toolCalls, result.usage, result.response]);
+            return { text, calls: calls as SdkToolCall[], usage: usage as SdkUsage, response };
+          };
+          let reply: Awaited<ReturnType<typeof exchange>>;
+          try {
+            // raceAbort: reject at once on abort even if a provider ignores the signal.
+            reply = await raceAbort(exchange(), turnSignal);
+          } catch (error) {
+            if (turnSignal?.aborted) throw abortError(turnSignal);
+            const status = (error as { statusCode?: unknown } | null)?.statusCode;
+            throw new AdapterError(`AI SDK call failed: ${errorMessage(error)}`, {
+              cause: error,
+              ...(typeof status === 'number' && { details: { status } }),
+            });
+          }
+          const { text, calls, usage, response } = reply;
+          // Keep the model's own assistant messages (they may carry reasoning and
+          // provider metadata); tool results come from troupe in the next send.
+          messages.push(...added, ...response.filter((m) => m.role === 'assistant'));
+          const toolCalls = calls.map(toToolCall);
+          for (const c of toolCalls) sendOptions.onEvent?.({ type: 'tool-call', call: c });
+          return { text, toolCalls, usage: toUsage(usage) };
+        },
+        async close() {
+          messages.length = 0;
+        },
+      };
+    },
+  };
+}
+
+function toMessages(input: string | ToolResult[]): ModelMessage[] {
+  if (typeof input === 'string') return [{ role: 'user', content: input }];
+  if (input.length === 0) return [];
+  return [
+    {
+      role: 'tool',
+      content: input.map((r) => ({
+        type: 'tool-result' as const,
+        toolCallId: r.callId,
+        toolName: r.name,
+        output: r.isError ? { type: 'error-text' as const, value: r.content } : { type: 'text' as const, value: r.content },
+      })),
+    },
+  ];
+}
+
+function toToolCall(c: SdkToolCall): ToolCall {
+  if (c.invalid) {
+    return { id: c.toolCallId, name: c.toolName, arguments: undefined, rawArguments: typeof c.input === 'string' ? c.input : JSON.stringify(c.input) };
+  }
+  return { id: c.toolCallId, name: c.toolName, arguments: c.input ?? {} };
+}
+
+function toUsage(u: SdkUsage): Partial<Usage> {
+  return {
+    inputTokens: u.inputTokens ?? 0,
+    outputTokens: u.outputTokens ?? 0,
+    cachedTokens: u.inputTokenDetails?.cacheReadTokens ?? u.cachedInputTokens ?? 0,
+  };
+}

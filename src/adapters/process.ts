@@ -1,0 +1,397 @@
+/**
+ * The process adapter: runs a coding-agent command-line tool (`claude -p`,
+ * `codex exec`, `copilot -p`, ...) once per turn, in the session's
+ * workspace directory. Never through a shell.
+ * @module
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolResult } from '../core/adapter.js';
+import { combineSignals, throwIfAborted, timeoutSignal } from '../core/abort.js';
+import { abortError, realClock, type Clock } from '../core/clock.js';
+import { AdapterError, ConfigurationError, describeValue, errorMessage } from '../core/errors.js';
+import type { Usage } from '../core/usage.js';
+import { expectNonNegativeInteger, expectPositiveNumber } from './options.js';
+import { inputText } from './scripted.js';
+
+/** What one run of the command produced. */
+export interface ProcessOutput {
+  /** Everything the command wrote to stdout. */
+  stdout: string;
+  /** The last `stderrTailChars` characters of stderr. */
+  stderr: string;
+  /** The stdout lines that parsed as JSON, in order (only with `output: 'jsonl'`). */
+  events: unknown[];
+}
+
+/** What a prompt formatter receives. */
+export interface ProcessPromptContext {
+  /** The new input as text. */
+  input: string;
+  /** The session's system prompt. */
+  system: string | undefined;
+  /** Earlier turns of the session (only in transcript continuity; empty otherwise). */
+  history: ReadonlyArray<{ role: 'user' | 'assistant'; text: string }>;
+  /** 1-based turn number. */
+  turn: number;
+  /** True when the command resumes the tool's own session (it remembers the earlier turns). */
+  resumed: boolean;
+}
+
+/** Options of {@link processAdapter}. */
+export interface ProcessAdapterOptions {
+  /**
+   * The command line of a turn, as an argument vector (never run through a
+   * shell). Placeholders inside arguments: `{prompt}`, `{model}` (the agent's
+   * model, or empty), `{sessionId}` (in the resume command).
+   */
+  command: readonly string[];
+  /** The adapter's id. Default: `process`. */
+  id?: string;
+  /** How the prompt reaches the command. Default: `argument` when the command has a `{prompt}` placeholder, else `stdin`. */
+  prompt?: 'argument' | 'stdin';
+  /** How to read stdout: plain text, or JSON lines. Default: `text`. */
+  output?: 'text' | 'jsonl';
+  /** The turn's text from the output. Default: trimmed stdout for `text`; for `jsonl`, see {@link defaultExtractText}. */
+  extractText?: (output: ProcessOutput) => string;
+  /** The turn's usage from the output. Default: the last `usage` object among the JSON events ({@link defaultExtractUsage}). */
+  extractUsage?: (output: ProcessOutput) => Partial<Usage> | undefined;
+  /**
+   * How later turns know the earlier ones: `resume` runs `resume.command`
+   * with the tool's session id; `transcript` sends the earlier turns in the
+   * prompt; `none` sends only the new input. Default: `resume` when
+   * `resume` is set, else `transcript`.
+   */
+  continuity?: 'resume' | 'transcript' | 'none';
+  /** The tool's resume option. */
+  resume?: {
+    /** The command line of a resumed turn, with a `{sessionId}` placeholder, e.g. `['claude', '-p', '--resume', '{sessionId}', '{prompt}']`. */
+    command: readonly string[];
+    /** The tool's session id from a turn's output. Default: the last `session_id`, `sessionId` or `thread_id` among the JSON events. */
+    sessionId?: (output: ProcessOutput) => string | undefined;
+  };
+  /** Build the prompt of a turn. Default: {@link defaultFormatPrompt}. */
+  formatPrompt?: (context: ProcessPromptContext) => string;
+  /** The working directory. Default: the session's `workspace`, else the current directory. */
+  cwd?: string;
+  /** Environment variables set for the command (they win over `passEnv`). */
+  env?: Record<string, string>;
+  /** Names of variables copied from this process's environment. Default: {@link DEFAULT_PASS_ENV}. */
+  passEnv?: readonly string[];
+  /** Time limit of one turn in ms; the whole process group is killed when it passes. Default: none. */
+  timeoutMs?: number;
+  /** The clock of `timeoutMs`. Default: the real clock. */
+  clock?: Clock;
+  /** How much of stderr to keep for errors. Default: 2000 characters. */
+  stderrTailChars?: number;
+}
+
+/**
+ * The variables passed through by default: what a command needs to find
+ * programs, its home directory, its locale and its temporary directory.
+ * API keys are not among them: name them in `passEnv` or set them in `env`.
+ */
+export const DEFAULT_PASS_ENV: readonly string[] = Object.freeze([
+  'PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TERM', 'TMPDIR', 'TZ',
+  'SYSTEMROOT', 'COMSPEC', 'PATHEXT', 'TEMP', 'TMP', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA',
+]);
+
+const PLACEHOLDER = /\{(prompt|model|sessionId)\}/g;
+
+/**
+ * An adapter that runs a coding-agent CLI once per turn.
+ *
+ * @example
+ * ```ts
+ * const claude = processAdapter({
+ *   command: ['claude', '-p', '--output-format', 'json', '{prompt}'],
+ *   output: 'jsonl',
+ *   resume: { command: ['claude', '-p', '--output-format', 'json', '--resume', '{sessionId}', '{prompt}'] },
+ *   passEnv: [...DEFAULT_PASS_ENV, 'ANTHROPIC_API_KEY'],
+ * });
+ * ```
+ */
+export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
+  validate(options);
+  const output = options.output ?? 'text';
+  const continuity = options.continuity ?? (options.resume ? 'resume' : 'transcript');
+  const promptMode = options.prompt ?? (options.command.some((a) => a.includes('{prompt}')) ? 'argument' : 'stdin');
+  const extractText = options.extractText ?? ((o: ProcessOutput) => (output === 'text' ? o.stdout.trim() : defaultExtractText(o)));
+  const extractUsage = options.extractUsage ?? defaultExtractUsage;
+  const extractSessionId = options.resume?.sessionId ?? defaultExtractSessionId;
+  const formatPrompt = options.formatPrompt ?? defaultFormatPrompt;
+  const tailChars = options.stderrTailChars ?? 2000;
+  let nextSession = 1;
+
+  return {
+    id: options.id ?? 'process',
+    capabilities: { tools: false, streaming: false },
+    async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+      throwIfAborted(signal);
+      const cwd = options.cwd ?? spec.workspace ?? process.cwd();
+      const env = buildEnv(options.passEnv ?? DEFAULT_PASS_ENV, options.env);
+      const history: Array<{ role: 'user' | 'assistant'; text: string }> = [];
+      let toolSessionId: string | undefined;
+      let turn = 0;
+      let running: ChildProcess | undefined;
+      return {
+        id: `process-${nextSession++}`,
+        async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
+          throwIfAborted(sendOptions.signal);
+          turn++;
+          const text = inputText(input);
+          const resumed = continuity === 'resume' && toolSessionId !== undefined;
+          const prompt = formatPrompt({
+            input: text,
+            system: spec.system,
+            history: continuity === 'transcript' ? history : [],
+            turn,
+            resumed,
+          });
+          const template = resumed ? options.resume!.command : options.command;
+          const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: toolSessionId ?? '' };
+          const argv = template.map((arg) => arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? ''));
+          const timer = options.timeoutMs === undefined ? undefined : timeoutSignal(options.timeoutMs, options.clock ?? realClock, `Command "${argv[0]}" timed out after ${options.timeoutMs} ms`);
+          const turnSignal = combineSignals(sendOptions.signal, timer?.signal);
+          try {
+            const result = await runCommand(argv, {
+              cwd,
+              env,
+              stdin: promptMode === 'stdin' ? prompt : undefined,
+              signal: turnSignal,
+              tailChars,
+              onSpawn: (child) => (running = child),
+            });
+            const out: ProcessOutput = { ...result, events: output === 'jsonl' ? parseJsonLines(result.stdout) : [] };
+            const reply = extractText(out);
+            if (continuity === 'resume') toolSessionId = extractSessionId(out) ?? toolSessionId;
+            history.push({ role: 'user', text }, { role: 'assistant', text: reply });
+            const usage = extractUsage(out);
+            return { text: reply, toolCalls: [], ...(usage && { usage }) };
+          } finally {
+            running = undefined;
+            timer?.clear();
+          }
+        },
+        async close() {
+          if (running) killGroup(running);
+          history.length = 0;
+        },
+      };
+    },
+  };
+}
+
+function validate(options: ProcessAdapterOptions): void {
+  const argvOk = (argv: unknown) => Array.isArray(argv) && argv.length > 0 && argv.every((a) => typeof a === 'string') && argv[0] !== '';
+  if (!options || !argvOk(options.command)) {
+    throw new ConfigurationError(`Expected \`command\` to be a non-empty array of strings, got ${describeValue(options?.command)}`);
+  }
+  if (options.resume !== undefined && !argvOk(options.resume.command)) {
+    throw new ConfigurationError(`Expected \`resume.command\` to be a non-empty array of strings, got ${describeValue(options.resume.command)}`);
+  }
+  if (options.continuity === 'resume' && !options.resume) {
+    throw new ConfigurationError('`continuity: "resume"` needs a `resume.command`');
+  }
+  expectPositiveNumber('timeoutMs', options.timeoutMs);
+  expectNonNegativeInteger('stderrTailChars', options.stderrTailChars);
+}
+
+function buildEnv(passEnv: readonly string[], extra: Record<string, string> | undefined): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const name of passEnv) {
+    const value = process.env[name];
+    if (value !== undefined) env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/**
+ * The default prompt: the system prompt (on the first turn, and on every
+ * turn that does not resume the tool's session), the earlier turns of a
+ * transcript, then the new input.
+ */
+export function defaultFormatPrompt(context: ProcessPromptContext): string {
+  const parts: string[] = [];
+  if (context.system && !context.resumed) parts.push(context.system);
+  if (context.history.length > 0) {
+    const lines = context.history.map((h) => `${h.role === 'user' ? 'User' : 'Assistant'}: ${h.text}`);
+    parts.push(`The conversation so far:\n\n${lines.join('\n\n')}`);
+    parts.push(`User: ${context.input}`);
+  } else {
+    parts.push(context.input);
+  }
+  return parts.join('\n\n');
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The stdout lines that are JSON values; other lines are ignored. */
+export function parseJsonLines(stdout: string): unknown[] {
+  const events: unknown[] = [];
+  for (const line of stdout.split('\n')) {
+    const trimmed = line.trim();
+    if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) continue;
+    try {
+      events.push(JSON.parse(trimmed));
+    } catch {
+      // Not JSON after all: a log line.
+    }
+  }
+  return events;
+}
+
+/**
+ * The default text of a JSON-lines turn: the last `result` string (Claude
+ * Code's `json` and `stream-json` formats); else the `text` of every
+ * `agent_message` item (Codex's `--json`); else every top-level `text` or
+ * `content` string; else the lines of stdout that are not JSON.
+ */
+export function defaultExtractText(output: ProcessOutput): string {
+  let result: string | undefined;
+  const items: string[] = [];
+  const texts: string[] = [];
+  for (const e of output.events) {
+    if (!isRecord(e)) continue;
+    if (typeof e['result'] === 'string') result = e['result'];
+    const item = e['item'];
+    if (isRecord(item) && item['type'] === 'agent_message' && typeof item['text'] === 'string') items.push(item['text']);
+    if (typeof e['text'] === 'string') texts.push(e['text']);
+    else if (typeof e['content'] === 'string') texts.push(e['content']);
+  }
+  if (result !== undefined) return result.trim();
+  if (items.length > 0) return items.join('\n\n').trim();
+  if (texts.length > 0) return texts.join('').trim();
+  return output.stdout
+    .split('\n')
+    .filter((l) => !/^\s*[[{]/.test(l))
+    .join('\n')
+    .trim();
+}
+
+/** The default session id: the last `session_id`, `sessionId` or `thread_id` string among the JSON events. */
+export function defaultExtractSessionId(output: ProcessOutput): string | undefined {
+  let id: string | undefined;
+  for (const e of output.events) {
+    if (!isRecord(e)) continue;
+    for (const key of ['session_id', 'sessionId', 'thread_id']) {
+      if (typeof e[key] === 'string' && e[key]) id = e[key];
+    }
+  }
+  return id;
+}
+
+/**
+ * The default usage: the last `usage` object among the JSON events, read as
+ * `input_tokens`/`output_tokens` (or `prompt_tokens`/`completion_tokens`),
+ * cached tokens from `cache_read_input_tokens` or `cached_input_tokens`, and
+ * the cost from a `total_cost_usd` or `cost_usd` beside it.
+ */
+export function defaultExtractUsage(output: ProcessOutput): Partial<Usage> | undefined {
+  let usage: Partial<Usage> | undefined;
+  const num = (r: Record<string, unknown>, ...keys: string[]) => {
+    for (const k of keys) if (typeof r[k] === 'number') return r[k];
+    return undefined;
+  };
+  for (const e of output.events) {
+    if (!isRecord(e) || !isRecord(e['usage'])) continue;
+    const u = e['usage'];
+    const found: Partial<Usage> = {
+      inputTokens: num(u, 'input_tokens', 'prompt_tokens', 'inputTokens') ?? 0,
+      outputTokens: num(u, 'output_tokens', 'completion_tokens', 'outputTokens') ?? 0,
+      cachedTokens: num(u, 'cache_read_input_tokens', 'cached_input_tokens', 'cachedTokens') ?? 0,
+    };
+    const cost = num(e, 'total_cost_usd', 'cost_usd');
+    if (cost !== undefined) found.costUsd = cost;
+    usage = found;
+  }
+  return usage;
+}
+
+/** Kill the process and everything it started (its process group). */
+function killGroup(child: ChildProcess): void {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  try {
+    if (process.platform !== 'win32' && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+    else child.kill('SIGKILL');
+  } catch {
+    child.kill('SIGKILL');
+  }
+}
+
+interface RunOptions {
+  cwd: string;
+  env: Record<string, string>;
+  stdin: string | undefined;
+  signal: AbortSignal | undefined;
+  tailChars: number;
+  onSpawn: (child: ChildProcess) => void;
+}
+
+/** Run one command to its end; an abort kills its process group and rejects at once. */
+function runCommand(argv: string[], options: RunOptions): Promise<{ stdout: string; stderr: string }> {
+  const [file, ...args] = argv as [string, ...string[]];
+  return new Promise((resolve, reject) => {
+    const { signal } = options;
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env,
+      shell: false,
+      windowsHide: true,
+      detached: process.platform !== 'win32',
+      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    options.onSpawn(child);
+    let stdout = '';
+    let stderr = '';
+    let settled = false;
+    const finish = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const onAbort = () => {
+      killGroup(child);
+      finish(() => reject(abortError(signal)));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-Math.max(options.tailChars, 1) * 2);
+    });
+    if (options.stdin !== undefined) {
+      child.stdin!.on('error', () => undefined); // the command may exit without reading its input
+      child.stdin!.end(options.stdin);
+    }
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      finish(() =>
+        reject(
+          error.code === 'ENOENT'
+            ? new ConfigurationError(`Command "${file}" was not found (is it installed and on PATH?)`, { code: 'missing_dependency', cause: error, details: { command: file } })
+            : new AdapterError(`Could not run "${file}": ${errorMessage(error)}`, { cause: error, details: { command: file } }),
+        ),
+      );
+    });
+    child.on('close', (code, killedBy) => {
+      const tail = options.tailChars === 0 ? '' : stderr.slice(-options.tailChars);
+      if (code === 0) {
+        finish(() => resolve({ stdout, stderr: tail }));
+        return;
+      }
+      const how = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
+      finish(() =>
+        reject(
+          new AdapterError(`Command "${file}" ${how}${tail.trim() ? `: ${tail.trim()}` : ''}`, {
+            details: { command: file, exitCode: code, signal: killedBy, stderr: tail },
+          }),
+        ),
+      );
+    });
+  });
+}
