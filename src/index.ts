@@ -66,3 +66,9 @@ export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, typ
 
 // Persistence (the contract; stores are added by their own modules)
 export type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './persistence/store.js';
+
+// Workspace strategies
+export { gitWorktree, type GitWorktreeOptions, type GitWorktreeStrategy, type StaleCleanupResult } from './workspaces/git-worktree.js';
+export { fileLocking, scopesOverlap, staticPrefix, type FileLockingOptions } from './workspaces/file-locking.js';
+export { inMemory } from './workspaces/in-memory.js';
+export { withFallback, type WithFallbackOptions, type WorkspaceFallbackWarning } from './workspaces/fallback.js';

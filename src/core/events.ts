@@ -32,6 +32,7 @@ export interface TroupeEventPayloads {
   'tool.called': { agent: string; call: ToolCall };
   'tool.completed': { agent: string; callId: string; name: string; isError: boolean; content: string };
   'warning': { message: string; code?: string; data?: unknown };
+  'workspace.fallback': { message: string; primary: string; fallback: string; baseDir: string };
 }
 
 /** Names of every troupe event. */
