@@ -76,20 +76,28 @@ export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrate
   /** Branches of the workspaces this instance holds, by repository. */
   const active = new Map<string, Set<string>>();
 
-  async function toplevel(baseDir: string): Promise<string> {
-    const out = await mustGit(git, ['rev-parse', '--show-toplevel'], resolve(baseDir), 'find the repository');
-    return realpath(out.trim());
+  /** Top-level folder of the repository of each base directory (cached, so calls queue in the order they were made). */
+  const toplevels = new Map<string, Promise<string>>();
+  function toplevel(baseDir: string): Promise<string> {
+    const dir = resolve(baseDir);
+    let top = toplevels.get(dir);
+    if (!top) {
+      top = mustGit(git, ['rev-parse', '--show-toplevel'], dir, 'find the repository').then((out) => realpath(out.trim()));
+      toplevels.set(dir, top);
+      top.catch(() => toplevels.delete(dir));
+    }
+    return top;
   }
 
   async function repoRoot(top: string): Promise<string> {
-    await mkdir(root, { recursive: true });
-    const realRoot = await realpath(root);
+    const realRoot = await realpathOfMaybe(root);
     const rel = relative(top, realRoot);
     if (rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel))) {
       throw new ConfigurationError(`The worktree root ${realRoot} must lie outside the repository ${top}`, {
         details: { root: realRoot, repository: top },
       });
     }
+    await mkdir(realRoot, { recursive: true });
     return join(realRoot, `${sanitizeName(basename(top), 'repo')}-${pathKey(top)}`);
   }
 
@@ -128,14 +136,14 @@ export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrate
       validateChunk(chunk);
       throwIfAborted(signal);
       const top = await toplevel(baseDir);
-      const folder = await repoRoot(top);
       const plan = chunk.planId === undefined ? defaultPlan : sanitizeName(chunk.planId, 'plan');
       const id = sanitizeName(chunk.id);
       const branch = `${BRANCH_PREFIX}${plan}/${id}`;
-      const path = join(folder, plan, id);
       return queue.run(
         top,
         async () => {
+          const folder = await repoRoot(top);
+          const path = join(folder, plan, id);
           const start = options.baseBranch ?? 'HEAD';
           await mkdir(dirname(path), { recursive: true });
           await mustGit(git, ['worktree', 'add', '--quiet', '-b', branch, '--', path, start], top, `create the worktree for chunk ${id}`);
@@ -212,8 +220,8 @@ export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrate
       } catch {
         return; // the repository itself is gone
       }
-      const folder = await repoRoot(top);
       await queue.run(top, async () => {
+        const folder = await repoRoot(top);
         await removeWorktree(top, workspace.path, workspace.branch, folder);
         if (workspace.branch !== undefined) active.get(top)?.delete(workspace.branch);
       });
@@ -222,10 +230,10 @@ export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrate
     async cleanupStale(baseDir, signal) {
       throwIfAborted(signal);
       const top = await toplevel(baseDir);
-      const folder = await repoRoot(top);
       return queue.run(
         top,
         async () => {
+          const folder = await repoRoot(top);
           const keep = active.get(top) ?? new Set<string>();
           const removed: StaleCleanupResult = { worktrees: [], branches: [] };
           const list = await mustGit(git, ['worktree', 'list', '--porcelain'], top, 'list worktrees');
@@ -264,6 +272,17 @@ function validateChunk(chunk: WorkspaceChunk): void {
   }
   if (chunk.planId !== undefined && (typeof chunk.planId !== 'string' || chunk.planId === '')) {
     throw new ConfigurationError(`Expected chunk \`planId\` to be a non-empty string, got ${describeValue(chunk.planId)}`);
+  }
+}
+
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
+async function realpathOfMaybe(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    const parent = dirname(path);
+    if (parent === path) return path;
+    return join(await realpathOfMaybe(parent), basename(path));
   }
 }
 
