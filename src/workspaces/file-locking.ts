@@ -113,6 +113,21 @@ export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy
   const lockDir = resolve(options.lockDir ?? join(tmpdir(), 'troupe-locks'));
   const dirs = new Map<string, DirState>();
 
+  /** Real paths of base directories (cached, so prepares queue in the order they were called). */
+  const realDirs = new Map<string, Promise<string>>();
+  function realDir(baseDir: string): Promise<string> {
+    const dir = resolve(baseDir);
+    let real = realDirs.get(dir);
+    if (!real) {
+      real = realpath(dir).catch((error: unknown) => {
+        realDirs.delete(dir);
+        throw new WorkspaceError(`The base directory ${baseDir} does not exist`, { cause: error, details: { baseDir } });
+      });
+      realDirs.set(dir, real);
+    }
+    return real;
+  }
+
   function state(dir: string): DirState {
     let s = dirs.get(dir);
     if (!s) {
@@ -207,9 +222,7 @@ export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy
       const scope = (chunk.workingScope ?? []).map(staticPrefix);
       if (scope.length === 0) scope.push([]);
       throwIfAborted(signal);
-      const dir = await realpath(resolve(baseDir)).catch((error: unknown) => {
-        throw new WorkspaceError(`The base directory ${baseDir} does not exist`, { cause: error, details: { baseDir } });
-      });
+      const dir = await realDir(baseDir);
       const s = state(dir);
       if (s.held.has(chunk.id) || s.waiting.some((w) => w.chunkId === chunk.id)) {
         throw new WorkspaceError(`Chunk ${chunk.id} already holds or awaits a workspace in ${dir}`, { details: { chunkId: chunk.id } });
