@@ -7,7 +7,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { abortError } from '../core/clock.js';
-import { raceAbort } from '../core/abort.js';
 import { WorkspaceError } from '../core/errors.js';
 
 /** The outcome of one git command. */
@@ -57,31 +56,39 @@ export async function mustGit(binary: string, args: readonly string[], cwd: stri
 
 /**
  * Serialises tasks per key (one repository = one key). Each key's tasks run
- * one at a time in the order they were queued; a task whose signal aborts
- * while it waits is skipped. Owned by one strategy instance.
+ * one at a time in the order they were queued. A task whose signal aborts
+ * while it waits is dropped and rejects at once; a task that has started
+ * runs to the end (killing git half-way would leave the repository in an
+ * inconsistent state). Owned by one strategy instance.
  */
 export class KeyedSerialQueue {
   readonly #tails = new Map<string, Promise<unknown>>();
 
   /** Queue `task` behind the tasks already queued for `key`. */
   run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    const previous = this.#tails.get(key) ?? Promise.resolve();
-    const next = previous.then(
-      () => {
-        if (signal?.aborted) throw abortError(signal);
-        return task();
-      },
-      () => {
-        if (signal?.aborted) throw abortError(signal);
-        return task();
-      },
-    );
-    const tail = next.catch(() => undefined);
-    this.#tails.set(key, tail);
-    void tail.then(() => {
-      if (this.#tails.get(key) === tail) this.#tails.delete(key);
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    return new Promise<T>((resolve, reject) => {
+      let started = false;
+      const onAbort = () => {
+        if (!started) reject(abortError(signal));
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      const previous = this.#tails.get(key) ?? Promise.resolve();
+      const tail = previous.then(async () => {
+        signal?.removeEventListener('abort', onAbort);
+        if (signal?.aborted) return; // dropped while waiting (already rejected)
+        started = true;
+        try {
+          resolve(await task());
+        } catch (error) {
+          reject(error);
+        }
+      });
+      this.#tails.set(key, tail);
+      void tail.then(() => {
+        if (this.#tails.get(key) === tail) this.#tails.delete(key);
+      });
     });
-    return raceAbort(next, signal);
   }
 }
 

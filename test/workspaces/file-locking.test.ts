@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { realClock, type Clock } from '../../src/core/clock.js';
 import { fileLocking, scopesOverlap, staticPrefix } from '../../src/workspaces/file-locking.js';
@@ -188,4 +189,36 @@ describe('fileLocking', () => {
       if (child.exitCode === null) await once(child, 'exit');
     }
   }, 30_000);
+});
+
+describe('scope overlap (properties)', () => {
+  const segment = fc.stringMatching(/^[a-zA-Z0-9_.-]{1,6}$/).filter((s) => s !== '.' && s !== '..');
+  const path = fc.array(segment, { minLength: 1, maxLength: 5 });
+  /** A glob that matches `p`: a directory above it, the path itself, or the path with a wildcard from some depth on. */
+  const globFor = (p: string[]) =>
+    fc.oneof(
+      fc.nat(p.length - 1).map((n) => p.slice(0, n + 1).join('/')),
+      fc.nat(p.length - 1).map((n) => [...p.slice(0, n), '**'].join('/')),
+      fc.nat(p.length - 1).map((n) => [...p.slice(0, n), '*', ...p.slice(n + 1)].join('/')),
+    );
+
+  it('never calls two globs disjoint when both match one path', () => {
+    fc.assert(
+      fc.property(
+        path.chain((p) => fc.tuple(globFor(p), globFor(p))),
+        ([a, b]) => scopesOverlap([a], [b]),
+      ),
+    );
+  });
+
+  it('calls plain paths disjoint exactly when neither contains the other', () => {
+    fc.assert(
+      fc.property(path, path, (a, b) => {
+        const la = a.map((s) => s.toLowerCase());
+        const lb = b.map((s) => s.toLowerCase());
+        const nested = la.every((s, i) => i >= lb.length || lb[i] === s);
+        expect(scopesOverlap([a.join('/')], [b.join('/')])).toBe(nested);
+      }),
+    );
+  });
 });

@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { gitWorktree } from '../../src/workspaces/git-worktree.js';
-import { sanitizeName } from '../../src/workspaces/git.js';
+import { KeyedSerialQueue, sanitizeName } from '../../src/workspaces/git.js';
 import { git, makeFolder, makeRepo } from '../helpers/git-repo.js';
 
 const disposers: Array<() => void> = [];
@@ -208,5 +208,32 @@ describe('gitWorktree', () => {
     await expect(strategy.merge(ws, dir)).rejects.toMatchObject({ code: 'workspace_error' });
     expect(await readFile(join(dir, 'README.md'), 'utf8')).toBe('local edit\n');
     await strategy.cleanup(ws);
+  });
+});
+
+describe('KeyedSerialQueue', () => {
+  it('runs tasks of one key in order, drops a task cancelled while waiting, lets a started task finish', async () => {
+    const queue = new KeyedSerialQueue();
+    const order: string[] = [];
+    let finishFirst = () => {};
+    const first = queue.run('repo', () => new Promise<string>((r) => (finishFirst = () => r('first'))).then((v) => (order.push(v), v)));
+    const controller = new AbortController();
+    const dropped = queue.run('repo', async () => order.push('dropped'), controller.signal);
+    const third = queue.run('repo', async () => (order.push('third'), 'third'));
+    const other = queue.run('other-repo', async () => (order.push('other'), 'other'));
+    await other;
+    controller.abort();
+    await expect(dropped).rejects.toMatchObject({ code: 'cancelled' });
+    const running = new AbortController();
+    const late = queue.run('late', async () => {
+      running.abort();
+      await new Promise((r) => setImmediate(r));
+      return 'finished';
+    }, running.signal);
+    finishFirst();
+    expect(await first).toBe('first');
+    expect(await third).toBe('third');
+    expect(await late).toBe('finished');
+    expect(order).toEqual(['other', 'first', 'third']);
   });
 });
