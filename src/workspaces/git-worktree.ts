@@ -145,6 +145,13 @@ export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrate
           const folder = await repoRoot(top);
           const path = join(folder, plan, id);
           const start = options.baseBranch ?? 'HEAD';
+          const exists = await runGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top);
+          if (exists.code === 0) {
+            throw new WorkspaceError(
+              `Branch ${branch} already exists: chunk ${id} is already prepared, or an earlier run crashed (call cleanupStale)`,
+              { details: { branch, chunkId: chunk.id } },
+            );
+          }
           await mkdir(dirname(path), { recursive: true });
           await mustGit(git, ['worktree', 'add', '--quiet', '-b', branch, '--', path, start], top, `create the worktree for chunk ${id}`);
           const held = active.get(top) ?? new Set<string>();

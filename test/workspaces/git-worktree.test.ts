@@ -174,6 +174,7 @@ describe('gitWorktree', () => {
     expect(removed.branches.sort()).toEqual(['troupe/old/left', 'troupe/old/orphan']);
     expect(existsSync(ws.path)).toBe(false);
     expect(branches(dir)).toEqual(['feature', 'main', 'troupe/new/live']);
+    await expect(fresh.prepare({ id: 'live', planId: 'new', title: 'Again' }, dir)).rejects.toThrow(/already exists/);
     await fresh.cleanup(keep);
     expect(await fresh.cleanupStale(dir)).toEqual({ worktrees: [], branches: [] });
   });
