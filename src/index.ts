@@ -72,3 +72,8 @@ export { team, TeamFailedError, type Team, type TeamOptions, type TeamOutcome, t
 export type { TeamChannelMessage } from './core/events.js';
 export { teamMessageSchema, teamStateSchema, type TeamMessage, type TeamState, type TeamStatus, type TerminationMode } from './patterns/team-state.js';
 export { parseTeamReply, VOTE_MARKER, CONCLUDE_MARKER, type ParsedReply } from './patterns/team-protocol.js';
+// Workspace strategies
+export { gitWorktree, type GitWorktreeOptions, type GitWorktreeStrategy, type StaleCleanupResult } from './workspaces/git-worktree.js';
+export { fileLocking, scopesOverlap, staticPrefix, type FileLockingOptions } from './workspaces/file-locking.js';
+export { inMemory } from './workspaces/in-memory.js';
+export { withFallback, type WithFallbackOptions, type WorkspaceFallbackWarning } from './workspaces/fallback.js';

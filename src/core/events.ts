@@ -46,6 +46,7 @@ export interface TroupeEventPayloads {
   'team.message': { team: string; message: TeamChannelMessage };
   'team.vote': { team: string; member: string; round: number; vote: boolean; reason?: string };
   'team.concluded': { team: string; status: OutcomeStatus; rounds: number; output: string; transcript: TeamChannelMessage[] };
+  'workspace.fallback': { message: string; primary: string; fallback: string; baseDir: string };
 }
 
 /** Names of every troupe event. */

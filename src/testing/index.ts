@@ -29,3 +29,4 @@ export {
   type TurnRecord,
 } from '../adapters/recording.js';
 export { adapterSuite, type AdapterScenario, type AdapterSuiteOptions } from './adapter-suite.js';
+export { workspaceSuite, type WorkspaceFixture, type WorkspaceSuiteOptions } from './workspace-suite.js';

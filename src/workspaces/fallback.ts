@@ -1,0 +1,83 @@
+/**
+ * `withFallback`: use a primary strategy where it is available (for example
+ * git worktrees in a git repository) and a fallback elsewhere, with a warning.
+ * @module
+ */
+import { resolve } from 'node:path';
+import type { Workspace, WorkspaceStrategy } from './types.js';
+
+/** The warning {@link withFallback} reports (the payload of the `workspace.fallback` event). */
+export interface WorkspaceFallbackWarning {
+  /** A readable explanation. */
+  message: string;
+  /** The strategy that was not available. */
+  primary: string;
+  /** The strategy used instead. */
+  fallback: string;
+  /** The base directory in question. */
+  baseDir: string;
+}
+
+/** Options of {@link withFallback}. */
+export interface WithFallbackOptions {
+  /** Called once per base directory where the fallback is used (emit `workspace.fallback` from here). */
+  onWarning?: (warning: WorkspaceFallbackWarning) => void;
+}
+
+/**
+ * A strategy that uses `primary` in base directories where it is available
+ * and `fallback` (with a warning) where it is not. Workspaces are merged and
+ * cleaned up by the strategy that prepared them.
+ *
+ * @example
+ * ```ts
+ * const strategy = withFallback(gitWorktree(), fileLocking(), {
+ *   onWarning: (w) => ctx.emit('workspace.fallback', w),
+ * });
+ * ```
+ */
+export function withFallback(primary: WorkspaceStrategy, fallback: WorkspaceStrategy, options: WithFallbackOptions = {}): WorkspaceStrategy {
+  const choice = new Map<string, Promise<WorkspaceStrategy>>();
+  const preparedBy = new WeakMap<Workspace, WorkspaceStrategy>();
+
+  function choose(baseDir: string): Promise<WorkspaceStrategy> {
+    const dir = resolve(baseDir);
+    let chosen = choice.get(dir);
+    if (!chosen) {
+      chosen = primary.isAvailable(dir).then(
+        (ok) => ok,
+        () => false,
+      ).then((ok) => {
+        if (ok) return primary;
+        options.onWarning?.({
+          message: `Workspace strategy ${primary.kind} is not available in ${dir}; using ${fallback.kind} instead`,
+          primary: primary.kind,
+          fallback: fallback.kind,
+          baseDir: dir,
+        });
+        return fallback;
+      });
+      choice.set(dir, chosen);
+    }
+    return chosen;
+  }
+
+  function owner(workspace: Workspace): WorkspaceStrategy {
+    return preparedBy.get(workspace) ?? (workspace.kind === primary.kind ? primary : fallback);
+  }
+
+  return {
+    kind: primary.kind,
+    async isAvailable(baseDir) {
+      return (await primary.isAvailable(baseDir).catch(() => false)) || fallback.isAvailable(baseDir);
+    },
+    async prepare(chunk, baseDir, signal) {
+      const strategy = await choose(baseDir);
+      const workspace = await strategy.prepare(chunk, baseDir, signal);
+      preparedBy.set(workspace, strategy);
+      return workspace;
+    },
+    merge: (workspace, baseDir, signal) => owner(workspace).merge(workspace, baseDir, signal),
+    cleanup: (workspace) => owner(workspace).cleanup(workspace),
+  };
+}

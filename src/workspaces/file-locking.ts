@@ -1,0 +1,258 @@
+/**
+ * The file-locking strategy: every chunk works in the base directory itself,
+ * and holds a lock on its `workingScope` while it runs. Chunks whose scopes
+ * overlap wait in order; disjoint ones run in parallel. A lock file (through
+ * proper-lockfile) makes two processes on one directory exclude each other.
+ * @module
+ */
+import { mkdir, realpath, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, posix, resolve } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { raceAbort, throwIfAborted } from '../core/abort.js';
+import { abortError, realClock, sleep, type Clock } from '../core/clock.js';
+import { ConfigurationError, WorkspaceError, describeValue, errorMessage } from '../core/errors.js';
+import { pathKey } from './git.js';
+import type { MergeResult, Workspace, WorkspaceChunk, WorkspaceStrategy } from './types.js';
+
+/** Options of {@link fileLocking}. */
+export interface FileLockingOptions {
+  /** Clock for the waits between attempts at the cross-process lock. Default: the real clock. */
+  clock?: Clock;
+  /** Also lock across processes (a lock file per base directory). Default: true. */
+  crossProcess?: boolean;
+  /** Folder of the cross-process lock files. Default: `<os tmpdir>/troupe-locks`. */
+  lockDir?: string;
+  /** Wait between attempts at a lock another process holds, in ms. Default: 100. */
+  pollMs?: number;
+  /** A lock file not refreshed for this long belongs to a dead process and is taken over, in ms. Default: 10000. */
+  staleMs?: number;
+  /** Called when the cross-process lock was lost (its file removed or gone stale under us). */
+  onWarning?: (warning: { message: string; code: string; baseDir: string }) => void;
+}
+
+interface Waiter {
+  chunkId: string;
+  scope: string[][];
+  grant: () => void;
+}
+
+interface DirState {
+  held: Map<string, string[][]>;
+  waiting: Waiter[];
+  /** Chunks holding a scope; the process lock is held while this is above zero. */
+  refs: number;
+  processLock?: { acquired: Promise<() => Promise<void>>; stop: AbortController };
+}
+
+const MAGIC = /[*?[\]{}()!]/;
+
+/**
+ * The static part of a scope entry: its path segments before the first one
+ * with a glob character (`src/lib/*.ts` → `['src', 'lib']`; a plain path is
+ * all static). Any path a glob matches starts with its static part.
+ * @throws ConfigurationError for absolute paths and `..` segments.
+ */
+export function staticPrefix(pattern: string): string[] {
+  if (typeof pattern !== 'string' || pattern.trim() === '') {
+    throw new ConfigurationError(`Expected a \`workingScope\` entry to be a non-empty string, got ${describeValue(pattern)}`);
+  }
+  const slashed = pattern.replace(/\\/g, '/');
+  const raw = slashed.split('/');
+  if (slashed.startsWith('/') || /^[A-Za-z]:/.test(slashed) || raw.includes('..')) {
+    throw new ConfigurationError(
+      `Expected a \`workingScope\` entry to be a relative path inside the base directory, got ${describeValue(pattern)}`,
+    );
+  }
+  if (slashed.startsWith('!')) return []; // a negation: conservatively the whole directory
+  const segments: string[] = [];
+  for (const segment of raw) {
+    if (MAGIC.test(segment)) break;
+    if (segment === '' || segment === '.') continue;
+    segments.push(segment.toLowerCase()); // case-insensitive file systems: compare conservatively
+  }
+  return posix.normalize(segments.join('/') || '.').split('/').filter((s) => s !== '.' && s !== '');
+}
+
+/**
+ * Whether two scopes may touch a common path: some pair of entries where one
+ * static prefix is a prefix of the other (a sound, conservative rule: it
+ * never says "disjoint" for globs that can match the same file).
+ */
+export function scopesOverlap(a: readonly string[], b: readonly string[]): boolean {
+  const pa = a.length === 0 ? [[]] : a.map(staticPrefix);
+  const pb = b.length === 0 ? [[]] : b.map(staticPrefix);
+  return prefixesOverlap(pa, pb);
+}
+
+function prefixesOverlap(a: readonly string[][], b: readonly string[][]): boolean {
+  return a.some((x) => b.some((y) => x.every((s, i) => i >= y.length || y[i] === s)));
+}
+
+/**
+ * Create the file-locking strategy. A chunk without a `workingScope` locks
+ * the whole base directory.
+ *
+ * @example
+ * ```ts
+ * const strategy = fileLocking();
+ * const ws = await strategy.prepare({ id: 'docs', title: 'Docs', workingScope: ['docs/**'] }, repoDir, signal);
+ * try { await work(ws.path); } finally { await strategy.cleanup(ws); }
+ * ```
+ */
+export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy {
+  const clock = options.clock ?? realClock;
+  const pollMs = options.pollMs ?? 100;
+  const staleMs = options.staleMs ?? 10_000;
+  if (!(Number.isFinite(pollMs) && pollMs > 0)) {
+    throw new ConfigurationError(`Expected \`pollMs\` to be a positive number, got ${describeValue(options.pollMs)}`);
+  }
+  if (!(Number.isFinite(staleMs) && staleMs >= 2000)) {
+    throw new ConfigurationError(`Expected \`staleMs\` to be a number of at least 2000, got ${describeValue(options.staleMs)}`);
+  }
+  const lockDir = resolve(options.lockDir ?? join(tmpdir(), 'troupe-locks'));
+  const dirs = new Map<string, DirState>();
+
+  /** Real paths of base directories (cached, so prepares queue in the order they were called). */
+  const realDirs = new Map<string, Promise<string>>();
+  function realDir(baseDir: string): Promise<string> {
+    const dir = resolve(baseDir);
+    let real = realDirs.get(dir);
+    if (!real) {
+      real = realpath(dir).catch((error: unknown) => {
+        realDirs.delete(dir);
+        throw new WorkspaceError(`The base directory ${baseDir} does not exist`, { cause: error, details: { baseDir } });
+      });
+      realDirs.set(dir, real);
+    }
+    return real;
+  }
+
+  function state(dir: string): DirState {
+    let s = dirs.get(dir);
+    if (!s) {
+      s = { held: new Map(), waiting: [], refs: 0 };
+      dirs.set(dir, s);
+    }
+    return s;
+  }
+
+  function pump(s: DirState): void {
+    const blocked: string[][][] = [];
+    for (const waiter of [...s.waiting]) {
+      const busy = [...s.held.values(), ...blocked].some((other) => prefixesOverlap(other, waiter.scope));
+      if (busy) {
+        blocked.push(waiter.scope);
+        continue;
+      }
+      s.waiting.splice(s.waiting.indexOf(waiter), 1);
+      s.held.set(waiter.chunkId, waiter.scope);
+      waiter.grant();
+    }
+  }
+
+  function waitForScope(s: DirState, chunkId: string, scope: string[][], signal?: AbortSignal): Promise<void> {
+    return new Promise<void>((resolveGrant, reject) => {
+      const onAbort = () => {
+        const index = s.waiting.indexOf(waiter);
+        if (index >= 0) s.waiting.splice(index, 1);
+        reject(abortError(signal));
+        pump(s);
+      };
+      const waiter: Waiter = {
+        chunkId,
+        scope,
+        grant: () => {
+          signal?.removeEventListener('abort', onAbort);
+          resolveGrant();
+        },
+      };
+      s.waiting.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      pump(s);
+    });
+  }
+
+  async function lockProcess(dir: string, stop: AbortSignal): Promise<() => Promise<void>> {
+    await mkdir(lockDir, { recursive: true });
+    const target = join(lockDir, pathKey(dir));
+    for (;;) {
+      try {
+        return await lockfile.lock(target, {
+          realpath: false,
+          stale: staleMs,
+          retries: 0,
+          onCompromised: (error) =>
+            options.onWarning?.({ message: `The lock on ${dir} was compromised: ${error.message}`, code: 'lock_compromised', baseDir: dir }),
+        });
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') {
+          throw new WorkspaceError(`Could not lock ${dir}: ${errorMessage(error)}`, { cause: error, details: { baseDir: dir } });
+        }
+      }
+      await sleep(clock, pollMs, stop);
+    }
+  }
+
+  async function release(dir: string, chunkId: string): Promise<void> {
+    const s = dirs.get(dir);
+    if (!s || !s.held.delete(chunkId)) return;
+    s.refs -= 1;
+    pump(s);
+    if (s.refs > 0 || !s.processLock) return;
+    const { acquired, stop } = s.processLock;
+    delete s.processLock;
+    stop.abort();
+    const unlock = await acquired.catch(() => undefined);
+    await unlock?.().catch(() => undefined);
+    if (s.refs === 0 && s.waiting.length === 0 && s.held.size === 0 && !s.processLock) dirs.delete(dir);
+  }
+
+  return {
+    kind: 'file-locking',
+
+    async isAvailable(baseDir) {
+      return (await stat(baseDir).catch(() => undefined))?.isDirectory() === true;
+    },
+
+    async prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace> {
+      if (!chunk || typeof chunk.id !== 'string' || chunk.id === '') {
+        throw new ConfigurationError(`Expected chunk \`id\` to be a non-empty string, got ${describeValue(chunk?.id)}`);
+      }
+      const scope = (chunk.workingScope ?? []).map(staticPrefix);
+      if (scope.length === 0) scope.push([]);
+      throwIfAborted(signal);
+      const dir = await realDir(baseDir);
+      const s = state(dir);
+      if (s.held.has(chunk.id) || s.waiting.some((w) => w.chunkId === chunk.id)) {
+        throw new WorkspaceError(`Chunk ${chunk.id} already holds or awaits a workspace in ${dir}`, { details: { chunkId: chunk.id } });
+      }
+      await waitForScope(s, chunk.id, scope, signal);
+      s.refs += 1;
+      if (options.crossProcess !== false && !s.processLock) {
+        const stop = new AbortController();
+        const acquired = lockProcess(dir, stop.signal);
+        acquired.catch(() => undefined);
+        s.processLock = { acquired, stop };
+      }
+      const pending = s.processLock;
+      try {
+        if (pending) await raceAbort(pending.acquired, signal);
+      } catch (error) {
+        // A failed attempt (not a cancelled wait) must not be shared with the chunks that come next.
+        if (!signal?.aborted && s.processLock === pending) delete s.processLock;
+        await release(dir, chunk.id);
+        throw error;
+      }
+      return { kind: 'file-locking', path: dir, chunkId: chunk.id, baseDir: dir };
+    },
+
+    async merge(): Promise<MergeResult> {
+      return { status: 'nothing-to-merge', conflicts: [] };
+    },
+
+    async cleanup(workspace: Workspace) {
+      await release(workspace.baseDir, workspace.chunkId);
+    },
+  };
+}

@@ -1,0 +1,309 @@
+/**
+ * The git worktree strategy: each chunk works on its own branch
+ * `troupe/<planId>/<chunkId>` in its own worktree outside the repository;
+ * `merge` commits the worker's changes and merges them into the base branch
+ * with `--no-ff`; a conflict is aborted and reported.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdir, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { throwIfAborted } from '../core/abort.js';
+import { ConfigurationError, WorkspaceError, describeValue } from '../core/errors.js';
+import { GIT_IDENTITY, KeyedSerialQueue, mustGit, pathKey, runGit, sanitizeName } from './git.js';
+import type { MergeResult, Workspace, WorkspaceChunk, WorkspaceStrategy } from './types.js';
+
+/** Options of {@link gitWorktree}. */
+export interface GitWorktreeOptions {
+  /** Folder that holds the worktrees; must lie outside the repository. Default: `<os tmpdir>/troupe-worktrees`. */
+  root?: string;
+  /** Branch to start from and merge into. Default: the branch checked out in the base directory. */
+  baseBranch?: string;
+  /** The git binary. Default: `git` (looked up on `PATH`). */
+  git?: string;
+  /** Plan id for chunks that carry none. Default: a random id per strategy instance. */
+  planId?: string;
+}
+
+/** What {@link GitWorktreeStrategy.cleanupStale} removed. */
+export interface StaleCleanupResult {
+  /** Worktree folders removed. */
+  worktrees: string[];
+  /** `troupe/` branches deleted. */
+  branches: string[];
+}
+
+/** The git worktree strategy, with stale clean-up. */
+export interface GitWorktreeStrategy extends WorkspaceStrategy {
+  readonly kind: 'git-worktree';
+  /** The folder that holds the worktrees. */
+  readonly root: string;
+  /**
+   * Remove worktrees and `troupe/` branches an earlier (crashed) run left in
+   * the repository of `baseDir`. Workspaces this instance holds are kept.
+   * Call it when no other process is running chunks on the repository.
+   */
+  cleanupStale(baseDir: string, signal?: AbortSignal): Promise<StaleCleanupResult>;
+}
+
+const BRANCH_PREFIX = 'troupe/';
+
+/**
+ * Create the git worktree strategy.
+ *
+ * @example
+ * ```ts
+ * const strategy = gitWorktree({ root: '/tmp/my-worktrees' });
+ * const ws = await strategy.prepare({ id: 'parser', title: 'Fix the parser' }, repoDir);
+ * try { await work(ws.path); await strategy.merge(ws, repoDir); } finally { await strategy.cleanup(ws); }
+ * ```
+ */
+export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrategy {
+  for (const key of ['root', 'baseBranch', 'git', 'planId'] as const) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) {
+      throw new ConfigurationError(`Expected \`${key}\` to be a non-empty string, got ${describeValue(value)}`);
+    }
+  }
+  if (options.baseBranch !== undefined && options.baseBranch.startsWith('-')) {
+    throw new ConfigurationError(`Expected \`baseBranch\` to be a branch name, got ${describeValue(options.baseBranch)}`);
+  }
+  const git = options.git ?? 'git';
+  const root = resolve(options.root ?? join(tmpdir(), 'troupe-worktrees'));
+  const defaultPlan = sanitizeName(options.planId ?? randomUUID().slice(0, 8), 'plan');
+  const queue = new KeyedSerialQueue();
+  /** Branches of the workspaces this instance holds, by repository. */
+  const active = new Map<string, Set<string>>();
+
+  /** Top-level folder of the repository of each base directory (cached, so calls queue in the order they were made). */
+  const toplevels = new Map<string, Promise<string>>();
+  function toplevel(baseDir: string): Promise<string> {
+    const dir = resolve(baseDir);
+    let top = toplevels.get(dir);
+    if (!top) {
+      top = mustGit(git, ['rev-parse', '--show-toplevel'], dir, 'find the repository').then((out) => realpath(out.trim()));
+      toplevels.set(dir, top);
+      top.catch(() => toplevels.delete(dir));
+    }
+    return top;
+  }
+
+  async function repoRoot(top: string): Promise<string> {
+    const realRoot = await realpathOfMaybe(root);
+    const rel = relative(top, realRoot);
+    if (rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel))) {
+      throw new ConfigurationError(`The worktree root ${realRoot} must lie outside the repository ${top}`, {
+        details: { root: realRoot, repository: top },
+      });
+    }
+    await mkdir(realRoot, { recursive: true });
+    return join(realRoot, `${sanitizeName(basename(top), 'repo')}-${pathKey(top)}`);
+  }
+
+  function isInside(path: string, folder: string): boolean {
+    const rel = relative(folder, path);
+    return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && resolve(folder, rel) === path;
+  }
+
+  async function removeWorktree(top: string, path: string, branch: string | undefined, folder: string): Promise<void> {
+    await runGit(git, ['worktree', 'remove', '--force', '--force', '--', path], top);
+    if (isInside(path, folder)) await rm(path, { recursive: true, force: true });
+    await runGit(git, ['worktree', 'prune'], top);
+    if (branch !== undefined && branch.startsWith(BRANCH_PREFIX)) {
+      await runGit(git, ['branch', '-D', '--', branch], top);
+    }
+  }
+
+  async function currentBranch(dir: string): Promise<string> {
+    const out = await runGit(git, ['symbolic-ref', '--quiet', '--short', 'HEAD'], dir);
+    if (out.code !== 0) throw new WorkspaceError(`The base directory ${dir} has no branch checked out (detached HEAD)`);
+    return out.stdout.trim();
+  }
+
+  const strategy: GitWorktreeStrategy = {
+    kind: 'git-worktree',
+    root,
+
+    async isAvailable(baseDir) {
+      const inside = await runGit(git, ['rev-parse', '--is-inside-work-tree'], resolve(baseDir)).catch(() => undefined);
+      if (!inside || inside.code !== 0 || inside.stdout.trim() !== 'true') return false;
+      const head = await runGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD'], resolve(baseDir));
+      return head.code === 0;
+    },
+
+    async prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace> {
+      validateChunk(chunk);
+      throwIfAborted(signal);
+      const top = await toplevel(baseDir);
+      const plan = chunk.planId === undefined ? defaultPlan : sanitizeName(chunk.planId, 'plan');
+      const id = sanitizeName(chunk.id);
+      const branch = `${BRANCH_PREFIX}${plan}/${id}`;
+      return queue.run(
+        top,
+        async () => {
+          const folder = await repoRoot(top);
+          const path = join(folder, plan, id);
+          const start = options.baseBranch ?? 'HEAD';
+          const exists = await runGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top);
+          if (exists.code === 0) {
+            throw new WorkspaceError(
+              `Branch ${branch} already exists: chunk ${id} is already prepared, or an earlier run crashed (call cleanupStale)`,
+              { details: { branch, chunkId: chunk.id } },
+            );
+          }
+          await mkdir(dirname(path), { recursive: true });
+          await mustGit(git, ['worktree', 'add', '--quiet', '-b', branch, '--', path, start], top, `create the worktree for chunk ${id}`);
+          const held = active.get(top) ?? new Set<string>();
+          held.add(branch);
+          active.set(top, held);
+          const workspace: Workspace = { kind: 'git-worktree', path, branch, chunkId: chunk.id, baseDir: top };
+          if (signal?.aborted) {
+            await removeWorktree(top, path, branch, folder);
+            held.delete(branch);
+            throwIfAborted(signal);
+          }
+          return workspace;
+        },
+        signal,
+      );
+    },
+
+    async merge(workspace: Workspace, baseDir: string, signal?: AbortSignal): Promise<MergeResult> {
+      const branch = workspace.branch;
+      if (branch === undefined || !branch.startsWith(BRANCH_PREFIX)) {
+        throw new WorkspaceError(`Workspace of chunk ${workspace.chunkId} has no troupe branch to merge`);
+      }
+      throwIfAborted(signal);
+      const top = await toplevel(baseDir);
+      return queue.run(
+        top,
+        async () => {
+          // Commit what the worker left in its worktree.
+          await mustGit(git, ['add', '--all'], workspace.path, 'stage the worker\'s changes');
+          const staged = await runGit(git, ['diff', '--cached', '--quiet'], workspace.path);
+          if (staged.code === 1) {
+            await mustGit(
+              git,
+              [...GIT_IDENTITY, 'commit', '--quiet', '--no-verify', '-m', `troupe: chunk ${sanitizeName(workspace.chunkId)}`],
+              workspace.path,
+              'commit the worker\'s changes',
+            );
+          }
+          const base = options.baseBranch ?? (await currentBranch(top));
+          const checkedOut = await currentBranch(top);
+          if (checkedOut !== base) {
+            throw new WorkspaceError(`The base directory has ${checkedOut} checked out, not the base branch ${base}`);
+          }
+          const ahead = await mustGit(git, ['rev-list', '--count', `${base}..${branch}`, '--'], top, 'compare branches');
+          if (Number(ahead.trim()) === 0) return { status: 'nothing-to-merge', conflicts: [] };
+          const dirty = await runGit(git, ['status', '--porcelain', '--untracked-files=no'], top);
+          if (dirty.stdout.trim() !== '') {
+            throw new WorkspaceError(`The base directory ${top} has uncommitted changes; commit or stash them before merging`, {
+              details: { baseDir: top },
+            });
+          }
+          throwIfAborted(signal);
+          const merged = await runGit(git, [...GIT_IDENTITY, 'merge', '--no-ff', '--no-edit', '-m', `Merge ${branch}`, '--', branch], top);
+          if (merged.code === 0) return { status: 'merged', conflicts: [] };
+          const unmerged = await runGit(git, ['diff', '--name-only', '--diff-filter=U', '-z'], top);
+          const conflicts = unmerged.stdout.split('\0').filter((p) => p !== '');
+          await runGit(git, ['merge', '--abort'], top);
+          if (conflicts.length === 0) {
+            throw new WorkspaceError(`git failed to merge ${branch}: ${merged.stderr.trim() || merged.stdout.trim()}`, {
+              details: { branch },
+            });
+          }
+          return { status: 'conflict', conflicts: conflicts.sort() };
+        },
+        signal,
+      );
+    },
+
+    async cleanup(workspace: Workspace) {
+      let top: string;
+      try {
+        top = await toplevel(workspace.baseDir);
+      } catch {
+        return; // the repository itself is gone
+      }
+      await queue.run(top, async () => {
+        const folder = await repoRoot(top);
+        await removeWorktree(top, workspace.path, workspace.branch, folder);
+        if (workspace.branch !== undefined) active.get(top)?.delete(workspace.branch);
+      });
+    },
+
+    async cleanupStale(baseDir, signal) {
+      throwIfAborted(signal);
+      const top = await toplevel(baseDir);
+      return queue.run(
+        top,
+        async () => {
+          const folder = await repoRoot(top);
+          const keep = active.get(top) ?? new Set<string>();
+          const removed: StaleCleanupResult = { worktrees: [], branches: [] };
+          const list = await mustGit(git, ['worktree', 'list', '--porcelain'], top, 'list worktrees');
+          for (const entry of parseWorktrees(list)) {
+            if (entry.branch !== undefined && keep.has(entry.branch)) continue;
+            const ours = entry.branch?.startsWith(BRANCH_PREFIX) === true || isInside(entry.path, folder);
+            if (!ours || entry.path === top) continue;
+            await runGit(git, ['worktree', 'remove', '--force', '--force', '--', entry.path], top);
+            if (isInside(entry.path, folder)) await rm(entry.path, { recursive: true, force: true });
+            removed.worktrees.push(entry.path);
+          }
+          await runGit(git, ['worktree', 'prune'], top);
+          const refs = await mustGit(git, ['for-each-ref', '--format=%(refname)', '--', 'refs/heads/troupe/'], top, 'list branches');
+          for (const ref of refs.split('\n').filter((r) => r !== '')) {
+            const branch = ref.slice('refs/heads/'.length);
+            if (keep.has(branch)) continue;
+            const deleted = await runGit(git, ['branch', '-D', '--', branch], top);
+            if (deleted.code === 0) removed.branches.push(branch);
+          }
+          if (keep.size === 0) await rm(folder, { recursive: true, force: true });
+          return removed;
+        },
+        signal,
+      );
+    },
+  };
+  return strategy;
+}
+
+function validateChunk(chunk: WorkspaceChunk): void {
+  if (!chunk || typeof chunk !== 'object') {
+    throw new ConfigurationError(`Expected a workspace chunk object, got ${describeValue(chunk)}`);
+  }
+  if (typeof chunk.id !== 'string' || chunk.id === '') {
+    throw new ConfigurationError(`Expected chunk \`id\` to be a non-empty string, got ${describeValue(chunk.id)}`);
+  }
+  if (chunk.planId !== undefined && (typeof chunk.planId !== 'string' || chunk.planId === '')) {
+    throw new ConfigurationError(`Expected chunk \`planId\` to be a non-empty string, got ${describeValue(chunk.planId)}`);
+  }
+}
+
+/** The real path of `path`, or of its nearest existing ancestor joined with the rest. */
+async function realpathOfMaybe(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch {
+    const parent = dirname(path);
+    if (parent === path) return path;
+    return join(await realpathOfMaybe(parent), basename(path));
+  }
+}
+
+/** Parse `git worktree list --porcelain` (one field a line, entries separated by blank lines). */
+function parseWorktrees(out: string): Array<{ path: string; branch?: string }> {
+  const entries: Array<{ path: string; branch?: string }> = [];
+  let current: { path: string; branch?: string } | undefined;
+  for (const field of out.split('\n')) {
+    if (field.startsWith('worktree ')) {
+      current = { path: field.slice('worktree '.length) };
+      entries.push(current);
+    } else if (field.startsWith('branch refs/heads/') && current) {
+      current.branch = field.slice('branch refs/heads/'.length);
+    }
+  }
+  return entries;
+}

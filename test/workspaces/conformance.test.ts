@@ -1,0 +1,44 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { workspaceSuite } from '../../src/testing/workspace-suite.js';
+import { fileLocking } from '../../src/workspaces/file-locking.js';
+import { gitWorktree } from '../../src/workspaces/git-worktree.js';
+import { inMemory } from '../../src/workspaces/in-memory.js';
+import { withFallback } from '../../src/workspaces/fallback.js';
+import { makeFolder, makeRepo, tempDir } from '../helpers/git-repo.js';
+
+workspaceSuite(
+  'gitWorktree',
+  () => {
+    const { repo, root, dispose } = makeRepo();
+    return { strategy: gitWorktree({ root }), baseDir: repo, dispose };
+  },
+  { isolated: true },
+);
+
+workspaceSuite('fileLocking', () => {
+  const { repo, root, dispose } = makeRepo();
+  return { strategy: fileLocking({ lockDir: join(root, 'locks') }), baseDir: repo, dispose };
+});
+
+workspaceSuite(
+  'inMemory',
+  () => {
+    const { dir, dispose } = makeFolder();
+    return { strategy: inMemory(), baseDir: dir, dispose };
+  },
+  { readOnly: true },
+);
+
+workspaceSuite('withFallback(gitWorktree, fileLocking) outside a repository', () => {
+  const { dir, dispose } = makeFolder();
+  const locks = tempDir('troupe-locks-');
+  return {
+    strategy: withFallback(gitWorktree({ root: join(locks, 'wt') }), fileLocking({ lockDir: locks })),
+    baseDir: dir,
+    dispose: () => {
+      dispose();
+      rmSync(locks, { recursive: true, force: true });
+    },
+  };
+});
