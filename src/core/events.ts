@@ -32,6 +32,16 @@ export interface TroupeEventPayloads {
   'tool.called': { agent: string; call: ToolCall };
   'tool.completed': { agent: string; callId: string; name: string; isError: boolean; content: string };
   'warning': { message: string; code?: string; data?: unknown };
+  // patterns: handoff, router, advisors, broadcast, sequential
+  'handoff.started': { from: string; to: string };
+  'handoff.completed': { from: string; to: string; agent: string };
+  'handoff.failed': { from: string; to: string; stage: string; error: string; code?: string };
+  'router.selected': { router: string; destination: string; reason?: string; attempt: number; form: 'tool' | 'text' | 'fallback' };
+  'router.retry': { router: string; choice?: string; valid: string[] };
+  'advisor.completed': { main: string; advisor: string; output: string; usage: Usage };
+  'advisor.failed': { main: string; advisor: string; error: string; code?: string };
+  'broadcast.completed': { name: string; answered: string[] };
+  'sequential.step': { name: string; step: number; agent: string };
 }
 
 /** Names of every troupe event. */
