@@ -92,7 +92,7 @@ export async function consultAdvisors(
   try {
     const settled = await Promise.allSettled(list.map((a) => limit(() => consult(a))));
     const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failure) throw ctx.signal.aborted ? ctx.signal.reason ?? failure.reason : siblings.signal.reason ?? failure.reason;
+    if (failure) throw ctx.signal.aborted || !siblings.signal.aborted ? failure.reason : siblings.signal.reason;
     return settled.map((s) => (s as PromiseFulfilledResult<AdvisorResult>).value);
   } finally {
     limit.clearQueue();
