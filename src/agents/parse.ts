@@ -33,7 +33,7 @@ const refuse = (language: string) => () => {
 /** gray-matter with every code engine replaced by a refusal, and YAML read as data with bounded aliases. */
 const MATTER_OPTIONS = {
   engines: {
-    yaml: (text: string): object => (parseYaml(text, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: true }) ?? {}) as object,
+    yaml: (text: string): object => (parseYaml(text, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: true, logLevel: 'error' }) ?? {}) as object,
     javascript: refuse('javascript'),
     js: refuse('js'),
     coffee: refuse('coffee'),
