@@ -38,7 +38,7 @@ describe('loadAgents', () => {
 
   it('names every file that failed', async () => {
     const dir = tempDir({ 'ok.md': '---\n---\nfine', 'bad.md': '---\ntemperature: hot\n---\n', 'evil.md': '---js\n1\n---\n' });
-    const error = await loadAgents(dir).catch((e: unknown) => e as Error & { details: { files: string[] } });
+    const error = (await loadAgents(dir).catch((e: unknown) => e)) as Error & { details: { files: string[] } };
     expect(error.message).toContain('bad.md: `temperature`');
     expect(error.message).toContain('evil.md: Front matter in "js" is not allowed');
     expect(error.details.files).toEqual(['bad.md', 'evil.md']);
