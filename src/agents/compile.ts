@@ -74,7 +74,11 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
         ? async (input: string, ctx: Parameters<Runnable['run']>[1]) =>
             formatAdvice(input, await consultAdvisors(def.name, advisorList, input, ctx, options.advisors))
         : undefined;
+      const descriptions = Object.fromEntries(
+        def.router.destinations.flatMap((d) => (byName.get(d)!.description === undefined ? [] : [[d, byName.get(d)!.description!]])),
+      );
       flow = router(self, destinations, {
+        descriptions,
         ...(def.router.fallback === undefined ? {} : { fallback: def.router.fallback }),
         ...(prepare ? { prepare } : {}),
       });

@@ -24,6 +24,8 @@ export interface RouterOptions {
    * this to enrich it). Destinations still get the original request.
    */
   prepare?: (input: string, ctx: RunContext) => Promise<string>;
+  /** One line per destination for the router agent. Default: the `description` of destinations that are agents. */
+  descriptions?: Record<string, string>;
 }
 
 /** What a router produces: the destination's outcome and the choice. */
@@ -66,13 +68,17 @@ export function router(
     );
   }
   const name = options.name ?? routerAgent.name;
+  const described = names.map((n) => {
+    const line = options.descriptions?.[n] ?? (table.get(n) as Partial<Agent>).options?.description;
+    return line ? `- ${n}: ${line}` : `- ${n}`;
+  });
   return {
     name,
     kind: 'router',
     run(input: string, parent: RunContext): Promise<RouterOutcome> {
       return parent.enter<RouterOutcome>({ kind: 'router', name, agent: routerAgent.name }, async (ctx) => {
         const question = options.prepare ? await options.prepare(input, ctx) : input;
-        const choice = await decide(routerAgent, names, question, options.fallback, ctx);
+        const choice = await decide(routerAgent, names, `${question}\n\nDestinations:\n${described.join('\n')}`, options.fallback, ctx);
         const outcome = await table.get(choice.destination)!.run(input, ctx);
         return {
           output: outcome.output,

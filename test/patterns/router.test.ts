@@ -8,7 +8,7 @@ import { router } from '../../src/patterns/router.js';
 
 const route = (to: string, reason = 'fits') => ({ toolCalls: [{ name: 'route_to', arguments: { agent: to, reason } }], usage: { inputTokens: 7, outputTokens: 2 } });
 const desk = () => agent({ name: 'desk' });
-const billing = agent({ name: 'billing' });
+const billing = agent({ name: 'billing', description: 'Charges and refunds' });
 const legal = agent({ name: 'legal' });
 
 describe('router', () => {
@@ -24,6 +24,7 @@ describe('router', () => {
     // exactly one router turn: no tool result is sent back after the choice
     expect(adapter.inputsOf('desk')).toHaveLength(1);
     expect(adapter.inputsOf('desk')[0]).toContain('`route_to`');
+    expect(adapter.inputsOf('desk')[0]).toContain('Destinations:\n- billing: Charges and refunds\n- legal');
     const spec = adapter.sessions.find((s) => s.agent === 'desk')!;
     expect(spec.tools?.[0]).toMatchObject({ name: 'route_to', parameters: { properties: { agent: { enum: ['billing', 'legal'] } } } });
     expect(events.find((e) => e.type === 'router.selected')).toMatchObject({ router: 'desk', destination: 'billing', form: 'tool', attempt: 1 });
