@@ -5,7 +5,7 @@
  */
 import type { RunContext } from '../core/context.js';
 import { isCancellation } from '../core/context.js';
-import { TroupeError, errorMessage, isTroupeError } from '../core/errors.js';
+import { ConfigurationError, TroupeError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 
 /** Options of {@link handoff}. */
@@ -43,6 +43,9 @@ export function formatHandoff(request: string, fromName: string, fromOutput: str
  * ```
  */
 export function handoff(from: Runnable, to: Runnable, options: HandoffOptions = {}): Runnable<HandoffOutcome> {
+  for (const [side, r] of [['from', from], ['to', to]] as const) {
+    if (!r || typeof r.run !== 'function') throw new ConfigurationError(`Expected \`${side}\` of a handoff to be a runnable, got ${describeValue(r)}`);
+  }
   const name = options.name ?? `${from.name} -> ${to.name}`;
   const format = options.format ?? formatHandoff;
   return {

@@ -60,6 +60,9 @@ export function router(
   destinations: Runnable[] | Record<string, Runnable>,
   options: RouterOptions = {},
 ): Runnable<RouterOutcome> {
+  if (!routerAgent || typeof routerAgent.converse !== 'function') {
+    throw new ConfigurationError(`Expected the router agent to be an agent (from \`agent()\`), got ${describeValue(routerAgent)}`);
+  }
   const table = destinationTable(routerAgent.name, destinations);
   const names = [...table.keys()];
   if (options.fallback !== undefined && !table.has(options.fallback)) {

@@ -6,6 +6,7 @@ import { usageByAgent } from '../../src/core/ops.js';
 import { run, startRun } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
 import { handoff } from '../../src/patterns/handoff.js';
+import type { Runnable } from '../../src/core/runnable.js';
 
 const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens });
 
@@ -70,5 +71,20 @@ describe('handoff', () => {
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
     expect(adapter.calls.map((c) => c.agent)).toEqual(['a']);
     expect(handle.trace.status).toBe('cancelled');
+  });
+});
+
+describe('handoff depth guard', () => {
+  it('stops recursion that static checks cannot see', async () => {
+    const adapter = scriptedAdapter({ fallback: 'again' });
+    const lazy: Runnable = { name: 'lazy', kind: 'lazy', run: (input, ctx) => loop.run(input, ctx) };
+    const loop: Runnable = handoff(agent({ name: 'a' }), lazy);
+    await expect(run(loop, 'x', { adapter, maxDepth: 8 })).rejects.toMatchObject({ code: 'depth_exceeded' });
+  });
+});
+
+describe('handoff options', () => {
+  it('refuses something that is not a runnable', () => {
+    expect(() => handoff(agent({ name: 'a' }), undefined as unknown as Runnable)).toThrow('Expected `to` of a handoff to be a runnable, got undefined (undefined)');
   });
 });
