@@ -4,10 +4,18 @@
  */
 import { main } from './main.js';
 
+// The first Ctrl-C cancels the run cleanly; a second one exits at once.
+const controller = new AbortController();
+process.once('SIGINT', () => {
+  controller.abort();
+  process.once('SIGINT', () => process.exit(130));
+});
+
 main(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),
   env: process.env,
+  signal: controller.signal,
 }).then(
   (code) => {
     process.exitCode = code;

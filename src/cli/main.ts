@@ -19,6 +19,8 @@ export interface CliIo {
   out(text: string): void;
   err(text: string): void;
   env: Readonly<Record<string, string | undefined>>;
+  /** Cancels a running `troupe run` (the executable wires it to Ctrl-C). */
+  signal?: AbortSignal;
 }
 
 const HELP: Record<string, string> = {
@@ -93,7 +95,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return 2;
   }
   try {
-    const defs = await loadAgents(rest[0]!);
+    const defs = await loadAgents(rest[0]!, io.signal === undefined ? {} : { signal: io.signal });
     const { errors, warnings } = validateAgents(defs);
     if (command === 'validate') {
       for (const w of warnings) io.out(`warning  ${where(w)}${w.message}`);
@@ -138,7 +140,7 @@ async function runCommand(
     env: io.env,
     ...(values.script === undefined ? {} : { script: values.script }),
   });
-  const result = await run(flows[name]!, input, { adapter });
+  const result = await run(flows[name]!, input, { adapter, ...(io.signal === undefined ? {} : { signal: io.signal }) });
   const u = result.usage;
   io.out(result.output);
   io.out('');

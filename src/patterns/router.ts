@@ -7,7 +7,8 @@
 import { z } from 'zod';
 import type { ModelTurn, ToolResult } from '../core/adapter.js';
 import type { RunContext } from '../core/context.js';
-import { ConfigurationError, RoutingError, describeValue } from '../core/errors.js';
+import { withTimeout } from '../core/abort.js';
+import { ConfigurationError, RoutingError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { addUsage } from '../core/usage.js';
@@ -129,16 +130,17 @@ async function decide(routerAgent: Agent, names: string[], question: string, fal
       execute: () => '',
     });
     ctx.emit('agent.started', { agent: routerAgent.name, input: question });
+    const timeoutMs = routerAgent.options.timeoutMs;
     let conversation: Conversation | undefined;
-    try {
+    const choose = async (signal: AbortSignal): Promise<Choice> => {
       conversation = await routerAgent.converse(ctx, useTools ? { extraTools: [routeTo] } : {});
-      let turn = await sendOne(conversation, ctx, `${question}\n\n${instructions(names, useTools)}`, 1);
+      let turn = await sendOne(conversation, ctx, `${question}\n\n${instructions(names, useTools)}`, 1, signal);
       let read = readChoice(turn, names, routeTo);
       for (let attempt = 1; ; attempt++) {
         if (read.choice) {
           const form = read.form;
           ctx.emit('router.selected', { router: routerAgent.name, destination: read.choice.destination, attempt, form, ...(read.choice.reason === undefined ? {} : { reason: read.choice.reason }) });
-          return { output: read.choice.destination, agent: routerAgent.name, status: 'completed', choice: read.choice };
+          return read.choice;
         }
         if (attempt === 2) break;
         ctx.emit('router.retry', { router: routerAgent.name, valid: names, ...(read.raw === undefined ? {} : { choice: read.raw }) });
@@ -149,27 +151,40 @@ async function decide(routerAgent: Agent, names: string[], question: string, fal
           turn.toolCalls.length > 0
             ? turn.toolCalls.map((c) => ({ callId: c.id, name: c.name, content: `Error: ${correction}`, isError: true }))
             : correction;
-        turn = await sendOne(conversation, ctx, retryInput, 2);
+        turn = await sendOne(conversation, ctx, retryInput, 2, signal);
         read = readChoice(turn, names, routeTo);
       }
       if (fallback !== undefined) {
         ctx.emit('router.selected', { router: routerAgent.name, destination: fallback, attempt: 2, form: 'fallback' });
-        return { output: fallback, agent: routerAgent.name, status: 'completed', choice: { destination: fallback } };
+        return { destination: fallback };
       }
       throw new RoutingError(
         `Router "${routerAgent.name}" did not choose a valid destination after a retry` +
           `${read.raw === undefined ? '' : ` (last choice: "${read.raw}")`}; valid names: ${names.join(', ')}`,
         { details: { router: routerAgent.name, valid: names, ...(read.raw === undefined ? {} : { choice: read.raw }) } },
       );
+    };
+    try {
+      const choice = await withTimeout(choose, {
+        signal: ctx.signal,
+        clock: ctx.clock,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        message: `Agent "${routerAgent.name}" timed out after ${timeoutMs} ms`,
+      });
+      ctx.emit('agent.completed', { agent: routerAgent.name, output: choice.destination, turns: ctx.op.usage.turns, usage: ctx.op.usage });
+      return { output: choice.destination, agent: routerAgent.name, status: 'completed', choice };
+    } catch (error) {
+      ctx.emit('agent.failed', { agent: routerAgent.name, error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) });
+      throw error;
     } finally {
-      await conversation?.close().catch(() => undefined);
+      await (conversation as Conversation | undefined)?.close().catch(() => undefined);
     }
   }).then((o) => o.choice);
 }
 
 /** Send exactly one turn (no tool loop), recording usage and the turn event. */
-async function sendOne(conversation: Conversation, ctx: RunContext, input: string | ToolResult[], turnNo: number): Promise<ModelTurn> {
-  const turn = await conversation.handle.send(input, { signal: ctx.signal });
+async function sendOne(conversation: Conversation, ctx: RunContext, input: string | ToolResult[], turnNo: number, signal: AbortSignal): Promise<ModelTurn> {
+  const turn = await conversation.handle.send(input, { signal });
   const usage = addUsage({ turns: 1 }, turn.usage);
   ctx.recordUsage(usage);
   ctx.emit('agent.turn', { agent: conversation.agent, turn: turnNo, text: turn.text, toolCalls: turn.toolCalls.length, usage });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import { SimulatedClock } from '../../src/core/clock.js';
 import { RoutingError } from '../../src/core/errors.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run } from '../../src/core/run.js';
@@ -75,6 +76,17 @@ describe('router', () => {
     });
     const result = await run(router(desk(), [billing, legal], { fallback: 'billing' }), 'q', { adapter });
     expect(result).toMatchObject({ agent: 'billing', destination: 'billing' });
+  });
+
+  it("the router agent's time-out holds on the injected clock", async () => {
+    const clock = new SimulatedClock();
+    const adapter = scriptedAdapter({ clock, replies: { desk: [{ fault: 'hang' }] } });
+    const p = run(router(agent({ name: 'desk', timeoutMs: 500 }), [billing, legal]), 'q', { adapter, clock });
+    p.catch(() => undefined);
+    await clock.advance(500);
+    await expect(p).rejects.toMatchObject({ code: 'timeout', message: 'Agent "desk" timed out after 500 ms' });
+    expect(adapter.closedSessions).toBe(1);
+    expect(adapter.inputsOf('billing')).toHaveLength(0);
   });
 
   it('validates its options eagerly', () => {
