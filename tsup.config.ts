@@ -25,6 +25,22 @@ const shared: Options = {
   noExternal: ['p-limit', 'yocto-queue'],
 };
 
+// The `troupe` executable: ESM only (package.json `bin` points at dist/cli.js),
+// and the only output that gets the shebang banner.
+const cli: Options = {
+  entry: { cli: 'src/cli/index.ts' },
+  format: ['esm'],
+  dts: false,
+  sourcemap: true,
+  target: 'node20',
+  platform: 'node',
+  splitting: false,
+  treeshake: true,
+  external: ['zod'],
+  noExternal: ['p-limit', 'yocto-queue'],
+  banner: { js: '#!/usr/bin/env node' },
+};
+
 export default defineConfig([
   { ...shared, format: ['esm'], external: ['vitest', 'zod', ...vendors] },
   {
@@ -37,4 +53,5 @@ export default defineConfig([
       options.alias = { vitest: fileURLToPath(new URL('./src/testing/vitest-cjs-shim.ts', import.meta.url)) };
     },
   },
+  cli,
 ]);

@@ -1,68 +1,98 @@
 /**
- * `npm run demo`: a small multi-agent flow, run offline on the scripted
- * adapter. A triage agent looks the customer up with a tool, a specialist
- * drafts the answer from the triage notes, and a reviewer polishes it. The
- * answer, the op tree with usage, and the event trace are printed.
+ * `npm run demo`: a support desk defined as agent files, validated as a
+ * graph, compiled into patterns and run offline on the scripted adapter.
+ *
+ * The front desk consults two advisors (risk, compliance), routes the
+ * request to billing with a `route_to` tool call, and billing hands off to an
+ * approval agent, which owns the answer. The answer, the terminal agent, the
+ * op tree with usage, and the pattern events are printed.
  */
-import { z } from 'zod';
-import { agent, defineRunnable, defineTool, formatOpTree, startRun, usageByAgent } from 'troupe';
+import { compileAgents, formatOpTree, parseAgentFile, startRun, terminalsOf, usageByAgent, validateAgents } from 'troupe';
 import { scriptedAdapter } from 'troupe/testing';
 
-const lookupCustomer = defineTool({
-  name: 'lookup_customer',
-  description: 'Find a customer record by email',
-  parameters: z.object({ email: z.string() }),
-  execute: ({ email }) => ({ email, plan: 'Pro', lastInvoice: 'INV-77', overcharged: 12.5 }),
-});
+// Agent files: YAML frontmatter, the body is the system prompt.
+const files: Record<string, string> = {
+  'front-desk': `---
+description: Front desk that routes requests
+router: { destinations: [billing, technical-support] }
+advisors: [risk, compliance]
+---
+You are the front desk. Decide which department handles the request.`,
+  billing: `---
+description: Resolves charges, refunds and invoices
+handoff: approval
+---
+You resolve billing issues and propose a remedy.`,
+  approval: `---
+description: Approves remedies and writes the customer reply
+---
+Approve or reject the proposed remedy and write the reply to the customer.`,
+  'technical-support': `---
+description: Fixes technical problems
+---
+You fix technical problems.`,
+  risk: `---
+description: Flags fraud and financial risk
+---
+Assess the risk of the request.`,
+  compliance: `---
+description: Checks refund policy
+---
+Check the request against the refund policy.`,
+};
+const defs = Object.entries(files).map(([name, text]) => parseAgentFile(text, { name }));
+const { errors } = validateAgents(defs);
+if (errors.length) throw new Error(errors.map((e) => e.message).join('\n'));
+const flows = compileAgents(defs);
 
 const adapter = scriptedAdapter({
   replies: {
-    triage: [
-      { toolCalls: [{ name: 'lookup_customer', arguments: { email: 'ada@example.com' } }] },
-      'Billing issue: customer on Pro plan was overcharged 12.50 on INV-77.',
-    ],
-    billing: ['Refund 12.50 for INV-77 and apologise; the plan stays Pro.'],
-    reviewer: [
+    risk: ['Low risk: long-standing Pro customer, first dispute.'],
+    compliance: ['A duplicate charge is refundable in full within 60 days.'],
+    'front-desk': [{ toolCalls: [{ name: 'route_to', arguments: { agent: 'billing', reason: 'a duplicate charge' } }] }],
+    billing: ['Invoice INV-77 was charged twice (2 x 12.50). Proposed remedy: refund 12.50.'],
+    approval: [
       (req) =>
-        `Hi Ada, we are sorry: invoice INV-77 overcharged you by 12.50. ` +
-        `We have issued a refund; you stay on the Pro plan. (${req.text.length} chars reviewed)`,
+        req.text.includes('refund 12.50')
+          ? 'Approved. Hi Ada, invoice INV-77 charged you twice; we have refunded 12.50. Sorry for the trouble.'
+          : 'Rejected: no remedy proposed.',
     ],
   },
 });
 
-const triage = agent({ name: 'triage', system: 'Classify the request; look the customer up.', tools: [lookupCustomer] });
-const billing = agent({ name: 'billing', system: 'You resolve billing issues.' });
-const reviewer = agent({ name: 'reviewer', system: 'Rewrite the draft as a friendly reply.' });
-
-// A three-step chain: each step gets the request and the previous step's notes.
-const desk = defineRunnable({
-  name: 'support-desk',
-  kind: 'chain',
-  async run(input, ctx) {
-    const notes = await triage.run(input, ctx);
-    const draft = await billing.run(`${input}\n\n## Triage notes\n${notes.output}`, ctx);
-    const reply = await reviewer.run(`${input}\n\n## Draft\n${draft.output}`, ctx);
-    return { output: reply.output, agent: reply.agent, status: 'completed' };
-  },
-});
-
-const handle = startRun(desk, 'I was charged twice this month (ada@example.com).', { adapter });
-const trace: string[] = [];
+const request = 'I was charged twice this month for INV-77 (ada@example.com).';
+const handle = startRun(flows['front-desk']!, request, { adapter });
+const events: string[] = [];
 handle.emitter.on('*', (e) => {
-  if (e.type === 'agent.completed' || e.type === 'tool.completed' || e.type === 'run.completed') {
-    trace.push(`  ${e.type.padEnd(16)} ${'agent' in e ? e.agent : ''}`);
+  switch (e.type) {
+    case 'advisor.completed':
+      events.push(`advisor.completed   ${e.advisor} advised ${e.main}`);
+      break;
+    case 'router.selected':
+      events.push(`router.selected     ${e.router} -> ${e.destination} (${e.form}: ${e.reason ?? 'no reason'})`);
+      break;
+    case 'handoff.started':
+      events.push(`handoff.started     ${e.from} -> ${e.to}`);
+      break;
+    case 'handoff.completed':
+      events.push(`handoff.completed   ${e.from} -> ${e.to}, answered by ${e.agent}`);
+      break;
+    case 'run.completed':
+      events.push(`run.completed       ${e.status}`);
+      break;
   }
 });
 const result = await handle.result;
 
+console.log(`Request: ${request}\n`);
 console.log('Answer:');
 console.log(`  ${result.output}`);
-console.log(`\nTerminal agent: ${result.agent}   status: ${result.status}`);
+console.log(`\nTerminal agent: ${result.agent}   status: ${result.status}   (possible: ${terminalsOf(defs, 'front-desk').join(', ')})`);
 console.log('\nOp tree (time, tokens, turns):');
 console.log(formatOpTree(result.trace).replace(/^/gm, '  '));
 console.log('\nUsage by agent:');
 for (const [name, u] of Object.entries(usageByAgent(result.trace))) {
-  console.log(`  ${name.padEnd(10)} in=${u.inputTokens} out=${u.outputTokens} turns=${u.turns}`);
+  console.log(`  ${name.padEnd(12)} in=${u.inputTokens} out=${u.outputTokens} turns=${u.turns}`);
 }
 console.log('\nEvents:');
-console.log(trace.join('\n'));
+console.log(events.map((e) => `  ${e}`).join('\n'));

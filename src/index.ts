@@ -77,3 +77,23 @@ export { gitWorktree, type GitWorktreeOptions, type GitWorktreeStrategy, type St
 export { fileLocking, scopesOverlap, staticPrefix, type FileLockingOptions } from './workspaces/file-locking.js';
 export { inMemory } from './workspaces/in-memory.js';
 export { withFallback, type WithFallbackOptions, type WorkspaceFallbackWarning } from './workspaces/fallback.js';
+// Agent files, graph validation, and the handoff / router / advisors / broadcast / sequential patterns
+export {
+  defineAgent,
+  agentFrontmatterSchema,
+  type AgentDefinition,
+  type AgentDefinitionInput,
+  type AgentIssue,
+  type SafeParseResult,
+  type TeamDefinition,
+} from './agents/definition.js';
+export { parseAgentFile, safeParseAgentFile, MAX_AGENT_FILE_BYTES, type ParseAgentFileOptions } from './agents/parse.js';
+export { loadAgents, type LoadAgentsOptions } from './agents/load.js';
+export { validateAgents, terminalsOf, agentEdges, type AgentEdge, type AgentEdgeKind, type AgentValidation } from './agents/validate.js';
+export { compileAgents, type CompileAgentsOptions } from './agents/compile.js';
+export { handoff, formatHandoff, type HandoffOptions, type HandoffOutcome } from './patterns/handoff.js';
+export { router, type RouterOptions, type RouterOutcome } from './patterns/router.js';
+export { advisors, consultAdvisors, formatAdvice, type AdvisorResult, type AdvisorsOptions, type AdvisorsOutcome } from './patterns/advisors.js';
+export { broadcast, type BroadcastOptions, type BroadcastOutcome } from './patterns/broadcast.js';
+export { sequential, formatEarlierAnswers, type SequentialOptions, type SequentialOutcome } from './patterns/sequential.js';
+export { RoutingError } from './core/errors.js';

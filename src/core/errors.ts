@@ -122,6 +122,13 @@ export class CancelledError extends TroupeError {
   }
 }
 
+/** A router could not get a valid destination from its agent. */
+export class RoutingError extends ModelBehaviorError {
+  constructor(message: string, options: TroupeErrorOptions = {}) {
+    super(message, { ...options, code: 'routing_failed' });
+  }
+}
+
 /** A store failed to read or write. */
 export class StoreError extends TroupeError {
   constructor(message: string, options: TroupeErrorOptions = {}) {

@@ -47,6 +47,16 @@ export interface TroupeEventPayloads {
   'team.vote': { team: string; member: string; round: number; vote: boolean; reason?: string };
   'team.concluded': { team: string; status: OutcomeStatus; rounds: number; output: string; transcript: TeamChannelMessage[] };
   'workspace.fallback': { message: string; primary: string; fallback: string; baseDir: string };
+  // patterns: handoff, router, advisors, broadcast, sequential
+  'handoff.started': { from: string; to: string };
+  'handoff.completed': { from: string; to: string; agent: string };
+  'handoff.failed': { from: string; to: string; stage: string; error: string; code?: string };
+  'router.selected': { router: string; destination: string; reason?: string; attempt: number; form: 'tool' | 'text' | 'fallback' };
+  'router.retry': { router: string; choice?: string; valid: string[] };
+  'advisor.completed': { main: string; advisor: string; output: string; usage: Usage };
+  'advisor.failed': { main: string; advisor: string; error: string; code?: string };
+  'broadcast.completed': { name: string; answered: string[] };
+  'sequential.step': { name: string; step: number; agent: string };
 }
 
 /** Names of every troupe event. */

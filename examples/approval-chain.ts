@@ -1,0 +1,28 @@
+/**
+ * An approval chain of three handoffs: a clerk drafts, a manager reviews, a
+ * director approves and owns the answer. Each stage gets the original
+ * request and the previous stage's output. Runs offline on the scripted
+ * adapter.
+ */
+import { agent, formatOpTree, handoff, run } from 'troupe';
+import { scriptedAdapter } from 'troupe/testing';
+
+const clerk = agent({ name: 'clerk', system: 'Draft a purchase order.' });
+const manager = agent({ name: 'manager', system: 'Review the draft; correct it if needed.' });
+const finance = agent({ name: 'finance', system: 'Check the budget.' });
+const director = agent({ name: 'director', system: 'Approve or reject; write the decision.' });
+
+const adapter = scriptedAdapter({
+  rules: [
+    { agent: 'clerk', reply: 'PO draft: 3 laptops, 4,200 EUR.' },
+    { agent: 'manager', reply: 'Reviewed: quantity confirmed, supplier is on the approved list.' },
+    { agent: 'finance', reply: 'Within the Q3 hardware budget (5,000 EUR left).' },
+    { agent: 'director', reply: (req) => (req.text.includes('Within the Q3') ? 'APPROVED: PO for 3 laptops, 4,200 EUR.' : 'REJECTED') },
+  ],
+});
+
+// clerk -> manager -> finance -> director: three handoffs.
+const chain = handoff(handoff(handoff(clerk, manager), finance), director);
+const result = await run(chain, 'We need three laptops for the new hires.', { adapter });
+console.log(`${result.output}\n(answered by ${result.agent})\n`);
+console.log(formatOpTree(result.trace));

@@ -1,0 +1,91 @@
+/**
+ * Adapters by name for `troupe run --adapter <name>`. Each entry builds an
+ * adapter from the command line's context; add vendor adapters here.
+ * @module
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { ModelAdapter } from '../core/adapter.js';
+import { ConfigurationError, errorMessage } from '../core/errors.js';
+import type { AgentDefinition } from '../agents/definition.js';
+import { scriptedAdapter, type ScriptedRequest } from '../adapters/scripted.js';
+
+/** What an adapter factory receives from the command line. */
+export interface CliAdapterContext {
+  /** The loaded agent definitions. */
+  defs: readonly AgentDefinition[];
+  /** `--script <file>`, when given. */
+  script?: string;
+  /** The environment (for keys and base URLs). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** Builds an adapter for the CLI. */
+export type CliAdapterFactory = (context: CliAdapterContext) => ModelAdapter | Promise<ModelAdapter>;
+
+/** The adapters `--adapter` (or `TROUPE_ADAPTER`) can name. */
+export const cliAdapters: Readonly<Record<string, CliAdapterFactory>> = {
+  scripted: scriptedCliAdapter,
+};
+
+/** The adapter name to use: the flag, else `TROUPE_ADAPTER`, else `scripted`. */
+export function cliAdapterName(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string {
+  return flag ?? (env.TROUPE_ADAPTER || 'scripted');
+}
+
+/** Build the adapter called `name`, or fail with the names that exist. */
+export async function createCliAdapter(name: string, context: CliAdapterContext): Promise<ModelAdapter> {
+  const factory = cliAdapters[name];
+  if (!factory) {
+    throw new ConfigurationError(`Unknown adapter "${name}" (available: ${Object.keys(cliAdapters).join(', ')})`, {
+      code: 'unknown_adapter',
+      details: { adapter: name },
+    });
+  }
+  return factory(context);
+}
+
+const turnSchema = z.union([
+  z.string(),
+  z.object({
+    text: z.string().optional(),
+    toolCalls: z.array(z.object({ name: z.string(), arguments: z.unknown().optional() })).optional(),
+  }),
+]);
+const scriptSchema = z.strictObject({
+  replies: z.record(z.string(), z.array(turnSchema)).optional(),
+  fallback: turnSchema.optional(),
+  capabilities: z.object({ tools: z.boolean().optional(), streaming: z.boolean().optional() }).optional(),
+});
+
+/**
+ * The offline adapter. With `--script <file.json>` (`{ replies: { agent:
+ * [turn...] }, fallback, capabilities }`) it plays those replies; without,
+ * routers choose their first destination (`ROUTE: <name>`) and every other
+ * agent echoes the request it got.
+ */
+async function scriptedCliAdapter(context: CliAdapterContext): Promise<ModelAdapter> {
+  const fallback = echoReply(context.defs);
+  if (context.script === undefined) return scriptedAdapter({ capabilities: { tools: false }, fallback });
+  let script: z.infer<typeof scriptSchema>;
+  try {
+    script = scriptSchema.parse(JSON.parse(await readFile(context.script, 'utf8')));
+  } catch (error) {
+    throw new ConfigurationError(`Cannot use the script ${context.script}: ${errorMessage(error)}`, { cause: error });
+  }
+  return scriptedAdapter({
+    ...(script.replies ? { replies: script.replies } : {}),
+    fallback: script.fallback ?? fallback,
+    ...(script.capabilities ? { capabilities: script.capabilities } : {}),
+  });
+}
+
+function echoReply(defs: readonly AgentDefinition[]) {
+  const routes = new Map(defs.filter((d) => d.router).map((d) => [d.name, d.router!.destinations[0]]));
+  return (req: ScriptedRequest): string => {
+    const route = routes.get(req.agent);
+    if (route !== undefined) return `ROUTE: ${route}`;
+    const request = /^## ORIGINAL USER REQUEST\n(.*)/.exec(req.text)?.[1] ?? req.text.split('\n')[0] ?? '';
+    return `${req.agent} handled: ${request.slice(0, 200)}`;
+  };
+}

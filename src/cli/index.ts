@@ -1,0 +1,27 @@
+/**
+ * The `troupe` executable.
+ * @module
+ */
+import { main } from './main.js';
+
+// The first Ctrl-C cancels the run cleanly; a second one exits at once.
+const controller = new AbortController();
+process.once('SIGINT', () => {
+  controller.abort();
+  process.once('SIGINT', () => process.exit(130));
+});
+
+main(process.argv.slice(2), {
+  out: (text) => process.stdout.write(`${text}\n`),
+  err: (text) => process.stderr.write(`${text}\n`),
+  env: process.env,
+  signal: controller.signal,
+}).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,144 @@
+/**
+ * advisors: consult several runnables in parallel on the same input, then
+ * give the main runnable the request enriched with their analysis.
+ * @module
+ */
+import pLimit from 'p-limit';
+import { combineSignals, withTimeout } from '../core/abort.js';
+import type { RunContext } from '../core/context.js';
+import { isCancellation } from '../core/context.js';
+import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import type { Outcome, Runnable } from '../core/runnable.js';
+import type { Usage } from '../core/usage.js';
+
+/** Options of {@link advisors} and {@link consultAdvisors}. */
+export interface AdvisorsOptions {
+  /** `tolerate` (default): a failed advisor becomes a note; `fail`: the first failure fails the whole step. */
+  onFailure?: 'tolerate' | 'fail';
+  /** Most advisors running at once. Default: all of them. */
+  maxParallel?: number;
+  /** Time limit of each advisor, in ms, on the run's clock. Default: none. */
+  timeoutMs?: number;
+  /** The op name. Default: `"<main> + advisors"`. */
+  name?: string;
+}
+
+/** The result of one advisor. */
+export interface AdvisorResult {
+  /** The advisor's name. */
+  advisor: string;
+  /** Whether it answered. */
+  ok: boolean;
+  /** Its answer, or the failure note. */
+  output: string;
+  /** Why it failed, when it did. */
+  error?: string;
+  /** Its usage. */
+  usage?: Usage;
+}
+
+/** What an advisors step produces: the main runnable's outcome and the advice it got. */
+export interface AdvisorsOutcome extends Outcome {
+  /** Every advisor's result, in the order given. */
+  advice: AdvisorResult[];
+}
+
+/**
+ * The enriched message the main runnable receives: the request, then one
+ * section per advisor.
+ */
+export function formatAdvice(request: string, advice: readonly AdvisorResult[]): string {
+  const sections = advice.map((a) => `### From ${a.advisor}\n${a.output}`).join('\n\n');
+  return `## ORIGINAL USER REQUEST\n${request}\n\n## ANALYSIS GATHERED\n\n${sections}`;
+}
+
+/**
+ * Run `list` in parallel on `input` (at most `maxParallel` at once, each with
+ * its own time-out) and return their results in order. Used by
+ * {@link advisors}, and by routers that consult advisors before choosing.
+ */
+export async function consultAdvisors(
+  main: string,
+  list: readonly Runnable[],
+  input: string,
+  ctx: RunContext,
+  options: AdvisorsOptions = {},
+): Promise<AdvisorResult[]> {
+  const onFailure = options.onFailure ?? 'tolerate';
+  const limit = pLimit(options.maxParallel ?? Math.max(1, list.length));
+  const siblings = new AbortController();
+  const signal = combineSignals(ctx.signal, siblings.signal);
+  const consult = async (advisor: Runnable): Promise<AdvisorResult> => {
+    try {
+      const outcome = await withTimeout((s) => advisor.run(input, ctx.withSignal(s)), {
+        signal,
+        clock: ctx.clock,
+        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        message: `Advisor "${advisor.name}" timed out after ${options.timeoutMs} ms`,
+      });
+      ctx.emit('advisor.completed', { main, advisor: advisor.name, output: outcome.output, usage: outcome.usage });
+      return { advisor: advisor.name, ok: true, output: outcome.output, usage: outcome.usage };
+    } catch (error) {
+      if (ctx.signal.aborted || (siblings.signal.aborted && isCancellation(error, signal))) throw error;
+      const reason = errorMessage(error);
+      ctx.emit('advisor.failed', { main, advisor: advisor.name, error: reason, ...(isTroupeError(error) ? { code: error.code } : {}) });
+      if (onFailure === 'fail') {
+        siblings.abort(error);
+        throw error;
+      }
+      return { advisor: advisor.name, ok: false, output: `Advisor consultation failed for ${advisor.name}: ${reason}`, error: reason };
+    }
+  };
+  try {
+    const settled = await Promise.allSettled(list.map((a) => limit(() => consult(a))));
+    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failure) throw ctx.signal.aborted || !siblings.signal.aborted ? failure.reason : siblings.signal.reason;
+    return settled.map((s) => (s as PromiseFulfilledResult<AdvisorResult>).value);
+  } finally {
+    limit.clearQueue();
+  }
+}
+
+/**
+ * Consult `list` in parallel on the same input, then run `main` with the
+ * enriched message (`## ORIGINAL USER REQUEST` / `## ANALYSIS GATHERED` /
+ * `### From <advisor>`). `main` owns the answer.
+ *
+ * @example
+ * ```ts
+ * const manager = advisors(lead, [risk, compliance], { timeoutMs: 30_000 });
+ * const { output, advice } = await run(manager, 'Should we ship Friday?', { adapter });
+ * ```
+ */
+export function advisors(main: Runnable, list: Runnable[], options: AdvisorsOptions = {}): Runnable<AdvisorsOutcome> {
+  validateAdvisorsOptions(main.name, list, options);
+  const name = options.name ?? `${main.name} + advisors`;
+  return {
+    name,
+    kind: 'advisors',
+    run(input: string, parent: RunContext): Promise<AdvisorsOutcome> {
+      return parent.enter<AdvisorsOutcome>({ kind: 'advisors', name }, async (ctx) => {
+        const advice = await consultAdvisors(main.name, list, input, ctx, options);
+        const outcome = await main.run(formatAdvice(input, advice), ctx);
+        return { output: outcome.output, agent: outcome.agent, status: outcome.status, advice };
+      });
+    },
+  };
+}
+
+/** Check the options of {@link advisors} eagerly. */
+export function validateAdvisorsOptions(main: string, list: readonly Runnable[], options: AdvisorsOptions): void {
+  if (!Array.isArray(list) || list.some((a) => !a || typeof a.run !== 'function')) {
+    throw new ConfigurationError(`Expected the advisors of "${main}" to be a list of runnables, got ${describeValue(list)}`);
+  }
+  const { maxParallel, timeoutMs, onFailure } = options;
+  if (maxParallel !== undefined && !(Number.isInteger(maxParallel) && maxParallel > 0)) {
+    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(maxParallel)}`);
+  }
+  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
+    throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(timeoutMs)}`);
+  }
+  if (onFailure !== undefined && onFailure !== 'tolerate' && onFailure !== 'fail') {
+    throw new ConfigurationError(`Expected \`onFailure\` to be 'tolerate' or 'fail', got ${describeValue(onFailure)}`);
+  }
+}

@@ -1,0 +1,78 @@
+/**
+ * broadcast: the same input to several runnables in parallel; the answer
+ * is their labelled answers.
+ * @module
+ */
+import pLimit from 'p-limit';
+import { combineSignals } from '../core/abort.js';
+import type { RunContext } from '../core/context.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import type { Outcome, Runnable } from '../core/runnable.js';
+
+/** Options of {@link broadcast}. */
+export interface BroadcastOptions {
+  /** The op name and the outcome's `agent`. Default: `broadcast`. */
+  name?: string;
+  /** Most runnables at once. Default: all of them. */
+  maxParallel?: number;
+}
+
+/** What a broadcast produces: the labelled answers, and each outcome. */
+export interface BroadcastOutcome extends Outcome {
+  /** Each runnable's outcome, in the order given. */
+  results: Array<{ name: string; outcome: Outcome }>;
+}
+
+/**
+ * Send the same input to every runnable in parallel; the output is their
+ * answers, each under a `### <name>` heading, in the order given. The first
+ * failure cancels the others and fails the broadcast.
+ *
+ * @example
+ * ```ts
+ * const panel = broadcast([optimist, pessimist], { name: 'panel' });
+ * const { output } = await run(panel, 'Will it rain?', { adapter });
+ * ```
+ */
+export function broadcast(list: Runnable[], options: BroadcastOptions = {}): Runnable<BroadcastOutcome> {
+  const name = options.name ?? 'broadcast';
+  checkList(name, list);
+  const { maxParallel } = options;
+  if (maxParallel !== undefined && !(Number.isInteger(maxParallel) && maxParallel > 0)) {
+    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(maxParallel)}`);
+  }
+  return {
+    name,
+    kind: 'broadcast',
+    run(input: string, parent: RunContext): Promise<BroadcastOutcome> {
+      return parent.enter<BroadcastOutcome>({ kind: 'broadcast', name }, async (ctx) => {
+        const limit = pLimit(maxParallel ?? list.length);
+        const siblings = new AbortController();
+        const branch = ctx.withSignal(combineSignals(ctx.signal, siblings.signal));
+        try {
+          const outcomes = await Promise.all(
+            list.map((r) =>
+              limit(() => r.run(input, branch)).catch((error: unknown) => {
+                if (!siblings.signal.aborted) siblings.abort(error);
+                throw siblings.signal.reason;
+              }),
+            ),
+          );
+          const results = outcomes.map((outcome, i) => ({ name: list[i]!.name, outcome }));
+          ctx.emit('broadcast.completed', { name, answered: results.map((r) => r.name) });
+          const output = results.map((r) => `### ${r.name}\n${r.outcome.output}`).join('\n\n');
+          return { output, agent: name, status: 'completed', results };
+        } finally {
+          limit.clearQueue();
+        }
+      });
+    },
+  };
+}
+
+/** Check that `list` is a non-empty list of runnables. */
+export function checkList(name: string, list: readonly Runnable[]): void {
+  if (!Array.isArray(list) || list.length === 0 || list.some((r) => !r || typeof r.run !== 'function')) {
+    throw new ConfigurationError(`Expected "${name}" to get a non-empty list of runnables, got ${describeValue(list)}`);
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * router: one turn of a router agent picks a destination (a `route_to` tool
+ * call, or a `ROUTE: <name>` line for adapters without tools); the
+ * destination gets the original request and owns the answer.
+ * @module
+ */
+import { z } from 'zod';
+import type { ModelTurn, ToolResult } from '../core/adapter.js';
+import type { RunContext } from '../core/context.js';
+import { withTimeout } from '../core/abort.js';
+import { ConfigurationError, RoutingError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineTool, type ToolDefinition } from '../core/tools.js';
+import { addUsage } from '../core/usage.js';
+import type { Agent, Conversation } from './agent.js';
+
+/** Options of {@link router}. */
+export interface RouterOptions {
+  /** The destination used when the router agent fails to choose (after its retry). Default: none, a `RoutingError`. */
+  fallback?: string;
+  /** The op name. Default: the router agent's name. */
+  name?: string;
+  /**
+   * Turn the request into what the router agent decides on (advisors use
+   * this to enrich it). Destinations still get the original request.
+   */
+  prepare?: (input: string, ctx: RunContext) => Promise<string>;
+  /** One line per destination for the router agent. Default: the `description` of destinations that are agents. */
+  descriptions?: Record<string, string>;
+}
+
+/** What a router produces: the destination's outcome and the choice. */
+export interface RouterOutcome extends Outcome {
+  /** The destination chosen. */
+  destination: string;
+  /** The router agent's reason, when it gave one. */
+  reason?: string;
+}
+
+/** One routing decision. */
+interface Choice {
+  destination: string;
+  reason?: string;
+}
+
+const ROUTE_LINE = /^\s*ROUTE:\s*`?([^\s`]+)`?\s*$/im;
+
+/**
+ * Route each request to one destination, chosen by `routerAgent` in a single
+ * turn. An invalid or missing choice gets one corrective retry listing the
+ * valid names, then the `fallback` destination or a {@link RoutingError}.
+ *
+ * @example
+ * ```ts
+ * const desk = router(frontDesk, [billing, legal], { fallback: 'billing' });
+ * const { agent } = await run(desk, 'I was charged twice', { adapter });
+ * ```
+ */
+export function router(
+  routerAgent: Agent,
+  destinations: Runnable[] | Record<string, Runnable>,
+  options: RouterOptions = {},
+): Runnable<RouterOutcome> {
+  if (!routerAgent || typeof routerAgent.converse !== 'function') {
+    throw new ConfigurationError(`Expected the router agent to be an agent (from \`agent()\`), got ${describeValue(routerAgent)}`);
+  }
+  const table = destinationTable(routerAgent.name, destinations);
+  const names = [...table.keys()];
+  if (options.fallback !== undefined && !table.has(options.fallback)) {
+    throw new ConfigurationError(
+      `Expected \`fallback\` of router "${routerAgent.name}" to be one of ${names.join(', ')}, got ${describeValue(options.fallback)}`,
+    );
+  }
+  const name = options.name ?? routerAgent.name;
+  const described = names.map((n) => {
+    const line = options.descriptions?.[n] ?? (table.get(n) as Partial<Agent>).options?.description;
+    return line ? `- ${n}: ${line}` : `- ${n}`;
+  });
+  return {
+    name,
+    kind: 'router',
+    run(input: string, parent: RunContext): Promise<RouterOutcome> {
+      return parent.enter<RouterOutcome>({ kind: 'router', name, agent: routerAgent.name }, async (ctx) => {
+        const question = options.prepare ? await options.prepare(input, ctx) : input;
+        const choice = await decide(routerAgent, names, `${question}\n\nDestinations:\n${described.join('\n')}`, options.fallback, ctx);
+        const outcome = await table.get(choice.destination)!.run(input, ctx);
+        return {
+          output: outcome.output,
+          agent: outcome.agent,
+          status: outcome.status,
+          destination: choice.destination,
+          ...(choice.reason === undefined ? {} : { reason: choice.reason }),
+        };
+      });
+    },
+  };
+}
+
+function destinationTable(routerName: string, destinations: Runnable[] | Record<string, Runnable>): Map<string, Runnable> {
+  const entries = Array.isArray(destinations) ? destinations.map((d) => [d?.name, d] as const) : Object.entries(destinations);
+  const table = new Map<string, Runnable>();
+  for (const [key, runnable] of entries) {
+    if (!runnable || typeof runnable.run !== 'function' || typeof key !== 'string') {
+      throw new ConfigurationError(`Router "${routerName}" has a destination that is not a runnable: ${describeValue(runnable)}`);
+    }
+    if (table.has(key)) throw new ConfigurationError(`Router "${routerName}" lists destination "${key}" twice`);
+    table.set(key, runnable);
+  }
+  if (table.size === 0) throw new ConfigurationError(`Router "${routerName}" needs at least one destination`);
+  return table;
+}
+
+/** The instructions appended to the request the router agent sees. */
+function instructions(names: string[], useTools: boolean): string {
+  const list = names.join(', ');
+  return useTools
+    ? `Choose who should handle this request: call the \`route_to\` tool once, with \`agent\` one of: ${list}.`
+    : `Choose who should handle this request. Reply with one line \`ROUTE: <name>\`, where <name> is one of: ${list}.`;
+}
+
+/** One decision turn (plus one corrective retry) in the router agent's own op. */
+async function decide(routerAgent: Agent, names: string[], question: string, fallback: string | undefined, parent: RunContext): Promise<Choice> {
+  return parent.enter<Outcome & { choice: Choice }>({ kind: 'agent', name: routerAgent.name, agent: routerAgent.name }, async (ctx) => {
+    const useTools = routerAgent.resolveAdapter(ctx).capabilities.tools;
+    const routeTo: ToolDefinition = defineTool({
+      name: 'route_to',
+      description: `Send the request to the agent that should handle it (one of: ${names.join(', ')}).`,
+      parameters: z.object({ agent: z.enum(names as [string, ...string[]]), reason: z.string().optional() }),
+      // Never executed: the router reads the call itself and ends after one turn.
+      execute: () => '',
+    });
+    ctx.emit('agent.started', { agent: routerAgent.name, input: question });
+    const timeoutMs = routerAgent.options.timeoutMs;
+    let conversation: Conversation | undefined;
+    const choose = async (signal: AbortSignal): Promise<Choice> => {
+      conversation = await routerAgent.converse(ctx, useTools ? { extraTools: [routeTo] } : {});
+      let turn = await sendOne(conversation, ctx, `${question}\n\n${instructions(names, useTools)}`, 1, signal);
+      let read = readChoice(turn, names, routeTo);
+      for (let attempt = 1; ; attempt++) {
+        if (read.choice) {
+          const form = read.form;
+          ctx.emit('router.selected', { router: routerAgent.name, destination: read.choice.destination, attempt, form, ...(read.choice.reason === undefined ? {} : { reason: read.choice.reason }) });
+          return read.choice;
+        }
+        if (attempt === 2) break;
+        ctx.emit('router.retry', { router: routerAgent.name, valid: names, ...(read.raw === undefined ? {} : { choice: read.raw }) });
+        const correction =
+          `${read.raw === undefined ? 'You did not choose a destination.' : `"${read.raw}" is not a valid destination.`} ` +
+          `Valid names: ${names.join(', ')}. ${instructions(names, useTools)}`;
+        const retryInput: string | ToolResult[] =
+          turn.toolCalls.length > 0
+            ? turn.toolCalls.map((c) => ({ callId: c.id, name: c.name, content: `Error: ${correction}`, isError: true }))
+            : correction;
+        turn = await sendOne(conversation, ctx, retryInput, 2, signal);
+        read = readChoice(turn, names, routeTo);
+      }
+      if (fallback !== undefined) {
+        ctx.emit('router.selected', { router: routerAgent.name, destination: fallback, attempt: 2, form: 'fallback' });
+        return { destination: fallback };
+      }
+      throw new RoutingError(
+        `Router "${routerAgent.name}" did not choose a valid destination after a retry` +
+          `${read.raw === undefined ? '' : ` (last choice: "${read.raw}")`}; valid names: ${names.join(', ')}`,
+        { details: { router: routerAgent.name, valid: names, ...(read.raw === undefined ? {} : { choice: read.raw }) } },
+      );
+    };
+    try {
+      const choice = await withTimeout(choose, {
+        signal: ctx.signal,
+        clock: ctx.clock,
+        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        message: `Agent "${routerAgent.name}" timed out after ${timeoutMs} ms`,
+      });
+      ctx.emit('agent.completed', { agent: routerAgent.name, output: choice.destination, turns: ctx.op.usage.turns, usage: ctx.op.usage });
+      return { output: choice.destination, agent: routerAgent.name, status: 'completed', choice };
+    } catch (error) {
+      ctx.emit('agent.failed', { agent: routerAgent.name, error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) });
+      throw error;
+    } finally {
+      await (conversation as Conversation | undefined)?.close().catch(() => undefined);
+    }
+  }).then((o) => o.choice);
+}
+
+/** Send exactly one turn (no tool loop), recording usage and the turn event. */
+async function sendOne(conversation: Conversation, ctx: RunContext, input: string | ToolResult[], turnNo: number, signal: AbortSignal): Promise<ModelTurn> {
+  const turn = await conversation.handle.send(input, { signal });
+  const usage = addUsage({ turns: 1 }, turn.usage);
+  ctx.recordUsage(usage);
+  ctx.emit('agent.turn', { agent: conversation.agent, turn: turnNo, text: turn.text, toolCalls: turn.toolCalls.length, usage });
+  return turn;
+}
+
+/** Read the choice from a turn: a `route_to` call first, then a `ROUTE:` line. */
+function readChoice(turn: ModelTurn, names: string[], routeTo: ToolDefinition): { choice?: Choice; raw?: string; form: 'tool' | 'text' } {
+  const call = turn.toolCalls.find((c) => c.name === 'route_to');
+  if (call) {
+    const parsed = routeTo.parameters.safeParse(call.arguments ?? {});
+    if (parsed.success) {
+      const { agent, reason } = parsed.data as { agent: string; reason?: string };
+      return { choice: { destination: agent, ...(reason === undefined ? {} : { reason }) }, form: 'tool' };
+    }
+    const raw = (call.arguments as { agent?: unknown } | undefined)?.agent;
+    return { raw: typeof raw === 'string' ? raw : call.rawArguments ?? JSON.stringify(call.arguments ?? null), form: 'tool' };
+  }
+  const match = ROUTE_LINE.exec(turn.text);
+  if (!match) return { form: 'text' };
+  const raw = match[1]!;
+  const found = names.find((n) => n === raw) ?? names.find((n) => n.toLowerCase() === raw.toLowerCase());
+  if (!found) return { raw, form: 'text' };
+  const rest = turn.text.replace(ROUTE_LINE, '').trim();
+  return { choice: { destination: found, ...(rest ? { reason: rest } : {}) }, form: 'text' };
+}

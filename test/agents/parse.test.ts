@@ -1,0 +1,139 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { defineAgent } from '../../src/agents/definition.js';
+import { MAX_AGENT_FILE_BYTES, parseAgentFile, safeParseAgentFile } from '../../src/agents/parse.js';
+import { TroupeError } from '../../src/core/errors.js';
+
+describe('parseAgentFile', () => {
+  it('reads the frontmatter and uses the body as the system prompt', () => {
+    const def = parseAgentFile(
+      [
+        '---',
+        'description: Front desk',
+        'models: [gpt-4.1, gpt-4.1-mini]',
+        'adapter: openai',
+        'temperature: 0.2',
+        'router: { destinations: [billing, legal], fallback: billing }',
+        'advisors: compliance',
+        'handoff: approval',
+        'limits: { maxTurns: 4, timeoutMs: 60000 }',
+        'role: triage',
+        'metadata: { team: support }',
+        '---',
+        'You are the front desk.',
+        '',
+      ].join('\n'),
+      { name: 'desk' },
+    );
+    expect(def).toMatchObject({
+      name: 'desk',
+      system: 'You are the front desk.',
+      description: 'Front desk',
+      model: 'gpt-4.1',
+      models: ['gpt-4.1', 'gpt-4.1-mini'],
+      adapter: 'openai',
+      temperature: 0.2,
+      router: { destinations: ['billing', 'legal'], fallback: 'billing' },
+      advisors: ['compliance'],
+      handoff: 'approval',
+      limits: { maxTurns: 4, timeoutMs: 60000 },
+      role: 'triage',
+      metadata: { team: 'support' },
+      warnings: [],
+    });
+  });
+
+  it('accepts the short router form and a name in the frontmatter', () => {
+    const def = parseAgentFile('---\nname: desk\nrouter: true\nagents: [a, b]\n---\nRoute.');
+    expect(def.router).toEqual({ destinations: ['a', 'b'] });
+    expect(def.warnings).toEqual([]);
+  });
+
+  it('reads .ai files whose first line is a shebang', () => {
+    const def = parseAgentFile('#!/usr/bin/env ai-agent\n---\nmodel: m\n---\nHello', { name: 'x' });
+    expect(def).toMatchObject({ name: 'x', model: 'm', system: 'Hello' });
+  });
+
+  it('keeps unknown keys and reports them as warnings', () => {
+    const def = parseAgentFile('---\ntopP: 0.9\ncache: { ttl: 5 }\n---\nHi', { name: 'x' });
+    expect(def.extra).toEqual({ topP: 0.9, cache: { ttl: 5 } });
+    expect(def.warnings?.map((w) => w.code)).toEqual(['unknown_key', 'unknown_key']);
+    expect(def.warnings?.[0]).toMatchObject({ agent: 'x', path: ['topP'] });
+  });
+
+  it('refuses JavaScript front matter without evaluating it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'troupe-js-'));
+    const marker = join(dir, 'pwned');
+    try {
+      for (const lang of ['js', 'javascript', ' js']) {
+        const text = `---${lang}\nrequire('fs').writeFileSync(${JSON.stringify(marker)}, 'x'); ({ name: 'evil' })\n---\nbody`;
+        expect(() => parseAgentFile(text, { name: 'x' })).toThrow(/not allowed: agent files are data/);
+        const result = safeParseAgentFile(text, { name: 'x' });
+        expect(result.success).toBe(false);
+        if (!result.success) expect(result.issues[0]!.code).toBe('code_frontmatter');
+      }
+      expect(existsSync(marker)).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('bounds YAML alias bombs', () => {
+    const levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
+    for (let i = 1; i < 9; i++) {
+      const prev = String.fromCharCode(96 + i);
+      const name = String.fromCharCode(97 + i);
+      levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(',')}]`);
+    }
+    const text = `---\n${levels.join('\n')}\n---\nbody`;
+    const started = performance.now();
+    const result = safeParseAgentFile(text, { name: 'bomb' });
+    expect(result.success).toBe(false);
+    if (!result.success) expect(result.issues[0]!.message).toMatch(/alias/i);
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('refuses a file over 1 MB with a clear error', () => {
+    const text = `---\nname: big\n---\n${'x'.repeat(MAX_AGENT_FILE_BYTES)}`;
+    expect(() => parseAgentFile(text)).toThrow(/larger than 1048576 bytes \(1 MB\)/);
+  });
+
+  it('reports schema problems with a code and the key path', () => {
+    const result = safeParseAgentFile('---\ntemperature: hot\nlimits: { maxTurns: -1 }\n---\n', { name: 'x' });
+    expect(result.success).toBe(false);
+    if (!result.success) {
+      expect(result.issues.map((i) => i.path)).toEqual([['temperature'], ['limits', 'maxTurns']]);
+      expect(result.issues.every((i) => i.code === 'invalid_value')).toBe(true);
+    }
+    expect(() => parseAgentFile('---\nhandoff: [a, b]\n---\n', { name: 'x' })).toThrow(expect.objectContaining({ code: 'invalid_agent' }));
+    expect(() => parseAgentFile('---\nrouter: true\n---\n', { name: 'x' })).toThrow(/needs `agents`/);
+    expect(() => parseAgentFile('---\n: : :\n  - [\n---\n', { name: 'x' })).toThrow(expect.objectContaining({ code: 'parse_error' }));
+    expect(() => parseAgentFile('no frontmatter')).toThrow(/name/);
+  });
+
+  it('never throws an untyped error on arbitrary text', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 300 }), fc.constantFrom('', '---\n', '#!x\n---\n'), (body, prefix) => {
+        const text = `${prefix}${body}`;
+        const result = safeParseAgentFile(text, { name: 'p' });
+        expect(typeof result.success).toBe('boolean');
+        try {
+          parseAgentFile(text, { name: 'p' });
+        } catch (error) {
+          expect(error).toBeInstanceOf(TroupeError);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('defineAgent', () => {
+  it('validates a definition in code', () => {
+    expect(defineAgent({ name: 'desk', system: 'Route', advisors: 'risk' })).toMatchObject({ name: 'desk', advisors: ['risk'] });
+    expect(() => defineAgent({ name: 'bad name!' })).toThrow(expect.objectContaining({ code: 'invalid_agent' }));
+  });
+});
