@@ -68,7 +68,7 @@ describe('compileAgents', () => {
   it('compiles a `team:` key into the team pattern, the declaring agent coordinating by default', async () => {
     const flows = compileAgents(
       defs(
-        { name: 'panel', system: 'Lead the panel', team: { members: ['analyst', 'dev'], terminationMode: 'max-rounds', maxRounds: 2 } },
+        { name: 'panel', system: 'Lead the panel', team: { members: ['analyst', 'dev'], terminationMode: 'maxRounds', maxRounds: 2 } },
         { name: 'analyst' },
         { name: 'dev' },
       ),
@@ -96,5 +96,12 @@ describe('compileAgents', () => {
     );
     const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: 'note' }, { agent: 'lead', reply: 'final' }] });
     await expect(run(flows.panel!, 'x', { adapter })).resolves.toMatchObject({ output: 'final', agent: 'lead' });
+  });
+
+  it('reads the kebab-case termination mode aliases from agent files', () => {
+    const def = parseAgentFile('---\nteam: { members: [a], terminationMode: max-rounds }\n---\nLead.', { name: 'panel' });
+    expect(def.team?.terminationMode).toBe('maxRounds');
+    const other = parseAgentFile('---\nteam: { members: [a], terminationMode: coordinator }\n---\n', { name: 'panel' });
+    expect(other.team?.terminationMode).toBe('coordinatorDecides');
   });
 });
