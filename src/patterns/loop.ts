@@ -1,0 +1,192 @@
+/**
+ * What reflect and orchestrate loops share: the pause/resume/stop control,
+ * the iteration driver (error budget with back-off, pause, cancellation,
+ * max iterations) and the human summary of how a loop ended.
+ * @module
+ */
+import { combineSignals } from '../core/abort.js';
+import { sleep } from '../core/clock.js';
+import type { RunContext } from '../core/context.js';
+import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import type { OutcomeStatus } from '../core/runnable.js';
+import { isCancellation } from '../core/context.js';
+
+/** How a loop ended. */
+export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'cancelled' | 'paused' | 'completed'>;
+
+/** Pause, resume and stop a loop from outside its run. */
+export interface LoopControls {
+  /** Stop after the current step; the run ends with status `paused`. The next run continues at the same iteration once resumed. */
+  pause(): void;
+  /** Lift a pause; the next run continues where the paused one stopped, with the stall history reset. */
+  resume(): void;
+  /** Cancel every running run of this loop now; they end with status `cancelled`. */
+  stop(reason?: string): void;
+  /** Whether a pause is in force. */
+  readonly paused: boolean;
+}
+
+/** Thrown inside a loop when a pause is in force at a step boundary. */
+export class PauseRequested extends Error {
+  constructor() {
+    super('The loop was paused');
+    this.name = 'PauseRequested';
+  }
+}
+
+/** The state behind {@link LoopControls}. */
+export class LoopController implements LoopControls {
+  #paused = false;
+  readonly #running = new Set<AbortController>();
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+  pause(): void {
+    this.#paused = true;
+  }
+  resume(): void {
+    this.#paused = false;
+  }
+  stop(reason = 'The loop was stopped'): void {
+    for (const c of this.#running) c.abort(new CancelledError(reason));
+  }
+  /** Throw {@link PauseRequested} when a pause is in force (call at step boundaries). */
+  checkPause(): void {
+    if (this.#paused) throw new PauseRequested();
+  }
+  /** A signal for one run that aborts with `signal` or on {@link stop}; call `release` when the run ends. */
+  attach(signal: AbortSignal): { signal: AbortSignal; release(): void } {
+    const controller = new AbortController();
+    this.#running.add(controller);
+    return { signal: combineSignals(signal, controller.signal), release: () => this.#running.delete(controller) };
+  }
+}
+
+/** Error budget options shared by the loops. */
+export interface ErrorBudgetOptions {
+  /** Wait before retrying an iteration that threw, in ms (on the run's clock). Default: 2000. */
+  retryBackoffMs?: number;
+  /** Consecutive failed iterations that end the loop with `error-budget`. Default: 3. */
+  maxConsecutiveErrors?: number;
+}
+
+/** What one iteration decided. */
+export type StepResult = { exit?: Extract<LoopStatus, 'goal-met' | 'stalled' | 'completed'> };
+
+/** Options of {@link driveLoop}. */
+export interface DriveLoopOptions {
+  ctx: RunContext;
+  signal: AbortSignal;
+  controller: LoopController;
+  /** Iterations already completed (0 for a fresh run). */
+  completed: number;
+  maxIterations: number;
+  retryBackoffMs: number;
+  maxConsecutiveErrors: number;
+  /** Errors that end the run at once instead of counting against the budget. */
+  fatal?: (error: unknown) => boolean;
+  /** Run iteration `i`. */
+  step(iteration: number, signal: AbortSignal): Promise<StepResult>;
+  /** After a successful iteration (checkpoint hook). */
+  afterStep(iteration: number, signal: AbortSignal): Promise<void>;
+  /** A failed attempt, for the loop's state and events. */
+  onError(iteration: number, error: unknown, consecutive: number): void;
+}
+
+/** How {@link driveLoop} ended. */
+export interface DriveLoopResult {
+  status: LoopStatus;
+  /** Iterations completed. */
+  completed: number;
+  /** The last error, when the error budget ran out. */
+  error?: unknown;
+}
+
+/**
+ * Run iterations until one exits, the maximum is reached, the error budget
+ * runs out, the signal aborts, or a pause is in force. An iteration that
+ * throws is retried with the same number after the back-off.
+ */
+export async function driveLoop(options: DriveLoopOptions): Promise<DriveLoopResult> {
+  const { ctx, signal, controller } = options;
+  let completed = options.completed;
+  let errors = 0;
+  try {
+    while (completed < options.maxIterations) {
+      controller.checkPause();
+      if (signal.aborted) return { status: 'cancelled', completed };
+      const iteration = completed + 1;
+      let result: StepResult;
+      try {
+        result = await options.step(iteration, signal);
+      } catch (error) {
+        if (error instanceof PauseRequested || signal.aborted || isCancellation(error, signal)) throw error;
+        if (options.fatal?.(error)) throw error;
+        errors++;
+        options.onError(iteration, error, errors);
+        if (errors >= options.maxConsecutiveErrors) return { status: 'error-budget', completed, error };
+        await sleep(ctx.clock, options.retryBackoffMs, signal);
+        continue;
+      }
+      errors = 0;
+      completed = iteration;
+      await options.afterStep(iteration, signal);
+      if (result.exit) return { status: result.exit, completed };
+    }
+    return { status: 'max-iterations', completed };
+  } catch (error) {
+    if (error instanceof PauseRequested) return { status: 'paused', completed };
+    if (signal.aborted || isCancellation(error, signal)) return { status: 'cancelled', completed };
+    throw error;
+  }
+}
+
+/** A duration for people: `850 ms`, `12.3 s`, `2 min 5 s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The one-line human summary of how a loop ended, e.g. `✅ Goal met (2/5) in 3.1 s`. */
+export function loopSummary(status: LoopStatus, iterations: number, maxIterations: number, durationMs: number): string {
+  const head = {
+    'goal-met': `✅ Goal met (${iterations}/${maxIterations})`,
+    'max-iterations': `⏱️ Max iterations (${iterations}/${maxIterations})`,
+    stalled: `⚠️ Stalled (${iterations}/${maxIterations})`,
+    'error-budget': `❌ Error budget exhausted (${iterations}/${maxIterations})`,
+    cancelled: `⏹️ Cancelled (${iterations}/${maxIterations})`,
+    paused: `⏸️ Paused (${iterations}/${maxIterations})`,
+    completed: `✅ Completed (${iterations}/${maxIterations})`,
+  }[status];
+  return `${head} in ${formatDuration(durationMs)}`;
+}
+
+/** Validate the numeric options every loop takes; returns them with defaults. */
+export function loopLimits(options: ErrorBudgetOptions & { maxIterations?: number }): {
+  maxIterations: number;
+  retryBackoffMs: number;
+  maxConsecutiveErrors: number;
+} {
+  const { maxIterations = 5, retryBackoffMs = 2000, maxConsecutiveErrors = 3 } = options;
+  positiveInteger('maxIterations', maxIterations);
+  positiveInteger('maxConsecutiveErrors', maxConsecutiveErrors);
+  if (!(Number.isFinite(retryBackoffMs) && retryBackoffMs >= 0)) {
+    throw new ConfigurationError(`Expected \`retryBackoffMs\` to be a non-negative number, got ${describeValue(retryBackoffMs)}`);
+  }
+  return { maxIterations, retryBackoffMs, maxConsecutiveErrors };
+}
+
+/** Throw a ConfigurationError unless `value` is a positive integer. */
+export function positiveInteger(name: string, value: unknown): void {
+  if (!(Number.isInteger(value) && (value as number) > 0)) {
+    throw new ConfigurationError(`Expected \`${name}\` to be a positive integer, got ${describeValue(value)}`);
+  }
+}
+
+/** A short, readable error for events and state. */
+export function describeError(error: unknown): { message: string; code?: string } {
+  return { message: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) };
+}
