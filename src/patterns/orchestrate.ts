@@ -116,10 +116,12 @@ export function orchestrate(options: OrchestrateOptions): Orchestration {
     stop: (reason) => controller.stop(reason),
     run(input, parent) {
       return parent.enter<OrchestrateOutcome>({ kind: 'orchestrate', name: o.name }, async (ctx) => {
-        const resumingPause = pausedState !== undefined && pausedState.request === input && !controller.paused;
-        const from = resumingPause ? pausedState : o.resumeFrom;
-        if (resumingPause) pausedState = undefined;
-        const outcome = await runOrchestration(o, input, ctx, controller, from, resumingPause);
+        // After a pause, continue from where it stopped (still paused: stop again at once).
+        const fromPause = pausedState !== undefined && pausedState.request === input;
+        const resuming = fromPause && !controller.paused;
+        const from = fromPause ? pausedState : o.resumeFrom;
+        if (resuming) pausedState = undefined;
+        const outcome = await runOrchestration(o, input, ctx, controller, from, resuming);
         if (outcome.status === 'paused') pausedState = outcome.state;
         return outcome;
       });
@@ -162,9 +164,10 @@ async function runOrchestration(
     current.results.push(result);
     return result;
   };
-  const dispatchAll = async (assignments: Assignment[], sig: AbortSignal): Promise<WorkerResult[]> => {
+  const promptFor = (a: Assignment) => workerPrompt(o.workers.find((w) => w.name === a.worker)!, request, a.task, o.sharedContext);
+  const dispatchAll = async (assignments: Assignment[], sig: AbortSignal, prompt = promptFor): Promise<WorkerResult[]> => {
     ctx.emit('reflect.dispatched', { loop: o.name, iteration: current.iteration, assignments });
-    const results = await Promise.all(assignments.map((a) => dispatchOne(a.worker, a.task, workerPrompt(o.workers.find((w) => w.name === a.worker)!, request, a.task, o.sharedContext), sig)));
+    const results = await Promise.all(assignments.map((a) => dispatchOne(a.worker, a.task, prompt(a), sig)));
     throwIfAborted(sig);
     return results;
   };
@@ -174,7 +177,7 @@ async function runOrchestration(
     toolMode = o.dispatch === 'tool' && orchestrator.resolveAdapter(ctx).capabilities.tools;
     const delegate = delegateTool(o.workers, (worker, task, sig) => {
       ctx.emit('reflect.dispatched', { loop: o.name, iteration: current.iteration, assignments: [{ worker, task }] });
-      return dispatchOne(worker, task, workerPrompt(o.workers.find((w) => w.name === worker)!, request, task, o.sharedContext), sig);
+      return dispatchOne(worker, task, promptFor({ worker, task }), sig);
     });
     orch = await orchestrator.converse(ctx, toolMode ? { extraTools: [delegate] } : {});
     return orch;
@@ -189,7 +192,7 @@ async function runOrchestration(
   const passThrough = async (sig: AbortSignal): Promise<StepResult> => {
     const base = o.sharedContext ? `${o.sharedContext}\n\n${request}` : request;
     if (o.mode === 'broadcast') {
-      const results = await dispatchAll(o.workers.map((w) => ({ worker: w.name, task: request })), sig);
+      const results = await dispatchAll(o.workers.map((w) => ({ worker: w.name, task: request })), sig, () => base);
       controller.checkPause();
       output = await synthesise(results, sig);
     } else {

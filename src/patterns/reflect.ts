@@ -130,8 +130,10 @@ export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection
     stop: (reason) => controller.stop(reason),
     run(input, parent) {
       return parent.enter<ReflectOutcome>({ kind: 'reflect', name, agent: worker.name }, async (ctx) => {
-        const resuming = pausedState !== undefined && pausedState.request === input && !controller.paused;
-        const from = resuming ? pausedState : options.resumeFrom;
+        // After a pause, continue from where it stopped (still paused: stop again at once).
+        const fromPause = pausedState !== undefined && pausedState.request === input;
+        const resuming = fromPause && !controller.paused;
+        const from = fromPause ? pausedState : options.resumeFrom;
         if (resuming) pausedState = undefined;
         const outcome = await runReflect(worker, { ...options, ...limits, name }, input, ctx, controller, from, resuming);
         if (outcome.status === 'paused') pausedState = outcome.state;
