@@ -75,7 +75,7 @@ export { TASK_SEPARATOR, parseAssignments, requireAssignments, safeParseAssignme
 export { StallDetector, jaccard, tokenSet, type StallCheck, type StallDetectorOptions } from './reflection/stall.js';
 export { QUALITY_STEP, QualityTracker, qualityTrend, type QualityRecord, type QualityScore, type QualityTrend } from './reflection/quality.js';
 export { DEFAULT_SCORE, normaliseScore, parseEvaluation, parseScore, parseVerdict, safeParseScore, type Evaluation, type Verdict } from './reflection/evaluation.js';
-export { formatDuration, loopSummary, type ErrorBudgetOptions, type LoopControls, type LoopStatus } from './patterns/loop.js';
+export { formatDuration, loopSummary, type ControllableLoop, type ErrorBudgetOptions, type LoopControls, type LoopStatus } from './patterns/loop.js';
 export { reflect, reflectPrompt, reflectStateSchema, DEFAULT_EVALUATION_PROMPT, type ReflectOptions, type ReflectOutcome, type ReflectState, type Reflection } from './patterns/reflect.js';
 export { orchestrate, type Orchestration, type OrchestrateOptions, type OrchestrateOutcome } from './patterns/orchestrate.js';
 export { DELEGATE_TOOL, DEFAULT_WORKER_TIMEOUT_MS, GENERIC_WORKER_INSTRUCTION, workerPrompt } from './patterns/orchestrate-dispatch.js';

@@ -8,7 +8,7 @@ import { combineSignals } from '../core/abort.js';
 import { sleep } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
-import type { OutcomeStatus } from '../core/runnable.js';
+import type { Outcome, OutcomeStatus, Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
 
 /** How a loop ended. */
@@ -189,4 +189,60 @@ export function positiveInteger(name: string, value: unknown): void {
 /** A short, readable error for events and state. */
 export function describeError(error: unknown): { message: string; code?: string } {
   return { message: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) };
+}
+
+/** A loop runnable that is also its own controller. */
+export type ControllableLoop<K extends string, S, O extends Outcome> = Runnable<O> &
+  LoopControls & {
+    readonly kind: K;
+    /** The state a paused run stopped at; the next run after `resume()` continues from it. */
+    readonly pausedState: S | undefined;
+  };
+
+/** What {@link controllableLoop} needs. */
+export interface ControllableLoopSpec<K extends string, S extends { request: string }, O extends Outcome & { state: S }> {
+  name: string;
+  kind: K;
+  agent?: string;
+  /** The checkpoint to continue from when there is no paused state. */
+  resumeFrom?: S | undefined;
+  /** Run the loop from `from` (undefined: a fresh start); `resetStall` after a resume. */
+  run(input: string, ctx: RunContext, controller: LoopController, from: S | undefined, resetStall: boolean): Promise<Omit<O, 'usage'>>;
+}
+
+/**
+ * Wrap a loop body in a runnable with `pause()`, `resume()`, `stop()` and
+ * the hand-over of the paused state to the next run with the same request.
+ */
+export function controllableLoop<K extends string, S extends { request: string }, O extends Outcome & { state: S }>(
+  spec: ControllableLoopSpec<K, S, O>,
+): ControllableLoop<K, S, O> {
+  const controller = new LoopController();
+  let pausedState: S | undefined;
+  return {
+    name: spec.name,
+    kind: spec.kind,
+    get paused() {
+      return controller.paused;
+    },
+    get pausedState() {
+      return pausedState;
+    },
+    pause: () => controller.pause(),
+    resume: () => controller.resume(),
+    stop: (reason) => controller.stop(reason),
+    run(input, parent) {
+      const where = { kind: spec.kind, name: spec.name, ...(spec.agent === undefined ? {} : { agent: spec.agent }) };
+      return parent.enter<O>(where, async (ctx) => {
+        // After a pause, continue from where it stopped (still paused: stop again at once).
+        const fromPause = pausedState !== undefined && pausedState.request === input;
+        const resuming = fromPause && !controller.paused;
+        const from = fromPause ? pausedState : spec.resumeFrom;
+        if (resuming) pausedState = undefined;
+        const outcome = await spec.run(input, ctx, controller, from, resuming);
+        if (outcome.status === 'paused') pausedState = outcome.state;
+        return outcome;
+      });
+    },
+  };
 }

@@ -7,7 +7,7 @@
 import { throwIfAborted } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, ModelBehaviorError, describeValue, isTroupeError } from '../core/errors.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import type { Outcome } from '../core/runnable.js';
 import { parseAssignments, type Assignment } from '../reflection/assignments.js';
 import { parseEvaluation } from '../reflection/evaluation.js';
 import { QualityTracker } from '../reflection/quality.js';
@@ -15,8 +15,8 @@ import { parseSentinels, stripSentinels } from '../reflection/sentinels.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
 import {
-  describeError, driveLoop, LoopController, loopLimits, loopSummary,
-  type ErrorBudgetOptions, type LoopControls, type StepResult,
+  controllableLoop, describeError, driveLoop, loopLimits, loopSummary,
+  type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult,
 } from './loop.js';
 import {
   DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
@@ -82,11 +82,7 @@ export interface OrchestrateOutcome extends Outcome {
 }
 
 /** An orchestration: a runnable you can also pause, resume and stop. */
-export interface Orchestration extends Runnable<OrchestrateOutcome>, LoopControls {
-  readonly kind: 'orchestrate';
-  /** The state a paused run stopped at; the next run after {@link LoopControls.resume} continues from it. */
-  readonly pausedState: OrchestrateState | undefined;
-}
+export type Orchestration = ControllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>;
 
 /**
  * Create an orchestration of workers by an orchestrator agent.
@@ -100,34 +96,12 @@ export interface Orchestration extends Runnable<OrchestrateOutcome>, LoopControl
  */
 export function orchestrate(options: OrchestrateOptions): Orchestration {
   const o = validate(options);
-  const controller = new LoopController();
-  let pausedState: OrchestrateState | undefined;
-  const self: Orchestration = {
+  return controllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>({
     name: o.name,
     kind: 'orchestrate',
-    get paused() {
-      return controller.paused;
-    },
-    get pausedState() {
-      return pausedState;
-    },
-    pause: () => controller.pause(),
-    resume: () => controller.resume(),
-    stop: (reason) => controller.stop(reason),
-    run(input, parent) {
-      return parent.enter<OrchestrateOutcome>({ kind: 'orchestrate', name: o.name }, async (ctx) => {
-        // After a pause, continue from where it stopped (still paused: stop again at once).
-        const fromPause = pausedState !== undefined && pausedState.request === input;
-        const resuming = fromPause && !controller.paused;
-        const from = fromPause ? pausedState : o.resumeFrom;
-        if (resuming) pausedState = undefined;
-        const outcome = await runOrchestration(o, input, ctx, controller, from, resuming);
-        if (outcome.status === 'paused') pausedState = outcome.state;
-        return outcome;
-      });
-    },
-  };
-  return self;
+    resumeFrom: o.resumeFrom,
+    run: (input, ctx, controller, from, resetStall) => runOrchestration(o, input, ctx, controller, from, resetStall),
+  });
 }
 
 type Resolved = ReturnType<typeof validate>;

@@ -8,13 +8,13 @@
 import { z } from 'zod';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import type { Outcome } from '../core/runnable.js';
 import { parseVerdict } from '../reflection/evaluation.js';
 import { QualityTracker } from '../reflection/quality.js';
 import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflection/sentinels.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
-import { describeError, driveLoop, LoopController, loopLimits, loopSummary, type ErrorBudgetOptions, type LoopControls, type StepResult } from './loop.js';
+import { controllableLoop, describeError, driveLoop, loopLimits, loopSummary, type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult } from './loop.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -81,11 +81,7 @@ export interface ReflectOutcome extends Outcome {
 }
 
 /** A reflect loop: a runnable you can also pause, resume and stop. */
-export interface Reflection extends Runnable<ReflectOutcome>, LoopControls {
-  readonly kind: 'reflect';
-  /** The state a paused run stopped at. */
-  readonly pausedState: ReflectState | undefined;
-}
+export type Reflection = ControllableLoop<'reflect', ReflectState, ReflectOutcome>;
 
 /** The prompt of iteration `i`. */
 export function reflectPrompt(state: ReflectState, iteration: number): string {
@@ -114,33 +110,13 @@ export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection
     throw new ConfigurationError('Expected `resumeFrom` to be a reflect state (schemaVersion 1)');
   }
   const name = options.name ?? `reflect:${worker.name}`;
-  const controller = new LoopController();
-  let pausedState: ReflectState | undefined;
-  return {
+  return controllableLoop<'reflect', ReflectState, ReflectOutcome>({
     name,
     kind: 'reflect',
-    get paused() {
-      return controller.paused;
-    },
-    get pausedState() {
-      return pausedState;
-    },
-    pause: () => controller.pause(),
-    resume: () => controller.resume(),
-    stop: (reason) => controller.stop(reason),
-    run(input, parent) {
-      return parent.enter<ReflectOutcome>({ kind: 'reflect', name, agent: worker.name }, async (ctx) => {
-        // After a pause, continue from where it stopped (still paused: stop again at once).
-        const fromPause = pausedState !== undefined && pausedState.request === input;
-        const resuming = fromPause && !controller.paused;
-        const from = fromPause ? pausedState : options.resumeFrom;
-        if (resuming) pausedState = undefined;
-        const outcome = await runReflect(worker, { ...options, ...limits, name }, input, ctx, controller, from, resuming);
-        if (outcome.status === 'paused') pausedState = outcome.state;
-        return outcome;
-      });
-    },
-  };
+    agent: worker.name,
+    resumeFrom: options.resumeFrom,
+    run: (input, ctx, controller, from, resetStall) => runReflect(worker, { ...options, ...limits, name }, input, ctx, controller, from, resetStall),
+  });
 }
 
 async function runReflect(
