@@ -10,6 +10,7 @@ import type { RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import type { Outcome, OutcomeStatus, Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
+import type { StallDetector } from '../reflection/stall.js';
 
 /** How a loop ended. */
 export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'cancelled' | 'paused' | 'completed'>;
@@ -74,24 +75,38 @@ export interface ErrorBudgetOptions {
 /** What one iteration decided. */
 export type StepResult = { exit?: Extract<LoopStatus, 'goal-met' | 'stalled' | 'completed'> };
 
+/** The part of a loop state that {@link driveLoop} maintains. */
+export interface LoopStateCore {
+  /** Iterations completed. */
+  iteration: number;
+  /** The stall detector's snapshot. */
+  stall: { recent: string[]; consecutive: number };
+}
+
 /** Options of {@link driveLoop}. */
-export interface DriveLoopOptions {
+export interface DriveLoopOptions<S extends LoopStateCore> {
   ctx: RunContext;
   signal: AbortSignal;
   controller: LoopController;
-  /** Iterations already completed (0 for a fresh run). */
-  completed: number;
+  /** The loop's name, for events. */
+  loop: string;
+  /** The loop's state; `iteration` (iterations completed) and `stall` are kept up to date. */
+  state: S;
+  /** The loop's stall detector, snapshotted into the state after each iteration. */
+  stall: StallDetector;
+  /** Called (and awaited) with a copy of the state after every iteration. */
+  onCheckpoint?: ((state: S, info: { signal: AbortSignal }) => void | Promise<void>) | undefined;
   maxIterations: number;
   retryBackoffMs: number;
   maxConsecutiveErrors: number;
+  /** Which exits count as goal met. Default: `goal-met`. */
+  goalMetOn?: (status: LoopStatus) => boolean;
   /** Errors that end the run at once instead of counting against the budget. */
   fatal?: (error: unknown) => boolean;
   /** Run iteration `i`. */
   step(iteration: number, signal: AbortSignal): Promise<StepResult>;
-  /** After a successful iteration (checkpoint hook). */
-  afterStep(iteration: number, signal: AbortSignal): Promise<void>;
-  /** A failed attempt, for the loop's state and events. */
-  onError(iteration: number, error: unknown, consecutive: number): void;
+  /** After a failed attempt (for example, to drop a session in an unknown state). */
+  onError?(iteration: number, error: unknown): void;
 }
 
 /** How {@link driveLoop} ended. */
@@ -99,18 +114,35 @@ export interface DriveLoopResult {
   status: LoopStatus;
   /** Iterations completed. */
   completed: number;
-  /** The last error, when the error budget ran out. */
-  error?: unknown;
+  goalMet: boolean;
+  /** The human summary. */
+  summary: string;
+  /** The last error's message, when the error budget ran out. */
+  error?: string;
 }
 
 /**
  * Run iterations until one exits, the maximum is reached, the error budget
- * runs out, the signal aborts, or a pause is in force. An iteration that
- * throws is retried with the same number after the back-off.
+ * runs out, the signal aborts, or a pause is in force, then emit
+ * `reflect.completed`. An iteration that throws is retried with the same
+ * number after the back-off.
  */
-export async function driveLoop(options: DriveLoopOptions): Promise<DriveLoopResult> {
-  const { ctx, signal, controller } = options;
-  let completed = options.completed;
+export async function driveLoop<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<DriveLoopResult> {
+  const { ctx, loop } = options;
+  const start = ctx.clock.now();
+  const ended = await iterate(options);
+  const goalMet = (options.goalMetOn ?? ((s) => s === 'goal-met'))(ended.status);
+  const durationMs = ctx.clock.now() - start;
+  const summary = loopSummary(ended.status, ended.completed, options.maxIterations, durationMs);
+  ctx.emit('reflect.completed', { loop, status: ended.status, goalMet, iterations: ended.completed, summary, durationMs });
+  const result: DriveLoopResult = { status: ended.status, completed: ended.completed, goalMet, summary };
+  if (ended.error !== undefined) result.error = describeError(ended.error).message;
+  return result;
+}
+
+async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<{ status: LoopStatus; completed: number; error?: unknown }> {
+  const { ctx, signal, controller, state } = options;
+  let completed = state.iteration;
   let errors = 0;
   try {
     while (completed < options.maxIterations) {
@@ -124,14 +156,18 @@ export async function driveLoop(options: DriveLoopOptions): Promise<DriveLoopRes
         if (error instanceof PauseRequested || signal.aborted || isCancellation(error, signal)) throw error;
         if (options.fatal?.(error)) throw error;
         errors++;
-        options.onError(iteration, error, errors);
+        const { message, code } = describeError(error);
+        ctx.emit('reflect.iteration.failed', { loop: options.loop, iteration, error: message, ...(code === undefined ? {} : { code }), consecutive: errors });
+        options.onError?.(iteration, error);
         if (errors >= options.maxConsecutiveErrors) return { status: 'error-budget', completed, error };
         await sleep(ctx.clock, options.retryBackoffMs, signal);
         continue;
       }
       errors = 0;
       completed = iteration;
-      await options.afterStep(iteration, signal);
+      state.iteration = iteration;
+      state.stall = options.stall.snapshot();
+      await options.onCheckpoint?.(structuredClone(state), { signal });
       if (result.exit) return { status: result.exit, completed };
     }
     return { status: 'max-iterations', completed };

@@ -15,7 +15,7 @@ import { parseSentinels, stripSentinels } from '../reflection/sentinels.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
 import {
-  controllableLoop, describeError, driveLoop, loopLimits, loopSummary,
+  controllableLoop, driveLoop, loopLimits,
   type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult,
 } from './loop.js';
 import {
@@ -120,7 +120,6 @@ async function runOrchestration(
   const quality = new QualityTracker(state.evaluations);
   const reflect = o.mode === 'orchestrator-reflect';
   const maxIterations = reflect ? o.maxIterations : 1;
-  const loopStart = ctx.clock.now();
   let orch: Conversation | undefined;
   let judge: Conversation | undefined;
   let current: { iteration: number; results: WorkerResult[] } = { iteration: 0, results: [] };
@@ -265,26 +264,17 @@ async function runOrchestration(
 
   try {
     const ended = await driveLoop({
-      ctx, signal, controller, completed: state.iteration, maxIterations,
+      ctx, signal, controller, loop: o.name, state, stall, onCheckpoint: o.onCheckpoint, maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
+      goalMetOn: (status) => status === 'goal-met' || (!reflect && status === 'completed'),
       fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
       step,
-      async afterStep(iteration, sig) {
-        state.iteration = iteration;
-        state.stall = stall.snapshot();
-        await o.onCheckpoint?.(structuredClone(state), { signal: sig });
-      },
-      onError(iteration, error, consecutive) {
-        const { message, code } = describeError(error);
-        ctx.emit('reflect.iteration.failed', { loop: o.name, iteration, error: message, ...(code === undefined ? {} : { code }), consecutive });
+      onError() {
         void orch?.close().catch(() => undefined);
         orch = undefined;
       },
     });
-    const goalMet = ended.status === 'goal-met' || (!reflect && ended.status === 'completed');
-    const durationMs = ctx.clock.now() - loopStart;
-    const summary = loopSummary(ended.status, ended.completed, maxIterations, durationMs);
-    ctx.emit('reflect.completed', { loop: o.name, status: ended.status, goalMet, iterations: ended.completed, summary, durationMs });
+    const { goalMet, summary } = ended;
     const result: Omit<OrchestrateOutcome, 'usage'> = {
       output: output ?? state.lastSynthesis ?? '',
       agent: o.orchestrator?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
@@ -292,7 +282,7 @@ async function runOrchestration(
       evaluations: [...state.evaluations], summary, results: [...state.lastResults],
       state: structuredClone(state),
     };
-    if (ended.error !== undefined) result.error = describeError(ended.error).message;
+    if (ended.error !== undefined) result.error = ended.error;
     return result;
   } finally {
     release();

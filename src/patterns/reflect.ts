@@ -14,7 +14,7 @@ import { QualityTracker } from '../reflection/quality.js';
 import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflection/sentinels.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
-import { controllableLoop, describeError, driveLoop, loopLimits, loopSummary, type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult } from './loop.js';
+import { controllableLoop, driveLoop, loopLimits, type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult } from './loop.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -131,7 +131,6 @@ async function runReflect(
     ? { ...structuredClone(from), stall: stall.snapshot(), maxIterations: o.maxIterations }
     : { schemaVersion: 1, kind: 'reflect', loop: o.name, agent: worker.name, request: input, goal: o.goal ?? input, iteration: 0, maxIterations: o.maxIterations, evaluations: [], stall: stall.snapshot(), startedAt: ctx.clock.now() };
   const quality = new QualityTracker(state.evaluations);
-  const start = ctx.clock.now();
   let conversation: Conversation | undefined;
   let judge: Conversation | undefined;
 
@@ -174,32 +173,22 @@ async function runReflect(
 
   try {
     const ended = await driveLoop({
-      ctx, signal, controller, completed: state.iteration, maxIterations: o.maxIterations,
+      ctx, signal, controller, loop: o.name, state, stall, onCheckpoint: o.onCheckpoint, maxIterations: o.maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
       fatal: (error) => error instanceof ConfigurationError,
       step,
-      async afterStep(iteration, sig) {
-        state.iteration = iteration;
-        state.stall = stall.snapshot();
-        await o.onCheckpoint?.(structuredClone(state), { signal: sig });
-      },
-      onError(iteration, error, consecutive) {
-        const { message, code } = describeError(error);
-        ctx.emit('reflect.iteration.failed', { loop: o.name, iteration, error: message, ...(code === undefined ? {} : { code }), consecutive });
+      onError() {
         void conversation?.close().catch(() => undefined);
         conversation = undefined;
       },
     });
-    const goalMet = ended.status === 'goal-met';
-    const durationMs = ctx.clock.now() - start;
-    const summary = loopSummary(ended.status, ended.completed, o.maxIterations, durationMs);
-    ctx.emit('reflect.completed', { loop: o.name, status: ended.status, goalMet, iterations: ended.completed, summary, durationMs });
+    const { goalMet, summary } = ended;
     state.stall = stall.snapshot();
     const result: Omit<ReflectOutcome, 'usage'> = {
       output: state.lastOutput ?? '', agent: worker.name, status: ended.status, goalMet, cancelled: !goalMet,
       iterations: ended.completed, evaluations: [...state.evaluations], summary, state: structuredClone(state),
     };
-    if (ended.error !== undefined) result.error = describeError(ended.error).message;
+    if (ended.error !== undefined) result.error = ended.error;
     return result;
   } finally {
     release();
