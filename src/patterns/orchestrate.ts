@@ -304,6 +304,9 @@ function validate(options: OrchestrateOptions) {
     if (names.has(w.name)) throw new ConfigurationError(`Worker "${w.name}" is listed twice`);
     names.add(w.name);
   }
+  for (const [key, value] of [['orchestrator', options.orchestrator], ['evaluator', options.evaluator]] as const) {
+    if (value !== undefined && typeof value?.converse !== 'function') throw new ConfigurationError(`Expected \`${key}\` to be an agent, got ${describeValue(value)}`);
+  }
   if (!options.orchestrator && mode !== 'broadcast' && mode !== 'sequential') {
     throw new ConfigurationError(`Mode "${mode}" needs an \`orchestrator\` agent`);
   }

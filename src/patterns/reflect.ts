@@ -104,6 +104,9 @@ export function reflectPrompt(state: ReflectState, iteration: number): string {
  */
 export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection {
   if (!worker || typeof worker.converse !== 'function') throw new ConfigurationError(`Expected an agent to reflect, got ${describeValue(worker)}`);
+  if (options.evaluator !== undefined && typeof options.evaluator?.converse !== 'function') {
+    throw new ConfigurationError(`Expected \`evaluator\` to be an agent, got ${describeValue(options.evaluator)}`);
+  }
   const limits = loopLimits(options);
   if (options.stall) new StallDetector(options.stall);
   if (options.resumeFrom !== undefined && !reflectStateSchema.safeParse(options.resumeFrom).success) {

@@ -28,6 +28,8 @@ export const TASK_SEPARATOR = '\n\n---\n\n';
 
 const WORKER_MARK = '@worker:';
 const END_MARK = '@end';
+/** Longer names match no worker; they are reported cut to this length. */
+const MAX_NAME = 200;
 
 /** Collects assignments: canonical names, merging, skipping empty tasks. */
 class Collector {
@@ -42,6 +44,10 @@ class Collector {
   add(rawName: string, rawTask: string): void {
     const name = cleanName(rawName);
     if (name === '') return;
+    if (name.length > MAX_NAME) {
+      this.#unmatched.add(`${name.slice(0, MAX_NAME)}…`);
+      return;
+    }
     const worker = this.#canonical.get(name.toLowerCase());
     if (worker === undefined) {
       this.#unmatched.add(name);

@@ -233,6 +233,21 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(events.filter((e) => e.type === 'reflect.iteration.started')).toHaveLength(1);
   });
 
+  it('nudges in tool dispatch too', async () => {
+    const { adapter, clock } = setup({
+      replies: {
+        lead: [
+          'I will just answer.',
+          { toolCalls: [{ name: 'delegate_to_worker', arguments: { worker: 'coder', task: 'Write the form.' } }] },
+          'Form written.\n[[GROUP_REFLECT_COMPLETE]]',
+        ],
+      },
+    });
+    const result = await run(team({ dispatch: 'tool' }), REQUEST, { adapter, clock });
+    expect(result).toMatchObject({ status: 'goal-met', iterations: 1, output: 'Form written.' });
+    expect(adapter.inputsOf('lead')[1]).toContain('Call the delegate_to_worker tool for each task.');
+  });
+
   it('fails with a clear error after 3 nudges', async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: 'No.' }] });
     await expect(run(team(), REQUEST, { adapter, clock })).rejects.toMatchObject({
@@ -295,6 +310,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(() => team({ maxIterations: 0 })).toThrow('Expected `maxIterations` to be a positive integer, got 0 (number)');
     expect(() => team({ goalScore: 2 })).toThrow(/goalScore/);
     expect(() => orchestrate({ workers: [] })).toThrow(/workers/);
+    expect(() => team({ evaluator: 'judge' as never })).toThrow('Expected `evaluator` to be an agent, got "judge" (string)');
     expect(() => orchestrate({ workers: [agent({ name: 'a' })] })).toThrow(/needs an `orchestrator`/);
   });
 });

@@ -54,6 +54,10 @@ describe('parseAssignments', () => {
     const text = '```json\n[{ "worker": "session-a", "task": \n```\n@worker:session-b\nDo it\n@end';
     expect(parseAssignments(text, workers).assignments).toEqual([{ worker: 'session-b', task: 'Do it' }]);
   });
+  it('cuts an overlong unknown name', () => {
+    const { unmatched } = parseAssignments(`@worker:${'x'.repeat(1000)} task`, workers);
+    expect(unmatched[0]).toBe(`${'x'.repeat(200)}…`);
+  });
   it('comes in a safe and a throwing form', () => {
     expect(safeParseAssignments('nothing', workers)).toMatchObject({ success: false, issues: [{ code: 'no_assignments' }] });
     expect(safeParseAssignments('@worker:session-a do', workers)).toMatchObject({ success: true, data: { assignments: [{ worker: 'session-a' }] } });
