@@ -97,3 +97,26 @@ export { advisors, consultAdvisors, formatAdvice, type AdvisorResult, type Advis
 export { broadcast, type BroadcastOptions, type BroadcastOutcome } from './patterns/broadcast.js';
 export { sequential, formatEarlierAnswers, type SequentialOptions, type SequentialOutcome } from './patterns/sequential.js';
 export { RoutingError } from './core/errors.js';
+// Reflection: sentinel, assignment and evaluation parsers, stall detection,
+// quality trend, and the reflect / orchestrate loops
+export type { ParseIssue, SafeParseResult } from './reflection/parse-result.js';
+export { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION, REFLECTION_COMPLETE, parseSentinels, stripSentinels, type Sentinels } from './reflection/sentinels.js';
+export { TASK_SEPARATOR, parseAssignments, requireAssignments, safeParseAssignments, type Assignment, type ParsedAssignments } from './reflection/assignments.js';
+export { StallDetector, jaccard, tokenSet, type StallCheck, type StallDetectorOptions } from './reflection/stall.js';
+export { QUALITY_STEP, QualityTracker, qualityTrend, type QualityRecord, type QualityScore, type QualityTrend } from './reflection/quality.js';
+export { DEFAULT_SCORE, normaliseScore, parseEvaluation, parseScore, parseVerdict, safeParseScore, type Evaluation, type Verdict } from './reflection/evaluation.js';
+export { formatDuration, loopSummary, type ControllableLoop, type ErrorBudgetOptions, type LoopControls, type LoopStatus } from './patterns/loop.js';
+export { reflect, reflectPrompt, reflectStateSchema, DEFAULT_EVALUATION_PROMPT, type ReflectOptions, type ReflectOutcome, type ReflectState, type Reflection } from './patterns/reflect.js';
+export { orchestrate, type Orchestration, type OrchestrateOptions, type OrchestrateOutcome } from './patterns/orchestrate.js';
+export { DELEGATE_TOOL, DEFAULT_WORKER_TIMEOUT_MS, GENERIC_WORKER_INSTRUCTION, workerPrompt } from './patterns/orchestrate-dispatch.js';
+export {
+  loopEvaluationSchema,
+  orchestrateModes,
+  orchestrateStateSchema,
+  stallSnapshotSchema,
+  workerResultSchema,
+  type LoopEvaluation,
+  type OrchestrateMode,
+  type OrchestrateState,
+  type WorkerResult,
+} from './patterns/orchestrate-state.js';

@@ -57,6 +57,15 @@ export interface TroupeEventPayloads {
   'advisor.failed': { main: string; advisor: string; error: string; code?: string };
   'broadcast.completed': { name: string; answered: string[] };
   'sequential.step': { name: string; step: number; agent: string };
+  'reflect.iteration.started': { loop: string; iteration: number; maxIterations: number };
+  'reflect.iteration.failed': { loop: string; iteration: number; error: string; code?: string; consecutive: number };
+  'reflect.dispatched': { loop: string; iteration: number; assignments: Array<{ worker: string; task: string }> };
+  'reflect.worker.completed': { loop: string; iteration: number; worker: string; success: boolean; durationMs: number; error?: string };
+  'reflect.evaluated': { loop: string; iteration: number; score: number; rationale: string; trend: 'improving' | 'stable' | 'degrading'; goalMet: boolean; evaluator: string };
+  'reflect.quality.degrading': { loop: string; iteration: number; score: number; previous: number; suggestion: string };
+  'reflect.stall.warning': { loop: string; iteration: number; similarity: number; consecutive: number };
+  'reflect.stalled': { loop: string; iteration: number; consecutive: number };
+  'reflect.completed': { loop: string; status: OutcomeStatus; goalMet: boolean; iterations: number; summary: string; durationMs: number };
 }
 
 /** Names of every troupe event. */

@@ -1,0 +1,284 @@
+/**
+ * What reflect and orchestrate loops share: the pause/resume/stop control,
+ * the iteration driver (error budget with back-off, pause, cancellation,
+ * max iterations) and the human summary of how a loop ended.
+ * @module
+ */
+import { combineSignals } from '../core/abort.js';
+import { sleep } from '../core/clock.js';
+import type { RunContext } from '../core/context.js';
+import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import type { Outcome, OutcomeStatus, Runnable } from '../core/runnable.js';
+import { isCancellation } from '../core/context.js';
+import type { StallDetector } from '../reflection/stall.js';
+
+/** How a loop ended. */
+export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'cancelled' | 'paused' | 'completed'>;
+
+/** Pause, resume and stop a loop from outside its run. */
+export interface LoopControls {
+  /** Stop after the current step; the run ends with status `paused`. The next run continues at the same iteration once resumed. */
+  pause(): void;
+  /** Lift a pause; the next run continues where the paused one stopped, with the stall history reset. */
+  resume(): void;
+  /** Cancel every running run of this loop now; they end with status `cancelled`. */
+  stop(reason?: string): void;
+  /** Whether a pause is in force. */
+  readonly paused: boolean;
+}
+
+/** Thrown inside a loop when a pause is in force at a step boundary. */
+export class PauseRequested extends Error {
+  constructor() {
+    super('The loop was paused');
+    this.name = 'PauseRequested';
+  }
+}
+
+/** The state behind {@link LoopControls}. */
+export class LoopController implements LoopControls {
+  #paused = false;
+  readonly #running = new Set<AbortController>();
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+  pause(): void {
+    this.#paused = true;
+  }
+  resume(): void {
+    this.#paused = false;
+  }
+  stop(reason = 'The loop was stopped'): void {
+    for (const c of this.#running) c.abort(new CancelledError(reason));
+  }
+  /** Throw {@link PauseRequested} when a pause is in force (call at step boundaries). */
+  checkPause(): void {
+    if (this.#paused) throw new PauseRequested();
+  }
+  /** A signal for one run that aborts with `signal` or on {@link stop}; call `release` when the run ends. */
+  attach(signal: AbortSignal): { signal: AbortSignal; release(): void } {
+    const controller = new AbortController();
+    this.#running.add(controller);
+    return { signal: combineSignals(signal, controller.signal), release: () => this.#running.delete(controller) };
+  }
+}
+
+/** Error budget options shared by the loops. */
+export interface ErrorBudgetOptions {
+  /** Wait before retrying an iteration that threw, in ms (on the run's clock). Default: 2000. */
+  retryBackoffMs?: number;
+  /** Consecutive failed iterations that end the loop with `error-budget`. Default: 3. */
+  maxConsecutiveErrors?: number;
+}
+
+/** What one iteration decided. */
+export type StepResult = { exit?: Extract<LoopStatus, 'goal-met' | 'stalled' | 'completed'> };
+
+/** The part of a loop state that {@link driveLoop} maintains. */
+export interface LoopStateCore {
+  /** Iterations completed. */
+  iteration: number;
+  /** The stall detector's snapshot. */
+  stall: { recent: string[]; consecutive: number };
+}
+
+/** Options of {@link driveLoop}. */
+export interface DriveLoopOptions<S extends LoopStateCore> {
+  ctx: RunContext;
+  signal: AbortSignal;
+  controller: LoopController;
+  /** The loop's name, for events. */
+  loop: string;
+  /** The loop's state; `iteration` (iterations completed) and `stall` are kept up to date. */
+  state: S;
+  /** The loop's stall detector, snapshotted into the state after each iteration. */
+  stall: StallDetector;
+  /** Called (and awaited) with a copy of the state after every iteration. */
+  onCheckpoint?: ((state: S, info: { signal: AbortSignal }) => void | Promise<void>) | undefined;
+  maxIterations: number;
+  retryBackoffMs: number;
+  maxConsecutiveErrors: number;
+  /** Which exits count as goal met. Default: `goal-met`. */
+  goalMetOn?: (status: LoopStatus) => boolean;
+  /** Errors that end the run at once instead of counting against the budget. */
+  fatal?: (error: unknown) => boolean;
+  /** Run iteration `i`. */
+  step(iteration: number, signal: AbortSignal): Promise<StepResult>;
+  /** After a failed attempt (for example, to drop a session in an unknown state). */
+  onError?(iteration: number, error: unknown): void;
+}
+
+/** How {@link driveLoop} ended. */
+export interface DriveLoopResult {
+  status: LoopStatus;
+  /** Iterations completed. */
+  completed: number;
+  goalMet: boolean;
+  /** The human summary. */
+  summary: string;
+  /** The last error's message, when the error budget ran out. */
+  error?: string;
+}
+
+/**
+ * Run iterations until one exits, the maximum is reached, the error budget
+ * runs out, the signal aborts, or a pause is in force, then emit
+ * `reflect.completed`. An iteration that throws is retried with the same
+ * number after the back-off.
+ */
+export async function driveLoop<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<DriveLoopResult> {
+  const { ctx, loop } = options;
+  const start = ctx.clock.now();
+  const ended = await iterate(options);
+  const goalMet = (options.goalMetOn ?? ((s) => s === 'goal-met'))(ended.status);
+  const durationMs = ctx.clock.now() - start;
+  const summary = loopSummary(ended.status, ended.completed, options.maxIterations, durationMs);
+  ctx.emit('reflect.completed', { loop, status: ended.status, goalMet, iterations: ended.completed, summary, durationMs });
+  const result: DriveLoopResult = { status: ended.status, completed: ended.completed, goalMet, summary };
+  if (ended.error !== undefined) result.error = describeError(ended.error).message;
+  return result;
+}
+
+async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<{ status: LoopStatus; completed: number; error?: unknown }> {
+  const { ctx, signal, controller, state } = options;
+  let completed = state.iteration;
+  let errors = 0;
+  try {
+    while (completed < options.maxIterations) {
+      controller.checkPause();
+      if (signal.aborted) return { status: 'cancelled', completed };
+      const iteration = completed + 1;
+      let result: StepResult;
+      try {
+        result = await options.step(iteration, signal);
+      } catch (error) {
+        if (error instanceof PauseRequested || signal.aborted || isCancellation(error, signal)) throw error;
+        if (options.fatal?.(error)) throw error;
+        errors++;
+        const { message, code } = describeError(error);
+        ctx.emit('reflect.iteration.failed', { loop: options.loop, iteration, error: message, ...(code === undefined ? {} : { code }), consecutive: errors });
+        options.onError?.(iteration, error);
+        if (errors >= options.maxConsecutiveErrors) return { status: 'error-budget', completed, error };
+        await sleep(ctx.clock, options.retryBackoffMs, signal);
+        continue;
+      }
+      errors = 0;
+      completed = iteration;
+      state.iteration = iteration;
+      state.stall = options.stall.snapshot();
+      await options.onCheckpoint?.(structuredClone(state), { signal });
+      if (result.exit) return { status: result.exit, completed };
+    }
+    return { status: 'max-iterations', completed };
+  } catch (error) {
+    if (error instanceof PauseRequested) return { status: 'paused', completed };
+    if (signal.aborted || isCancellation(error, signal)) return { status: 'cancelled', completed };
+    throw error;
+  }
+}
+
+/** A duration for people: `850 ms`, `12.3 s`, `2 min 5 s`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+/** The one-line human summary of how a loop ended, e.g. `✅ Goal met (2/5) in 3.1 s`. */
+export function loopSummary(status: LoopStatus, iterations: number, maxIterations: number, durationMs: number): string {
+  const head = {
+    'goal-met': `✅ Goal met (${iterations}/${maxIterations})`,
+    'max-iterations': `⏱️ Max iterations (${iterations}/${maxIterations})`,
+    stalled: `⚠️ Stalled (${iterations}/${maxIterations})`,
+    'error-budget': `❌ Error budget exhausted (${iterations}/${maxIterations})`,
+    cancelled: `⏹️ Cancelled (${iterations}/${maxIterations})`,
+    paused: `⏸️ Paused (${iterations}/${maxIterations})`,
+    completed: `✅ Completed (${iterations}/${maxIterations})`,
+  }[status];
+  return `${head} in ${formatDuration(durationMs)}`;
+}
+
+/** Validate the numeric options every loop takes; returns them with defaults. */
+export function loopLimits(options: ErrorBudgetOptions & { maxIterations?: number }): {
+  maxIterations: number;
+  retryBackoffMs: number;
+  maxConsecutiveErrors: number;
+} {
+  const { maxIterations = 5, retryBackoffMs = 2000, maxConsecutiveErrors = 3 } = options;
+  positiveInteger('maxIterations', maxIterations);
+  positiveInteger('maxConsecutiveErrors', maxConsecutiveErrors);
+  if (!(Number.isFinite(retryBackoffMs) && retryBackoffMs >= 0)) {
+    throw new ConfigurationError(`Expected \`retryBackoffMs\` to be a non-negative number, got ${describeValue(retryBackoffMs)}`);
+  }
+  return { maxIterations, retryBackoffMs, maxConsecutiveErrors };
+}
+
+/** Throw a ConfigurationError unless `value` is a positive integer. */
+export function positiveInteger(name: string, value: unknown): void {
+  if (!(Number.isInteger(value) && (value as number) > 0)) {
+    throw new ConfigurationError(`Expected \`${name}\` to be a positive integer, got ${describeValue(value)}`);
+  }
+}
+
+/** A short, readable error for events and state. */
+export function describeError(error: unknown): { message: string; code?: string } {
+  return { message: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) };
+}
+
+/** A loop runnable that is also its own controller. */
+export type ControllableLoop<K extends string, S, O extends Outcome> = Runnable<O> &
+  LoopControls & {
+    readonly kind: K;
+    /** The state a paused run stopped at; the next run after `resume()` continues from it. */
+    readonly pausedState: S | undefined;
+  };
+
+/** What {@link controllableLoop} needs. */
+export interface ControllableLoopSpec<K extends string, S extends { request: string }, O extends Outcome & { state: S }> {
+  name: string;
+  kind: K;
+  agent?: string;
+  /** The checkpoint to continue from when there is no paused state. */
+  resumeFrom?: S | undefined;
+  /** Run the loop from `from` (undefined: a fresh start); `resetStall` after a resume. */
+  run(input: string, ctx: RunContext, controller: LoopController, from: S | undefined, resetStall: boolean): Promise<Omit<O, 'usage'>>;
+}
+
+/**
+ * Wrap a loop body in a runnable with `pause()`, `resume()`, `stop()` and
+ * the hand-over of the paused state to the next run with the same request.
+ */
+export function controllableLoop<K extends string, S extends { request: string }, O extends Outcome & { state: S }>(
+  spec: ControllableLoopSpec<K, S, O>,
+): ControllableLoop<K, S, O> {
+  const controller = new LoopController();
+  let pausedState: S | undefined;
+  return {
+    name: spec.name,
+    kind: spec.kind,
+    get paused() {
+      return controller.paused;
+    },
+    get pausedState() {
+      return pausedState;
+    },
+    pause: () => controller.pause(),
+    resume: () => controller.resume(),
+    stop: (reason) => controller.stop(reason),
+    run(input, parent) {
+      const where = { kind: spec.kind, name: spec.name, ...(spec.agent === undefined ? {} : { agent: spec.agent }) };
+      return parent.enter<O>(where, async (ctx) => {
+        // After a pause, continue from where it stopped (still paused: stop again at once).
+        const fromPause = pausedState !== undefined && pausedState.request === input;
+        const resuming = fromPause && !controller.paused;
+        const from = fromPause ? pausedState : spec.resumeFrom;
+        if (resuming) pausedState = undefined;
+        const outcome = await spec.run(input, ctx, controller, from, resuming);
+        if (outcome.status === 'paused') pausedState = outcome.state;
+        return outcome;
+      });
+    },
+  };
+}

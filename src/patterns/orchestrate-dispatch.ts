@@ -1,0 +1,142 @@
+/**
+ * Dispatch for {@link orchestrate}: the prompts of the orchestrator and the
+ * workers, running a worker with its own time-out (a failure is a result,
+ * never a crash), and the `delegate_to_worker` tool.
+ * @module
+ */
+import { z } from 'zod';
+import { withTimeout } from '../core/abort.js';
+import type { RunContext } from '../core/context.js';
+import { errorMessage } from '../core/errors.js';
+import { defineTool, type ToolDefinition } from '../core/tools.js';
+import type { Agent } from './agent.js';
+import type { LoopEvaluation, WorkerResult } from './orchestrate-state.js';
+import { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION } from '../reflection/sentinels.js';
+
+/** The system prompt of a worker that has none. */
+export const GENERIC_WORKER_INSTRUCTION =
+  'You are a worker in a team. Complete the task assigned to you thoroughly and report your result.';
+
+/** Default time limit of one worker call: 10 minutes. */
+export const DEFAULT_WORKER_TIMEOUT_MS = 600_000;
+
+/** The name of the dispatch tool. */
+export const DELEGATE_TOOL = 'delegate_to_worker';
+
+/** What the prompts need to know. */
+export interface PromptContext {
+  request: string;
+  workers: readonly Agent[];
+  sharedContext?: string | undefined;
+  routingContext?: string | undefined;
+  dispatch: 'text' | 'tool';
+  reflect: boolean;
+}
+
+function describeWorkers(workers: readonly Agent[]): string {
+  return workers
+    .map((w) => `- ${w.name}: ${(w.options.description ?? w.options.system ?? 'general worker').split('\n')[0]}`)
+    .join('\n');
+}
+
+/** The text-dispatch format, shown to the orchestrator. */
+export function assignmentFormat(workers: readonly Agent[]): string {
+  const example = workers[0]?.name ?? 'worker-name';
+  return `Assign tasks with one block per worker:\n@worker:${example}\n<the task>\n@end`;
+}
+
+/** The planning prompt of iteration `iteration`. */
+export function planPrompt(p: PromptContext, iteration: number, maxIterations: number, last?: { evaluation?: LoopEvaluation; synthesis?: string }): string {
+  const parts = [`## User Request\n${p.request}`];
+  if (iteration === 1 || !last) {
+    parts.push(`## Available Workers\n${describeWorkers(p.workers)}`);
+    if (p.routingContext) parts.push(`## Routing Context\n${p.routingContext}`);
+  } else {
+    parts.push(`## Iteration ${iteration}/${maxIterations}`);
+    if (last.synthesis) parts.push(`## Previous Synthesis\n${last.synthesis}`);
+    if (last.evaluation) {
+      parts.push(`## Last Evaluation\nScore: ${last.evaluation.score.toFixed(2)} (${last.evaluation.trend})\n${last.evaluation.rationale}`);
+    }
+  }
+  parts.push(
+    p.dispatch === 'tool'
+      ? `Plan the work and call ${DELEGATE_TOOL} once per task (several calls run in parallel). When the workers have answered, synthesise their results into one response.` +
+          (p.reflect ? ` End it with ${GROUP_REFLECT_COMPLETE} on a line of its own if the request is fully met, or ${NEEDS_ITERATION} if not.` : '')
+      : `Plan the work and assign tasks to the workers. ${assignmentFormat(p.workers)}`,
+  );
+  return parts.join('\n\n');
+}
+
+/** The nudge sent when the first plan assigned nothing. */
+export function nudgePrompt(workers: readonly Agent[], dispatch: 'text' | 'tool'): string {
+  const how = dispatch === 'tool' ? `Call the ${DELEGATE_TOOL} tool for each task.` : assignmentFormat(workers);
+  return `You did not assign any task. Delegate the work to these workers:\n${describeWorkers(workers)}\n\n${how}`;
+}
+
+/** The synthesis prompt (text dispatch). */
+export function synthesisPrompt(p: PromptContext, results: readonly WorkerResult[]): string {
+  const body = results
+    .map((r) => `### ${r.worker}${r.success ? '' : ' (failed)'}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`)
+    .join('\n\n');
+  const tail = p.reflect
+    ? `\n\nSynthesise these results into one response to the request. End with ${GROUP_REFLECT_COMPLETE} on a line of its own if the request is fully met, or ${NEEDS_ITERATION} if more work is needed.`
+    : '\n\nSynthesise these results into one response to the request.';
+  return `## Worker Results\n${body}${tail}`;
+}
+
+/** The evaluator's prompt. */
+export function evaluationPrompt(request: string, synthesis: string): string {
+  return `## Original User Request\n${request}\n\n## Response to Evaluate\n${synthesis}\n\nScore how fully the response meets the request. Reply with\nSCORE: <a number from 0 to 1>\nRATIONALE: <why>`;
+}
+
+/** A worker's prompt: its system prompt, the shared context, the original request and its task. */
+export function workerPrompt(worker: Agent, request: string, task: string, sharedContext?: string): string {
+  const parts = [worker.options.system ?? GENERIC_WORKER_INSTRUCTION];
+  if (sharedContext) parts.push(sharedContext);
+  parts.push(`## Original User Request (context)\n${request}`, `## Your Assigned Task\n${task}`);
+  return parts.join('\n\n');
+}
+
+/** Run one worker on one prompt with its own time-out; every failure becomes `success: false`. */
+export async function runWorker(
+  ctx: RunContext,
+  worker: Agent,
+  task: string,
+  prompt: string,
+  options: { signal: AbortSignal; timeoutMs: number },
+): Promise<WorkerResult> {
+  const start = ctx.clock.now();
+  try {
+    const output = await withTimeout(
+      (signal) =>
+        ctx.withSignal(signal).enter({ kind: 'worker', name: worker.name, agent: worker.name }, async (child) => {
+          const conversation = await worker.converse(child);
+          try {
+            const reply = await conversation.send(prompt, { signal });
+            return { output: reply.text, agent: worker.name, status: 'completed' };
+          } finally {
+            await conversation.close().catch(() => undefined);
+          }
+        }),
+      { signal: options.signal, timeoutMs: options.timeoutMs, clock: ctx.clock, message: `Worker "${worker.name}" timed out after ${options.timeoutMs} ms` },
+    );
+    return { worker: worker.name, task, success: true, output: output.output, durationMs: ctx.clock.now() - start };
+  } catch (error) {
+    if (options.signal.aborted) throw error;
+    return { worker: worker.name, task, success: false, output: '', error: errorMessage(error), durationMs: ctx.clock.now() - start };
+  }
+}
+
+/** The `delegate_to_worker` tool: `worker` is an enum of the workers; the call runs `run` and returns the answer. */
+export function delegateTool(workers: readonly Agent[], run: (worker: string, task: string, signal: AbortSignal) => Promise<WorkerResult>): ToolDefinition {
+  const names = workers.map((w) => w.name) as [string, ...string[]];
+  return defineTool({
+    name: DELEGATE_TOOL,
+    description: 'Delegate a task to one of the workers and get its answer back.',
+    parameters: z.object({ worker: z.enum(names).describe('The worker to delegate to'), task: z.string().min(1).describe('The task') }),
+    async execute({ worker, task }, { signal }) {
+      const result = await run(worker, task, signal);
+      return result.success ? result.output : `Worker "${worker}" failed: ${result.error ?? 'unknown error'}`;
+    },
+  }) as ToolDefinition;
+}

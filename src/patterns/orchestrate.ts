@@ -1,0 +1,330 @@
+/**
+ * `orchestrate`: an orchestrator plans, workers execute in parallel, an
+ * evaluator scores, and (in `orchestrator-reflect` mode) the loop goes on
+ * until the goal is met, quality stalls, or a budget runs out — and says why.
+ * @module
+ */
+import { throwIfAborted } from '../core/abort.js';
+import type { RunContext } from '../core/context.js';
+import { ConfigurationError, ModelBehaviorError, describeValue, isTroupeError } from '../core/errors.js';
+import type { Outcome } from '../core/runnable.js';
+import { parseAssignments, type Assignment } from '../reflection/assignments.js';
+import { parseEvaluation } from '../reflection/evaluation.js';
+import { QualityTracker } from '../reflection/quality.js';
+import { parseSentinels, stripSentinels } from '../reflection/sentinels.js';
+import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
+import type { Agent, Conversation } from './agent.js';
+import {
+  controllableLoop, driveLoop, loopLimits,
+  type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult,
+} from './loop.js';
+import {
+  DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
+  type PromptContext,
+} from './orchestrate-dispatch.js';
+import {
+  orchestrateModes, orchestrateStateSchema,
+  type LoopEvaluation, type OrchestrateMode, type OrchestrateState, type WorkerResult,
+} from './orchestrate-state.js';
+
+/** Options of {@link orchestrate}. */
+export interface OrchestrateOptions extends ErrorBudgetOptions {
+  /** The runnable's name. Default: `orchestrate`. */
+  name?: string;
+  /** Plans, dispatches and synthesises. Required except in `broadcast` and `sequential` mode (where it synthesises when given). */
+  orchestrator?: Agent;
+  /** The workers; names must be unique. */
+  workers: Agent[];
+  /** Default: `orchestrator-reflect`. */
+  mode?: OrchestrateMode;
+  /** Scores each synthesis (`SCORE:` / `RATIONALE:`); without one the orchestrator judges itself with sentinels. */
+  evaluator?: Agent;
+  /** Most iterations of the reflect loop. Default: 5. */
+  maxIterations?: number;
+  /** The score at which the goal is met. Default: 0.9. */
+  goalScore?: number;
+  /** How the orchestrator assigns tasks: `@worker:` blocks or the `delegate_to_worker` tool. Default: `text`. */
+  dispatch?: 'text' | 'tool';
+  /** Text every worker receives before its task. */
+  sharedContext?: string;
+  /** Guidance for the orchestrator on who should do what. */
+  routingContext?: string;
+  /** Time limit of one worker call, in ms. Default: 600000 (10 minutes). */
+  workerTimeoutMs?: number;
+  /** Nudges when the first plan assigns nothing. Default: 3. */
+  maxNudges?: number;
+  /** Stall detector options. Default: threshold 0.9, window 5, tolerance 2. */
+  stall?: StallDetectorOptions;
+  /** Called (and awaited) with the loop state after every iteration. */
+  onCheckpoint?: (state: OrchestrateState, info: { signal: AbortSignal }) => void | Promise<void>;
+  /** Continue from a checkpoint at its next iteration, with its evaluations and stall state. */
+  resumeFrom?: OrchestrateState;
+}
+
+/** What {@link orchestrate} produces. */
+export interface OrchestrateOutcome extends Outcome {
+  /** The goal was met (always true for the one-pass modes when they complete). */
+  goalMet: boolean;
+  /** True for every exit other than goal met (and a completed one-pass mode). */
+  cancelled: boolean;
+  /** Iterations completed. */
+  iterations: number;
+  /** Every evaluation, oldest first. */
+  evaluations: LoopEvaluation[];
+  /** A human summary such as `✅ Goal met (2/5) in 3.1 s`. */
+  summary: string;
+  /** The worker results of the last iteration. */
+  results: WorkerResult[];
+  /** The final state (resume from it with `resumeFrom`). */
+  state: OrchestrateState;
+  /** The last error, when the error budget ran out. */
+  error?: string;
+}
+
+/** An orchestration: a runnable you can also pause, resume and stop. */
+export type Orchestration = ControllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>;
+
+/**
+ * Create an orchestration of workers by an orchestrator agent.
+ *
+ * @example
+ * ```ts
+ * const loop = orchestrate({ orchestrator: lead, workers: [coder, tester], evaluator: judge, maxIterations: 5 });
+ * const result = await run(loop, 'Add a login form', { adapter });
+ * console.log(result.summary); // ✅ Goal met (2/5) in 3.1 s
+ * ```
+ */
+export function orchestrate(options: OrchestrateOptions): Orchestration {
+  const o = validate(options);
+  return controllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>({
+    name: o.name,
+    kind: 'orchestrate',
+    resumeFrom: o.resumeFrom,
+    run: (input, ctx, controller, from, resetStall) => runOrchestration(o, input, ctx, controller, from, resetStall),
+  });
+}
+
+type Resolved = ReturnType<typeof validate>;
+
+async function runOrchestration(
+  o: Resolved, input: string, ctx: RunContext, controller: LoopController, from: OrchestrateState | undefined, resetStall: boolean,
+): Promise<Omit<OrchestrateOutcome, 'usage'>> {
+  const { signal, release } = controller.attach(ctx.signal);
+  const stall = new StallDetector(o.stall);
+  if (from && !resetStall) stall.restore(from.stall);
+  const state: OrchestrateState = from
+    ? { ...structuredClone(from), stall: stall.snapshot() }
+    : { schemaVersion: 1, kind: 'orchestrate', loop: o.name, mode: o.mode, request: input, iteration: 0, maxIterations: o.maxIterations, evaluations: [], stall: stall.snapshot(), lastResults: [], startedAt: ctx.clock.now() };
+  state.maxIterations = o.maxIterations;
+  const request = state.request;
+  const quality = new QualityTracker(state.evaluations);
+  const reflect = o.mode === 'orchestrator-reflect';
+  const maxIterations = reflect ? o.maxIterations : 1;
+  let orch: Conversation | undefined;
+  let judge: Conversation | undefined;
+  let current: { iteration: number; results: WorkerResult[] } = { iteration: 0, results: [] };
+  let toolMode = false;
+  let output: string | undefined;
+  const prompts = (): PromptContext => ({ request, workers: o.workers, sharedContext: o.sharedContext, routingContext: o.routingContext, dispatch: toolMode ? 'tool' : 'text', reflect });
+
+  const dispatchOne = async (name: string, task: string, prompt: string, sig: AbortSignal): Promise<WorkerResult> => {
+    const worker = o.workers.find((w) => w.name === name)!;
+    const result = await runWorker(ctx, worker, task, prompt, { signal: sig, timeoutMs: o.workerTimeoutMs });
+    ctx.emit('reflect.worker.completed', {
+      loop: o.name, iteration: current.iteration, worker: name, success: result.success, durationMs: result.durationMs,
+      ...(result.error === undefined ? {} : { error: result.error }),
+    });
+    current.results.push(result);
+    return result;
+  };
+  const promptFor = (a: Assignment) => workerPrompt(o.workers.find((w) => w.name === a.worker)!, request, a.task, o.sharedContext);
+  const dispatchAll = async (assignments: Assignment[], sig: AbortSignal, prompt = promptFor): Promise<WorkerResult[]> => {
+    ctx.emit('reflect.dispatched', { loop: o.name, iteration: current.iteration, assignments });
+    const results = await Promise.all(assignments.map((a) => dispatchOne(a.worker, a.task, prompt(a), sig)));
+    throwIfAborted(sig);
+    return results;
+  };
+  const openOrchestrator = async (): Promise<Conversation> => {
+    if (orch) return orch;
+    const orchestrator = o.orchestrator!;
+    toolMode = o.dispatch === 'tool' && orchestrator.resolveAdapter(ctx).capabilities.tools;
+    const delegate = delegateTool(o.workers, (worker, task, sig) => {
+      ctx.emit('reflect.dispatched', { loop: o.name, iteration: current.iteration, assignments: [{ worker, task }] });
+      return dispatchOne(worker, task, promptFor({ worker, task }), sig);
+    });
+    orch = await orchestrator.converse(ctx, toolMode ? { extraTools: [delegate] } : {});
+    return orch;
+  };
+  const synthesise = async (results: WorkerResult[], sig: AbortSignal): Promise<string> => {
+    if (!o.orchestrator) return results.map((r) => `### ${r.worker}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`).join('\n\n');
+    const conversation = await openOrchestrator();
+    return (await conversation.send(`## User Request\n${request}\n\n${synthesisPrompt(prompts(), results)}`, { signal: sig })).text;
+  };
+
+  /** broadcast and sequential: no planning. */
+  const passThrough = async (sig: AbortSignal): Promise<StepResult> => {
+    const base = o.sharedContext ? `${o.sharedContext}\n\n${request}` : request;
+    if (o.mode === 'broadcast') {
+      const results = await dispatchAll(o.workers.map((w) => ({ worker: w.name, task: request })), sig, () => base);
+      controller.checkPause();
+      output = await synthesise(results, sig);
+    } else {
+      for (const w of o.workers) {
+        controller.checkPause();
+        ctx.emit('reflect.dispatched', { loop: o.name, iteration: current.iteration, assignments: [{ worker: w.name, task: request }] });
+        const earlier = current.results.map((r) => `### ${r.worker}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`).join('\n\n');
+        await dispatchOne(w.name, request, earlier ? `${base}\n\n## Earlier Responses\n${earlier}` : base, sig);
+        throwIfAborted(sig);
+      }
+      output = o.orchestrator ? await synthesise(current.results, sig) : [...current.results].reverse().find((r) => r.success)?.output ?? '';
+    }
+    state.lastSynthesis = output;
+    state.lastResults = current.results;
+    return { exit: 'completed' };
+  };
+
+  const step = async (iteration: number, sig: AbortSignal): Promise<StepResult> => {
+    current = { iteration, results: [] };
+    ctx.emit('reflect.iteration.started', { loop: o.name, iteration, maxIterations });
+    if (o.mode === 'broadcast' || o.mode === 'sequential') return passThrough(sig);
+    const conversation = await openOrchestrator();
+    const last = state.evaluations.at(-1);
+    let reply = await conversation.send(planPrompt(prompts(), iteration, maxIterations, { ...(last ? { evaluation: last } : {}), ...(state.lastSynthesis === undefined ? {} : { synthesis: state.lastSynthesis }) }), { signal: sig });
+    let assignments = toolMode ? [] : parseAssignments(reply.text, o.workers.map((w) => w.name)).assignments;
+    const nothing = () => (toolMode ? current.results.length === 0 : assignments.length === 0);
+    if (nothing() && iteration > 1) {
+      output = stripSentinels(reply.text);
+      state.lastSynthesis = output;
+      return { exit: 'completed' };
+    }
+    for (let nudge = 1; nothing(); nudge++) {
+      if (nudge > o.maxNudges) {
+        throw new ModelBehaviorError(
+          `Orchestrator "${o.orchestrator!.name}" assigned no task to a worker after ${o.maxNudges} nudges (workers: ${o.workers.map((w) => w.name).join(', ')})`,
+          { code: 'no_assignments', details: { orchestrator: o.orchestrator!.name, nudges: o.maxNudges } },
+        );
+      }
+      throwIfAborted(sig);
+      reply = await conversation.send(nudgePrompt(o.workers, toolMode ? 'tool' : 'text'), { signal: sig });
+      if (!toolMode) assignments = parseAssignments(reply.text, o.workers.map((w) => w.name)).assignments;
+    }
+    controller.checkPause();
+    const results = toolMode ? current.results : await dispatchAll(assignments, sig);
+    controller.checkPause();
+    const synthesis = toolMode ? reply.text : await synthesise(results, sig);
+    const clean = stripSentinels(synthesis);
+    state.lastResults = results;
+    state.lastSynthesis = clean;
+    if (!reflect) return { exit: 'completed' };
+    controller.checkPause();
+    const evaluation = await evaluate(iteration, synthesis, clean, sig);
+    if (evaluation.goalMet) return { exit: 'goal-met' };
+    const check = stall.check(clean);
+    state.stall = stall.snapshot();
+    if (check.warn && !check.stalled) ctx.emit('reflect.stall.warning', { loop: o.name, iteration, similarity: check.similarity, consecutive: check.consecutive });
+    if (check.stalled) {
+      ctx.emit('reflect.stalled', { loop: o.name, iteration, consecutive: check.consecutive });
+      return { exit: 'stalled' };
+    }
+    return {};
+  };
+
+  const evaluate = async (iteration: number, synthesis: string, clean: string, sig: AbortSignal): Promise<LoopEvaluation> => {
+    let score: number;
+    let rationale: string;
+    let goalMet: boolean;
+    let evaluator: string;
+    if (o.evaluator) {
+      judge ??= await o.evaluator.converse(ctx);
+      const text = (await judge.send(evaluationPrompt(request, clean), { signal: sig })).text;
+      const parsed = parseEvaluation(text);
+      ({ score, rationale } = parsed);
+      goalMet = score >= o.goalScore || parseSentinels(text).groupComplete;
+      evaluator = o.evaluator.name;
+    } else {
+      const sentinels = parseSentinels(synthesis);
+      goalMet = sentinels.groupComplete;
+      score = goalMet ? 1 : sentinels.needsIteration ? 0.4 : 0.5;
+      rationale = goalMet ? 'The orchestrator declared the goal met.' : sentinels.needsIteration ? 'The orchestrator asked for another iteration.' : 'The orchestrator gave no verdict.';
+      evaluator = o.orchestrator!.name;
+    }
+    const previous = quality.history.at(-1)?.score;
+    const trend = quality.record({ score, rationale, evaluator });
+    const evaluation: LoopEvaluation = { iteration, score, rationale, evaluator, trend, goalMet };
+    state.evaluations.push(evaluation);
+    ctx.emit('reflect.evaluated', { loop: o.name, ...evaluation });
+    if (trend === 'degrading' && previous !== undefined) {
+      ctx.emit('reflect.quality.degrading', {
+        loop: o.name, iteration, score, previous,
+        suggestion: 'Quality is degrading: consider another model for the orchestrator, or other workers for the tasks.',
+      });
+    }
+    return evaluation;
+  };
+
+  try {
+    const ended = await driveLoop({
+      ctx, signal, controller, loop: o.name, state, stall, onCheckpoint: o.onCheckpoint, maxIterations,
+      retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
+      goalMetOn: (status) => status === 'goal-met' || (!reflect && status === 'completed'),
+      fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
+      step,
+      onError() {
+        void orch?.close().catch(() => undefined);
+        orch = undefined;
+      },
+    });
+    const { goalMet, summary } = ended;
+    const result: Omit<OrchestrateOutcome, 'usage'> = {
+      output: output ?? state.lastSynthesis ?? '',
+      agent: o.orchestrator?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
+      status: ended.status, goalMet, cancelled: !goalMet, iterations: ended.completed,
+      evaluations: [...state.evaluations], summary, results: [...state.lastResults],
+      state: structuredClone(state),
+    };
+    if (ended.error !== undefined) result.error = ended.error;
+    return result;
+  } finally {
+    release();
+    await orch?.close().catch(() => undefined);
+    await judge?.close().catch(() => undefined);
+  }
+}
+
+function validate(options: OrchestrateOptions) {
+  if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected orchestrate options to be an object, got ${describeValue(options)}`);
+  const mode = options.mode ?? 'orchestrator-reflect';
+  if (!orchestrateModes.includes(mode)) throw new ConfigurationError(`Expected \`mode\` to be one of ${orchestrateModes.join(', ')}, got ${describeValue(mode)}`);
+  if (!Array.isArray(options.workers) || options.workers.length === 0) {
+    throw new ConfigurationError(`Expected \`workers\` to be a non-empty array of agents, got ${describeValue(options.workers)}`);
+  }
+  const names = new Set<string>();
+  for (const w of options.workers) {
+    if (!w || typeof w.converse !== 'function') throw new ConfigurationError(`Expected every worker to be an agent, got ${describeValue(w)}`);
+    if (names.has(w.name)) throw new ConfigurationError(`Worker "${w.name}" is listed twice`);
+    names.add(w.name);
+  }
+  for (const [key, value] of [['orchestrator', options.orchestrator], ['evaluator', options.evaluator]] as const) {
+    if (value !== undefined && typeof value?.converse !== 'function') throw new ConfigurationError(`Expected \`${key}\` to be an agent, got ${describeValue(value)}`);
+  }
+  if (!options.orchestrator && mode !== 'broadcast' && mode !== 'sequential') {
+    throw new ConfigurationError(`Mode "${mode}" needs an \`orchestrator\` agent`);
+  }
+  const dispatch = options.dispatch ?? 'text';
+  if (dispatch !== 'text' && dispatch !== 'tool') throw new ConfigurationError(`Expected \`dispatch\` to be "text" or "tool", got ${describeValue(dispatch)}`);
+  const goalScore = options.goalScore ?? 0.9;
+  if (!(typeof goalScore === 'number' && goalScore >= 0 && goalScore <= 1)) throw new ConfigurationError(`Expected \`goalScore\` to be a number in [0, 1], got ${describeValue(goalScore)}`);
+  const workerTimeoutMs = options.workerTimeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS;
+  if (!(Number.isFinite(workerTimeoutMs) && workerTimeoutMs > 0)) throw new ConfigurationError(`Expected \`workerTimeoutMs\` to be a positive number, got ${describeValue(workerTimeoutMs)}`);
+  const maxNudges = options.maxNudges ?? 3;
+  if (!(Number.isInteger(maxNudges) && maxNudges >= 0)) throw new ConfigurationError(`Expected \`maxNudges\` to be a non-negative integer, got ${describeValue(maxNudges)}`);
+  const limits = loopLimits(options);
+  if (options.stall) new StallDetector(options.stall);
+  let resumeFrom: OrchestrateState | undefined;
+  if (options.resumeFrom !== undefined) {
+    const parsed = orchestrateStateSchema.safeParse(options.resumeFrom);
+    if (!parsed.success) throw new ConfigurationError(`Expected \`resumeFrom\` to be an orchestrate state (schemaVersion 1): ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
+    resumeFrom = parsed.data;
+  }
+  return { ...options, ...limits, name: options.name ?? 'orchestrate', mode, dispatch, goalScore, workerTimeoutMs, maxNudges, resumeFrom };
+}

@@ -1,0 +1,201 @@
+/**
+ * `reflect`: one agent works toward a goal over several iterations, each
+ * prompt naming the goal and `iteration i/N`, until it ends a reply with
+ * `[[REFLECTION_COMPLETE]]` (or an evaluator says PASS), stalls, or runs out
+ * of iterations.
+ * @module
+ */
+import { z } from 'zod';
+import type { RunContext } from '../core/context.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import type { Outcome } from '../core/runnable.js';
+import { parseVerdict } from '../reflection/evaluation.js';
+import { QualityTracker } from '../reflection/quality.js';
+import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflection/sentinels.js';
+import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
+import type { Agent, Conversation } from './agent.js';
+import { controllableLoop, driveLoop, loopLimits, type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult } from './loop.js';
+import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
+
+/** The default instruction of a reflect evaluator. */
+export const DEFAULT_EVALUATION_PROMPT =
+  'Judge whether the response fully achieves the goal. Reply PASS if it does, or FAIL: <what is missing> if it does not.';
+
+/** The schema of {@link ReflectState} (`schemaVersion: 1`). */
+export const reflectStateSchema = z.object({
+  schemaVersion: z.literal(1),
+  kind: z.literal('reflect'),
+  loop: z.string(),
+  agent: z.string(),
+  request: z.string(),
+  goal: z.string(),
+  /** Iterations completed. */
+  iteration: z.number().int().min(0),
+  maxIterations: z.number().int().min(1),
+  lastOutput: z.string().optional(),
+  /** The evaluator's last feedback, carried into the next prompt. */
+  feedback: z.string().optional(),
+  evaluations: z.array(loopEvaluationSchema),
+  stall: stallSnapshotSchema,
+  startedAt: z.number(),
+});
+/** The state of a reflect loop after an iteration: a plain, JSON-serialisable object. */
+export type ReflectState = z.infer<typeof reflectStateSchema>;
+
+/** Options of {@link reflect}. */
+export interface ReflectOptions extends ErrorBudgetOptions {
+  /** The runnable's name. Default: `reflect:<agent>`. */
+  name?: string;
+  /** What the agent must achieve. Default: the run's input. */
+  goal?: string;
+  /** Most iterations. Default: 5. */
+  maxIterations?: number;
+  /** Judges each answer with PASS / FAIL: reason; its feedback goes into the next prompt. */
+  evaluator?: Agent;
+  /** The evaluator's instruction. Default: {@link DEFAULT_EVALUATION_PROMPT}. */
+  evaluationPrompt?: string;
+  /** Stall detector options. */
+  stall?: StallDetectorOptions;
+  /** Called (and awaited) with the loop state after every iteration. */
+  onCheckpoint?: (state: ReflectState, info: { signal: AbortSignal }) => void | Promise<void>;
+  /** Continue from a checkpoint at its next iteration. */
+  resumeFrom?: ReflectState;
+}
+
+/** What {@link reflect} produces. */
+export interface ReflectOutcome extends Outcome {
+  /** The sentinel or a PASS ended the loop. */
+  goalMet: boolean;
+  /** True for every exit other than goal met. */
+  cancelled: boolean;
+  /** Iterations completed. */
+  iterations: number;
+  /** The evaluator's verdicts as scores (PASS 1, FAIL 0). */
+  evaluations: LoopEvaluation[];
+  /** A human summary such as `✅ Goal met (2/5) in 1.0 s`. */
+  summary: string;
+  /** The final state. */
+  state: ReflectState;
+  /** The last error, when the error budget ran out. */
+  error?: string;
+}
+
+/** A reflect loop: a runnable you can also pause, resume and stop. */
+export type Reflection = ControllableLoop<'reflect', ReflectState, ReflectOutcome>;
+
+/** The prompt of iteration `i`. */
+export function reflectPrompt(state: ReflectState, iteration: number): string {
+  const parts = [`## Goal\n${state.goal}`, `## Iteration ${iteration}/${state.maxIterations}`];
+  if (state.request !== state.goal) parts.push(`## Request\n${state.request}`);
+  if (state.lastOutput !== undefined) parts.push(`## Your Previous Answer\n${state.lastOutput}`);
+  if (state.feedback !== undefined) parts.push(`## Evaluator Feedback\n${state.feedback}`);
+  parts.push(`Work toward the goal. End your reply with ${REFLECTION_COMPLETE} on a line of its own only when the goal is fully achieved.`);
+  return parts.join('\n\n');
+}
+
+/**
+ * Make `agent` reflect on its own work until the goal is met.
+ *
+ * @example
+ * ```ts
+ * const loop = reflect(writer, { goal: 'A haiku about autumn', maxIterations: 3, evaluator: critic });
+ * const result = await run(loop, 'Write it', { adapter });
+ * ```
+ */
+export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection {
+  if (!worker || typeof worker.converse !== 'function') throw new ConfigurationError(`Expected an agent to reflect, got ${describeValue(worker)}`);
+  if (options.evaluator !== undefined && typeof options.evaluator?.converse !== 'function') {
+    throw new ConfigurationError(`Expected \`evaluator\` to be an agent, got ${describeValue(options.evaluator)}`);
+  }
+  const limits = loopLimits(options);
+  if (options.stall) new StallDetector(options.stall);
+  if (options.resumeFrom !== undefined && !reflectStateSchema.safeParse(options.resumeFrom).success) {
+    throw new ConfigurationError('Expected `resumeFrom` to be a reflect state (schemaVersion 1)');
+  }
+  const name = options.name ?? `reflect:${worker.name}`;
+  return controllableLoop<'reflect', ReflectState, ReflectOutcome>({
+    name,
+    kind: 'reflect',
+    agent: worker.name,
+    resumeFrom: options.resumeFrom,
+    run: (input, ctx, controller, from, resetStall) => runReflect(worker, { ...options, ...limits, name }, input, ctx, controller, from, resetStall),
+  });
+}
+
+async function runReflect(
+  worker: Agent,
+  o: ReflectOptions & ReturnType<typeof loopLimits> & { name: string },
+  input: string, ctx: RunContext, controller: LoopController, from: ReflectState | undefined, resetStall: boolean,
+): Promise<Omit<ReflectOutcome, 'usage'>> {
+  const { signal, release } = controller.attach(ctx.signal);
+  const stall = new StallDetector(o.stall);
+  if (from && !resetStall) stall.restore(from.stall);
+  const state: ReflectState = from
+    ? { ...structuredClone(from), stall: stall.snapshot(), maxIterations: o.maxIterations }
+    : { schemaVersion: 1, kind: 'reflect', loop: o.name, agent: worker.name, request: input, goal: o.goal ?? input, iteration: 0, maxIterations: o.maxIterations, evaluations: [], stall: stall.snapshot(), startedAt: ctx.clock.now() };
+  const quality = new QualityTracker(state.evaluations);
+  let conversation: Conversation | undefined;
+  let judge: Conversation | undefined;
+
+  const step = async (iteration: number, sig: AbortSignal): Promise<StepResult> => {
+    ctx.emit('reflect.iteration.started', { loop: o.name, iteration, maxIterations: o.maxIterations });
+    conversation ??= await worker.converse(ctx);
+    const reply = await conversation.send(reflectPrompt(state, iteration), { signal: sig });
+    const clean = stripSentinels(reply.text);
+    const complete = parseSentinels(reply.text).reflectionComplete;
+    state.lastOutput = clean;
+    let pass = false;
+    if (o.evaluator) {
+      controller.checkPause();
+      judge ??= await o.evaluator.converse(ctx);
+      const text = (await judge.send(`${o.evaluationPrompt ?? DEFAULT_EVALUATION_PROMPT}\n\n## Goal\n${state.goal}\n\n## Response\n${clean}`, { signal: sig })).text;
+      const verdict = parseVerdict(text);
+      pass = verdict.pass;
+      if (verdict.feedback === undefined) delete state.feedback;
+      else state.feedback = verdict.feedback;
+      const score = pass ? 1 : 0;
+      const previous = quality.history.at(-1)?.score;
+      const rationale = verdict.feedback ?? (pass ? 'PASS' : 'FAIL');
+      const trend = quality.record({ score, rationale, evaluator: o.evaluator.name });
+      const evaluation: LoopEvaluation = { iteration, score, rationale, evaluator: o.evaluator.name, trend, goalMet: pass || complete };
+      state.evaluations.push(evaluation);
+      ctx.emit('reflect.evaluated', { loop: o.name, ...evaluation });
+      if (trend === 'degrading' && previous !== undefined) {
+        ctx.emit('reflect.quality.degrading', { loop: o.name, iteration, score, previous, suggestion: 'Quality is degrading: consider another model or another agent.' });
+      }
+    }
+    if (complete || pass) return { exit: 'goal-met' };
+    const check = stall.check(clean);
+    if (check.warn && !check.stalled) ctx.emit('reflect.stall.warning', { loop: o.name, iteration, similarity: check.similarity, consecutive: check.consecutive });
+    if (check.stalled) {
+      ctx.emit('reflect.stalled', { loop: o.name, iteration, consecutive: check.consecutive });
+      return { exit: 'stalled' };
+    }
+    return {};
+  };
+
+  try {
+    const ended = await driveLoop({
+      ctx, signal, controller, loop: o.name, state, stall, onCheckpoint: o.onCheckpoint, maxIterations: o.maxIterations,
+      retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
+      fatal: (error) => error instanceof ConfigurationError,
+      step,
+      onError() {
+        void conversation?.close().catch(() => undefined);
+        conversation = undefined;
+      },
+    });
+    const { goalMet, summary } = ended;
+    state.stall = stall.snapshot();
+    const result: Omit<ReflectOutcome, 'usage'> = {
+      output: state.lastOutput ?? '', agent: worker.name, status: ended.status, goalMet, cancelled: !goalMet,
+      iterations: ended.completed, evaluations: [...state.evaluations], summary, state: structuredClone(state),
+    };
+    if (ended.error !== undefined) result.error = ended.error;
+    return result;
+  } finally {
+    release();
+    await conversation?.close().catch(() => undefined);
+    await judge?.close().catch(() => undefined);
+  }
+}

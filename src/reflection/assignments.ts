@@ -1,0 +1,186 @@
+/**
+ * The assignment protocol: how an orchestrator hands tasks to workers, as
+ * `@worker:<name>` blocks or as a JSON array `[{ "worker", "task" }]`.
+ * @module
+ */
+import { ModelBehaviorError } from '../core/errors.js';
+import type { SafeParseResult } from './parse-result.js';
+import { isFence } from './sentinels.js';
+
+/** One task for one worker. */
+export interface Assignment {
+  /** The worker's canonical name (as given in the `workers` list). */
+  worker: string;
+  /** What the worker must do. */
+  task: string;
+}
+
+/** What {@link parseAssignments} found. */
+export interface ParsedAssignments {
+  /** Assignments in the order their workers were first named, one per worker. */
+  assignments: Assignment[];
+  /** Names that match no worker, in order of appearance, without repeats. */
+  unmatched: string[];
+}
+
+/** The separator put between two tasks given to the same worker. */
+export const TASK_SEPARATOR = '\n\n---\n\n';
+
+const WORKER_MARK = '@worker:';
+const END_MARK = '@end';
+/** Longer names match no worker; they are reported cut to this length. */
+const MAX_NAME = 200;
+
+/** Collects assignments: canonical names, merging, skipping empty tasks. */
+class Collector {
+  readonly #canonical = new Map<string, string>();
+  readonly #tasks = new Map<string, string[]>();
+  readonly #unmatched = new Set<string>();
+
+  constructor(workers: readonly string[]) {
+    for (const w of workers) if (typeof w === 'string' && !this.#canonical.has(w.toLowerCase())) this.#canonical.set(w.toLowerCase(), w);
+  }
+
+  add(rawName: string, rawTask: string): void {
+    const name = cleanName(rawName);
+    if (name === '') return;
+    if (name.length > MAX_NAME) {
+      this.#unmatched.add(`${name.slice(0, MAX_NAME)}…`);
+      return;
+    }
+    const worker = this.#canonical.get(name.toLowerCase());
+    if (worker === undefined) {
+      this.#unmatched.add(name);
+      return;
+    }
+    const task = rawTask.trim();
+    if (task === '') return;
+    const list = this.#tasks.get(worker);
+    if (list) list.push(task);
+    else this.#tasks.set(worker, [task]);
+  }
+
+  result(): ParsedAssignments {
+    return {
+      assignments: [...this.#tasks].map(([worker, tasks]) => ({ worker, task: tasks.join(TASK_SEPARATOR) })),
+      unmatched: [...this.#unmatched],
+    };
+  }
+}
+
+/** Strip white space, backticks and quotes around a worker name. */
+function cleanName(raw: string): string {
+  let start = 0;
+  let end = raw.length;
+  const strip = (c: string | undefined) => c === '`' || c === '"' || c === "'" || c === ' ' || c === '\t' || c === '*';
+  while (start < end && strip(raw[start])) start++;
+  while (end > start && strip(raw[end - 1])) end--;
+  return raw.slice(start, end);
+}
+
+const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v';
+
+/** The JSON candidate of a text: the whole text if it is an array, else the first ```json fence. */
+function jsonCandidate(text: string): string | undefined {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('[') && trimmed.endsWith(']')) return trimmed;
+  const lines = text.split('\n');
+  let start = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i]!.trim();
+    if (start < 0) {
+      if (t.length <= 16 && t.toLowerCase().replace(/\s/g, '') === '```json') start = i + 1;
+    } else if (isFence(t)) {
+      return lines.slice(start, i).join('\n');
+    }
+  }
+  return undefined;
+}
+
+/** Assignments from a JSON array, or undefined when the text holds none that parses. */
+function fromJson(text: string, collector: Collector): boolean {
+  const candidate = jsonCandidate(text);
+  if (candidate === undefined) return false;
+  let value: unknown;
+  try {
+    value = JSON.parse(candidate);
+  } catch {
+    return false;
+  }
+  if (!Array.isArray(value)) return false;
+  for (const item of value) {
+    if (item && typeof item === 'object') {
+      const { worker, task } = item as { worker?: unknown; task?: unknown };
+      if (typeof worker === 'string' && typeof task === 'string') collector.add(worker, task);
+    }
+  }
+  return true;
+}
+
+/** Assignments from `@worker:` blocks. One pass over the text. */
+function fromText(text: string, collector: Collector): void {
+  let open: { name: string; from: number } | undefined;
+  const close = (to: number) => {
+    if (open) collector.add(open.name, text.slice(open.from, to));
+    open = undefined;
+  };
+  let i = text.indexOf('@');
+  while (i >= 0) {
+    const atBoundary = i === 0 || isSpace(text[i - 1]);
+    if (atBoundary && text.startsWith(WORKER_MARK, i)) {
+      close(i);
+      let j = i + WORKER_MARK.length;
+      while (text[j] === ' ' || text[j] === '\t') j++;
+      const nameStart = j;
+      while (j < text.length && !isSpace(text[j])) j++;
+      open = { name: text.slice(nameStart, j), from: j };
+      i = text.indexOf('@', j);
+      continue;
+    }
+    if (atBoundary && text.startsWith(END_MARK, i) && (i + END_MARK.length === text.length || isSpace(text[i + END_MARK.length]))) {
+      close(i);
+    }
+    i = text.indexOf('@', i + 1);
+  }
+  close(text.length);
+}
+
+/**
+ * Read the tasks an orchestrator assigned. Text protocol: `@worker:<name>`
+ * at the start of a line or after white space, then the task up to `@end`,
+ * the next `@worker:` or the end of the text. A JSON array
+ * `[{ "worker", "task" }]`, bare or in a ```json fence, is used when it
+ * parses. Names match `workers` case-insensitively and exactly (no fuzzy
+ * matching); unknown names go to `unmatched`. Never throws; linear time.
+ *
+ * @example
+ * ```ts
+ * parseAssignments('@worker:a\nBuild it.\n@end', ['A']);
+ * // { assignments: [{ worker: 'A', task: 'Build it.' }], unmatched: [] }
+ * ```
+ */
+export function parseAssignments(text: string, workers: readonly string[]): ParsedAssignments {
+  const collector = new Collector(Array.isArray(workers) ? workers : []);
+  if (typeof text !== 'string') return collector.result();
+  if (!fromJson(text, collector)) fromText(text, collector);
+  return collector.result();
+}
+
+/**
+ * {@link parseAssignments} that fails when no task was assigned:
+ * `{ success: false, issues }` with code `no_assignments` (and the unknown
+ * names, if any, in the message).
+ */
+export function safeParseAssignments(text: string, workers: readonly string[]): SafeParseResult<ParsedAssignments> {
+  const parsed = parseAssignments(text, workers);
+  if (parsed.assignments.length > 0) return { success: true, data: parsed };
+  const unknown = parsed.unmatched.length > 0 ? ` (unknown workers: ${parsed.unmatched.join(', ')})` : '';
+  return { success: false, issues: [{ code: 'no_assignments', message: `No task was assigned to a known worker${unknown}` }] };
+}
+
+/** {@link parseAssignments} that throws a `ModelBehaviorError` (`no_assignments`) when no task was assigned. */
+export function requireAssignments(text: string, workers: readonly string[]): ParsedAssignments {
+  const result = safeParseAssignments(text, workers);
+  if (result.success) return result.data;
+  throw new ModelBehaviorError(result.issues[0]!.message, { code: 'no_assignments', details: { workers: [...workers] } });
+}

@@ -1,0 +1,101 @@
+import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../src/core/clock.js';
+import type { TroupeEvent } from '../../src/core/events.js';
+import { run, startRun } from '../../src/core/run.js';
+import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import { agent } from '../../src/patterns/agent.js';
+import { reflect, reflectStateSchema, type ReflectState } from '../../src/patterns/reflect.js';
+
+const writer = () => agent({ name: 'writer', system: 'You write haiku.' });
+
+describe('reflect', () => {
+  it('stops on [[REFLECTION_COMPLETE]], each prompt naming the goal and iteration i/N', async () => {
+    const adapter = scriptedAdapter({ replies: { writer: ['A first draft.', 'Leaves fall softly down\n[[REFLECTION_COMPLETE]]'] } });
+    const result = await run(reflect(writer(), { goal: 'A haiku about autumn', maxIterations: 3 }), 'Write a haiku', { adapter, clock: new SimulatedClock() });
+    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, cancelled: false, iterations: 2, output: 'Leaves fall softly down', agent: 'writer' });
+    expect(result.summary).toBe('✅ Goal met (2/3) in 0 ms');
+    const inputs = adapter.inputsOf('writer');
+    expect(inputs[0]).toContain('## Goal\nA haiku about autumn');
+    expect(inputs[0]).toContain('## Iteration 1/3');
+    expect(inputs[0]).toContain('## Request\nWrite a haiku');
+    expect(inputs[0]).toContain('End your reply with [[REFLECTION_COMPLETE]] on a line of its own only when the goal is fully achieved.');
+    expect(inputs[1]).toContain('## Iteration 2/3');
+    expect(inputs[1]).toContain('## Your Previous Answer\nA first draft.');
+    expect(adapter.sessions).toHaveLength(1);
+  });
+
+  it('ignores a sentinel in the middle of a sentence', async () => {
+    const adapter = scriptedAdapter({ replies: { writer: ['I will say [[REFLECTION_COMPLETE]] later.', 'v2', 'v3'] } });
+    const result = await run(reflect(writer(), { maxIterations: 3 }), 'go', { adapter, clock: new SimulatedClock() });
+    expect(result).toMatchObject({ status: 'max-iterations', iterations: 3, cancelled: true });
+    expect(result.summary).toMatch(/^⏱️ Max iterations \(3\/3\)/);
+  });
+
+  it('uses an evaluator: FAIL feedback goes into the next prompt, PASS ends the loop', async () => {
+    const adapter = scriptedAdapter({
+      replies: { writer: ['Draft one.', 'Draft two.'], critic: ['FAIL: Missing the season word', 'PASS\nLovely.'] },
+    });
+    const events: TroupeEvent[] = [];
+    const loop = reflect(writer(), { goal: 'A haiku', evaluator: agent({ name: 'critic' }), evaluationPrompt: 'Judge strictly.' });
+    const result = await run(loop, 'A haiku', { adapter, clock: new SimulatedClock(), onEvent: (e) => events.push(e) });
+    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Draft two.' });
+    expect(adapter.inputsOf('writer')[1]).toContain('## Evaluator Feedback\nMissing the season word');
+    expect(adapter.inputsOf('critic')[0]).toBe('Judge strictly.\n\n## Goal\nA haiku\n\n## Response\nDraft one.');
+    expect(result.evaluations.map((e) => [e.score, e.rationale, e.trend])).toEqual([[0, 'Missing the season word', 'stable'], [1, 'Lovely.', 'improving']]);
+    expect(events.filter((e) => e.type === 'reflect.evaluated')).toHaveLength(2);
+  });
+
+  it('stalls when the agent repeats itself', async () => {
+    const adapter = scriptedAdapter({ rules: [{ agent: 'writer', reply: 'Same poem.' }] });
+    const result = await run(reflect(writer()), 'go', { adapter, clock: new SimulatedClock() });
+    expect(result).toMatchObject({ status: 'stalled', iterations: 3 });
+  });
+
+  it('spends an error budget with back-off', async () => {
+    const clock = new SimulatedClock();
+    const adapter = scriptedAdapter({ clock, rules: [{ agent: 'writer', reply: { fault: 'throw', error: 'down' } }] });
+    const p = run(reflect(writer(), { retryBackoffMs: 1000 }), 'go', { adapter, clock });
+    for (let i = 0; i < 5; i++) await clock.advance(1000);
+    const result = await p;
+    expect(result).toMatchObject({ status: 'error-budget', error: 'down', iterations: 0 });
+    expect(adapter.calls).toHaveLength(3);
+  });
+
+  it('is cancelled by the signal, with no model call after the abort', async () => {
+    const clock = new SimulatedClock();
+    const adapter = scriptedAdapter({ clock, rules: [{ agent: 'writer', reply: { text: 'slow', delayMs: 5000 } }] });
+    const controller = new AbortController();
+    const p = run(reflect(writer()), 'go', { adapter, clock, signal: controller.signal });
+    await clock.advance(100);
+    controller.abort();
+    const result = await p;
+    await clock.runAll();
+    expect(result).toMatchObject({ status: 'cancelled', cancelled: true, iterations: 0 });
+    expect(adapter.calls).toHaveLength(1);
+  });
+
+  it('pauses and resumes at the same iteration', async () => {
+    const adapter = scriptedAdapter({ replies: { writer: ['one', 'two\n[[REFLECTION_COMPLETE]]'] } });
+    const loop = reflect(writer());
+    const first = startRun(loop, 'go', { adapter, clock: new SimulatedClock() });
+    first.emitter.on('agent.turn', () => loop.pause());
+    expect(await first.result).toMatchObject({ status: 'paused', iterations: 1 });
+    expect(loop.pausedState?.lastOutput).toBe('one');
+    loop.resume();
+    const result = await run(loop, 'go', { adapter, clock: new SimulatedClock() });
+    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'two' });
+    expect(adapter.inputsOf('writer')[1]).toContain('## Iteration 2/5');
+  });
+
+  it('checkpoints after every iteration and resumes from a checkpoint', async () => {
+    const states: ReflectState[] = [];
+    const adapter = scriptedAdapter({ replies: { writer: ['one', 'two', 'three\n[[REFLECTION_COMPLETE]]'] } });
+    await run(reflect(writer(), { maxIterations: 2, onCheckpoint: (s) => void states.push(s) }), 'go', { adapter, clock: new SimulatedClock() });
+    expect(states.map((s) => s.iteration)).toEqual([1, 2]);
+    expect(reflectStateSchema.parse(JSON.parse(JSON.stringify(states[1])))).toEqual(states[1]);
+    const result = await run(reflect(writer(), { maxIterations: 4, resumeFrom: states[1]! }), 'go', { adapter, clock: new SimulatedClock() });
+    expect(result).toMatchObject({ status: 'goal-met', iterations: 3, output: 'three' });
+    expect(adapter.inputsOf('writer')[2]).toContain('## Your Previous Answer\ntwo');
+    expect(() => reflect(writer(), { resumeFrom: { kind: 'orchestrate' } as unknown as ReflectState })).toThrow(/resumeFrom/);
+  });
+});
