@@ -29,3 +29,5 @@ export {
   type TurnRecord,
 } from '../adapters/recording.js';
 export { adapterSuite, type AdapterScenario, type AdapterSuiteOptions } from './adapter-suite.js';
+export { storeSuite, adversarialKeys } from './store-suite.js';
+export { memoryStore, type MemoryStore } from '../persistence/memory-store.js';
