@@ -6,12 +6,14 @@
 import { raceAbort, throwIfAborted } from '../core/abort.js';
 import { StoreError, describeValue, errorMessage } from '../core/errors.js';
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /** Throw a {@link StoreError} unless `key` is a non-empty, well-formed string. */
 export function checkKey(key: unknown, what: 'key' | 'stream' | 'prefix' = 'key'): asserts key is string {
   if (typeof key !== 'string' || (what !== 'prefix' && key === '')) {
     throw new StoreError(`Expected the ${what} to be a non-empty string, got ${describeValue(key)}`, { details: { [what]: key } });
   }
-  if (!key.isWellFormed()) {
+  if (LONE_SURROGATE.test(key)) {
     throw new StoreError(`The ${what} ${describeValue(key)} holds a lone surrogate and cannot be stored`, { details: { [what]: key } });
   }
 }
