@@ -5,6 +5,7 @@
  */
 import type { SessionEvent, ToolCall } from './adapter.js';
 import type { OutcomeStatus } from './runnable.js';
+import type { TurnRecord } from './turn-record.js';
 import type { Usage } from './usage.js';
 
 /** Fields every event carries. */
@@ -32,6 +33,13 @@ export interface TroupeEventPayloads {
   'tool.called': { agent: string; call: ToolCall };
   'tool.completed': { agent: string; callId: string; name: string; isError: boolean; content: string };
   'warning': { message: string; code?: string; data?: unknown };
+  /**
+   * One model turn, with everything needed to replay it: the adapter, the
+   * agent, which session of that agent in the run (1-based, in opening
+   * order), the turn within the session, the session's spec, the input and
+   * the reply (or the error). Same fields as a recording's `TurnRecord`.
+   */
+  'model.turn': TurnRecord;
 }
 
 /** Names of every troupe event. */
