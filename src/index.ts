@@ -66,3 +66,51 @@ export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, typ
 
 // Persistence (the contract; stores are added by their own modules)
 export type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './persistence/store.js';
+
+// Persistence: stores, checkpoints, run logs and the team registry
+export { memoryStore, type MemoryStore } from './persistence/memory-store.js';
+export { fileStore, encodeKey, decodeKey, type FileStore, type FileStoreOptions } from './persistence/file-store.js';
+export {
+  CHECKPOINT_SCHEMA_VERSION,
+  checkpointKey,
+  loadCheckpoint,
+  saveCheckpoint,
+  type Checkpoint,
+  type LoadCheckpointOptions,
+  type SaveCheckpointOptions,
+} from './persistence/checkpoint.js';
+export {
+  exportRun,
+  pruneRuns,
+  readRun,
+  runEventsStream,
+  runMetaKey,
+  timeline,
+  type ExportedRun,
+  type PruneRunsOptions,
+  type RunLog,
+  type RunMeta,
+  type TimelineEntry,
+} from './persistence/run-log.js';
+export {
+  TEAM_REGISTRY_SCHEMA_VERSION,
+  deleteGroup,
+  emptyTeamRegistry,
+  isMultiAgentGroup,
+  parseTeamRegistry,
+  reconcile,
+  safeParseTeamRegistry,
+  teamRegistry,
+  type DeleteGroupResult,
+  type LoadedTeamRegistry,
+  type ReconcileAgent,
+  type ReconcileChange,
+  type ReconcileResult,
+  type TeamGroup,
+  type TeamMember,
+  type TeamRegistry,
+  type TeamRegistryOptions,
+  type TeamRegistryParseResult,
+  type TeamRegistryState,
+} from './persistence/team-registry.js';
+export type { TurnRecord } from './core/turn-record.js';

@@ -21,11 +21,15 @@ export {
   recordingAdapter,
   replayAdapter,
   parseRecording,
+  recordSession,
+  turnRecordsFromEvents,
   ReplayDivergenceError,
   type RecordingAdapter,
   type RecordingOptions,
   type ReplayAdapter,
   type ReplayOptions,
+  type ReplaySource,
+  type RecordedSessionInfo,
   type TurnRecord,
 } from '../adapters/recording.js';
 export { adapterSuite, type AdapterScenario, type AdapterSuiteOptions } from './adapter-suite.js';
