@@ -6,7 +6,10 @@ import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { loadCheckpoint } from '../../src/persistence/checkpoint.js';
 import { fileStore } from '../../src/persistence/file-store.js';
-import { crashState, payloadFor } from '../fixtures/persistence/crash-state.js';
+import { z } from 'zod';
+import { payloadFor } from '../fixtures/persistence/crash-state.js';
+
+const crashState = z.object({ version: z.number().int().positive(), payload: z.string() });
 
 const fixture = join(import.meta.dirname, '..', 'fixtures', 'persistence', 'crash-writer.ts');
 
@@ -41,7 +44,7 @@ describe('crash safety of the file store', () => {
   it('loads a whole, acknowledged (or in-flight) checkpoint after each of 20 SIGKILLs', async () => {
     const work = mkdtempSync(join(tmpdir(), 'troupe-crash-'));
     const script = join(work, 'crash-writer.mjs');
-    buildSync({ entryPoints: [fixture], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: script, logLevel: 'error' });
+    buildSync({ entryPoints: [fixture], bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, outfile: script, logLevel: 'error' });
     const dir = join(work, 'store');
     let lastAck = 0;
     for (let round = 0; round < 20; round++) {
