@@ -39,8 +39,9 @@ export interface RunOptions {
   /**
    * Append every event of the run to the stream `runs/<runId>/events` of
    * this store (and keep `runs/<runId>/meta` up to date). Appends are queued
-   * and never slow the run; the result settles once the log is flushed. A
-   * store failure becomes a `warning` event and stops the log, never the run.
+   * and never slow the run; the result settles once the log is flushed (at
+   * most 30 s on `clock`). A store failure becomes a `warning` event and
+   * stops the log, never the run.
    */
   store?: Store;
 }
@@ -153,7 +154,7 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
     } finally {
       timer?.clear();
       if (log) {
-        await log.flush();
+        await log.flush({ clock });
         emitter.off('*', log.write);
       }
       finished = true;

@@ -38,9 +38,16 @@ export interface RunMeta {
 export interface RunLogWriter {
   /** Queue one event (events of other runs are ignored). Never blocks, never throws. */
   write(event: TroupeEvent): void;
-  /** Resolves when every queued event is in the store (or the log failed). */
-  flush(): Promise<void>;
+  /**
+   * Resolves when every queued event is in the store, or the log failed, or
+   * `timeoutMs` passed on `clock` (then the log fails with a `StoreError`
+   * reported through `onError`, and later events are dropped).
+   */
+  flush(options?: { clock?: Clock; timeoutMs?: number }): Promise<void>;
 }
+
+/** How long a run waits for its log to be flushed before giving up on it (ms). */
+export const RUN_LOG_FLUSH_TIMEOUT_MS = 30_000;
 
 /**
  * Start the log of run `runId`: events are snapshotted when written and
@@ -55,15 +62,19 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
   let draining: Promise<void> | undefined;
   let meta: RunMeta | undefined;
 
+  const fail = (error: unknown) => {
+    if (failed) return;
+    failed = true;
+    pending.length = 0;
+    onError(error);
+  };
   const drain = async () => {
     while (pending.length > 0 && !failed) {
       const job = pending.shift()!;
       try {
         await job();
       } catch (error) {
-        failed = true;
-        pending.length = 0;
-        onError(error);
+        fail(error);
       }
     }
     draining = undefined;
@@ -91,8 +102,24 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
       }
       draining ??= drain();
     },
-    async flush() {
-      while (draining) await draining;
+    async flush({ clock = realClock, timeoutMs = RUN_LOG_FLUSH_TIMEOUT_MS } = {}) {
+      if (!draining) return;
+      let cancel: (() => void) | undefined;
+      const timedOut = new Promise<void>((resolve) => {
+        cancel = clock.setTimer(() => {
+          fail(new StoreError(`The run log was not flushed within ${timeoutMs} ms; ${pending.length} queued events were dropped`));
+          resolve();
+        }, timeoutMs);
+      });
+      try {
+        const current = (): Promise<void> | undefined => draining;
+        const settled = (async () => {
+          for (let d = current(); d && !failed; d = current()) await d;
+        })();
+        await Promise.race([settled, timedOut]);
+      } finally {
+        cancel?.();
+      }
     },
   };
 }

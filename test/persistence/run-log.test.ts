@@ -180,3 +180,26 @@ describe('run logs', () => {
     await expect(pruneRuns(store, -1)).rejects.toThrow(/maxAgeMs/);
   });
 });
+
+describe('run log flushing', () => {
+  it('gives up on a store that hangs, with a warning, and still returns the result', async () => {
+    const clock = new SimulatedClock();
+    const hung: Store = { ...memoryStore(), append: () => new Promise<void>(() => undefined) };
+    const warnings: string[] = [];
+    let settled = false;
+    const pending = run(agent({ name: 'a' }), 'q', {
+      adapter: scriptedAdapter({ fallback: 'ok' }),
+      store: hung,
+      clock,
+      onEvent: (e) => e.type === 'warning' && warnings.push(e.message),
+    }).then((r) => {
+      settled = true;
+      return r;
+    });
+    await clock.advance(29_999);
+    expect(settled).toBe(false);
+    await clock.advance(1);
+    expect((await pending).output).toBe('ok');
+    expect(warnings).toEqual([expect.stringMatching(/not flushed within 30000 ms/)]);
+  });
+});
