@@ -78,3 +78,24 @@ describe('fileStore', () => {
     expect(read.torn).toBeDefined();
   });
 });
+
+describe('key encoding (property)', () => {
+  it('round-trips any well-formed key and never leaves the folder', async () => {
+    const fc = await import('fast-check');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(fc.string(), fc.constantFrom('..', '.', '', '\\', '\0', '.json', 'x.jsonl', '%', 'C:')), { minLength: 1, maxLength: 5 }), (parts) => {
+        const key = parts.join('/');
+        if (key === '' || /[\uD800-\uDFFF]/.test(key)) return;
+        const path = encodeKey(key);
+        expect(decodeKey(path)).toBe(key);
+        // Paths of different keys differ even on case-insensitive file systems.
+        expect(decodeKey(path.toLowerCase())).toBe(key);
+        for (const segment of path.split(/[\\/]/)) {
+          expect(segment).toMatch(/^[a-z0-9_%A-F-][a-z0-9_.%A-F-]*$/);
+          expect(segment).not.toMatch(/\.jsonl?$/);
+        }
+      }),
+      { numRuns: 500 },
+    );
+  });
+});
