@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
-import { ConfigurationError, StoreError, describeValue, errorMessage } from '../core/errors.js';
+import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
 import { KeyedQueue, checkKey, readFrom, toJsonText } from './internal.js';
 import type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './store.js';
 
@@ -58,8 +58,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): FileStor
   const pathOf = (key: string, ext: string) => join(root, encodeKey(key) + ext);
 
   const fail = (action: string, name: string, error: unknown): never => {
-    if (error instanceof StoreError) throw error;
-    if (error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'cancelled')) throw error;
+    if (error instanceof TroupeError || (error instanceof Error && error.name === 'AbortError')) throw error;
     throw new StoreError(`Could not ${action} "${name}" in ${root}: ${errorMessage(error)}`, { cause: error, details: { key: name, dir: root } });
   };
 
