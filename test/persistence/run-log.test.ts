@@ -203,3 +203,29 @@ describe('run log flushing', () => {
     expect(warnings).toEqual([expect.stringMatching(/not flushed within 30000 ms/)]);
   });
 });
+
+describe('model.turn events', () => {
+  it('number the sessions of each agent in opening order, so a repeated agent replays', async () => {
+    const store = memoryStore();
+    const a = agent({ name: 'a' });
+    const twice = defineRunnable({
+      name: 'twice',
+      kind: 'chain',
+      async run(input, ctx) {
+        const first = await a.run(input, ctx);
+        const second = await a.run(`again: ${first.output}`, ctx);
+        return { output: second.output, agent: 'a', status: 'completed' };
+      },
+    });
+    const live = scriptedAdapter({ replies: { a: ['one', 'two'] } });
+    const original = await run(twice, 'go', { adapter: live, store, runId: 'tw' });
+    const turns = (await readRun(store, 'tw')).events.filter((e) => e.type === 'model.turn');
+    expect(turns.map((t) => [t.agent, t.session, t.turn, t.input, t.reply?.text])).toEqual([
+      ['a', 1, 1, 'go', 'one'],
+      ['a', 2, 1, 'again: one', 'two'],
+    ]);
+    const replay = replayAdapter(await exportRun(store, 'tw'));
+    expect((await run(twice, 'go', { adapter: replay })).output).toBe(original.output);
+    expect(replay.served).toBe(2);
+  });
+});
