@@ -84,7 +84,7 @@ export {
   type AgentDefinition,
   type AgentDefinitionInput,
   type AgentIssue,
-  type SafeParseResult,
+  type AgentParseResult,
   type TeamDefinition,
 } from './agents/definition.js';
 export { parseAgentFile, safeParseAgentFile, MAX_AGENT_FILE_BYTES, type ParseAgentFileOptions } from './agents/parse.js';
@@ -99,7 +99,7 @@ export { sequential, formatEarlierAnswers, type SequentialOptions, type Sequenti
 export { RoutingError } from './core/errors.js';
 // Reflection: sentinel, assignment and evaluation parsers, stall detection,
 // quality trend, and the reflect / orchestrate loops
-export type { ParseIssue, SafeParseResult } from './reflection/parse-result.js';
+export type { ParseIssue, SafeParseResult } from './core/parse-result.js';
 export { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION, REFLECTION_COMPLETE, parseSentinels, stripSentinels, type Sentinels } from './reflection/sentinels.js';
 export { TASK_SEPARATOR, parseAssignments, requireAssignments, safeParseAssignments, type Assignment, type ParsedAssignments } from './reflection/assignments.js';
 export { StallDetector, jaccard, tokenSet, type StallCheck, type StallDetectorOptions } from './reflection/stall.js';
@@ -120,3 +120,50 @@ export {
   type OrchestrateState,
   type WorkerResult,
 } from './patterns/orchestrate-state.js';
+// Persistence: stores, checkpoints, run logs and the team registry
+export { memoryStore, type MemoryStore } from './persistence/memory-store.js';
+export { fileStore, encodeKey, decodeKey, type FileStore, type FileStoreOptions } from './persistence/file-store.js';
+export {
+  CHECKPOINT_SCHEMA_VERSION,
+  checkpointKey,
+  loadCheckpoint,
+  saveCheckpoint,
+  type Checkpoint,
+  type LoadCheckpointOptions,
+  type SaveCheckpointOptions,
+} from './persistence/checkpoint.js';
+export {
+  exportRun,
+  pruneRuns,
+  readRun,
+  runEventsStream,
+  runMetaKey,
+  timeline,
+  type ExportedRun,
+  type PruneRunsOptions,
+  type RunLog,
+  type RunMeta,
+  type TimelineEntry,
+} from './persistence/run-log.js';
+export {
+  TEAM_REGISTRY_SCHEMA_VERSION,
+  deleteGroup,
+  emptyTeamRegistry,
+  isMultiAgentGroup,
+  parseTeamRegistry,
+  reconcile,
+  safeParseTeamRegistry,
+  teamRegistry,
+  type DeleteGroupResult,
+  type LoadedTeamRegistry,
+  type ReconcileAgent,
+  type ReconcileChange,
+  type ReconcileResult,
+  type TeamGroup,
+  type TeamMember,
+  type TeamRegistry,
+  type TeamRegistryOptions,
+  type TeamRegistryParseResult,
+  type TeamRegistryState,
+} from './persistence/team-registry.js';
+export type { TurnRecord } from './core/turn-record.js';

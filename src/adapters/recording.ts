@@ -5,31 +5,12 @@
  * @module
  */
 import { appendFileSync } from 'node:fs';
-import type { AdapterCapabilities, ModelAdapter, ModelSession, ModelTurn, SessionSpec, ToolResult } from '../core/adapter.js';
+import type { AdapterCapabilities, ModelAdapter, ModelSession, SessionSpec } from '../core/adapter.js';
 import { abortError } from '../core/clock.js';
 import { ParseError, TroupeError, errorMessage } from '../core/errors.js';
+import { recordSession, turnRecordsFromEvents, type TurnRecord } from '../core/turn-record.js';
 
-/** One recorded turn. */
-export interface TurnRecord {
-  /** Format version. */
-  v: 1;
-  /** The adapter that answered. */
-  adapter: string;
-  /** The agent of the session. */
-  agent: string;
-  /** Which session of this agent (1 for the first opened, 2 for the next, ...). */
-  session: number;
-  /** 1-based turn within the session. */
-  turn: number;
-  /** The session's spec (on every record, so any record can start a session). */
-  spec: SessionSpec;
-  /** What was sent. */
-  input: string | ToolResult[];
-  /** What came back. */
-  reply?: ModelTurn;
-  /** The error message, when the turn failed. */
-  error?: string;
-}
+export { recordSession, turnRecordsFromEvents, type RecordedSessionInfo, type TurnRecord } from '../core/turn-record.js';
 
 /** Options of {@link recordingAdapter}. */
 export interface RecordingOptions {
@@ -65,23 +46,7 @@ export function recordingAdapter(inner: ModelAdapter, options: RecordingOptions 
       const session = await inner.openSession(spec, signal);
       const ordinal = (opened.get(spec.agent) ?? 0) + 1;
       opened.set(spec.agent, ordinal);
-      let turn = 0;
-      return {
-        id: session.id,
-        async send(input, sendOptions) {
-          turn++;
-          const base = { v: 1 as const, adapter: inner.id, agent: spec.agent, session: ordinal, turn, spec, input };
-          try {
-            const reply = await session.send(input, sendOptions);
-            write({ ...base, reply: { text: reply.text, toolCalls: reply.toolCalls, ...(reply.usage ? { usage: reply.usage } : {}) } });
-            return reply;
-          } catch (error) {
-            write({ ...base, error: errorMessage(error) });
-            throw error;
-          }
-        },
-        close: () => session.close(),
-      };
+      return recordSession(session, { adapter: inner.id, session: ordinal, spec }, write);
     },
   };
 }
@@ -125,15 +90,20 @@ export interface ReplayAdapter extends ModelAdapter {
   readonly remaining: number;
 }
 
+/** What a replay adapter answers from: turn records, JSONL text, or a run (a run log or an exported run: anything with `events`). */
+export type ReplaySource = TurnRecord[] | string | { readonly events: readonly unknown[] };
+
 /**
- * Answer from a recording (records or JSONL text) with zero model calls.
+ * Answer from a recording (records, JSONL text, or a run log or exported
+ * run holding `model.turn` events) with zero model calls.
  * Sessions are matched by agent and opening order, turns by number; the
  * first input that differs from the recording fails with a
  * {@link ReplayDivergenceError} naming the agent, session, turn and the
  * first differing character.
  */
-export function replayAdapter(recording: TurnRecord[] | string, options: ReplayOptions = {}): ReplayAdapter {
-  const records = typeof recording === 'string' ? parseRecording(recording) : recording;
+export function replayAdapter(recording: ReplaySource, options: ReplayOptions = {}): ReplayAdapter {
+  const records =
+    typeof recording === 'string' ? parseRecording(recording) : Array.isArray(recording) ? recording : turnRecordsFromEvents(recording.events);
   const bySession = new Map<string, TurnRecord[]>();
   for (const r of records) {
     const key = `${r.agent}#${r.session}`;

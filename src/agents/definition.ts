@@ -3,11 +3,12 @@
  * its zod schema, and the issues reported about it.
  * @module
  */
+import type { ParseIssue, SafeParseResult as CoreSafeParseResult } from '../core/parse-result.js';
 import { z } from 'zod';
 import { ConfigurationError } from '../core/errors.js';
 
 /** One problem found in an agent file or an agent graph. */
-export interface AgentIssue {
+export interface AgentIssue extends ParseIssue {
   /** Which rule failed: `unknown_key`, `invalid_value`, `unknown_reference`, `cycle`, ... */
   code: string;
   /** A readable message. */
@@ -113,14 +114,14 @@ export const agentFrontmatterSchema = z.looseObject({
   system: z.string().optional(),
 });
 
-/** The result of a non-throwing parse. */
-export type SafeParseResult<T> = { success: true; data: T } | { success: false; issues: AgentIssue[] };
+/** The result of `safeParseAgentFile`: the definition, or the issues that refused it. */
+export type AgentParseResult<T> = CoreSafeParseResult<T, AgentIssue>;
 
 /**
  * Turn frontmatter `data` and a body into a definition. Returns the issues
  * instead of throwing.
  */
-export function definitionFrom(data: Record<string, unknown>, body: string, fallbackName?: string): SafeParseResult<AgentDefinition> {
+export function definitionFrom(data: Record<string, unknown>, body: string, fallbackName?: string): AgentParseResult<AgentDefinition> {
   const parsed = agentFrontmatterSchema.safeParse(data);
   if (!parsed.success) {
     return {

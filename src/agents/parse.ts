@@ -7,7 +7,7 @@
 import matter from 'gray-matter';
 import { parse as parseYaml } from 'yaml';
 import { ConfigurationError, ParseError, errorMessage, type TroupeError } from '../core/errors.js';
-import { definitionFrom, type AgentDefinition, type AgentIssue, type SafeParseResult } from './definition.js';
+import { definitionFrom, type AgentDefinition, type AgentIssue, type AgentParseResult } from './definition.js';
 
 /** The largest agent file accepted, in bytes (1 MB). */
 export const MAX_AGENT_FILE_BYTES = 1024 * 1024;
@@ -46,8 +46,8 @@ const MATTER_OPTIONS = {
  * Parse an agent file without throwing: `{ success: true, data }` or
  * `{ success: false, issues }`, each issue with a `code`.
  */
-export function safeParseAgentFile(text: string, options: ParseAgentFileOptions = {}): SafeParseResult<AgentDefinition> {
-  const fail = (code: string, message: string): SafeParseResult<AgentDefinition> => ({
+export function safeParseAgentFile(text: string, options: ParseAgentFileOptions = {}): AgentParseResult<AgentDefinition> {
+  const fail = (code: string, message: string): AgentParseResult<AgentDefinition> => ({
     success: false,
     issues: [{ code, message, ...(options.file === undefined ? {} : { file: options.file }) }],
   });

@@ -62,6 +62,8 @@ interface Timer {
  * A clock that only moves when told to. Timers fire in time order during
  * {@link SimulatedClock.advance}, with pending promise callbacks flushed
  * between them, so async code scheduled by a timer runs before the next one.
+ * Waiting for pending callbacks uses `setImmediate` (a turn of the event
+ * loop, not time), so no chain of promise callbacks is too long for it.
  *
  * @example
  * ```ts
@@ -135,7 +137,10 @@ export class SimulatedClock implements Clock {
   }
 }
 
-/** Let pending promise callbacks run (several macrotask-free hops). */
-export async function flushMicrotasks(rounds = 20): Promise<void> {
-  for (let i = 0; i < rounds; i++) await Promise.resolve();
+/**
+ * Let pending promise callbacks run: waits for a macrotask turn (which runs
+ * every queued microtask, however long the chain), `rounds` times.
+ */
+export async function flushMicrotasks(rounds = 3): Promise<void> {
+  for (let i = 0; i < rounds; i++) await new Promise<void>((resolve) => setImmediate(resolve));
 }

@@ -33,6 +33,7 @@ interface RunShared {
   defaultAdapter: ModelAdapter | undefined;
   nextOp: number;
   emitting: boolean;
+  sessions: Map<string, number>;
 }
 
 /** Options to create a root context; {@link run} makes one for you. */
@@ -79,6 +80,7 @@ export class RunContext {
       defaultAdapter: options.defaultAdapter,
       nextOp: 1,
       emitting: false,
+      sessions: new Map(),
     };
     return new RunContext(shared, options.signal, options.root, 0);
   }
@@ -111,6 +113,13 @@ export class RunContext {
   /** A new op id, unique within the run. */
   nextOpId(): string {
     return `op-${this.#shared.nextOp++}`;
+  }
+
+  /** The ordinal of the next session of `agent` in this run (1 for its first). */
+  nextSessionOrdinal(agent: string): number {
+    const ordinal = (this.#shared.sessions.get(agent) ?? 0) + 1;
+    this.#shared.sessions.set(agent, ordinal);
+    return ordinal;
   }
 
   /** Emit a typed event stamped with the run id, time and current op. */

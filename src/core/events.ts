@@ -5,6 +5,7 @@
  */
 import type { SessionEvent, ToolCall } from './adapter.js';
 import type { OutcomeStatus } from './runnable.js';
+import type { TurnRecord } from './turn-record.js';
 import type { Usage } from './usage.js';
 
 /** Fields every event carries. */
@@ -66,6 +67,13 @@ export interface TroupeEventPayloads {
   'reflect.stall.warning': { loop: string; iteration: number; similarity: number; consecutive: number };
   'reflect.stalled': { loop: string; iteration: number; consecutive: number };
   'reflect.completed': { loop: string; status: OutcomeStatus; goalMet: boolean; iterations: number; summary: string; durationMs: number };
+  /**
+   * One model turn, with everything needed to replay it: the adapter, the
+   * agent, which session of that agent in the run (1-based, in opening
+   * order), the turn within the session, the session's spec, the input and
+   * the reply (or the error). Same fields as a recording's `TurnRecord`.
+   */
+  'model.turn': TurnRecord;
 }
 
 /** Names of every troupe event. */

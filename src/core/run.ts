@@ -13,6 +13,8 @@ import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '
 import type { TroupeEvent, TroupeEventListeners } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome, Runnable } from './runnable.js';
+import type { Store } from '../persistence/store.js';
+import { createRunLogWriter } from '../persistence/run-log.js';
 
 /** Options of {@link run} and {@link startRun}. */
 export interface RunOptions {
@@ -34,6 +36,14 @@ export interface RunOptions {
   onEvent?: (event: TroupeEvent) => void;
   /** Use this emitter instead of a new one (to share listeners across runs). */
   emitter?: TroupeEmitter;
+  /**
+   * Append every event of the run to the stream `runs/<runId>/events` of
+   * this store (and keep `runs/<runId>/meta` up to date). Appends are queued
+   * and never slow the run; the result settles once the log is flushed (at
+   * most 30 s on `clock`). A store failure becomes a `warning` event and
+   * stops the log, never the run.
+   */
+  store?: Store;
 }
 
 /** An outcome with the run's id, trace and duration. */
@@ -100,6 +110,12 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
   });
   const onEvent = options.onEvent;
   if (onEvent) emitter.on('*', onEvent);
+  const log = options.store
+    ? createRunLogWriter(options.store, runId, (error) =>
+        ctx.emit('warning', { message: `The run log could not be written: ${errorMessage(error)}`, code: 'run_log_failed' }),
+      )
+    : undefined;
+  if (log) emitter.on('*', log.write);
 
   // Async iteration: a queue per iterator, fed from the '*' channel.
   const iterators = new Set<{ push(e: TroupeEvent | null): void }>();
@@ -137,6 +153,10 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
       throw error;
     } finally {
       timer?.clear();
+      if (log) {
+        await log.flush({ clock });
+        emitter.off('*', log.write);
+      }
       finished = true;
       for (const it of iterators) it.push(null);
       emitter.off('*', forward);
@@ -192,6 +212,9 @@ function validateRunOptions(runnable: Runnable<Outcome>, input: string, options:
   }
   if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
     throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(options.timeoutMs)}`);
+  }
+  if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null || typeof options.store.append !== 'function')) {
+    throw new ConfigurationError(`Expected \`store\` to be a store (an object with \`append\`), got ${describeValue(options.store)}`);
   }
   if (options.maxDepth !== undefined && !(Number.isInteger(options.maxDepth) && options.maxDepth > 0)) {
     throw new ConfigurationError(`Expected \`maxDepth\` to be a positive integer, got ${describeValue(options.maxDepth)}`);

@@ -11,6 +11,7 @@ import type { Outcome, Runnable } from '../core/runnable.js';
 import { SessionHandle } from '../core/session.js';
 import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
 import { toToolSchema, type ToolDefinition } from '../core/tools.js';
+import { recordSession } from '../core/turn-record.js';
 
 /** Options of {@link agent}. */
 export interface AgentOptions {
@@ -110,7 +111,11 @@ export function agent(options: AgentOptions): Agent {
       if (workspace !== undefined) spec.workspace = workspace;
       if (opts.metadata !== undefined) spec.metadata = opts.metadata;
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
-      const session = await adapter.openSession(spec, ctx.signal);
+      // Every turn becomes a `model.turn` event, so a run log can be replayed.
+      const ordinal = ctx.nextSessionOrdinal(opts.name);
+      const session = recordSession(await adapter.openSession(spec, ctx.signal), { adapter: adapter.id, session: ordinal, spec }, (record) =>
+        ctx.emit('model.turn', record),
+      );
       const handle = new SessionHandle(session, {
         agent: opts.name,
         onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),

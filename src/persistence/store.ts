@@ -8,11 +8,18 @@
  * - **Documents** (`get`, `set`, `delete`, `list`): JSON values under string
  *   keys. Keys are `/`-separated paths such as `runs/<id>/checkpoint`; a
  *   store must encode them so that no key can escape its storage (`../x`,
- *   absolute paths, NUL). `set` replaces the whole document atomically: a
- *   reader sees the old value or the new one, never a mix.
+ *   absolute paths, NUL, backslashes) and `list` must return the original
+ *   keys. `set` replaces the whole document atomically: a reader sees the
+ *   old value or the new one, never a mix; writes to one key are applied in
+ *   call order. Values are JSON: what `get` returns equals
+ *   `JSON.parse(JSON.stringify(value))`, never the caller's object.
  * - **Streams** (`append`, `read`): append-only lists of JSON records, such
  *   as a run's events. A torn last record (a crash mid-append) is skipped on
- *   read and reported in `torn`, never fatal.
+ *   read and reported in `torn`, never fatal. Appends to one stream are
+ *   applied in call order.
+ *
+ * Every call honours its `signal`: a call aborted before it starts does
+ * nothing and rejects with the abort error. Failures are `StoreError`s.
  *
  * `storeSuite` in `troupe/testing` is the conformance suite every store must
  * pass; write one for Redis or PostgreSQL against it.
@@ -55,4 +62,9 @@ export interface Store {
   append(stream: string, record: unknown, options?: StoreCallOptions): Promise<void>;
   /** Read a stream's records. A stream never appended to reads as empty. */
   read(stream: string, options?: StoreReadOptions): Promise<StoreReadResult>;
+  /**
+   * Optional: remove a whole stream; true when there was one. `pruneRuns`
+   * uses it to delete run logs; stores without it keep their streams.
+   */
+  deleteStream?(stream: string, options?: StoreCallOptions): Promise<boolean>;
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import { ModelBehaviorError } from '../core/errors.js';
-import type { SafeParseResult } from './parse-result.js';
+import type { SafeParseResult } from '../core/parse-result.js';
 import { isFence } from './sentinels.js';
 
 /** One task for one worker. */

@@ -4,7 +4,7 @@
  * @module
  */
 import { ParseError } from '../core/errors.js';
-import type { SafeParseResult } from './parse-result.js';
+import type { SafeParseResult } from '../core/parse-result.js';
 
 /** A scored evaluation. */
 export interface Evaluation {

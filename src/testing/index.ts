@@ -21,12 +21,18 @@ export {
   recordingAdapter,
   replayAdapter,
   parseRecording,
+  recordSession,
+  turnRecordsFromEvents,
   ReplayDivergenceError,
   type RecordingAdapter,
   type RecordingOptions,
   type ReplayAdapter,
   type ReplayOptions,
+  type ReplaySource,
+  type RecordedSessionInfo,
   type TurnRecord,
 } from '../adapters/recording.js';
 export { adapterSuite, type AdapterScenario, type AdapterSuiteOptions } from './adapter-suite.js';
 export { workspaceSuite, type WorkspaceFixture, type WorkspaceSuiteOptions } from './workspace-suite.js';
+export { storeSuite, adversarialKeys } from './store-suite.js';
+export { memoryStore, type MemoryStore } from '../persistence/memory-store.js';

@@ -1,0 +1,118 @@
+/**
+ * Checkpoints: the state of a run saved after each step as a versioned
+ * document, validated with zod when loaded.
+ * @module
+ */
+import { z } from 'zod';
+import { realClock, type Clock } from '../core/clock.js';
+import { ConfigurationError, StoreError, describeValue } from '../core/errors.js';
+import type { Store, StoreCallOptions } from './store.js';
+
+/** The version of the checkpoint document (not of the state inside it). */
+export const CHECKPOINT_SCHEMA_VERSION = 1;
+
+/** What a checkpoint document holds. */
+export interface Checkpoint<T = unknown> {
+  /** Version of this document's shape: {@link CHECKPOINT_SCHEMA_VERSION}. */
+  schemaVersion: typeof CHECKPOINT_SCHEMA_VERSION;
+  /** What saved it (`reflect`, `plan`, `team`, ...), checked on load when asked. */
+  kind: string;
+  /** The run it belongs to. */
+  runId: string;
+  /** Clock time of the save. */
+  savedAt: number;
+  /** The runnable's own state (its schema carries its own version). */
+  state: T;
+}
+
+const envelope = z.object({
+  schemaVersion: z.literal(CHECKPOINT_SCHEMA_VERSION),
+  kind: z.string().min(1),
+  runId: z.string().min(1),
+  savedAt: z.number(),
+  state: z.unknown(),
+});
+
+/** The document key of run `runId`'s checkpoint. */
+export function checkpointKey(runId: string): string {
+  return `runs/${runId}/checkpoint`;
+}
+
+/** Options of {@link saveCheckpoint}. */
+export interface SaveCheckpointOptions extends StoreCallOptions {
+  /** Stamps `savedAt`. Default: the real clock. */
+  clock?: Clock;
+}
+
+/**
+ * Save `state` as run `runId`'s checkpoint (replacing the previous one
+ * atomically) and return the document written.
+ *
+ * @example
+ * ```ts
+ * await saveCheckpoint(store, ctx.runId, 'plan', { schemaVersion: 1, done: ['a', 'b'] }, { clock: ctx.clock });
+ * ```
+ */
+export async function saveCheckpoint<T>(store: Store, runId: string, kind: string, state: T, options: SaveCheckpointOptions = {}): Promise<Checkpoint<T>> {
+  checkId(runId, 'runId');
+  checkId(kind, 'kind');
+  const doc: Checkpoint<T> = { schemaVersion: CHECKPOINT_SCHEMA_VERSION, kind, runId, savedAt: (options.clock ?? realClock).now(), state };
+  await store.set(checkpointKey(runId), doc, options.signal ? { signal: options.signal } : {});
+  return doc;
+}
+
+/** Options of {@link loadCheckpoint}. */
+export interface LoadCheckpointOptions extends StoreCallOptions {
+  /** Fail unless the checkpoint was saved with this kind. */
+  kind?: string;
+}
+
+/**
+ * Load run `runId`'s checkpoint and validate it: the document's shape, then
+ * `state` against `schema`. `undefined` when there is none; a
+ * {@link StoreError} naming every problem when it does not match.
+ *
+ * @example
+ * ```ts
+ * const saved = await loadCheckpoint(store, runId, planState, { kind: 'plan' });
+ * if (saved) resumeFrom(saved.state);
+ * ```
+ */
+export async function loadCheckpoint<S extends z.ZodType>(
+  store: Store,
+  runId: string,
+  schema: S,
+  options: LoadCheckpointOptions = {},
+): Promise<Checkpoint<z.output<S>> | undefined> {
+  checkId(runId, 'runId');
+  const key = checkpointKey(runId);
+  const raw = await store.get(key, options.signal ? { signal: options.signal } : {});
+  if (raw === undefined) return undefined;
+  const doc = envelope.safeParse(raw);
+  if (!doc.success) {
+    throw new StoreError(`Checkpoint "${key}" is not a checkpoint document: ${z.prettifyError(doc.error)}`, {
+      details: { key, issues: doc.error.issues },
+    });
+  }
+  if (doc.data.runId !== runId) {
+    throw new StoreError(`Checkpoint "${key}" belongs to run "${doc.data.runId}", not "${runId}"`, { details: { key } });
+  }
+  if (options.kind !== undefined && doc.data.kind !== options.kind) {
+    throw new StoreError(`Checkpoint "${key}" was saved by "${doc.data.kind}", expected "${options.kind}"`, {
+      details: { key, kind: doc.data.kind, expected: options.kind },
+    });
+  }
+  const state = schema.safeParse(doc.data.state);
+  if (!state.success) {
+    throw new StoreError(`Checkpoint "${key}" (${doc.data.kind}) holds a state that does not match its schema: ${z.prettifyError(state.error)}`, {
+      details: { key, kind: doc.data.kind, issues: state.error.issues },
+    });
+  }
+  return { ...doc.data, state: state.data as z.output<S> };
+}
+
+function checkId(value: unknown, name: string): void {
+  if (typeof value !== 'string' || value === '') {
+    throw new ConfigurationError(`Expected \`${name}\` to be a non-empty string, got ${describeValue(value)}`);
+  }
+}
