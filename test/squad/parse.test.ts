@@ -1,23 +1,15 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTroupeError } from '../../src/core/errors.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import { CHARTER_CAP, CONTEXT_CAP } from '../../src/squad/caps.js';
 import { readSquadFile } from '../../src/squad/files.js';
 import { findSquadDir } from '../../src/squad/find.js';
 import { discoverSquad, parseSquad } from '../../src/squad/parse.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'squad');
-const temps: string[] = [];
-function tempRoot(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'troupe-squad-'));
-  temps.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempRoot = tempDirs('troupe-squad-');
 
 /** A repository root with a `.squad` folder holding the given files. */
 function squadRepo(files: Record<string, string>): { root: string; dir: string } {

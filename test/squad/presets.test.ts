@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTroupeError } from '../../src/core/errors.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import type { Store } from '../../src/persistence/store.js';
 import { discoverSquad } from '../../src/squad/parse.js';
 import { parseTeamPreset, safeParseTeamPreset, type TeamPreset } from '../../src/squad/preset.js';
@@ -22,10 +21,7 @@ function mapStore(): Store & { docs: Map<string, unknown> } {
   };
 }
 
-const temps: string[] = [];
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempRoot = tempDirs('troupe-preset-');
 
 const team = (name: string, prompt = 'You are a helper.'): TeamPreset => ({
   name,
@@ -71,8 +67,7 @@ describe('presets', () => {
   });
 
   it('writes the squad folder too when given a repository root', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'troupe-preset-'));
-    temps.push(root);
+    const root = tempRoot();
     const store = mapStore();
     const [review] = builtInPresets();
     if (!review) throw new Error('no built-in');

@@ -2,23 +2,16 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isTroupeError } from '../../src/core/errors.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
 import { discoverSquad, parseSquad, TROUPE_CHARTER_MARKER } from '../../src/squad/parse.js';
 import { TEAM_MODES, type TeamPresetInput } from '../../src/squad/preset.js';
 import { DEFAULT_INFRASTRUCTURE, isInfrastructure, squadSlug } from '../../src/squad/slug.js';
 import { roleFromPrompt, workerSlug, writeSquad } from '../../src/squad/write.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'squad');
-const temps: string[] = [];
-function tempRoot(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'troupe-squad-write-'));
-  temps.push(dir);
-  return dir;
-}
-afterEach(() => {
-  for (const dir of temps.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+const tempRoot = tempDirs('troupe-squad-write-');
 
 const preset = (workers: string[], extra: Partial<TeamPresetInput> = {}): TeamPresetInput => ({
   name: 'Crew',
