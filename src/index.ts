@@ -71,6 +71,7 @@ export type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from 
 export {
   DEFAULT_TEAM_MODE,
   TEAM_MODES,
+  formatPresetIssues,
   parseTeamPreset,
   safeParseTeamPreset,
   teamPresetSchema,

@@ -153,8 +153,12 @@ export function safeParseTeamPreset(value: unknown, source: PresetSource): TeamP
 export function parseTeamPreset(value: unknown, source: PresetSource): TeamPreset {
   const result = safeParseTeamPreset(value, source);
   if (result.success) return result.data;
-  const list = result.issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ');
-  throw new ParseError(`Invalid team preset: ${list}`, { details: { issues: result.issues } });
+  throw new ParseError(`Invalid team preset: ${formatPresetIssues(result.issues)}`, { details: { issues: result.issues } });
+}
+
+/** The issues of a failed {@link safeParseTeamPreset} as one line: `path: message; ...`. */
+export function formatPresetIssues(issues: readonly { path: string; message: string }[]): string {
+  return issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ');
 }
 
 function stripUndefined<T extends object>(value: T): T {

@@ -7,7 +7,7 @@
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, ParseError } from '../core/errors.js';
 import type { Store } from '../persistence/store.js';
-import { parseTeamPreset, safeParseTeamPreset, type PresetSource, type TeamPreset, type TeamPresetInput } from './preset.js';
+import { formatPresetIssues, safeParseTeamPreset, type PresetSource, type TeamPreset, type TeamPresetInput } from './preset.js';
 import { squadSlug } from './slug.js';
 import { writeSquad } from './write.js';
 
@@ -178,8 +178,7 @@ export async function loadUserPresets(store: Store, options: LoadUserPresetsOpti
     const value = typeof doc === 'object' && doc !== null && 'preset' in doc ? (doc as { preset: unknown }).preset : doc;
     const parsed = safeParseTeamPreset(value, 'user');
     if (!parsed.success) {
-      const list = parsed.issues.map((i) => `${i.path || '(root)'}: ${i.message}`).join('; ');
-      throw new ParseError(`Stored preset ${key} is invalid: ${list}`, { details: { key, issues: parsed.issues } });
+      throw new ParseError(`Stored preset ${key} is invalid: ${formatPresetIssues(parsed.issues)}`, { details: { key, issues: parsed.issues } });
     }
     presets.push({ ...parsed.data, source: 'user' });
   }
@@ -220,13 +219,12 @@ export async function saveTeamAsPreset(team: TeamPresetInput, options: SaveTeamA
   if (store === undefined || typeof store.set !== 'function') {
     throw new ConfigurationError('Expected `store` to be a Store with get, set and list');
   }
-  let preset: TeamPreset;
-  try {
-    const { sourcePath: _path, roster: _roster, warnings: _warnings, ...rest } = team;
-    preset = parseTeamPreset({ ...rest, source: 'user' }, 'user');
-  } catch (error) {
-    throw new ConfigurationError(error instanceof Error ? error.message : String(error), { cause: error });
+  const { sourcePath: _path, roster: _roster, warnings: _warnings, ...rest } = team;
+  const parsed = safeParseTeamPreset({ ...rest, source: 'user' }, 'user');
+  if (!parsed.success) {
+    throw new ConfigurationError(`Invalid team preset: ${formatPresetIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
   }
+  const preset = parsed.data;
   const slug = presetKey(preset.name);
   if (slug === '') throw new ConfigurationError(`Preset name ${JSON.stringify(preset.name)} has no letter or digit to key it by`);
   const key = `${PRESET_KEY_PREFIX}${slug}`;

@@ -12,7 +12,7 @@ import { ConfigurationError } from '../core/errors.js';
 import { isSymlink, readSquadFile, writeFileAtomic } from './files.js';
 import { findSquadDir } from './find.js';
 import { TROUPE_CHARTER_MARKER, charterBody, genericCharter } from './parse.js';
-import { teamPresetSchema, type PresetWorker, type RosterMember, type TeamPresetInput } from './preset.js';
+import { formatPresetIssues, safeParseTeamPreset, type PresetWorker, type RosterMember, type TeamPresetInput } from './preset.js';
 import { squadSlug } from './slug.js';
 
 /** Options of {@link writeSquad}. */
@@ -70,10 +70,9 @@ function unsafe(path: string, reason: string): ConfigurationError {
  */
 export async function writeSquad(root: string, preset: TeamPresetInput, options: WriteSquadOptions = {}): Promise<string> {
   const { signal } = options;
-  const parsed = teamPresetSchema.safeParse(preset);
+  const parsed = safeParseTeamPreset(preset, preset.source ?? 'user');
   if (!parsed.success) {
-    const list = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new ConfigurationError(`Invalid team preset: ${list}`);
+    throw new ConfigurationError(`Invalid team preset: ${formatPresetIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
   }
   const team = parsed.data;
   const teamName = oneLine(team.name);
