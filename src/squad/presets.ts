@@ -175,7 +175,13 @@ export async function loadUserPresets(store: Store, options: LoadUserPresetsOpti
     throwIfAborted(signal);
     const doc = await store.get(key, signal ? { signal } : {});
     if (doc === undefined) continue;
-    const value = typeof doc === 'object' && doc !== null && 'preset' in doc ? (doc as { preset: unknown }).preset : doc;
+    const wrapped = typeof doc === 'object' && doc !== null && 'preset' in doc ? (doc as { version?: unknown; preset: unknown }) : undefined;
+    if (wrapped && typeof wrapped.version === 'number' && wrapped.version > PRESET_DOCUMENT_VERSION) {
+      throw new ParseError(`Stored preset ${key} has schema version ${wrapped.version}; this troupe reads up to ${PRESET_DOCUMENT_VERSION}`, {
+        details: { key, version: wrapped.version },
+      });
+    }
+    const value = wrapped ? wrapped.preset : doc;
     const parsed = safeParseTeamPreset(value, 'user');
     if (!parsed.success) {
       throw new ParseError(`Stored preset ${key} is invalid: ${formatPresetIssues(parsed.issues)}`, { details: { key, issues: parsed.issues } });

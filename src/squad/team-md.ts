@@ -125,7 +125,7 @@ function membersOf(table: Table): TeamMdMember[] | undefined {
   if (!header) return undefined;
   const names = header.map((c) => stripMarkdown(c).toLowerCase());
   const col = (...wanted: string[]) => names.findIndex((n) => wanted.includes(n));
-  const nameCol = col('name', 'member', 'members');
+  const nameCol = col('name', 'member', 'members', 'agent');
   if (nameCol < 0) return undefined;
   const roleCol = col('role');
   const charterCol = col('charter');

@@ -91,6 +91,9 @@ describe('presets', () => {
       issues: [{ path: 'mode' }],
     });
     expect(parseTeamPreset({ name: 'x', workers: [{ name: 'a', systemPrompt: '' }] }, 'user').mode).toBe('orchestrator-reflect');
+    await store.set('presets/future', { version: 2, preset: { name: 'future', workers: [{ name: 'a', systemPrompt: '' }] } });
+    await expect(loadUserPresets(store)).rejects.toThrow(/schema version 2/);
+    await store.delete('presets/future');
     await store.set('presets/broken', { version: 1, preset: { name: 'broken' } });
     await expect(loadUserPresets(store)).rejects.toSatisfy(
       (e: unknown) => isTroupeError(e, 'parse_error') && (e as Error).message.includes('presets/broken'),
