@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative, isAbsolute } from 'node:path';
+import { TroupeError, WorkspaceError, errorMessage } from '../core/errors.js';
 
 /** The most any squad file read takes: 1 MB. */
 export const MAX_FILE_BYTES = 1024 * 1024;
@@ -45,14 +46,22 @@ export async function readSquadFile(base: string, path: string, options: ReadSqu
     return { status: 'missing' };
   }
   if (!isInside(base, real)) return { status: 'refused', reason: 'it is a symbolic link that leaves the squad folder' };
-  const info = await stat(real);
-  if (!info.isFile()) return { status: 'refused', reason: 'it is not a regular file' };
+  try {
+    const info = await stat(real);
+    if (!info.isFile()) return { status: 'refused', reason: 'it is not a regular file' };
+    return await readPrefixOrTail(real, maxBytes, options.tail === true);
+  } catch (error) {
+    return { status: 'refused', reason: `it could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)})` };
+  }
+}
+
+async function readPrefixOrTail(real: string, maxBytes: number, tail: boolean): Promise<SquadFileRead> {
   const handle = await open(real, 'r');
   try {
     const size = (await handle.stat()).size;
     const length = Math.min(size, maxBytes);
     const buffer = Buffer.alloc(length);
-    const position = options.tail && size > maxBytes ? size - maxBytes : 0;
+    const position = tail && size > maxBytes ? size - maxBytes : 0;
     let read = 0;
     while (read < length) {
       const { bytesRead } = await handle.read(buffer, read, length - read, position + read);
@@ -65,6 +74,20 @@ export async function readSquadFile(base: string, path: string, options: ReadSqu
     return { status: 'ok', text, truncated: size > maxBytes };
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Run a write to a squad folder; a file-system failure (permissions, a file
+ * where a folder should be) becomes a `WorkspaceError` naming the folder.
+ */
+export async function guardWrite<T>(dir: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (error instanceof TroupeError || typeof code !== 'string' || !code.startsWith('E')) throw error;
+    throw new WorkspaceError(`Could not write the squad folder ${dir}: ${errorMessage(error)}`, { cause: error, details: { dir, code } });
   }
 }
 

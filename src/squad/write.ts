@@ -9,10 +9,10 @@ import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError } from '../core/errors.js';
-import { isSymlink, readSquadFile, writeFileAtomic } from './files.js';
+import { guardWrite, isSymlink, readSquadFile, writeFileAtomic } from './files.js';
 import { findSquadDir } from './find.js';
 import { TROUPE_CHARTER_MARKER, charterBody, genericCharter } from './parse.js';
-import { formatPresetIssues, safeParseTeamPreset, type PresetWorker, type RosterMember, type TeamPresetInput } from './preset.js';
+import { formatPresetIssues, safeParseTeamPreset, type PresetWorker, type TeamPreset, type RosterMember, type TeamPresetInput } from './preset.js';
 import { squadSlug } from './slug.js';
 
 /** Options of {@link writeSquad}. */
@@ -80,6 +80,11 @@ export async function writeSquad(root: string, preset: TeamPresetInput, options:
   throwIfAborted(signal);
 
   const dir = (await findSquadDir(root)) ?? join(resolve(root), '.squad');
+  await guardWrite(dir, () => writeFolder(dir, team, teamName, planned, signal));
+  return dir;
+}
+
+async function writeFolder(dir: string, team: TeamPreset, teamName: string, planned: Planned, signal: AbortSignal | undefined): Promise<void> {
   if (await isSymlink(dir)) throw unsafe(dir, 'the squad folder is a symbolic link');
   const agentsDir = join(dir, 'agents');
   await mkdir(agentsDir, { recursive: true });
@@ -116,7 +121,6 @@ export async function writeSquad(root: string, preset: TeamPresetInput, options:
   throwIfAborted(signal);
   await writeFileAtomic(join(dir, 'team.md'), teamMd(teamName, team.mode, team.description, basename(dir), planned));
   await removeStale(base, agentsDir, new Set([...planned.workers, ...planned.infrastructure].map((p) => p.slug)));
-  return dir;
 }
 
 interface Planned {

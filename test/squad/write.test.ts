@@ -107,6 +107,14 @@ describe('writeSquad', () => {
     expect(readdirSync(outside)).toEqual([]);
   });
 
+  it('turns a file-system failure into a WorkspaceError', async () => {
+    const root = tempRoot();
+    writeFileSync(join(root, '.squad'), 'a file, not a folder');
+    await expect(writeSquad(root, preset(['Ada']))).rejects.toSatisfy(
+      (e: unknown) => isTroupeError(e, 'workspace_error') && (e as Error).message.includes('.squad'),
+    );
+  });
+
   it('writes into an existing legacy .ai-team folder and keeps infrastructure members', async () => {
     const root = tempRoot();
     cpSync(join(fixtures, 'Azure-Samples__eShopLite', '.squad'), join(root, '.ai-team'), { recursive: true });
