@@ -39,7 +39,7 @@ interface Table {
 }
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const HEADING = /^(#{1,6})\s+(.*?)\s*#*\s*$/;
+const HEADING = /^(#{1,6})[ \t]+(.*)$/;
 const SEPARATOR_CELL = /^:?-+:?$/;
 const MEMBERS_HEADING = /^(?:team\s+)?(?:members|roster)\b/i;
 const NOT_ROSTER_HEADING = /coordinator|coding agent|issue source|alumni|former/i;
@@ -51,14 +51,23 @@ const ROLE_LINE = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(role|status|charter)(?::(?:\*\*|
  * bold, italics, strike-through, backticks and HTML tags go.
  */
 export function stripMarkdown(text: string): string {
+  // Bounded repetitions keep every pattern linear on hostile input.
   return text
-    .replace(/!?\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .replace(/<[^>]*>/g, '')
+    .replace(/!?\[([^\]\n]{0,200})\]\([^)\n]{0,300}\)/g, '$1')
+    .replace(/<[^<>\n]{0,300}>/g, '')
     .replace(/`+/g, '')
-    .replace(/(\*\*|__|~~)(.*?)\1/g, '$2')
-    .replace(/(^|[\s(])[*_](\S(?:.*?\S)?)[*_](?=$|[\s.,;:!?)])/g, '$1$2')
+    .replace(/(\*\*|__|~~)([^\n]{0,300}?)\1/g, '$2')
+    .replace(/(^|[\s(])[*_](\S(?:[^\n]{0,300}?\S)?)[*_](?=$|[\s.,;:!?)])/g, '$1$2')
     .replace(/\s+/g, ' ')
     .trim();
+}
+
+/** A heading's text without an optional closing run of `#`. */
+function headingText(text: string): string {
+  const trimmed = text.trimEnd();
+  let end = trimmed.length;
+  while (end > 0 && trimmed.charAt(end - 1) === '#') end--;
+  return end < trimmed.length && (end === 0 || /\s/.test(trimmed.charAt(end - 1))) ? trimmed.slice(0, end).trimEnd() : trimmed;
 }
 
 /** The cells of a table row; `\|` is a literal bar. */
@@ -76,8 +85,9 @@ function isSeparatorRow(cells: string[]): boolean {
 
 /** The link target of a markdown link cell, else the cell's stripped text. */
 function charterCell(cell: string): string {
-  const link = /\[[^\]]*\]\(\s*<?([^)>\s]*)>?[^)]*\)/.exec(cell);
-  return (link?.[1] ?? stripMarkdown(cell)).trim();
+  const target = /\[[^\]\n]{0,200}\]\(([^)\n]{0,300})\)/.exec(cell)?.[1];
+  if (target === undefined) return stripMarkdown(cell);
+  return (target.trim().split(/\s/)[0] ?? '').replace(/^<|>$/g, '');
 }
 
 function scan(text: string): { title?: string; tables: Table[]; lines: { text: string; kind: 'text' | 'heading' | 'table' }[] } {
@@ -108,7 +118,7 @@ function scan(text: string): { title?: string; tables: Table[]; lines: { text: s
     const h = HEADING.exec(line);
     if (h) {
       const level = (h[1] ?? '').length;
-      const name = stripMarkdown(h[2] ?? '');
+      const name = stripMarkdown(headingText(h[2] ?? ''));
       if (level === 1 && title === undefined) title = name;
       heading = name;
       if (level <= 2) section = name;
@@ -156,7 +166,7 @@ function sectionMembers(text: string): TeamMdMember[] {
     const h = HEADING.exec(line);
     if (h) {
       flush();
-      current = (h[1] ?? '').length === 3 ? { name: stripMarkdown(h[2] ?? ''), role: '' } : undefined;
+      current = (h[1] ?? '').length === 3 ? { name: stripMarkdown(headingText(h[2] ?? '')), role: '' } : undefined;
       hasRole = false;
       continue;
     }

@@ -90,6 +90,19 @@ describe('parseTeamMd', () => {
     expect(parseTeamMd('| Name | Role |\n|--|--|\n| A \\| B | R |').members[0]?.name).toBe('A | B');
   });
 
+  it('reads hostile inputs without backtracking blow-ups (each would take minutes with unbounded patterns)', () => {
+    const row = (cell: string) => `| Name | Charter |\n|--|--|\n| ${cell} | ${cell} |`;
+    const hostile = [
+      row('[a]('.repeat(30_000)),
+      row(' _a'.repeat(30_000)),
+      row('<a'.repeat(30_000)),
+      row(' *a'.repeat(30_000)),
+      `# a${' #'.repeat(30_000)} x`,
+      `### a\n- **Role:** ${'**'.repeat(30_000)}`,
+    ];
+    for (const text of hostile) expect(parseTeamMd(text).name.length).toBeGreaterThan(0);
+  });
+
   it('never throws on arbitrary text', () => {
     const line = fc.oneof(
       fc.string(),
