@@ -167,3 +167,38 @@ export {
   type TeamRegistryState,
 } from './persistence/team-registry.js';
 export type { TurnRecord } from './core/turn-record.js';
+// Squad team folders and presets
+export {
+  DEFAULT_TEAM_MODE,
+  TEAM_MODES,
+  formatPresetIssues,
+  parseTeamPreset,
+  safeParseTeamPreset,
+  teamPresetSchema,
+  type PresetSource,
+  type PresetWorker,
+  type RosterMember,
+  type SquadPreset,
+  type TeamMode,
+  type TeamPreset,
+  type TeamPresetInput,
+  type TeamPresetParseResult,
+} from './squad/preset.js';
+export { SQUAD_DIR_NAMES, findSquadDir } from './squad/find.js';
+export { DEFAULT_INFRASTRUCTURE, squadSlug } from './squad/slug.js';
+export { DEFAULT_TEAM_NAME, parseTeamMd, type RosterForm, type TeamMd, type TeamMdMember } from './squad/team-md.js';
+export { CHARTER_CAP, CONTEXT_CAP, capAtLine, capEntries, splitEntries, type CappedText, type SplitEntries } from './squad/caps.js';
+export { MAX_FILE_BYTES } from './squad/files.js';
+export { TROUPE_CHARTER_MARKER, discoverSquad, genericCharter, parseSquad, type ParseSquadOptions } from './squad/parse.js';
+export { roleFromPrompt, writeSquad, type WriteSquadOptions } from './squad/write.js';
+export {
+  PRESET_KEY_PREFIX,
+  builtInPresets,
+  loadUserPresets,
+  mergePresets,
+  presetKey,
+  saveTeamAsPreset,
+  type LoadUserPresetsOptions,
+  type SavedPreset,
+  type SaveTeamAsPresetOptions,
+} from './squad/presets.js';

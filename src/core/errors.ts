@@ -16,6 +16,7 @@ export type TroupeErrorCode =
   | 'missing_dependency'
   | 'wrong_phase'
   | 'depth_exceeded'
+  | 'unsafe_path'
   // model behaviour
   | 'model_behavior'
   | 'max_turns_exceeded'

@@ -1,0 +1,121 @@
+/**
+ * Size caps for what a squad folder feeds into prompts. A charter is cut at
+ * a line boundary; a log such as `decisions.md` keeps whole entries, the most
+ * recent ones (squad appends new entries at the end).
+ * @module
+ */
+
+/** The longest system prompt taken from a charter. */
+export const CHARTER_CAP = 4000;
+
+/** The longest routing or shared context taken from `routing.md` / `decisions.md`. */
+export const CONTEXT_CAP = 8000;
+
+/**
+ * `text` cut to at most `max` characters at a line boundary (a single line
+ * longer than `max` is cut inside it).
+ */
+export function capAtLine(text: string, max: number): string {
+  if (text.length <= max) return text;
+  if (text.charAt(max) === '\n') return text.slice(0, max).trimEnd();
+  const head = text.slice(0, max);
+  const cut = head.lastIndexOf('\n');
+  return (cut > 0 ? head.slice(0, cut) : head).trimEnd();
+}
+
+/** A log split into what comes before the first entry and the entries. */
+export interface SplitEntries {
+  /** Text before the first entry heading (a title, an intro). */
+  head: string;
+  /** Each entry: a `## ` or `### ` heading line and everything up to the next one. */
+  entries: string[];
+}
+
+const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const ENTRY_HEADING = /^#{2,3}\s/;
+const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
+
+/**
+ * Split a markdown log into entries. An entry starts at a `## ` or `### `
+ * heading outside a code fence; deeper headings and `# ` headings (which
+ * squad keeps inside merged entries) stay inside the current entry. When
+ * the log separates entries with `---` rules (squad's merged decisions do),
+ * only the first heading and headings right after a rule start an entry, so
+ * an entry's own `## Why` stays with it.
+ */
+export function splitEntries(text: string): SplitEntries {
+  const lines = text.split('\n');
+  const starts: number[] = [];
+  let fence: string | undefined;
+  lines.forEach((line, i) => {
+    const marker = FENCE.exec(line)?.[1];
+    if (marker !== undefined) {
+      if (fence === undefined) fence = marker.charAt(0);
+      else if (marker.charAt(0) === fence) fence = undefined;
+      return;
+    }
+    if (fence === undefined && ENTRY_HEADING.test(line)) starts.push(i);
+  });
+  // Logs that separate entries with `---` rules have sub-headings inside
+  // entries: there, only a heading right after a rule starts an entry.
+  const ruled = starts.filter((start) => {
+    let i = start - 1;
+    while (i >= 0 && (lines[i] ?? '').trim() === '') i--;
+    return i >= 0 && RULE.test(lines[i] ?? '');
+  });
+  if (ruled.length >= 2) starts.splice(0, starts.length, ...new Set([starts[0] ?? 0, ...ruled]));
+  const first = starts[0] ?? lines.length;
+  const entries = starts.map((start, k) => lines.slice(start, starts[k + 1] ?? lines.length).join('\n'));
+  return { head: lines.slice(0, first).join('\n'), entries };
+}
+
+/** What {@link capEntries} returns. */
+export interface CappedText {
+  /** The text, at most `max` characters. */
+  text: string;
+  /** Whether anything was left out. */
+  cut: boolean;
+  /** How many whole entries were left out. */
+  omitted: number;
+}
+
+/**
+ * A markdown log cut to at most `max` characters: the most recent (last)
+ * whole entries that fit, after a note saying how many earlier ones were
+ * left out. When even the last entry is too long, its beginning is kept; a
+ * text without entry headings keeps its last lines.
+ *
+ * @example
+ * ```ts
+ * const { text, omitted } = capEntries(decisionsMd, 8000);
+ * ```
+ */
+export function capEntries(text: string, max: number): CappedText {
+  if (text.length <= max) return { text, cut: false, omitted: 0 };
+  const { entries } = splitEntries(text);
+  const note = (n: number) =>
+    n === 0 ? '(earlier text omitted)\n\n' : `(${n} earlier ${n === 1 ? 'entry' : 'entries'} omitted)\n\n`;
+  const budget = max - note(entries.length).length;
+  if (entries.length === 0) {
+    const tail = text.slice(text.length - budget);
+    const nl = tail.indexOf('\n');
+    const body = (nl >= 0 && nl < tail.length - 1 ? tail.slice(nl + 1) : tail).trimStart();
+    return { text: `${note(0)}${body}`, cut: true, omitted: 0 };
+  }
+  let used = 0;
+  let kept = 0;
+  for (let i = entries.length - 1; i >= 0; i--) {
+    const size = (entries[i] ?? '').length + (kept > 0 ? 1 : 0);
+    if (used + size > budget) break;
+    used += size;
+    kept++;
+  }
+  if (kept === 0) {
+    const last = capAtLine(entries[entries.length - 1] ?? '', budget);
+    const omitted = entries.length - 1;
+    return { text: `${note(omitted)}${last}`, cut: true, omitted };
+  }
+  const omitted = entries.length - kept;
+  const body = entries.slice(omitted).join('\n').trimEnd();
+  return { text: `${note(omitted)}${body}`, cut: true, omitted };
+}

@@ -1,0 +1,173 @@
+/**
+ * Reading a squad folder into a {@link SquadPreset}: the roster from
+ * `team.md`, a worker per non-infrastructure member with its charter as the
+ * system prompt, `routing.md` as routing context and `decisions.md` as
+ * shared context. Only those files are read, each at most 1 MB, never
+ * through a symbolic link that leaves the folder; nothing is executed.
+ * @module
+ */
+import { realpath } from 'node:fs/promises';
+import { join } from 'node:path';
+import { throwIfAborted } from '../core/abort.js';
+import { ConfigurationError } from '../core/errors.js';
+import { CHARTER_CAP, CONTEXT_CAP, capAtLine, capEntries } from './caps.js';
+import { readSquadFile } from './files.js';
+import { findSquadDir } from './find.js';
+import type { PresetWorker, RosterMember, SquadPreset } from './preset.js';
+import { DEFAULT_INFRASTRUCTURE, SLUG_PATTERN, isInfrastructure, squadSlug } from './slug.js';
+import { parseTeamMd, type TeamMdMember } from './team-md.js';
+
+/** The first line of a charter troupe wrote; its folder may be removed when the agent leaves the team. */
+export const TROUPE_CHARTER_MARKER = '<!-- troupe:charter (written by troupe; this folder is removed when the agent leaves the team) -->';
+
+/** Options of {@link parseSquad} and {@link discoverSquad}. */
+export interface ParseSquadOptions {
+  /**
+   * Members that are not workers, by name or slug, case-insensitive; a
+   * trailing `*` matches a prefix. Default: {@link DEFAULT_INFRASTRUCTURE}
+   * (Scribe, Ralph, the coordinator, `@` coding agents).
+   */
+  infrastructure?: readonly string[];
+  /** Cancels the reading. */
+  signal?: AbortSignal;
+}
+
+/** The system prompt of a worker whose charter is missing or unreadable. */
+export function genericCharter(name: string, role: string, team: string): string {
+  const what = role !== '' ? `the ${role}` : 'a member';
+  return `You are ${name}, ${what} of the ${team} team. Do the part of the task that falls to you, and say clearly what you did and what is left.`;
+}
+
+/** The agent folder a charter cell names (`.squad/agents/<slug>/charter.md`), if it names one. */
+function slugFromCharter(cell: string | undefined): string | undefined {
+  const match = cell === undefined ? null : /(?:^|\/)agents\/([^/]+)\/charter\.md$/.exec(cell.trim());
+  const slug = match?.[1];
+  return slug !== undefined && SLUG_PATTERN.test(slug) ? slug : undefined;
+}
+
+/** The charter text without troupe's marker line, trimmed. */
+export function charterBody(text: string): string {
+  const body = text.startsWith(TROUPE_CHARTER_MARKER) ? text.slice(TROUPE_CHARTER_MARKER.length) : text;
+  return body.trim();
+}
+
+/**
+ * Read the squad folder `dir` (a `.squad` or `.ai-team` folder). `null` when
+ * it has no `team.md`. Problems with single members or files become
+ * `warnings`; a `team.md` that links out of the folder is refused with a
+ * `ConfigurationError` (code `unsafe_path`).
+ *
+ * @example
+ * ```ts
+ * const team = await parseSquad('/repo/.squad');
+ * team?.workers.map((w) => w.name); // ['Ripley', 'Hicks', ...]
+ * ```
+ */
+export async function parseSquad(dir: string, options: ParseSquadOptions = {}): Promise<SquadPreset | null> {
+  const { signal } = options;
+  const patterns = options.infrastructure ?? DEFAULT_INFRASTRUCTURE;
+  throwIfAborted(signal);
+  const base = await realpath(dir).catch(() => undefined);
+  if (base === undefined) return null;
+  const teamFile = await readSquadFile(base, join(base, 'team.md'));
+  if (teamFile.status === 'missing') return null;
+  if (teamFile.status === 'refused') {
+    throw new ConfigurationError(`Refused ${join(dir, 'team.md')}: ${teamFile.reason}`, {
+      code: 'unsafe_path',
+      details: { path: join(dir, 'team.md') },
+    });
+  }
+  const teamMd = parseTeamMd(teamFile.text);
+  const warnings = [...teamMd.warnings];
+  if (teamFile.truncated) warnings.push('team.md is larger than 1 MB: only its start was read');
+
+  const roster: RosterMember[] = [];
+  const workers: PresetWorker[] = [];
+  const seen = new Set<string>();
+  for (const member of teamMd.members) {
+    throwIfAborted(signal);
+    const slug = slugFromCharter(member.charter) ?? squadSlug(member.name);
+    if (slug === '' || seen.has(slug)) {
+      warnings.push(
+        slug === ''
+          ? `Roster member "${member.name}" has no usable folder name: skipped`
+          : `Roster member "${member.name}" maps to the folder "${slug}" of an earlier member: skipped`,
+      );
+      continue;
+    }
+    seen.add(slug);
+    const entry: RosterMember = { name: member.name, slug, role: member.role, infrastructure: isInfrastructure(member.name, slug, patterns) };
+    if (member.status !== undefined) entry.status = member.status;
+    roster.push(entry);
+    if (entry.infrastructure) continue;
+    const worker = await readWorker(base, member, entry, teamMd.name, warnings);
+    workers.push(worker);
+  }
+
+  const preset: SquadPreset = { name: teamMd.name, mode: teamMd.mode, roster, workers, source: 'repo', sourcePath: dir, warnings };
+  if (teamMd.description !== undefined && teamMd.description !== '') preset.description = teamMd.description;
+  for (const [file, key] of [
+    ['routing.md', 'routingContext'],
+    ['decisions.md', 'sharedContext'],
+  ] as const) {
+    throwIfAborted(signal);
+    const text = await readContext(base, file, warnings);
+    if (text !== undefined) preset[key] = text;
+  }
+  return preset;
+}
+
+async function readWorker(base: string, member: TeamMdMember, entry: RosterMember, team: string, warnings: string[]): Promise<PresetWorker> {
+  const charterPath = `agents/${entry.slug}/charter.md`;
+  const read = await readSquadFile(base, join(base, 'agents', entry.slug, 'charter.md'));
+  let systemPrompt = '';
+  if (read.status === 'ok') {
+    entry.charterPath = charterPath;
+    const body = charterBody(read.text);
+    systemPrompt = capAtLine(body, CHARTER_CAP);
+    if (read.truncated || systemPrompt.length < body.length) {
+      warnings.push(`${charterPath}: cut to ${CHARTER_CAP} characters`);
+    }
+    if (systemPrompt === '') warnings.push(`${charterPath} is empty: using a generic prompt`);
+  } else if (read.status === 'refused') {
+    warnings.push(`${charterPath} refused (${read.reason}): using a generic prompt`);
+  } else {
+    warnings.push(`${member.name} has no charter (${charterPath}): using a generic prompt`);
+  }
+  if (systemPrompt === '') systemPrompt = genericCharter(member.name, member.role, team);
+  const worker: PresetWorker = { name: member.name, systemPrompt };
+  if (member.role !== '') worker.role = member.role;
+  return worker;
+}
+
+async function readContext(base: string, file: string, warnings: string[]): Promise<string | undefined> {
+  const read = await readSquadFile(base, join(base, file), { tail: true });
+  if (read.status === 'missing') return undefined;
+  if (read.status === 'refused') {
+    warnings.push(`${file} refused (${read.reason})`);
+    return undefined;
+  }
+  const capped = capEntries(read.text.trim(), CONTEXT_CAP);
+  if (capped.cut) {
+    const omitted = capped.omitted > 0 ? ` (${capped.omitted} earlier entries left out)` : '';
+    warnings.push(`${file}: cut to the most recent ${CONTEXT_CAP} characters${omitted}`);
+  }
+  const text = capped.text.trim();
+  return text === '' ? undefined : text;
+}
+
+/**
+ * Find and read a repository's squad folder (`.squad`, else `.ai-team`).
+ * `null` when there is none or it has no `team.md`.
+ *
+ * @example
+ * ```ts
+ * const team = await discoverSquad(process.cwd());
+ * if (team) console.table(team.roster);
+ * ```
+ */
+export async function discoverSquad(root: string, options: ParseSquadOptions = {}): Promise<SquadPreset | null> {
+  throwIfAborted(options.signal);
+  const dir = await findSquadDir(root);
+  return dir === null ? null : parseSquad(dir, options);
+}

@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { CONTEXT_CAP, capAtLine, capEntries, splitEntries } from '../../src/squad/caps.js';
+
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'squad');
+const eShopDecisions = readFileSync(join(fixtures, 'Azure-Samples__eShopLite', '.squad', 'decisions.md'), 'utf8');
+
+describe('capAtLine', () => {
+  it('keeps short text and cuts long text at a line boundary', () => {
+    expect(capAtLine('abc', 10)).toBe('abc');
+    expect(capAtLine('aaaa\nbbbb\ncccc', 12)).toBe('aaaa\nbbbb');
+    expect(capAtLine('aaaa\nbbbb\ncccc', 9)).toBe('aaaa\nbbbb');
+    expect(capAtLine('x'.repeat(20), 5)).toBe('xxxxx');
+  });
+
+  it('never exceeds the cap and always returns a prefix', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.integer({ min: 1, max: 50 }), (text, max) => {
+        const out = capAtLine(text, max);
+        expect(out.length).toBeLessThanOrEqual(max);
+        expect(text.startsWith(out)).toBe(true);
+      }),
+    );
+  });
+});
+
+describe('capEntries', () => {
+  it('splits entries at ## and ### headings outside fences', () => {
+    const { head, entries } = splitEntries('# Log\nintro\n## A\na\n```\n## not\n```\n### B\nb\n#### sub\n');
+    expect(head).toBe('# Log\nintro');
+    expect(entries.map((e) => e.split('\n')[0])).toEqual(['## A', '### B']);
+  });
+
+  it('keeps the text whole when it fits', () => {
+    expect(capEntries('# Log\n## A\na', 100)).toEqual({ text: '# Log\n## A\na', cut: false, omitted: 0 });
+  });
+
+  it('keeps the most recent whole entries of the 86 KB eShopLite decisions.md', () => {
+    expect(eShopDecisions.length).toBeGreaterThan(80_000);
+    const { text, cut, omitted } = capEntries(eShopDecisions.trim(), CONTEXT_CAP);
+    expect(cut).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(CONTEXT_CAP);
+    expect(text.length).toBeGreaterThan(CONTEXT_CAP / 2);
+    expect(omitted).toBeGreaterThan(10);
+    expect(text).toMatch(/^\(\d+ earlier entries omitted\)\n\n#{2,3} /);
+    // What follows the note is the end of the file, starting at an entry heading.
+    const body = text.slice(text.indexOf('\n\n') + 2);
+    expect(eShopDecisions.trimEnd().endsWith(body)).toBe(true);
+    const { entries } = splitEntries(eShopDecisions.trim());
+    expect(entries.slice(-3).every((e) => body.includes(e.trimEnd()))).toBe(true);
+  });
+
+  it('cuts a single oversized last entry at a line and keeps its start', () => {
+    const big = `## Old\nold\n## New\n${'line of text\n'.repeat(100)}`;
+    const { text, omitted } = capEntries(big, 200);
+    expect(text.length).toBeLessThanOrEqual(200);
+    expect(omitted).toBe(1);
+    expect(text).toContain('## New\nline of text');
+  });
+
+  it('keeps the last lines of a text without headings', () => {
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n');
+    const { text } = capEntries(lines, 100);
+    expect(text.length).toBeLessThanOrEqual(100);
+    expect(text.endsWith('line 99')).toBe(true);
+  });
+
+  it('never exceeds the cap and keeps a suffix of the text (property)', () => {
+    const line = fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('## A', '### B', '---', '```', '# T', ''));
+    fc.assert(
+      fc.property(fc.array(line, { maxLength: 60 }), fc.integer({ min: 40, max: 400 }), (lines, max) => {
+        const text = lines.join('\n');
+        const out = capEntries(text, max);
+        expect(out.text.length).toBeLessThanOrEqual(max);
+        if (!out.cut) expect(out.text).toBe(text);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
