@@ -1,0 +1,78 @@
+/**
+ * The executor: where chunks actually run. The scheduler decides what runs
+ * next; an {@link Executor} runs it. The in-process executor (p-limit) is the
+ * default; a queue-backed one can replace it without touching scheduling.
+ * @module
+ */
+import pLimit from 'p-limit';
+import { raceAbort } from '../core/abort.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import type { PlanChunk } from './plan.js';
+import type { RoleConfig } from './roles.js';
+
+/** What a chunk attempt produced. */
+export interface ChunkAttemptResult {
+  /** The worker's answer. */
+  output: string;
+  /** Files the worker touched, when known. */
+  files?: string[];
+}
+
+/** One attempt of one chunk, handed to an {@link Executor}. */
+export interface ChunkJob {
+  /** The plan's id. */
+  planId: string;
+  /** The chunk (serialisable). */
+  chunk: PlanChunk;
+  /** The full prompt of this attempt (dependency results, instructions, previous error included). */
+  prompt: string;
+  /** The resolved role configuration. */
+  role: RoleConfig;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** Run the attempt in this process (a remote executor sends the fields above instead). */
+  execute(signal: AbortSignal): Promise<ChunkAttemptResult>;
+}
+
+/** Runs chunk attempts; the scheduler never dispatches more than `capacity` at once. */
+export interface Executor {
+  /** A short name (`in-process`, `bullmq`, ...). */
+  readonly kind: string;
+  /** How many attempts it runs at the same time. */
+  readonly capacity: number;
+  /** Run one attempt and report its result; rejects with its error, or when `signal` aborts. */
+  dispatch(job: ChunkJob, signal: AbortSignal): Promise<ChunkAttemptResult>;
+}
+
+/** Options of {@link inProcessExecutor}. */
+export interface InProcessExecutorOptions {
+  /** Attempts running at once. Default: 5. */
+  maxParallel?: number;
+}
+
+/**
+ * The default executor: runs attempts in this process, at most `maxParallel`
+ * at once (p-limit).
+ *
+ * @example
+ * ```ts
+ * await executePlan(plan, { adapter, executor: inProcessExecutor({ maxParallel: 8 }) });
+ * ```
+ */
+export function inProcessExecutor(options: InProcessExecutorOptions = {}): Executor {
+  const capacity = options.maxParallel ?? 5;
+  if (!Number.isInteger(capacity) || capacity < 1) {
+    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(options.maxParallel)}`);
+  }
+  const limit = pLimit(capacity);
+  return {
+    kind: 'in-process',
+    capacity,
+    dispatch(job, signal) {
+      return raceAbort(
+        limit(() => job.execute(signal)),
+        signal,
+      );
+    },
+  };
+}
