@@ -268,7 +268,7 @@ export class PlanningSession {
     });
     await run(flow, task, { adapter, signal, emitter: this.emitter, runId: this.id, ...(adapters ? { adapters } : {}), ...(clock ? { clock } : {}) });
     this.#guard(signal);
-    const final: PlanOutcome = { ...outcome!, output: report!.summary, agent: 'synthesis', report: report!, stats: report!.stats };
+    const final: PlanOutcome = { ...outcome!, output: report!.summary, agent: 'synthesis', report: report!, stats: report!.stats, usage: report!.stats.usage };
     this.#runs.push({ task, plan, instructions: [...instructions], outcome: final, report: report! });
     this.#setPhase('completed');
     return { phase: 'completed', plan, outcome: final };
