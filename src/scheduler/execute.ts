@@ -8,10 +8,9 @@
  * @module
  */
 import type { ModelAdapter } from '../core/adapter.js';
-import { combineSignals, timeoutSignal } from '../core/abort.js';
-import { abortError, sleep, type Clock } from '../core/clock.js';
+import { abortError, type Clock } from '../core/clock.js';
 import type { RunContext, TroupeEmitter } from '../core/context.js';
-import { CancelledError, ConfigurationError, WorkspaceError, describeValue, errorMessage } from '../core/errors.js';
+import { CancelledError, ConfigurationError, TimeoutError, WorkspaceError, describeValue, errorMessage } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
 import { totalUsage } from '../core/ops.js';
 import { run } from '../core/run.js';
@@ -327,10 +326,42 @@ async function schedule(plan: Plan, task: string, ctx: RunContext, o: Full): Pro
   let failures = 0;
   let stopping: 'abort-threshold' | 'cancelled' | undefined;
   let finished = false;
-  const cancelRunning = new AbortController();
-  const cancelRetries = new AbortController();
   let resolveDone!: () => void;
   const done = new Promise<void>((resolve) => (resolveDone = resolve));
+  // Running attempts: their controllers, and whether the scheduler still waits for them.
+  const controllers: Array<AbortController | undefined> = new Array<AbortController | undefined>(n);
+  const live = new Uint8Array(n);
+  const retryTimers = new Map<number, () => void>();
+  const noWorkspaceAt = o.workspace === undefined;
+
+  // Per-attempt time-outs: every attempt has the same limit, so deadlines come
+  // in start order; one clock timer watches the earliest (no timer per chunk).
+  const deadlines: Array<{ i: number; attempt: number; at: number }> = [];
+  let head = 0;
+  let cancelTimer: (() => void) | undefined;
+  const arm = (): void => {
+    if (cancelTimer || head >= deadlines.length) return;
+    cancelTimer = clock.setTimer(onDeadline, deadlines[head]!.at - clock.now());
+  };
+  const onDeadline = (): void => {
+    cancelTimer = undefined;
+    const now = clock.now();
+    while (head < deadlines.length) {
+      const d = deadlines[head]!;
+      const current = live[d.i] === 1 && attempts[d.i] === d.attempt;
+      if (current && d.at > now) break;
+      head++;
+      if (current) {
+        const c = chunks[d.i]!;
+        abandon(d.i, new TimeoutError(`Chunk ${c.sequenceIndex} ("${c.title}") timed out after ${o.chunkTimeoutMs} ms`, { details: { timeoutMs: o.chunkTimeoutMs } }));
+      }
+    }
+    if (head > 1024 && head * 2 > deadlines.length) {
+      deadlines.splice(0, head);
+      head = 0;
+    }
+    arm();
+  };
 
   const buildPrompt = (i: number): string => {
     const c = chunks[i]!;
@@ -350,56 +381,65 @@ async function schedule(plan: Plan, task: string, ctx: RunContext, o: Full): Pro
     return prompt;
   };
 
-  const attempt = (i: number): Promise<ChunkAttemptResult> => {
+  const execute = (i: number, prompt: string, role: RoleConfig, number: number, signal: AbortSignal): Promise<ChunkAttemptResult> => {
     const c = chunks[i]!;
-    const role = roleOf(c);
-    const number = attempts[i]!;
-    const timer = timeoutSignal(o.chunkTimeoutMs, clock, `Chunk ${c.sequenceIndex} ("${c.title}") timed out after ${o.chunkTimeoutMs} ms`);
-    const signal = combineSignals(ctx.signal, cancelRunning.signal, timer.signal);
-    const prompt = buildPrompt(i);
-    return ctx
-      .enter<Outcome & { result: ChunkAttemptResult }>({ kind: 'chunk', name: `${c.sequenceIndex}. ${c.title}` }, async (child) => {
-        const job: ChunkJob = {
-          planId: o.planId,
-          chunk: c,
-          prompt,
-          role,
-          attempt: number,
-          execute: async (jobSignal) => {
-            const workspace = await strategy.prepare(
-              { id: String(c.sequenceIndex), planId: o.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) },
-              baseDir,
-              jobSignal,
-            );
-            try {
-              const out = await runner({ planId: o.planId, chunk: c, prompt, role, attempt: number, workspace, signal: jobSignal }, child.withSignal(jobSignal));
-              const result = typeof out === 'string' ? { output: out } : out;
-              const merged = await strategy.merge(workspace, baseDir, jobSignal);
-              if (merged.status === 'conflict') {
-                throw new WorkspaceError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
-              }
-              return result;
-            } finally {
-              await strategy.cleanup(workspace).catch((error: unknown) => ctx.emit('warning', { message: `Workspace cleanup failed: ${errorMessage(error)}`, code: 'workspace_error' }));
-            }
-          },
-        };
-        const result = await executor.dispatch(job, signal);
-        return { output: result.output, agent: c.role, status: 'completed', result };
-      })
-      .then((r) => r.result)
-      .finally(() => timer.clear());
+    const child = ctx.withSignal(signal);
+    const runWith = async (workspace: Workspace): Promise<ChunkAttemptResult> => {
+      const out = await runner({ planId: o.planId, chunk: c, prompt, role, attempt: number, workspace, signal }, child);
+      return typeof out === 'string' ? { output: out } : out;
+    };
+    if (noWorkspaceAt) return runWith({ kind: 'none', path: baseDir, chunkId: String(c.sequenceIndex), baseDir });
+    return (async () => {
+      const scope = { id: String(c.sequenceIndex), planId: o.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
+      const workspace = await strategy.prepare(scope, baseDir, signal);
+      try {
+        const result = await runWith(workspace);
+        const merged = await strategy.merge(workspace, baseDir, signal);
+        if (merged.status === 'conflict') {
+          throw new WorkspaceError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
+        }
+        return result;
+      } finally {
+        await strategy.cleanup(workspace).catch((error: unknown) => ctx.emit('warning', { message: `Workspace cleanup failed: ${errorMessage(error)}`, code: 'workspace_error' }));
+      }
+    })();
   };
 
   const start = (i: number): void => {
     running++;
-    attempts[i]!++;
+    const number = ++attempts[i]!;
     if (started[i]! < 0) started[i] = clock.now();
     setStatus(i, 'Running');
-    attempt(i).then(
-      (result) => succeeded(i, result),
-      (error: unknown) => failed(i, error),
+    const controller = new AbortController();
+    controllers[i] = controller;
+    live[i] = 1;
+    deadlines.push({ i, attempt: number, at: clock.now() + o.chunkTimeoutMs });
+    arm();
+    const c = chunks[i]!;
+    const role = roleOf(c);
+    const prompt = buildPrompt(i);
+    const job: ChunkJob = { planId: o.planId, chunk: c, prompt, role, attempt: number, execute: (signal) => execute(i, prompt, role, number, signal) };
+    let dispatched: Promise<ChunkAttemptResult>;
+    try {
+      dispatched = executor.dispatch(job, controller.signal);
+    } catch (error) {
+      dispatched = Promise.reject(error);
+    }
+    dispatched.then(
+      (result) => {
+        if (live[i] === 1 && attempts[i] === number) succeeded(i, result);
+      },
+      (error: unknown) => {
+        if (live[i] === 1 && attempts[i] === number) failed(i, error, false);
+      },
     );
+  };
+
+  /** Stop waiting for a running attempt and abort its signal. */
+  const abandon = (i: number, reason: Error): void => {
+    if (live[i] !== 1) return;
+    controllers[i]!.abort(reason);
+    failed(i, reason, stopping !== undefined);
   };
 
   const pump = (): void => {
@@ -427,8 +467,14 @@ async function schedule(plan: Plan, task: string, ctx: RunContext, o: Full): Pro
     setStatus(i, next);
   };
 
-  const succeeded = (i: number, result: ChunkAttemptResult): void => {
+  const release = (i: number): void => {
+    live[i] = 0;
+    controllers[i] = undefined;
     running--;
+  };
+
+  const succeeded = (i: number, result: ChunkAttemptResult): void => {
+    release(i);
     outputs[i] = result.output;
     errors[i] = undefined;
     if (result.files) files[i] = result.files;
@@ -442,16 +488,18 @@ async function schedule(plan: Plan, task: string, ctx: RunContext, o: Full): Pro
     settle();
   };
 
-  const failed = (i: number, error: unknown): void => {
-    running--;
+  const failed = (i: number, error: unknown, aborted: boolean): void => {
+    release(i);
     errors[i] = errorMessage(error);
-    if (ctx.signal.aborted || cancelRunning.signal.aborted) {
+    if (aborted) {
       terminal(i, 'Aborted');
       return settle();
     }
     if (stopping === undefined && attempts[i]! <= o.maxRetries) {
       setStatus(i, 'Retrying');
+      retrying++;
       const requeue = (): void => {
+        retryTimers.delete(i);
         retrying--;
         if (stopping !== undefined) {
           terminal(i, 'Aborted');
@@ -461,9 +509,14 @@ async function schedule(plan: Plan, task: string, ctx: RunContext, o: Full): Pro
         queue.push(i);
         pump();
       };
-      retrying++;
       if (o.retryDelayMs === 0) queueMicrotask(requeue);
-      else sleep(clock, o.retryDelayMs, cancelRetries.signal).then(requeue, requeue);
+      else {
+        const cancel = clock.setTimer(requeue, o.retryDelayMs);
+        retryTimers.set(i, () => {
+          cancel();
+          requeue();
+        });
+      }
       return pump();
     }
     terminal(i, 'Failed');
@@ -487,14 +540,15 @@ async function schedule(plan: Plan, task: string, ctx: RunContext, o: Full): Pro
   const stop = (why: 'abort-threshold' | 'cancelled'): void => {
     if (stopping !== undefined) return;
     stopping = why;
-    if (why === 'cancelled' || o.onAbortThreshold !== 'finish-running') {
-      cancelRunning.abort(why === 'cancelled' ? abortError(ctx.signal) : new CancelledError(`Plan stopped: ${failures} chunks failed (abortThreshold ${o.abortThreshold})`));
-    }
-    cancelRetries.abort();
     queue.drain();
     for (let i = 0; i < n; i++) {
       const s = status[i]!;
       if (s === 'Queued' || s === 'WaitingForDependencies' || s === 'Pending') terminal(i, 'Aborted');
+    }
+    for (const cancelRetry of [...retryTimers.values()]) cancelRetry();
+    if (why === 'cancelled' || o.onAbortThreshold !== 'finish-running') {
+      const reason = why === 'cancelled' ? abortError(ctx.signal) : new CancelledError(`Plan stopped: ${failures} chunks failed (abortThreshold ${o.abortThreshold})`);
+      for (let i = 0; i < n; i++) if (live[i] === 1) abandon(i, reason);
     }
   };
 
@@ -518,6 +572,7 @@ async function schedule(plan: Plan, task: string, ctx: RunContext, o: Full): Pro
     await done;
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
+    cancelTimer?.();
   }
   if (stopping === 'cancelled') throw abortError(ctx.signal);
 

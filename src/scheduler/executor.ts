@@ -5,7 +5,6 @@
  * @module
  */
 import pLimit from 'p-limit';
-import { raceAbort } from '../core/abort.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { PlanChunk } from './plan.js';
 import type { RoleConfig } from './roles.js';
@@ -40,7 +39,11 @@ export interface Executor {
   readonly kind: string;
   /** How many attempts it runs at the same time. */
   readonly capacity: number;
-  /** Run one attempt and report its result; rejects with its error, or when `signal` aborts. */
+  /**
+   * Run one attempt and report its result, or reject with its error. When
+   * `signal` aborts (time-out, cancellation) the scheduler stops waiting for
+   * the attempt; the executor should stop it.
+   */
   dispatch(job: ChunkJob, signal: AbortSignal): Promise<ChunkAttemptResult>;
 }
 
@@ -69,10 +72,7 @@ export function inProcessExecutor(options: InProcessExecutorOptions = {}): Execu
     kind: 'in-process',
     capacity,
     dispatch(job, signal) {
-      return raceAbort(
-        limit(() => job.execute(signal)),
-        signal,
-      );
+      return limit(() => job.execute(signal));
     },
   };
 }

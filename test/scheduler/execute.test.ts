@@ -335,7 +335,7 @@ describe('executePlan', () => {
     expect(result.usage).toMatchObject({ inputTokens: 40, outputTokens: 20, turns: 4 });
     const plans = result.trace.children[0]!.children;
     expect(plans.map((p) => [p.kind, p.name])).toEqual([['plan', 'plan'], ['plan', 'again']]);
-    expect(plans[0]!.children.map((c) => c.kind)).toEqual(['chunk', 'chunk']);
+    expect(plans[0]!.children.map((c) => [c.kind, c.agent])).toEqual([['agent', 'Generic'], ['agent', 'Generic']]);
   });
 
   it('rejects invalid plans and options with clear messages', () => {
