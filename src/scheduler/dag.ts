@@ -71,35 +71,71 @@ export function criticalPath(plan: Plan, weight: ChunkWeight = complexityWeight)
   return { path, length: path.length === 0 ? 0 : endLength };
 }
 
-/**
- * For each chunk (by position in `plan.chunks`), the heaviest chain from it
- * to the end of the plan, itself included. The scheduler starts the ready
- * chunk with the highest value first. Linear in chunks plus edges.
- */
-export function remainingCriticalPaths(plan: Plan, weight: ChunkWeight = complexityWeight): Float64Array {
+/** A plan's chunks by position, with their edges and a dependency order. */
+export interface PlanIndex {
+  /** Position in `plan.chunks` of each `sequenceIndex`. */
+  position: Map<number, number>;
+  /** Positions each chunk depends on. */
+  deps: number[][];
+  /** Positions that depend on each chunk. */
+  dependents: number[][];
+  /** Positions in dependency order (Kahn); shorter than the plan when it has a cycle. */
+  order: number[];
+  /** False when an index is duplicated or unknown, a chunk depends on itself, or there is a cycle. */
+  ok: boolean;
+}
+
+/** Index a plan in one linear pass (the scheduler's fast path; {@link validatePlan} explains problems). */
+export function indexPlan(plan: Plan): PlanIndex {
   const n = plan.chunks.length;
   const position = new Map<number, number>();
-  plan.chunks.forEach((c, i) => position.set(c.sequenceIndex, i));
-  const dependents: number[][] = Array.from({ length: n }, () => []);
+  let ok = n > 0;
+  for (let i = 0; i < n; i++) {
+    const index = plan.chunks[i]!.sequenceIndex;
+    if (position.has(index)) ok = false;
+    position.set(index, i);
+  }
+  const deps: number[][] = new Array<number[]>(n);
+  const dependents: number[][] = new Array<number[]>(n);
+  for (let i = 0; i < n; i++) dependents[i] = [];
   const pending = new Int32Array(n);
-  plan.chunks.forEach((c, i) => {
-    for (const dep of c.dependsOnIndexes) {
-      dependents[position.get(dep)!]!.push(i);
+  for (let i = 0; i < n; i++) {
+    const own = plan.chunks[i]!;
+    const list: number[] = [];
+    for (const dep of own.dependsOnIndexes) {
+      const d = position.get(dep);
+      if (d === undefined || dep === own.sequenceIndex) {
+        ok = false;
+        continue;
+      }
+      list.push(d);
+      dependents[d]!.push(i);
       pending[i]!++;
     }
-  });
-  // Kahn's order, then a reverse sweep.
+    deps[i] = list;
+  }
   const order: number[] = [];
   for (let i = 0; i < n; i++) if (pending[i] === 0) order.push(i);
   for (let k = 0; k < order.length; k++) {
     for (const d of dependents[order[k]!]!) if (--pending[d]! === 0) order.push(d);
   }
-  if (order.length !== n) throw new ConfigurationError('The plan has a dependency cycle: validate it first', { code: 'invalid_graph' });
+  if (order.length !== n) ok = false;
+  return { position, deps, dependents, order, ok };
+}
+
+/**
+ * For each chunk (by position in `plan.chunks`), the heaviest chain from it
+ * to the end of the plan, itself included. The scheduler starts the ready
+ * chunk with the highest value first. Linear in chunks plus edges.
+ */
+export function remainingCriticalPaths(plan: Plan, weight: ChunkWeight = complexityWeight, index: PlanIndex = indexPlan(plan)): Float64Array {
+  const n = plan.chunks.length;
+  if (index.order.length !== n) throw new ConfigurationError('The plan has a dependency cycle: validate it first', { code: 'invalid_graph' });
   const rest = new Float64Array(n);
   for (let k = n - 1; k >= 0; k--) {
-    const i = order[k]!;
+    const i = index.order[k]!;
     let max = 0;
-    for (const d of dependents[i]!) if (rest[d]! > max) max = rest[d]!;
+    for (const d of index.dependents[i]!) if (rest[d]! > max) max = rest[d]!;
     rest[i] = max + weight(plan.chunks[i]!);
   }
   return rest;

@@ -29,8 +29,10 @@ export interface ChunkJob {
   role: RoleConfig;
   /** 1-based attempt number. */
   attempt: number;
+  /** Aborts on time-out, cancellation or the abort threshold (created on first use). */
+  readonly signal: AbortSignal;
   /** Run the attempt in this process (a remote executor sends the fields above instead). */
-  execute(signal: AbortSignal): Promise<ChunkAttemptResult>;
+  execute(): Promise<ChunkAttemptResult>;
 }
 
 /** Runs chunk attempts; the scheduler never dispatches more than `capacity` at once. */
@@ -41,10 +43,10 @@ export interface Executor {
   readonly capacity: number;
   /**
    * Run one attempt and report its result, or reject with its error. When
-   * `signal` aborts (time-out, cancellation) the scheduler stops waiting for
+   * `job.signal` aborts (time-out, cancellation) the scheduler stops waiting for
    * the attempt; the executor should stop it.
    */
-  dispatch(job: ChunkJob, signal: AbortSignal): Promise<ChunkAttemptResult>;
+  dispatch(job: ChunkJob): Promise<ChunkAttemptResult>;
 }
 
 /** Options of {@link inProcessExecutor}. */
@@ -71,8 +73,8 @@ export function inProcessExecutor(options: InProcessExecutorOptions = {}): Execu
   return {
     kind: 'in-process',
     capacity,
-    dispatch(job, signal) {
-      return limit(() => job.execute(signal));
+    dispatch(job) {
+      return limit(() => job.execute());
     },
   };
 }

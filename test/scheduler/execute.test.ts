@@ -277,7 +277,7 @@ describe('executePlan', () => {
     });
     expect(prompts[0]).not.toContain('Use tabs');
     expect(prompts[1]).toContain('## Additional instructions from the user\n\n- Use tabs, not spaces');
-    expect(outcome.state.instructions).toEqual(['Use tabs, not spaces']);
+    expect(outcome.instructions).toEqual(['Use tabs, not spaces']);
   });
 
   it('checkpoints after every chunk; a plan stopped after 3 chunks resumes and runs only the other 3', async () => {
@@ -309,9 +309,9 @@ describe('executePlan', () => {
     const prompts: string[] = [];
     const resumed = await executePlan(plan, {
       resumeFrom: last,
-      runChunk: async (input, ctx) => {
+      runChunk: async (input) => {
         prompts.push(input.prompt);
-        return runChunk(input, ctx);
+        return runChunk(input);
       },
     });
     expect(ran).toEqual([3, 4, 5]);

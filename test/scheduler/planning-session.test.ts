@@ -73,7 +73,7 @@ describe('PlanningSession', () => {
     expect(prompts[0]).not.toContain('Prefer WeakMap');
     expect(prompts[1]).toContain('- Prefer WeakMap');
     expect(session.runs[0]!.instructions).toEqual(['Prefer WeakMap']);
-    expect(done.outcome?.state.instructions).toEqual(['Prefer WeakMap']);
+    expect(done.outcome?.instructions).toEqual(['Prefer WeakMap']);
   });
 
   it('plans a follow-up with the previous plan and report as context', async () => {
