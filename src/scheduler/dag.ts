@@ -73,8 +73,8 @@ export function criticalPath(plan: Plan, weight: ChunkWeight = complexityWeight)
 
 /** A plan's chunks by position, with their edges and a dependency order. */
 export interface PlanIndex {
-  /** Position in `plan.chunks` of each `sequenceIndex`. */
-  position: Map<number, number>;
+  /** Position in `plan.chunks` of a `sequenceIndex` (undefined when unknown). */
+  position: (sequenceIndex: number) => number | undefined;
   /** Positions each chunk depends on. */
   deps: number[][];
   /** Positions that depend on each chunk. */
@@ -88,12 +88,22 @@ export interface PlanIndex {
 /** Index a plan in one linear pass (the scheduler's fast path; {@link validatePlan} explains problems). */
 export function indexPlan(plan: Plan): PlanIndex {
   const n = plan.chunks.length;
-  const position = new Map<number, number>();
   let ok = n > 0;
-  for (let i = 0; i < n; i++) {
-    const index = plan.chunks[i]!.sequenceIndex;
-    if (position.has(index)) ok = false;
-    position.set(index, i);
+  // Indexes are usually contiguous (0..n-1 or 1..n): then a position is a subtraction.
+  const first = n > 0 ? plan.chunks[0]!.sequenceIndex : 0;
+  let contiguous = Number.isInteger(first);
+  for (let i = 0; i < n && contiguous; i++) if (plan.chunks[i]!.sequenceIndex !== first + i) contiguous = false;
+  let position: (sequenceIndex: number) => number | undefined;
+  if (contiguous) {
+    position = (x) => (Number.isInteger(x) && x >= first && x < first + n ? x - first : undefined);
+  } else {
+    const map = new Map<number, number>();
+    for (let i = 0; i < n; i++) {
+      const index = plan.chunks[i]!.sequenceIndex;
+      if (map.has(index)) ok = false;
+      map.set(index, i);
+    }
+    position = (x) => map.get(x);
   }
   const deps: number[][] = new Array<number[]>(n);
   const dependents: number[][] = new Array<number[]>(n);
@@ -103,7 +113,7 @@ export function indexPlan(plan: Plan): PlanIndex {
     const own = plan.chunks[i]!;
     const list: number[] = [];
     for (const dep of own.dependsOnIndexes) {
-      const d = position.get(dep);
+      const d = position(dep);
       if (d === undefined || dep === own.sequenceIndex) {
         ok = false;
         continue;

@@ -17,7 +17,7 @@ export interface ChunkAttemptResult {
   files?: string[];
 }
 
-/** One attempt of one chunk, handed to an {@link Executor}. */
+/** One attempt of one chunk, handed to an {@link Executor}; its result is the output text or a {@link ChunkAttemptResult}. */
 export interface ChunkJob {
   /** The plan's id. */
   planId: string;
@@ -32,7 +32,7 @@ export interface ChunkJob {
   /** Aborts on time-out, cancellation or the abort threshold (created on first use). */
   readonly signal: AbortSignal;
   /** Run the attempt in this process (a remote executor sends the fields above instead). */
-  execute(): Promise<ChunkAttemptResult>;
+  execute(): Promise<string | ChunkAttemptResult>;
 }
 
 /** Runs chunk attempts; the scheduler never dispatches more than `capacity` at once. */
@@ -46,7 +46,7 @@ export interface Executor {
    * `job.signal` aborts (time-out, cancellation) the scheduler stops waiting for
    * the attempt; the executor should stop it.
    */
-  dispatch(job: ChunkJob): Promise<ChunkAttemptResult>;
+  dispatch(job: ChunkJob): Promise<string | ChunkAttemptResult>;
 }
 
 /** Options of {@link inProcessExecutor}. */

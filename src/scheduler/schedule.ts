@@ -24,23 +24,32 @@ import type { ChunkStatus, PlanExecutionState } from './state.js';
 /** Everything the loop needs: validated options, the plan's index and the runner. */
 export type ScheduleOptions = PlanRunOptions & Settings & { planId: string; runner: ChunkRunner };
 
-/** One attempt of one chunk: the job an executor runs and the runner's input. Its signal is created on first use. */
+/** One attempt of one chunk: the job an executor runs and the runner's input. Its prompt, workspace and signal are built on first use. */
 class Attempt implements ChunkJob, ChunkRunInput {
-  workspace: Workspace;
+  #prompt: string | undefined;
+  #workspace: Workspace | undefined;
   #controller: AbortController | undefined;
   #reason: Error | undefined;
   #ctx: RunContext | undefined;
   constructor(
     readonly planId: string,
     readonly chunk: PlanChunk,
-    readonly prompt: string,
     readonly role: RoleConfig,
     readonly attempt: number,
-    workspace: Workspace,
     readonly parent: RunContext,
-    readonly run: (attempt: Attempt) => Promise<ChunkAttemptResult>,
-  ) {
-    this.workspace = workspace;
+    readonly baseDir: string,
+    readonly previousError: string | undefined,
+    readonly build: (attempt: Attempt) => string,
+    readonly run: (attempt: Attempt) => Promise<string | ChunkAttemptResult>,
+  ) {}
+  get prompt(): string {
+    return (this.#prompt ??= this.build(this));
+  }
+  get workspace(): Workspace {
+    return (this.#workspace ??= { kind: 'none', path: this.baseDir, chunkId: String(this.chunk.sequenceIndex), baseDir: this.baseDir });
+  }
+  set workspace(workspace: Workspace) {
+    this.#workspace = workspace;
   }
   get signal(): AbortSignal {
     if (!this.#controller) {
@@ -52,7 +61,7 @@ class Attempt implements ChunkJob, ChunkRunInput {
   get ctx(): RunContext {
     return (this.#ctx ??= this.parent.withSignal(this.signal));
   }
-  execute(): Promise<ChunkAttemptResult> {
+  execute(): Promise<string | ChunkAttemptResult> {
     return this.run(this);
   }
   abort(reason: Error): void {
@@ -86,16 +95,19 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   const queue = new ReadyQueue(remainingCriticalPaths(plan, o.weight ?? complexityWeight, o.index));
   const baseInstructions = o.resumeFrom?.instructions ?? [];
   const instructions = (): readonly string[] => {
-    const live = o.instructions?.() ?? [];
+    const live = o.instructions?.() ?? none;
     return baseInstructions.length === 0 ? live : [...baseInstructions, ...live];
   };
 
   const emitter = ctx.emitter;
-  const listening = () => emitter.listenerCount('chunk.status') > 0 || emitter.listenerCount('*') > 0;
+  // Whether anyone listens, refreshed at every scheduling step: no event objects are built for nobody.
+  const listening = (): boolean => emitter.listenerCount('chunk.status') > 0 || emitter.listenerCount('*') > 0;
+  let listens = listening();
+  const none: readonly string[] = [];
   const setStatus = (i: number, next: ChunkStatus): void => {
     const previous = status[i]!;
     status[i] = next;
-    if (!listening()) return;
+    if (!listens) return;
     const c = chunks[i]!;
     const error = errors[i];
     ctx.emit('chunk.status', {
@@ -114,7 +126,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   // Resume: chunks that succeeded keep their results.
   if (o.resumeFrom) {
     for (const saved of o.resumeFrom.chunks) {
-      const i = position.get(saved.sequenceIndex);
+      const i = position(saved.sequenceIndex);
       if (i === undefined || saved.status !== 'Succeeded') continue;
       status[i] = 'Succeeded';
       attempts[i] = saved.attempts;
@@ -187,8 +199,9 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     arm();
   };
 
-  const buildPrompt = (i: number): string => {
-    const c = chunks[i]!;
+  const buildPrompt = (a: Attempt): string => {
+    const c = a.chunk;
+    const i = position(c.sequenceIndex)!;
     let prompt = `# Chunk ${c.sequenceIndex}: ${c.title}\n\n${c.prompt}`;
     if (deps[i]!.length > 0) {
       prompt += '\n\n## Results from dependencies';
@@ -199,14 +212,13 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     }
     const extra = instructions();
     if (extra.length > 0) prompt += `\n\n## Additional instructions from the user\n\n${extra.map((x) => `- ${x}`).join('\n')}`;
-    if (attempts[i]! > 1 && o.reprompt && errors[i] !== undefined) {
-      prompt += `\n\n## Previous attempt failed\n\nAttempt ${attempts[i]! - 1} failed with this error:\n${errors[i]}\nAvoid the cause of this failure.`;
+    if (a.attempt > 1 && o.reprompt && a.previousError !== undefined) {
+      prompt += `\n\n## Previous attempt failed\n\nAttempt ${a.attempt - 1} failed with this error:\n${a.previousError}\nAvoid the cause of this failure.`;
     }
     return prompt;
   };
 
-  const execute = async (a: Attempt): Promise<ChunkAttemptResult> => {
-    if (noWorkspaceAt) return normalise(await runner(a));
+  const inWorkspace = async (a: Attempt): Promise<ChunkAttemptResult> => {
     const c = a.chunk;
     const scope = { id: String(c.sequenceIndex), planId: o.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
     const workspace = await strategy.prepare(scope, baseDir, a.signal);
@@ -222,7 +234,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
       await strategy.cleanup(workspace).catch((error: unknown) => ctx.emit('warning', { message: `Workspace cleanup failed: ${errorMessage(error)}`, code: 'workspace_error' }));
     }
   };
-  const baseWorkspace = (c: PlanChunk): Workspace => ({ kind: 'none', path: baseDir, chunkId: String(c.sequenceIndex), baseDir });
+  const execute = noWorkspaceAt ? runner : inWorkspace;
 
   const start = (i: number): void => {
     running++;
@@ -236,9 +248,9 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     deadlineAt.push(now + o.chunkTimeoutMs);
     arm();
     const c = chunks[i]!;
-    const a = new Attempt(o.planId, c, buildPrompt(i), roleOf(c), number, baseWorkspace(c), ctx, execute);
+    const a = new Attempt(o.planId, c, roleOf(c), number, ctx, baseDir, errors[i], buildPrompt, execute);
     current[i] = a;
-    let dispatched: Promise<ChunkAttemptResult>;
+    let dispatched: Promise<string | ChunkAttemptResult>;
     try {
       dispatched = executor.dispatch(a);
     } catch (error) {
@@ -262,6 +274,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   };
 
   const pump = (): void => {
+    listens = listening();
     while (stopping === undefined && running < o.capacity && queue.size > 0) start(queue.pop()!);
     if (!finished && running === 0 && retrying === 0 && checkpointing === 0 && (queue.size === 0 || stopping !== undefined)) {
       finished = true;
@@ -288,11 +301,13 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
 
   const release = (i: number): void => {
     live[i] = 0;
+    current[i] = undefined;
     running--;
   };
 
-  const succeeded = (i: number, result: ChunkAttemptResult): void => {
+  const succeeded = (i: number, out: string | ChunkAttemptResult): void => {
     release(i);
+    const result = typeof out === 'string' ? { output: out } : out;
     outputs[i] = result.output;
     errors[i] = undefined;
     if (result.files) files[i] = result.files;
