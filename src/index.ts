@@ -84,7 +84,7 @@ export {
 } from './scheduler/plan.js';
 export { buildStages, complexityWeight, criticalPath, remainingCriticalPaths, toMermaid, type ChunkWeight, type CriticalPath } from './scheduler/dag.js';
 export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './scheduler/roles.js';
-export { inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type Executor, type InProcessExecutorOptions } from './scheduler/executor.js';
+export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type Executor, type InProcessExecutorOptions } from './scheduler/executor.js';
 export {
   chunkStatuses,
   chunkStateSchema,

@@ -75,7 +75,7 @@ export interface PlanRunOptions {
   baseDir?: string;
   /** Overrides of the built-in role configurations. */
   roles?: RoleOverrides;
-  /** Where attempts run. Default: `inProcessExecutor({ maxParallel })`. */
+  /** Where attempts run. Default: `directExecutor({ maxParallel })`; pass an `inProcessExecutor` to share a pool between plans. */
   executor?: Executor;
   /** Run a chunk yourself instead of as an agent session built from its role. */
   runChunk?: ChunkRunner;

@@ -1,7 +1,9 @@
 /**
  * The executor: where chunks actually run. The scheduler decides what runs
- * next; an {@link Executor} runs it. The in-process executor (p-limit) is the
- * default; a queue-backed one can replace it without touching scheduling.
+ * next; an {@link Executor} runs it. In process there are two: the default
+ * {@link directExecutor} (the scheduler's own slot count is the limit) and
+ * {@link inProcessExecutor} (a p-limit pool that several plans can share). A
+ * queue-backed executor can replace them without touching scheduling.
  * @module
  */
 import pLimit from 'p-limit';
@@ -49,26 +51,24 @@ export interface Executor {
   dispatch(job: ChunkJob): Promise<string | ChunkAttemptResult>;
 }
 
-/** Options of {@link inProcessExecutor}. */
+/** Options of {@link inProcessExecutor} and {@link directExecutor}. */
 export interface InProcessExecutorOptions {
   /** Attempts running at once. Default: 5. */
   maxParallel?: number;
 }
 
 /**
- * The default executor: runs attempts in this process, at most `maxParallel`
- * at once (p-limit).
+ * An in-process pool: runs attempts in this process, at most `maxParallel`
+ * at once (p-limit), also when several plans share it.
  *
  * @example
  * ```ts
- * await executePlan(plan, { adapter, executor: inProcessExecutor({ maxParallel: 8 }) });
+ * const pool = inProcessExecutor({ maxParallel: 8 }); // two plans, eight slots in all
+ * await Promise.all([executePlan(a, { adapter, executor: pool }), executePlan(b, { adapter, executor: pool })]);
  * ```
  */
 export function inProcessExecutor(options: InProcessExecutorOptions = {}): Executor {
-  const capacity = options.maxParallel ?? 5;
-  if (!Number.isInteger(capacity) || capacity < 1) {
-    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(options.maxParallel)}`);
-  }
+  const capacity = checkCapacity(options);
   const limit = pLimit(capacity);
   return {
     kind: 'in-process',
@@ -77,4 +77,22 @@ export function inProcessExecutor(options: InProcessExecutorOptions = {}): Execu
       return limit(() => job.execute());
     },
   };
+}
+
+/**
+ * The default executor of a plan: runs each attempt in this process as soon
+ * as the scheduler dispatches it. The scheduler never dispatches more than
+ * `capacity` at once, so no second queue is needed; use
+ * {@link inProcessExecutor} to share one pool between several plans.
+ */
+export function directExecutor(options: InProcessExecutorOptions = {}): Executor {
+  return { kind: 'direct', capacity: checkCapacity(options), dispatch: (job) => job.execute() };
+}
+
+function checkCapacity(options: InProcessExecutorOptions): number {
+  const capacity = options.maxParallel ?? 5;
+  if (!Number.isInteger(capacity) || capacity < 1) {
+    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(options.maxParallel)}`);
+  }
+  return capacity;
 }

@@ -15,7 +15,7 @@ import { noWorkspace, type Workspace } from '../workspaces/types.js';
 import { aggregate, countResults, type AggregateReport } from './aggregate.js';
 import { complexityWeight, remainingCriticalPaths } from './dag.js';
 import type { ChunkResult, ChunkRunInput, ChunkRunner, PlanOutcome, PlanRunOptions, Settings } from './execute.js';
-import { inProcessExecutor, type ChunkAttemptResult, type ChunkJob } from './executor.js';
+import { directExecutor, type ChunkAttemptResult, type ChunkJob } from './executor.js';
 import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import { ReadyQueue } from './ready-queue.js';
 import { resolveRole, type RoleConfig } from './roles.js';
@@ -78,7 +78,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   const clock = ctx.clock;
   const strategy = o.workspace ?? noWorkspace();
   const baseDir = o.baseDir ?? process.cwd();
-  const executor = o.executor ?? inProcessExecutor({ maxParallel: o.capacity });
+  const executor = o.executor ?? directExecutor({ maxParallel: o.capacity });
   const runner = o.runner;
   const roles = new Map<ChunkRole, RoleConfig>();
   const roleOf = (c: PlanChunk): RoleConfig => roles.get(c.role) ?? roles.set(c.role, resolveRole(c.role, o.roles)).get(c.role)!;

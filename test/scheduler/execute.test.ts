@@ -5,6 +5,7 @@ import type { TroupeEvent } from '../../src/core/events.js';
 import { defineRunnable } from '../../src/core/runnable.js';
 import { run } from '../../src/core/run.js';
 import { executePlan, planRunnable, type ChunkRunner } from '../../src/scheduler/execute.js';
+import { inProcessExecutor, type Executor } from '../../src/scheduler/executor.js';
 import { planExecutionStateSchema, type PlanExecutionState } from '../../src/scheduler/state.js';
 import type { WorkspaceStrategy } from '../../src/workspaces/types.js';
 import { chunk, drive, planOf } from './helpers.js';
@@ -336,6 +337,30 @@ describe('executePlan', () => {
     const plans = result.trace.children[0]!.children;
     expect(plans.map((p) => [p.kind, p.name])).toEqual([['plan', 'plan'], ['plan', 'again']]);
     expect(plans[0]!.children.map((c) => [c.kind, c.agent])).toEqual([['agent', 'Generic'], ['agent', 'Generic']]);
+  });
+
+  it('dispatches through the executor given; a p-limit pool is shared between plans', async () => {
+    const clock = new SimulatedClock();
+    let active = 0;
+    let peak = 0;
+    const runChunk: ChunkRunner = async ({ signal }) => {
+      peak = Math.max(peak, ++active);
+      await sleep(clock, 10, signal);
+      active--;
+      return 'ok';
+    };
+    const pool = inProcessExecutor({ maxParallel: 2 });
+    const plan = planOf(chunk(0), chunk(1), chunk(2), chunk(3));
+    const both = Promise.all([executePlan(plan, { clock, executor: pool, runChunk }), executePlan(plan, { clock, executor: pool, runChunk })]);
+    const [a, b] = await drive(clock, both);
+    expect(peak).toBe(2);
+    expect([...a.results, ...b.results].every((r) => r.status === 'Succeeded')).toBe(true);
+
+    const jobs: string[] = [];
+    const remote: Executor = { kind: 'remote', capacity: 1, dispatch: async (job) => (jobs.push(`${job.chunk.sequenceIndex}#${job.attempt}:${job.prompt.split('\n')[0]}`), 'remote ok') };
+    const outcome = await executePlan(planOf(chunk(0)), { executor: remote });
+    expect(jobs).toEqual(['0#1:# Chunk 0: Chunk A']);
+    expect(outcome.output).toBe('remote ok');
   });
 
   it('rejects invalid plans and options with clear messages', () => {
