@@ -11,11 +11,13 @@ import type { RunContext } from '../core/context.js';
 import { CancelledError, TimeoutError, WorkspaceError, errorMessage } from '../core/errors.js';
 import { totalUsage } from '../core/ops.js';
 import type { OutcomeStatus } from '../core/runnable.js';
-import { noWorkspace, type Workspace } from '../workspaces/types.js';
+import { noWorkspace } from '../workspaces/types.js';
 import { aggregate, countResults, type AggregateReport } from './aggregate.js';
 import { complexityWeight, remainingCriticalPaths } from './dag.js';
-import type { ChunkResult, ChunkRunInput, ChunkRunner, PlanOutcome, PlanRunOptions, Settings } from './execute.js';
-import { directExecutor, type ChunkAttemptResult, type ChunkJob } from './executor.js';
+import { Attempt } from './attempt.js';
+import { Deadlines } from './deadlines.js';
+import type { ChunkResult, ChunkRunner, PlanOutcome, PlanRunOptions, Settings } from './execute.js';
+import { directExecutor, type ChunkAttemptResult } from './executor.js';
 import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import { ReadyQueue } from './ready-queue.js';
 import { resolveRole, type RoleConfig } from './roles.js';
@@ -23,53 +25,6 @@ import type { ChunkStatus, PlanExecutionState } from './state.js';
 
 /** Everything the loop needs: validated options, the plan's index and the runner. */
 export type ScheduleOptions = PlanRunOptions & Settings & { planId: string; runner: ChunkRunner };
-
-/** One attempt of one chunk: the job an executor runs and the runner's input. Its prompt, workspace and signal are built on first use. */
-class Attempt implements ChunkJob, ChunkRunInput {
-  #prompt: string | undefined;
-  #workspace: Workspace | undefined;
-  #controller: AbortController | undefined;
-  #reason: Error | undefined;
-  #ctx: RunContext | undefined;
-  constructor(
-    readonly planId: string,
-    readonly chunk: PlanChunk,
-    readonly role: RoleConfig,
-    readonly attempt: number,
-    readonly parent: RunContext,
-    readonly baseDir: string,
-    readonly previousError: string | undefined,
-    readonly build: (attempt: Attempt) => string,
-    readonly run: (attempt: Attempt) => Promise<string | ChunkAttemptResult>,
-  ) {}
-  get prompt(): string {
-    return (this.#prompt ??= this.build(this));
-  }
-  get workspace(): Workspace {
-    return (this.#workspace ??= { kind: 'none', path: this.baseDir, chunkId: String(this.chunk.sequenceIndex), baseDir: this.baseDir });
-  }
-  set workspace(workspace: Workspace) {
-    this.#workspace = workspace;
-  }
-  get signal(): AbortSignal {
-    if (!this.#controller) {
-      this.#controller = new AbortController();
-      if (this.#reason) this.#controller.abort(this.#reason);
-    }
-    return this.#controller.signal;
-  }
-  get ctx(): RunContext {
-    return (this.#ctx ??= this.parent.withSignal(this.signal));
-  }
-  execute(): Promise<string | ChunkAttemptResult> {
-    return this.run(this);
-  }
-  abort(reason: Error): void {
-    if (this.#reason) return;
-    this.#reason = reason;
-    this.#controller?.abort(reason);
-  }
-}
 
 /** Run the plan in `ctx` (the plan's op context). */
 export async function schedule(plan: Plan, task: string, ctx: RunContext, o: ScheduleOptions): Promise<Omit<PlanOutcome, 'usage'>> {
@@ -166,38 +121,14 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   const retryTimers = new Map<number, () => void>();
   const noWorkspaceAt = o.workspace === undefined;
 
-  // Per-attempt time-outs: every attempt has the same limit, so deadlines come
-  // in start order; one clock timer watches the earliest (no timer per chunk).
-  const deadlineOf: number[] = [];
-  const deadlineAttempt: number[] = [];
-  const deadlineAt: number[] = [];
-  let head = 0;
-  let cancelTimer: (() => void) | undefined;
-  const arm = (): void => {
-    if (cancelTimer || head >= deadlineAt.length) return;
-    cancelTimer = clock.setTimer(onDeadline, deadlineAt[head]! - clock.now());
-  };
-  const onDeadline = (): void => {
-    cancelTimer = undefined;
-    const now = clock.now();
-    while (head < deadlineAt.length) {
-      const i = deadlineOf[head]!;
-      const running = live[i] === 1 && attempts[i] === deadlineAttempt[head];
-      if (running && deadlineAt[head]! > now) break;
-      head++;
-      if (running) {
-        const c = chunks[i]!;
-        abandon(i, new TimeoutError(`Chunk ${c.sequenceIndex} ("${c.title}") timed out after ${o.chunkTimeoutMs} ms`, { details: { timeoutMs: o.chunkTimeoutMs } }));
-      }
-    }
-    if (head > 1024 && head * 2 > deadlineAt.length) {
-      deadlineOf.splice(0, head);
-      deadlineAttempt.splice(0, head);
-      deadlineAt.splice(0, head);
-      head = 0;
-    }
-    arm();
-  };
+  const deadlines = new Deadlines(
+    clock,
+    (i, attempt) => live[i] === 1 && attempts[i] === attempt,
+    (i) => {
+      const c = chunks[i]!;
+      abandon(i, new TimeoutError(`Chunk ${c.sequenceIndex} ("${c.title}") timed out after ${o.chunkTimeoutMs} ms`, { details: { timeoutMs: o.chunkTimeoutMs } }));
+    },
+  );
 
   const buildPrompt = (a: Attempt): string => {
     const c = a.chunk;
@@ -243,10 +174,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     if (started[i]! < 0) started[i] = now;
     setStatus(i, 'Running');
     live[i] = 1;
-    deadlineOf.push(i);
-    deadlineAttempt.push(number);
-    deadlineAt.push(now + o.chunkTimeoutMs);
-    arm();
+    deadlines.add(i, number, now + o.chunkTimeoutMs);
     const c = chunks[i]!;
     const a = new Attempt(o.planId, c, roleOf(c), number, ctx, baseDir, errors[i], buildPrompt, execute);
     current[i] = a;
@@ -405,7 +333,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     await done;
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
-    cancelTimer?.();
+    deadlines.stop();
   }
   if (stopping === 'cancelled') throw abortError(ctx.signal);
 
