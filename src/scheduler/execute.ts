@@ -164,7 +164,12 @@ export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable
  */
 export function executePlan(plan: Plan, options: ExecutePlanOptions = {}): Promise<PlanOutcome> {
   const { adapters, signal, clock, task, onEvent, emitter, ctx, ...rest } = options;
-  const runnable = planRunnable(plan, rest);
+  let runnable: Runnable<PlanOutcome>;
+  try {
+    runnable = planRunnable(plan, rest);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   const input = task ?? plan.planSummary;
   if (ctx) return runnable.run(input, ctx);
   return run(runnable, input, {

@@ -363,8 +363,9 @@ describe('executePlan', () => {
     expect(outcome.output).toBe('remote ok');
   });
 
-  it('rejects invalid plans and options with clear messages', () => {
+  it('rejects invalid plans and options with clear messages', async () => {
     expect(() => planRunnable(planOf(chunk(0, [0])))).toThrow(/depends on itself/);
+    await expect(executePlan(planOf(chunk(0), chunk(1, [0, 2])))).rejects.toMatchObject({ code: 'invalid_graph' });
     expect(() => planRunnable(planOf(chunk(0)), { maxParallel: -1 })).toThrow('Expected `maxParallel` to be a positive integer, got -1 (number)');
     expect(() => planRunnable(planOf(chunk(0)), { abortThreshold: 0 })).toThrow(/abortThreshold/);
     expect(() => planRunnable(planOf(chunk(0)), { resumeFrom: { schemaVersion: 2 } as unknown as PlanExecutionState })).toThrow(/resumeFrom/);
