@@ -88,6 +88,24 @@ describe('PlanningSession', () => {
     expect(prompt).toContain('The earlier report:\nsummary (ok)');
   });
 
+  it('cancels a running execution', async () => {
+    let session!: PlanningSession;
+    let sawAbort = false;
+    const runChunk: ChunkRunner = ({ signal }) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => {
+          sawAbort = true;
+          reject(signal.reason);
+        });
+        session.cancel();
+      });
+    ({ session } = setup(['{"action":"plan"}', plan], runChunk));
+    await session.submitTask('Fix the memory leaks');
+    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'cancelled' });
+    expect(sawAbort).toBe(true);
+    expect(session.phase).toBe('cancelled');
+  });
+
   it('throws a typed error naming the current phase for a call in the wrong phase', async () => {
     const { session } = setup(['{"action":"plan"}', plan]);
     const wrong = (fn: () => unknown) => {
