@@ -62,7 +62,7 @@ export {
 export { agent, resolveAdapter, type Agent, type AgentOptions, type Conversation, type ConversationReply, type ConverseOptions } from './patterns/agent.js';
 
 // Workspaces (the contract; strategies are added by their own modules)
-export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, type WorkspaceStrategy } from './workspaces/types.js';
+export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, type WorkspaceStrategy, type WorkspaceWarning } from './workspaces/types.js';
 
 // Persistence (the contract; stores are added by their own modules)
 export type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './persistence/store.js';

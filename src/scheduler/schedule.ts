@@ -320,6 +320,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
 
   ctx.emit('plan.started', { planId: o.planId, chunks: n, resumed: o.resumeFrom !== undefined });
   ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const unsubscribe = strategy.onWarning?.((warning) => ctx.emit('workspace.fallback', warning));
   try {
     if (ctx.signal.aborted) onAbort();
     for (let i = 0; i < n; i++) {
@@ -333,6 +334,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     await done;
   } finally {
     ctx.signal.removeEventListener('abort', onAbort);
+    unsubscribe?.();
     deadlines.stop();
   }
   if (stopping === 'cancelled') throw abortError(ctx.signal);
