@@ -100,7 +100,7 @@ export { RoutingError } from './core/errors.js';
 // Reflection: sentinel, assignment and evaluation parsers, stall detection,
 // quality trend, and the reflect / orchestrate loops
 export type { ParseIssue, SafeParseResult } from './core/parse-result.js';
-export { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION, REFLECTION_COMPLETE, parseSentinels, stripSentinels, type Sentinels } from './reflection/sentinels.js';
+export { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION, REFLECTION_COMPLETE, parseSentinels, scanMarkerLines, stripSentinels, type Sentinels } from './reflection/sentinels.js';
 export { TASK_SEPARATOR, parseAssignments, requireAssignments, safeParseAssignments, type Assignment, type ParsedAssignments } from './reflection/assignments.js';
 export { StallDetector, jaccard, tokenSet, type StallCheck, type StallDetectorOptions } from './reflection/stall.js';
 export { QUALITY_STEP, QualityTracker, qualityTrend, type QualityRecord, type QualityScore, type QualityTrend } from './reflection/quality.js';
