@@ -202,3 +202,14 @@ export {
   type SavedPreset,
   type SaveTeamAsPresetOptions,
 } from './squad/presets.js';
+export {
+  defaultEvaluatorPrompt,
+  defaultOrchestratorPrompt,
+  fromPreset,
+  isPresetTeam,
+  presetFromTeam,
+  type FromPresetInput,
+  type FromPresetOptions,
+  type PresetTeam,
+  type TeamOptions,
+} from './squad/from-preset.js';
