@@ -211,5 +211,5 @@ export {
   type FromPresetInput,
   type FromPresetOptions,
   type PresetTeam,
-  type TeamOptions,
+  type OrchestratedTeamOptions,
 } from './squad/from-preset.js';

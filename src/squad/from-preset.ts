@@ -143,7 +143,7 @@ export function fromPreset(preset: FromPresetInput, options: FromPresetOptions =
 }
 
 /** A team given as the options it was built with: what {@link presetFromTeam} reads. */
-export type TeamOptions = Pick<
+export type OrchestratedTeamOptions = Pick<
   OrchestrateOptions,
   'workers' | 'orchestrator' | 'mode' | 'sharedContext' | 'routingContext' | 'maxIterations' | 'goalScore'
 > & {
@@ -159,7 +159,7 @@ export function isPresetTeam(value: unknown): value is PresetTeam {
 }
 
 /** True for team options whose workers are agents (rather than a preset's worker descriptions). */
-export function isTeamOptions(value: unknown): value is TeamOptions {
+export function isOrchestratedTeamOptions(value: unknown): value is OrchestratedTeamOptions {
   const workers = (value as { workers?: unknown } | null)?.workers;
   return Array.isArray(workers) && workers.some((w) => typeof (w as { converse?: unknown } | null)?.converse === 'function');
 }
@@ -176,9 +176,9 @@ export function isTeamOptions(value: unknown): value is TeamOptions {
  * const preset = presetFromTeam({ name: 'pair', mode: 'sequential', workers: [coder, tester] });
  * ```
  */
-export function presetFromTeam(team: PresetTeam | TeamOptions): TeamPresetInput {
+export function presetFromTeam(team: PresetTeam | OrchestratedTeamOptions): TeamPresetInput {
   if (isPresetTeam(team)) return structuredClone(team.preset);
-  if (!isTeamOptions(team)) throw new ConfigurationError(`Expected a team built by fromPreset or team options with agent workers, got ${describeValue(team)}`);
+  if (!isOrchestratedTeamOptions(team)) throw new ConfigurationError(`Expected a team built by fromPreset or team options with agent workers, got ${describeValue(team)}`);
   const workers = team.workers.map((w): PresetWorker => {
     const o = w.options;
     const worker: PresetWorker = { name: w.name, systemPrompt: o.system ?? '' };

@@ -7,7 +7,7 @@
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, ParseError } from '../core/errors.js';
 import type { Store } from '../persistence/store.js';
-import { isPresetTeam, isTeamOptions, presetFromTeam, type PresetTeam, type TeamOptions } from './from-preset.js';
+import { isPresetTeam, isOrchestratedTeamOptions, presetFromTeam, type PresetTeam, type OrchestratedTeamOptions } from './from-preset.js';
 import { formatPresetIssues, safeParseTeamPreset, type PresetSource, type TeamPreset, type TeamPresetInput } from './preset.js';
 import { squadSlug } from './slug.js';
 import { writeSquad } from './write.js';
@@ -223,9 +223,9 @@ export interface SavedPreset {
  * await saveTeamAsPreset(fromPreset(preset), { store, repoRoot: '/repo' });
  * ```
  */
-export async function saveTeamAsPreset(team: TeamPresetInput | PresetTeam | TeamOptions, options: SaveTeamAsPresetOptions): Promise<SavedPreset> {
+export async function saveTeamAsPreset(team: TeamPresetInput | PresetTeam | OrchestratedTeamOptions, options: SaveTeamAsPresetOptions): Promise<SavedPreset> {
   const { store, repoRoot, signal } = options;
-  const input: TeamPresetInput = isPresetTeam(team) || isTeamOptions(team) ? presetFromTeam(team) : team;
+  const input: TeamPresetInput = isPresetTeam(team) || isOrchestratedTeamOptions(team) ? presetFromTeam(team) : team;
   if (store === undefined || typeof store.set !== 'function') {
     throw new ConfigurationError('Expected `store` to be a Store with get, set and list');
   }
