@@ -210,6 +210,6 @@ export {
   presetFromTeam,
   type FromPresetInput,
   type FromPresetOptions,
-  type PresetTeam,
   type OrchestratedTeamOptions,
+  type PresetTeam,
 } from './squad/from-preset.js';
