@@ -83,6 +83,12 @@ export function fromPreset(preset: FromPresetInput, options: FromPresetOptions =
   const {
     name, adapter: defaultAdapter, adapters, model, orchestratorName = 'orchestrator', evaluator: evaluatorOption, ...rest
   } = options;
+  if (adapters !== undefined && (typeof adapters !== 'object' || adapters === null || Array.isArray(adapters))) {
+    throw new ConfigurationError(`Expected \`adapters\` to be an object of adapters by name, got ${describeValue(adapters)}`);
+  }
+  if (model !== undefined && (typeof model !== 'string' || model === '')) {
+    throw new ConfigurationError(`Expected \`model\` to be a non-empty string, got ${describeValue(model)}`);
+  }
   if (typeof orchestratorName !== 'string' || orchestratorName.trim() === '') {
     throw new ConfigurationError(`Expected \`orchestratorName\` to be a non-empty string, got ${describeValue(orchestratorName)}`);
   }
@@ -161,7 +167,7 @@ export function isPresetTeam(value: unknown): value is PresetTeam {
 /** True for team options whose workers are agents (rather than a preset's worker descriptions). */
 export function isOrchestratedTeamOptions(value: unknown): value is OrchestratedTeamOptions {
   const workers = (value as { workers?: unknown } | null)?.workers;
-  return Array.isArray(workers) && workers.some((w) => typeof (w as { converse?: unknown } | null)?.converse === 'function');
+  return Array.isArray(workers) && workers.length > 0 && workers.every((w) => typeof (w as { converse?: unknown } | null)?.converse === 'function');
 }
 
 /**
