@@ -260,3 +260,14 @@ export {
   type ApprovalRequest,
   type ApprovalScope,
 } from './scheduler/approvals.js';
+export {
+  defaultEvaluatorPrompt,
+  defaultOrchestratorPrompt,
+  fromPreset,
+  isPresetTeam,
+  presetFromTeam,
+  type FromPresetInput,
+  type FromPresetOptions,
+  type OrchestratedTeamOptions,
+  type PresetTeam,
+} from './squad/from-preset.js';
