@@ -202,3 +202,13 @@ export {
   type SavedPreset,
   type SaveTeamAsPresetOptions,
 } from './squad/presets.js';
+// Checkpoints and resume
+export { resume, type ResumeOptions } from './persistence/resume.js';
+export {
+  isFinished,
+  opCheckpointKey,
+  restoreCheckpoint,
+  saveStepCheckpoint,
+  savedOutcomeSchema,
+  type RestoredCheckpoint,
+} from './persistence/op-checkpoint.js';
