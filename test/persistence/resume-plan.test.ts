@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';
@@ -76,5 +78,19 @@ describe('resuming a plan execution', () => {
     // Chunk 0 succeeded and is kept; chunk 1 was aborted after its loop finished: the loop's saved outcome is reused.
     expect(again.calls).toHaveLength(0);
     expect(resumed.results.map((r) => r.output)).toEqual(['writer0 wrote', 'writer1 wrote']);
+  });
+});
+
+describe('the plan checkpoint fixture', () => {
+  it('resumes a stored plan checkpoint (schemaVersion 1) and runs only the chunks it lacks', async () => {
+    const doc = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'persistence', 'checkpoint-plan.v1.json'), 'utf8')) as { state: { plan: Parameters<typeof planRunnable>[0] } };
+    const store = memoryStore();
+    const three = planRunnable(doc.state.plan, { maxParallel: 1, planId: 'three' });
+    await store.set('runs/fx/checkpoints/plan:three#0', { ...doc, runId: 'fx' });
+    await store.append('runs/fx/events', { type: 'run.started', runId: 'fx', time: 0, runnable: 'three', input: 'Three steps' });
+    const adapter = scriptedAdapter({ rules: [{ agent: 'Generic', reply: 'again' }] });
+    const resumed = await resume(three, 'fx', { store, adapter });
+    expect(adapter.calls).toHaveLength(2);
+    expect(resumed.results.map((r) => r.output)).toEqual(['done', 'again', 'again']);
   });
 });

@@ -13,6 +13,7 @@ import { reflect, reflectStateSchema, type ReflectState } from '../../src/patter
 import { team } from '../../src/patterns/team.js';
 import { teamStateSchema } from '../../src/patterns/team-state.js';
 import { orchestrateStateSchema } from '../../src/patterns/orchestrate-state.js';
+import { planExecutionStateSchema } from '../../src/scheduler/state.js';
 import { CHECKPOINT_SCHEMA_VERSION } from '../../src/persistence/checkpoint.js';
 import { fileStore } from '../../src/persistence/file-store.js';
 import { memoryStore } from '../../src/persistence/memory-store.js';
@@ -228,6 +229,7 @@ describe('automatic checkpoints and resume', () => {
       ['checkpoint-reflect.v1.json', reflectStateSchema],
       ['checkpoint-orchestrate.v1.json', orchestrateStateSchema],
       ['checkpoint-team.v1.json', teamStateSchema],
+      ['checkpoint-plan.v1.json', planExecutionStateSchema],
     ] as const;
     for (const [name, schema] of cases) {
       const doc = read(name);
