@@ -10,7 +10,7 @@ import { isCancellation, type RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { TeamParticipant, type TeamReply } from './team-member.js';
-import { initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
+import { checkResumeState, initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
 import { renderIntro, renderMessages } from './team-protocol.js';
 import { TEAM_SENDER, USER_SENDER, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamState, type TeamStatus } from './team-state.js';
 import { restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../persistence/op-checkpoint.js';
@@ -90,7 +90,7 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
   // Ends turns still in flight when the team ends early (a member's configuration error, a failed hook).
   const stop = new AbortController();
   const turnCtx = ctx.withSignal(combineSignals(ctx.signal, stop.signal));
-  const from = saved?.state ?? opts.resumeFrom;
+  const from = saved ? checkResumeState(saved.state, opts) : opts.resumeFrom;
   const state: TeamState = from ? structuredClone(from) : initialState(opts, input);
   const memberNames = opts.members.map((m) => m.name);
   const members = opts.members.map((m) => new TeamParticipant(m, 'member', false));

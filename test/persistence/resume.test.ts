@@ -260,3 +260,16 @@ describe('automatic checkpoints and resume', () => {
     expect(() => run(writerLoop(), 'q', { resume: true })).toThrow(/needs the `store`/);
   });
 });
+
+describe('resuming a team whose members changed', () => {
+  it('refuses with a clear ConfigurationError', async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    const members = (names: string[]) => names.map((name) => agent({ name }));
+    const panel = (names: string[], onCheckpoint?: () => void) =>
+      team({ members: members(names), coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2, ...(onCheckpoint ? { onCheckpoint } : {}) });
+    const adapter = scriptedAdapter({ fallback: 'ok' });
+    await expect(run(panel(['a', 'b'], () => controller.abort()), 'Go', { store, runId: 'tc', signal: controller.signal, adapter })).rejects.toThrow();
+    await expect(resume(panel(['a', 'c']), 'tc', { store, adapter })).rejects.toThrow(/Cannot resume team "team": the state has members \[a,b\]/);
+  });
+});
