@@ -6,6 +6,7 @@ import { SimulatedClock } from '../../src/core/clock.js';
 import { ConfigurationError, StoreError } from '../../src/core/errors.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run } from '../../src/core/run.js';
+import { defineRunnable } from '../../src/core/runnable.js';
 import { agent } from '../../src/patterns/agent.js';
 import { handoff } from '../../src/patterns/handoff.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
@@ -19,6 +20,7 @@ import { fileStore } from '../../src/persistence/file-store.js';
 import { memoryStore } from '../../src/persistence/memory-store.js';
 import { opCheckpointKey } from '../../src/persistence/op-checkpoint.js';
 import { resume } from '../../src/persistence/resume.js';
+import type { Store } from '../../src/persistence/store.js';
 import { readRun } from '../../src/persistence/run-log.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
@@ -271,5 +273,36 @@ describe('resuming a team whose members changed', () => {
     const adapter = scriptedAdapter({ fallback: 'ok' });
     await expect(run(panel(['a', 'b'], () => controller.abort()), 'Go', { store, runId: 'tc', signal: controller.signal, adapter })).rejects.toThrow();
     await expect(resume(panel(['a', 'c']), 'tc', { store, adapter })).rejects.toThrow(/Cannot resume team "team": the state has members \[a,b\]/);
+  });
+});
+
+describe('checkpoint failures and paths', () => {
+  it('turns a failed checkpoint save into a warning, never a failed run', async () => {
+    const inner = memoryStore();
+    const store: Store = {
+      get: (key) => inner.get(key), list: (prefix) => inner.list(prefix), delete: (key) => inner.delete(key),
+      append: (stream, record) => inner.append(stream, record), read: (stream, options) => inner.read(stream, options),
+      set: (key: string, value: unknown) => (key.includes('/checkpoints/') ? Promise.reject(new Error('disk full')) : inner.set(key, value)) };
+    const { events, onEvent } = collect();
+    const result = await run(writerLoop(), 'Write', { store, onEvent, adapter: scriptedAdapter({ replies: { writer: ['a', 'b'], critic: ['FAIL: more', 'PASS'] } }) });
+    expect(result).toMatchObject({ status: 'goal-met', iterations: 2 });
+    const warnings = events.filter((e) => e.type === 'warning' && e.code === 'checkpoint_failed');
+    expect(warnings).toHaveLength(3); // two iterations and the outcome
+    expect(warnings[0]).toMatchObject({ message: 'The checkpoint of reflect "reflect:writer" could not be saved: disk full' });
+  });
+
+  it('numbers siblings of one kind and name, and scopes paths explicitly', async () => {
+    const paths: string[] = [];
+    const leaf = defineRunnable({ name: 'leaf', kind: 'custom', async run(_input, ctx) { paths.push(ctx.checkpointPath); return { output: '', agent: 'leaf', status: 'completed' }; } });
+    const root = defineRunnable({
+      name: 'root', kind: 'custom',
+      async run(input, ctx) {
+        await Promise.all([leaf.run(input, ctx), leaf.run(input, ctx)]);
+        await leaf.run(input, ctx.withCheckpointScope('step/1'));
+        return { output: '', agent: 'root', status: 'completed' };
+      },
+    });
+    await run(root, 'x');
+    expect(paths).toEqual(['/custom:root#0/custom:leaf#0', '/custom:root#0/custom:leaf#1', '/custom:root#0/step_1/custom:leaf#0']);
   });
 });
