@@ -271,3 +271,13 @@ export {
   type OrchestratedTeamOptions,
   type PresetTeam,
 } from './squad/from-preset.js';
+// Checkpoints and resume
+export { resume, type ResumeOptions } from './persistence/resume.js';
+export {
+  isFinished,
+  opCheckpointKey,
+  restoreCheckpoint,
+  saveStepCheckpoint,
+  savedOutcomeSchema,
+  type RestoredCheckpoint,
+} from './persistence/op-checkpoint.js';

@@ -11,6 +11,7 @@ import { CancelledError, ConfigurationError, TimeoutError, errorMessage, isTroup
 import type { TroupeEvent, TroupeEventListeners, TroupeEventName, TroupeEventPayloads } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome } from './runnable.js';
+import type { Store } from '../persistence/store.js';
 import { addUsage, type Usage } from './usage.js';
 
 /** The typed event emitter of a run. */
@@ -34,6 +35,10 @@ interface RunShared {
   nextOp: number;
   emitting: boolean;
   sessions: Map<string, number>;
+  store: Store | undefined;
+  resuming: boolean;
+  /** How many children each checkpoint path has opened, by segment. */
+  siblings: Map<string, number>;
 }
 
 /** Options to create a root context; {@link run} makes one for you. */
@@ -46,6 +51,10 @@ export interface CreateContextOptions {
   adapters?: Record<string, ModelAdapter>;
   defaultAdapter?: ModelAdapter;
   root: OpNode;
+  /** Where checkpointing patterns save their state (and the run log goes). */
+  store?: Store;
+  /** The run continues an earlier run with the same id: patterns load their checkpoints. */
+  resuming?: boolean;
 }
 
 /**
@@ -61,12 +70,20 @@ export class RunContext {
   readonly op: OpNode;
   /** Nesting depth (0 at the run's root). */
   readonly depth: number;
+  /**
+   * Where this context sits in the run, as a path of op kinds, names and
+   * sibling indexes from the root (`/handoff:a -> b#0/reflect:r#0`): the
+   * same runnable run on the same input gets the same paths, so a resumed
+   * run finds each pattern's checkpoint under it.
+   */
+  readonly checkpointPath: string;
 
-  private constructor(shared: RunShared, signal: AbortSignal, op: OpNode, depth: number) {
+  private constructor(shared: RunShared, signal: AbortSignal, op: OpNode, depth: number, path: string) {
     this.#shared = shared;
     this.signal = signal;
     this.op = op;
     this.depth = depth;
+    this.checkpointPath = path;
   }
 
   /** Create a root context. */
@@ -81,8 +98,11 @@ export class RunContext {
       nextOp: 1,
       emitting: false,
       sessions: new Map(),
+      store: options.store,
+      resuming: options.resuming ?? false,
+      siblings: new Map(),
     };
-    return new RunContext(shared, options.signal, options.root, 0);
+    return new RunContext(shared, options.signal, options.root, 0, '');
   }
 
   /** The run's id. */
@@ -110,6 +130,25 @@ export class RunContext {
     return this.#shared.defaultAdapter;
   }
 
+  /** The run's store, when it has one: checkpointing patterns save their state to it. */
+  get store(): Store | undefined {
+    return this.#shared.store;
+  }
+  /** True when this run continues an earlier run with the same id (see `resume`). */
+  get resuming(): boolean {
+    return this.#shared.resuming;
+  }
+
+  /**
+   * The same context with `segment` appended to its checkpoint path. A
+   * pattern that runs children once per step (a team round, a plan chunk)
+   * scopes each step, so that a resumed step finds its children's
+   * checkpoints whatever ran before it.
+   */
+  withCheckpointScope(segment: string): RunContext {
+    return new RunContext(this.#shared, this.signal, this.op, this.depth, `${this.checkpointPath}/${pathSegment(segment)}`);
+  }
+
   /** A new op id, unique within the run. */
   nextOpId(): string {
     return `op-${this.#shared.nextOp++}`;
@@ -120,6 +159,13 @@ export class RunContext {
     const ordinal = (this.#shared.sessions.get(agent) ?? 0) + 1;
     this.#shared.sessions.set(agent, ordinal);
     return ordinal;
+  }
+
+  #childPath(where: EnterOptions): string {
+    const base = `${this.checkpointPath}/${pathSegment(`${where.kind}:${where.name}`)}`;
+    const index = this.#shared.siblings.get(base) ?? 0;
+    this.#shared.siblings.set(base, index + 1);
+    return `${base}#${index}`;
   }
 
   /** Emit a typed event stamped with the run id, time and current op. */
@@ -147,7 +193,7 @@ export class RunContext {
 
   /** The same context with a narrower signal (for example a per-step time-out). */
   withSignal(signal: AbortSignal): RunContext {
-    return new RunContext(this.#shared, signal, this.op, this.depth);
+    return new RunContext(this.#shared, signal, this.op, this.depth, this.checkpointPath);
   }
 
   /**
@@ -169,7 +215,7 @@ export class RunContext {
     throwIfAborted(this.signal);
     const node = createOp(this.nextOpId(), where.kind, where.name, this.clock.now(), where.agent);
     this.op.children.push(node);
-    const child = new RunContext(this.#shared, this.signal, node, depth);
+    const child = new RunContext(this.#shared, this.signal, node, depth, this.#childPath(where));
     child.emit('op.started', {
       kind: node.kind,
       name: node.name,
@@ -197,6 +243,11 @@ export class RunContext {
       });
     }
   }
+}
+
+/** One segment of a checkpoint path: printable ASCII, no `/`, at most 80 characters. */
+function pathSegment(text: string): string {
+  return text.replace(/[^\x20-\x7e]|\//g, '_').slice(0, 80);
 }
 
 /** True when `error` is (or was caused by) a cancellation of `signal`. */

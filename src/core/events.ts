@@ -42,7 +42,8 @@ export interface TeamChannelMessage {
 
 /** Payloads of every troupe event, by name. */
 export interface TroupeEventPayloads {
-  'run.started': { runnable: string; input: string };
+  /** `resumed` is set when the run continues an earlier one with the same id. */
+  'run.started': { runnable: string; input: string; resumed?: boolean };
   'run.completed': { runnable: string; status: OutcomeStatus; output: string; usage: Usage; durationMs: number };
   'run.failed': { runnable: string; error: string; code?: string };
   'op.started': { kind: string; name: string; agent?: string; parentId?: string; depth: number };
@@ -94,6 +95,8 @@ export interface TroupeEventPayloads {
   'reflect.stall.warning': { loop: string; iteration: number; similarity: number; consecutive: number };
   'reflect.stalled': { loop: string; iteration: number; consecutive: number };
   'reflect.completed': { loop: string; status: OutcomeStatus; goalMet: boolean; iterations: number; summary: string; durationMs: number };
+  /** A checkpointing pattern picked up its checkpoint in a resumed run (`completed`: it returns its saved outcome). */
+  'checkpoint.restored': { kind: string; name: string; path: string; completed: boolean };
   /**
    * One model turn, with everything needed to replay it: the adapter, the
    * agent, which session of that agent in the run (1-based, in opening

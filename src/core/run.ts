@@ -44,6 +44,13 @@ export interface RunOptions {
    * stops the log, never the run.
    */
   store?: Store;
+  /**
+   * Continue the earlier run `runId` logged in `store`: every checkpointing
+   * pattern loads its checkpoint and goes on from it, and events are
+   * appended to the same run log. Prefer `resume(runnable, runId, ...)`,
+   * which also reads the run's input back from its log.
+   */
+  resume?: boolean;
 }
 
 /** An outcome with the run's id, trace and duration. */
@@ -107,6 +114,8 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
     ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
     ...(options.adapters === undefined ? {} : { adapters: options.adapters }),
     ...(options.adapter === undefined ? {} : { defaultAdapter: options.adapter }),
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.resume === true ? { resuming: true } : {}),
   });
   const onEvent = options.onEvent;
   if (onEvent) emitter.on('*', onEvent);
@@ -135,7 +144,7 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
 
   const result = (async (): Promise<RunResult<O>> => {
     await Promise.resolve();
-    ctx.emit('run.started', { runnable: runnable.name, input });
+    ctx.emit('run.started', { runnable: runnable.name, input, ...(options.resume === true ? { resumed: true } : {}) });
     try {
       const outcome = await runnable.run(input, ctx);
       root.end = clock.now();
@@ -224,6 +233,12 @@ function validateRunOptions(runnable: Runnable<Outcome>, input: string, options:
   }
   if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null || typeof options.store.append !== 'function')) {
     throw new ConfigurationError(`Expected \`store\` to be a store (an object with \`append\`), got ${describeValue(options.store)}`);
+  }
+  if (options.resume !== undefined && typeof options.resume !== 'boolean') {
+    throw new ConfigurationError(`Expected \`resume\` to be a boolean, got ${describeValue(options.resume)}`);
+  }
+  if (options.resume === true && (options.store === undefined || options.runId === undefined)) {
+    throw new ConfigurationError('Resuming a run needs the `store` it was logged in and its `runId`');
   }
   if (options.maxDepth !== undefined && !(Number.isInteger(options.maxDepth) && options.maxDepth > 0)) {
     throw new ConfigurationError(`Expected \`maxDepth\` to be a positive integer, got ${describeValue(options.maxDepth)}`);

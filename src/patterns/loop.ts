@@ -10,7 +10,9 @@ import type { RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import type { Outcome, OutcomeStatus, Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
+import type { z } from 'zod';
 import type { StallDetector } from '../reflection/stall.js';
+import { isFinished, restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../persistence/op-checkpoint.js';
 
 /** How a loop ended. */
 export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'cancelled' | 'paused' | 'completed'>;
@@ -77,6 +79,8 @@ export type StepResult = { exit?: Extract<LoopStatus, 'goal-met' | 'stalled' | '
 
 /** The part of a loop state that {@link driveLoop} maintains. */
 export interface LoopStateCore {
+  /** The loop's kind (`reflect`, `orchestrate`): its checkpoints are saved under it. */
+  kind: string;
   /** Iterations completed. */
   iteration: number;
   /** The stall detector's snapshot. */
@@ -94,7 +98,7 @@ export interface DriveLoopOptions<S extends LoopStateCore> {
   state: S;
   /** The loop's stall detector, snapshotted into the state after each iteration. */
   stall: StallDetector;
-  /** Called (and awaited) with a copy of the state after every iteration. */
+  /** Called (and awaited) with a copy of the state after every iteration (after the run's store, when it has one, saved it). */
   onCheckpoint?: ((state: S, info: { signal: AbortSignal }) => void | Promise<void>) | undefined;
   maxIterations: number;
   retryBackoffMs: number;
@@ -167,6 +171,7 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
       completed = iteration;
       state.iteration = iteration;
       state.stall = options.stall.snapshot();
+      await saveStepCheckpoint(ctx, state.kind, state);
       await options.onCheckpoint?.(structuredClone(state), { signal });
       if (result.exit) return { status: result.exit, completed };
     }
@@ -242,6 +247,8 @@ export interface ControllableLoopSpec<K extends string, S extends { request: str
   agent?: string;
   /** The checkpoint to continue from when there is no paused state. */
   resumeFrom?: S | undefined;
+  /** The state's schema, to validate the run's automatic checkpoint when resumed. */
+  stateSchema: z.ZodType<S>;
   /** Run the loop from `from` (undefined: a fresh start); `resetStall` after a resume. */
   run(input: string, ctx: RunContext, controller: LoopController, from: S | undefined, resetStall: boolean): Promise<Omit<O, 'usage'>>;
 }
@@ -273,10 +280,14 @@ export function controllableLoop<K extends string, S extends { request: string }
         // After a pause, continue from where it stopped (still paused: stop again at once).
         const fromPause = pausedState !== undefined && pausedState.request === input;
         const resuming = fromPause && !controller.paused;
-        const from = fromPause ? pausedState : spec.resumeFrom;
+        // In a resumed run, the run's own checkpoint: a finished loop returns its outcome.
+        const saved = fromPause ? undefined : await restoreCheckpoint<z.ZodType<S>, O>(ctx, spec.kind, spec.stateSchema, savedOutcomeSchema.extend({ state: spec.stateSchema }));
+        if (saved?.outcome) return saved.outcome;
+        const from = fromPause ? pausedState : (saved?.state ?? spec.resumeFrom);
         if (resuming) pausedState = undefined;
         const outcome = await spec.run(input, ctx, controller, from, resuming);
         if (outcome.status === 'paused') pausedState = outcome.state;
+        if (isFinished(outcome.status)) await saveStepCheckpoint(ctx, spec.kind, outcome.state, outcome);
         return outcome;
       });
     },

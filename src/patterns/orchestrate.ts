@@ -100,6 +100,7 @@ export function orchestrate(options: OrchestrateOptions): Orchestration {
     name: o.name,
     kind: 'orchestrate',
     resumeFrom: o.resumeFrom,
+    stateSchema: orchestrateStateSchema,
     run: (input, ctx, controller, from, resetStall) => runOrchestration(o, input, ctx, controller, from, resetStall),
   });
 }

@@ -118,6 +118,7 @@ export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection
     kind: 'reflect',
     agent: worker.name,
     resumeFrom: options.resumeFrom,
+    stateSchema: reflectStateSchema,
     run: (input, ctx, controller, from, resetStall) => runReflect(worker, { ...options, ...limits, name }, input, ctx, controller, from, resetStall),
   });
 }

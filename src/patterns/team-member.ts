@@ -79,8 +79,12 @@ export class TeamParticipant {
     return isAgent(this.runnable) && this.runnable.resolveAdapter(ctx).capabilities.tools;
   }
 
-  /** Send one turn and return what the participant said. */
-  async turn(input: string, parent: RunContext): Promise<TeamReply> {
+  /**
+   * Send one turn and return what the participant said. A runnable member
+   * runs under the checkpoint scope `scope` (the round), so the checkpoints
+   * of patterns inside it are found again when a round is resumed.
+   */
+  async turn(input: string, parent: RunContext, scope?: string): Promise<TeamReply> {
     this.#scope ??= await openScope(parent, this.name, isAgent(this.runnable) ? this.name : undefined);
     const ctx = this.#scope.ctx;
     this.#record = {};
@@ -95,7 +99,7 @@ export class TeamParticipant {
       raw = (await this.#conversation.send(input)).text;
       from = this.name;
     } else {
-      const outcome = await this.runnable.run(input, ctx);
+      const outcome = await this.runnable.run(input, scope === undefined ? ctx : ctx.withCheckpointScope(scope));
       raw = outcome.output;
       from = outcome.agent;
     }

@@ -91,7 +91,8 @@ export function validateTeamOptions(options: TeamOptions): ResolvedTeamOptions {
   return resolved;
 }
 
-function checkResumeState(value: unknown, opts: ResolvedTeamOptions): TeamState {
+/** Validate a saved team state against the team's options (members and coordinator must match). */
+export function checkResumeState(value: unknown, opts: ResolvedTeamOptions): TeamState {
   const parsed = teamStateSchema.safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');

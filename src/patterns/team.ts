@@ -4,14 +4,18 @@
  * coordinator decides, and the coordinator writes the final answer.
  * @module
  */
+import { z } from 'zod';
 import { combineSignals, throwIfAborted } from '../core/abort.js';
 import { isCancellation, type RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { TeamParticipant, type TeamReply } from './team-member.js';
-import { initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
+import { checkResumeState, initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
 import { renderIntro, renderMessages } from './team-protocol.js';
-import { TEAM_SENDER, USER_SENDER, visibleTo, type TeamMessage, type TeamState, type TeamStatus } from './team-state.js';
+import { TEAM_SENDER, USER_SENDER, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamState, type TeamStatus } from './team-state.js';
+import { restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../persistence/op-checkpoint.js';
+
+const teamOutcomeSchema = savedOutcomeSchema.extend({ transcript: z.array(teamMessageSchema), rounds: z.number().int().nonnegative() });
 
 export type { TeamOptions, TeamVote } from './team-options.js';
 
@@ -79,11 +83,15 @@ export function team(options: TeamOptions): Team {
   };
 }
 
-async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunContext, pending: Array<{ to: string; text: string }>) {
+async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunContext, pending: Array<{ to: string; text: string }>): Promise<Omit<TeamOutcome, 'usage'>> {
+  // In a resumed run, the run's own checkpoint: a finished team returns its outcome.
+  const saved = await restoreCheckpoint<typeof teamStateSchema, TeamOutcome>(ctx, 'team', teamStateSchema, teamOutcomeSchema);
+  if (saved?.outcome) return saved.outcome;
   // Ends turns still in flight when the team ends early (a member's configuration error, a failed hook).
   const stop = new AbortController();
   const turnCtx = ctx.withSignal(combineSignals(ctx.signal, stop.signal));
-  const state: TeamState = opts.resumeFrom ? structuredClone(opts.resumeFrom) : initialState(opts, input);
+  const from = saved ? checkResumeState(saved.state, opts) : opts.resumeFrom;
+  const state: TeamState = from ? structuredClone(from) : initialState(opts, input);
   const memberNames = opts.members.map((m) => m.name);
   const members = opts.members.map((m) => new TeamParticipant(m, 'member', false));
   const coordinator = new TeamParticipant(opts.coordinator, 'coordinator', opts.terminationMode === 'coordinatorDecides');
@@ -105,7 +113,7 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
     await opts.onVote?.(event);
   };
   /** One turn with one retry; a cancellation propagates, a second failure is returned. */
-  const turn = async (p: TeamParticipant, round: number, upTo: number, suffix = '') => {
+  const turn = async (p: TeamParticipant, round: number, upTo: number, suffix = '', scope = `round-${round}`) => {
     const seen = seenOf(p);
     const messages = visibleTo(state.transcript, p.name, p.fresh ? 0 : seen.seen, upTo, p.fresh);
     let text = renderMessages(messages, p.name, round) + suffix;
@@ -117,7 +125,8 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
     for (let attempt = 1; attempt <= 2; attempt++) {
       throwIfAborted(turnCtx.signal);
       try {
-        const reply = await p.turn(text, turnCtx);
+        // Children of a turn are keyed by round, so a resumed round finds their checkpoints.
+        const reply = await p.turn(text, turnCtx, scope);
         p.fresh = false;
         seen.seen = upTo;
         return reply;
@@ -176,10 +185,11 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
       if (!state.conclusion && opts.shouldContinue && !(await opts.shouldContinue(structuredClone(state)))) {
         state.conclusion = { status: 'completed' };
       }
+      await saveStepCheckpoint(ctx, 'team', state);
       await opts.onCheckpoint?.(structuredClone(state), { signal: ctx.signal });
     }
     const conclusion = state.conclusion;
-    const final = await turn(coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.status]}. Write the final answer to the task.`);
+    const final = await turn(coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.status]}. Write the final answer to the task.`, 'final');
     if ('failure' in final) return fail('the coordinator could not write the final answer', final.failure);
     ctx.emit('team.concluded', { team: opts.name, status: conclusion.status, rounds: state.round, output: final.text, transcript: structuredClone(state.transcript) });
     const outcome: Omit<TeamOutcome, 'usage'> = {
@@ -190,6 +200,7 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
       rounds: state.round,
     };
     if (conclusion.summary !== undefined) outcome.summary = conclusion.summary;
+    await saveStepCheckpoint(ctx, 'team', state, outcome);
     return outcome;
   } finally {
     const status = ctx.signal.aborted ? 'cancelled' : 'completed';

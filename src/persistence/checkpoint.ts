@@ -23,6 +23,10 @@ export interface Checkpoint<T = unknown> {
   savedAt: number;
   /** The runnable's own state (its schema carries its own version). */
   state: T;
+  /** For a pattern's automatic checkpoint: its checkpoint path in the run. */
+  path?: string;
+  /** Set once the runnable finished: its outcome (without usage), returned as is when the run is resumed. */
+  outcome?: unknown;
 }
 
 const envelope = z.object({
@@ -31,6 +35,8 @@ const envelope = z.object({
   runId: z.string().min(1),
   savedAt: z.number(),
   state: z.unknown(),
+  path: z.string().optional(),
+  outcome: z.unknown().optional(),
 });
 
 /** The document key of run `runId`'s checkpoint. */
@@ -42,6 +48,12 @@ export function checkpointKey(runId: string): string {
 export interface SaveCheckpointOptions extends StoreCallOptions {
   /** Stamps `savedAt`. Default: the real clock. */
   clock?: Clock;
+  /** Save under this document key instead of {@link checkpointKey}. */
+  key?: string;
+  /** Recorded as the document's `path`. */
+  path?: string;
+  /** Recorded as the document's `outcome` (the runnable has finished). */
+  outcome?: unknown;
 }
 
 /**
@@ -57,7 +69,9 @@ export async function saveCheckpoint<T>(store: Store, runId: string, kind: strin
   checkId(runId, 'runId');
   checkId(kind, 'kind');
   const doc: Checkpoint<T> = { schemaVersion: CHECKPOINT_SCHEMA_VERSION, kind, runId, savedAt: (options.clock ?? realClock).now(), state };
-  await store.set(checkpointKey(runId), doc, options.signal ? { signal: options.signal } : {});
+  if (options.path !== undefined) doc.path = options.path;
+  if (options.outcome !== undefined) doc.outcome = options.outcome;
+  await store.set(options.key ?? checkpointKey(runId), doc, options.signal ? { signal: options.signal } : {});
   return doc;
 }
 
@@ -65,6 +79,10 @@ export async function saveCheckpoint<T>(store: Store, runId: string, kind: strin
 export interface LoadCheckpointOptions extends StoreCallOptions {
   /** Fail unless the checkpoint was saved with this kind. */
   kind?: string;
+  /** Load this document key instead of {@link checkpointKey}. */
+  key?: string;
+  /** Validate the document's `outcome`, when it has one, against this schema. */
+  outcome?: z.ZodType;
 }
 
 /**
@@ -85,7 +103,7 @@ export async function loadCheckpoint<S extends z.ZodType>(
   options: LoadCheckpointOptions = {},
 ): Promise<Checkpoint<z.output<S>> | undefined> {
   checkId(runId, 'runId');
-  const key = checkpointKey(runId);
+  const key = options.key ?? checkpointKey(runId);
   const raw = await store.get(key, options.signal ? { signal: options.signal } : {});
   if (raw === undefined) return undefined;
   const doc = envelope.safeParse(raw);
@@ -108,7 +126,17 @@ export async function loadCheckpoint<S extends z.ZodType>(
       details: { key, kind: doc.data.kind, issues: state.error.issues },
     });
   }
-  return { ...doc.data, state: state.data as z.output<S> };
+  const loaded: Checkpoint<z.output<S>> = { ...doc.data, schemaVersion: CHECKPOINT_SCHEMA_VERSION, state: state.data as z.output<S> };
+  if (doc.data.outcome !== undefined && options.outcome !== undefined) {
+    const outcome = options.outcome.safeParse(doc.data.outcome);
+    if (!outcome.success) {
+      throw new StoreError(`Checkpoint "${key}" (${doc.data.kind}) holds an outcome that does not match its schema: ${z.prettifyError(outcome.error)}`, {
+        details: { key, kind: doc.data.kind, issues: outcome.error.issues },
+      });
+    }
+    loaded.outcome = outcome.data;
+  }
+  return loaded;
 }
 
 function checkId(value: unknown, name: string): void {

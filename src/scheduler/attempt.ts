@@ -46,7 +46,8 @@ export class Attempt implements ChunkJob, ChunkRunInput {
     return this.#controller.signal;
   }
   get ctx(): RunContext {
-    return (this.#ctx ??= this.parent.withSignal(this.signal));
+    // Keyed by chunk, so a resumed plan finds the checkpoints of patterns a chunk runs.
+    return (this.#ctx ??= this.parent.withSignal(this.signal).withCheckpointScope(`chunk-${this.chunk.sequenceIndex}`));
   }
   execute(): Promise<string | ChunkAttemptResult> {
     return this.run(this);

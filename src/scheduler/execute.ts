@@ -7,6 +7,7 @@
  * checkpoint after every chunk that finishes.
  * @module
  */
+import { z } from 'zod';
 import type { ModelAdapter } from '../core/adapter.js';
 import type { Clock } from '../core/clock.js';
 import type { RunContext, TroupeEmitter } from '../core/context.js';
@@ -19,10 +20,12 @@ import type { Workspace, WorkspaceStrategy } from '../workspaces/types.js';
 import type { AggregateReport, PlanStats } from './aggregate.js';
 import { indexPlan, type ChunkWeight, type PlanIndex } from './dag.js';
 import type { ChunkAttemptResult, Executor } from './executor.js';
-import { validatePlan, type ChunkRole, type Plan, type PlanChunk } from './plan.js';
+import { planSchema, validatePlan, type ChunkRole, type Plan, type PlanChunk } from './plan.js';
 import type { RoleConfig, RoleOverrides } from './roles.js';
 import { schedule } from './schedule.js';
-import { planExecutionStateSchema, type ChunkStatus, type PlanExecutionState } from './state.js';
+import { restoreCheckpoint, savedOutcomeSchema } from '../persistence/op-checkpoint.js';
+import type { Store } from '../persistence/store.js';
+import { chunkStatuses, planExecutionStateSchema, type ChunkStatus, type PlanExecutionState } from './state.js';
 
 /** What a {@link ChunkRunner} receives for one attempt. */
 export interface ChunkRunInput {
@@ -109,6 +112,10 @@ export interface ExecutePlanOptions extends PlanRunOptions {
   emitter?: TroupeEmitter;
   /** Run inside this context (a nested plan) instead of starting a run. */
   ctx?: RunContext;
+  /** Log the run to this store and checkpoint the plan after every chunk (see `run`); resume it with `resume(planRunnable(plan, options), runId, { store })`. */
+  store?: Store;
+  /** The run's id (with `store`, the id to resume). Default: a random UUID. */
+  runId?: string;
 }
 
 /** What happened to one chunk. */
@@ -138,6 +145,14 @@ export interface PlanOutcome extends Outcome {
   stoppedBy?: 'abort-threshold';
 }
 
+/** The saved outcome of a finished plan, checked when a resumed run returns it. */
+const planOutcomeSchema = savedOutcomeSchema.extend({
+  plan: planSchema,
+  results: z.array(z.looseObject({ sequenceIndex: z.number().int(), title: z.string(), role: z.string(), status: z.enum(chunkStatuses), attempts: z.number().int(), durationMs: z.number() })),
+  stats: z.looseObject({ succeeded: z.number(), failed: z.number(), skipped: z.number() }),
+  instructions: z.array(z.string()),
+});
+
 /**
  * A plan as a {@link Runnable} (kind `plan`), so plans nest in other
  * patterns; the input is the task the plan serves.
@@ -149,7 +164,13 @@ export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable
     name: planId,
     kind: 'plan',
     run: (input, parent) =>
-      parent.enter<PlanOutcome>({ kind: 'plan', name: planId }, (ctx) => schedule(plan, input, ctx, { ...options, ...settings, planId, runner: options.runChunk ?? roleRunner(options.adapter) })),
+      parent.enter<PlanOutcome>({ kind: 'plan', name: planId }, async (ctx) => {
+        // In a resumed run, the run's own checkpoint: a finished plan returns its outcome, chunks that succeeded keep their results.
+        const saved = await restoreCheckpoint<typeof planExecutionStateSchema, PlanOutcome>(ctx, 'plan', planExecutionStateSchema, planOutcomeSchema);
+        if (saved?.outcome) return saved.outcome;
+        const resumeFrom = saved?.state ?? options.resumeFrom;
+        return schedule(plan, input, ctx, { ...options, ...settings, planId, runner: options.runChunk ?? roleRunner(options.adapter), ...(resumeFrom ? { resumeFrom } : {}) });
+      }),
   };
 }
 
@@ -163,7 +184,7 @@ export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable
  * ```
  */
 export function executePlan(plan: Plan, options: ExecutePlanOptions = {}): Promise<PlanOutcome> {
-  const { adapters, signal, clock, task, onEvent, emitter, ctx, ...rest } = options;
+  const { adapters, signal, clock, task, onEvent, emitter, ctx, store, runId, ...rest } = options;
   let runnable: Runnable<PlanOutcome>;
   try {
     runnable = planRunnable(plan, rest);
@@ -179,6 +200,8 @@ export function executePlan(plan: Plan, options: ExecutePlanOptions = {}): Promi
     ...(clock === undefined ? {} : { clock }),
     ...(onEvent === undefined ? {} : { onEvent }),
     ...(emitter === undefined ? {} : { emitter }),
+    ...(store === undefined ? {} : { store }),
+    ...(runId === undefined ? {} : { runId }),
   });
 }
 

@@ -22,6 +22,7 @@ import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import { ReadyQueue } from './ready-queue.js';
 import { resolveRole, type RoleConfig } from './roles.js';
 import type { ChunkStatus, PlanExecutionState } from './state.js';
+import { isFinished, saveStepCheckpoint } from '../persistence/op-checkpoint.js';
 
 /** Everything the loop needs: validated options, the plan's index and the runner. */
 export type ScheduleOptions = PlanRunOptions & Settings & { planId: string; runner: ChunkRunner };
@@ -211,10 +212,15 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   };
 
   const settle = (): void => {
-    if (!o.onCheckpoint) return pump();
+    if (!o.onCheckpoint && !ctx.store) return pump();
     checkpointing++;
     Promise.resolve()
-      .then(() => o.onCheckpoint!(snapshot(), { signal: ctx.signal }))
+      .then(async () => {
+        const state = snapshot();
+        // The run's store first (when it has one), then the caller's hook.
+        await saveStepCheckpoint(ctx, 'plan', state);
+        await o.onCheckpoint?.(state, { signal: ctx.signal });
+      })
       .catch((error: unknown) => ctx.emit('warning', { message: `onCheckpoint failed: ${errorMessage(error)}`, code: 'checkpoint_failed' }))
       .finally(() => {
         checkpointing--;
@@ -371,7 +377,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
   const outcomeStatus: OutcomeStatus = stopping === 'abort-threshold' ? 'error-budget' : stats.succeeded === n ? 'completed' : 'failed';
   ctx.emit('plan.completed', { planId: o.planId, status: outcomeStatus, succeeded: stats.succeeded, failed: stats.failed, skipped: stats.skipped });
-  return {
+  const outcome: Omit<PlanOutcome, 'usage'> = {
     output: report?.summary ?? finalOutput(results, dependents),
     agent: report ? 'synthesis' : o.planId,
     status: outcomeStatus,
@@ -382,6 +388,8 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     ...(report ? { report } : {}),
     ...(stopping === 'abort-threshold' ? { stoppedBy: 'abort-threshold' as const } : {}),
   };
+  if (isFinished(outcomeStatus)) await saveStepCheckpoint(ctx, 'plan', snapshot(), outcome);
+  return outcome;
 }
 
 function normalise(out: string | ChunkAttemptResult): ChunkAttemptResult {

@@ -1,0 +1,56 @@
+/**
+ * Resume an orchestrate loop: run an orchestrator-reflect loop of four
+ * iterations with a file store, kill it after iteration 2, then resume it.
+ * The second half runs iterations 3 and 4 only, with the evaluations of the
+ * first half.
+ *
+ *   npx tsx examples/resume-loop.ts
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { agent, fileStore, orchestrate, resume, run, type OrchestrateState, type TroupeEvent } from 'troupe';
+import { scriptedAdapter } from 'troupe/testing';
+
+const loop = (onCheckpoint?: (state: OrchestrateState) => void) =>
+  orchestrate({
+    name: 'login-form',
+    orchestrator: agent({ name: 'lead', system: 'You lead the team.' }),
+    workers: [agent({ name: 'coder', system: 'You write TypeScript.' })],
+    evaluator: agent({ name: 'judge', system: 'You score the work.' }),
+    maxIterations: 4,
+    ...(onCheckpoint ? { onCheckpoint } : {}),
+  });
+
+/** The scripted team; the judge gives the scores in order, the lead numbers its versions from `version`. */
+const team = (scores: number[], version: number) =>
+  scriptedAdapter({
+    replies: { judge: scores.map((s) => `SCORE: ${s}\nRATIONALE: ${s >= 0.9 ? 'Complete.' : 'Not there yet.'}`) },
+    rules: [
+      { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Login form, version ${version++}.` : '@worker:coder\nImprove the login form.\n@end') },
+      { agent: 'coder', reply: 'Done.' },
+    ],
+  });
+const iterations = (events: TroupeEvent[]) => events.flatMap((e) => (e.type === 'reflect.iteration.started' ? [e.iteration] : []));
+
+const dir = mkdtempSync(join(tmpdir(), 'troupe-resume-loop-'));
+try {
+  const store = fileStore(dir);
+
+  // 1. Run, and kill the run once iteration 2 is checkpointed.
+  const kill = new AbortController();
+  const firstEvents: TroupeEvent[] = [];
+  const first = await run(loop((s) => void (s.iteration === 2 && kill.abort())), 'Add a login form', {
+    adapter: team([0.3, 0.6], 1), store, runId: 'login-loop', signal: kill.signal, onEvent: (e) => firstEvents.push(e),
+  });
+  console.log(`first half: iterations ${iterations(firstEvents).join(', ')} -> ${first.summary}`);
+
+  // 2. Resume: the loop continues at iteration 3 with its evaluation history.
+  const secondEvents: TroupeEvent[] = [];
+  const second = await resume(loop(), 'login-loop', { adapter: team([0.7, 0.95], 3), store, onEvent: (e) => secondEvents.push(e) });
+  console.log(`second half: iterations ${iterations(secondEvents).join(', ')} -> ${second.summary}`);
+  console.log(`scores: ${second.evaluations.map((e) => e.score).join(', ')}`);
+  console.log(`answer: ${second.output}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}

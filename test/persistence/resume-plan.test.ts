@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import type { TroupeEvent } from '../../src/core/events.js';
+import { memoryStore } from '../../src/persistence/memory-store.js';
+import { resume } from '../../src/persistence/resume.js';
+import { executePlan, planRunnable, type PlanRunOptions } from '../../src/scheduler/execute.js';
+import { planExecutionStateSchema } from '../../src/scheduler/state.js';
+import { reflect } from '../../src/patterns/reflect.js';
+import { agent } from '../../src/patterns/agent.js';
+import { chunk, planOf } from '../scheduler/helpers.js';
+
+const plan = planOf(chunk(0), chunk(1), chunk(2, [0]), chunk(3, [1]), chunk(4, [2]), chunk(5, [3, 4]));
+/** Each chunk's agent answers with the chunk it was given. */
+const script = () => scriptedAdapter({ rules: [{ agent: 'Generic', reply: (r) => `done ${/# Chunk (\d+)/.exec(r.text)?.[1] ?? '?'}` }] });
+const chunksRun = (adapter: ReturnType<typeof script>) => adapter.inputsOf('Generic').map((text) => Number(/# Chunk (\d+)/.exec(text)?.[1]));
+const options: PlanRunOptions = { maxParallel: 1, planId: 'six' };
+
+describe('resuming a plan execution', () => {
+  it('finishes a plan killed after 3 of 6 chunks without running the first 3 again', async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    let succeeded = 0;
+    const onEvent = (e: TroupeEvent) => {
+      if (e.type === 'chunk.status' && e.status === 'Succeeded' && ++succeeded === 3) controller.abort();
+    };
+    const first = script();
+    await expect(executePlan(plan, { ...options, adapter: first, store, runId: 'p1', signal: controller.signal, onEvent })).rejects.toMatchObject({ code: 'cancelled' });
+    const ranFirst = chunksRun(first);
+    expect(ranFirst).toHaveLength(3);
+    const saved = planExecutionStateSchema.parse((await store.get('runs/p1/checkpoints/plan:six#0') as { state: unknown }).state);
+    expect(saved.chunks.filter((c) => c.status === 'Succeeded').map((c) => c.sequenceIndex)).toEqual(ranFirst.sort());
+
+    const second = script();
+    const events: TroupeEvent[] = [];
+    const resumed = await resume(planRunnable(plan, options), 'p1', { store, adapter: second, onEvent: (e) => events.push(e) });
+    const ranSecond = chunksRun(second);
+    expect(ranSecond).toHaveLength(3);
+    expect([...ranFirst, ...ranSecond].sort()).toEqual([0, 1, 2, 3, 4, 5]);
+    expect(resumed.status).toBe('completed');
+    expect(resumed.results.map((r) => r.output)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `done ${i}`));
+    expect(events.find((e) => e.type === 'plan.started')).toMatchObject({ resumed: true });
+    // A chunk of the second half sees the output of its dependency from the first half.
+    const five = second.inputsOf('Generic').find((t) => t.startsWith('# Chunk 5'));
+    expect(five).toContain('done 4');
+  });
+
+  it('returns the saved outcome of a finished plan with zero model calls', async () => {
+    const store = memoryStore();
+    const original = await executePlan(plan, { ...options, adapter: script(), store, runId: 'p2' });
+    const adapter = script();
+    const again = await resume(planRunnable(plan, options), 'p2', { store, adapter });
+    expect(adapter.calls).toHaveLength(0);
+    expect(again.output).toBe(original.output);
+    expect(again.results).toEqual(original.results);
+  });
+
+  it('keys the loops a chunk runs by chunk, so a resumed plan finds them', async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    const loopPlan = planOf(chunk(0), chunk(1, [0]));
+    let calls = 0;
+    const runChunk: PlanRunOptions['runChunk'] = async ({ chunk: c, ctx }) => {
+      const loop = reflect(agent({ name: `writer${c.sequenceIndex}` }), { maxIterations: 1 });
+      const out = await loop.run(c.prompt, ctx);
+      if (c.sequenceIndex === 1 && ++calls === 1) controller.abort();
+      return out.output;
+    };
+    const adapter = scriptedAdapter({ rules: [{ agent: /^writer/, reply: (r) => `${r.agent} wrote` }] });
+    await expect(executePlan(loopPlan, { runChunk, store, runId: 'p3', signal: controller.signal, planId: 'loops', adapter })).rejects.toThrow();
+    expect(await store.list('runs/p3/checkpoints/plan:loops#0/')).toEqual([
+      'runs/p3/checkpoints/plan:loops#0/chunk-0/reflect:reflect:writer0#0',
+      'runs/p3/checkpoints/plan:loops#0/chunk-1/reflect:reflect:writer1#0',
+    ]);
+    const again = scriptedAdapter({ rules: [{ agent: /^writer/, reply: 'unexpected' }] });
+    const resumed = await resume(planRunnable(loopPlan, { runChunk, planId: 'loops' }), 'p3', { store, adapter: again });
+    // Chunk 0 succeeded and is kept; chunk 1 was aborted after its loop finished: the loop's saved outcome is reused.
+    expect(again.calls).toHaveLength(0);
+    expect(resumed.results.map((r) => r.output)).toEqual(['writer0 wrote', 'writer1 wrote']);
+  });
+});
+
+describe('the plan checkpoint fixture', () => {
+  it('resumes a stored plan checkpoint (schemaVersion 1) and runs only the chunks it lacks', async () => {
+    const doc = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'persistence', 'checkpoint-plan.v1.json'), 'utf8')) as { state: { plan: Parameters<typeof planRunnable>[0] } };
+    const store = memoryStore();
+    const three = planRunnable(doc.state.plan, { maxParallel: 1, planId: 'three' });
+    await store.set('runs/fx/checkpoints/plan:three#0', { ...doc, runId: 'fx' });
+    await store.append('runs/fx/events', { type: 'run.started', runId: 'fx', time: 0, runnable: 'three', input: 'Three steps' });
+    const adapter = scriptedAdapter({ rules: [{ agent: 'Generic', reply: 'again' }] });
+    const resumed = await resume(three, 'fx', { store, adapter });
+    expect(adapter.calls).toHaveLength(2);
+    expect(resumed.results.map((r) => r.output)).toEqual(['done', 'again', 'again']);
+  });
+});
