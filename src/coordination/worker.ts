@@ -224,7 +224,7 @@ function handleInbox(rt: Runtime, slot: WorkerSlot, inbox: CoordMessage[]): void
 function workPrompt(rt: Runtime, task: CoordTask, plan: string | undefined, toolForm: boolean): string {
   const parts = [`Overall request:\n${rt.request}`];
   if (rt.sharedContext) parts.push(rt.sharedContext);
-  parts.push(plan === undefined ? taskBrief(task) : 'Your plan was approved. Do the work now.');
+  parts.push(plan === undefined ? taskBrief(task) : `${taskBrief(task)}\n\nYour plan was approved. Do the work now.`);
   const deps = task.dependsOn.map((d) => rt.tasks.get(d)).filter((d) => d?.result !== undefined);
   if (deps.length > 0) parts.push(`Results of the tasks this one depends on:\n${deps.map((d) => `### ${d!.id}: ${d!.title}\n${d!.result!}`).join('\n\n')}`);
   parts.push(

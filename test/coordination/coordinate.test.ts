@@ -13,6 +13,7 @@ import { exportRun } from '../../src/persistence/run-log.js';
 import { loadCheckpoint } from '../../src/persistence/checkpoint.js';
 import { coordinate, coordinationStateSchema, DELEGATE_INSTRUCTION } from '../../src/coordination/coordinate.js';
 import { COORDINATION_TOOL_NAMES } from '../../src/coordination/tools.js';
+import type { WorkspaceStrategy } from '../../src/workspaces/types.js';
 
 const pick = <K extends TroupeEventName>(events: TroupeEvent[], type: K) => events.filter((e) => e.type === type) as unknown as Array<TroupeEvent<K>>;
 const decisions = (events: TroupeEvent[]) => pick(events, 'coord.decision').map((e) => [e.decision, e.task ?? e.worker ?? '']);
@@ -322,6 +323,29 @@ describe('coordinate', () => {
     expect(again.output).toBe(original.output);
     expect(again.tasks).toEqual(original.tasks);
     expect(replay.remaining).toBe(0);
+  });
+
+  it('gives every task its own workspace: prepared, merged back, cleaned up', async () => {
+    const log: string[] = [];
+    const strategy: WorkspaceStrategy = {
+      kind: 'fake',
+      isAvailable: async () => true,
+      prepare: async (chunk, baseDir) => {
+        log.push(`prepare ${chunk.id} ${chunk.workingScope?.join(',') ?? ''}`);
+        return { kind: 'fake', path: `${baseDir}/ws-${chunk.id}`, chunkId: chunk.id, baseDir };
+      },
+      merge: async (ws) => {
+        log.push(`merge ${ws.chunkId}`);
+        return ws.chunkId === 'b' ? { status: 'conflict', conflicts: ['src/x.ts'] } : { status: 'merged', conflicts: [] };
+      },
+      cleanup: async (ws) => void log.push(`cleanup ${ws.chunkId}`),
+    };
+    const adapter = scriptedAdapter({ rules: [{ agent: 'lead', reply: 'OK' }, { agent: 'w1', reply: report }] });
+    const result = await run(coordinate({ lead: lead(), workers: workers(1), tasks: [{ id: 'a', title: 'A', files: ['src/a.ts'] }, { id: 'b', title: 'B' }], workspace: { strategy, baseDir: '/repo' }, stuck }), 'x', { adapter });
+    expect(log).toEqual(['prepare a src/a.ts', 'merge a', 'cleanup a', 'prepare b ', 'merge b', 'cleanup b']);
+    expect(adapter.sessions.filter((s) => s.agent === 'w1').map((s) => s.workspace)).toEqual(['/repo/ws-a', '/repo/ws-b']);
+    expect(adapter.sessions.find((s) => s.agent === 'lead')!.workspace).toBeUndefined();
+    expect(result.tasks.map((t) => [t.id, t.status, t.result])).toEqual([['a', 'done', 'Report: a'], ['b', 'failed', 'Merge conflict in src/x.ts']]);
   });
 
   it('validates its options eagerly', () => {
