@@ -47,7 +47,7 @@ const log = (e: TroupeEvent) => {
   const at = `${String(e.time).padStart(5)} ms`;
   if (e.type === 'coord.task' && e.from) console.log(`${at}  task ${e.task}: ${e.from} → ${e.to}${e.worker ? ` (${e.worker})` : ''}`);
   if (e.type === 'coord.message' && ['question', 'answer'].includes(e.message.kind)) console.log(`${at}  ${e.message.sender} → ${e.message.recipient} (${e.message.kind}): ${e.message.text}`);
-  if (e.type === 'coord.decision' && e.decision !== 'tasks-planned') console.log(`${at}  lead: ${e.decision} ${e.task ?? ''} ${e.worker ?? ''} ${e.detail ?? ''}`.replace(/ +/g, ' ').trimEnd());
+  if (e.type === 'coord.decision' && e.decision !== 'tasks-planned') console.log(`${at}  lead: ${[e.decision, e.task, e.worker, e.detail].filter(Boolean).join(' ')}`);
 };
 
 const result = run(flow, 'Ship dark mode, a settings page and CSV export', { adapter, clock, onEvent: log });

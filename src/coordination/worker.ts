@@ -84,9 +84,10 @@ export interface WorkerSlot {
 /** Run one worker until it is told to shut down, is stopped, or the run is cancelled. */
 export async function workerLoop(rt: Runtime, slot: WorkerSlot): Promise<void> {
   const name = slot.agent.name;
-  const signal = combineSignals(rt.ctx.signal, slot.controller.signal);
+  const controller = slot.controller;
+  const signal = combineSignals(rt.ctx.signal, controller.signal);
   const setState = (state: WorkerSlot['state']) => {
-    if (slot.state === state) return;
+    if (slot.state === state || slot.controller !== controller) return;
     slot.state = state;
     rt.changes.notify();
   };
@@ -112,10 +113,11 @@ export async function workerLoop(rt: Runtime, slot: WorkerSlot): Promise<void> {
       rt.stuck.idle(name, rt.ctx.clock.now());
     }
   } catch (error) {
-    if (slot.controller.signal.aborted && !rt.ctx.signal.aborted) return; // stopped by the lead
+    if (controller.signal.aborted && !rt.ctx.signal.aborted) return; // stopped by the lead
     throw error;
   } finally {
-    if (slot.state !== 'exited') slot.state = slot.controller.signal.aborted ? 'stopped' : 'exited';
+    // A worker spawned again has a new controller: leave its state alone.
+    if (slot.controller === controller && slot.state !== 'exited') slot.state = controller.signal.aborted ? 'stopped' : 'exited';
     rt.changes.notify();
   }
 }

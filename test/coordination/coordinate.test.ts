@@ -97,6 +97,27 @@ describe('coordinate', () => {
     expect(adapter.closedSessions).toBe(adapter.sessions.length); // the hung session was aborted and closed
   });
 
+  it('restarts a stopped worker when the lead spawns it again', async () => {
+    const clock = new SimulatedClock();
+    const adapter = scriptedAdapter({
+      clock,
+      rules: [
+        { agent: 'lead', match: 'DONE: w2 reports on task t1', reply: 'SPAWN w1\nREASSIGN t2 w1' },
+        { agent: 'lead', reply: 'OK' },
+        { agent: 'w1', reply: { fault: 'hang' }, times: 1 },
+        { agent: 'w1', reply: report },
+        { agent: 'w2', match: 'Task t1:', reply: report },
+        { agent: 'w2', reply: { text: 'never', delayMs: 100_000 } },
+      ],
+    });
+    const events: TroupeEvent[] = [];
+    const tasks = [{ id: 't1', title: 'One' }, { id: 't2', title: 'Two', dependsOn: ['t1'] }];
+    const flow = coordinate({ lead: lead(), workers: workers(2), tasks, stuck: { expectedTaskMs: 1000, statusTimeoutMs: 500 } });
+    const result = await drive(clock, run(flow, 'x', { adapter, clock, onEvent: (e) => events.push(e) }));
+    expect(decisions(events)).toContainEqual(['worker-spawned', 'w1']);
+    expect(result.tasks.map((t) => [t.id, t.status, t.assignee])).toEqual([['t1', 'done', 'w2'], ['t2', 'done', 'w1']]);
+  });
+
   it('uses twice the average task time once tasks have completed', async () => {
     const clock = new SimulatedClock();
     const adapter = scriptedAdapter({
