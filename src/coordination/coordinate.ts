@@ -8,19 +8,23 @@ import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { sleep } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
-import { ConfigurationError, ModelBehaviorError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { CoordDecisionKind } from '../core/events.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
-import { agent as createAgent, type Agent, type Conversation } from '../patterns/agent.js';
+import type { Agent, Conversation } from '../patterns/agent.js';
 import { loadCheckpoint, saveCheckpoint } from '../persistence/checkpoint.js';
 import type { Store } from '../persistence/store.js';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
+import { applyAction, settleUnanswered, spawn, stopStuck } from './lead-actions.js';
+import { decompose, delegateLead, describeTasks, leadSystem, synthesisPrompt, updatePrompt } from './lead-prompts.js';
 import { MessageBus, type CoordMessage } from './message-bus.js';
-import { criteriaBlock, planReviewEntry, resolvePlanApproval, type PlanApprovalOptions } from './plan-approval.js';
+import { resolvePlanApproval, type PlanApprovalOptions } from './plan-approval.js';
 import { StuckDetector, type StuckOptions } from './stuck.js';
-import { TaskStore, taskInputSchema, taskListSchema, type CoordTask, type TaskInput } from './task-store.js';
-import { COORDINATION_TOOL_NAMES, LEAD_TEXT_PROTOCOL, coordinationTools, parseLeadActions, type LeadAction } from './tools.js';
-import { Changes, sendMessage, workerLoop, type Runtime, type WorkerSlot } from './worker.js';
+import { TaskStore, taskListSchema, type CoordTask, type TaskInput } from './task-store.js';
+import { coordinationTools, parseLeadActions, type LeadAction } from './tools.js';
+import { Changes, sendMessage, type Runtime, type WorkerSlot } from './worker.js';
+
+export { DELEGATE_INSTRUCTION } from './lead-prompts.js';
 
 /** Options of {@link coordinate}. */
 export interface CoordinateOptions {
@@ -78,11 +82,6 @@ export interface CoordinationOutcome extends Outcome {
   state: CoordinationState;
 }
 
-/** Instruction added to the lead's system prompt in delegate mode. */
-export const DELEGATE_INSTRUCTION =
-  'You are the lead of a team of workers. Coordinate only: plan, answer questions, review plans, add, split, cancel and reassign tasks. ' +
-  'Never do the work yourself; the workers do it.';
-
 /**
  * Create a lead coordination.
  *
@@ -139,7 +138,7 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
   const tools = toolForm ? coordinationTools((a) => apply(a), () => describeTasks(rt().tasks.list())) : [];
   let lead: Conversation | undefined;
   const talk = async (text: string): Promise<string> => {
-    lead ??= await leadAgent.converse(ctx, { ...(tools.length ? { extraTools: tools } : {}), system: leadSystem(o, leadAgent, toolForm) });
+    lead ??= await leadAgent.converse(ctx, { ...(tools.length ? { extraTools: tools } : {}), system: leadSystem(o.workers, leadAgent, toolForm) });
     return (await lead.send(text, { signal: ctx.signal })).text;
   };
   const sendLead = async (text: string): Promise<string> => {
@@ -224,138 +223,6 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
   }
 }
 
-function spawn(rt: Runtime, slot: WorkerSlot): void {
-  slot.controller = new AbortController();
-  slot.shutdown = false;
-  slot.state = 'idle';
-  slot.promise = workerLoop(rt, slot).catch(() => undefined);
-}
-
-function stopStuck(rt: Runtime, slots: Map<string, WorkerSlot>, worker: string, taskId: string, decide: Decide): void {
-  const slot = slots.get(worker);
-  decide('worker-stuck', { worker, task: taskId, detail: `no answer to the status check within ${rt.stuck.statusTimeoutMs} ms` });
-  const task = rt.tasks.get(taskId);
-  const idle = [...slots.values()].find((s) => s.state === 'idle' && s.agent.name !== worker);
-  if (task && (task.status === 'in-progress' || task.status === 'claimed') && task.assignee === worker) {
-    rt.tasks.reassign(taskId, idle?.agent.name, idle ? `reassigned to ${idle.agent.name}: ${worker} is stuck` : `${worker} is stuck`);
-    decide('task-reassigned', { task: taskId, ...(idle ? { worker: idle.agent.name } : {}), detail: `from ${worker}` });
-  }
-  rt.stuck.stopped(worker, rt.ctx.clock.now());
-  if (slot) {
-    slot.state = 'stopped';
-    slot.controller.abort();
-  }
-  decide('worker-stopped', { worker });
-  rt.changes.notify();
-}
-
-type Decide = (decision: CoordDecisionKind, extra?: { task?: string; worker?: string; detail?: string }) => void;
-
-function applyAction(
-  rt: Runtime, slots: Map<string, WorkerSlot>, action: LeadAction, decide: Decide, conclude: (summary: string) => void, reviews: Map<string, CoordMessage>,
-): string {
-  const lead = rt.lead;
-  try {
-    switch (action.type) {
-      case 'message': {
-        if (!slots.has(action.to)) return `Unknown worker "${action.to}"`;
-        const open = rt.bus.history().filter((m) => m.kind === 'question' && m.sender === action.to).filter((q) => !rt.bus.history().some((a) => a.kind === 'answer' && a.inReplyTo === q.id)).at(-1);
-        sendMessage(rt, open
-          ? { kind: 'answer', sender: lead, recipient: action.to, text: action.text, inReplyTo: open.id, ...(open.taskId ? { taskId: open.taskId } : {}) }
-          : { kind: 'text', sender: lead, recipient: action.to, text: action.text });
-        return open ? 'Answer sent.' : 'Message sent.';
-      }
-      case 'review': {
-        const submission = reviews.get(action.taskId);
-        if (!submission) return `No plan of task "${action.taskId}" awaits review`;
-        reviews.delete(action.taskId);
-        reviewPlan(rt, submission, action.approved, action.feedback, decide);
-        return action.approved ? 'Plan approved.' : 'Plan rejected.';
-      }
-      case 'add': {
-        const task = rt.tasks.add(action.task);
-        decide('task-added', { task: task.id, detail: task.title });
-        return `Task ${task.id} added.`;
-      }
-      case 'split': {
-        const parts = rt.tasks.split(action.taskId, action.parts);
-        decide('task-split', { task: action.taskId, detail: parts.map((p) => p.id).join(', ') });
-        return `Task ${action.taskId} split into ${parts.map((p) => p.id).join(', ')}.`;
-      }
-      case 'cancel': {
-        const before = rt.tasks.get(action.taskId);
-        rt.tasks.cancel(action.taskId, action.reason ?? 'cancelled by the lead');
-        if (before?.assignee) slots.get(before.assignee)?.taskController?.abort();
-        decide('task-cancelled', { task: action.taskId, ...(action.reason ? { detail: action.reason } : {}) });
-        return `Task ${action.taskId} cancelled.`;
-      }
-      case 'reassign': {
-        const before = rt.tasks.get(action.taskId);
-        if (action.to !== undefined && !slots.has(action.to)) return `Unknown worker "${action.to}"`;
-        rt.tasks.reassign(action.taskId, action.to, 'reassigned by the lead');
-        if (before?.assignee && before.assignee !== action.to) slots.get(before.assignee)?.taskController?.abort();
-        decide('task-reassigned', { task: action.taskId, ...(action.to ? { worker: action.to } : {}) });
-        return `Task ${action.taskId} reassigned.`;
-      }
-      case 'spawn': {
-        const slot = slots.get(action.worker);
-        if (!slot) return `Unknown worker "${action.worker}"`;
-        if (slot.state === 'idle' || slot.state === 'busy') return `Worker "${action.worker}" is already running.`;
-        spawn(rt, slot);
-        decide('worker-spawned', { worker: action.worker });
-        return `Worker ${action.worker} started.`;
-      }
-      case 'conclude':
-        conclude(action.summary);
-        return 'Synthesis recorded.';
-    }
-  } catch (error) {
-    if (isTroupeError(error)) return `Not done: ${error.message}`;
-    throw error;
-  }
-}
-
-function reviewPlan(rt: Runtime, submission: CoordMessage, approved: boolean, feedback: string | undefined, decide: Decide): void {
-  const taskId = submission.taskId!;
-  const cycle = Number(submission.metadata?.['cycle'] ?? 1);
-  const max = rt.planApproval?.maxCycles ?? 3;
-  const verdict = (ok: boolean, text: string) =>
-    sendMessage(rt, { kind: 'plan-approval', sender: rt.lead, recipient: submission.sender, taskId, approved: ok, inReplyTo: submission.id, text });
-  if (approved) {
-    decide('plan-approved', { task: taskId, worker: submission.sender, detail: `attempt ${cycle}` });
-    verdict(true, feedback ?? 'Approved.');
-    return;
-  }
-  const why = feedback ?? 'Rejected.';
-  if (cycle >= max) {
-    const task = rt.tasks.get(taskId);
-    if (task && !['done', 'failed', 'cancelled', 'blocked'].includes(task.status)) rt.tasks.block(taskId, `Plan rejected ${cycle} times; needs a person. Last feedback: ${why}`);
-    decide('task-blocked', { task: taskId, worker: submission.sender, detail: why });
-  } else {
-    decide('plan-rejected', { task: taskId, worker: submission.sender, detail: why });
-  }
-  verdict(false, why);
-}
-
-/** Plans without a verdict count as rejected; questions without an answer get a default one. */
-function settleUnanswered(
-  rt: Runtime, slots: Map<string, WorkerSlot>, handled: CoordMessage[], reviews: Map<string, CoordMessage>, decide: Decide,
-): void {
-  for (const m of handled) {
-    if (m.kind === 'plan-submission' && m.taskId && reviews.get(m.taskId) === m) {
-      reviews.delete(m.taskId);
-      reviewPlan(rt, m, false, 'The lead gave no verdict on this plan; revise it and make it easy to judge.', decide);
-    }
-    if (m.kind === 'question') {
-      const answered = rt.bus.history().some((a) => a.kind === 'answer' && a.inReplyTo === m.id);
-      if (!answered && slots.has(m.sender)) {
-        sendMessage(rt, { kind: 'answer', sender: rt.lead, recipient: m.sender, inReplyTo: m.id, text: 'No answer from the lead; use your best judgement and say what you assumed.', ...(m.taskId ? { taskId: m.taskId } : {}) });
-        decide('question-unanswered', { worker: m.sender, ...(m.taskId ? { task: m.taskId } : {}) });
-      }
-    }
-  }
-}
-
 async function waitForChange(ctx: RunContext, changes: Changes, seq: number, deadline: number | undefined): Promise<void> {
   const controller = new AbortController();
   const signal = AbortSignal.any([ctx.signal, controller.signal]);
@@ -368,87 +235,6 @@ async function waitForChange(ctx: RunContext, changes: Changes, seq: number, dea
     await Promise.allSettled(waits);
   }
   throwIfAborted(ctx.signal);
-}
-
-async function decompose(request: string, send: (text: string) => Promise<string>, workers: Agent[]): Promise<TaskInput[]> {
-  const ask =
-    `Request:\n${request}\n\nWorkers: ${workers.map((w) => w.name + (w.options.description ? ` (${w.options.description})` : '')).join(', ')}\n\n` +
-    'Break the request into tasks for the workers. Reply with a JSON array only, each task as ' +
-    '{"id": "t1", "title": "...", "description": "...", "dependsOn": ["..."], "files": ["..."]} (dependsOn and files optional; a task may depend only on tasks listed before it).';
-  let reply = await send(ask);
-  let issues = checkTaskList(reply);
-  if (issues.length > 0) {
-    reply = await send(`Your task list could not be used:\n${issues.map((i) => `- ${i}`).join('\n')}\n\nReply again with the corrected JSON array only.`);
-    issues = checkTaskList(reply);
-    if (issues.length > 0) {
-      throw new ModelBehaviorError(`The lead's task list is invalid after a corrective retry: ${issues.join('; ')}`, { code: 'plan_invalid', details: { issues } });
-    }
-  }
-  return readTaskList(reply)!;
-}
-
-const taskListInput = z.array(taskInputSchema).min(1);
-
-function readTaskList(text: string): TaskInput[] | undefined {
-  const fenced = /```(?:json)?\s*\n([\s\S]*?)```/.exec(text)?.[1];
-  const body = fenced ?? text.slice(text.indexOf('['), text.lastIndexOf(']') + 1);
-  try {
-    const parsed = taskListInput.safeParse(JSON.parse(body));
-    return parsed.success ? (parsed.data as TaskInput[]) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function checkTaskList(text: string): string[] {
-  const fenced = /```(?:json)?\s*\n([\s\S]*?)```/.exec(text)?.[1];
-  const start = text.indexOf('[');
-  const body = fenced ?? (start >= 0 ? text.slice(start, text.lastIndexOf(']') + 1) : '');
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch (error) {
-    return [`not a JSON array (${errorMessage(error)})`];
-  }
-  const parsed = taskListInput.safeParse(json);
-  if (!parsed.success) return parsed.error.issues.map((i) => `${i.path.join('.') || 'list'}: ${i.message}`);
-  try {
-    new TaskStore(parsed.data as TaskInput[]);
-  } catch (error) {
-    return [errorMessage(error)];
-  }
-  return [];
-}
-
-function updatePrompt(rt: Runtime, messages: CoordMessage[]): string {
-  const lines = messages.map((m) => {
-    if (m.kind === 'plan-submission') return planReviewEntry(m, m.taskId ? rt.tasks.get(m.taskId) : undefined, rt.planApproval ?? { criteria: [], maxCycles: 3 });
-    if (m.kind === 'question') return `- QUESTION from ${m.sender}${m.taskId ? ` (task ${m.taskId})` : ''}: ${m.text}`;
-    return `- ${String(m.metadata?.['state']).toUpperCase()}: ${m.sender} reports on task ${m.taskId ?? '?'}: ${m.text}`;
-  });
-  const plans = messages.some((m) => m.kind === 'plan-submission') && rt.planApproval ? `\n\n${criteriaBlock(rt.planApproval)}` : '';
-  return `## Coordination update\n### Tasks\n${describeTasks(rt.tasks.list())}\n### New messages\n${lines.join('\n')}${plans}\n\nAct on these messages.`;
-}
-
-function synthesisPrompt(tasks: CoordTask[]): string {
-  return `Every task is resolved.\n### Tasks\n${describeTasks(tasks)}\n\nWrite the synthesis for the user: what was done, what failed, and what needs a person.`;
-}
-
-function describeTasks(tasks: CoordTask[]): string {
-  if (tasks.length === 0) return '(no tasks)';
-  return tasks.map((t) => `- ${t.id} [${t.status}] ${t.title}${t.assignee ? ` (${t.assignee})` : ''}${t.dependsOn.length ? ` after ${t.dependsOn.join(', ')}` : ''}${t.result && t.status !== 'done' ? `: ${t.result}` : ''}`).join('\n');
-}
-
-function leadSystem(o: Resolved, lead: Agent, toolForm: boolean): string {
-  const workers = o.workers.map((w) => w.name + (w.options.description ? ` (${w.options.description})` : '')).join(', ');
-  const protocol = toolForm ? `Use your coordination tools (${COORDINATION_TOOL_NAMES.join(', ')}), or these text lines.\n${LEAD_TEXT_PROTOCOL}` : LEAD_TEXT_PROTOCOL;
-  return [lead.options.system, `Your workers: ${workers}.`, protocol].filter((s): s is string => typeof s === 'string' && s !== '').join('\n\n');
-}
-
-/** The lead as a delegate: same model and adapter, no tools of its own, told not to do the work. */
-function delegateLead(lead: Agent): Agent {
-  const { tools: _own, workspace: _ws, system, ...rest } = lead.options;
-  return createAgent({ ...rest, system: system ? `${system}\n\n${DELEGATE_INSTRUCTION}` : DELEGATE_INSTRUCTION });
 }
 
 async function loadState(o: Resolved, ctx: RunContext): Promise<CoordinationState | undefined> {
