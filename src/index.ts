@@ -25,7 +25,7 @@ export type {
 export { defineRunnable, type Outcome, type OutcomeStatus, type Runnable, type RunnableSpec } from './core/runnable.js';
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './core/run.js';
 export { RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './core/context.js';
-export type { EventBase, TroupeEvent, TroupeEventName, TroupeEventPayloads, TroupeEventListeners } from './core/events.js';
+export type { ChunkStatusName, EventBase, TroupeEvent, TroupeEventName, TroupeEventPayloads, TroupeEventListeners } from './core/events.js';
 export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpNode } from './core/ops.js';
 export { addUsage, emptyUsage, totalTokens, type Usage } from './core/usage.js';
 
@@ -62,7 +62,7 @@ export {
 export { agent, resolveAdapter, type Agent, type AgentOptions, type Conversation, type ConversationReply, type ConverseOptions } from './patterns/agent.js';
 
 // Workspaces (the contract; strategies are added by their own modules)
-export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, type WorkspaceStrategy } from './workspaces/types.js';
+export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, type WorkspaceStrategy, type WorkspaceWarning } from './workspaces/types.js';
 
 // Persistence (the contract; stores are added by their own modules)
 export type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './persistence/store.js';
@@ -100,7 +100,7 @@ export { RoutingError } from './core/errors.js';
 // Reflection: sentinel, assignment and evaluation parsers, stall detection,
 // quality trend, and the reflect / orchestrate loops
 export type { ParseIssue, SafeParseResult } from './core/parse-result.js';
-export { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION, REFLECTION_COMPLETE, parseSentinels, stripSentinels, type Sentinels } from './reflection/sentinels.js';
+export { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION, REFLECTION_COMPLETE, parseSentinels, scanMarkerLines, stripSentinels, type Sentinels } from './reflection/sentinels.js';
 export { TASK_SEPARATOR, parseAssignments, requireAssignments, safeParseAssignments, type Assignment, type ParsedAssignments } from './reflection/assignments.js';
 export { StallDetector, jaccard, tokenSet, type StallCheck, type StallDetectorOptions } from './reflection/stall.js';
 export { QUALITY_STEP, QualityTracker, qualityTrend, type QualityRecord, type QualityScore, type QualityTrend } from './reflection/quality.js';
@@ -202,6 +202,76 @@ export {
   type SavedPreset,
   type SaveTeamAsPresetOptions,
 } from './squad/presets.js';
+// Planning and the DAG scheduler
+export {
+  chunkRoles,
+  extractJson,
+  planChunkSchema,
+  planSchema,
+  validatePlan,
+  validatePlanJson,
+  PlanValidationError,
+  type ChunkRole,
+  type Plan,
+  type PlanChunk,
+  type PlanJsonValidation,
+  type PlanValidation,
+} from './scheduler/plan.js';
+export { buildStages, complexityWeight, criticalPath, remainingCriticalPaths, toMermaid, type ChunkWeight, type CriticalPath } from './scheduler/dag.js';
+export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './scheduler/roles.js';
+export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type Executor, type InProcessExecutorOptions } from './scheduler/executor.js';
+export {
+  chunkStatuses,
+  chunkStateSchema,
+  planExecutionStateSchema,
+  terminalStatuses,
+  type ChunkState,
+  type ChunkStatus,
+  type PlanExecutionState,
+} from './scheduler/state.js';
+export {
+  executePlan,
+  planRunnable,
+  renderResults,
+  type ChunkResult,
+  type ChunkRunInput,
+  type ChunkRunner,
+  type ExecutePlanOptions,
+  type PlanOutcome,
+  type PlanRunOptions,
+  type RetryOptions,
+} from './scheduler/execute.js';
+export { aggregate, countResults, synthesisPrompt, type AggregateOptions, type AggregateReport, type PlanStats } from './scheduler/aggregate.js';
+export type { ConversationOptions, TextSession } from './scheduler/conversation.js';
+export { decompose, planningPrompt, type DecomposeOptions } from './scheduler/decompose.js';
+export {
+  PlanningPhaseError,
+  PlanningSession,
+  type PlanningPhase,
+  type PlanningRun,
+  type PlanningSessionOptions,
+  type PlanningStep,
+} from './scheduler/planning-session.js';
+export {
+  ApprovalQueue,
+  type ApprovalDecision,
+  type ApprovalHandler,
+  type ApprovalQueueEvents,
+  type ApprovalRequest,
+  type ApprovalScope,
+} from './scheduler/approvals.js';
+export {
+  defaultEvaluatorPrompt,
+  defaultOrchestratorPrompt,
+  fromPreset,
+  isPresetTeam,
+  presetFromTeam,
+  type FromPresetInput,
+  type FromPresetOptions,
+  type OrchestratedTeamOptions,
+  type PresetTeam,
+} from './squad/from-preset.js';
+
 
 // lead coordination
 export {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import type { ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError, errorMessage } from '../core/errors.js';
 import type { AgentDefinition } from '../agents/definition.js';
+import { adapterFromEnv, ENV_ADAPTERS } from '../adapters/env.js';
 import { scriptedAdapter, type ScriptedRequest } from '../adapters/scripted.js';
 
 /** What an adapter factory receives from the command line. */
@@ -26,7 +27,15 @@ export type CliAdapterFactory = (context: CliAdapterContext) => ModelAdapter | P
 /** The adapters `--adapter` (or `TROUPE_ADAPTER`) can name. */
 export const cliAdapters: Readonly<Record<string, CliAdapterFactory>> = {
   scripted: scriptedCliAdapter,
+  ...Object.fromEntries(ENV_ADAPTERS.map((name) => [name, (context: CliAdapterContext) => envAdapter(name, context)])),
 };
+
+/** A vendor adapter configured from the environment (see `adapterFromEnv`), whatever `TROUPE_ADAPTER` says. */
+function envAdapter(name: string, context: CliAdapterContext): ModelAdapter {
+  const adapter = adapterFromEnv({ ...context.env, TROUPE_ADAPTER: name });
+  if (!adapter) throw new ConfigurationError(`Adapter "${name}" could not be configured from the environment`, { code: 'unknown_adapter' });
+  return adapter;
+}
 
 /** The adapter name to use: the flag, else `TROUPE_ADAPTER`, else `scripted`. */
 export function cliAdapterName(flag: string | undefined, env: Readonly<Record<string, string | undefined>>): string {

@@ -11,6 +11,12 @@ process.once('SIGINT', () => {
   process.once('SIGINT', () => process.exit(130));
 });
 
+// Output piped into a reader that stops early (`troupe squad show . | head`) is not an error.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  throw error;
+});
+
 main(process.argv.slice(2), {
   out: (text) => process.stdout.write(`${text}\n`),
   err: (text) => process.stderr.write(`${text}\n`),

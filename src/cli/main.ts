@@ -1,6 +1,6 @@
 /**
  * The `troupe` command line: `validate`, `graph` and `run` over a folder of
- * agent files.
+ * agent files, and `squad show|init` for squad team folders.
  * @module
  */
 import { parseArgs } from 'node:util';
@@ -13,6 +13,7 @@ import { formatOpTree } from '../core/ops.js';
 import { run } from '../core/run.js';
 import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
 import { formatAgentGraph } from './graph.js';
+import { squadCommand } from './squad.js';
 
 /** Where the CLI writes, and the environment it reads. */
 export interface CliIo {
@@ -32,6 +33,9 @@ Usage:
                                            print the agent graph
   troupe run <dir> <agent> "<input>" [--adapter <name>] [--script <file.json>] [--trace]
                                            run an agent and print its answer
+  troupe squad show <repo>                 print a repository's squad team as a table
+  troupe squad init <repo> --preset <name> [--force]
+                                           write a preset as a repository's squad folder
 
 Run \`troupe <command> --help\` for details.`,
   validate: `Usage: troupe validate <dir>
@@ -68,6 +72,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         adapter: { type: 'string' },
         script: { type: 'string' },
         trace: { type: 'boolean' },
+        preset: { type: 'string' },
+        force: { type: 'boolean' },
+        store: { type: 'string' },
       },
     });
   } catch (error) {
@@ -79,6 +86,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (command === undefined || command === 'help') {
     (values.help || command === 'help' ? io.out : io.err)(HELP.main!);
     return values.help || command === 'help' ? 0 : 2;
+  }
+  if (command === 'squad') {
+    try {
+      return await squadCommand(rest, values, io);
+    } catch (error) {
+      io.err(`${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}`);
+      return 1;
+    }
   }
   const help = HELP[command];
   if (help === undefined || command === 'main') {

@@ -8,6 +8,18 @@ import type { OutcomeStatus } from './runnable.js';
 import type { TurnRecord } from './turn-record.js';
 import type { Usage } from './usage.js';
 
+/** A plan chunk's status (see `chunkStatuses` in the scheduler). */
+export type ChunkStatusName =
+  | 'Pending'
+  | 'WaitingForDependencies'
+  | 'Queued'
+  | 'Running'
+  | 'Succeeded'
+  | 'Failed'
+  | 'Retrying'
+  | 'Aborted'
+  | 'Skipped';
+
 /** Fields every event carries. */
 export interface EventBase {
   /** The run that emitted the event. */
@@ -86,6 +98,21 @@ export interface TroupeEventPayloads {
   'session.event': { agent: string; sessionId: string; event: SessionEvent };
   'tool.called': { agent: string; call: ToolCall };
   'tool.completed': { agent: string; callId: string; name: string; isError: boolean; content: string };
+  'plan.started': { planId: string; chunks: number; resumed: boolean };
+  'plan.completed': { planId: string; status: OutcomeStatus; succeeded: number; failed: number; skipped: number };
+  'chunk.status': {
+    planId: string;
+    chunkId: string;
+    sequenceIndex: number;
+    title: string;
+    role: string;
+    attempt: number;
+    status: ChunkStatusName;
+    previous: ChunkStatusName;
+    error?: string;
+  };
+  'phase.changed': { sessionId: string; from: string; to: string };
+  'plan.instruction': { planId: string; instruction: string };
   'warning': { message: string; code?: string; data?: unknown };
   'team.round.started': { team: string; round: number; members: string[] };
   'team.message': { team: string; message: TeamChannelMessage };

@@ -117,13 +117,21 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
     : undefined;
   if (log) emitter.on('*', log.write);
 
-  // Async iteration: a queue per iterator, fed from the '*' channel.
+  // Async iteration: a queue per iterator, fed from the '*' channel. The
+  // forwarding listener is attached only while an iterator exists, so code
+  // that skips building events nobody listens to can tell.
   const iterators = new Set<{ push(e: TroupeEvent | null): void }>();
   let finished = false;
   const forward = (e: TroupeEvent) => {
     for (const it of iterators) it.push(e);
   };
-  emitter.on('*', forward);
+  const addIterator = (it: { push(e: TroupeEvent | null): void }) => {
+    if (iterators.size === 0) emitter.on('*', forward);
+    iterators.add(it);
+  };
+  const removeIterator = (it: { push(e: TroupeEvent | null): void }) => {
+    if (iterators.delete(it) && iterators.size === 0) emitter.off('*', forward);
+  };
 
   const result = (async (): Promise<RunResult<O>> => {
     await Promise.resolve();
@@ -159,6 +167,7 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
       }
       finished = true;
       for (const it of iterators) it.push(null);
+      iterators.clear();
       emitter.off('*', forward);
       if (onEvent) emitter.off('*', onEvent);
     }
@@ -182,20 +191,20 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
         },
       };
       if (finished) buffer.push(null);
-      else iterators.add(it);
+      else addIterator(it);
       return {
         async next(): Promise<IteratorResult<TroupeEvent>> {
           while (buffer.length === 0) await new Promise<void>((r) => (wake = r));
           wake = undefined;
           const e = buffer.shift();
           if (e === null || e === undefined) {
-            iterators.delete(it);
+            removeIterator(it);
             return { done: true, value: undefined };
           }
           return { done: false, value: e };
         },
         async return(): Promise<IteratorResult<TroupeEvent>> {
-          iterators.delete(it);
+          removeIterator(it);
           return { done: true, value: undefined };
         },
       };

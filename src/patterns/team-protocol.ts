@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
+import { scanMarkerLines } from '../reflection/sentinels.js';
 import { authorOf, type TeamMessage, type TerminationMode } from './team-state.js';
 
 /** The text-form line a member writes to vote to conclude. */
@@ -28,13 +29,16 @@ export function parseTeamReply(text: string): ParsedReply {
   let vote = false;
   let conclude = false;
   const kept: string[] = [];
-  for (const line of text.split(/\r?\n/)) {
-    const trimmed = line.trim();
-    if (trimmed === VOTE_MARKER) vote = true;
-    else if (trimmed === CONCLUDE_MARKER) conclude = true;
+  scanMarkerLines(text, markerOf, (line, marker) => {
+    if (marker === 'vote') vote = true;
+    else if (marker === 'conclude') conclude = true;
     else kept.push(line);
-  }
+  });
   return { text: kept.join('\n').trim(), vote, conclude };
+}
+
+function markerOf(trimmed: string): 'vote' | 'conclude' | undefined {
+  return trimmed === VOTE_MARKER ? 'vote' : trimmed === CONCLUDE_MARKER ? 'conclude' : undefined;
 }
 
 /** What the protocol tools record during one turn. */

@@ -44,10 +44,17 @@ export function isFence(trimmed: string): boolean {
 }
 
 /**
- * Visit each line of `text` (without its `\r\n` / `\n` end) with its
- * sentinel, if it is one outside a fenced code block. Linear in the text.
+ * Visit each line of `text` (without its `\r\n` / `\n` end) with the marker
+ * `classify` finds on it: a marker counts only when it is the whole line
+ * (white space around it allowed) and outside a fenced code block. The
+ * shared scanner of every line protocol (sentinels, team votes). Linear in
+ * the text.
  */
-function scanLines(text: string, visit: (line: string, sentinel: SentinelKind | undefined) => void): void {
+export function scanMarkerLines<K>(
+  text: string,
+  classify: (trimmed: string) => K | undefined,
+  visit: (line: string, marker: K | undefined) => void,
+): void {
   let inFence = false;
   let fence = '';
   for (const raw of text.split('\n')) {
@@ -64,7 +71,7 @@ function scanLines(text: string, visit: (line: string, sentinel: SentinelKind | 
       visit(line, undefined);
       continue;
     }
-    visit(line, inFence ? undefined : sentinelOf(trimmed));
+    visit(line, inFence ? undefined : classify(trimmed));
   }
 }
 
@@ -82,7 +89,7 @@ function scanLines(text: string, visit: (line: string, sentinel: SentinelKind | 
 export function parseSentinels(text: string): Sentinels {
   const found: Sentinels = { reflectionComplete: false, groupComplete: false, needsIteration: false };
   if (typeof text !== 'string') return found;
-  scanLines(text, (_line, sentinel) => {
+  scanMarkerLines(text, sentinelOf, (_line, sentinel) => {
     if (sentinel) found[sentinel] = true;
   });
   return found;
@@ -96,7 +103,7 @@ export function parseSentinels(text: string): Sentinels {
 export function stripSentinels(text: string): string {
   if (typeof text !== 'string') return '';
   const kept: string[] = [];
-  scanLines(text, (line, sentinel) => {
+  scanMarkerLines(text, sentinelOf, (line, sentinel) => {
     if (!sentinel) kept.push(line);
   });
   return kept.join('\n').trimEnd();

@@ -7,6 +7,7 @@
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, ParseError } from '../core/errors.js';
 import type { Store } from '../persistence/store.js';
+import { isPresetTeam, isOrchestratedTeamOptions, presetFromTeam, type PresetTeam, type OrchestratedTeamOptions } from './from-preset.js';
 import { formatPresetIssues, safeParseTeamPreset, type PresetSource, type TeamPreset, type TeamPresetInput } from './preset.js';
 import { squadSlug } from './slug.js';
 import { writeSquad } from './write.js';
@@ -214,18 +215,21 @@ export interface SavedPreset {
 /**
  * Save a team as a user preset (JSON in the store, under `presets/<slug>`)
  * and, given `repoRoot`, write it as that repository's squad folder too.
+ * The team is a preset, a team built by `fromPreset` (its preset is saved),
+ * or orchestrate options with a `name` (read with `presetFromTeam`).
  *
  * @example
  * ```ts
- * await saveTeamAsPreset(team, { store, repoRoot: '/repo' });
+ * await saveTeamAsPreset(fromPreset(preset), { store, repoRoot: '/repo' });
  * ```
  */
-export async function saveTeamAsPreset(team: TeamPresetInput, options: SaveTeamAsPresetOptions): Promise<SavedPreset> {
+export async function saveTeamAsPreset(team: TeamPresetInput | PresetTeam | OrchestratedTeamOptions, options: SaveTeamAsPresetOptions): Promise<SavedPreset> {
   const { store, repoRoot, signal } = options;
+  const input: TeamPresetInput = isPresetTeam(team) || isOrchestratedTeamOptions(team) ? presetFromTeam(team) : team;
   if (store === undefined || typeof store.set !== 'function') {
     throw new ConfigurationError('Expected `store` to be a Store with get, set and list');
   }
-  const { sourcePath: _path, roster: _roster, warnings: _warnings, ...rest } = team;
+  const { sourcePath: _path, roster: _roster, warnings: _warnings, ...rest } = input;
   const parsed = safeParseTeamPreset({ ...rest, source: 'user' }, 'user');
   if (!parsed.success) {
     throw new ConfigurationError(`Invalid team preset: ${formatPresetIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
@@ -237,6 +241,6 @@ export async function saveTeamAsPreset(team: TeamPresetInput, options: SaveTeamA
   throwIfAborted(signal);
   await store.set(key, { version: PRESET_DOCUMENT_VERSION, preset }, signal ? { signal } : {});
   if (repoRoot === undefined) return { preset, key };
-  const squadDir = await writeSquad(repoRoot, team, signal ? { signal } : {});
+  const squadDir = await writeSquad(repoRoot, input, signal ? { signal } : {});
   return { preset, key, squadDir };
 }

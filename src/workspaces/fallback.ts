@@ -4,23 +4,18 @@
  * @module
  */
 import { resolve } from 'node:path';
-import type { Workspace, WorkspaceStrategy } from './types.js';
+import type { Workspace, WorkspaceStrategy, WorkspaceWarning } from './types.js';
 
 /** The warning {@link withFallback} reports (the payload of the `workspace.fallback` event). */
-export interface WorkspaceFallbackWarning {
-  /** A readable explanation. */
-  message: string;
-  /** The strategy that was not available. */
-  primary: string;
-  /** The strategy used instead. */
-  fallback: string;
-  /** The base directory in question. */
-  baseDir: string;
-}
+export type WorkspaceFallbackWarning = WorkspaceWarning;
 
 /** Options of {@link withFallback}. */
 export interface WithFallbackOptions {
-  /** Called once per base directory where the fallback is used (emit `workspace.fallback` from here). */
+  /**
+   * Called once per base directory where the fallback is used. The plan
+   * executor also subscribes through the strategy's `onWarning` and emits
+   * `workspace.fallback`, so this is only needed outside plans.
+   */
   onWarning?: (warning: WorkspaceFallbackWarning) => void;
 }
 
@@ -38,6 +33,11 @@ export interface WithFallbackOptions {
  */
 export function withFallback(primary: WorkspaceStrategy, fallback: WorkspaceStrategy, options: WithFallbackOptions = {}): WorkspaceStrategy {
   const choice = new Map<string, Promise<WorkspaceStrategy>>();
+  const listeners = new Set<(warning: WorkspaceWarning) => void>();
+  const warn = (warning: WorkspaceWarning) => {
+    options.onWarning?.(warning);
+    for (const listener of listeners) listener(warning);
+  };
   const preparedBy = new WeakMap<Workspace, WorkspaceStrategy>();
 
   function choose(baseDir: string): Promise<WorkspaceStrategy> {
@@ -49,7 +49,7 @@ export function withFallback(primary: WorkspaceStrategy, fallback: WorkspaceStra
         () => false,
       ).then((ok) => {
         if (ok) return primary;
-        options.onWarning?.({
+        warn({
           message: `Workspace strategy ${primary.kind} is not available in ${dir}; using ${fallback.kind} instead`,
           primary: primary.kind,
           fallback: fallback.kind,
@@ -79,5 +79,9 @@ export function withFallback(primary: WorkspaceStrategy, fallback: WorkspaceStra
     },
     merge: (workspace, baseDir, signal) => owner(workspace).merge(workspace, baseDir, signal),
     cleanup: (workspace) => owner(workspace).cleanup(workspace),
+    onWarning(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
   };
 }

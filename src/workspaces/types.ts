@@ -56,6 +56,25 @@ export interface WorkspaceStrategy {
   merge(workspace: Workspace, baseDir: string, signal?: AbortSignal): Promise<MergeResult>;
   /** Release everything the workspace holds. Idempotent; never throws for a workspace already gone. */
   cleanup(workspace: Workspace): Promise<void>;
+  /**
+   * Optional: subscribe to the strategy's warnings (for example a fallback
+   * to another strategy). Returns a function that unsubscribes. The plan
+   * executor subscribes while a plan runs and emits them as
+   * `workspace.fallback` events.
+   */
+  onWarning?(listener: (warning: WorkspaceWarning) => void): () => void;
+}
+
+/** A warning from a strategy: it could not do what was asked and did something else. */
+export interface WorkspaceWarning {
+  /** A readable explanation. */
+  message: string;
+  /** The strategy that was not available. */
+  primary: string;
+  /** The strategy used instead. */
+  fallback: string;
+  /** The base directory in question. */
+  baseDir: string;
 }
 
 /** The no-op strategy: every chunk works in the base directory; nothing to merge or clean. */

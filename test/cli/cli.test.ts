@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
+import { FakeChatServer } from '../helpers/chat-server.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -58,7 +59,7 @@ describe('troupe CLI', () => {
     expect(scripted.stdout).toContain('agent: legal');
     const unknown = await inProcess('run', join(fixtures, 'cli', 'desk'), 'desk', 'x', '--adapter', 'nope');
     expect(unknown.code).toBe(1);
-    expect(unknown.stderr).toContain('Unknown adapter "nope" (available: scripted)');
+    expect(unknown.stderr).toContain('Unknown adapter "nope" (available: scripted, openai, ai-sdk, process)');
   });
 
   it('--help on each command', async () => {
@@ -68,5 +69,32 @@ describe('troupe CLI', () => {
     expect((await inProcess('validate', '--help')).stdout).toContain('Exits 1 on any error');
     expect((await inProcess('bogus')).code).toBe(2);
     expect((await inProcess('run', 'dir')).stderr).toContain('Expected 3 arguments, got 1');
+  });
+
+  it('run: on an OpenAI-compatible server chosen from the environment', async () => {
+    const server = new FakeChatServer();
+    const url = await server.start();
+    server.handler = (request) => {
+      const tools = (request.body['tools'] ?? []) as Array<{ function: { name: string } }>;
+      if (tools.some((t) => t.function.name === 'route_to')) {
+        return { toolCalls: [{ id: 'c1', name: 'route_to', arguments: '{"agent":"billing","reason":"a charge"}' }] };
+      }
+      const system = String(request.body.messages[0]?.['content'] ?? '');
+      return { text: `${system.split(' ')[0]} says ok`, usage: { prompt_tokens: 5, completion_tokens: 2 } };
+    };
+    try {
+      const out: string[] = [];
+      const err: string[] = [];
+      const env = { TROUPE_ADAPTER: 'openai', OPENAI_BASE_URL: url, OPENAI_API_KEY: 'test-key', TROUPE_MODEL: 'llama3.2' };
+      const code = await main(['run', join(fixtures, 'cli', 'desk'), 'desk', 'I was charged twice'], { out: (t) => out.push(t), err: (t) => err.push(t), env });
+      expect(err.join('\n')).toBe('');
+      expect(code).toBe(0);
+      expect(out.join('\n')).toContain('Approve. says ok');
+      expect(out.join('\n')).toContain('agent: approval');
+      expect(server.requests.every((r) => r.body['model'] === 'llama3.2')).toBe(true);
+      expect(server.requests[0]!.headers.authorization).toBe('Bearer test-key');
+    } finally {
+      await server.stop();
+    }
   });
 });

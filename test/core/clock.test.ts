@@ -59,8 +59,9 @@ describe('abort helpers', () => {
   it('withTimeout rejects with a timeout and clears its timer on success', async () => {
     const clock = new SimulatedClock();
     const slow = withTimeout((signal) => sleep(clock, 1000, signal), { timeoutMs: 10, clock });
+    const rejected = expect(slow).rejects.toMatchObject({ code: 'timeout' });
     await clock.advance(10);
-    await expect(slow).rejects.toMatchObject({ code: 'timeout' });
+    await rejected;
     await expect(withTimeout(async () => 'ok', { timeoutMs: 10, clock })).resolves.toBe('ok');
     expect(clock.pending).toBe(0);
   });

@@ -410,6 +410,8 @@ describe('team state', () => {
   it('parses protocol markers only on a line of their own, for any text', () => {
     expect(parseTeamReply('ok\n [[VOTE_CONCLUDE]] \nmore')).toEqual({ text: 'ok\nmore', vote: true, conclude: false });
     expect(parseTeamReply('say [[TEAM_CONCLUDE]] inline')).toEqual({ text: 'say [[TEAM_CONCLUDE]] inline', vote: false, conclude: false });
+    expect(parseTeamReply('Example:\n```\n[[VOTE_CONCLUDE]]\n```\ndone')).toMatchObject({ vote: false });
+    expect(parseTeamReply('ok\r\n[[TEAM_CONCLUDE]]\r\n')).toMatchObject({ text: 'ok', conclude: true });
     fc.assert(
       fc.property(fc.string(), fc.boolean(), (text, withVote) => {
         const parsed = parseTeamReply(withVote ? `${text}\n[[VOTE_CONCLUDE]]` : text);

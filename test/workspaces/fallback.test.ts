@@ -80,3 +80,28 @@ describe('inMemory', () => {
     expect(await strategy.isAvailable(join(plain.dir, 'missing'))).toBe(false);
   });
 });
+
+describe('withFallback in a plan', () => {
+  it('executePlan emits workspace.fallback when the fallback strategy is used', async () => {
+    const { executePlan } = await import('../../src/scheduler/execute.js');
+    const plain = makeFolder();
+    const { root, dispose } = makeRepo();
+    disposers.push(plain.dispose, dispose);
+    const strategy = withFallback(gitWorktree({ root }), inMemory());
+    const events: unknown[] = [];
+    const plan = {
+      planSummary: 'one chunk',
+      chunks: [{ sequenceIndex: 0, title: 'Read', prompt: 'Read the files and report.', dependsOnIndexes: [], complexity: 'Low' as const, role: 'Generic' as const }],
+    };
+    const outcome = await executePlan(plan, {
+      workspace: strategy,
+      baseDir: plain.dir,
+      runChunk: async ({ workspace }) => `read in ${workspace.kind}`,
+      onEvent: (e) => {
+        if (e.type === 'workspace.fallback') events.push(e);
+      },
+    });
+    expect(outcome.results[0]!.output).toBe('read in in-memory');
+    expect(events).toEqual([expect.objectContaining({ primary: 'git-worktree', fallback: 'in-memory', baseDir: plain.dir })]);
+  });
+});

@@ -1,0 +1,107 @@
+/**
+ * The aggregator: a synthesis session reads every chunk's title, role,
+ * status, response and files, and writes a conversational summary that
+ * explains failures and flags conflicts between workers.
+ * @module
+ */
+import { totalUsage } from '../core/ops.js';
+import type { Usage } from '../core/usage.js';
+import { withConversation, type ConversationOptions } from './conversation.js';
+import type { ChunkResult } from './execute.js';
+import type { Plan } from './plan.js';
+import { defaultRoles } from './roles.js';
+
+/** Numbers of a plan's execution. */
+export interface PlanStats {
+  total: number;
+  succeeded: number;
+  failed: number;
+  /** Chunks that needed more than one attempt. */
+  retried: number;
+  skipped: number;
+  aborted: number;
+  durationMs: number;
+  usage: Usage;
+}
+
+/** Options of {@link aggregate}. */
+export interface AggregateOptions extends ConversationOptions {
+  /** The task the plan served. Default: the plan's summary. */
+  task?: string;
+  /** The synthesis session's system prompt. Default: the Synthesis role's. */
+  system?: string;
+  /** The execution's duration, for the stats. Default: 0. */
+  durationMs?: number;
+}
+
+/** The aggregator's report. */
+export interface AggregateReport {
+  /** The conversational summary. */
+  summary: string;
+  stats: PlanStats;
+  /** Files that more than one chunk touched, with the chunks that touched them. */
+  conflicts: Array<{ file: string; chunks: number[] }>;
+}
+
+/**
+ * Summarise a plan's results with a synthesis session.
+ *
+ * @example
+ * ```ts
+ * const report = await aggregate(plan, outcome.results, { adapter, task });
+ * console.log(report.summary, report.stats);
+ * ```
+ */
+export async function aggregate(plan: Plan, results: readonly ChunkResult[], options: AggregateOptions): Promise<AggregateReport> {
+  const conflicts = fileConflicts(results);
+  const prompt = synthesisPrompt(plan, results, options.task ?? plan.planSummary, conflicts);
+  const { value: summary, usage } = await withConversation(
+    'synthesis',
+    options.system ?? defaultRoles.Synthesis.system,
+    options,
+    async (session, signal) => (await session.send(prompt, signal ? { signal } : {})).text,
+  );
+  return {
+    summary,
+    stats: { ...countResults(results), durationMs: options.durationMs ?? 0, usage: options.ctx ? totalUsage(options.ctx.op) : usage },
+    conflicts,
+  };
+}
+
+/** The synthesis prompt (exported for custom aggregators). */
+export function synthesisPrompt(plan: Plan, results: readonly ChunkResult[], task: string, conflicts: AggregateReport['conflicts'] = fileConflicts(results)): string {
+  const sections = results.map((r) => {
+    const lines = [`### ${r.sequenceIndex}. ${r.title}`, `Role: ${r.role} · Status: ${r.status} · Attempts: ${r.attempts}`];
+    if (r.files?.length) lines.push(`Files: ${r.files.join(', ')}`);
+    if (r.output !== undefined) lines.push('', 'Response:', r.output);
+    if (r.error !== undefined && r.status !== 'Succeeded') lines.push('', `Error: ${r.error}`);
+    return lines.join('\n');
+  });
+  const overlap = conflicts.length
+    ? `\n\n## Files changed by more than one worker\n\n${conflicts.map((c) => `- ${c.file}: chunks ${c.chunks.join(', ')}`).join('\n')}`
+    : '';
+  return (
+    `## Task\n\n${task}\n\n## Plan\n\n${plan.planSummary}\n\n## Results\n\n${sections.join('\n\n')}${overlap}\n\n` +
+    'Write a conversational summary for the user: what was found and done, why any chunk failed, was skipped or aborted, ' +
+    'and any conflicts between workers (contradicting findings, or the same file changed by several workers).'
+  );
+}
+
+function fileConflicts(results: readonly ChunkResult[]): AggregateReport['conflicts'] {
+  const byFile = new Map<string, number[]>();
+  for (const r of results) for (const f of r.files ?? []) byFile.set(f, [...(byFile.get(f) ?? []), r.sequenceIndex]);
+  return [...byFile].filter(([, chunks]) => chunks.length > 1).map(([file, chunks]) => ({ file, chunks }));
+}
+
+/** Counts of a plan's results by status (`retried`: chunks that needed more than one attempt). */
+export function countResults(results: readonly ChunkResult[]): Omit<PlanStats, 'durationMs' | 'usage'> {
+  const counts = { total: results.length, succeeded: 0, failed: 0, retried: 0, skipped: 0, aborted: 0 };
+  for (const r of results) {
+    if (r.status === 'Succeeded') counts.succeeded++;
+    else if (r.status === 'Failed') counts.failed++;
+    else if (r.status === 'Skipped') counts.skipped++;
+    else if (r.status === 'Aborted') counts.aborted++;
+    if (r.attempts > 1) counts.retried++;
+  }
+  return counts;
+}

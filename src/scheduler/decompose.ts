@@ -1,0 +1,86 @@
+/**
+ * The decomposer: ask a planning session for a JSON plan, validate it, and
+ * send invalid answers back with their errors, up to `maxAttempts` times.
+ * @module
+ */
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import { withConversation, type ConversationOptions } from './conversation.js';
+import { PlanValidationError, chunkRoles, validatePlanJson, type ChunkRole, type Plan } from './plan.js';
+import { defaultRoles } from './roles.js';
+
+/** Options of {@link decompose}. */
+export interface DecomposeOptions extends ConversationOptions {
+  /** Roles the planner may assign. Default: every role. */
+  roles?: readonly ChunkRole[];
+  /** Answers tried before giving up. Default: 3. */
+  maxAttempts?: number;
+  /** Extra context for the planner (clarifications, a previous plan and report, feedback). */
+  context?: string;
+  /** The planner's system prompt. Default: the Planning role's. */
+  system?: string;
+}
+
+/**
+ * Turn a task into a validated {@link Plan}. Throws a
+ * {@link PlanValidationError} carrying every attempt's errors when no answer
+ * is valid.
+ *
+ * @example
+ * ```ts
+ * const plan = await decompose('Find the memory leaks in the cache and the session modules', { adapter });
+ * ```
+ */
+export async function decompose(task: string, options: DecomposeOptions): Promise<Plan> {
+  const maxAttempts = options.maxAttempts ?? 3;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new ConfigurationError(`Expected \`maxAttempts\` to be a positive integer, got ${describeValue(options.maxAttempts)}`);
+  }
+  if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError(`Expected \`task\` to be a non-empty string, got ${describeValue(task)}`);
+  const roles = options.roles ?? chunkRoles;
+  const { value } = await withConversation('planner', options.system ?? defaultRoles.Planning.system, options, async (session, signal) => {
+    const failures: string[][] = [];
+    let message = planningPrompt(task, roles, options.context);
+    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+      const { text } = await session.send(message, signal ? { signal } : {});
+      const checked = validatePlanJson(text);
+      const errors = [...checked.errors];
+      if (checked.plan) {
+        for (const c of checked.plan.chunks) {
+          if (!roles.includes(c.role)) errors.push(`chunk ${c.sequenceIndex} uses role ${c.role}, which is not available (use one of: ${roles.join(', ')})`);
+        }
+        if (errors.length === 0) return checked.plan;
+      }
+      failures.push(errors);
+      message = `Your plan is invalid:\n${errors.map((e) => `- ${e}`).join('\n')}\n\nAnswer again with the corrected plan as one JSON object, nothing else.`;
+    }
+    throw new PlanValidationError(`No valid plan after ${maxAttempts} attempts: ${failures.at(-1)!.join('; ')}`, failures);
+  });
+  return value;
+}
+
+/** The planning prompt (exported for custom decomposers). */
+export function planningPrompt(task: string, roles: readonly ChunkRole[] = chunkRoles, context?: string): string {
+  const roleLines = roles.map((r) => `- ${r}: ${describeRole(r)}`).join('\n');
+  return `## Task
+
+${task}
+${context ? `\n## Context\n\n${context}\n` : ''}
+## What to answer
+
+Break the task into a plan and answer with one JSON object, nothing else:
+
+{"planSummary": "...", "chunks": [{"sequenceIndex": 0, "title": "...", "prompt": "...", "dependsOnIndexes": [], "workingScope": ["src/..."], "requiredSkills": ["..."], "complexity": "Low" | "Medium" | "High", "role": "..."}]}
+
+- Make the chunks as small as possible and independent wherever you can: independent chunks run in parallel.
+- Add a dependency only where a chunk needs another chunk's result; dependencies must not form a cycle.
+- Each prompt (at least 10 characters) must be self-contained: a worker sees only its prompt and the results of its dependencies, so say what it needs from them.
+- End with a Synthesis chunk that depends on the others when their results must be consolidated.
+- Roles:
+${roleLines}`;
+}
+
+function describeRole(role: ChunkRole): string {
+  const system = defaultRoles[role].system;
+  const own = system.split('. ').slice(2).join('. ');
+  return own || 'general work';
+}

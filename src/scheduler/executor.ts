@@ -1,0 +1,98 @@
+/**
+ * The executor: where chunks actually run. The scheduler decides what runs
+ * next; an {@link Executor} runs it. In process there are two: the default
+ * {@link directExecutor} (the scheduler's own slot count is the limit) and
+ * {@link inProcessExecutor} (a p-limit pool that several plans can share). A
+ * queue-backed executor can replace them without touching scheduling.
+ * @module
+ */
+import pLimit from 'p-limit';
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import type { PlanChunk } from './plan.js';
+import type { RoleConfig } from './roles.js';
+
+/** What a chunk attempt produced. */
+export interface ChunkAttemptResult {
+  /** The worker's answer. */
+  output: string;
+  /** Files the worker touched, when known. */
+  files?: string[];
+}
+
+/** One attempt of one chunk, handed to an {@link Executor}; its result is the output text or a {@link ChunkAttemptResult}. */
+export interface ChunkJob {
+  /** The plan's id. */
+  planId: string;
+  /** The chunk (serialisable). */
+  chunk: PlanChunk;
+  /** The full prompt of this attempt (dependency results, instructions, previous error included). */
+  prompt: string;
+  /** The resolved role configuration. */
+  role: RoleConfig;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** Aborts on time-out, cancellation or the abort threshold (created on first use). */
+  readonly signal: AbortSignal;
+  /** Run the attempt in this process (a remote executor sends the fields above instead). */
+  execute(): Promise<string | ChunkAttemptResult>;
+}
+
+/** Runs chunk attempts; the scheduler never dispatches more than `capacity` at once. */
+export interface Executor {
+  /** A short name (`in-process`, `bullmq`, ...). */
+  readonly kind: string;
+  /** How many attempts it runs at the same time. */
+  readonly capacity: number;
+  /**
+   * Run one attempt and report its result, or reject with its error. When
+   * `job.signal` aborts (time-out, cancellation) the scheduler stops waiting for
+   * the attempt; the executor should stop it.
+   */
+  dispatch(job: ChunkJob): Promise<string | ChunkAttemptResult>;
+}
+
+/** Options of {@link inProcessExecutor} and {@link directExecutor}. */
+export interface InProcessExecutorOptions {
+  /** Attempts running at once. Default: 5. */
+  maxParallel?: number;
+}
+
+/**
+ * An in-process pool: runs attempts in this process, at most `maxParallel`
+ * at once (p-limit), also when several plans share it.
+ *
+ * @example
+ * ```ts
+ * const pool = inProcessExecutor({ maxParallel: 8 }); // two plans, eight slots in all
+ * await Promise.all([executePlan(a, { adapter, executor: pool }), executePlan(b, { adapter, executor: pool })]);
+ * ```
+ */
+export function inProcessExecutor(options: InProcessExecutorOptions = {}): Executor {
+  const capacity = checkCapacity(options);
+  const limit = pLimit(capacity);
+  return {
+    kind: 'in-process',
+    capacity,
+    dispatch(job) {
+      return limit(() => job.execute());
+    },
+  };
+}
+
+/**
+ * The default executor of a plan: runs each attempt in this process as soon
+ * as the scheduler dispatches it. The scheduler never dispatches more than
+ * `capacity` at once, so no second queue is needed; use
+ * {@link inProcessExecutor} to share one pool between several plans.
+ */
+export function directExecutor(options: InProcessExecutorOptions = {}): Executor {
+  return { kind: 'direct', capacity: checkCapacity(options), dispatch: (job) => job.execute() };
+}
+
+function checkCapacity(options: InProcessExecutorOptions): number {
+  const capacity = options.maxParallel ?? 5;
+  if (!Number.isInteger(capacity) || capacity < 1) {
+    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(options.maxParallel)}`);
+  }
+  return capacity;
+}

@@ -1,0 +1,315 @@
+/**
+ * The interactive planning session: clarify the task, plan, wait for the
+ * user's approval, execute, aggregate, and take follow-ups, one phase at a
+ * time. A call in the wrong phase throws a {@link PlanningPhaseError}.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'eventemitter3';
+import type { ModelAdapter } from '../core/adapter.js';
+import { realClock, type Clock } from '../core/clock.js';
+import type { TroupeEmitter } from '../core/context.js';
+import { CancelledError, ConfigurationError, describeValue } from '../core/errors.js';
+import type { TroupeEvent, TroupeEventListeners } from '../core/events.js';
+import { run } from '../core/run.js';
+import { defineRunnable } from '../core/runnable.js';
+import { aggregate, type AggregateReport } from './aggregate.js';
+import { withConversation } from './conversation.js';
+import { decompose } from './decompose.js';
+import { executePlan, type PlanOutcome, type PlanRunOptions } from './execute.js';
+import { extractJson, type ChunkRole, type Plan } from './plan.js';
+
+/** The phases of a {@link PlanningSession}. */
+export type PlanningPhase = 'idle' | 'clarifying' | 'planning' | 'awaiting-approval' | 'executing' | 'aggregating' | 'completed' | 'cancelled';
+
+/** A method called in a phase that does not allow it. */
+export class PlanningPhaseError extends ConfigurationError {
+  /** The session's phase when the call was made. */
+  readonly phase: PlanningPhase;
+  constructor(method: string, phase: PlanningPhase, allowed: readonly PlanningPhase[]) {
+    super(`Cannot call ${method}() in phase "${phase}" (allowed in: ${allowed.join(', ')})`, { code: 'wrong_phase', details: { method, phase, allowed } });
+    this.phase = phase;
+  }
+}
+
+/** Options of {@link PlanningSession}. */
+export interface PlanningSessionOptions extends Omit<PlanRunOptions, 'instructions' | 'aggregate' | 'resumeFrom' | 'adapter'> {
+  /** The adapter of the planner, the workers and the synthesis. */
+  adapter: ModelAdapter;
+  /** Adapters by name, for roles that name one. */
+  adapters?: Record<string, ModelAdapter>;
+  /** The clock. Default: the real clock. */
+  clock?: Clock;
+  /** Emit on this emitter. Default: a new one (`session.emitter`). */
+  emitter?: TroupeEmitter;
+  /** The session's id. Default: a random UUID. */
+  id?: string;
+  /** Clarifying rounds before the planner must plan. Default: 3. */
+  maxClarifyRounds?: number;
+  /** Roles the planner may assign. */
+  planRoles?: readonly ChunkRole[];
+  /** Planner answers tried per plan. Default: 3. */
+  maxPlanAttempts?: number;
+}
+
+/** Where the session stands after a call. */
+export interface PlanningStep {
+  phase: PlanningPhase;
+  /** The planner's questions, in `clarifying`. */
+  questions?: string[];
+  /** The plan, from `awaiting-approval` on. */
+  plan?: Plan;
+  /** The execution's outcome, when `completed`. */
+  outcome?: PlanOutcome;
+}
+
+/** One execution the session ran (kept for follow-ups). */
+export interface PlanningRun {
+  task: string;
+  plan: Plan;
+  instructions: string[];
+  outcome: PlanOutcome;
+  report: AggregateReport;
+}
+
+const decideSystem =
+  'You decide whether a task is clear enough to plan. Answer with one JSON object: {"action":"clarify","questions":["..."]} ' +
+  'to ask the user questions first, or {"action":"plan"} when you can plan.';
+
+/**
+ * An interactive planning session with phases `idle → clarifying → planning
+ * → awaiting-approval → executing → aggregating → completed` (or `cancelled`).
+ *
+ * @example
+ * ```ts
+ * const session = new PlanningSession({ adapter });
+ * let step = await session.submitTask('Fix the memory leaks in the cache');
+ * while (step.phase === 'clarifying') step = await session.answerClarification(await ask(step.questions));
+ * const done = await session.approvePlan('approve');
+ * console.log(done.outcome?.output);
+ * ```
+ */
+export class PlanningSession {
+  /** The session's id. */
+  readonly id: string;
+  /** Every event of the session and its executions (`phase.changed`, `chunk.status`, ...). */
+  readonly emitter: TroupeEmitter;
+  readonly #options: PlanningSessionOptions;
+  readonly #clock: Clock;
+  #phase: PlanningPhase = 'idle';
+  #task: string | undefined;
+  #dialogue: string[] = [];
+  #rounds = 0;
+  #plan: Plan | undefined;
+  #instructions: string[] = [];
+  #runs: PlanningRun[] = [];
+  #controller = new AbortController();
+
+  constructor(options: PlanningSessionOptions) {
+    if (!options?.adapter || typeof options.adapter.openSession !== 'function') {
+      throw new ConfigurationError(`Expected \`adapter\` to be a model adapter, got ${describeValue(options?.adapter)}`);
+    }
+    const rounds = options.maxClarifyRounds ?? 3;
+    if (!Number.isInteger(rounds) || rounds < 0) {
+      throw new ConfigurationError(`Expected \`maxClarifyRounds\` to be a non-negative integer, got ${describeValue(options.maxClarifyRounds)}`);
+    }
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    this.id = options.id ?? randomUUID();
+    this.emitter = options.emitter ?? new EventEmitter<TroupeEventListeners>();
+  }
+
+  /** The current phase. */
+  get phase(): PlanningPhase {
+    return this.#phase;
+  }
+  /** The plan awaiting approval (or executed). */
+  get plan(): Plan | undefined {
+    return this.#plan;
+  }
+  /** Instructions injected during the current or last execution. */
+  get instructions(): readonly string[] {
+    return this.#instructions;
+  }
+  /** Executions so far, oldest first. */
+  get runs(): readonly PlanningRun[] {
+    return this.#runs;
+  }
+
+  /** Start with a task: the planner asks questions (`clarifying`) or plans (`awaiting-approval`). */
+  async submitTask(task: string): Promise<PlanningStep> {
+    this.#expect('submitTask', ['idle']);
+    if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError(`Expected \`task\` to be a non-empty string, got ${describeValue(task)}`);
+    this.#task = task;
+    this.#dialogue = [];
+    this.#rounds = 0;
+    this.#setPhase('clarifying');
+    return this.#decide();
+  }
+
+  /** Answer the planner's questions. */
+  async answerClarification(answers: string): Promise<PlanningStep> {
+    this.#expect('answerClarification', ['clarifying']);
+    this.#dialogue.push(`User's answers: ${answers}`);
+    return this.#decide();
+  }
+
+  /**
+   * Decide on the plan: `approve` executes it and aggregates the results;
+   * `request-changes` plans again with the feedback; `reject` cancels.
+   */
+  async approvePlan(decision: 'approve' | 'request-changes' | 'reject', feedback?: string): Promise<PlanningStep> {
+    this.#expect('approvePlan', ['awaiting-approval']);
+    if (decision === 'reject') {
+      this.#setPhase('cancelled');
+      return { phase: 'cancelled' };
+    }
+    if (decision === 'request-changes') {
+      this.#dialogue.push(`The user asked for changes to this plan:\n${JSON.stringify(this.#plan)}\nFeedback: ${feedback ?? '(none)'}`);
+      return this.#makePlan();
+    }
+    if (decision !== 'approve') throw new ConfigurationError(`Expected \`decision\` to be approve, request-changes or reject, got ${describeValue(decision)}`);
+    return this.#execute();
+  }
+
+  /** Add an instruction for the chunks that have not started yet (only while executing). */
+  inject(instruction: string): void {
+    this.#expect('inject', ['executing']);
+    if (typeof instruction !== 'string' || instruction.trim() === '') {
+      throw new ConfigurationError(`Expected \`instruction\` to be a non-empty string, got ${describeValue(instruction)}`);
+    }
+    this.#instructions.push(instruction);
+    this.#emit({ type: 'plan.instruction', planId: this.id, instruction });
+  }
+
+  /** After completion: plan a follow-up, with the previous plan and report as context. */
+  async followUp(prompt: string): Promise<PlanningStep> {
+    this.#expect('followUp', ['completed']);
+    const last = this.#runs.at(-1)!;
+    this.#task = prompt;
+    this.#rounds = 0;
+    this.#dialogue = [
+      `This is a follow-up to an earlier task: ${last.task}`,
+      `The earlier plan:\n${JSON.stringify(last.plan)}`,
+      `The earlier report:\n${last.report.summary}`,
+    ];
+    return this.#makePlan();
+  }
+
+  /** Stop whatever runs (model calls, the execution) and move to `cancelled`. */
+  cancel(): void {
+    this.#expect('cancel', ['clarifying', 'planning', 'awaiting-approval', 'executing', 'aggregating']);
+    this.#controller.abort();
+    this.#setPhase('cancelled');
+  }
+
+  /** Forget the task and plan (keeping earlier runs) and go back to `idle`. */
+  reset(): void {
+    this.#controller.abort();
+    this.#controller = new AbortController();
+    this.#task = undefined;
+    this.#plan = undefined;
+    this.#dialogue = [];
+    this.#instructions = [];
+    this.#setPhase('idle');
+  }
+
+  async #decide(): Promise<PlanningStep> {
+    const max = this.#options.maxClarifyRounds ?? 3;
+    if (this.#rounds >= max) return this.#makePlan();
+    this.#rounds++;
+    const prompt = `## Task\n\n${this.#task}\n\n${this.#dialogue.join('\n\n')}\n\nAnswer with the JSON object only.`;
+    const signal = this.#controller.signal;
+    const { value: text } = await withConversation('planner', decideSystem, this.#conversation(), async (s) => (await s.send(prompt, { signal })).text);
+    this.#guard(signal);
+    const decision = parseDecision(text);
+    if (decision.action === 'clarify' && decision.questions.length > 0) {
+      this.#dialogue.push(`Planner's questions: ${decision.questions.join(' | ')}`);
+      return { phase: 'clarifying', questions: decision.questions };
+    }
+    return this.#makePlan();
+  }
+
+  async #makePlan(): Promise<PlanningStep> {
+    this.#setPhase('planning');
+    const signal = this.#controller.signal;
+    const plan = await decompose(this.#task!, {
+      ...this.#conversation(),
+      ...(this.#dialogue.length ? { context: this.#dialogue.join('\n\n') } : {}),
+      ...(this.#options.planRoles ? { roles: this.#options.planRoles } : {}),
+      ...(this.#options.maxPlanAttempts === undefined ? {} : { maxAttempts: this.#options.maxPlanAttempts }),
+    });
+    this.#guard(signal);
+    this.#plan = plan;
+    this.#setPhase('awaiting-approval');
+    return { phase: 'awaiting-approval', plan };
+  }
+
+  async #execute(): Promise<PlanningStep> {
+    const plan = this.#plan!;
+    const task = this.#task!;
+    const signal = this.#controller.signal;
+    this.#instructions = [];
+    const instructions = this.#instructions;
+    this.#setPhase('executing');
+    const { adapter, adapters, clock, emitter: _e, id: _i, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _a, ...scheduling } = this.#options;
+    let outcome: PlanOutcome | undefined;
+    let report: AggregateReport | undefined;
+    const flow = defineRunnable({
+      name: 'planning-session',
+      kind: 'planning-session',
+      run: async (input, ctx) => {
+        outcome = await executePlan(plan, { ...scheduling, adapter, ctx, task: input, planId: scheduling.planId ?? this.id, instructions: () => instructions });
+        if (ctx.signal.aborted) return { output: outcome.output, agent: outcome.agent, status: 'cancelled' };
+        this.#setPhase('aggregating');
+        report = await aggregate(plan, outcome.results, { ctx, adapter, task: input, durationMs: outcome.stats.durationMs });
+        return { output: report.summary, agent: 'synthesis', status: outcome.status };
+      },
+    });
+    await run(flow, task, { adapter, signal, emitter: this.emitter, runId: this.id, ...(adapters ? { adapters } : {}), ...(clock ? { clock } : {}) });
+    this.#guard(signal);
+    const final: PlanOutcome = { ...outcome!, output: report!.summary, agent: 'synthesis', report: report!, stats: report!.stats, usage: report!.stats.usage };
+    this.#runs.push({ task, plan, instructions: [...instructions], outcome: final, report: report! });
+    this.#setPhase('completed');
+    return { phase: 'completed', plan, outcome: final };
+  }
+
+  #conversation() {
+    return { adapter: this.#options.adapter, signal: this.#controller.signal, clock: this.#clock };
+  }
+
+  #guard(signal: AbortSignal): void {
+    if (signal.aborted) throw new CancelledError('The planning session was cancelled');
+  }
+
+  #expect(method: string, allowed: readonly PlanningPhase[]): void {
+    if (!allowed.includes(this.#phase)) throw new PlanningPhaseError(method, this.#phase, allowed);
+  }
+
+  #setPhase(to: PlanningPhase): void {
+    const from = this.#phase;
+    if (from === to) return;
+    this.#phase = to;
+    this.#emit({ type: 'phase.changed', sessionId: this.id, from, to });
+  }
+
+  #emit(payload: { type: 'phase.changed'; sessionId: string; from: string; to: string } | { type: 'plan.instruction'; planId: string; instruction: string }): void {
+    const event = { runId: this.id, time: this.#clock.now(), ...payload } as TroupeEvent;
+    (this.emitter.emit as (t: string, e: unknown) => boolean)(payload.type, event);
+    this.emitter.emit('*', event);
+  }
+}
+
+function parseDecision(text: string): { action: 'clarify'; questions: string[] } | { action: 'plan' } {
+  const json = extractJson(text);
+  if (json === undefined) return { action: 'plan' };
+  try {
+    const data = JSON.parse(json) as { action?: unknown; questions?: unknown };
+    if (data.action === 'clarify' && Array.isArray(data.questions)) {
+      return { action: 'clarify', questions: data.questions.filter((q): q is string => typeof q === 'string') };
+    }
+  } catch {
+    // not JSON: plan
+  }
+  return { action: 'plan' };
+}

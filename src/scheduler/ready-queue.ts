@@ -1,0 +1,67 @@
+/**
+ * The scheduler's ready queue: a binary max-heap of chunk positions keyed by
+ * priority (remaining critical path), ties broken by the lower position.
+ * Push and pop are O(log n), so large plans never scan the queue.
+ * @module
+ */
+
+/** A max-heap of integer ids by a fixed priority table. */
+export class ReadyQueue {
+  readonly #heap: number[] = [];
+  readonly #priority: ArrayLike<number>;
+
+  constructor(priority: ArrayLike<number>) {
+    this.#priority = priority;
+  }
+
+  /** Number of ids waiting. */
+  get size(): number {
+    return this.#heap.length;
+  }
+
+  /** Add an id. */
+  push(id: number): void {
+    const heap = this.#heap;
+    heap.push(id);
+    let i = heap.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (!this.#before(id, heap[parent]!)) break;
+      heap[i] = heap[parent]!;
+      i = parent;
+    }
+    heap[i] = id;
+  }
+
+  /** Remove and return the id of highest priority. */
+  pop(): number | undefined {
+    const heap = this.#heap;
+    const top = heap[0];
+    const last = heap.pop();
+    if (heap.length === 0 || last === undefined) return top;
+    let i = 0;
+    const n = heap.length;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const child = r < n && this.#before(heap[r]!, heap[l]!) ? r : l;
+      if (!this.#before(heap[child]!, last)) break;
+      heap[i] = heap[child]!;
+      i = child;
+    }
+    heap[i] = last;
+    return top;
+  }
+
+  /** Remove every id and return them. */
+  drain(): number[] {
+    return this.#heap.splice(0);
+  }
+
+  #before(a: number, b: number): boolean {
+    const pa = this.#priority[a]!;
+    const pb = this.#priority[b]!;
+    return pa > pb || (pa === pb && a < b);
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * The serialisable state of a plan execution: what `onCheckpoint` receives
+ * after every chunk finishes, and what `resumeFrom` continues from.
+ * @module
+ */
+import { z } from 'zod';
+import { planSchema } from './plan.js';
+
+/** Every status a chunk goes through. */
+export const chunkStatuses = [
+  'Pending',
+  'WaitingForDependencies',
+  'Queued',
+  'Running',
+  'Succeeded',
+  'Failed',
+  'Retrying',
+  'Aborted',
+  'Skipped',
+] as const;
+
+/** A chunk's status. */
+export type ChunkStatus = (typeof chunkStatuses)[number];
+
+/** Statuses a chunk does not leave. */
+export const terminalStatuses: ReadonlySet<ChunkStatus> = new Set<ChunkStatus>(['Succeeded', 'Failed', 'Aborted', 'Skipped']);
+
+/** The zod schema of one chunk's saved state. */
+export const chunkStateSchema = z.object({
+  sequenceIndex: z.number().int(),
+  status: z.enum(chunkStatuses),
+  attempts: z.number().int().nonnegative(),
+  output: z.string().optional(),
+  error: z.string().optional(),
+  files: z.array(z.string()).optional(),
+});
+
+/** The zod schema of {@link PlanExecutionState} (schema version 1). */
+export const planExecutionStateSchema = z.object({
+  schemaVersion: z.literal(1),
+  planId: z.string(),
+  plan: planSchema,
+  chunks: z.array(chunkStateSchema),
+  instructions: z.array(z.string()),
+  updatedAt: z.number(),
+});
+
+/** A saved chunk. */
+export type ChunkState = z.infer<typeof chunkStateSchema>;
+/** The serialisable state of a plan execution (plain data, JSON-safe). */
+export type PlanExecutionState = z.infer<typeof planExecutionStateSchema>;

@@ -1,0 +1,204 @@
+/**
+ * `fromPreset`: a team described as data becomes a runnable team, built with
+ * `orchestrate`; `presetFromTeam` goes the other way for saving.
+ * @module
+ */
+import type { ModelAdapter } from '../core/adapter.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import { agent, type Agent, type AgentOptions } from '../patterns/agent.js';
+import { orchestrate, type OrchestrateOptions, type Orchestration } from '../patterns/orchestrate.js';
+import { genericCharter } from './parse.js';
+import { formatPresetIssues, safeParseTeamPreset, type PresetWorker, type TeamMode, type TeamPreset, type TeamPresetInput } from './preset.js';
+
+/** A preset as {@link fromPreset} takes it: `mode` and `source` may be left out. */
+export type FromPresetInput = Omit<TeamPresetInput, 'mode'> & { mode?: TeamMode };
+
+/** Options of {@link fromPreset}; the orchestrate options not listed here pass through. */
+export interface FromPresetOptions
+  extends Omit<
+    OrchestrateOptions,
+    'name' | 'workers' | 'orchestrator' | 'evaluator' | 'mode' | 'sharedContext' | 'routingContext' | 'maxIterations' | 'goalScore'
+  > {
+  /** The runnable's name. Default: the preset's name. */
+  name?: string;
+  /** The adapter (or the name of one registered with `run`) of every agent whose worker names none. Default: the run's adapter. */
+  adapter?: ModelAdapter | string;
+  /** Adapters by name for workers that name one (`worker.adapter`); when given, every such name must be in it. Without it, names resolve through `run(..., { adapters })`. */
+  adapters?: Readonly<Record<string, ModelAdapter>>;
+  /** The model of every agent whose worker names none. */
+  model?: string;
+  /** The orchestrator's agent name. Default: `orchestrator`. */
+  orchestratorName?: string;
+  /**
+   * Scores each synthesis in `orchestrator-reflect` mode. Default: an agent
+   * named `evaluator` when the preset sets `goalScore`, else none (the
+   * orchestrator judges itself with sentinels). `false`: never an evaluator.
+   */
+  evaluator?: Agent | false;
+}
+
+/** A team built by {@link fromPreset}: an orchestration that remembers its preset. */
+export type PresetTeam = Orchestration & {
+  /** The validated preset the team was built from. */
+  readonly preset: TeamPreset;
+};
+
+/** The orchestrator's system prompt when the preset has none. */
+export function defaultOrchestratorPrompt(preset: Pick<TeamPreset, 'name' | 'description'>): string {
+  const what = preset.description ? ` (${preset.description})` : '';
+  return `You are the orchestrator of the ${preset.name} team${what}. Split each request into tasks for the workers best suited to them, then combine their results into one answer.`;
+}
+
+/** The evaluator's system prompt for a preset with a goal score. */
+export function defaultEvaluatorPrompt(preset: Pick<TeamPreset, 'name'>): string {
+  return `You are the evaluator of the ${preset.name} team. Judge strictly how fully a response meets the request, and say what is missing.`;
+}
+
+/**
+ * Build a runnable team from a preset with `orchestrate`: each worker becomes
+ * an agent with the preset's prompt (and model and adapter, when given); the
+ * routing context goes into the orchestrator's planning and the shared
+ * context into every worker's prompt. The mode is the preset's
+ * (`orchestrator-reflect` by default). The orchestrator modes get an
+ * orchestrator agent (`orchestratorPrompt`, else a generic one); `broadcast`
+ * and `sequential` get one only when the preset has an `orchestratorPrompt`,
+ * to synthesise. `maxIterations` passes through and `goalScore` (0-10) becomes
+ * orchestrate's 0-1 goal.
+ *
+ * @example
+ * ```ts
+ * const team = await discoverSquad(process.cwd());
+ * const result = await run(fromPreset(team!), 'Add a search box', { adapter });
+ * console.log(result.summary);
+ * ```
+ */
+export function fromPreset(preset: FromPresetInput, options: FromPresetOptions = {}): PresetTeam {
+  if (!preset || typeof preset !== 'object') throw new ConfigurationError(`Expected a team preset, got ${describeValue(preset)}`);
+  if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected fromPreset options to be an object, got ${describeValue(options)}`);
+  const parsed = safeParseTeamPreset(preset, preset.source ?? 'user');
+  if (!parsed.success) {
+    throw new ConfigurationError(`Invalid team preset: ${formatPresetIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
+  }
+  const team = parsed.data;
+  const {
+    name, adapter: defaultAdapter, adapters, model, orchestratorName = 'orchestrator', evaluator: evaluatorOption, ...rest
+  } = options;
+  if (adapters !== undefined && (typeof adapters !== 'object' || adapters === null || Array.isArray(adapters))) {
+    throw new ConfigurationError(`Expected \`adapters\` to be an object of adapters by name, got ${describeValue(adapters)}`);
+  }
+  if (model !== undefined && (typeof model !== 'string' || model === '')) {
+    throw new ConfigurationError(`Expected \`model\` to be a non-empty string, got ${describeValue(model)}`);
+  }
+  if (typeof orchestratorName !== 'string' || orchestratorName.trim() === '') {
+    throw new ConfigurationError(`Expected \`orchestratorName\` to be a non-empty string, got ${describeValue(orchestratorName)}`);
+  }
+
+  const adapterOf = (choice: string | undefined, who: string): ModelAdapter | string | undefined => {
+    if (choice === undefined) return defaultAdapter;
+    if (adapters === undefined) return choice;
+    const found = adapters[choice];
+    if (found === undefined) {
+      throw new ConfigurationError(`Worker "${who}" of preset "${team.name}" names adapter "${choice}", which is not in \`adapters\` (${Object.keys(adapters).join(', ') || 'none'})`, {
+        code: 'unknown_adapter',
+        details: { preset: team.name, worker: who, adapter: choice },
+      });
+    }
+    return found;
+  };
+  const build = (agentName: string, system: string, extra: { description?: string; model?: string; adapter?: string } = {}): Agent => {
+    const opts: AgentOptions = { name: agentName, system };
+    if (extra.description) opts.description = extra.description;
+    const m = extra.model ?? model;
+    if (m !== undefined) opts.model = m;
+    const a = adapterOf(extra.adapter, agentName);
+    if (a !== undefined) opts.adapter = a;
+    return agent(opts);
+  };
+
+  const workers = team.workers.map((w) =>
+    build(w.name, w.systemPrompt.trim() !== '' ? w.systemPrompt : genericCharter(w.name, w.role ?? '', team.name), {
+      ...(w.role === undefined ? {} : { description: w.role }),
+      ...(w.model === undefined ? {} : { model: w.model }),
+      ...(w.adapter === undefined ? {} : { adapter: w.adapter }),
+    }),
+  );
+  if (workers.some((w) => w.name === orchestratorName)) {
+    throw new ConfigurationError(`Preset "${team.name}" has a worker named "${orchestratorName}", the orchestrator's name: pass another \`orchestratorName\``);
+  }
+  const planned = team.mode === 'orchestrator' || team.mode === 'orchestrator-reflect';
+  const orchestrator = planned || team.orchestratorPrompt !== undefined
+    ? build(orchestratorName, team.orchestratorPrompt ?? defaultOrchestratorPrompt(team))
+    : undefined;
+  const evaluator =
+    evaluatorOption === false ? undefined
+    : evaluatorOption ?? (team.mode === 'orchestrator-reflect' && team.goalScore !== undefined ? build('evaluator', defaultEvaluatorPrompt(team)) : undefined);
+
+  const loop = orchestrate({
+    ...rest,
+    name: name ?? team.name,
+    mode: team.mode,
+    workers,
+    ...(orchestrator ? { orchestrator } : {}),
+    ...(evaluator ? { evaluator } : {}),
+    ...(team.sharedContext === undefined ? {} : { sharedContext: team.sharedContext }),
+    ...(team.routingContext === undefined ? {} : { routingContext: team.routingContext }),
+    ...(team.maxIterations === undefined ? {} : { maxIterations: team.maxIterations }),
+    ...(team.goalScore === undefined ? {} : { goalScore: team.goalScore / 10 }),
+  });
+  return Object.assign(loop, { preset: team });
+}
+
+/** A team given as the options it was built with: what {@link presetFromTeam} reads. */
+export type OrchestratedTeamOptions = Pick<
+  OrchestrateOptions,
+  'workers' | 'orchestrator' | 'mode' | 'sharedContext' | 'routingContext' | 'maxIterations' | 'goalScore'
+> & {
+  /** The team's name. */
+  name: string;
+  /** One line on what the team is for. */
+  description?: string;
+};
+
+/** True for a team built by {@link fromPreset}. */
+export function isPresetTeam(value: unknown): value is PresetTeam {
+  return typeof value === 'object' && value !== null && typeof (value as { run?: unknown }).run === 'function' && 'preset' in value;
+}
+
+/** True for team options whose workers are agents (rather than a preset's worker descriptions). */
+export function isOrchestratedTeamOptions(value: unknown): value is OrchestratedTeamOptions {
+  const workers = (value as { workers?: unknown } | null)?.workers;
+  return Array.isArray(workers) && workers.length > 0 && workers.every((w) => typeof (w as { converse?: unknown } | null)?.converse === 'function');
+}
+
+/**
+ * The preset of a team: the preset a {@link fromPreset} team was built from,
+ * or one read from orchestrate options (worker prompts, descriptions as
+ * roles, models, adapters given by name; the orchestrator's prompt; a 0-1
+ * `goalScore` as 0-10). Adapter objects, tools and evaluators are not data
+ * and are left out.
+ *
+ * @example
+ * ```ts
+ * const preset = presetFromTeam({ name: 'pair', mode: 'sequential', workers: [coder, tester] });
+ * ```
+ */
+export function presetFromTeam(team: PresetTeam | OrchestratedTeamOptions): TeamPresetInput {
+  if (isPresetTeam(team)) return structuredClone(team.preset);
+  if (!isOrchestratedTeamOptions(team)) throw new ConfigurationError(`Expected a team built by fromPreset or team options with agent workers, got ${describeValue(team)}`);
+  const workers = team.workers.map((w): PresetWorker => {
+    const o = w.options;
+    const worker: PresetWorker = { name: w.name, systemPrompt: o.system ?? '' };
+    if (o.description !== undefined) worker.role = o.description;
+    if (o.model !== undefined) worker.model = o.model;
+    if (typeof o.adapter === 'string') worker.adapter = o.adapter;
+    return worker;
+  });
+  const preset: TeamPresetInput = { name: team.name, mode: team.mode ?? 'orchestrator-reflect', workers };
+  if (team.description !== undefined) preset.description = team.description;
+  if (team.sharedContext !== undefined) preset.sharedContext = team.sharedContext;
+  if (team.routingContext !== undefined) preset.routingContext = team.routingContext;
+  if (team.orchestrator?.options.system !== undefined) preset.orchestratorPrompt = team.orchestrator.options.system;
+  if (team.maxIterations !== undefined) preset.maxIterations = team.maxIterations;
+  if (team.goalScore !== undefined) preset.goalScore = Number((team.goalScore * 10).toFixed(6));
+  return preset;
+}
