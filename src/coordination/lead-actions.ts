@@ -4,7 +4,8 @@
  * @module
  */
 import type { CoordDecisionKind } from '../core/events.js';
-import { isTroupeError } from '../core/errors.js';
+import { isCancellation } from '../core/context.js';
+import { errorMessage, isTroupeError } from '../core/errors.js';
 import type { CoordMessage } from './message-bus.js';
 import type { LeadAction } from './tools.js';
 import { sendMessage, workerLoop, type Runtime, type WorkerSlot } from './worker.js';
@@ -14,7 +15,10 @@ export function spawn(rt: Runtime, slot: WorkerSlot): void {
   slot.controller = new AbortController();
   slot.shutdown = false;
   slot.state = 'idle';
-  slot.promise = workerLoop(rt, slot).catch(() => undefined);
+  slot.promise = workerLoop(rt, slot).catch((error: unknown) => {
+    if (isCancellation(error, rt.ctx.signal)) return;
+    rt.ctx.emit('warning', { message: `Worker "${slot.agent.name}" stopped: ${errorMessage(error)}`, code: 'worker_failed' });
+  });
 }
 
 /** Reassign a stuck worker's task (to an idle worker when there is one) and stop the worker. */

@@ -55,6 +55,22 @@ describe('coordinate', () => {
     expect(adapter.closedSessions).toBe(adapter.sessions.length);
   });
 
+  it('marks a task failed when its worker fails; the lead hears of it and the worker goes on', async () => {
+    const adapter = scriptedAdapter({
+      rules: [
+        { agent: 'lead', match: 'Every task is resolved', reply: (r) => (r.text.includes('- a [failed] A (w1): boom') ? 'a failed: boom.' : 'unexpected') },
+        { agent: 'lead', reply: 'OK' },
+        { agent: 'w1', match: 'Task a:', reply: { fault: 'throw', error: 'boom' } },
+        { agent: 'w1', reply: report },
+      ],
+    });
+    const tasks = [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }, { id: 'c', title: 'C', dependsOn: ['a'] }];
+    const result = await run(coordinate({ lead: lead(), workers: workers(1), tasks, stuck }), 'x', { adapter });
+    expect(result.tasks.map((t) => [t.id, t.status])).toEqual([['a', 'failed'], ['b', 'done'], ['c', 'cancelled']]);
+    expect(adapter.inputsOf('lead').some((t) => t.includes('- FAILED: w1 reports on task a: Failed: boom'))).toBe(true);
+    expect(result.output).toBe('a failed: boom.');
+  });
+
   it('lets the lead decompose the request into a JSON task list, with one corrective retry', async () => {
     const adapter = scriptedAdapter({
       replies: { lead: ['Here: [{"title": ""}]', '```json\n[{"id": "x", "title": "Parse"}, {"id": "y", "title": "Print", "dependsOn": ["x"]}]\n```'] },
