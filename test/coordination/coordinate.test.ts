@@ -334,6 +334,17 @@ describe('coordinate', () => {
     expect(second.inputsOf('w1')[0]).toContain('Overall request:\nx'); // the request comes from the checkpoint
   });
 
+  it('resumes from a state object; a finished coordination only writes its synthesis again', async () => {
+    const adapter = scriptedAdapter({ rules: [{ agent: 'lead', match: 'Every task', reply: 'Recap.' }, { agent: 'lead', reply: 'OK' }, { agent: 'w1', reply: report }] });
+    const first = await run(coordinate({ lead: lead(), workers: workers(1), tasks: [{ id: 'a', title: 'A' }], stuck }), 'x', { adapter });
+    const calls = adapter.calls.length;
+    const again = await run(coordinate({ lead: lead(), workers: workers(1), stuck, resumeFrom: first.state }), 'x', { adapter });
+    expect(adapter.calls.slice(calls).map((c) => c.agent)).toEqual(['lead']);
+    expect(again.tasks).toEqual(first.tasks);
+    expect(() => coordinate({ lead: lead(), workers: workers(1), stuck, resumeFrom: { nope: 1 } as never })).toThrow(/resumeFrom/);
+    await expect(run(coordinate({ lead: lead(), workers: workers(1), stuck, resumeFrom: 'gone', store: memoryStore() }), 'x', { adapter })).rejects.toThrow(/No coordination checkpoint of run "gone"/);
+  });
+
   it('makes no model call after the run is aborted', async () => {
     const clock = new SimulatedClock();
     const adapter = scriptedAdapter({ clock, latencyMs: 100, rules: [{ agent: 'lead', reply: 'OK' }, { agent: /^w/, reply: report }] });

@@ -11,6 +11,14 @@ describe('StuckDetector', () => {
     expect(stuck.state('w1')).toBe('checking');
     expect(stuck.check(2200)).toEqual([]);
     expect(stuck.check(2501)).toEqual([{ type: 'stuck', worker: 'w1', task: 't1', silentMs: 2501 }]);
+    stuck.idle('w2', 100);
+    stuck.stopped('w1', 2501);
+    expect(stuck.timings()).toEqual([
+      { worker: 'w1', state: 'stopped', since: 2501, lastHeard: 0 },
+      { worker: 'w2', state: 'idle', since: 100, lastHeard: 100 },
+    ]);
+    expect(stuck.check(10_000)).toEqual([]);
+    expect(stuck.nextDeadline()).toBeUndefined();
   });
 
   it('an answer resets the silence; completed tasks set the average', () => {
