@@ -131,11 +131,16 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
   const leadAgent = o.delegateMode ? delegateLead(o.lead) : o.lead;
   let concluded: string | undefined;
   let tasks: TaskStore | undefined;
-  const rt = (): Runtime => runtime!;
   let runtime: Runtime | undefined;
-  const apply = (action: LeadAction): string => applyAction(rt(), slots, action, decide, (s) => (concluded = s), reviews);
+  const planning = 'Not available while the task list is being written: reply with the JSON task list.';
+  let closing = false;
+  const apply = (action: LeadAction): string => {
+    if (!runtime) return planning;
+    if (closing && action.type !== 'conclude') return 'Every task is resolved and the workers have stopped: only `conclude` is available now.';
+    return applyAction(runtime, slots, action, decide, (s) => (concluded = s), reviews);
+  };
   const reviews = new Map<string, CoordMessage>();
-  const tools = toolForm ? coordinationTools((a) => apply(a), () => describeTasks(rt().tasks.list())) : [];
+  const tools = toolForm ? coordinationTools((a) => apply(a), () => (runtime ? describeTasks(runtime.tasks.list()) : planning)) : [];
   let lead: Conversation | undefined;
   const talk = async (text: string): Promise<string> => {
     lead ??= await leadAgent.converse(ctx, { ...(tools.length ? { extraTools: tools } : {}), system: leadSystem(o.workers, leadAgent, toolForm) });
@@ -202,6 +207,7 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
       await waitForChange(ctx, changes, seq, stuck.nextDeadline());
     }
 
+    closing = true;
     for (const slot of slots.values()) {
       if (slot.state === 'idle' || slot.state === 'busy') sendMessage(runtime, { kind: 'shutdown-request', sender: o.lead.name, recipient: slot.agent.name, text: 'All tasks are resolved.' });
     }

@@ -73,12 +73,13 @@ describe('coordinate', () => {
 
   it('lets the lead decompose the request into a JSON task list, with one corrective retry', async () => {
     const adapter = scriptedAdapter({
-      replies: { lead: ['Here: [{"title": ""}]', '```json\n[{"id": "x", "title": "Parse"}, {"id": "y", "title": "Print", "dependsOn": ["x"]}]\n```'] },
+      replies: { lead: [{ toolCalls: [{ name: 'add_task', arguments: { title: 'early' } }] }, 'Here: [{"title": ""}]', '```json\n[{"id": "x", "title": "Parse"}, {"id": "y", "title": "Print", "dependsOn": ["x"]}]\n```'] },
       rules: [{ agent: 'lead', reply: 'Done.' }, { agent: 'w1', reply: report }],
     });
     const result = await run(coordinate({ lead: lead(), workers: workers(1), stuck }), 'Make a CLI', { adapter });
     expect(result.tasks.map((t) => [t.id, t.status])).toEqual([['x', 'done'], ['y', 'done']]);
-    expect(adapter.inputsOf('lead')[1]).toMatch(/^Your task list could not be used:\n- 0\.title: /);
+    expect(adapter.inputsOf('lead')[1]).toMatch(/^\[tool result add_task#.*\] Not available while the task list is being written/);
+    expect(adapter.inputsOf('lead')[2]).toMatch(/^Your task list could not be used:\n- 0\.title: /);
 
     const bad = scriptedAdapter({ rules: [{ agent: 'lead', reply: 'no list' }] });
     const error = await run(coordinate({ lead: lead(), workers: workers(1), stuck }), 'Make a CLI', { adapter: bad }).catch((e: unknown) => e);
@@ -305,11 +306,13 @@ describe('coordinate', () => {
 
   it('takes the synthesis from the conclude tool when the lead calls it', async () => {
     const adapter = scriptedAdapter({
-      replies: { lead: ['OK', { toolCalls: [{ name: 'conclude', arguments: { summary: 'Everything shipped.' } }] }, 'Bye.'] },
+      replies: { lead: ['OK', { toolCalls: [{ name: 'add_task', arguments: { title: 'late' } }, { name: 'conclude', arguments: { summary: 'Everything shipped.' } }] }, 'Bye.'] },
       rules: [{ agent: 'w1', reply: 'done' }],
     });
     const result = await run(coordinate({ lead: lead(), workers: workers(1), tasks: [{ title: 'A' }], stuck }), 'x', { adapter });
     expect(result.synthesis).toBe('Everything shipped.');
+    expect(result.tasks).toHaveLength(1); // no task can be added once the workers have stopped
+    expect(adapter.inputsOf('lead').at(-1)).toMatch(/only `conclude` is available now/);
   });
 
   it('resumes after a kill without redoing done tasks', async () => {
