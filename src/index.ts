@@ -281,3 +281,40 @@ export {
   savedOutcomeSchema,
   type RestoredCheckpoint,
 } from './persistence/op-checkpoint.js';
+
+
+// lead coordination
+export {
+  coordinate,
+  coordinationStateSchema,
+  DELEGATE_INSTRUCTION,
+  type CoordinateOptions,
+  type CoordinationOutcome,
+  type CoordinationState,
+} from './coordination/coordinate.js';
+export {
+  TaskStore,
+  taskInputSchema,
+  taskListSchema,
+  RESOLVED_STATUSES,
+  type CoordTask,
+  type TaskInput,
+  type TaskStatus,
+  type TaskStoreOptions,
+  type TaskTransition,
+  type TaskListSnapshot,
+} from './coordination/task-store.js';
+export { MessageBus, type CoordMessage, type MessageBusOptions, type MessageInput, type MessageKind } from './coordination/message-bus.js';
+export { StuckDetector, type StuckAction, type StuckOptions, type WorkerState, type WorkerTiming } from './coordination/stuck.js';
+export { DEFAULT_PLAN_CRITERIA, resolvePlanApproval, type PlanApprovalOptions, type ResolvedPlanApproval } from './coordination/plan-approval.js';
+export {
+  COORDINATION_TOOL_NAMES,
+  LEAD_TEXT_PROTOCOL,
+  coordinationTools,
+  parseLeadActions,
+  parseQuestion,
+  askLeadTool,
+  type LeadAction,
+  type ParsedLeadActions,
+  type ApplyLeadAction,
+} from './coordination/tools.js';

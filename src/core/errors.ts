@@ -37,7 +37,8 @@ export type TroupeErrorCode =
   | 'parse_error'
   | 'execution_failed'
   // patterns
-  | 'team_failed';
+  | 'team_failed'
+  | 'task_conflict';
 
 /** Options accepted by every troupe error constructor. */
 export interface TroupeErrorOptions {

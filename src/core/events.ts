@@ -40,6 +40,50 @@ export interface TeamChannelMessage {
   vote?: boolean | undefined;
 }
 
+/** Status of a task of a lead coordination. */
+export type CoordTaskStatus = 'pending' | 'claimed' | 'in-progress' | 'blocked' | 'done' | 'failed' | 'cancelled';
+
+/** Kinds of messages between a coordination's lead and its workers. */
+export type CoordMessageKind =
+  | 'status'
+  | 'question'
+  | 'answer'
+  | 'plan-submission'
+  | 'plan-approval'
+  | 'text'
+  | 'shutdown-request'
+  | 'shutdown-response';
+
+/** A message of a coordination's bus, as `coord.message` events carry it. */
+export interface CoordMessageRecord {
+  id: string;
+  kind: CoordMessageKind;
+  sender: string;
+  recipient: string;
+  time: number;
+  text: string;
+  taskId?: string | undefined;
+  approved?: boolean | undefined;
+  inReplyTo?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
+
+/** What a coordination decided (`coord.decision`). */
+export type CoordDecisionKind =
+  | 'tasks-planned'
+  | 'plan-approved'
+  | 'plan-rejected'
+  | 'task-blocked'
+  | 'task-added'
+  | 'task-split'
+  | 'task-cancelled'
+  | 'task-reassigned'
+  | 'status-check'
+  | 'worker-stuck'
+  | 'worker-spawned'
+  | 'worker-stopped'
+  | 'question-unanswered';
+
 /** Payloads of every troupe event, by name. */
 export interface TroupeEventPayloads {
   /** `resumed` is set when the run continues an earlier one with the same id. */
@@ -97,6 +141,10 @@ export interface TroupeEventPayloads {
   'reflect.completed': { loop: string; status: OutcomeStatus; goalMet: boolean; iterations: number; summary: string; durationMs: number };
   /** A checkpointing pattern picked up its checkpoint in a resumed run (`completed`: it returns its saved outcome). */
   'checkpoint.restored': { kind: string; name: string; path: string; completed: boolean };
+  'coord.task': { coordination: string; task: string; title: string; from?: CoordTaskStatus; to: CoordTaskStatus; worker?: string; reason?: string; version: number };
+  'coord.message': { coordination: string; message: CoordMessageRecord };
+  'coord.decision': { coordination: string; decision: CoordDecisionKind; task?: string; worker?: string; detail?: string };
+  'coord.completed': { coordination: string; done: string[]; failed: string[]; cancelled: string[]; blocked: string[]; durationMs: number };
   /**
    * One model turn, with everything needed to replay it: the adapter, the
    * agent, which session of that agent in the run (1-based, in opening

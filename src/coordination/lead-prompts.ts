@@ -1,0 +1,94 @@
+/**
+ * What the lead reads: the decomposition request (and the reading of its
+ * JSON task list), coordination updates, the synthesis request, its system
+ * prompt, and the delegate form of the lead agent.
+ * @module
+ */
+import { z } from 'zod';
+import { ModelBehaviorError, errorMessage } from '../core/errors.js';
+import { agent as createAgent, type Agent } from '../patterns/agent.js';
+import type { CoordMessage } from './message-bus.js';
+import { criteriaBlock, planReviewEntry } from './plan-approval.js';
+import { TaskStore, taskInputSchema, type CoordTask, type TaskInput } from './task-store.js';
+import { COORDINATION_TOOL_NAMES, LEAD_TEXT_PROTOCOL } from './tools.js';
+import type { Runtime } from './worker.js';
+
+/** Instruction added to the lead's system prompt in delegate mode. */
+export const DELEGATE_INSTRUCTION =
+  'You are the lead of a team of workers. Coordinate only: plan, answer questions, review plans, add, split, cancel and reassign tasks. ' +
+  'Never do the work yourself; the workers do it.';
+
+/** Ask the lead for a JSON task list; one corrective retry, then a `plan_invalid` error. */
+export async function decompose(request: string, send: (text: string) => Promise<string>, workers: Agent[]): Promise<TaskInput[]> {
+  const ask =
+    `Request:\n${request}\n\nWorkers: ${workers.map((w) => w.name + (w.options.description ? ` (${w.options.description})` : '')).join(', ')}\n\n` +
+    'Break the request into tasks for the workers. Reply with a JSON array only, each task as ' +
+    '{"id": "t1", "title": "...", "description": "...", "dependsOn": ["..."], "files": ["..."]} (dependsOn and files optional; a task may depend only on tasks listed before it).';
+  let read = readTaskList(await send(ask));
+  if (read.issues.length > 0) {
+    read = readTaskList(await send(`Your task list could not be used:\n${read.issues.map((i) => `- ${i}`).join('\n')}\n\nReply again with the corrected JSON array only.`));
+    if (read.issues.length > 0) {
+      throw new ModelBehaviorError(`The lead's task list is invalid after a corrective retry: ${read.issues.join('; ')}`, { code: 'plan_invalid', details: { issues: read.issues } });
+    }
+  }
+  return read.tasks;
+}
+
+const taskListInput = z.array(taskInputSchema).min(1);
+
+/** The task list of a reply (a fenced JSON block or the outermost array), or what is wrong with it. */
+export function readTaskList(text: string): { tasks: TaskInput[]; issues: string[] } {
+  const fenced = /```(?:json)?\s*\n([\s\S]*?)```/.exec(text)?.[1];
+  const start = text.indexOf('[');
+  const body = fenced ?? (start >= 0 ? text.slice(start, text.lastIndexOf(']') + 1) : '');
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch (error) {
+    return { tasks: [], issues: [`not a JSON array (${errorMessage(error)})`] };
+  }
+  const parsed = taskListInput.safeParse(json);
+  if (!parsed.success) return { tasks: [], issues: parsed.error.issues.map((i) => `${i.path.join('.') || 'list'}: ${i.message}`) };
+  const tasks = parsed.data as TaskInput[];
+  try {
+    new TaskStore(tasks);
+  } catch (error) {
+    return { tasks: [], issues: [errorMessage(error)] };
+  }
+  return { tasks, issues: [] };
+}
+
+/** The lead's turn for a batch of messages: the task list, the new messages and, for plans, the criteria. */
+export function updatePrompt(rt: Runtime, messages: CoordMessage[]): string {
+  const lines = messages.map((m) => {
+    if (m.kind === 'plan-submission') return planReviewEntry(m, m.taskId ? rt.tasks.get(m.taskId) : undefined, rt.planApproval ?? { criteria: [], maxCycles: 3 });
+    if (m.kind === 'question') return `- QUESTION from ${m.sender}${m.taskId ? ` (task ${m.taskId})` : ''}: ${m.text}`;
+    return `- ${String(m.metadata?.['state']).toUpperCase()}: ${m.sender} reports on task ${m.taskId ?? '?'}: ${m.text}`;
+  });
+  const plans = messages.some((m) => m.kind === 'plan-submission') && rt.planApproval ? `\n\n${criteriaBlock(rt.planApproval)}` : '';
+  return `## Coordination update\n### Tasks\n${describeTasks(rt.tasks.list())}\n### New messages\n${lines.join('\n')}${plans}\n\nAct on these messages.`;
+}
+
+/** The lead's last turn: write the synthesis. */
+export function synthesisPrompt(tasks: CoordTask[]): string {
+  return `Every task is resolved.\n### Tasks\n${describeTasks(tasks)}\n\nWrite the synthesis for the user: what was done, what failed, and what needs a person.`;
+}
+
+/** One line per task: id, status, title, assignee, dependencies and (unless done) the reason. */
+export function describeTasks(tasks: CoordTask[]): string {
+  if (tasks.length === 0) return '(no tasks)';
+  return tasks.map((t) => `- ${t.id} [${t.status}] ${t.title}${t.assignee ? ` (${t.assignee})` : ''}${t.dependsOn.length ? ` after ${t.dependsOn.join(', ')}` : ''}${t.result && t.status !== 'done' ? `: ${t.result}` : ''}`).join('\n');
+}
+
+/** The lead's system prompt: its own, the workers, and the protocol of its form. */
+export function leadSystem(workersList: Agent[], lead: Agent, toolForm: boolean): string {
+  const workers = workersList.map((w) => w.name + (w.options.description ? ` (${w.options.description})` : '')).join(', ');
+  const protocol = toolForm ? `Use your coordination tools (${COORDINATION_TOOL_NAMES.join(', ')}), or these text lines.\n${LEAD_TEXT_PROTOCOL}` : LEAD_TEXT_PROTOCOL;
+  return [lead.options.system, `Your workers: ${workers}.`, protocol].filter((s): s is string => typeof s === 'string' && s !== '').join('\n\n');
+}
+
+/** The lead as a delegate: same model and adapter, no tools or workspace of its own, told not to do the work. */
+export function delegateLead(lead: Agent): Agent {
+  const { tools: _own, workspace: _ws, system, ...rest } = lead.options;
+  return createAgent({ ...rest, system: system ? `${system}\n\n${DELEGATE_INSTRUCTION}` : DELEGATE_INSTRUCTION });
+}

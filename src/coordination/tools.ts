@@ -1,0 +1,188 @@
+/**
+ * The lead's protocol: coordination actions as tools (when the adapter
+ * supports tools) and as lines of text (otherwise), both turned into the
+ * same {@link LeadAction}s. Also the worker's `ask_lead` tool and
+ * `QUESTION:` line.
+ * @module
+ */
+import { z } from 'zod';
+import { defineTool, type ToolDefinition } from '../core/tools.js';
+import { taskInputSchema, type TaskInput } from './task-store.js';
+
+/** Something the lead decided. */
+export type LeadAction =
+  | { type: 'message'; to: string; text: string }
+  | { type: 'review'; taskId: string; approved: boolean; feedback?: string }
+  | { type: 'add'; task: TaskInput }
+  | { type: 'split'; taskId: string; parts: TaskInput[] }
+  | { type: 'cancel'; taskId: string; reason?: string }
+  | { type: 'reassign'; taskId: string; to?: string }
+  | { type: 'spawn'; worker: string }
+  | { type: 'conclude'; summary: string };
+
+/** The names of the lead's coordination tools, in the order the session declares them. */
+export const COORDINATION_TOOL_NAMES = [
+  'spawn_worker',
+  'send_message',
+  'list_tasks',
+  'add_task',
+  'split_task',
+  'cancel_task',
+  'reassign_task',
+  'review_plan',
+  'conclude',
+] as const;
+
+/** Applies a lead action and says what happened (sent back to the model as the tool result). */
+export type ApplyLeadAction = (action: LeadAction) => string;
+
+/** The lead's coordination tools, each applying one {@link LeadAction}. */
+export function coordinationTools(apply: ApplyLeadAction, listTasks: () => string): ToolDefinition[] {
+  const tools: ToolDefinition[] = [
+    defineTool({
+      name: 'spawn_worker', description: 'Start (or restart) a worker of the pool by name.',
+      parameters: z.object({ worker: z.string() }),
+      execute: ({ worker }) => apply({ type: 'spawn', worker }),
+    }),
+    defineTool({
+      name: 'send_message', description: 'Send a message to a worker; it answers the worker\'s open question when there is one.',
+      parameters: z.object({ to: z.string(), text: z.string() }),
+      execute: ({ to, text }) => apply({ type: 'message', to, text }),
+    }),
+    defineTool({ name: 'list_tasks', description: 'List every task with its status and assignee.', parameters: z.object({}), execute: () => listTasks() }),
+    defineTool({
+      name: 'add_task', description: 'Add a task discovered along the way.',
+      parameters: taskInputSchema,
+      execute: (task) => apply({ type: 'add', task: clean(task) }),
+    }),
+    defineTool({
+      name: 'split_task', description: 'Replace a pending task by several smaller ones.',
+      parameters: z.object({ taskId: z.string(), parts: z.array(taskInputSchema).min(1) }),
+      execute: ({ taskId, parts }) => apply({ type: 'split', taskId, parts: parts.map(clean) }),
+    }),
+    defineTool({
+      name: 'cancel_task', description: 'Cancel a task that is no longer needed.',
+      parameters: z.object({ taskId: z.string(), reason: z.string().optional() }),
+      execute: ({ taskId, reason }) => apply({ type: 'cancel', taskId, ...(reason === undefined ? {} : { reason }) }),
+    }),
+    defineTool({
+      name: 'reassign_task', description: 'Take a task from its worker and give it to another (or back to the list).',
+      parameters: z.object({ taskId: z.string(), to: z.string().optional() }),
+      execute: ({ taskId, to }) => apply({ type: 'reassign', taskId, ...(to === undefined ? {} : { to }) }),
+    }),
+    defineTool({
+      name: 'review_plan', description: 'Approve or reject a worker\'s plan, with feedback when rejecting.',
+      parameters: z.object({ taskId: z.string(), approved: z.boolean(), feedback: z.string().optional() }),
+      execute: ({ taskId, approved, feedback }) => apply({ type: 'review', taskId, approved, ...(feedback === undefined ? {} : { feedback }) }),
+    }),
+    defineTool({
+      name: 'conclude', description: 'Write the final synthesis: what was done, what failed, what needs a person.',
+      parameters: z.object({ summary: z.string() }),
+      execute: ({ summary }) => apply({ type: 'conclude', summary }),
+    }),
+  ];
+  return tools;
+}
+
+/** The text form of the lead's protocol, for adapters without tools. */
+export const LEAD_TEXT_PROTOCOL = [
+  'Act with lines of their own (any other text is ignored):',
+  'APPROVE <taskId>            approve a plan',
+  'REJECT <taskId>: <feedback> reject a plan',
+  'ANSWER <worker>: <text>     answer a question (MESSAGE <worker>: <text> sends any message)',
+  'ADD_TASK: {"title": "...", "description": "...", "dependsOn": ["t1"], "files": ["src/x.ts"]}',
+  'SPLIT <taskId>: [{"title": "..."}, {"title": "..."}]',
+  'CANCEL <taskId>: <reason>',
+  'REASSIGN <taskId> [<worker>]',
+  'SPAWN <worker>',
+].join('\n');
+
+/** The result of {@link parseLeadActions}. */
+export interface ParsedLeadActions {
+  actions: LeadAction[];
+  /** Lines that looked like actions but could not be read. */
+  issues: string[];
+}
+
+const LINE = /^\s*(APPROVE|REJECT|ANSWER|MESSAGE|ADD_TASK|SPLIT|CANCEL|REASSIGN|SPAWN)\b[ \t]*([^\s:]*)[ \t]*(?:([^\s:]+)[ \t]*)?(?::[ \t]*(.*))?$/;
+
+/**
+ * Read the lead's text-form actions, one a line. Never throws: lines that
+ * cannot be read are reported in `issues`.
+ */
+export function parseLeadActions(text: string): ParsedLeadActions {
+  const actions: LeadAction[] = [];
+  const issues: string[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw.length > 20_000) continue;
+    const m = LINE.exec(raw);
+    if (!m) continue;
+    const [, verb, target = '', extra, rest] = m;
+    const body = (rest ?? '').trim();
+    const need = (ok: boolean, why: string) => {
+      if (!ok) issues.push(`${why}: ${raw.trim().slice(0, 200)}`);
+      return ok;
+    };
+    switch (verb) {
+      case 'APPROVE':
+        if (need(target !== '', 'APPROVE needs a task id')) actions.push({ type: 'review', taskId: target, approved: true, ...(body ? { feedback: body } : {}) });
+        break;
+      case 'REJECT':
+        if (need(target !== '', 'REJECT needs a task id')) actions.push({ type: 'review', taskId: target, approved: false, feedback: body || 'Rejected without feedback.' });
+        break;
+      case 'ANSWER':
+      case 'MESSAGE':
+        if (need(target !== '' && body !== '', `${verb} needs a worker and a text`)) actions.push({ type: 'message', to: target, text: body });
+        break;
+      case 'ADD_TASK': {
+        const task = readJson(body, taskInputSchema);
+        if (need(task !== undefined, 'ADD_TASK needs a task as JSON')) actions.push({ type: 'add', task: clean(task!) });
+        break;
+      }
+      case 'SPLIT': {
+        const parts = readJson(body, z.array(taskInputSchema).min(1));
+        if (need(target !== '' && parts !== undefined, 'SPLIT needs a task id and a JSON list of tasks')) actions.push({ type: 'split', taskId: target, parts: parts!.map(clean) });
+        break;
+      }
+      case 'CANCEL':
+        if (need(target !== '', 'CANCEL needs a task id')) actions.push({ type: 'cancel', taskId: target, ...(body ? { reason: body } : {}) });
+        break;
+      case 'REASSIGN':
+        if (need(target !== '', 'REASSIGN needs a task id')) actions.push({ type: 'reassign', taskId: target, ...(extra ? { to: extra } : {}) });
+        break;
+      case 'SPAWN':
+        if (need(target !== '', 'SPAWN needs a worker')) actions.push({ type: 'spawn', worker: target });
+        break;
+    }
+  }
+  return { actions, issues };
+}
+
+/** The worker's tool to ask the lead a question and wait for the answer. */
+export function askLeadTool(ask: (question: string, signal: AbortSignal) => Promise<string>): ToolDefinition {
+  return defineTool({
+    name: 'ask_lead',
+    description: 'Ask the lead a question and wait for the answer.',
+    parameters: z.object({ question: z.string().min(1) }),
+    execute: ({ question }, { signal }) => ask(question, signal),
+  });
+}
+
+/** The question of a worker's reply in the text form (`QUESTION: ...` on a line of its own), if any. */
+export function parseQuestion(text: string): string | undefined {
+  const m = /^\s*QUESTION:[ \t]*(.+)$/m.exec(text);
+  return m?.[1]?.trim() || undefined;
+}
+
+function readJson<S extends z.ZodType>(text: string, schema: S): z.output<S> | undefined {
+  try {
+    const parsed = schema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function clean(task: z.output<typeof taskInputSchema>): TaskInput {
+  return Object.fromEntries(Object.entries(task).filter(([, v]) => v !== undefined)) as unknown as TaskInput;
+}
