@@ -25,7 +25,7 @@ export type {
 export { defineRunnable, type Outcome, type OutcomeStatus, type Runnable, type RunnableSpec } from './core/runnable.js';
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './core/run.js';
 export { RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './core/context.js';
-export type { ChunkStatusName, EventBase, TroupeEvent, TroupeEventName, TroupeEventPayloads, TroupeEventListeners } from './core/events.js';
+export type { ChunkStatusName, CoordDecisionKind, CoordMessageKind, CoordMessageRecord, CoordTaskStatus, EventBase, TroupeEvent, TroupeEventName, TroupeEventPayloads, TroupeEventListeners } from './core/events.js';
 export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpNode } from './core/ops.js';
 export { addUsage, emptyUsage, totalTokens, type Usage } from './core/usage.js';
 
@@ -217,7 +217,7 @@ export {
   type PlanJsonValidation,
   type PlanValidation,
 } from './scheduler/plan.js';
-export { buildStages, complexityWeight, criticalPath, remainingCriticalPaths, toMermaid, type ChunkWeight, type CriticalPath } from './scheduler/dag.js';
+export { buildStages, complexityWeight, criticalPath, remainingCriticalPaths, toMermaid, type ChunkWeight, type CriticalPath, type PlanIndex } from './scheduler/dag.js';
 export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './scheduler/roles.js';
 export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type Executor, type InProcessExecutorOptions } from './scheduler/executor.js';
 export {
