@@ -272,7 +272,7 @@ export {
   type PresetTeam,
 } from './squad/from-preset.js';
 // Checkpoints and resume
-export { resume, type ResumeOptions } from './persistence/resume.js';
+export { resume, type ResumeOptions, type ResumeRunOptions } from './persistence/resume.js';
 export {
   isFinished,
   opCheckpointKey,
