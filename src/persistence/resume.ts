@@ -25,7 +25,7 @@ export interface ResumeRunOptions<O extends Outcome = Outcome> extends ResumeOpt
  * Continue run `runId`: read its input back from its run log, then run
  * `runnable` again under the same run id, marked as resuming. Every
  * checkpointing pattern (reflect and orchestrate loops, teams, plan
- * executions) loads its checkpoint: a finished one returns its saved
+ * executions, coordinations) loads its checkpoint: a finished one returns its saved
  * outcome with no model call, an unfinished one continues at its next
  * iteration, round or chunk. Events are appended to the same run log.
  * Work that is not inside a checkpointing pattern runs again.
