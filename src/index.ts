@@ -184,7 +184,7 @@ export {
   type TeamPresetInput,
   type TeamPresetParseResult,
 } from './squad/preset.js';
-export { SQUAD_DIR_NAMES, findSquadDir } from './squad/find.js';
+export { SQUAD_DIR_NAMES, findSquadDir, type FindSquadDirOptions } from './squad/find.js';
 export { DEFAULT_INFRASTRUCTURE, squadSlug } from './squad/slug.js';
 export { DEFAULT_TEAM_NAME, parseTeamMd, type RosterForm, type TeamMd, type TeamMdMember } from './squad/team-md.js';
 export { CHARTER_CAP, CONTEXT_CAP, capAtLine, capEntries, splitEntries, type CappedText, type SplitEntries } from './squad/caps.js';
@@ -272,7 +272,7 @@ export {
   type PresetTeam,
 } from './squad/from-preset.js';
 // Checkpoints and resume
-export { resume, type ResumeOptions } from './persistence/resume.js';
+export { resume, type ResumeOptions, type ResumeRunOptions } from './persistence/resume.js';
 export {
   isFinished,
   opCheckpointKey,

@@ -13,6 +13,7 @@ import type { CoordDecisionKind } from '../core/events.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
 import { loadCheckpoint, saveCheckpoint } from '../persistence/checkpoint.js';
+import { restoreCheckpoint, saveStepCheckpoint } from '../persistence/op-checkpoint.js';
 import type { Store } from '../persistence/store.js';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
 import { applyAction, settleUnanswered, spawn, stopStuck } from './lead-actions.js';
@@ -106,7 +107,9 @@ type Resolved = ReturnType<typeof validate>;
 
 async function runCoordination(o: Resolved, input: string, ctx: RunContext): Promise<Omit<CoordinationOutcome, 'usage'>> {
   const started = ctx.clock.now();
-  const from = await loadState(o, ctx);
+  const restored = o.resumeFrom === undefined ? await restoreCheckpoint<typeof coordinationStateSchema, CoordinationOutcome>(ctx, 'coordinate', coordinationStateSchema) : undefined;
+  if (restored?.outcome) return restored.outcome;
+  const from = restored ? (restored.state as CoordinationState) : await loadState(o, ctx);
   const request = from?.request ?? input;
   const decide = (decision: CoordDecisionKind, extra: { task?: string; worker?: string; detail?: string } = {}) =>
     ctx.emit('coord.decision', { coordination: o.name, decision, ...extra });
@@ -171,10 +174,12 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
       ...(concluded === undefined ? {} : { synthesis: concluded }),
     });
     let savedVersion = -1;
-    const checkpoint = async () => {
-      if (!o.store || tasks!.version === savedVersion) return;
+    const checkpoint = async (outcome?: Omit<CoordinationOutcome, 'usage'>) => {
+      if ((!o.store && !ctx.store) || (outcome === undefined && tasks!.version === savedVersion)) return;
       savedVersion = tasks!.version;
-      await saveCheckpoint(o.store, ctx.runId, 'coordinate', state(), { clock: ctx.clock, signal: ctx.signal });
+      const current = state();
+      if (o.store) await saveCheckpoint(o.store, ctx.runId, 'coordinate', current, { clock: ctx.clock, signal: ctx.signal });
+      await saveStepCheckpoint(ctx, 'coordinate', current, outcome);
     };
     await checkpoint();
     for (const slot of slots.values()) spawn(runtime, slot);
@@ -216,12 +221,14 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
     const synthesisReply = await sendLead(synthesisPrompt(tasks.list()));
     const synthesis = concluded ?? synthesisReply;
     concluded = synthesis;
-    savedVersion = -1;
-    await checkpoint();
     const all = tasks.list();
+    const outcome: Omit<CoordinationOutcome, 'usage'> = {
+      output: synthesis, agent: o.lead.name, status: 'completed', synthesis, tasks: all, needsPerson: all.filter((t) => t.status === 'blocked'), messages: bus.history(), state: state(),
+    };
+    await checkpoint(outcome);
     const ids = (status: CoordTask['status']) => all.filter((t) => t.status === status).map((t) => t.id);
     ctx.emit('coord.completed', { coordination: o.name, done: ids('done'), failed: ids('failed'), cancelled: ids('cancelled'), blocked: ids('blocked'), durationMs: ctx.clock.now() - started });
-    return { output: synthesis, agent: o.lead.name, status: 'completed', synthesis, tasks: all, needsPerson: all.filter((t) => t.status === 'blocked'), messages: bus.history(), state: state() };
+    return outcome;
   } finally {
     for (const slot of slots.values()) slot.controller.abort();
     await Promise.allSettled([...slots.values()].map((s) => s.promise));

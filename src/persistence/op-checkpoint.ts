@@ -1,7 +1,7 @@
 /**
  * Automatic checkpoints: when a run has a store, every checkpointing
- * pattern (reflect and orchestrate loops, teams, plan executions) saves its
- * state after every step under a key derived from its place in the run
+ * pattern (reflect and orchestrate loops, teams, plan executions,
+ * coordinations) saves its state after every step under a key derived from its place in the run
  * (`runs/<runId>/checkpoints<path>`), and, in a resumed run, loads it back.
  * @module
  */

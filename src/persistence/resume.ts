@@ -15,23 +15,51 @@ export interface ResumeOptions extends Omit<RunOptions, 'store' | 'runId' | 'res
   store: Store;
 }
 
+/** Options of the `resume(runId, options)` call shape: {@link ResumeOptions} plus the runnable to continue. */
+export interface ResumeRunOptions<O extends Outcome = Outcome> extends ResumeOptions {
+  /** The runnable the run was started with (the same name as in its log). */
+  runnable: Runnable<O>;
+}
+
 /**
  * Continue run `runId`: read its input back from its run log, then run
  * `runnable` again under the same run id, marked as resuming. Every
  * checkpointing pattern (reflect and orchestrate loops, teams, plan
- * executions) loads its checkpoint: a finished one returns its saved
+ * executions, coordinations) loads its checkpoint: a finished one returns its saved
  * outcome with no model call, an unfinished one continues at its next
  * iteration, round or chunk. Events are appended to the same run log.
  * Work that is not inside a checkpointing pattern runs again.
+ *
+ * Two call shapes do the same: `resume(runnable, runId, options)` (the
+ * order of `run`) and `resume(runId, { runnable, store, ... })`.
  *
  * @example
  * ```ts
  * const first = startRun(loop, 'Ship the feature', { adapter, store, runId: 'ship-1' });
  * // ... the process dies, or first.abort() ...
  * const result = await resume(loop, 'ship-1', { adapter, store });
+ * // or: await resume('ship-1', { runnable: loop, adapter, store });
  * ```
  */
-export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: string, options: ResumeOptions): Promise<RunResult<O>> {
+export function resume<O extends Outcome>(runnable: Runnable<O>, runId: string, options: ResumeOptions): Promise<RunResult<O>>;
+/** Continue run `runId` with `options.runnable`; see the other overload. */
+export function resume<O extends Outcome>(runId: string, options: ResumeRunOptions<O>): Promise<RunResult<O>>;
+export async function resume<O extends Outcome>(
+  first: Runnable<O> | string,
+  second: string | ResumeRunOptions<O>,
+  third?: ResumeOptions,
+): Promise<RunResult<O>> {
+  if (typeof first === 'string') {
+    if (second === null || typeof second !== 'object') {
+      throw new ConfigurationError(`Expected the options of \`resume(runId, options)\` to be an object, got ${describeValue(second)}`);
+    }
+    const { runnable, ...rest } = second;
+    return resumeRun(runnable, first, rest);
+  }
+  return resumeRun(first, second as string, third as ResumeOptions);
+}
+
+async function resumeRun<O extends Outcome>(runnable: Runnable<O>, runId: string, options: ResumeOptions): Promise<RunResult<O>> {
   if (!runnable || typeof runnable.run !== 'function') {
     throw new ConfigurationError(`Expected a runnable (an object with a \`run\` method), got ${describeValue(runnable)}`);
   }

@@ -4,6 +4,14 @@
  */
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { throwIfAborted } from '../core/abort.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
+
+/** Options of {@link findSquadDir}. */
+export interface FindSquadDirOptions {
+  /** Stops the search (a `CancelledError`). */
+  signal?: AbortSignal;
+}
 
 /** The folder names of a squad team, preferred first (`.ai-team` is the legacy name). */
 export const SQUAD_DIR_NAMES: readonly string[] = ['.squad', '.ai-team'];
@@ -17,8 +25,10 @@ export const SQUAD_DIR_NAMES: readonly string[] = ['.squad', '.ai-team'];
  * const dir = await findSquadDir(process.cwd()); // '/repo/.squad' or null
  * ```
  */
-export async function findSquadDir(root: string): Promise<string | null> {
+export async function findSquadDir(root: string, options: FindSquadDirOptions = {}): Promise<string | null> {
+  if (typeof root !== 'string' || root === '') throw new ConfigurationError(`Expected \`root\` to be a non-empty string, got ${describeValue(root)}`);
   for (const name of SQUAD_DIR_NAMES) {
+    throwIfAborted(options.signal);
     const dir = join(resolve(root), name);
     const info = await stat(dir).catch(() => undefined);
     if (info?.isDirectory()) return dir;

@@ -168,6 +168,6 @@ async function readContext(base: string, file: string, warnings: string[]): Prom
  */
 export async function discoverSquad(root: string, options: ParseSquadOptions = {}): Promise<SquadPreset | null> {
   throwIfAborted(options.signal);
-  const dir = await findSquadDir(root);
+  const dir = await findSquadDir(root, options.signal ? { signal: options.signal } : {});
   return dir === null ? null : parseSquad(dir, options);
 }

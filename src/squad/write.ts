@@ -79,7 +79,7 @@ export async function writeSquad(root: string, preset: TeamPresetInput, options:
   const planned = planFolders(team.workers, team.roster ?? [], teamName);
   throwIfAborted(signal);
 
-  const dir = (await findSquadDir(root)) ?? join(resolve(root), '.squad');
+  const dir = (await findSquadDir(root, signal ? { signal } : {})) ?? join(resolve(root), '.squad');
   await guardWrite(dir, () => writeFolder(dir, team, teamName, planned, signal));
   return dir;
 }

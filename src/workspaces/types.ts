@@ -54,7 +54,7 @@ export interface WorkspaceStrategy {
   prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace>;
   /** Bring the workspace's changes back into `baseDir`. */
   merge(workspace: Workspace, baseDir: string, signal?: AbortSignal): Promise<MergeResult>;
-  /** Release everything the workspace holds. Idempotent; never throws for a workspace already gone. */
+  /** Release everything the workspace holds. Idempotent; never throws for a workspace already gone. Takes no signal: it must also run after a cancellation. */
   cleanup(workspace: Workspace): Promise<void>;
   /**
    * Optional: subscribe to the strategy's warnings (for example a fallback

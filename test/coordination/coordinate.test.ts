@@ -10,6 +10,7 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { replayAdapter } from '../../src/adapters/recording.js';
 import { memoryStore } from '../../src/persistence/memory-store.js';
 import { exportRun } from '../../src/persistence/run-log.js';
+import { resume } from '../../src/persistence/resume.js';
 import { loadCheckpoint } from '../../src/persistence/checkpoint.js';
 import { coordinate, coordinationStateSchema, DELEGATE_INSTRUCTION } from '../../src/coordination/coordinate.js';
 import { COORDINATION_TOOL_NAMES } from '../../src/coordination/tools.js';
@@ -335,6 +336,32 @@ describe('coordinate', () => {
     expect(second.inputsOf('w1').map((t) => /Task (\S+):/.exec(t)?.[1])).toEqual(['t2', 't3']);
     expect(resumed.tasks.map((t) => [t.id, t.status, t.result])).toEqual([['t1', 'done', 'Report: t1'], ['t2', 'done', 'Report: t2'], ['t3', 'done', 'Report: t3']]);
     expect(second.inputsOf('w1')[0]).toContain('Overall request:\nx'); // the request comes from the checkpoint
+  });
+
+  it('resumes through resume() from the run store, and returns a finished coordination with zero model calls', async () => {
+    const clock = new SimulatedClock();
+    const store = memoryStore();
+    const tasks = [{ id: 't1', title: 'One' }, { id: 't2', title: 'Two', dependsOn: ['t1'] }, { id: 't3', title: 'Three', dependsOn: ['t2'] }];
+    const flow = () => coordinate({ lead: lead(), workers: workers(1), tasks, stuck });
+    const make = () => scriptedAdapter({ clock, rules: [{ agent: 'lead', reply: 'OK' }, { agent: 'w1', reply: (r) => ({ text: report(r), delayMs: 100 }) }] });
+    const controller = new AbortController();
+    const failure = run(flow(), 'x', { adapter: make(), clock, store, runId: 'auto', signal: controller.signal }).catch((e: unknown) => e);
+    await clock.advance(150); // t1 done at 100, t2 in progress
+    controller.abort();
+    expect(await failure).toBeInstanceOf(CancelledError);
+
+    const second = make();
+    const events: TroupeEvent[] = [];
+    const resumed = await drive(clock, resume(flow(), 'auto', { adapter: second, clock, store, onEvent: (e) => void events.push(e) }));
+    expect(second.inputsOf('w1').map((t) => /Task (\S+):/.exec(t)?.[1])).toEqual(['t2', 't3']);
+    expect(resumed.tasks.map((t) => [t.id, t.status])).toEqual([['t1', 'done'], ['t2', 'done'], ['t3', 'done']]);
+    expect(pick(events, 'checkpoint.restored')[0]).toMatchObject({ kind: 'coordinate', completed: false });
+
+    const third = make();
+    const again = await resume(flow(), 'auto', { adapter: third, clock, store });
+    expect(third.calls).toHaveLength(0);
+    expect(again.tasks).toEqual(resumed.tasks);
+    expect(again.output).toBe(resumed.output);
   });
 
   it('resumes from a state object; a finished coordination only writes its synthesis again', async () => {

@@ -251,6 +251,24 @@ describe('automatic checkpoints and resume', () => {
     expect(adapter.inputsOf('writer')[0]).toContain('## Iteration 3/4');
   });
 
+  it('accepts the call shape resume(runId, { runnable, store, ... })', async () => {
+    const store = memoryStore();
+    const clock = new SimulatedClock();
+    const kill = killingHook(2);
+    await run(writerLoop({ onCheckpoint: kill.hook }), 'Write', {
+      store, clock, runId: 'shape', signal: kill.signal,
+      adapter: scriptedAdapter({ replies: { writer: ['Draft 1', 'Draft 2'], critic: ['FAIL: no season', 'FAIL: too long'] } }),
+    });
+    const adapter = scriptedAdapter({ replies: { writer: ['Draft 3', 'Leaves fall'], critic: ['FAIL: almost', 'PASS'] } });
+    const resumed = await resume('shape', { runnable: writerLoop(), store, clock, adapter });
+    expect(resumed).toMatchObject({ status: 'goal-met', iterations: 4, output: 'Leaves fall', runId: 'shape' });
+    expect(adapter.calls).toHaveLength(4);
+    // @ts-expect-error the runnable is required in this call shape
+    await expect(resume('shape', { store })).rejects.toThrow(ConfigurationError);
+    // @ts-expect-error the options are required in this call shape
+    await expect(resume('shape')).rejects.toThrow(/options of `resume\(runId, options\)`/);
+  });
+
   it('rejects a run it cannot resume with a clear error', async () => {
     const store = memoryStore();
     await expect(resume(writerLoop(), 'nothing', { store })).rejects.toThrow(StoreError);

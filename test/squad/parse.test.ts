@@ -101,6 +101,14 @@ describe('findSquadDir and missing files', () => {
     expect(await findSquadDir(root)).toBe(join(root, '.squad'));
   });
 
+  it('findSquadDir honours its signal and rejects a root that is not a path', async () => {
+    const root = tempRoot();
+    mkdirSync(join(root, '.squad'));
+    await expect(findSquadDir(root, { signal: AbortSignal.abort() })).rejects.toMatchObject({ code: 'cancelled' });
+    // @ts-expect-error a root must be a string
+    await expect(findSquadDir(42)).rejects.toMatchObject({ code: 'invalid_option' });
+  });
+
   it('returns null for a folder without team.md, or no folder', async () => {
     const { root, dir } = squadRepo({ 'routing.md': '# R' });
     expect(await parseSquad(dir)).toBeNull();
