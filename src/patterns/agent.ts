@@ -66,6 +66,7 @@ export interface ConverseOptions {
 
 /** A runnable agent, which can also hold a multi-message {@link Conversation}. */
 export interface Agent extends Runnable<Outcome> {
+  /** Always `agent`. */
   readonly kind: 'agent';
   /** The options it was created with (validated, defaults applied). */
   readonly options: Readonly<AgentOptions> & { readonly maxTurns: number };
