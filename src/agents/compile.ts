@@ -129,6 +129,7 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions): Para
     system: def.system,
     ...(def.description === undefined ? {} : { description: def.description }),
     ...(def.model === undefined ? {} : { model: def.model }),
+    ...(def.models !== undefined && def.models.length > 1 ? { models: def.models } : {}),
     ...(adapter === undefined ? {} : { adapter }),
     ...(tools.length ? { tools } : {}),
     ...(def.temperature === undefined ? {} : { temperature: def.temperature }),

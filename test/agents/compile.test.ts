@@ -65,6 +65,16 @@ describe('compileAgents', () => {
     expect(() => compileAgents([def], { unknownTools: 'skip' })).not.toThrow();
   });
 
+  it('falls back along `models` when a model fails before its first answer', async () => {
+    const adapter = scriptedAdapter({
+      fallback: (req) => (req.spec.model === 'large' ? { fault: 'throw', error: 'large is down' } : `answered by ${req.spec.model}`),
+    });
+    const def = parseAgentFile('---\nmodels: [large, small]\n---\nBe brief.', { name: 'x' });
+    const result = await run(compileAgents([def]).x!, 'hi', { adapter });
+    expect(result.output).toBe('answered by small');
+    expect(adapter.calls.map((c) => c.spec.model)).toEqual(['large', 'small']);
+  });
+
   it('compiles a `team:` key into the team pattern, the declaring agent coordinating by default', async () => {
     const flows = compileAgents(
       defs(
