@@ -65,6 +65,16 @@ describe('compileAgents', () => {
     expect(() => compileAgents([def], { unknownTools: 'skip' })).not.toThrow();
   });
 
+  it('uses `defaultAdapter` for definitions that name no adapter, by object or by registered name', async () => {
+    const local = scriptedAdapter({ id: 'local', fallback: 'from local' });
+    const named = scriptedAdapter({ id: 'named', fallback: 'from named' });
+    const runDefault = scriptedAdapter({ fallback: 'from the run' });
+    const def = defineAgent({ name: 'x' });
+    expect((await run(compileAgents([def], { defaultAdapter: local }).x!, 'hi', { adapter: runDefault })).output).toBe('from local');
+    expect((await run(compileAgents([def], { defaultAdapter: 'named' }).x!, 'hi', { adapter: runDefault, adapters: { named } })).output).toBe('from named');
+    expect((await run(compileAgents([def]).x!, 'hi', { adapter: runDefault })).output).toBe('from the run');
+  });
+
   it('falls back along `models` when a model fails before its first answer', async () => {
     const adapter = scriptedAdapter({
       fallback: (req) => (req.spec.model === 'large' ? { fault: 'throw', error: 'large is down' } : `answered by ${req.spec.model}`),
