@@ -3,6 +3,7 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
+import { router } from '../../src/patterns/router.js';
 
 /** Fails every turn on the models in `down`, answers on the others with the model's name. */
 const modelsDown = (...down: string[]) =>
@@ -69,6 +70,20 @@ describe('model fallback', () => {
     const pending = run(agent({ name: 'a', models: ['big', 'small'] }), 'hi', { adapter, signal: controller.signal });
     await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
     expect(adapter.calls.map((c) => c.spec.model)).toEqual(['big']);
+  });
+
+  it('holds for patterns that open sessions themselves: a router agent decides on its fallback model', async () => {
+    const adapter = scriptedAdapter({
+      capabilities: { tools: false },
+      rules: [
+        { agent: 'desk', match: () => true, reply: (req) => (req.spec.model === 'big' ? { fault: 'throw', error: 'big is down' } : 'ROUTE: billing') },
+        { agent: 'billing', reply: 'Refunded.' },
+      ],
+    });
+    const desk = agent({ name: 'desk', models: ['big', 'small'] });
+    const result = await run(router(desk, [agent({ name: 'billing' })]), 'charged twice', { adapter });
+    expect(result).toMatchObject({ output: 'Refunded.', destination: 'billing' });
+    expect(adapter.inputsOf('desk')).toHaveLength(2);
   });
 
   it('validates `models`', () => {
