@@ -3,8 +3,13 @@
  * director approves and owns the answer. Each stage gets the original
  * request and the previous stage's output. Runs offline on the scripted
  * adapter.
+ *
+ * The environment can name a real model instead (see docs/adapters.md):
+ *
+ *   TROUPE_ADAPTER=openai OPENAI_BASE_URL=http://localhost:11434/v1 TROUPE_MODEL=llama3.2 npx tsx examples/approval-chain.ts
  */
 import { agent, formatOpTree, handoff, run } from 'troupe';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 const clerk = agent({ name: 'clerk', system: 'Draft a purchase order.' });
@@ -12,7 +17,7 @@ const manager = agent({ name: 'manager', system: 'Review the draft; correct it i
 const finance = agent({ name: 'finance', system: 'Check the budget.' });
 const director = agent({ name: 'director', system: 'Approve or reject; write the decision.' });
 
-const adapter = scriptedAdapter({
+const adapter = adapterFromEnv() ?? scriptedAdapter({
   rules: [
     { agent: 'clerk', reply: 'PO draft: 3 laptops, 4,200 EUR.' },
     { agent: 'manager', reply: 'Reviewed: quantity confirmed, supplier is on the approved list.' },

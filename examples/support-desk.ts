@@ -3,8 +3,13 @@
  * department gets the original request and owns the answer. Runs offline on
  * the scripted adapter; this adapter has no tools, so the router uses the
  * text form (`ROUTE: <name>`).
+ *
+ * The environment can name a real model instead (see docs/adapters.md):
+ *
+ *   TROUPE_ADAPTER=openai OPENAI_BASE_URL=http://localhost:11434/v1 TROUPE_MODEL=llama3.2 npx tsx examples/support-desk.ts
  */
 import { agent, router, run } from 'troupe';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 const desk = agent({ name: 'desk', system: 'You are the front desk of an online shop.' });
@@ -12,11 +17,12 @@ const billing = agent({ name: 'billing', description: 'Charges, refunds, invoice
 const technical = agent({ name: 'technical', description: 'Log-in and app problems', system: 'You fix technical problems.' });
 const legal = agent({ name: 'legal', description: 'Contracts and terms', system: 'You answer questions about our terms.' });
 
-const adapter = scriptedAdapter({
+const adapter = adapterFromEnv() ?? scriptedAdapter({
   capabilities: { tools: false },
   rules: [
-    { agent: 'desk', match: /password|log in/i, reply: 'ROUTE: technical' },
-    { agent: 'desk', match: /refund|charged/i, reply: 'ROUTE: billing' },
+    // The desk sees the request on its first line, then the destinations: match the first line only.
+    { agent: 'desk', match: /^.*(password|log in)/i, reply: 'ROUTE: technical' },
+    { agent: 'desk', match: /^.*(refund|charged)/i, reply: 'ROUTE: billing' },
     { agent: 'desk', reply: 'ROUTE: legal' },
     { agent: 'billing', reply: (req) => `Billing: refund issued for "${req.text}".` },
     { agent: 'technical', reply: 'Technical: a reset link is on its way.' },

@@ -7,7 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import type { AdapterCapabilities, ModelAdapter, ModelSession, SessionSpec } from '../core/adapter.js';
 import { abortError } from '../core/clock.js';
-import { ParseError, TroupeError, errorMessage } from '../core/errors.js';
+import { AdapterError, ParseError, TroupeError, errorMessage } from '../core/errors.js';
 import { recordSession, turnRecordsFromEvents, type TurnRecord } from '../core/turn-record.js';
 
 export { recordSession, turnRecordsFromEvents, type RecordedSessionInfo, type TurnRecord } from '../core/turn-record.js';
@@ -161,7 +161,7 @@ export function replayAdapter(recording: ReplaySource, options: ReplayOptions = 
             );
           }
           served++;
-          if (rec.error !== undefined) throw new TroupeError('adapter_error', `Recorded failure: ${rec.error}`);
+          if (rec.error !== undefined) throw new AdapterError(`Recorded failure: ${rec.error}`);
           return structuredClone(rec.reply ?? { text: '', toolCalls: [] });
         },
         async close() {},

@@ -94,11 +94,17 @@ export interface ScriptedAdapterOptions {
 
 /** One call the scripted adapter received, for assertions. */
 export interface ScriptedCall {
+  /** The agent of the session. */
   agent: string;
+  /** The session's id. */
   sessionId: string;
+  /** 1-based turn number within the session. */
   turn: number;
+  /** What the turn received. */
   input: string | ToolResult[];
+  /** The input as text (tool results rendered as lines). */
   text: string;
+  /** The spec the session was opened with. */
   spec: SessionSpec;
 }
 

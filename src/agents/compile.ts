@@ -95,8 +95,8 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
 }
 
 /**
- * Compile an agent's `team:` key. The team pattern is not part of this
- * build, so a definition with a team is refused with a clear error.
+ * Compile an agent's `team:` key into the team pattern: its members, and
+ * its coordinator (the declaring agent unless `coordinator` names another).
  */
 function compileTeam(def: AgentDefinition, self: Agent, build: (name: string) => Runnable): Runnable {
   const spec = def.team!;
@@ -129,6 +129,7 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions): Para
     system: def.system,
     ...(def.description === undefined ? {} : { description: def.description }),
     ...(def.model === undefined ? {} : { model: def.model }),
+    ...(def.models !== undefined && def.models.length > 1 ? { models: def.models } : {}),
     ...(adapter === undefined ? {} : { adapter }),
     ...(tools.length ? { tools } : {}),
     ...(def.temperature === undefined ? {} : { temperature: def.temperature }),

@@ -12,8 +12,11 @@ export type AgentEdgeKind = 'handoff' | 'router' | 'advisor' | 'team';
 
 /** One edge of the agent graph. */
 export interface AgentEdge {
+  /** The agent that declares the edge. */
   from: string;
+  /** The agent it names. */
   to: string;
+  /** Which key declared it. */
   kind: AgentEdgeKind;
 }
 

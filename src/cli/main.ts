@@ -17,8 +17,11 @@ import { squadCommand } from './squad.js';
 
 /** Where the CLI writes, and the environment it reads. */
 export interface CliIo {
+  /** Write a line to standard output. */
   out(text: string): void;
+  /** Write a line to standard error. */
   err(text: string): void;
+  /** The environment (`TROUPE_ADAPTER`, ...). */
   env: Readonly<Record<string, string | undefined>>;
   /** Cancels a running `troupe run` (the executable wires it to Ctrl-C). */
   signal?: AbortSignal;

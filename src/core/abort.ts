@@ -15,6 +15,7 @@ export function combineSignals(...signals: Array<AbortSignal | undefined>): Abor
 
 /** A controller whose signal aborts with a {@link TimeoutError} after `ms` on `clock`. */
 export interface TimeoutSignal {
+  /** Aborts with a `TimeoutError` once the time has passed. */
   readonly signal: AbortSignal;
   /** Stop the timer (call in `finally`). */
   clear(): void;

@@ -19,8 +19,11 @@ export type TroupeEmitter = EventEmitter<TroupeEventListeners>;
 
 /** Where an op is opened. */
 export interface EnterOptions {
+  /** The kind of runnable (`agent`, `handoff`, `router`, ...); usage rolls up per kind. */
   kind: string;
+  /** The op's name, shown in the op tree. */
   name: string;
+  /** The agent the op belongs to, when there is one; usage rolls up per agent. */
   agent?: string;
 }
 
@@ -43,13 +46,21 @@ interface RunShared {
 
 /** Options to create a root context; {@link run} makes one for you. */
 export interface CreateContextOptions {
+  /** The run's id. */
   runId: string;
+  /** The clock everything in the run waits on. */
   clock: Clock;
+  /** Cancels the whole run. */
   signal: AbortSignal;
+  /** Where events go. Default: a new emitter. */
   emitter?: TroupeEmitter;
+  /** The deepest nesting allowed before a `depth_exceeded` error. Default: 32. */
   maxDepth?: number;
+  /** Adapters by name, for agents that name one. */
   adapters?: Record<string, ModelAdapter>;
+  /** The adapter of agents that name none. */
   defaultAdapter?: ModelAdapter;
+  /** The root op node of the run. */
   root: OpNode;
   /** Where checkpointing patterns save their state (and the run log goes). */
   store?: Store;

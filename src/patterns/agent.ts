@@ -12,6 +12,7 @@ import { SessionHandle } from '../core/session.js';
 import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
 import { toToolSchema, type ToolDefinition } from '../core/tools.js';
 import { recordSession } from '../core/turn-record.js';
+import { openWithModelFallback } from './model-fallback.js';
 
 /** Options of {@link agent}. */
 export interface AgentOptions {
@@ -23,6 +24,14 @@ export interface AgentOptions {
   system?: string;
   /** The model; the adapter's default when absent. */
   model?: string;
+  /**
+   * Models to fall back on, in order of preference (after `model`, which
+   * defaults to the first): when a session's first turn fails with an
+   * `AdapterError`, the session is reopened on the next model and the input
+   * sent again (a `warning` event with code `model_fallback` says so). Once
+   * a turn has succeeded the model stays. Default: none.
+   */
+  models?: string[];
   /** The adapter, or the name of one registered with `run(..., { adapters })`. Default: the run's `adapter`. */
   adapter?: ModelAdapter | string;
   /** Tools the agent may call. */
@@ -66,6 +75,7 @@ export interface ConverseOptions {
 
 /** A runnable agent, which can also hold a multi-message {@link Conversation}. */
 export interface Agent extends Runnable<Outcome> {
+  /** Always `agent`. */
   readonly kind: 'agent';
   /** The options it was created with (validated, defaults applied). */
   readonly options: Readonly<AgentOptions> & { readonly maxTurns: number };
@@ -105,17 +115,31 @@ export function agent(options: AgentOptions): Agent {
       const spec: SessionSpec = { agent: opts.name };
       const system = converse.system ?? opts.system;
       if (system !== undefined) spec.system = system;
-      if (opts.model !== undefined) spec.model = opts.model;
+      const model = opts.model ?? opts.models?.[0];
+      if (model !== undefined) spec.model = model;
       if (opts.temperature !== undefined) spec.temperature = opts.temperature;
       const workspace = converse.workspace ?? opts.workspace;
       if (workspace !== undefined) spec.workspace = workspace;
       if (opts.metadata !== undefined) spec.metadata = opts.metadata;
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
       // Every turn becomes a `model.turn` event, so a run log can be replayed.
-      const ordinal = ctx.nextSessionOrdinal(opts.name);
-      const session = recordSession(await adapter.openSession(spec, ctx.signal), { adapter: adapter.id, session: ordinal, spec }, (record) =>
-        ctx.emit('model.turn', record),
-      );
+      const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
+        const ordinal = ctx.nextSessionOrdinal(opts.name);
+        return recordSession(await adapter.openSession(sessionSpec, signal), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
+          ctx.emit('model.turn', record),
+        );
+      };
+      const models = modelList(opts);
+      const session =
+        models.length > 1
+          ? await openWithModelFallback(models, (model, signal) => openRecorded({ ...spec, model }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
+              ctx.emit('warning', {
+                message: `Agent "${opts.name}": model "${from}" failed (${error.message}); trying "${to}"`,
+                code: 'model_fallback',
+                data: { agent: opts.name, from, to },
+              }),
+            )
+          : await openRecorded(spec, ctx.signal);
       const handle = new SessionHandle(session, {
         agent: opts.name,
         onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),
@@ -210,10 +234,19 @@ function validateAgentOptions(options: AgentOptions): AgentOptions & { maxTurns:
   if (options.temperature !== undefined && !(Number.isFinite(options.temperature) && options.temperature >= 0)) {
     throw new ConfigurationError(`Expected \`temperature\` to be a non-negative number, got ${describeValue(options.temperature)}`);
   }
+  if (options.models !== undefined && !(Array.isArray(options.models) && options.models.every((m) => typeof m === 'string' && m !== ''))) {
+    throw new ConfigurationError(`Expected \`models\` to be a list of non-empty strings, got ${describeValue(options.models)}`);
+  }
   const names = new Set<string>();
   for (const t of options.tools ?? []) {
     if (names.has(t.name)) throw new ConfigurationError(`Agent "${options.name}" declares tool "${t.name}" twice`);
     names.add(t.name);
   }
   return { ...options, maxTurns };
+}
+
+/** The models to try in order: `model` (default: the first of `models`), then the rest of `models`. */
+function modelList(opts: AgentOptions): string[] {
+  const list = [...(opts.model === undefined ? [] : [opts.model]), ...(opts.models ?? [])];
+  return [...new Set(list)];
 }

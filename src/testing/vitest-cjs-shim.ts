@@ -5,8 +5,12 @@
  * `troupe/testing` (scripted adapter, clock, replay) works from CommonJS.
  * @internal
  */
+import { ConfigurationError } from '../core/errors.js';
+
 const fail = (): never => {
-  throw new Error('troupe/testing conformance suites need vitest, which is ESM-only: import troupe/testing from an ESM test file');
+  throw new ConfigurationError('troupe/testing conformance suites need vitest, which is ESM-only: import troupe/testing from an ESM test file', {
+    code: 'missing_dependency',
+  });
 };
 export const describe = fail;
 export const it = fail;

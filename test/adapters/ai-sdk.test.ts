@@ -96,6 +96,19 @@ describe('aiSdkAdapter', () => {
     expect((error as Error).message).toMatch(/provider down/);
   });
 
+  it.each([true, false])('hands the abort signal to the model, which sees it abort (streaming %s)', async (streaming) => {
+    const controller = new AbortController();
+    const model = mockModel(() => {
+      controller.abort();
+      return { hang: true };
+    });
+    const session = await aiSdkAdapter({ model, streaming, maxRetries: 0 }).openSession({ agent: 'a' });
+    await expect(session.send('hi', { signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
+    const calls = streaming ? model.doStreamCalls : model.doGenerateCalls;
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.abortSignal?.aborted).toBe(true);
+  });
+
   it('validates its options', () => {
     expect(() => aiSdkAdapter({} as never)).toThrow(ConfigurationError);
     expect(() => aiSdkAdapter({ model: 'x', maxRetries: 1.5 })).toThrow('Expected `maxRetries` to be a non-negative integer, got 1.5 (number)');

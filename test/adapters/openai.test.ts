@@ -115,6 +115,21 @@ describe('openaiAdapter', () => {
     expect(server.requests[1]?.body.messages).toEqual([{ role: 'user', content: 'second' }]);
   });
 
+  it.each([true, false])('an abort closes the HTTP request on the server (streaming %s)', async (streaming) => {
+    const baseURL = await server.start();
+    server.requests.length = 0;
+    server.hungUp = 0;
+    server.handler = () => ({ hang: true });
+    const session = await openaiAdapter({ baseURL, apiKey: 'k', model: 'm', streaming, maxRetries: 0 }).openSession({ agent: 'a' });
+    const controller = new AbortController();
+    const pending = session.send('hi', { signal: controller.signal });
+    await server.until(() => server.requests.length === 1);
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+    await server.until(() => server.hungUp === 1);
+    expect(server.requests).toHaveLength(1);
+  });
+
   it('validates its options and needs a model', async () => {
     expect(() => openaiAdapter({ maxRetries: -1 })).toThrow('Expected `maxRetries` to be a non-negative integer, got -1 (number)');
     expect(() => openaiAdapter({ baseURL: 'not a url' })).toThrow(ConfigurationError);

@@ -2,7 +2,14 @@ import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { processAdapter, type ProcessAdapterOptions } from '../../src/adapters/process.js';
+import {
+  defaultExtractSessionId,
+  defaultExtractText,
+  defaultExtractUsage,
+  processAdapter,
+  type ProcessAdapterOptions,
+  type ProcessOutput,
+} from '../../src/adapters/process.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { AdapterError, ConfigurationError, TimeoutError } from '../../src/core/errors.js';
 import { run } from '../../src/core/run.js';
@@ -174,9 +181,43 @@ describe('processAdapter', () => {
     await expect(session.send('x')).rejects.toMatchObject({ code: 'missing_dependency', message: expect.stringContaining('"troupe-no-such-cli" was not found') });
   });
 
+  it('fills `{model}` with the agent\'s model and, with `continuity: none`, sends only the new input', async () => {
+    const adapter = seeing({ command: [node, fake, '--model={model}', '{prompt}'], continuity: 'none' });
+    const session = await adapter.openSession({ agent: 'a', model: 'opus', system: 'Be terse.' });
+    const first = seen((await session.send('one')).text);
+    expect(first.argv).toEqual(['--model=opus', 'Be terse.\n\none']);
+    const second = seen((await session.send('two')).text);
+    expect(second.prompt).toBe('Be terse.\n\ntwo');
+    const noModel = seen((await (await adapter.openSession({ agent: 'a' })).send('x')).text);
+    expect(noModel.argv[0]).toBe('--model=');
+  });
+
   it('validates its options', () => {
     expect(() => processAdapter({ command: [] })).toThrow(ConfigurationError);
     expect(() => processAdapter({ command: ['x'], continuity: 'resume' })).toThrow(/needs a `resume.command`/);
     expect(() => processAdapter({ command: ['x'], timeoutMs: 0 })).toThrow('Expected `timeoutMs` to be a positive number, got 0 (number)');
+  });
+});
+
+describe('default JSON-lines readers', () => {
+  const output = (events: unknown[]): ProcessOutput => ({ stdout: events.map((e) => JSON.stringify(e)).join('\n'), stderr: '', events });
+
+  it('read Codex-style items: agent messages, the thread id and cached input tokens', () => {
+    const codex = output([
+      { type: 'thread.started', thread_id: 'thread-7' },
+      { type: 'item.completed', item: { type: 'reasoning', text: 'thinking' } },
+      { type: 'item.completed', item: { type: 'agent_message', text: 'First part.' } },
+      { type: 'item.completed', item: { type: 'agent_message', text: 'Second part.' } },
+      { type: 'turn.completed', usage: { input_tokens: 30, cached_input_tokens: 10, output_tokens: 5 } },
+    ]);
+    expect(defaultExtractText(codex)).toBe('First part.\n\nSecond part.');
+    expect(defaultExtractSessionId(codex)).toBe('thread-7');
+    expect(defaultExtractUsage(codex)).toMatchObject({ inputTokens: 30, outputTokens: 5, cachedTokens: 10 });
+  });
+
+  it('prefer a `result` line, then fall back to text fields, then to the lines that are not JSON', () => {
+    expect(defaultExtractText(output([{ text: 'draft' }, { result: ' final ' }]))).toBe('final');
+    expect(defaultExtractText(output([{ content: 'Hel' }, { content: 'lo' }]))).toBe('Hello');
+    expect(defaultExtractText({ stdout: 'plain answer\n{"type":"noise"}', stderr: '', events: [{ type: 'noise' }] })).toBe('plain answer');
   });
 });

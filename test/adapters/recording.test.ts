@@ -39,6 +39,19 @@ describe('record and replay', () => {
     expect(inner.calls).toHaveLength(1);
   });
 
+  it('replays a recorded failure as an AdapterError, so a model fallback replays too', async () => {
+    const inner = scriptedAdapter({ fallback: (req) => (req.spec.model === 'big' ? { fault: 'throw', error: 'big is down' } : `from ${req.spec.model}`) });
+    const recorder = recordingAdapter(inner);
+    const flaky = () => agent({ name: 'a', models: ['big', 'small'] });
+    const original = await run(flaky(), 'q', { adapter: recorder });
+    expect(original.output).toBe('from small');
+    const replay = replayAdapter(recorder.records);
+    const again = await run(flaky(), 'q', { adapter: replay });
+    expect(again.output).toBe('from small');
+    expect(replay.served).toBe(2);
+    expect(inner.calls).toHaveLength(2);
+  });
+
   it('fails with a clear error naming the first divergence', async () => {
     const recorder = recordingAdapter(scriptedAdapter({ fallback: 'x' }));
     await run(agent({ name: 'a' }), 'the original question', { adapter: recorder });

@@ -65,6 +65,26 @@ describe('compileAgents', () => {
     expect(() => compileAgents([def], { unknownTools: 'skip' })).not.toThrow();
   });
 
+  it('uses `defaultAdapter` for definitions that name no adapter, by object or by registered name', async () => {
+    const local = scriptedAdapter({ id: 'local', fallback: 'from local' });
+    const named = scriptedAdapter({ id: 'named', fallback: 'from named' });
+    const runDefault = scriptedAdapter({ fallback: 'from the run' });
+    const def = defineAgent({ name: 'x' });
+    expect((await run(compileAgents([def], { defaultAdapter: local }).x!, 'hi', { adapter: runDefault })).output).toBe('from local');
+    expect((await run(compileAgents([def], { defaultAdapter: 'named' }).x!, 'hi', { adapter: runDefault, adapters: { named } })).output).toBe('from named');
+    expect((await run(compileAgents([def]).x!, 'hi', { adapter: runDefault })).output).toBe('from the run');
+  });
+
+  it('falls back along `models` when a model fails before its first answer', async () => {
+    const adapter = scriptedAdapter({
+      fallback: (req) => (req.spec.model === 'large' ? { fault: 'throw', error: 'large is down' } : `answered by ${req.spec.model}`),
+    });
+    const def = parseAgentFile('---\nmodels: [large, small]\n---\nBe brief.', { name: 'x' });
+    const result = await run(compileAgents([def]).x!, 'hi', { adapter });
+    expect(result.output).toBe('answered by small');
+    expect(adapter.calls.map((c) => c.spec.model)).toEqual(['large', 'small']);
+  });
+
   it('compiles a `team:` key into the team pattern, the declaring agent coordinating by default', async () => {
     const flows = compileAgents(
       defs(

@@ -89,11 +89,10 @@ describe('parseAgentFile', () => {
       levels.push(`${name}: &${name} [${Array(9).fill(`*${prev}`).join(',')}]`);
     }
     const text = `---\n${levels.join('\n')}\n---\nbody`;
-    const started = performance.now();
+    // Unbounded, this would expand to 9^9 strings; the alias limit refuses it at once.
     const result = safeParseAgentFile(text, { name: 'bomb' });
     expect(result.success).toBe(false);
     if (!result.success) expect(result.issues[0]!.message).toMatch(/alias/i);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('refuses a file over 1 MB with a clear error', () => {

@@ -23,6 +23,9 @@ export interface FakeRequest {
 export class FakeChatServer {
   readonly requests: FakeRequest[] = [];
   handler: (request: FakeRequest, index: number) => FakeReply = () => ({ text: '' });
+  /** Requests of `hang` replies whose connection the client closed. */
+  hungUp = 0;
+  #waiters: Array<{ when: () => boolean; resolve: () => void }> = [];
   #server: Server | undefined;
   #url = '';
 
@@ -45,6 +48,16 @@ export class FakeChatServer {
     if (!server) return;
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  /** Resolves once `when()` holds (checked after each request and each closed connection). */
+  until(when: () => boolean): Promise<void> {
+    if (when()) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ when, resolve }));
+  }
+
+  #wake(): void {
+    this.#waiters = this.#waiters.filter((w) => (w.when() ? (w.resolve(), false) : true));
   }
 
   /** Play a conformance scenario: answer every request as it says. */
@@ -75,7 +88,15 @@ export class FakeChatServer {
     const request: FakeRequest = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as FakeRequest['body'], headers: req.headers };
     this.requests.push(request);
     const reply = this.handler(request, this.requests.length - 1);
-    if (reply.hang) return;
+    if (reply.hang) {
+      res.on('close', () => {
+        this.hungUp++;
+        this.#wake();
+      });
+      this.#wake();
+      return;
+    }
+    this.#wake();
     if (reply.status) {
       res.writeHead(reply.status, { 'content-type': 'application/json', 'retry-after-ms': '1' });
       res.end(JSON.stringify({ error: { message: `fake failure ${reply.status}`, type: 'server_error' } }));
