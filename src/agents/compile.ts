@@ -95,8 +95,8 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
 }
 
 /**
- * Compile an agent's `team:` key. The team pattern is not part of this
- * build, so a definition with a team is refused with a clear error.
+ * Compile an agent's `team:` key into the team pattern: the named members,
+ * and the declaring agent as coordinator unless another one is named.
  */
 function compileTeam(def: AgentDefinition, self: Agent, build: (name: string) => Runnable): Runnable {
   const spec = def.team!;
