@@ -106,6 +106,31 @@ describe('PlanningSession', () => {
     expect(session.phase).toBe('cancelled');
   });
 
+  it('is cancelled by its signal option: the running execution sees the abort and later calls make no model call', async () => {
+    const controller = new AbortController();
+    let sawAbort = false;
+    const runChunk: ChunkRunner = ({ signal }) =>
+      new Promise((_resolve, reject) => {
+        signal.addEventListener('abort', () => {
+          sawAbort = true;
+          reject(signal.reason);
+        });
+        controller.abort();
+      });
+    const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', plan] } });
+    const session = new PlanningSession({ adapter, signal: controller.signal, runChunk });
+    await session.submitTask('Fix the memory leaks');
+    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'cancelled' });
+    expect(sawAbort).toBe(true);
+    expect(session.phase).toBe('cancelled');
+
+    session.reset();
+    const calls = adapter.calls.length;
+    await expect(session.submitTask('Again')).rejects.toMatchObject({ code: 'cancelled' });
+    expect(session.phase).toBe('cancelled');
+    expect(adapter.calls.length).toBe(calls);
+  });
+
   it('throws a typed error naming the current phase for a call in the wrong phase', async () => {
     const { session } = setup(['{"action":"plan"}', plan]);
     const wrong = (fn: () => unknown) => {
