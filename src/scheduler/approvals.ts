@@ -7,6 +7,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { abortError } from '../core/clock.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { defineTool, type ToolDefinition } from '../core/tools.js';
 
 /** How long a decision holds: this request, the requesting session, or everyone. */
 export type ApprovalScope = 'once' | 'session' | 'global';
@@ -103,6 +104,29 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
       this.#queue.push(item);
       this.emit('pending', this.pending);
       void this.#drain();
+    });
+  }
+
+  /**
+   * The same tool, asking this queue before every call. The request names
+   * the calling agent, its session (the agent's op node) and the arguments;
+   * a denied call does not run and the model is told so.
+   *
+   * @example
+   * ```ts
+   * await executePlan(plan, { adapter, tools: [approvals.guard(writeFile)] });
+   * ```
+   */
+  guard<Args>(tool: ToolDefinition<Args>): ToolDefinition<Args> {
+    return defineTool<Args>({
+      name: tool.name,
+      description: tool.description,
+      parameters: tool.parameters,
+      execute: async (args, context) => {
+        const request: ApprovalRequest = { tool: tool.name, agent: context.agent, sessionId: context.ctx.op.id, arguments: args };
+        const approved = await this.request(request, { signal: context.signal });
+        return approved ? tool.execute(args, context) : `Not approved: the use of \`${tool.name}\` was denied.`;
+      },
     });
   }
 

@@ -14,10 +14,12 @@ import type { RunContext, TroupeEmitter } from '../core/context.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
 import { run } from '../core/run.js';
+import type { ToolDefinition } from '../core/tools.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { agent } from '../patterns/agent.js';
 import type { Workspace, WorkspaceStrategy } from '../workspaces/types.js';
 import type { AggregateReport, PlanStats } from './aggregate.js';
+import { ApprovalQueue } from './approvals.js';
 import { indexPlan, type ChunkWeight, type PlanIndex } from './dag.js';
 import type { ChunkAttemptResult, Executor } from './executor.js';
 import { planSchema, validatePlan, type ChunkRole, type Plan, type PlanChunk } from './plan.js';
@@ -82,6 +84,10 @@ export interface PlanRunOptions {
   executor?: Executor;
   /** Run a chunk yourself instead of as an agent session built from its role. */
   runChunk?: ChunkRunner;
+  /** Tools every chunk worker may call (the default runner; a role's `preferredTools` stay hints). */
+  tools?: readonly ToolDefinition[];
+  /** Ask this queue before every call of `tools` (see {@link ApprovalQueue.guard}). */
+  approvals?: ApprovalQueue;
   /** Estimated duration of a chunk, for the critical-path priority. Default: by complexity. */
   weight?: ChunkWeight;
   /** The plan's id (events, workspaces, checkpoints). Default: `plan`. */
@@ -169,7 +175,7 @@ export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable
         const saved = await restoreCheckpoint<typeof planExecutionStateSchema, PlanOutcome>(ctx, 'plan', planExecutionStateSchema, planOutcomeSchema);
         if (saved?.outcome) return saved.outcome;
         const resumeFrom = saved?.state ?? options.resumeFrom;
-        return schedule(plan, input, ctx, { ...options, ...settings, planId, runner: options.runChunk ?? roleRunner(options.adapter), ...(resumeFrom ? { resumeFrom } : {}) });
+        return schedule(plan, input, ctx, { ...options, ...settings, planId, runner: options.runChunk ?? roleRunner(options.adapter, workerTools(options)), ...(resumeFrom ? { resumeFrom } : {}) });
       }),
   };
 }
@@ -232,6 +238,12 @@ function validateOptions(plan: Plan, o: PlanRunOptions): Settings {
     if (typeof value !== 'number' || !(value > 0)) throw new ConfigurationError(`Expected \`${name}\` to be a positive number, got ${describeValue(value)}`);
     return value;
   };
+  if (o.tools !== undefined && !(Array.isArray(o.tools) && o.tools.every((t) => typeof t?.name === 'string' && typeof t.execute === 'function'))) {
+    throw new ConfigurationError(`Expected \`tools\` to be an array of tool definitions, got ${describeValue(o.tools)}`);
+  }
+  if (o.approvals !== undefined && !(o.approvals instanceof ApprovalQueue)) {
+    throw new ConfigurationError(`Expected \`approvals\` to be an ApprovalQueue, got ${describeValue(o.approvals)}`);
+  }
   if (o.resumeFrom !== undefined && !planExecutionStateSchema.safeParse(o.resumeFrom).success) {
     throw new ConfigurationError('Expected `resumeFrom` to be a plan execution state (schemaVersion 1)');
   }
@@ -246,8 +258,14 @@ function validateOptions(plan: Plan, o: PlanRunOptions): Settings {
   };
 }
 
+/** The tools of chunk workers, guarded by the approval queue when there is one. */
+function workerTools(o: PlanRunOptions): ToolDefinition[] {
+  const tools = [...(o.tools ?? [])];
+  return o.approvals ? tools.map((t) => o.approvals!.guard(t)) : tools;
+}
+
 /** Run a chunk as an agent session built from its role. */
-function roleRunner(fallback: ModelAdapter | undefined): ChunkRunner {
+function roleRunner(fallback: ModelAdapter | undefined, tools: ToolDefinition[]): ChunkRunner {
   return async (input) => {
     const { role, chunk } = input;
     const adapter = role.adapter ?? fallback;
@@ -259,6 +277,7 @@ function roleRunner(fallback: ModelAdapter | undefined): ChunkRunner {
       ...(role.model === undefined ? {} : { model: role.model }),
       ...(role.temperature === undefined ? {} : { temperature: role.temperature }),
       ...(adapter === undefined ? {} : { adapter }),
+      ...(tools.length === 0 ? {} : { tools }),
     });
     const out = await worker.run(input.prompt, input.ctx);
     return { output: out.output };

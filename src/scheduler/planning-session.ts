@@ -50,6 +50,8 @@ export interface PlanningSessionOptions extends Omit<PlanRunOptions, 'instructio
   planRoles?: readonly ChunkRole[];
   /** Planner answers tried per plan. Default: 3. */
   maxPlanAttempts?: number;
+  /** Cancels the session as `cancel()` does: model calls and the execution stop, and the phase becomes `cancelled`. */
+  signal?: AbortSignal;
 }
 
 /** Where the session stands after a call. */
@@ -144,14 +146,14 @@ export class PlanningSession {
     this.#dialogue = [];
     this.#rounds = 0;
     this.#setPhase('clarifying');
-    return this.#decide();
+    return this.#watch(() => this.#decide());
   }
 
   /** Answer the planner's questions. */
   async answerClarification(answers: string): Promise<PlanningStep> {
     this.#expect('answerClarification', ['clarifying']);
     this.#dialogue.push(`User's answers: ${answers}`);
-    return this.#decide();
+    return this.#watch(() => this.#decide());
   }
 
   /**
@@ -166,10 +168,10 @@ export class PlanningSession {
     }
     if (decision === 'request-changes') {
       this.#dialogue.push(`The user asked for changes to this plan:\n${JSON.stringify(this.#plan)}\nFeedback: ${feedback ?? '(none)'}`);
-      return this.#makePlan();
+      return this.#watch(() => this.#makePlan());
     }
     if (decision !== 'approve') throw new ConfigurationError(`Expected \`decision\` to be approve, request-changes or reject, got ${describeValue(decision)}`);
-    return this.#execute();
+    return this.#watch(() => this.#execute());
   }
 
   /** Add an instruction for the chunks that have not started yet (only while executing). */
@@ -193,7 +195,7 @@ export class PlanningSession {
       `The earlier plan:\n${JSON.stringify(last.plan)}`,
       `The earlier report:\n${last.report.summary}`,
     ];
-    return this.#makePlan();
+    return this.#watch(() => this.#makePlan());
   }
 
   /** Stop whatever runs (model calls, the execution) and move to `cancelled`. */
@@ -252,7 +254,7 @@ export class PlanningSession {
     this.#instructions = [];
     const instructions = this.#instructions;
     this.#setPhase('executing');
-    const { adapter, adapters, clock, emitter: _e, id: _i, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _a, ...scheduling } = this.#options;
+    const { adapter, adapters, clock, emitter: _e, id: _i, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _a, signal: _s, ...scheduling } = this.#options;
     let outcome: PlanOutcome | undefined;
     let report: AggregateReport | undefined;
     const flow = defineRunnable({
@@ -272,6 +274,25 @@ export class PlanningSession {
     this.#runs.push({ task, plan, instructions: [...instructions], outcome: final, report: report! });
     this.#setPhase('completed');
     return { phase: 'completed', plan, outcome: final };
+  }
+
+  /** Run `work`, cancelling the session when the `signal` option aborts (the listener lives only as long as the call). */
+  async #watch<T>(work: () => Promise<T>): Promise<T> {
+    const outer = this.#options.signal;
+    if (!outer) return work();
+    const onAbort = (): void => {
+      if (!['idle', 'completed', 'cancelled'].includes(this.#phase)) this.cancel();
+    };
+    if (outer.aborted) {
+      onAbort();
+      throw new CancelledError('The planning session was cancelled', { cause: outer.reason });
+    }
+    outer.addEventListener('abort', onAbort, { once: true });
+    try {
+      return await work();
+    } finally {
+      outer.removeEventListener('abort', onAbort);
+    }
   }
 
   #conversation() {

@@ -81,6 +81,21 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(adapter.inputsOf('tester')[0]).toMatch(/^You are a worker in a team\./);
   });
 
+  it('shows the routing context in the first plan only; later plans carry the last evaluation instead', async () => {
+    const { adapter, clock } = setup({
+      rules: [{ agent: 'lead', reply: lead(['Draft.', 'Final.']) }],
+      replies: { judge: ['SCORE: 0.3\nRATIONALE: Validation is missing.', 'SCORE: 1\nRATIONALE: Complete.'] },
+    });
+    await run(team({ evaluator: agent({ name: 'judge' }), routingContext: 'Send UI work to coder.' }), REQUEST, { adapter, clock });
+    const [first, , second] = adapter.inputsOf('lead');
+    expect(first).toContain('## Available Workers');
+    expect(first).toContain('## Routing Context\nSend UI work to coder.');
+    expect(second).toContain('## Iteration 2/5');
+    expect(second).toContain('## Last Evaluation\nScore: 0.30');
+    expect(second).toContain('Validation is missing.');
+    expect(second).not.toContain('## Routing Context');
+  });
+
   it('ends at max iterations, judging itself with [[NEEDS_ITERATION]] (score 0.4)', async () => {
     let n = 0;
     const { adapter, clock } = setup({

@@ -115,6 +115,21 @@ describe('team', () => {
     expect(checkpoints.map((s) => [s.round, s.conclusion?.status])).toEqual([[1, undefined], [2, undefined], [3, 'max-rounds']]);
   });
 
+  it('stops after 10 rounds by default in maxRounds mode, and maxRounds bounds consensus mode too', async () => {
+    const adapter = scriptedAdapter({
+      rules: [{ agent: 'a', reply: (r) => (r.text.startsWith('[tool result') ? 'Agreed.' : vote()) }, { agent: 'b', reply: 'B' }, { agent: 'lead', reply: 'Final.' }],
+    });
+    const members = () => [agent({ name: 'a' }), agent({ name: 'b' })];
+    const byDefault = await run(team({ members: members(), coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds' }), 'Review PR 7', { adapter });
+    expect(byDefault).toMatchObject({ status: 'max-rounds', rounds: 10, output: 'Final.' });
+    expect(adapter.inputsOf('b')).toHaveLength(10);
+
+    const bounded = await run(team({ members: members(), coordinator: agent({ name: 'lead' }), maxRounds: 2 }), 'Review PR 7', { adapter });
+    expect(bounded).toMatchObject({ status: 'max-rounds', rounds: 2 });
+    // a votes every round; b never does, so no round reaches consensus
+    expect(bounded.transcript.map((m) => [m.from, m.round, m.vote ?? false])).toEqual([['a', 1, true], ['b', 1, false], ['a', 2, true], ['b', 2, false]]);
+  });
+
   it('lets the coordinator review each round and conclude with conclude_team', async () => {
     const adapter = scriptedAdapter({
       replies: {

@@ -24,4 +24,15 @@ describe('aggregate', () => {
     expect(prompt).toContain('Response:\npatched');
     expect(prompt).toContain('- src/a.ts: chunks 0, 1');
   });
+
+  it('writes the summary in a session the caller owns', async () => {
+    const sent: string[] = [];
+    const session = { send: async (input: string) => (sent.push(input), { text: 'Summary.' }) };
+    const plan = planOf(chunk(0));
+    const results: ChunkResult[] = [{ sequenceIndex: 0, title: 'Fix cache', role: 'Implementation', status: 'Succeeded', attempts: 1, output: 'patched', durationMs: 1 }];
+    const report = await aggregate(plan, results, { session, task: 'Fix the leak' });
+    expect(report.summary).toBe('Summary.');
+    expect(report.stats).toMatchObject({ total: 1, succeeded: 1, failed: 0 });
+    expect(sent[0]).toContain('Response:\npatched');
+  });
 });

@@ -33,6 +33,17 @@ describe('decompose', () => {
     expect((error as PlanValidationError).code).toBe('plan_invalid');
   });
 
+  it('plans in a session the caller owns, correcting it in the same session', async () => {
+    const sent: string[] = [];
+    const answers = ['not a plan', valid];
+    const session = { send: async (input: string) => (sent.push(input), { text: answers.shift()! }) };
+    const plan = await decompose('Find the leaks', { session });
+    expect(plan.chunks).toHaveLength(2);
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toContain('## Task\n\nFind the leaks');
+    expect(sent[1]).toContain('Your plan is invalid');
+  });
+
   it('refuses roles that are not available', async () => {
     const adapter = scriptedAdapter({ replies: { planner: [valid, JSON.stringify(planOf(chunk(0)))] } });
     const plan = await decompose('Task', { adapter, roles: ['Generic'] });

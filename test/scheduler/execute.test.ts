@@ -6,6 +6,9 @@ import { defineRunnable } from '../../src/core/runnable.js';
 import { run } from '../../src/core/run.js';
 import { executePlan, planRunnable, type ChunkRunner } from '../../src/scheduler/execute.js';
 import { inProcessExecutor, type Executor } from '../../src/scheduler/executor.js';
+import { ApprovalQueue, type ApprovalRequest } from '../../src/scheduler/approvals.js';
+import { defineTool } from '../../src/core/tools.js';
+import { z } from 'zod';
 import { planExecutionStateSchema, type PlanExecutionState } from '../../src/scheduler/state.js';
 import type { WorkspaceStrategy } from '../../src/workspaces/types.js';
 import { chunk, drive, planOf } from './helpers.js';
@@ -361,6 +364,34 @@ describe('executePlan', () => {
     const outcome = await executePlan(planOf(chunk(0)), { executor: remote });
     expect(jobs).toEqual(['0#1:# Chunk 0: Chunk A']);
     expect(outcome.output).toBe('remote ok');
+  });
+
+  it('gives chunk workers the plan\'s tools, each call asking the approval queue; session approvals hold per worker session', async () => {
+    const written: string[] = [];
+    const writeFile = defineTool({
+      name: 'write_file',
+      description: 'Write a file',
+      parameters: z.object({ path: z.string() }),
+      execute: ({ path }) => (written.push(path), 'written'),
+    });
+    const asked: ApprovalRequest[] = [];
+    const approvals = new ApprovalQueue({
+      handler: (request) => (asked.push(request), request.agent === 'Implementation' ? { approved: true, scope: 'session' } : { approved: false }),
+    });
+    const call = (path: string) => ({ toolCalls: [{ name: 'write_file', arguments: { path } }] });
+    const adapter = scriptedAdapter({
+      replies: { Implementation: [call('a.ts'), call('b.ts'), 'fixed'], Testing: [call('a.test.ts'), 'could not write the test'] },
+    });
+    const plan = planOf(chunk(0, [], { role: 'Implementation' }), chunk(1, [0], { role: 'Testing' }));
+    const outcome = await executePlan(plan, { adapter, tools: [writeFile], approvals });
+    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Succeeded']);
+    // the session decision covered the second call of the same worker; the other worker was asked again and denied
+    expect(asked.map((r) => [r.tool, r.agent, r.arguments])).toEqual([['write_file', 'Implementation', { path: 'a.ts' }], ['write_file', 'Testing', { path: 'a.test.ts' }]]);
+    expect(asked[0]!.sessionId).not.toBe(asked[1]!.sessionId);
+    expect(written).toEqual(['a.ts', 'b.ts']);
+    expect(adapter.inputsOf('Testing')[1]).toMatch(/^\[tool result write_file#.*\] Not approved: the use of `write_file` was denied\.$/);
+    await expect(executePlan(plan, { adapter, approvals: {} as ApprovalQueue })).rejects.toThrow('Expected `approvals` to be an ApprovalQueue');
+    await expect(executePlan(plan, { adapter, tools: ['write_file'] as never })).rejects.toThrow('Expected `tools` to be an array of tool definitions');
   });
 
   it('rejects invalid plans and options with clear messages', async () => {

@@ -21,6 +21,20 @@ function setup(planner: string[], runChunk?: ChunkRunner) {
   return { adapter, session, phases };
 }
 
+/** A chunk runner that calls `cancel` once started and records whether its signal aborted. */
+function cancellingRunner(cancel: () => void): { runChunk: ChunkRunner; readonly sawAbort: boolean } {
+  let sawAbort = false;
+  const runChunk: ChunkRunner = ({ signal }) =>
+    new Promise((_resolve, reject) => {
+      signal.addEventListener('abort', () => {
+        sawAbort = true;
+        reject(signal.reason);
+      });
+      cancel();
+    });
+  return { runChunk, get sawAbort() { return sawAbort; } };
+}
+
 describe('PlanningSession', () => {
   it('clarifies, plans, waits for approval, executes, aggregates and completes', async () => {
     const { adapter, session, phases } = setup(['{"action":"clarify","questions":["Which modules?"]}', '{"action":"plan"}', plan]);
@@ -90,20 +104,29 @@ describe('PlanningSession', () => {
 
   it('cancels a running execution', async () => {
     let session!: PlanningSession;
-    let sawAbort = false;
-    const runChunk: ChunkRunner = ({ signal }) =>
-      new Promise((_resolve, reject) => {
-        signal.addEventListener('abort', () => {
-          sawAbort = true;
-          reject(signal.reason);
-        });
-        session.cancel();
-      });
-    ({ session } = setup(['{"action":"plan"}', plan], runChunk));
+    const chunkRun = cancellingRunner(() => session.cancel());
+    ({ session } = setup(['{"action":"plan"}', plan], chunkRun.runChunk));
     await session.submitTask('Fix the memory leaks');
     await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'cancelled' });
-    expect(sawAbort).toBe(true);
+    expect(chunkRun.sawAbort).toBe(true);
     expect(session.phase).toBe('cancelled');
+  });
+
+  it('is cancelled by its signal option: the running execution sees the abort and later calls make no model call', async () => {
+    const controller = new AbortController();
+    const chunkRun = cancellingRunner(() => controller.abort());
+    const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', plan] } });
+    const session = new PlanningSession({ adapter, signal: controller.signal, runChunk: chunkRun.runChunk });
+    await session.submitTask('Fix the memory leaks');
+    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'cancelled' });
+    expect(chunkRun.sawAbort).toBe(true);
+    expect(session.phase).toBe('cancelled');
+
+    session.reset();
+    const calls = adapter.calls.length;
+    await expect(session.submitTask('Again')).rejects.toMatchObject({ code: 'cancelled' });
+    expect(session.phase).toBe('cancelled');
+    expect(adapter.calls.length).toBe(calls);
   });
 
   it('throws a typed error naming the current phase for a call in the wrong phase', async () => {
