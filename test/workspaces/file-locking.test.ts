@@ -188,7 +188,7 @@ describe('fileLocking', () => {
       child.kill();
       if (child.exitCode === null) await once(child, 'exit');
     }
-  }, 30_000);
+  }, 90_000);
 });
 
 describe('scope overlap (properties)', () => {
