@@ -3,10 +3,10 @@
  * document writes and JSONL streams.
  * @module
  */
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
+import { syncFolder, writeFileAtomic } from '../core/fs.js';
 import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
 import { KeyedQueue, checkKey, readFrom, toJsonText } from './internal.js';
 import type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './store.js';
@@ -83,7 +83,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): FileStor
       checkKey(key);
       const text = toJsonText(value, `key "${key}"`);
       const path = pathOf(key, DOC);
-      return queue.run(path, opts.signal, () => writeAtomic(path, text, fsync, opts.signal).catch((e: unknown) => fail('write', key, e)));
+      return queue.run(path, opts.signal, () => writeFileAtomic(path, text, { fsync, createFolder: true, ...(opts.signal === undefined ? {} : { signal: opts.signal }) }).catch((e: unknown) => fail('write', key, e)));
     },
     async delete(key, opts = {}) {
       checkKey(key);
@@ -188,27 +188,6 @@ async function readText(path: string): Promise<string | undefined> {
   }
 }
 
-async function writeAtomic(path: string, text: string, fsync: boolean, signal: AbortSignal | undefined): Promise<void> {
-  const folder = dirname(path);
-  await mkdir(folder, { recursive: true });
-  const temp = join(folder, `.tmp-${randomBytes(6).toString('hex')}`);
-  try {
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(text, 'utf8');
-      if (fsync) await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    throwIfAborted(signal);
-    await rename(temp, path);
-  } catch (error) {
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  if (fsync) await syncFolder(folder);
-}
-
 async function removeFile(path: string, fsync: boolean): Promise<boolean> {
   try {
     await unlink(path);
@@ -218,18 +197,6 @@ async function removeFile(path: string, fsync: boolean): Promise<boolean> {
   }
   if (fsync) await syncFolder(dirname(path));
   return true;
-}
-
-async function syncFolder(folder: string): Promise<void> {
-  let handle;
-  try {
-    handle = await open(folder, 'r');
-    await handle.sync();
-  } catch {
-    // Some platforms cannot fsync a folder (Windows); the rename is still atomic.
-  } finally {
-    await handle?.close();
-  }
 }
 
 /** Cut a torn last line (no trailing newline) so the next record starts on its own line. */

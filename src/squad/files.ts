@@ -1,12 +1,11 @@
 /**
  * File access for squad folders: bounded reads that refuse symbolic links
- * leaving the folder, and atomic writes (temp file in the same folder, then
- * rename).
+ * leaving the folder, and the guards of writes (which go through
+ * `writeFileAtomic` in `src/core/fs.ts`).
  * @module
  */
-import { randomBytes } from 'node:crypto';
-import { lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join, relative, isAbsolute } from 'node:path';
+import { lstat, open, realpath, stat } from 'node:fs/promises';
+import { relative, isAbsolute } from 'node:path';
 import { TroupeError, WorkspaceError, errorMessage } from '../core/errors.js';
 
 /** The most any squad file read takes: 1 MB. */
@@ -97,20 +96,3 @@ export async function isSymlink(path: string): Promise<boolean> {
   return info?.isSymbolicLink() ?? false;
 }
 
-/** Write a file atomically: a temp file in the same folder, then a rename over the target. */
-export async function writeFileAtomic(path: string, text: string): Promise<void> {
-  const temp = join(dirname(path), `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);
-  try {
-    const handle = await open(temp, 'wx');
-    try {
-      await handle.writeFile(text, 'utf8');
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-}
