@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { ModelBehaviorError, errorMessage } from '../core/errors.js';
 import { agent as createAgent, type Agent } from '../patterns/agent.js';
+import { extractJson } from '../scheduler/plan.js';
 import type { CoordMessage } from './message-bus.js';
 import { criteriaBlock, planReviewEntry } from './plan-approval.js';
 import { TaskStore, taskInputSchema, type CoordTask, type TaskInput } from './task-store.js';
@@ -36,11 +37,9 @@ export async function decompose(request: string, send: (text: string) => Promise
 
 const taskListInput = z.array(taskInputSchema).min(1);
 
-/** The task list of a reply (a fenced JSON block or the outermost array), or what is wrong with it. */
+/** The task list of a reply (a fenced JSON block or the first balanced array, found by `extractJson`), or what is wrong with it. */
 export function readTaskList(text: string): { tasks: TaskInput[]; issues: string[] } {
-  const fenced = /```(?:json)?\s*\n([\s\S]*?)```/.exec(text)?.[1];
-  const start = text.indexOf('[');
-  const body = fenced ?? (start >= 0 ? text.slice(start, text.lastIndexOf(']') + 1) : '');
+  const body = extractJson(text, 'array') ?? '';
   let json: unknown;
   try {
     json = JSON.parse(body);

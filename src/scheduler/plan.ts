@@ -125,11 +125,16 @@ export function validatePlanJson(raw: string): PlanJsonValidation {
   return checked.valid ? { ...checked, plan: parsed.data } : checked;
 }
 
-/** The first balanced JSON object in `text`, preferring a fenced block. */
-export function extractJson(text: string): string | undefined {
+/**
+ * The first balanced JSON object (or, with `kind: 'array'`, array) in
+ * `text`, preferring a fenced block. Strings and escapes are respected, so
+ * brackets inside them do not count. Linear in the text.
+ */
+export function extractJson(text: string, kind: 'object' | 'array' = 'object'): string | undefined {
+  const [open, close] = kind === 'object' ? ['{', '}'] : ['[', ']'];
   const fence = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
-  if (fence?.[1] !== undefined && fence[1].trim().startsWith('{')) return fence[1].trim();
-  const start = text.indexOf('{');
+  if (fence?.[1] !== undefined && fence[1].trim().startsWith(open)) return fence[1].trim();
+  const start = text.indexOf(open);
   if (start < 0) return undefined;
   let depth = 0;
   let inString = false;
@@ -139,8 +144,8 @@ export function extractJson(text: string): string | undefined {
       if (c === '\\') i++;
       else if (c === '"') inString = false;
     } else if (c === '"') inString = true;
-    else if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return text.slice(start, i + 1);
+    else if (c === open) depth++;
+    else if (c === close && --depth === 0) return text.slice(start, i + 1);
   }
   return undefined;
 }
