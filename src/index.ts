@@ -37,6 +37,7 @@ export { defineTool, toJsonSchema, toToolSchema, type ToolContext, type ToolDefi
 // Time and cancellation
 export { realClock, sleep, abortError, type Clock } from './core/clock.js';
 export { combineSignals, raceAbort, throwIfAborted, timeoutSignal, withTimeout, type TimeoutSignal } from './core/abort.js';
+export { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from './core/options.js';
 
 // Errors
 export {

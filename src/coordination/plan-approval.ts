@@ -6,6 +6,7 @@
  * @module
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectPositiveInteger } from '../core/options.js';
 import type { CoordMessage } from './message-bus.js';
 import type { CoordTask } from './task-store.js';
 
@@ -34,10 +35,7 @@ export interface ResolvedPlanApproval {
 export function resolvePlanApproval(options: PlanApprovalOptions | boolean | undefined): ResolvedPlanApproval | undefined {
   if (options === undefined || options === false) return undefined;
   const o = options === true ? {} : options;
-  const maxCycles = o.maxCycles ?? 3;
-  if (!Number.isInteger(maxCycles) || maxCycles < 1) {
-    throw new ConfigurationError(`Expected \`planApproval.maxCycles\` to be a positive integer, got ${describeValue(o.maxCycles)}`);
-  }
+  const maxCycles = expectPositiveInteger('planApproval.maxCycles', o.maxCycles) ?? 3;
   if (o.criteria !== undefined && (!Array.isArray(o.criteria) || o.criteria.some((c) => typeof c !== 'string' || c.trim() === ''))) {
     throw new ConfigurationError(`Expected \`planApproval.criteria\` to be a list of non-empty strings, got ${describeValue(o.criteria)}`);
   }

@@ -5,6 +5,7 @@
  * @module
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectPositiveNumber } from '../core/options.js';
 
 /** Options of {@link StuckDetector}. */
 export interface StuckOptions {
@@ -59,13 +60,11 @@ export class StuckDetector {
   readonly #durations: number[] = [];
 
   constructor(options: StuckOptions) {
-    if (!(Number.isFinite(options.expectedTaskMs) && options.expectedTaskMs > 0)) {
+    if (options.expectedTaskMs === undefined) {
       throw new ConfigurationError(`Expected \`stuck.expectedTaskMs\` to be a positive number, got ${describeValue(options.expectedTaskMs)}`);
     }
-    const statusTimeoutMs = options.statusTimeoutMs ?? 60_000;
-    if (!(Number.isFinite(statusTimeoutMs) && statusTimeoutMs > 0)) {
-      throw new ConfigurationError(`Expected \`stuck.statusTimeoutMs\` to be a positive number, got ${describeValue(options.statusTimeoutMs)}`);
-    }
+    expectPositiveNumber('stuck.expectedTaskMs', options.expectedTaskMs);
+    const statusTimeoutMs = expectPositiveNumber('stuck.statusTimeoutMs', options.statusTimeoutMs) ?? 60_000;
     const factor = options.factor ?? 2;
     if (!(Number.isFinite(factor) && factor >= 1)) throw new ConfigurationError(`Expected \`stuck.factor\` to be a number ≥ 1, got ${describeValue(options.factor)}`);
     this.expectedTaskMs = options.expectedTaskMs;

@@ -10,6 +10,7 @@ import { combineSignals, timeoutSignal } from './abort.js';
 import { realClock, type Clock } from './clock.js';
 import { RunContext, type TroupeEmitter } from './context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from './errors.js';
+import { expectPositiveInteger, expectPositiveNumber } from './options.js';
 import type { TroupeEvent, TroupeEventListeners } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome, Runnable } from './runnable.js';
@@ -228,9 +229,7 @@ function validateRunOptions(runnable: Runnable<Outcome>, input: string, options:
   if (typeof input !== 'string') {
     throw new ConfigurationError(`Expected \`input\` to be a string, got ${describeValue(input)}`);
   }
-  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
-    throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(options.timeoutMs)}`);
-  }
+  expectPositiveNumber('timeoutMs', options.timeoutMs);
   if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null || typeof options.store.append !== 'function')) {
     throw new ConfigurationError(`Expected \`store\` to be a store (an object with \`append\`), got ${describeValue(options.store)}`);
   }
@@ -240,7 +239,5 @@ function validateRunOptions(runnable: Runnable<Outcome>, input: string, options:
   if (options.resume === true && (options.store === undefined || options.runId === undefined)) {
     throw new ConfigurationError('Resuming a run needs the `store` it was logged in and its `runId`');
   }
-  if (options.maxDepth !== undefined && !(Number.isInteger(options.maxDepth) && options.maxDepth > 0)) {
-    throw new ConfigurationError(`Expected \`maxDepth\` to be a positive integer, got ${describeValue(options.maxDepth)}`);
-  }
+  expectPositiveInteger('maxDepth', options.maxDepth);
 }

@@ -8,6 +8,7 @@ import { combineSignals, withTimeout } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { isCancellation } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
 
@@ -132,12 +133,8 @@ export function validateAdvisorsOptions(main: string, list: readonly Runnable[],
     throw new ConfigurationError(`Expected the advisors of "${main}" to be a list of runnables, got ${describeValue(list)}`);
   }
   const { maxParallel, timeoutMs, onFailure } = options;
-  if (maxParallel !== undefined && !(Number.isInteger(maxParallel) && maxParallel > 0)) {
-    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(maxParallel)}`);
-  }
-  if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(timeoutMs)}`);
-  }
+  expectPositiveInteger('maxParallel', maxParallel);
+  expectPositiveNumber('timeoutMs', timeoutMs);
   if (onFailure !== undefined && onFailure !== 'tolerate' && onFailure !== 'fail') {
     throw new ConfigurationError(`Expected \`onFailure\` to be 'tolerate' or 'fail', got ${describeValue(onFailure)}`);
   }

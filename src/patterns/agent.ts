@@ -7,6 +7,7 @@ import type { ModelAdapter, SessionSpec } from '../core/adapter.js';
 import { withTimeout } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { SessionHandle } from '../core/session.js';
 import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
@@ -224,13 +225,8 @@ function validateAgentOptions(options: AgentOptions): AgentOptions & { maxTurns:
   if (typeof options.name !== 'string' || options.name.trim() === '') {
     throw new ConfigurationError(`Expected agent \`name\` to be a non-empty string, got ${describeValue(options.name)}`);
   }
-  const maxTurns = options.maxTurns ?? 10;
-  if (!Number.isInteger(maxTurns) || maxTurns < 1) {
-    throw new ConfigurationError(`Expected \`maxTurns\` to be a positive integer, got ${describeValue(options.maxTurns)}`);
-  }
-  if (options.timeoutMs !== undefined && !(Number.isFinite(options.timeoutMs) && options.timeoutMs > 0)) {
-    throw new ConfigurationError(`Expected \`timeoutMs\` to be a positive number, got ${describeValue(options.timeoutMs)}`);
-  }
+  const maxTurns = expectPositiveInteger('maxTurns', options.maxTurns) ?? 10;
+  expectPositiveNumber('timeoutMs', options.timeoutMs);
   if (options.temperature !== undefined && !(Number.isFinite(options.temperature) && options.temperature >= 0)) {
     throw new ConfigurationError(`Expected \`temperature\` to be a non-negative number, got ${describeValue(options.temperature)}`);
   }

@@ -7,6 +7,7 @@ import pLimit from 'p-limit';
 import { combineSignals } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectPositiveInteger } from '../core/options.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 
 /** Options of {@link broadcast}. */
@@ -38,9 +39,7 @@ export function broadcast(list: Runnable[], options: BroadcastOptions = {}): Run
   const name = options.name ?? 'broadcast';
   checkList(name, list);
   const { maxParallel } = options;
-  if (maxParallel !== undefined && !(Number.isInteger(maxParallel) && maxParallel > 0)) {
-    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(maxParallel)}`);
-  }
+  expectPositiveInteger('maxParallel', maxParallel);
   return {
     name,
     kind: 'broadcast',

@@ -8,6 +8,7 @@ import { combineSignals } from '../core/abort.js';
 import { sleep } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { expectPositiveInteger } from '../core/options.js';
 import type { Outcome, OutcomeStatus, Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
 import type { z } from 'zod';
@@ -212,19 +213,12 @@ export function loopLimits(options: ErrorBudgetOptions & { maxIterations?: numbe
   maxConsecutiveErrors: number;
 } {
   const { maxIterations = 5, retryBackoffMs = 2000, maxConsecutiveErrors = 3 } = options;
-  positiveInteger('maxIterations', maxIterations);
-  positiveInteger('maxConsecutiveErrors', maxConsecutiveErrors);
+  expectPositiveInteger('maxIterations', maxIterations);
+  expectPositiveInteger('maxConsecutiveErrors', maxConsecutiveErrors);
   if (!(Number.isFinite(retryBackoffMs) && retryBackoffMs >= 0)) {
     throw new ConfigurationError(`Expected \`retryBackoffMs\` to be a non-negative number, got ${describeValue(retryBackoffMs)}`);
   }
   return { maxIterations, retryBackoffMs, maxConsecutiveErrors };
-}
-
-/** Throw a ConfigurationError unless `value` is a positive integer. */
-export function positiveInteger(name: string, value: unknown): void {
-  if (!(Number.isInteger(value) && (value as number) > 0)) {
-    throw new ConfigurationError(`Expected \`${name}\` to be a positive integer, got ${describeValue(value)}`);
-  }
 }
 
 /** A short, readable error for events and state. */

@@ -7,6 +7,7 @@
 import { throwIfAborted } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, ModelBehaviorError, describeValue, isTroupeError } from '../core/errors.js';
+import { expectPositiveNumber } from '../core/options.js';
 import type { Outcome } from '../core/runnable.js';
 import { parseAssignments, type Assignment } from '../reflection/assignments.js';
 import { parseEvaluation } from '../reflection/evaluation.js';
@@ -316,7 +317,7 @@ function validate(options: OrchestrateOptions) {
   const goalScore = options.goalScore ?? 0.9;
   if (!(typeof goalScore === 'number' && goalScore >= 0 && goalScore <= 1)) throw new ConfigurationError(`Expected \`goalScore\` to be a number in [0, 1], got ${describeValue(goalScore)}`);
   const workerTimeoutMs = options.workerTimeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS;
-  if (!(Number.isFinite(workerTimeoutMs) && workerTimeoutMs > 0)) throw new ConfigurationError(`Expected \`workerTimeoutMs\` to be a positive number, got ${describeValue(workerTimeoutMs)}`);
+  expectPositiveNumber('workerTimeoutMs', workerTimeoutMs);
   const maxNudges = options.maxNudges ?? 3;
   if (!(Number.isInteger(maxNudges) && maxNudges >= 0)) throw new ConfigurationError(`Expected \`maxNudges\` to be a non-negative integer, got ${describeValue(maxNudges)}`);
   const limits = loopLimits(options);

@@ -4,6 +4,7 @@
  */
 import type { Runnable } from '../core/runnable.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectPositiveInteger } from '../core/options.js';
 import { TEAM_SENDER, USER_SENDER, teamStateSchema, type TeamMessage, type TeamState, type TerminationMode } from './team-state.js';
 
 /** A vote cast or withdrawn, as `onVote` and the `team.vote` event report it. */
@@ -84,8 +85,7 @@ export function validateTeamOptions(options: TeamOptions): ResolvedTeamOptions {
   if (!MODES.includes(terminationMode)) {
     throw new ConfigurationError(`Expected \`terminationMode\` to be one of ${MODES.join(', ')}, got ${describeValue(terminationMode)}`);
   }
-  const maxRounds = options.maxRounds ?? 10;
-  if (!Number.isInteger(maxRounds) || maxRounds < 1) throw new ConfigurationError(`Expected \`maxRounds\` to be a positive integer, got ${describeValue(options.maxRounds)}`);
+  const maxRounds = expectPositiveInteger('maxRounds', options.maxRounds) ?? 10;
   const resolved: ResolvedTeamOptions = { ...options, name, terminationMode, maxRounds, turnBased: options.turnBased ?? false };
   if (options.resumeFrom !== undefined) resolved.resumeFrom = checkResumeState(options.resumeFrom, resolved);
   return resolved;

@@ -3,6 +3,7 @@
  * @module
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectPositiveInteger } from '../core/options.js';
 
 /** Options of {@link StallDetector}. */
 export interface StallDetectorOptions {
@@ -73,12 +74,8 @@ export class StallDetector {
     if (!(typeof threshold === 'number' && threshold >= 0 && threshold <= 1)) {
       throw new ConfigurationError(`Expected \`threshold\` to be a number in [0, 1], got ${describeValue(threshold)}`);
     }
-    if (!(Number.isInteger(window) && window > 0)) {
-      throw new ConfigurationError(`Expected \`window\` to be a positive integer, got ${describeValue(window)}`);
-    }
-    if (!(Number.isInteger(tolerance) && tolerance > 0)) {
-      throw new ConfigurationError(`Expected \`tolerance\` to be a positive integer, got ${describeValue(tolerance)}`);
-    }
+    expectPositiveInteger('window', window);
+    expectPositiveInteger('tolerance', tolerance);
     this.options = Object.freeze({ threshold, window, tolerance });
   }
 

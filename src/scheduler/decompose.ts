@@ -4,6 +4,7 @@
  * @module
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectPositiveInteger } from '../core/options.js';
 import { withConversation, type ConversationOptions } from './conversation.js';
 import { PlanValidationError, chunkRoles, validatePlanJson, type ChunkRole, type Plan } from './plan.js';
 import { defaultRoles } from './roles.js';
@@ -31,10 +32,7 @@ export interface DecomposeOptions extends ConversationOptions {
  * ```
  */
 export async function decompose(task: string, options: DecomposeOptions): Promise<Plan> {
-  const maxAttempts = options.maxAttempts ?? 3;
-  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
-    throw new ConfigurationError(`Expected \`maxAttempts\` to be a positive integer, got ${describeValue(options.maxAttempts)}`);
-  }
+  const maxAttempts = expectPositiveInteger('maxAttempts', options.maxAttempts) ?? 3;
   if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError(`Expected \`task\` to be a non-empty string, got ${describeValue(task)}`);
   const roles = options.roles ?? chunkRoles;
   const { value } = await withConversation('planner', options.system ?? defaultRoles.Planning.system, options, async (session, signal) => {

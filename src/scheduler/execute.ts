@@ -12,6 +12,7 @@ import type { ModelAdapter } from '../core/adapter.js';
 import type { Clock } from '../core/clock.js';
 import type { RunContext, TroupeEmitter } from '../core/context.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import type { TroupeEvent } from '../core/events.js';
 import { run } from '../core/run.js';
 import type { ToolDefinition } from '../core/tools.js';
@@ -228,16 +229,6 @@ function validateOptions(plan: Plan, o: PlanRunOptions): Settings {
     const checked = index ? validatePlan(plan) : { errors: ['expected a plan with a `chunks` array'] };
     throw new ConfigurationError(`Invalid plan: ${checked.errors.join('; ')}`, { code: 'invalid_graph', details: { errors: checked.errors } });
   }
-  const int = (name: string, value: unknown, min: number): number => {
-    if (!Number.isInteger(value) || (value as number) < min) {
-      throw new ConfigurationError(`Expected \`${name}\` to be ${min > 0 ? 'a positive' : 'a non-negative'} integer, got ${describeValue(value)}`);
-    }
-    return value as number;
-  };
-  const num = (name: string, value: unknown): number => {
-    if (typeof value !== 'number' || !(value > 0)) throw new ConfigurationError(`Expected \`${name}\` to be a positive number, got ${describeValue(value)}`);
-    return value;
-  };
   if (o.tools !== undefined && !(Array.isArray(o.tools) && o.tools.every((t) => typeof t?.name === 'string' && typeof t.execute === 'function'))) {
     throw new ConfigurationError(`Expected \`tools\` to be an array of tool definitions, got ${describeValue(o.tools)}`);
   }
@@ -249,12 +240,12 @@ function validateOptions(plan: Plan, o: PlanRunOptions): Settings {
   }
   return {
     index,
-    capacity: o.executor ? o.executor.capacity : int('maxParallel', o.maxParallel ?? 5, 1),
-    chunkTimeoutMs: num('chunkTimeoutMs', o.chunkTimeoutMs ?? 600_000),
-    maxRetries: int('retry.maxRetriesPerChunk', o.retry?.maxRetriesPerChunk ?? 2, 0),
-    retryDelayMs: int('retry.retryDelayMs', o.retry?.retryDelayMs ?? 1000, 0),
+    capacity: o.executor ? o.executor.capacity : (expectPositiveInteger('maxParallel', o.maxParallel) ?? 5),
+    chunkTimeoutMs: expectPositiveNumber('chunkTimeoutMs', o.chunkTimeoutMs) ?? 600_000,
+    maxRetries: expectNonNegativeInteger('retry.maxRetriesPerChunk', o.retry?.maxRetriesPerChunk) ?? 2,
+    retryDelayMs: expectNonNegativeInteger('retry.retryDelayMs', o.retry?.retryDelayMs) ?? 1000,
     reprompt: o.retry?.repromptOnRetry ?? true,
-    abortThreshold: int('abortThreshold', o.abortThreshold ?? 3, 1),
+    abortThreshold: expectPositiveInteger('abortThreshold', o.abortThreshold) ?? 3,
   };
 }
 

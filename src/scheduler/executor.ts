@@ -7,7 +7,7 @@
  * @module
  */
 import pLimit from 'p-limit';
-import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectPositiveInteger } from '../core/options.js';
 import type { PlanChunk } from './plan.js';
 import type { RoleConfig } from './roles.js';
 
@@ -90,9 +90,6 @@ export function directExecutor(options: InProcessExecutorOptions = {}): Executor
 }
 
 function checkCapacity(options: InProcessExecutorOptions): number {
-  const capacity = options.maxParallel ?? 5;
-  if (!Number.isInteger(capacity) || capacity < 1) {
-    throw new ConfigurationError(`Expected \`maxParallel\` to be a positive integer, got ${describeValue(options.maxParallel)}`);
-  }
+  const capacity = expectPositiveInteger('maxParallel', options.maxParallel) ?? 5;
   return capacity;
 }

@@ -12,6 +12,7 @@ import lockfile from 'proper-lockfile';
 import { raceAbort, throwIfAborted } from '../core/abort.js';
 import { abortError, realClock, sleep, type Clock } from '../core/clock.js';
 import { ConfigurationError, WorkspaceError, describeValue, errorMessage } from '../core/errors.js';
+import { expectPositiveNumber } from '../core/options.js';
 import { pathKey } from './git.js';
 import type { MergeResult, Workspace, WorkspaceChunk, WorkspaceStrategy } from './types.js';
 
@@ -102,11 +103,8 @@ function prefixesOverlap(a: readonly string[][], b: readonly string[][]): boolea
  */
 export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy {
   const clock = options.clock ?? realClock;
-  const pollMs = options.pollMs ?? 100;
+  const pollMs = expectPositiveNumber('pollMs', options.pollMs) ?? 100;
   const staleMs = options.staleMs ?? 10_000;
-  if (!(Number.isFinite(pollMs) && pollMs > 0)) {
-    throw new ConfigurationError(`Expected \`pollMs\` to be a positive number, got ${describeValue(options.pollMs)}`);
-  }
   if (!(Number.isFinite(staleMs) && staleMs >= 2000)) {
     throw new ConfigurationError(`Expected \`staleMs\` to be a number of at least 2000, got ${describeValue(options.staleMs)}`);
   }

@@ -1,0 +1,34 @@
+/**
+ * Eager option checks with messages that name the option and the bad value
+ * ("Expected `maxParallel` to be a positive integer, got -1 (number)").
+ * Each accepts `undefined` (the option was left out) and returns the value.
+ * @module
+ */
+import { ConfigurationError, describeValue } from './errors.js';
+
+/** Throw unless `value` is undefined or a positive integer. */
+export function expectPositiveInteger<T>(name: string, value: T): T {
+  if (value !== undefined && !(Number.isInteger(value) && (value as number) > 0)) {
+    throw new ConfigurationError(`Expected \`${name}\` to be a positive integer, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/** Throw unless `value` is undefined or a non-negative integer. */
+export function expectNonNegativeInteger<T>(name: string, value: T): T {
+  if (value !== undefined && !(Number.isInteger(value) && (value as number) >= 0)) {
+    throw new ConfigurationError(`Expected \`${name}\` to be a non-negative integer, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Throw unless `value` is undefined or a positive, finite number. Infinity is
+ * refused: as a time-out it would overflow the timer and fire at once.
+ */
+export function expectPositiveNumber<T>(name: string, value: T): T {
+  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
+    throw new ConfigurationError(`Expected \`${name}\` to be a positive number, got ${describeValue(value)}`);
+  }
+  return value;
+}
