@@ -66,7 +66,17 @@ export { agent, resolveAdapter, type Agent, type AgentOptions, type Conversation
 export { noWorkspace, type MergeResult, type Workspace, type WorkspaceChunk, type WorkspaceStrategy, type WorkspaceWarning } from './workspaces/types.js';
 
 // Persistence (the contract; stores are added by their own modules)
-export type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './persistence/store.js';
+export type {
+  CompareAndSetStore,
+  SetIfResult,
+  Store,
+  StoreCallOptions,
+  StoreReadOptions,
+  StoreReadResult,
+  StoreSetIfOptions,
+  VersionedDocument,
+} from './persistence/store.js';
+export { supportsCompareAndSet } from './persistence/store.js';
 
 // Team: members deliberating over a shared channel
 export { team, TeamFailedError, type Team, type TeamOptions, type TeamOutcome, type TeamVote } from './patterns/team.js';

@@ -4,17 +4,21 @@
  * @module
  */
 import { mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/promises';
-import { dirname, join, resolve, sep } from 'node:path';
-import { throwIfAborted } from '../core/abort.js';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { combineSignals, throwIfAborted } from '../core/abort.js';
+import { realClock, sleep, type Clock } from '../core/clock.js';
 import { syncFolder, writeFileAtomic } from '../core/fs.js';
 import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
-import { KeyedQueue, checkKey, readFrom, toJsonText } from './internal.js';
-import type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './store.js';
+import { KeyedQueue, checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from './internal.js';
+import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from './store.js';
 
 /** Options of {@link fileStore}. */
 export interface FileStoreOptions {
   /** fsync files and folders after writes and appends. Default: true. */
   fsync?: boolean;
+  /** Clock for the waits between attempts at a document lock another process holds (`setIf`). Default: the real clock. */
+  clock?: Clock;
 }
 
 /** A file store; `dir` is where it keeps its files. */
@@ -22,6 +26,8 @@ export interface FileStore extends Store {
   /** The absolute folder of the store. */
   readonly dir: string;
   deleteStream(stream: string, options?: StoreCallOptions): Promise<boolean>;
+  getVersioned(key: string, options?: StoreCallOptions): Promise<VersionedDocument | undefined>;
+  setIf(key: string, value: unknown, options: StoreSetIfOptions): Promise<SetIfResult>;
 }
 
 const DOC = '.json';
@@ -40,6 +46,10 @@ const STREAM = '.jsonl';
  *   can name a file outside `dir`, and `list` returns the original keys.
  * - A torn last line of a stream (a crash mid-append) is skipped on read and
  *   reported in `torn`; the next append first cuts it off.
+ * - `setIf` holds a lock on the document (the folder `.lock-<file>` beside
+ *   it, through proper-lockfile) while it compares and writes, so `setIf`
+ *   calls of several processes on one key exclude each other. A lock left by
+ *   a dead process is taken over once it is 10 s stale.
  *
  * @example
  * ```ts
@@ -53,6 +63,7 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): FileStor
   }
   const root = resolve(dir);
   const fsync = options.fsync ?? true;
+  const clock = options.clock ?? realClock;
   const queue = new KeyedQueue();
   const repaired = new Set<string>();
   const pathOf = (key: string, ext: string) => join(root, encodeKey(key) + ext);
@@ -69,15 +80,37 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): FileStor
       checkKey(key);
       const text = await readText(pathOf(key, DOC)).catch((e: unknown) => fail('read', key, e));
       throwIfAborted(opts.signal);
-      if (text === undefined) return undefined;
-      try {
-        return JSON.parse(text) as unknown;
-      } catch (error) {
-        throw new StoreError(`Document "${key}" in ${root} is not valid JSON: ${errorMessage(error)}`, {
-          cause: error,
-          details: { key, corrupt: true, raw: text },
-        });
-      }
+      return text === undefined ? undefined : parseDocument(text, key, root);
+    },
+    async getVersioned(key, opts = {}) {
+      throwIfAborted(opts.signal);
+      checkKey(key);
+      const text = await readText(pathOf(key, DOC)).catch((e: unknown) => fail('read', key, e));
+      throwIfAborted(opts.signal);
+      return text === undefined ? undefined : { value: parseDocument(text, key, root), version: versionOf(text) };
+    },
+    async setIf(key, value, opts) {
+      checkKey(key);
+      checkIfVersion(opts?.ifVersion);
+      const text = toJsonText(value, `key "${key}"`);
+      const path = pathOf(key, DOC);
+      return queue.run(path, opts.signal, async (): Promise<SetIfResult> => {
+        try {
+          await mkdir(dirname(path), { recursive: true });
+          const lock = await lockDocument(path, clock, opts.signal);
+          try {
+            const current = await readText(path);
+            const holds = opts.ifVersion === null ? current === undefined : current !== undefined && versionOf(current) === opts.ifVersion;
+            if (!holds) return { ok: false };
+            await writeFileAtomic(path, text, { fsync, signal: combineSignals(opts.signal, lock.lost) });
+            return { ok: true, version: versionOf(text) };
+          } finally {
+            await lock.release();
+          }
+        } catch (error) {
+          return fail('write', key, error);
+        }
+      });
     },
     async set(key, value, opts = {}) {
       checkKey(key);
@@ -177,6 +210,43 @@ function encodeSegment(segment: string): string {
   const m = /\.(jsonl?)$/.exec(out);
   if (m) out = `${out.slice(0, m.index)}%2E${m[1]}`;
   return out;
+}
+
+/** Parse a document's text; a {@link StoreError} (with `details.corrupt`) when it is not JSON. */
+function parseDocument(text: string, key: string, root: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new StoreError(`Document "${key}" in ${root} is not valid JSON: ${errorMessage(error)}`, { cause: error, details: { key, corrupt: true, raw: text } });
+  }
+}
+
+/** Wait between attempts at a document lock another process holds, in ms. */
+const LOCK_POLL_MS = 20;
+
+/**
+ * Take the cross-process lock of the document at `path` (the folder
+ * `.lock-<file>` beside it), waiting while another process holds it.
+ * `lost` aborts if the lock is taken from us (it went stale).
+ */
+async function lockDocument(path: string, clock: Clock, signal: AbortSignal | undefined): Promise<{ lost: AbortSignal; release: () => Promise<void> }> {
+  const lost = new AbortController();
+  const lockfilePath = join(dirname(path), `.lock-${basename(path)}`);
+  for (;;) {
+    throwIfAborted(signal);
+    try {
+      const release = await lockfile.lock(path, {
+        realpath: false,
+        lockfilePath,
+        retries: 0,
+        onCompromised: (error) => lost.abort(new StoreError(`The lock on ${path} was lost: ${error.message}`, { cause: error, details: { path } })),
+      });
+      return { lost: lost.signal, release: () => release().catch(() => undefined) };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    }
+    await sleep(clock, LOCK_POLL_MS, signal);
+  }
 }
 
 async function readText(path: string): Promise<string | undefined> {

@@ -3,6 +3,7 @@
  * queue that serialises writes.
  * @module
  */
+import { createHash } from 'node:crypto';
 import { raceAbort, throwIfAborted } from '../core/abort.js';
 import { StoreError, describeValue, errorMessage } from '../core/errors.js';
 
@@ -39,6 +40,17 @@ export function readFrom(from: number | undefined): number {
     throw new StoreError(`Expected \`from\` to be a non-negative integer, got ${describeValue(from)}`, { details: { from } });
   }
   return from;
+}
+
+/** The version of a stored document: the SHA-1 of its JSON text, in hex (what Redis' `redis.sha1hex` gives too). */
+export function versionOf(text: string): string {
+  return createHash('sha1').update(text, 'utf8').digest('hex');
+}
+
+/** Validate the `ifVersion` option of a `setIf`. */
+export function checkIfVersion(ifVersion: unknown): asserts ifVersion is string | null {
+  if (ifVersion === null || (typeof ifVersion === 'string' && ifVersion !== '')) return;
+  throw new StoreError(`Expected \`ifVersion\` to be a version string or null, got ${describeValue(ifVersion)}`, { details: { ifVersion } });
 }
 
 /**

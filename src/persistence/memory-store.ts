@@ -3,14 +3,16 @@
  * @module
  */
 import { throwIfAborted } from '../core/abort.js';
-import { checkKey, readFrom, toJsonText } from './internal.js';
-import type { Store, StoreCallOptions, StoreReadOptions, StoreReadResult } from './store.js';
+import { checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from './internal.js';
+import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from './store.js';
 
 /** A memory store; `clear()` empties it. */
 export interface MemoryStore extends Store {
   /** Remove every document and stream. */
   clear(): void;
   deleteStream(stream: string, options?: StoreCallOptions): Promise<boolean>;
+  getVersioned(key: string, options?: StoreCallOptions): Promise<VersionedDocument | undefined>;
+  setIf(key: string, value: unknown, options: StoreSetIfOptions): Promise<SetIfResult>;
 }
 
 /**
@@ -69,6 +71,23 @@ export function memoryStore(): MemoryStore {
       throwIfAborted(options.signal);
       checkKey(stream, 'stream');
       return streams.delete(stream);
+    },
+    async getVersioned(key, options = {}) {
+      throwIfAborted(options.signal);
+      checkKey(key);
+      const text = docs.get(key);
+      return text === undefined ? undefined : { value: JSON.parse(text) as unknown, version: versionOf(text) };
+    },
+    async setIf(key, value, options) {
+      throwIfAborted(options?.signal);
+      checkKey(key);
+      checkIfVersion(options?.ifVersion);
+      const text = toJsonText(value, `key "${key}"`);
+      const current = docs.get(key);
+      const holds = options.ifVersion === null ? current === undefined : current !== undefined && versionOf(current) === options.ifVersion;
+      if (!holds) return { ok: false };
+      docs.set(key, text);
+      return { ok: true, version: versionOf(text) };
     },
     clear() {
       docs.clear();

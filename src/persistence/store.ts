@@ -21,6 +21,26 @@
  * Every call honours its `signal`: a call aborted before it starts does
  * nothing and rejects with the abort error. Failures are `StoreError`s.
  *
+ * **Compare-and-set** (optional: `getVersioned` and `setIf`, a store has
+ * both or neither): for a document that several processes update, read it
+ * with its version, compute the new value, and write it only if nobody wrote
+ * in between; on a conflict, read again and retry.
+ *
+ * - A version is an opaque, non-empty string that identifies the stored
+ *   content: it changes whenever the document's content changes, and equal
+ *   content may give an equal version (the bundled stores use the SHA-1 of
+ *   the JSON text). So a compare-and-set compares content, which is what a
+ *   read-modify-write needs.
+ * - `setIf(key, value, { ifVersion })` writes only when the document's
+ *   current version is `ifVersion`, or, with `ifVersion: null`, only when
+ *   there is no document. It returns `{ ok: true, version }` (the new
+ *   version) or `{ ok: false }` and then changes nothing. The comparison and
+ *   the write are one step for every `setIf` on the key, from any process
+ *   or connection that shares the storage; memory and Redis stores also
+ *   order it with plain `set` and `delete` (a file store does within one
+ *   instance: across processes, update shared documents only with `setIf`).
+ *   {@link supportsCompareAndSet} tells whether a store has it.
+ *
  * `storeSuite` in `troupe/testing` is the conformance suite every store must
  * pass; write one for Redis or PostgreSQL against it.
  * @module
@@ -48,6 +68,23 @@ export interface StoreReadResult {
   torn?: { reason: string };
 }
 
+/** A document and its version, as {@link Store.getVersioned} returns it. */
+export interface VersionedDocument {
+  /** The document. */
+  value: unknown;
+  /** Its version: pass it as `ifVersion` to {@link Store.setIf}. */
+  version: string;
+}
+
+/** Options of {@link Store.setIf}. */
+export interface StoreSetIfOptions extends StoreCallOptions {
+  /** Write only if the document's version is this one; `null`: only if there is no document. */
+  ifVersion: string | null;
+}
+
+/** What {@link Store.setIf} returns: the new version, or `ok: false` when the condition did not hold. */
+export type SetIfResult = { ok: true; version: string } | { ok: false };
+
 /** A place to keep documents and append-only streams. */
 export interface Store {
   /** The document under `key`, or `undefined`. */
@@ -67,4 +104,34 @@ export interface Store {
    * uses it to delete run logs; stores without it keep their streams.
    */
   deleteStream?(stream: string, options?: StoreCallOptions): Promise<boolean>;
+  /** Optional (with `setIf`): the document under `key` and its version, or `undefined`. */
+  getVersioned?(key: string, options?: StoreCallOptions): Promise<VersionedDocument | undefined>;
+  /**
+   * Optional (with `getVersioned`): replace the document under `key` only if
+   * its version is `options.ifVersion` (`null`: only if there is none), as
+   * one atomic step. `{ ok: false }` when the condition did not hold.
+   */
+  setIf?(key: string, value: unknown, options: StoreSetIfOptions): Promise<SetIfResult>;
+}
+
+/** A store with compare-and-set. */
+export type CompareAndSetStore = Store & Required<Pick<Store, 'getVersioned' | 'setIf'>>;
+
+/**
+ * Whether `store` has compare-and-set (`getVersioned` and `setIf`).
+ *
+ * @example
+ * ```ts
+ * if (supportsCompareAndSet(store)) {
+ *   const current = await store.getVersioned('counter');
+ *   const next = ((current?.value as number | undefined) ?? 0) + 1;
+ *   const written = await store.setIf('counter', next, { ifVersion: current?.version ?? null });
+ *   if (!written.ok) {
+ *     // someone else wrote first: read again and retry
+ *   }
+ * }
+ * ```
+ */
+export function supportsCompareAndSet(store: Store): store is CompareAndSetStore {
+  return typeof store.getVersioned === 'function' && typeof store.setIf === 'function';
 }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { StoreError } from '../core/errors.js';
-import type { Store } from '../persistence/store.js';
+import { supportsCompareAndSet, type Store } from '../persistence/store.js';
 
 /** Keys that a naive store would turn into paths outside its storage, or mangle. */
 export const adversarialKeys: readonly string[] = [
@@ -162,6 +162,124 @@ export function storeSuite(name: string, factory: () => Store | Promise<Store>):
       expect(['first', 'second']).toContain(await store.get('q'));
       await store.set('q', 'third');
       expect(await store.get('q')).toBe('third');
+    });
+
+    compareAndSetCases(factory);
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Compare-and-set: `getVersioned` and `setIf`, for stores that have them.
+// ---------------------------------------------------------------------------
+
+/** The conformance cases of compare-and-set; each skips when the store has no `setIf`. */
+function compareAndSetCases(factory: () => Store | Promise<Store>): void {
+  describe('compare-and-set', () => {
+    it('has both getVersioned and setIf, or neither', async () => {
+      const store = await factory();
+      expect(typeof store.getVersioned).toBe(typeof store.setIf);
+    });
+
+    it('reads a document with its version; the version follows the content', async (t) => {
+      const store = await factory();
+      if (!supportsCompareAndSet(store)) return t.skip();
+      expect(await store.getVersioned('missing')).toBeUndefined();
+      await store.set('doc', { a: 1 });
+      const first = await store.getVersioned('doc');
+      expect(first).toEqual({ value: { a: 1 }, version: expect.any(String) });
+      expect(first!.version).not.toBe('');
+      expect((await store.getVersioned('doc'))!.version).toBe(first!.version);
+      await store.set('doc', { a: 2 });
+      expect((await store.getVersioned('doc'))!.version).not.toBe(first!.version);
+      const value = (await store.getVersioned('doc'))!.value as { a: number };
+      value.a = 3;
+      expect(await store.get('doc')).toEqual({ a: 2 });
+    });
+
+    it('creates only when absent with ifVersion null', async (t) => {
+      const store = await factory();
+      if (!supportsCompareAndSet(store)) return t.skip();
+      const created = await store.setIf('new', { n: 1 }, { ifVersion: null });
+      expect(created).toEqual({ ok: true, version: expect.any(String) });
+      expect(await store.getVersioned('new')).toEqual({ value: { n: 1 }, version: created.ok ? created.version : '' });
+      expect(await store.setIf('new', { n: 2 }, { ifVersion: null })).toEqual({ ok: false });
+      expect(await store.get('new')).toEqual({ n: 1 });
+      expect(await store.list('')).toEqual(['new']);
+    });
+
+    it('writes only over the version it was given', async (t) => {
+      const store = await factory();
+      if (!supportsCompareAndSet(store)) return t.skip();
+      await store.set('k', 'one');
+      const v1 = (await store.getVersioned('k'))!.version;
+      const written = await store.setIf('k', 'two', { ifVersion: v1 });
+      expect(written.ok).toBe(true);
+      // A stale version (and a made-up one) changes nothing.
+      expect(await store.setIf('k', 'stale', { ifVersion: v1 })).toEqual({ ok: false });
+      expect(await store.setIf('k', 'made-up', { ifVersion: 'no-such-version' })).toEqual({ ok: false });
+      expect(await store.get('k')).toBe('two');
+      // The returned version is the stored one and can be chained.
+      const v2 = written.ok ? written.version : '';
+      expect((await store.getVersioned('k'))!.version).toBe(v2);
+      expect((await store.setIf('k', 'three', { ifVersion: v2 })).ok).toBe(true);
+      // A plain set in between makes the version stale.
+      const v3 = (await store.getVersioned('k'))!.version;
+      await store.set('k', 'four');
+      expect(await store.setIf('k', 'five', { ifVersion: v3 })).toEqual({ ok: false });
+      expect(await store.get('k')).toBe('four');
+    });
+
+    it('sees a deleted document as absent', async (t) => {
+      const store = await factory();
+      if (!supportsCompareAndSet(store)) return t.skip();
+      await store.set('gone', 1);
+      const version = (await store.getVersioned('gone'))!.version;
+      await store.delete('gone');
+      expect(await store.setIf('gone', 2, { ifVersion: version })).toEqual({ ok: false });
+      expect(await store.get('gone')).toBeUndefined();
+      expect((await store.setIf('gone', 3, { ifVersion: null })).ok).toBe(true);
+      expect(await store.get('gone')).toBe(3);
+    });
+
+    it('loses no update when concurrent read-modify-writes retry on conflict', async (t) => {
+      const store = await factory();
+      if (!supportsCompareAndSet(store)) return t.skip();
+      const increment = async (who: number) => {
+        for (;;) {
+          const current = await store.getVersioned!('counter');
+          const doc = (current?.value as { n: number; by: number[] } | undefined) ?? { n: 0, by: [] };
+          const written = await store.setIf!('counter', { n: doc.n + 1, by: [...doc.by, who] }, { ifVersion: current?.version ?? null });
+          if (written.ok) return;
+        }
+      };
+      await Promise.all(Array.from({ length: 12 }, (_, i) => increment(i)));
+      const final = (await store.get('counter')) as { n: number; by: number[] };
+      expect(final.n).toBe(12);
+      expect([...final.by].sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i));
+    });
+
+    it('keeps adversarial keys apart', async (t) => {
+      const store = await factory();
+      if (!supportsCompareAndSet(store)) return t.skip();
+      for (const [i, key] of adversarialKeys.entries()) expect((await store.setIf!(key, { i }, { ifVersion: null })).ok).toBe(true);
+      for (const [i, key] of adversarialKeys.entries()) expect((await store.getVersioned!(key))!.value).toEqual({ i });
+      expect(await store.list('')).toEqual([...adversarialKeys].sort());
+    });
+
+    it('refuses bad input with a StoreError and honours an aborted signal', async (t) => {
+      const store = await factory();
+      if (!supportsCompareAndSet(store)) return t.skip();
+      await store.set('kept', 1);
+      const version = (await store.getVersioned('kept'))!.version;
+      await expect(store.setIf('', 1, { ifVersion: null })).rejects.toBeInstanceOf(StoreError);
+      await expect(store.getVersioned('')).rejects.toBeInstanceOf(StoreError);
+      await expect(store.setIf('kept', () => 1, { ifVersion: version })).rejects.toBeInstanceOf(StoreError);
+      await expect(store.setIf('kept', 2, { ifVersion: '' })).rejects.toBeInstanceOf(StoreError);
+      await expect(store.setIf('kept', 2, { ifVersion: undefined as unknown as null })).rejects.toBeInstanceOf(StoreError);
+      const signal = AbortSignal.abort();
+      await expect(store.getVersioned('kept', { signal })).rejects.toBeTruthy();
+      await expect(store.setIf('kept', 2, { ifVersion: version, signal })).rejects.toBeTruthy();
+      expect(await store.getVersioned('kept')).toEqual({ value: 1, version });
     });
   });
 }
