@@ -1,13 +1,14 @@
 /**
  * The shared task list of a lead coordination: tasks with dependencies and a
  * status, transitions that are atomic in-process, a version that every
- * transition bumps, and persistence in a {@link Store} with a version check.
+ * transition bumps, and persistence in a {@link Store} with a version check
+ * (atomic on stores with compare-and-set).
  * @module
  */
 import { z } from 'zod';
 import { ConfigurationError, StoreError, TroupeError, describeValue } from '../core/errors.js';
 import type { CoordTaskStatus } from '../core/events.js';
-import type { Store, StoreCallOptions } from '../persistence/store.js';
+import { supportsCompareAndSet, type Store, type StoreCallOptions } from '../persistence/store.js';
 
 /** Status of a task: `pending` → `claimed` → `in-progress` → `done` | `failed`; or `blocked` / `cancelled`. */
 export type TaskStatus = CoordTaskStatus;
@@ -91,7 +92,8 @@ export interface TaskStoreOptions {
 /**
  * A shared task list. Every transition is synchronous, so two workers of one
  * process never claim one task; {@link TaskStore.save} adds a version check
- * for lists shared through a {@link Store}.
+ * for lists shared through a {@link Store} (a compare-and-set where the store
+ * has one, so processes never both claim one task either).
  *
  * @example
  * ```ts
@@ -255,20 +257,33 @@ export class TaskStore {
   /**
    * Save the list under `key`, refusing (a `task_conflict` error) when the
    * stored version is not the one this list was loaded from or last saved:
-   * another process changed it in between.
+   * another process changed it in between. On a store with compare-and-set
+   * (`setIf`) the check and the write are one atomic step, so two processes
+   * can never both save over the same version; on other stores the check
+   * only narrows the race.
    */
   async save(store: Store, key: string, options: StoreCallOptions = {}): Promise<void> {
-    const stored = await store.get(key, options);
+    const cas = supportsCompareAndSet(store);
+    const versioned = cas ? await store.getVersioned(key, options) : undefined;
+    const stored = cas ? versioned?.value : await store.get(key, options);
     if (stored !== undefined) {
       const parsed = taskListSchema.safeParse(stored);
       if (!parsed.success) throw new StoreError(`Document "${key}" is not a task list: ${z.prettifyError(parsed.error)}`, { details: { key } });
-      if (parsed.data.version !== this.#saved) {
-        throw conflict(`Task list "${key}" was changed elsewhere (stored version ${parsed.data.version}, loaded ${this.#saved})`, undefined, { key, stored: parsed.data.version });
-      }
+      if (parsed.data.version !== this.#saved) throw this.#changedElsewhere(key, parsed.data.version);
     }
     const snapshot = this.snapshot();
-    await store.set(key, snapshot, options);
+    if (cas) {
+      const written = await store.setIf(key, snapshot, { ...options, ifVersion: versioned?.version ?? null });
+      if (!written.ok) throw this.#changedElsewhere(key);
+    } else {
+      await store.set(key, snapshot, options);
+    }
     this.#saved = snapshot.version;
+  }
+
+  #changedElsewhere(key: string, stored?: number): TroupeError {
+    const found = stored === undefined ? 'written while saving' : `stored version ${stored}`;
+    return conflict(`Task list "${key}" was changed elsewhere (${found}, loaded ${this.#saved})`, undefined, { key, ...(stored === undefined ? {} : { stored }) });
   }
 
   /** Load a list saved with {@link TaskStore.save}; undefined when there is none. */

@@ -84,4 +84,27 @@ describe('TaskStore', () => {
     await store.set('lists/bad', { tasks: 3 });
     await expect(TaskStore.load(store, 'lists/bad')).rejects.toMatchObject({ code: 'store_error' });
   });
+
+  it('lets only one of two concurrent saves over the same version through (compare-and-set)', async () => {
+    const store = memoryStore();
+    await new TaskStore([{ id: 'a', title: 'A' }]).save(store, 'lists/main');
+    const first = (await TaskStore.load(store, 'lists/main'))!;
+    const second = (await TaskStore.load(store, 'lists/main'))!;
+    first.claim('w1');
+    second.claim('w2');
+    // Both read the stored version before either writes: only setIf tells them apart.
+    const results = await Promise.allSettled([first.save(store, 'lists/main'), second.save(store, 'lists/main')]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    const rejected = results.find((r): r is PromiseRejectedResult => r.status === 'rejected')!;
+    expect(rejected.reason).toMatchObject({ code: 'task_conflict' });
+    const winner = results[0]!.status === 'fulfilled' ? 'w1' : 'w2';
+    expect((await TaskStore.load(store, 'lists/main'))!.get('a')).toMatchObject({ status: 'claimed', assignee: winner });
+  });
+
+  it('saves a new list only where there is none yet', async () => {
+    const store = memoryStore();
+    const results = await Promise.allSettled([new TaskStore([{ id: 'a', title: 'A' }]).save(store, 'l'), new TaskStore([{ id: 'b', title: 'B' }]).save(store, 'l')]);
+    expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect((await TaskStore.load(store, 'l'))!.list()).toHaveLength(1);
+  });
 });
