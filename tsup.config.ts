@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
 
-// Vendor packages are optional peers, loaded lazily by their adapters: never bundled.
-const vendors = ['ai', 'openai', /^ai\//, /^openai\//, /^@ai-sdk\//];
+// Vendor packages are optional peers, loaded lazily by their adapters and integrations: never bundled.
+const vendors = ['ai', 'openai', 'ioredis', /^ai\//, /^openai\//, /^@ai-sdk\//];
 
 const shared: Options = {
   entry: {
@@ -14,6 +14,7 @@ const shared: Options = {
     'adapters/openai': 'src/adapters/openai.ts',
     'adapters/process': 'src/adapters/process.ts',
     'adapters/env': 'src/adapters/env.ts',
+    'redis/index': 'src/integrations/redis/index.ts',
   },
   dts: true,
   sourcemap: true,

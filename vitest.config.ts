@@ -9,11 +9,14 @@ export default defineConfig({
     alias: [
       { find: /^troupe\/adapters\/(.*)$/, replacement: src('adapters/$1.ts') },
       { find: /^troupe\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^troupe\/redis$/, replacement: src('integrations/redis/index.ts') },
       { find: /^troupe$/, replacement: src('index.ts') },
     ],
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Starts a redis-server for the Redis tests (or prints why they are skipped).
+    globalSetup: ['test/helpers/redis-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

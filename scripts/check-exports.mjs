@@ -55,8 +55,26 @@ for (const name of names) {
   }
 }
 
+// Integrations load their optional peer on first use (a dynamic import, also in
+// the CommonJS build): troupe/redis must reach ioredis, which then fails to
+// connect to a closed port with a StoreError, not a missing_dependency error.
+for (const mode of ['import', 'require']) {
+  const load = mode === 'import' ? `import('troupe/redis')` : `Promise.resolve(require('troupe/redis'))`;
+  const code = `${load}.then(async ({ redisStore }) => {
+    const store = redisStore({ connection: 'redis://127.0.0.1:1', timeoutMs: 300 });
+    const error = await store.get('k').then(() => undefined, (e) => e);
+    await store.close();
+    if (error?.code !== 'store_error') { console.error(String(error?.code), String(error?.message)); process.exit(4); }
+  })`;
+  try {
+    execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    failures.push(`${mode}('troupe/redis') could not load ioredis: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
+  }
+}
+
 if (failures.length) {
   console.error(`check:exports failed:\n- ${failures.join('\n- ')}`);
   process.exit(1);
 }
-console.log(`check:exports ok: ${names.length} entry points load through import and require (${names.join(', ')})`);
+console.log(`check:exports ok: ${names.length} entry points load through import and require (${names.join(', ')}); troupe/redis loads ioredis in both`);

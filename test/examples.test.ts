@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { redisTarget } from './helpers/redis.js';
 
 // Every example runs offline on the scripted adapter and exits 0.
 const dir = join(import.meta.dirname, '..', 'examples');
@@ -13,13 +14,17 @@ const expected: Record<string, RegExp[]> = {
   'support-desk.ts': [/charged twice\s+-> billing/, /log in\s+-> technical/, /contract\?\s+-> legal/],
   'approval-chain.ts': [/APPROVED: PO for 3 laptops/, /\(answered by director\)/],
   'manager-advisors.ts': [/failed ops: Advisor consultation failed for ops/, /Decided on 3 advisor sections/],
+  'redis-store.ts': redisTarget().url
+    ? [/run shared-1: \d+ events, status completed/, /conflict \(Task list "tasks" was changed elsewhere/, /claimed b/, /a=claimed by worker-\d, b=claimed by worker-\d/]
+    : [/No Redis at redis:\/\/127\.0\.0\.1:1/],
 };
 
 describe('examples', () => {
   it.each(examples)('%s runs offline', (file) => {
     const out = execFileSync(process.execPath, [tsx, join(dir, file)], {
       encoding: 'utf8',
-      env: { ...process.env, TROUPE_ADAPTER: '' },
+      // The Redis of the test run, if any (examples that need Redis say so and stop without one).
+      env: { ...process.env, TROUPE_ADAPTER: '', REDIS_URL: redisTarget().url ?? 'redis://127.0.0.1:1' },
       timeout: 60_000,
     });
     expect(out.length).toBeGreaterThan(0);

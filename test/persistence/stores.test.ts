@@ -1,10 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../src/core/clock.js';
+import { CancelledError } from '../../src/core/errors.js';
 import { decodeKey, encodeKey, fileStore } from '../../src/persistence/file-store.js';
 import { memoryStore } from '../../src/persistence/memory-store.js';
 import { adversarialKeys, storeSuite } from '../../src/testing/store-suite.js';
+import { runIncrementers } from '../helpers/cas-processes.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'troupe-store-'));
 
@@ -76,6 +79,46 @@ describe('fileStore', () => {
     const read = await fileStore(dir).read('s');
     expect(read.records).toEqual([{ i: 0 }]);
     expect(read.torn).toBeDefined();
+  });
+});
+
+describe('fileStore compare-and-set across processes', () => {
+  it('loses no update when several processes write one document with setIf', async () => {
+    const dir = tempDir();
+    const conflicts = await runIncrementers(['file', dir], 4, 15);
+    const { n, by } = (await fileStore(dir).get('counter')) as { n: number; by: string[] };
+    expect(n).toBe(60);
+    expect(new Set(by).size).toBe(60);
+    expect(conflicts).toHaveLength(4);
+    // The lock folders are gone and never listed.
+    expect(readdirSync(dir).sort()).toEqual(['counter.json']);
+  });
+
+  it('waits while another process holds the document lock, and gives up when its signal aborts', async () => {
+    const dir = tempDir();
+    const store = fileStore(dir, { clock: new SimulatedClock() });
+    await store.set('doc', 1);
+    mkdirSync(join(dir, '.lock-doc.json')); // held by "another process", fresh
+    const controller = new AbortController();
+    const pending = store.setIf('doc', 2, { ifVersion: (await store.getVersioned('doc'))!.version, signal: controller.signal });
+    controller.abort();
+    await expect(pending).rejects.toBeInstanceOf(CancelledError);
+    expect(await store.get('doc')).toBe(1);
+    expect(await store.list('')).toEqual(['doc']);
+  });
+
+  it('takes over a lock left by a dead process once it is stale', async () => {
+    const dir = tempDir();
+    const store = fileStore(dir);
+    await store.set('doc', 1);
+    const lock = join(dir, '.lock-doc.json');
+    mkdirSync(lock);
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lock, old, old);
+    const version = (await store.getVersioned('doc'))!.version;
+    expect((await store.setIf('doc', 2, { ifVersion: version })).ok).toBe(true);
+    expect(await store.get('doc')).toBe(2);
+    expect(existsSync(lock)).toBe(false);
   });
 });
 
