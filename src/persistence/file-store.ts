@@ -5,7 +5,6 @@
  */
 import { mkdir, open, readdir, readFile, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { combineSignals, throwIfAborted } from '../core/abort.js';
 import { realClock, sleep, type Clock } from '../core/clock.js';
 import { syncFolder, writeFileAtomic } from '../core/fs.js';
@@ -230,6 +229,8 @@ const LOCK_POLL_MS = 20;
  * `lost` aborts if the lock is taken from us (it went stale).
  */
 async function lockDocument(path: string, clock: Clock, signal: AbortSignal | undefined): Promise<{ lost: AbortSignal; release: () => Promise<void> }> {
+  // Loaded on first use: a store that never calls setIf never loads it.
+  const { default: lockfile } = await import('proper-lockfile');
   const lost = new AbortController();
   const lockfilePath = join(dirname(path), `.lock-${basename(path)}`);
   for (;;) {

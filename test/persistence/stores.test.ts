@@ -96,13 +96,23 @@ describe('fileStore compare-and-set across processes', () => {
 
   it('waits while another process holds the document lock, and gives up when its signal aborts', async () => {
     const dir = tempDir();
-    const store = fileStore(dir, { clock: new SimulatedClock() });
+    const clock = new SimulatedClock();
+    const store = fileStore(dir, { clock });
     await store.set('doc', 1);
     mkdirSync(join(dir, '.lock-doc.json')); // held by "another process", fresh
     const controller = new AbortController();
     const pending = store.setIf('doc', 2, { ifVersion: (await store.getVersioned('doc'))!.version, signal: controller.signal });
+    const outcome = pending.then(() => 'written', (e: unknown) => e);
+    // It tries, finds the lock held, and waits on the clock before each new attempt.
+    for (let attempt = 0; attempt < 3; attempt++) {
+      while (clock.pending === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await clock.advance(20);
+    }
+    while (clock.pending === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await store.get('doc')).toBe(1);
     controller.abort();
-    await expect(pending).rejects.toBeInstanceOf(CancelledError);
+    expect(await outcome).toBeInstanceOf(CancelledError);
+    expect(clock.pending).toBe(0);
     expect(await store.get('doc')).toBe(1);
     expect(await store.list('')).toEqual(['doc']);
   });
