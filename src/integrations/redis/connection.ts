@@ -65,15 +65,10 @@ export class RedisLink {
     this.owned = !isClient(connection);
   }
 
-  /** The last connection error seen, for messages. */
-  get lastError(): Error | undefined {
-    return this.#lastError;
-  }
-
   /** The client once it is ready to take commands; rejects when `signal` aborts first or the client has ended. */
   async ready(signal: AbortSignal): Promise<RedisClient> {
     const client = await (this.#client ??= this.#open());
-    if (this.#closed) throw new StoreError('The Redis store is closed', { details: { closed: true } });
+    this.#throwIfClosed();
     if (client.status === 'ready') return client;
     if (client.status === 'end' && !this.owned) {
       throw new StoreError('The Redis client given to the store has been closed', { details: { closed: true } });
@@ -82,7 +77,13 @@ export class RedisLink {
     this.#becomingReady ??= this.#whenReady(client).finally(() => {
       this.#becomingReady = undefined;
     });
-    return raceAbort(this.#becomingReady, signal);
+    await raceAbort(this.#becomingReady, signal);
+    this.#throwIfClosed();
+    return client;
+  }
+
+  #throwIfClosed(): void {
+    if (this.#closed) throw new StoreError('The Redis store is closed', { details: { closed: true } });
   }
 
   /** Resolves once `client` is ready, rejects if it ends first; connects a client that has not started. */

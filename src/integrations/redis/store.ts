@@ -15,8 +15,10 @@ import { RedisLink, isCluster, type RedisClient, type RedisConnection } from './
 export interface RedisStoreOptions {
   /**
    * A `redis://` URL or ioredis options: the store opens its own connection
-   * (and closes it on `close()`). Or an ioredis `Redis` or `Cluster` client
-   * that you own: the store uses it as it is and never closes it.
+   * (and closes it on `close()`), set to fail calls rather than queue them
+   * while Redis is away (options you give override those settings). Or an
+   * ioredis `Redis` or `Cluster` client that you own: the store uses it as
+   * it is and never closes it.
    */
   connection: RedisConnection;
   /**
@@ -113,11 +115,15 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
     throwIfAborted(signal);
     if (options.signal?.aborted) throw closed(options.signal);
     const timer = timeoutSignal(timeoutMs, clock);
-    const combined = combineSignals(signal, options.signal, timer.signal);
-    try {
+    // Only short-lived signals are combined; the store's own signal (as long-lived as the store) is raced, so no listener outlives the call.
+    const combined = combineSignals(signal, timer.signal);
+    const work = async () => {
       const client = await raceAbort(link.ready(combined), combined);
       throwIfAborted(combined);
       return await raceAbort(command(client, combined), combined);
+    };
+    try {
+      return await raceAbort(work(), options.signal);
     } catch (error) {
       if (signal?.aborted) throw error;
       if (options.signal?.aborted) throw closed(options.signal);

@@ -215,7 +215,7 @@ describe.skipIf(!binary)('redisStore when Redis goes away', () => {
     expect(await store.get('k')).toBe(1);
   });
 
-  it('rejects with the abort error when the signal aborts while Redis does not answer', async () => {
+  it('rejects with the abort error when the signal aborts while Redis does not answer, and ends calls when the store closes', async () => {
     const { url: own, process: redis } = await start();
     const store = closeLater(redisStore({ connection: own, prefix: 'abort:', timeoutMs: 60_000 }));
     await store.set('k', 1);
@@ -227,6 +227,12 @@ describe.skipIf(!binary)('redisStore when Redis goes away', () => {
       controller.abort();
       expect(await pending).toBeInstanceOf(CancelledError);
       expect(await listing).toBeInstanceOf(CancelledError);
+      // The store's own signal ends a call in flight too, and closes the store.
+      const closing = new AbortController();
+      const owned = closeLater(redisStore({ connection: own, prefix: 'abort:', timeoutMs: 60_000, signal: closing.signal }));
+      const inFlight = owned.get('k').catch((e: unknown) => e);
+      closing.abort();
+      expect(await inFlight).toMatchObject({ code: 'store_error', details: { closed: true } });
     } finally {
       redis.kill('SIGCONT');
     }
