@@ -7,7 +7,6 @@
  */
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { loadPeer } from '../../adapters/peer.js';
-import { raceAbort } from '../../core/abort.js';
 import { StoreError, errorMessage } from '../../core/errors.js';
 
 /** An ioredis client: a single Redis or a Redis Cluster. */
@@ -65,8 +64,8 @@ export class RedisLink {
     this.owned = !isClient(connection);
   }
 
-  /** The client once it is ready to take commands; rejects when `signal` aborts first or the client has ended. */
-  async ready(signal: AbortSignal): Promise<RedisClient> {
+  /** The client once it is ready to take commands; rejects if the client ends first or the store is closed. */
+  async ready(): Promise<RedisClient> {
     const client = await (this.#client ??= this.#open());
     this.#throwIfClosed();
     if (client.status === 'ready') return client;
@@ -77,7 +76,7 @@ export class RedisLink {
     this.#becomingReady ??= this.#whenReady(client).finally(() => {
       this.#becomingReady = undefined;
     });
-    await raceAbort(this.#becomingReady, signal);
+    await this.#becomingReady;
     this.#throwIfClosed();
     return client;
   }
