@@ -35,7 +35,7 @@ export const adversarialKeys: readonly string[] = [
  *
  * @example
  * ```ts
- * storeSuite('redis', async () => redisStore({ url, prefix: `test-${randomUUID()}` }));
+ * storeSuite('redis', async () => redisStore({ connection: url, prefix: `test-${randomUUID()}:` }));
  * ```
  */
 export function storeSuite(name: string, factory: () => Store | Promise<Store>): void {
