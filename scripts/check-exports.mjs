@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // After `npm run build`: every path in package.json `exports` exists, and the
-// package loads through both `import` and `require` in plain Node.
+// package loads through both `import` and `require` in plain Node, without
+// side effects: loading an entry point adds no signal or exit listener.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -41,12 +42,15 @@ for (const [subpath, value] of Object.entries(pkg.exports)) {
 }
 
 const names = subpaths.map((sp) => (sp === '.' ? pkg.name : `${pkg.name}/${sp.slice(2)}`));
+// Exit code 4: the import added listeners (printed on stderr).
+const listeners = `const listeners = () => ['SIGTERM', 'SIGINT', 'SIGHUP', 'exit'].map((s) => process.listenerCount(s)).join(',');`;
+const unchanged = `if (listeners() !== before) { console.error('listeners before/after: ' + before + ' / ' + listeners()); process.exit(4) }`;
 for (const name of names) {
   for (const mode of ['import', 'require']) {
     const code =
       mode === 'import'
-        ? `import(${JSON.stringify(name)}).then((m) => { if (!Object.keys(m).length) process.exit(3) })`
-        : `const m = require(${JSON.stringify(name)}); if (!Object.keys(m).length) process.exit(3)`;
+        ? `${listeners} const before = listeners(); import(${JSON.stringify(name)}).then((m) => { if (!Object.keys(m).length) process.exit(3); ${unchanged} })`
+        : `${listeners} const before = listeners(); const m = require(${JSON.stringify(name)}); if (!Object.keys(m).length) process.exit(3); ${unchanged}`;
     try {
       execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
     } catch (error) {
@@ -77,4 +81,4 @@ if (failures.length) {
   console.error(`check:exports failed:\n- ${failures.join('\n- ')}`);
   process.exit(1);
 }
-console.log(`check:exports ok: ${names.length} entry points load through import and require (${names.join(', ')}); troupe/redis loads ioredis in both`);
+console.log(`check:exports ok: ${names.length} entry points load through import and require, with no signal or exit listener added (${names.join(', ')}); troupe/redis loads ioredis in both`);

@@ -8,7 +8,6 @@
 import { mkdir, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { raceAbort, throwIfAborted } from '../core/abort.js';
 import { abortError, realClock, sleep, type Clock } from '../core/clock.js';
 import { ConfigurationError, WorkspaceError, describeValue, errorMessage } from '../core/errors.js';
@@ -174,6 +173,7 @@ export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy
   async function lockProcess(dir: string, stop: AbortSignal): Promise<() => Promise<void>> {
     await mkdir(lockDir, { recursive: true });
     const target = join(lockDir, pathKey(dir));
+    const lockfile = await loadLockfile();
     for (;;) {
       try {
         return await lockfile.lock(target, {
@@ -253,4 +253,17 @@ export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy
       await release(workspace.baseDir, workspace.chunkId);
     },
   };
+}
+
+type Lockfile = typeof import('proper-lockfile');
+let lockfileModule: Promise<Lockfile> | undefined;
+
+/**
+ * proper-lockfile, loaded on the first cross-process lock: it installs
+ * SIGTERM, SIGINT and SIGHUP listeners when it loads (through signal-exit),
+ * which an import of troupe must not do.
+ */
+function loadLockfile(): Promise<Lockfile> {
+  lockfileModule ??= import('proper-lockfile').then((m) => (m as { default?: Lockfile }).default ?? m);
+  return lockfileModule;
 }
