@@ -9,17 +9,71 @@ import { CancelledError } from './errors.js';
 export interface Clock {
   /** Milliseconds since the epoch (or since the simulated start). */
   now(): number;
-  /** Call `fn` after `ms`; returns a function that cancels it. */
+  /**
+   * Call `fn` once `now()` has reached the current time plus `ms`; returns a
+   * function that cancels it. Any delay is accepted: a negative or `NaN`
+   * delay means none, `Infinity` means never, and a delay longer than the
+   * host's timers allow must still not fire early (see {@link boundedTimer}).
+   */
   setTimer(fn: () => void, ms: number): () => void;
 }
 
-/** The real clock: `Date.now()` and `setTimeout`. */
+/**
+ * The longest delay of one Node timer: 2^31 - 1 ms, about 24.8 days. Node
+ * fires a longer `setTimeout` after 1 ms instead (with a
+ * `TimeoutOverflowWarning`).
+ */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/** What {@link boundedTimer} needs from its host: a time source and one-shot timers. */
+export interface TimerHost {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const nodeTimers: TimerHost = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+};
+
+/**
+ * The one place that bounds timers: call `fn` once `host.now()` has reached
+ * the deadline (the current time plus `ms`), with host timers of at most
+ * {@link MAX_TIMER_DELAY_MS} chained until then, and armed again when one
+ * fires before the host's time says the deadline has come. A negative or
+ * `NaN` delay counts as none; `Infinity` never fires and arms nothing.
+ * Returns a function that cancels whichever timer is armed.
+ */
+export function boundedTimer(host: TimerHost, fn: () => void, ms: number): () => void {
+  if (ms === Infinity) return () => undefined;
+  const deadline = host.now() + (ms > 0 ? ms : 0);
+  let handle: unknown;
+  let cancelled = false;
+  const arm = (delay: number) => {
+    handle = host.setTimeout(tick, Math.min(Math.max(delay, 0), MAX_TIMER_DELAY_MS));
+  };
+  function tick(): void {
+    if (cancelled) return;
+    const left = deadline - host.now();
+    if (left > 0) arm(left);
+    else fn();
+  }
+  arm(deadline - host.now());
+  return () => {
+    cancelled = true;
+    host.clearTimeout(handle);
+  };
+}
+
+/**
+ * The real clock: `Date.now()`, and `setTimeout` through
+ * {@link boundedTimer}, so time-outs and delays of any length work.
+ */
 export const realClock: Clock = Object.freeze({
   now: () => Date.now(),
-  setTimer(fn: () => void, ms: number) {
-    const t = setTimeout(fn, Math.max(0, ms));
-    return () => clearTimeout(t);
-  },
+  setTimer: (fn: () => void, ms: number) => boundedTimer(nodeTimers, fn, ms),
 });
 
 /**
@@ -86,7 +140,8 @@ export class SimulatedClock implements Clock {
   }
 
   setTimer(fn: () => void, ms: number): () => void {
-    const timer: Timer = { id: this.#nextId++, at: this.#now + Math.max(0, ms), fn };
+    if (ms === Infinity) return () => undefined;
+    const timer: Timer = { id: this.#nextId++, at: this.#now + (ms > 0 ? ms : 0), fn };
     this.#timers.push(timer);
     return () => {
       this.#timers = this.#timers.filter((t) => t !== timer);

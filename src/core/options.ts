@@ -24,7 +24,8 @@ export function expectNonNegativeInteger<T>(name: string, value: T): T {
 
 /**
  * Throw unless `value` is undefined or a positive, finite number. Infinity is
- * refused: as a time-out it would overflow the timer and fire at once.
+ * refused: leave a time-out out for no limit. Finite values of any size
+ * work (the clock chains timers past Node's 2^31 - 1 ms).
  */
 export function expectPositiveNumber<T>(name: string, value: T): T {
   if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {

@@ -9,7 +9,7 @@ import { mkdir, realpath, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix, resolve } from 'node:path';
 import { raceAbort, throwIfAborted } from '../core/abort.js';
-import { abortError, realClock, sleep, type Clock } from '../core/clock.js';
+import { MAX_TIMER_DELAY_MS, abortError, realClock, sleep, type Clock } from '../core/clock.js';
 import { ConfigurationError, WorkspaceError, describeValue, errorMessage } from '../core/errors.js';
 import { expectPositiveNumber } from '../core/options.js';
 import { pathKey } from './git.js';
@@ -179,6 +179,8 @@ export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy
         return await lockfile.lock(target, {
           realpath: false,
           stale: staleMs,
+          // proper-lockfile refreshes the lock every `stale / 2` ms with its own timer: keep that within Node's limit.
+          update: Math.min(staleMs / 2, MAX_TIMER_DELAY_MS),
           retries: 0,
           onCompromised: (error) =>
             options.onWarning?.({ message: `The lock on ${dir} was compromised: ${error.message}`, code: 'lock_compromised', baseDir: dir }),
