@@ -130,30 +130,55 @@ export class StuckDetector {
   check(now: number): StuckAction[] {
     const actions: StuckAction[] = [];
     for (const t of this.#workers.values()) {
-      if (t.task === undefined) continue;
+      if (t.task === undefined || !this.#due(t, now)) continue;
       const silentMs = now - t.lastHeard;
-      if (t.state === 'working' && silentMs > this.thresholdMs) {
+      if (t.state === 'working') {
         t.state = 'checking';
         t.since = now;
         t.checkedAt = now;
         actions.push({ type: 'status-check', worker: t.worker, task: t.task, silentMs });
-      } else if (t.state === 'checking' && now - (t.checkedAt ?? now) >= this.statusTimeoutMs) {
+      } else {
         actions.push({ type: 'stuck', worker: t.worker, task: t.task, silentMs });
       }
     }
     return actions;
   }
 
-  /** The earliest time at which {@link StuckDetector.check} may have something to do, or undefined. */
+  /**
+   * The earliest time at which {@link StuckDetector.check} has something to
+   * do, or undefined. `check` at that time always acts, whatever the
+   * clock's resolution.
+   */
   nextDeadline(): number | undefined {
     let next: number | undefined;
     for (const t of this.#workers.values()) {
+      if (t.task === undefined) continue;
       let at: number | undefined;
-      if (t.state === 'working') at = t.lastHeard + this.thresholdMs + 1;
-      else if (t.state === 'checking') at = (t.checkedAt ?? t.since) + this.statusTimeoutMs;
+      if (t.state === 'working') at = this.#silenceLimit(t) + 1;
+      else if (t.state === 'checking') at = this.#answerBy(t);
       if (at !== undefined && (next === undefined || at < next)) next = at;
     }
     return next;
+  }
+
+  // Deadlines are compared as sums, never as differences (`now - since >= limit`):
+  // with fractional times the two can round apart, and a deadline computed one
+  // way would never be reached the other way.
+
+  /** A working worker silent past this time gets a status check. */
+  #silenceLimit(t: WorkerTiming): number {
+    return t.lastHeard + this.thresholdMs;
+  }
+
+  /** A worker that has not answered its status check by this time is stuck. */
+  #answerBy(t: WorkerTiming): number {
+    return (t.checkedAt ?? t.since) + this.statusTimeoutMs;
+  }
+
+  #due(t: WorkerTiming, now: number): boolean {
+    if (t.state === 'working') return now > this.#silenceLimit(t);
+    if (t.state === 'checking') return now >= this.#answerBy(t);
+    return false;
   }
 
   /** Restore the task durations of an earlier run (for resume). */

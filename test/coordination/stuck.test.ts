@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { StuckDetector } from '../../src/coordination/stuck.js';
 
 describe('StuckDetector', () => {
@@ -36,5 +37,43 @@ describe('StuckDetector', () => {
     stuck.working('w1', 't2', 5000);
     expect(stuck.check(5401)).toHaveLength(1);
     expect(() => new StuckDetector({ expectedTaskMs: 0 })).toThrow('Expected `stuck.expectedTaskMs` to be a positive number, got 0 (number)');
+  });
+});
+
+describe('StuckDetector deadlines', () => {
+  /** Follow the detector's own deadlines from a start; every one must bring an action, up to the stuck report. */
+  function follow(stuck: StuckDetector, start: number): string[] {
+    stuck.working('w1', 't1', start);
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const at = stuck.nextDeadline();
+      if (at === undefined) break;
+      const actions = stuck.check(at);
+      seen.push(actions.map((a) => a.type).join(',') || `nothing at ${at}`);
+      if (actions.some((a) => a.type === 'stuck')) break;
+    }
+    return seen;
+  }
+
+  it('are reached at fractional clock times (an average task of 33.333... ms)', () => {
+    const stuck = new StuckDetector({ expectedTaskMs: 1000, statusTimeoutMs: 300 });
+    stuck.restoreDurations([100 / 3]); // an average of 33.333... ms: the threshold is fractional
+    expect(follow(stuck, 214.06666666666666 - 2 * (100 / 3) - 1)).toEqual(['status-check', 'stuck']);
+  });
+
+  it('are reached whatever the start, the average and the status time-out', () => {
+    fc.assert(
+      fc.property(
+        fc.double({ min: 0, max: 1e7, noNaN: true }),
+        fc.array(fc.double({ min: 0.001, max: 1e5, noNaN: true }), { maxLength: 4 }),
+        fc.double({ min: 0.001, max: 1e5, noNaN: true }),
+        (start, durations, statusTimeoutMs) => {
+          const stuck = new StuckDetector({ expectedTaskMs: 1000, statusTimeoutMs });
+          stuck.restoreDurations(durations);
+          expect(follow(stuck, start)).toEqual(['status-check', 'stuck']);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });
