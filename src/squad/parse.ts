@@ -7,7 +7,7 @@
  * @module
  */
 import { realpath } from 'node:fs/promises';
-import { join } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError } from '../core/errors.js';
 import { CHARTER_CAP, CONTEXT_CAP, capAtLine, capEntries } from './caps.js';
@@ -158,7 +158,10 @@ async function readContext(base: string, file: string, warnings: string[]): Prom
 
 /**
  * Find and read a repository's squad folder (`.squad`, else `.ai-team`).
- * `null` when there is none or it has no `team.md`.
+ * `null` when there is none or it has no `team.md`. A squad folder that is
+ * a symbolic link leading out of the repository is refused with a
+ * `ConfigurationError` (code `unsafe_path`), as `writeSquad` refuses it; one
+ * that leads to a folder inside the repository is read.
  *
  * @example
  * ```ts
@@ -169,5 +172,18 @@ async function readContext(base: string, file: string, warnings: string[]): Prom
 export async function discoverSquad(root: string, options: ParseSquadOptions = {}): Promise<SquadPreset | null> {
   throwIfAborted(options.signal);
   const dir = await findSquadDir(root, options.signal ? { signal: options.signal } : {});
-  return dir === null ? null : parseSquad(dir, options);
+  if (dir === null) return null;
+  await refuseLinkOut(root, dir);
+  return parseSquad(dir, options);
+}
+
+/** Throw `unsafe_path` when `dir` (a folder found in `root`) really lives outside `root`. */
+async function refuseLinkOut(root: string, dir: string): Promise<void> {
+  const [realRoot, realDir] = await Promise.all([realpath(resolve(root)), realpath(dir)]);
+  const inside = relative(realRoot, realDir);
+  if (inside !== '' && inside !== '..' && !inside.startsWith(`..${sep}`) && !isAbsolute(inside)) return;
+  throw new ConfigurationError(`Refused to read ${dir}: it is a symbolic link that leads out of the repository (to ${realDir})`, {
+    code: 'unsafe_path',
+    details: { path: dir, target: realDir },
+  });
 }

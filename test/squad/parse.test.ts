@@ -1,12 +1,13 @@
 import { cpSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isTroupeError } from '../../src/core/errors.js';
+import { ConfigurationError, isTroupeError } from '../../src/core/errors.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { CHARTER_CAP, CONTEXT_CAP } from '../../src/squad/caps.js';
 import { readSquadFile } from '../../src/squad/files.js';
 import { findSquadDir } from '../../src/squad/find.js';
 import { discoverSquad, parseSquad } from '../../src/squad/parse.js';
+import { writeSquad } from '../../src/squad/write.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'squad');
 const tempRoot = tempDirs('troupe-squad-');
@@ -215,9 +216,23 @@ describe('safety', () => {
     expect((await discoverSquad(root))?.workers.map((w) => w.name)).toEqual(['dev']);
   });
 
+  it('refuses a squad folder that is a link out of the repository, with the error writeSquad gives', async () => {
+    const root = tempRoot();
+    const outside = tempRoot();
+    cpSync(join(fixtures, 'PureWeen__PolyPilot__TestData__legacy-ai-team', '.ai-team'), join(outside, 'team'), { recursive: true });
+    symlinkSync(join(outside, 'team'), join(root, '.squad'));
+    const error = await discoverSquad(root).catch((e: unknown) => e);
+    expect(isTroupeError(error, 'unsafe_path')).toBe(true);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as ConfigurationError).message).toMatch(/^Refused to read .*\.squad: it is a symbolic link that leads out of the repository/);
+    const written = await writeSquad(root, { name: 'T', mode: 'orchestrator', workers: [{ name: 'Ada', systemPrompt: 'You are Ada.' }] }).catch((e: unknown) => e);
+    expect(isTroupeError(written, 'unsafe_path')).toBe(true);
+    expect(readdirSync(join(outside, 'team')).sort()).toEqual(readdirSync(join(fixtures, 'PureWeen__PolyPilot__TestData__legacy-ai-team', '.ai-team')).sort());
+  });
+
   it('stops when the signal is aborted', async () => {
     const controller = new AbortController();
     controller.abort();
-    await expect(discoverSquad(join(fixtures, 'Azure-Samples__eShopLite'), { signal: controller.signal })).rejects.toThrow();
+    await expect(discoverSquad(join(fixtures, 'Azure-Samples__eShopLite'), { signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
   });
 });
