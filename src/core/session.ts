@@ -3,9 +3,9 @@
  * invariants so adapters do not have to.
  * @module
  */
-import type { ModelSession, ModelTurn, SendOptions, SessionEvent, ToolCall, ToolResult } from './adapter.js';
-import { raceAbort, throwIfAborted } from './abort.js';
-import { ModelBehaviorError, SessionBusyError, TroupeError } from './errors.js';
+import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionEvent, SessionSpec, ToolCall, ToolResult } from './adapter.js';
+import { abortError, raceAbort, throwIfAborted } from './abort.js';
+import { AdapterError, ModelBehaviorError, SessionBusyError, TroupeError, errorMessage } from './errors.js';
 
 /** Options of a {@link SessionHandle}. */
 export interface SessionHandleOptions {
@@ -24,7 +24,11 @@ export interface SessionHandleOptions {
  *   and on failure, so a continuation may send again at once;
  * - events from a session that was closed or replaced are dropped;
  * - an aborted `send` rejects at once even if the adapter ignores the
- *   signal; the session is then closed, since its history is unknown.
+ *   signal; the session is then closed, since its history is unknown;
+ * - every failure is a `TroupeError`: a cancellation rejects with the
+ *   signal's abort error, an adapter's own error (a plain `Error`, a thrown
+ *   string) becomes an `AdapterError` with the original as `cause`, and a
+ *   turn that is not an object is a `ModelBehaviorError`.
  */
 export class SessionHandle {
   #session: ModelSession;
@@ -75,7 +79,7 @@ export class SessionHandle {
     } catch (error) {
       this.#busy = false;
       if (options.signal?.aborted) await this.close().catch(() => undefined);
-      throw error;
+      throw adapterFailure(error, { agent: this.#options.agent, sessionId: session.id, action: 'send', signal: options.signal });
     }
   }
 
@@ -97,14 +101,109 @@ export class SessionHandle {
     if (this.#closed) return;
     this.#closed = true;
     this.#generation++;
-    await this.#session.close();
+    const session = this.#session;
+    try {
+      await session.close();
+    } catch (error) {
+      throw adapterFailure(error, { agent: this.#options.agent, sessionId: session.id, action: 'close' });
+    }
   }
+}
+
+/** Where an adapter failed, for {@link adapterFailure}. */
+export interface AdapterFailureContext {
+  /** The agent the session speaks for. */
+  agent: string;
+  /** The adapter's id, when known. */
+  adapter?: string;
+  /** The session's id, once open. */
+  sessionId?: string;
+  /** What was being done. */
+  action: 'open' | 'send' | 'close';
+  /** The call's signal: once it has aborted, the failure is a cancellation. */
+  signal?: AbortSignal | undefined;
+}
+
+const ACTIONS: Record<AdapterFailureContext['action'], string> = { open: 'open a session', send: 'answer', close: 'close the session' };
+
+/**
+ * The error to throw for a failure at the session boundary: the abort error
+ * when the call's signal has aborted (a cancellation or a time-out stays
+ * one, whatever the adapter threw), a `TroupeError` as it is, and anything
+ * else (a plain `Error` such as `socket hang up`, a thrown string) as an
+ * {@link AdapterError} with the original as `cause`.
+ */
+export function adapterFailure(error: unknown, context: AdapterFailureContext): Error {
+  if (context.signal?.aborted) return abortError(context.signal);
+  if (error instanceof TroupeError) return error;
+  const who = context.adapter === undefined ? 'The adapter' : `Adapter "${context.adapter}"`;
+  return new AdapterError(`${who} failed to ${ACTIONS[context.action]} for agent "${context.agent}": ${errorMessage(error)}`, {
+    cause: error,
+    details: {
+      agent: context.agent,
+      action: context.action,
+      ...(context.adapter === undefined ? {} : { adapter: context.adapter }),
+      ...(context.sessionId === undefined ? {} : { sessionId: context.sessionId }),
+    },
+  });
+}
+
+/**
+ * Open a session on `adapter` behind the session boundary: a failure to
+ * open (a throw, a rejection, something that is not a session) is an
+ * `AdapterError` with the original as `cause`, an abort rejects at once with
+ * the abort error (a session that opens later is closed), and the session's
+ * own failures are classified by {@link adapterFailure} and its turns
+ * checked, so whatever wraps it (recording, model fallback, the
+ * {@link SessionHandle}) only ever sees typed errors and well-formed turns.
+ */
+export async function openSession(adapter: ModelAdapter, spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+  throwIfAborted(signal);
+  const context = { agent: spec.agent, adapter: adapter.id };
+  const opening = Promise.resolve().then(() => adapter.openSession(spec, signal));
+  let session: ModelSession;
+  try {
+    session = await raceAbort(opening, signal);
+  } catch (error) {
+    if (signal?.aborted) opening.then((late) => late?.close?.(), () => undefined).catch(() => undefined);
+    throw adapterFailure(error, { ...context, action: 'open', signal });
+  }
+  if (!session || typeof session !== 'object' || typeof session.send !== 'function' || typeof session.close !== 'function') {
+    throw new AdapterError(`Adapter "${adapter.id}" returned no session for agent "${spec.agent}"`, { details: { ...context, action: 'open' } });
+  }
+  return guardSession(session, context);
+}
+
+/** A session whose failures are typed (see {@link adapterFailure}) and whose turns are checked. */
+function guardSession(session: ModelSession, context: { agent: string; adapter: string }): ModelSession {
+  const where = (action: 'send' | 'close', signal?: AbortSignal) => ({ ...context, sessionId: session.id, action, signal });
+  return {
+    get id() {
+      return session.id;
+    },
+    async send(input, options) {
+      let turn: unknown;
+      try {
+        turn = await session.send(input, options);
+      } catch (error) {
+        throw adapterFailure(error, where('send', options?.signal));
+      }
+      return normalizeTurn(turn, context.agent);
+    },
+    async close() {
+      try {
+        await session.close();
+      } catch (error) {
+        throw adapterFailure(error, where('close'));
+      }
+    },
+  };
 }
 
 /** Check a turn's shape and fill defaults; a malformed turn is the model's (or adapter's) fault. */
 function normalizeTurn(turn: unknown, agent: string): ModelTurn {
   if (!turn || typeof turn !== 'object') {
-    throw new ModelBehaviorError(`Adapter returned no turn for agent "${agent}"`);
+    throw new ModelBehaviorError(`Adapter returned no turn for agent "${agent}" (got ${turn === null ? 'null' : typeof turn})`, { details: { agent } });
   }
   const t = turn as Partial<ModelTurn>;
   const text = typeof t.text === 'string' ? t.text : '';

@@ -9,7 +9,7 @@ import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
-import { SessionHandle } from '../core/session.js';
+import { SessionHandle, openSession } from '../core/session.js';
 import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
 import { toToolSchema, type ToolDefinition } from '../core/tools.js';
 import { recordSession } from '../core/turn-record.js';
@@ -126,7 +126,7 @@ export function agent(options: AgentOptions): Agent {
       // Every turn becomes a `model.turn` event, so a run log can be replayed.
       const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
         const ordinal = ctx.nextSessionOrdinal(opts.name);
-        return recordSession(await adapter.openSession(sessionSpec, signal), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
+        return recordSession(await openSession(adapter, sessionSpec, signal), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
           ctx.emit('model.turn', record),
         );
       };

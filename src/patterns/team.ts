@@ -139,8 +139,10 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
     }
     return { failure };
   };
+  let lastFailure: unknown;
   const speak = async (p: TeamParticipant, round: number, result: TeamReply | { failure: unknown }) => {
     if ('failure' in result) {
+      lastFailure = result.failure;
       entry(p.name).active = false;
       state.votes = state.votes.filter((v) => v !== p.name);
       await p.close('failed');
@@ -169,7 +171,7 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
         const results = await Promise.all(active.map((p) => turn(p, round, upTo)));
         for (const [i, p] of active.entries()) await speak(p, round, results[i]!);
       }
-      if (!state.members.some((m) => m.active)) fail('every member failed');
+      if (!state.members.some((m) => m.active)) fail('every member failed', lastFailure);
       const stillActive = state.members.filter((m) => m.active).map((m) => m.name);
       if (opts.terminationMode === 'consensus' && stillActive.every((m) => state.votes.includes(m))) {
         state.conclusion = { status: 'consensus' };
