@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { defineConfig, type Options } from 'tsup';
 
 // Vendor packages are optional peers, loaded lazily by their adapters and integrations: never bundled.
@@ -43,16 +42,7 @@ const cli: Options = {
 };
 
 export default defineConfig([
-  { ...shared, format: ['esm'], external: ['vitest', 'zod', ...vendors] },
-  {
-    ...shared,
-    format: ['cjs'],
-    external: ['zod', ...vendors],
-    // vitest is ESM-only (and test files always run as ESM under vitest): the
-    // CommonJS build gets a stand-in that explains this if a suite is called.
-    esbuildOptions(options) {
-      options.alias = { vitest: fileURLToPath(new URL('./src/testing/vitest-cjs-shim.ts', import.meta.url)) };
-    },
-  },
+  { ...shared, format: ['esm'], external: ['zod', ...vendors] },
+  { ...shared, format: ['cjs'], external: ['zod', ...vendors] },
   cli,
 ]);

@@ -18,7 +18,9 @@
  *   sets `capabilities.tools = false`; every troupe protocol that uses a tool
  *   has a text form (for example a line `ROUTE: billing`).
  * - Every call takes an `AbortSignal`. An adapter must stop work and reject
- *   promptly when it aborts. Time-outs reach the adapter as aborts too.
+ *   promptly when it aborts, with `abortError(signal)`: the signal's reason
+ *   when it is an `Error` (time-outs reach the adapter as aborts whose reason
+ *   is a `TimeoutError`), else a `CancelledError`. `adapterSuite` checks it.
  *
  * Invariants that troupe enforces around every session (see `SessionHandle`),
  * so an adapter does not need to: one `send` at a time; the busy flag is
@@ -100,7 +102,7 @@ export type SessionEvent =
 
 /** Options of one `send`. */
 export interface SendOptions {
-  /** Aborts the turn. The adapter must reject promptly. */
+  /** Aborts the turn. The adapter must reject promptly, with `abortError(signal)`. */
   signal?: AbortSignal;
   /** Receives streamed events while the turn runs. */
   onEvent?: (event: SessionEvent) => void;

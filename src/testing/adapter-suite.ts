@@ -2,14 +2,15 @@
  * `adapterSuite`: the conformance suite every model adapter must pass.
  * @module
  */
-import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ModelAdapter } from '../core/adapter.js';
+import type { ModelAdapter, SessionEvent } from '../core/adapter.js';
 import { SessionHandle } from '../core/session.js';
-import { SessionBusyError } from '../core/errors.js';
+import { CancelledError, SessionBusyError, TimeoutError } from '../core/errors.js';
 import { defineTool } from '../core/tools.js';
 import { run } from '../core/run.js';
 import { agent } from '../patterns/agent.js';
+import { expect } from './expect.js';
+import { resolveRunner, type SuiteRunner } from './runner.js';
 
 /**
  * What the adapter under test must be set up to answer. The factory builds
@@ -23,22 +24,30 @@ export type AdapterScenario =
   /** Call tool `tool` with `arguments`, then reply `finalText` once the result arrives. */
   | { kind: 'tool-call'; tool: string; arguments: Record<string, unknown>; finalText: string }
   /** Never answer until aborted. */
-  | { kind: 'hang' };
+  | { kind: 'hang' }
+  /** Stream `text` (as one or more `text-delta` events), then never finish until aborted. Streaming adapters only. */
+  | { kind: 'stream-hang'; text: string };
 
 /** Options of {@link adapterSuite}. */
 export interface AdapterSuiteOptions {
   /** Also check that `usage` is reported (default true). */
   usage?: boolean;
+  /** The test runner's `describe` and `it` (vitest's or `node:test`'s). Default: global `describe` and `it`. */
+  runner?: SuiteRunner;
 }
 
 /**
- * Register the conformance tests for an adapter with vitest: text turn, tool
- * call round trip, usage, abort while waiting, concurrent send rejected,
- * close. Tools are skipped when `capabilities.tools` is false.
+ * Register the conformance tests for an adapter with your test runner: text
+ * turn, usage, tool call round trip, streamed deltas, abort while waiting
+ * and while streaming (rejecting with the abort's reason: a
+ * `CancelledError`, or the `TimeoutError` of a time-out), an aborted
+ * `openSession`, concurrent send rejected, close. Tools are skipped when
+ * `capabilities.tools` is false, streaming when `capabilities.streaming` is.
  *
  * @example
  * ```ts
- * adapterSuite('my adapter', (scenario) => myAdapterFor(scenario));
+ * import { describe, it } from 'vitest'; // or 'node:test'
+ * adapterSuite('my adapter', (scenario) => myAdapterFor(scenario), { runner: { describe, it } });
  * ```
  */
 export function adapterSuite(
@@ -46,8 +55,10 @@ export function adapterSuite(
   factory: (scenario: AdapterScenario) => ModelAdapter | undefined | Promise<ModelAdapter | undefined>,
   options: AdapterSuiteOptions = {},
 ): void {
+  const { describe, it } = resolveRunner('adapterSuite', options.runner);
   describe(`adapter conformance: ${name}`, () => {
     const text: AdapterScenario = { kind: 'text', text: 'pong', usage: { inputTokens: 7, outputTokens: 3 } };
+    const streamed: AdapterScenario = { kind: 'stream-hang', text: 'The answer begins' };
 
     it('answers a text turn', async (t) => {
       const adapter = await factory(text);
@@ -89,15 +100,77 @@ export function adapterSuite(
       expect(result.usage.turns).toBe(2);
     });
 
-    it('rejects promptly when aborted while waiting', async (t) => {
+    it('streams text deltas that add up to the text of the turn', async (t) => {
+      const adapter = await factory(text);
+      if (!adapter || !adapter.capabilities.streaming) return t.skip();
+      const session = await adapter.openSession({ agent: 'conformance' });
+      const deltas: string[] = [];
+      const turn = await session.send('ping', { onEvent: (e) => void (e.type === 'text-delta' && deltas.push(e.text)) });
+      expect(deltas.length > 0).toBe(true);
+      expect(deltas.join('')).toBe(turn.text);
+      await session.close();
+    });
+
+    it('rejects an openSession whose signal has aborted, with a CancelledError', async (t) => {
+      const adapter = await factory(text);
+      if (!adapter) return t.skip();
+      const controller = new AbortController();
+      controller.abort();
+      await expect(adapter.openSession({ agent: 'conformance' }, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+      const timeout = new TimeoutError('conformance: opening timed out');
+      await expect(adapter.openSession({ agent: 'conformance' }, AbortSignal.abort(timeout))).rejects.toBe(timeout);
+    });
+
+    it('rejects promptly with a CancelledError when aborted while waiting', async (t) => {
       const adapter = await factory({ kind: 'hang' });
       if (!adapter) return t.skip();
       const session = await adapter.openSession({ agent: 'conformance' });
       const controller = new AbortController();
       const pending = session.send('ping', { signal: controller.signal });
       controller.abort();
-      await expect(pending).rejects.toBeTruthy();
+      await expect(pending).rejects.toBeInstanceOf(CancelledError);
+      await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
       await session.close();
+    });
+
+    it('rejects with the time-out itself when a time-out aborts the turn', async (t) => {
+      const adapter = await factory({ kind: 'hang' });
+      if (!adapter) return t.skip();
+      const session = await adapter.openSession({ agent: 'conformance' });
+      const controller = new AbortController();
+      const pending = session.send('ping', { signal: controller.signal });
+      const timeout = new TimeoutError('conformance: the turn timed out');
+      controller.abort(timeout);
+      await expect(pending).rejects.toBe(timeout);
+      await session.close();
+    });
+
+    it('rejects promptly when aborted in the middle of a streamed answer, and reports no event after it', async (t) => {
+      const adapter = await factory(streamed);
+      if (!adapter || !adapter.capabilities.streaming) return t.skip();
+      const handle = new SessionHandle(await adapter.openSession({ agent: 'conformance' }), { agent: 'conformance' });
+      const controller = new AbortController();
+      const events: SessionEvent[] = [];
+      let firstDelta!: () => void;
+      const started = new Promise<void>((resolve) => (firstDelta = resolve));
+      const pending = handle.send('ping', {
+        signal: controller.signal,
+        onEvent: (e) => {
+          events.push(e);
+          if (e.type === 'text-delta') firstDelta();
+        },
+      });
+      pending.catch(() => undefined);
+      await started;
+      controller.abort();
+      await expect(pending).rejects.toBeInstanceOf(CancelledError);
+      const seen = events.length;
+      const text = events.map((e) => (e.type === 'text-delta' ? e.text : '')).join('');
+      expect(text.length > 0 && streamed.text.startsWith(text)).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(events.length).toBe(seen);
+      expect(handle.busy).toBe(false);
+      await handle.close();
     });
 
     it('rejects a concurrent send on one session (through the handle)', async (t) => {
@@ -109,7 +182,7 @@ export function adapterSuite(
       first.catch(() => undefined);
       await expect(handle.send('two')).rejects.toBeInstanceOf(SessionBusyError);
       controller.abort();
-      await expect(first).rejects.toBeTruthy();
+      await expect(first).rejects.toBeInstanceOf(CancelledError);
       expect(handle.busy).toBe(false);
       await handle.close();
     });

@@ -1,7 +1,9 @@
 /**
  * `troupe/testing`: public test doubles and conformance suites. Test your
  * own flows with the scripted adapter and the simulated clock; test your own
- * adapters with {@link adapterSuite}.
+ * adapters with {@link adapterSuite}. Importing it loads no test runner: the
+ * suites register with the `describe` and `it` you pass them (vitest's or
+ * `node:test`'s).
  * @module
  */
 export { SimulatedClock, flushMicrotasks } from '../core/clock.js';
@@ -34,5 +36,6 @@ export {
 } from '../adapters/recording.js';
 export { adapterSuite, type AdapterScenario, type AdapterSuiteOptions } from './adapter-suite.js';
 export { workspaceSuite, type WorkspaceFixture, type WorkspaceSuiteOptions } from './workspace-suite.js';
-export { storeSuite, adversarialKeys } from './store-suite.js';
+export { storeSuite, adversarialKeys, type StoreSuiteOptions } from './store-suite.js';
+export type { SuiteRunner, SuiteTestContext } from './runner.js';
 export { memoryStore, type MemoryStore } from '../persistence/memory-store.js';

@@ -5,8 +5,9 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
+import { expect } from './expect.js';
+import { resolveRunner, type SuiteRunner, type SuiteTestContext } from './runner.js';
 
 /** A strategy and a fresh base directory to try it on. */
 export interface WorkspaceFixture {
@@ -23,16 +24,20 @@ export interface WorkspaceSuiteOptions {
   readOnly?: boolean;
   /** Workspaces are separate directories whose changes reach the base only through `merge` (default false). */
   isolated?: boolean;
+  /** The test runner's `describe` and `it` (vitest's or `node:test`'s). Default: global `describe` and `it`. */
+  runner?: SuiteRunner;
 }
 
 /**
- * Register the conformance tests for a workspace strategy with vitest:
- * availability, prepare, write and merge, nothing to merge, idempotent
- * cleanup, a cancelled prepare, hostile chunk ids, concurrent chunks.
+ * Register the conformance tests for a workspace strategy with your test
+ * runner: availability, prepare, write and merge, nothing to merge,
+ * idempotent cleanup, a cancelled prepare, hostile chunk ids, concurrent
+ * chunks. Each test disposes of its fixture when it ends.
  *
  * @example
  * ```ts
- * workspaceSuite('my strategy', async () => ({ strategy: myStrategy(), baseDir: await makeRepo() }), { isolated: true });
+ * import { describe, it } from 'vitest'; // or 'node:test'
+ * workspaceSuite('my strategy', async () => ({ strategy: myStrategy(), baseDir: await makeRepo() }), { isolated: true, runner: { describe, it } });
  * ```
  */
 export function workspaceSuite(
@@ -40,6 +45,8 @@ export function workspaceSuite(
   factory: () => WorkspaceFixture | Promise<WorkspaceFixture>,
   options: WorkspaceSuiteOptions = {},
 ): void {
+  const runner = resolveRunner('workspaceSuite', options.runner);
+  const { describe } = runner;
   describe(`workspace conformance: ${name}`, () => {
     const fixtures: WorkspaceFixture[] = [];
     const setup = async () => {
@@ -47,9 +54,15 @@ export function workspaceSuite(
       fixtures.push(fixture);
       return fixture;
     };
-    afterEach(async () => {
-      for (const fixture of fixtures.splice(0)) await fixture.dispose?.();
-    });
+    // Every test disposes of the fixtures it made, whatever the runner (no afterEach needed).
+    const it = (title: string, fn: (t: SuiteTestContext) => Promise<void>) =>
+      runner.it(title, async (t) => {
+        try {
+          await fn(t);
+        } finally {
+          for (const fixture of fixtures.splice(0)) await fixture.dispose?.();
+        }
+      });
 
     it('is available in its base directory', async () => {
       const { strategy, baseDir } = await setup();

@@ -10,8 +10,10 @@ import { adapterSuite } from '../../src/testing/adapter-suite.js';
 import { mockModel, mockModelFor } from '../helpers/mock-language-model.js';
 
 for (const streaming of [true, false]) {
-  adapterSuite(`ai-sdk (${streaming ? 'streamText' : 'generateText'})`, (scenario) =>
-    aiSdkAdapter({ model: mockModelFor(scenario), streaming, maxRetries: 0 }),
+  adapterSuite(
+    `ai-sdk (${streaming ? 'streamText' : 'generateText'})`,
+    (scenario) => aiSdkAdapter({ model: mockModelFor(scenario), streaming, maxRetries: 0 }),
+    { runner: { describe, it } },
   );
 }
 

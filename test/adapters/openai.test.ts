@@ -13,10 +13,14 @@ const server = new FakeChatServer();
 afterAll(() => server.stop());
 
 for (const streaming of [true, false]) {
-  adapterSuite(`openai (${streaming ? 'streamed' : 'plain JSON'})`, async (scenario) => {
-    server.play(scenario);
-    return openaiAdapter({ baseURL: await server.start(), apiKey: 'test', model: 'fake-model', streaming, maxRetries: 0 });
-  });
+  adapterSuite(
+    `openai (${streaming ? 'streamed' : 'plain JSON'})`,
+    async (scenario) => {
+      server.play(scenario);
+      return openaiAdapter({ baseURL: await server.start(), apiKey: 'test', model: 'fake-model', streaming, maxRetries: 0 });
+    },
+    { runner: { describe, it } },
+  );
 }
 
 const weather = defineTool({

@@ -33,9 +33,10 @@ adapterSuite('process', (scenario) => {
     case 'hang':
       return processAdapter({ command: [node, join(fixtures, 'hang.mjs'), join(dir, `suite-${pidFiles++}.pid`)] });
     case 'tool-call':
+    case 'stream-hang':
       return undefined;
   }
-});
+}, { runner: { describe, it } });
 
 interface Seen {
   prompt: string;

@@ -10,8 +10,8 @@ import { adapterSuite } from '../../src/testing/adapter-suite.js';
 import { scriptedFor } from '../helpers/scenarios.js';
 
 adapterSuite('replay', async (scenario) => {
-  if (scenario.kind === 'hang') return undefined; // a recording answers at once; nothing to wait for
-  const recorder = recordingAdapter(scriptedFor(scenario));
+  if (scenario.kind === 'hang' || scenario.kind === 'stream-hang') return undefined; // a recording answers at once; nothing to wait for
+  const recorder = recordingAdapter(scriptedFor(scenario)!);
   const s = await recorder.openSession({ agent: 'conformance', system: 'Reply pong.' });
   const first = await s.send(scenario.kind === 'text' ? 'ping' : 'What is 2 + 3?');
   if (first.toolCalls.length > 0) {
@@ -21,7 +21,7 @@ adapterSuite('replay', async (scenario) => {
   const records = recorder.records;
   const many = [1, 2, 3].flatMap((n) => records.map((r) => ({ ...r, session: n })));
   return replayAdapter(many);
-});
+}, { runner: { describe, it } });
 
 describe('record and replay', () => {
   it('records every turn as JSONL and replays a run with zero model calls', async () => {

@@ -4,7 +4,7 @@ import { SimulatedClock } from '../../src/core/clock.js';
 import { adapterSuite } from '../../src/testing/adapter-suite.js';
 import { scriptedFor } from '../helpers/scenarios.js';
 
-adapterSuite('scripted', scriptedFor);
+adapterSuite('scripted', scriptedFor, { runner: { describe, it } });
 
 describe('scriptedAdapter', () => {
   it('uses per-agent queues first, then rules in order, then the fallback', async () => {

@@ -11,6 +11,8 @@ export interface FakeReply {
   status?: number;
   /** Never answer. */
   hang?: boolean;
+  /** Stream the text, then keep the response open (streamed requests only). */
+  hangAfterText?: boolean;
 }
 
 /** One request the server received. */
@@ -79,6 +81,9 @@ export class FakeChatServer {
       case 'hang':
         this.handler = () => ({ hang: true });
         break;
+      case 'stream-hang':
+        this.handler = () => ({ text: scenario.text, hangAfterText: true });
+        break;
     }
   }
 
@@ -88,7 +93,7 @@ export class FakeChatServer {
     const request: FakeRequest = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as FakeRequest['body'], headers: req.headers };
     this.requests.push(request);
     const reply = this.handler(request, this.requests.length - 1);
-    if (reply.hang) {
+    if (reply.hang || (reply.hangAfterText && !request.body.stream)) {
       res.on('close', () => {
         this.hungUp++;
         this.#wake();
@@ -135,6 +140,13 @@ export class FakeChatServer {
     chunk({ role: 'assistant', content: '' });
     // Text in pieces of 3 characters; each tool call in two fragments, as real servers do.
     for (let i = 0; i < (reply.text ?? '').length; i += 3) chunk({ content: reply.text!.slice(i, i + 3) });
+    if (reply.hangAfterText) {
+      res.on('close', () => {
+        this.hungUp++;
+        this.#wake();
+      });
+      return;
+    }
     (reply.toolCalls ?? []).forEach((c, index) => {
       const half = Math.floor(c.arguments.length / 2);
       chunk({ tool_calls: [{ index, id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments.slice(0, half) } }] });

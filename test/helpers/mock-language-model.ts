@@ -8,6 +8,8 @@ export interface MockReply {
   toolCalls?: Array<{ id: string; name: string; input: string }>;
   usage?: { input: number; output: number; cached?: number };
   hang?: boolean;
+  /** Stream the text, then hang until aborted (`streamText` only; `generateText` hangs at once). */
+  hangAfterText?: boolean;
 }
 
 function usageOf(reply: MockReply): LanguageModelV3Usage {
@@ -45,6 +47,7 @@ export function mockModel(reply: (options: LanguageModelV3CallOptions, index: nu
     doStream: async (options) => {
       const r = reply(options, calls++);
       if (r.hang) return hang(options);
+      if (r.hangAfterText) return { stream: streamThenHang(r.text ?? '', options.abortSignal) };
       const parts: LanguageModelV3StreamPart[] = [{ type: 'stream-start', warnings: [] }];
       if (r.text) {
         parts.push({ type: 'text-start', id: 't' });
@@ -54,6 +57,20 @@ export function mockModel(reply: (options: LanguageModelV3CallOptions, index: nu
       for (const c of r.toolCalls ?? []) parts.push({ type: 'tool-call', toolCallId: c.id, toolName: c.name, input: c.input });
       parts.push({ type: 'finish', usage: usageOf(r), finishReason: { unified: r.toolCalls?.length ? 'tool-calls' : 'stop', raw: undefined } });
       return { stream: convertArrayToReadableStream(parts) };
+    },
+  });
+}
+
+/** A stream of `text` in pieces that then stays open until `signal` aborts (and errors with its reason). */
+function streamThenHang(text: string, signal: AbortSignal | undefined): ReadableStream<LanguageModelV3StreamPart> {
+  return new ReadableStream<LanguageModelV3StreamPart>({
+    start(controller) {
+      controller.enqueue({ type: 'stream-start', warnings: [] });
+      controller.enqueue({ type: 'text-start', id: 't' });
+      for (let i = 0; i < text.length; i += 3) controller.enqueue({ type: 'text-delta', id: 't', delta: text.slice(i, i + 3) });
+      const fail = () => controller.error(signal?.reason);
+      if (signal?.aborted) fail();
+      else signal?.addEventListener('abort', fail, { once: true });
     },
   });
 }
@@ -71,5 +88,10 @@ export function mockModelFor(scenario: AdapterScenario): MockLanguageModelV3 {
       );
     case 'hang':
       return mockModel(() => ({ hang: true }));
+    case 'stream-hang':
+      return new MockLanguageModelV3({
+        doGenerate: async (options) => hang(options),
+        doStream: async (options) => ({ stream: streamThenHang(scenario.text, options.abortSignal) }),
+      });
   }
 }

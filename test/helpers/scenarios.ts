@@ -15,6 +15,8 @@ export function scriptedFor(scenario: AdapterScenario) {
       });
     case 'hang':
       return scriptedAdapter({ fallback: { fault: 'hang' } });
+    case 'stream-hang':
+      return undefined; // the scripted adapter reports a turn's text only once it is complete
   }
 }
 

@@ -11,8 +11,8 @@ import { runIncrementers } from '../helpers/cas-processes.js';
 
 const tempDir = () => mkdtempSync(join(tmpdir(), 'troupe-store-'));
 
-storeSuite('memoryStore', () => memoryStore());
-storeSuite('fileStore', () => fileStore(tempDir()));
+storeSuite('memoryStore', () => memoryStore(), { runner: { describe, it } });
+storeSuite('fileStore', () => fileStore(tempDir()), { runner: { describe, it } });
 
 describe('fileStore', () => {
   it('keeps every adversarial key inside its folder, reversibly', async () => {

@@ -1,5 +1,6 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { describe, it } from 'vitest';
 import { workspaceSuite } from '../../src/testing/workspace-suite.js';
 import { fileLocking } from '../../src/workspaces/file-locking.js';
 import { gitWorktree } from '../../src/workspaces/git-worktree.js';
@@ -7,19 +8,21 @@ import { inMemory } from '../../src/workspaces/in-memory.js';
 import { withFallback } from '../../src/workspaces/fallback.js';
 import { makeFolder, makeRepo, tempDir } from '../helpers/git-repo.js';
 
+const runner = { describe, it };
+
 workspaceSuite(
   'gitWorktree',
   () => {
     const { repo, root, dispose } = makeRepo();
     return { strategy: gitWorktree({ root }), baseDir: repo, dispose };
   },
-  { isolated: true },
+  { isolated: true, runner },
 );
 
 workspaceSuite('fileLocking', () => {
   const { repo, root, dispose } = makeRepo();
   return { strategy: fileLocking({ lockDir: join(root, 'locks') }), baseDir: repo, dispose };
-});
+}, { runner });
 
 workspaceSuite(
   'inMemory',
@@ -27,7 +30,7 @@ workspaceSuite(
     const { dir, dispose } = makeFolder();
     return { strategy: inMemory(), baseDir: dir, dispose };
   },
-  { readOnly: true },
+  { readOnly: true, runner },
 );
 
 workspaceSuite('withFallback(gitWorktree, fileLocking) outside a repository', () => {
@@ -41,4 +44,4 @@ workspaceSuite('withFallback(gitWorktree, fileLocking) outside a repository', ()
       rmSync(locks, { recursive: true, force: true });
     },
   };
-});
+}, { runner });

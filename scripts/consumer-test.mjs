@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// After `npm run build`: the package as a user gets it. Packs troupe, installs
+// the tarball into a fresh project that has only zod besides it (no vitest,
+// no TypeScript: the checker comes from this repository), then
+// - type-checks the README's Usage snippet strictly (module nodenext), as an
+//   ES module and as CommonJS, against the packed declarations;
+// - runs both and checks they print what the README says;
+// - runs storeSuite from the packed troupe/testing under node:test.
+// Offline: npm installs from its cache (`--prefer-offline`), which `npm ci`
+// has filled with every dependency.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const tsc = require.resolve('typescript/bin/tsc');
+const step = (text) => console.log(`consumer: ${text}`);
+const run = (file, args, cwd) => execFileSync(file, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' && file === npm });
+
+/** The first ```ts block of the README's `## Usage` section, and what it says it prints. */
+function usageSnippet() {
+  const readme = readFileSync(join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('\n## Usage\n'));
+  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  if (!code) throw new Error('README.md has no ```ts block under ## Usage');
+  const printed = /console\.log\(result\.output\);\s*\/\/\s*"([^"]*)"/.exec(code)?.[1];
+  if (!printed) throw new Error('The Usage snippet no longer says what `result.output` prints (a `// "..."` comment)');
+  return { code, printed };
+}
+
+/** The snippet as CommonJS: the imports stay (compiled to require), the rest runs in an async function. */
+function asCommonJs(code) {
+  const lines = code.split('\n');
+  const imports = lines.filter((l) => l.startsWith('import '));
+  const body = lines.filter((l) => !l.startsWith('import '));
+  return `${imports.join('\n')}\n\nasync function main(): Promise<void> {\n${body.map((l) => (l ? `  ${l}` : l)).join('\n')}\n}\n\nmain().catch((error: unknown) => {\n  console.error(error);\n  process.exitCode = 1;\n});\n`;
+}
+
+const work = mkdtempSync(join(tmpdir(), 'troupe-consumer-'));
+try {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  step(`packing ${pkg.name}@${pkg.version}`);
+  const [packed] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', work], root));
+  const tarball = join(work, packed.filename);
+
+  const project = join(work, 'app');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'troupe-consumer', version: '1.0.0', private: true }, null, 2));
+  const zod = JSON.parse(readFileSync(require.resolve('zod/package.json'), 'utf8')).version;
+  step(`installing the tarball and zod@${zod} (from the npm cache)`);
+  run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, `zod@${zod}`], project);
+  try {
+    createRequire(join(project, 'package.json')).resolve('vitest');
+    throw new Error('vitest is installed in the consumer project: the check that troupe/testing needs no test runner would prove nothing');
+  } catch (error) {
+    if (error.code !== 'MODULE_NOT_FOUND') throw error;
+  }
+
+  const { code, printed } = usageSnippet();
+  writeFileSync(join(project, 'usage.mts'), code);
+  writeFileSync(join(project, 'usage.cts'), asCommonJs(code));
+  writeFileSync(
+    join(project, 'tsconfig.json'),
+    JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          lib: ['ES2023'],
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          exactOptionalPropertyTypes: true,
+          noUncheckedIndexedAccess: true,
+          skipLibCheck: false,
+          types: ['node'],
+          typeRoots: [join(root, 'node_modules', '@types')],
+          outDir: 'out',
+        },
+        files: ['usage.mts', 'usage.cts'],
+      },
+      null,
+      2,
+    ),
+  );
+  step('type-checking the Usage snippet (strict, nodenext, ESM and CommonJS) against the packed declarations');
+  run(process.execPath, [tsc, '-p', 'tsconfig.json'], project);
+
+  for (const file of ['out/usage.mjs', 'out/usage.cjs']) {
+    step(`running ${file}`);
+    const out = run(process.execPath, [file], project);
+    const first = out.split('\n')[0];
+    if (first !== printed) throw new Error(`${file} printed ${JSON.stringify(first)} first; the README says ${JSON.stringify(printed)}`);
+  }
+
+  step('running storeSuite from troupe/testing under node:test');
+  writeFileSync(
+    join(project, 'store.test.mjs'),
+    `import { describe, it } from 'node:test';\nimport { memoryStore, storeSuite } from 'troupe/testing';\nstoreSuite('memoryStore', () => memoryStore(), { runner: { describe, it } });\n`,
+  );
+  const tap = run(process.execPath, ['--test', '--test-reporter=tap', 'store.test.mjs'], project);
+  const passed = Number(/^# pass (\d+)$/m.exec(tap)?.[1] ?? 0);
+  if (!/^# fail 0$/m.test(tap) || passed === 0) throw new Error(`storeSuite under node:test did not pass:\n${tap}`);
+
+  console.log(`consumer test ok: ${packed.filename} installs with zod alone; the README's Usage type-checks and runs as ESM and CommonJS; troupe/testing runs ${passed} store tests under node:test without vitest`);
+} catch (error) {
+  const detail = [error.stdout, error.stderr].filter(Boolean).join('\n');
+  console.error(`consumer test failed: ${error.message}${detail ? `\n${detail}` : ''}`);
+  process.exitCode = 1;
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}
