@@ -4,13 +4,15 @@
  * workspace directory. Never through a shell.
  * @module
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import crossSpawn from 'cross-spawn';
 import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolResult } from '../core/adapter.js';
 import { combineSignals, throwIfAborted, timeoutSignal } from '../core/abort.js';
 import { abortError, realClock, type Clock } from '../core/clock.js';
 import { AdapterError, ConfigurationError, describeValue, errorMessage } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
-import { expectNonNegativeInteger, expectPositiveNumber } from './options.js';
+import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from './options.js';
+import { killGroup, release, watch } from './process-group.js';
 import { inputText } from './scripted.js';
 
 /** What one run of the command produced. */
@@ -83,7 +85,30 @@ export interface ProcessAdapterOptions {
   clock?: Clock;
   /** How much of stderr to keep for errors. Default: 2000 characters. */
   stderrTailChars?: number;
+  /**
+   * Most bytes a turn may write to stdout, and to stderr (each). Past it the
+   * command's process group is killed and the turn fails with an
+   * `AdapterError` (`details.stream`, `details.limit`). Default:
+   * {@link DEFAULT_MAX_OUTPUT_BYTES} (64 MiB).
+   */
+  maxOutputBytes?: number;
+  /**
+   * How a prompt that starts with `-` is kept from being read as an option
+   * when `{prompt}` is a whole argument: `separator` puts `--` before it
+   * (every common argument parser ends options there); `stdin` sends the
+   * prompt on stdin instead and leaves the argument out (for CLIs that read
+   * the prompt from stdin when none is given, as `claude -p` and
+   * `codex exec` do). Default: `auto`, which is `stdin` when the argument
+   * before `{prompt}` is an option (`-p {prompt}`: the prompt may be that
+   * option's value, where `--` would be taken as the value), else
+   * `separator`. A prompt written inside an argument (`--prompt={prompt}`)
+   * is never read as an option and is left as it is.
+   */
+  dashPrompt?: 'auto' | 'separator' | 'stdin';
 }
+
+/** The default of `maxOutputBytes`: 64 MiB of stdout (and of stderr) per turn. */
+export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
 
 /**
  * The variables passed through by default: what a command needs to find
@@ -120,6 +145,8 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
   const extractSessionId = options.resume?.sessionId ?? defaultExtractSessionId;
   const formatPrompt = options.formatPrompt ?? defaultFormatPrompt;
   const tailChars = options.stderrTailChars ?? 2000;
+  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
+  const dashPrompt = options.dashPrompt ?? 'auto';
   let nextSession = 1;
 
   return {
@@ -149,16 +176,19 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
           });
           const template = resumed ? options.resume!.command : options.command;
           const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: toolSessionId ?? '' };
-          const argv = template.map((arg) => arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? ''));
+          const placed = placePrompt(template, prompt, dashPrompt);
+          const argv = placed.template.map((arg) => arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? ''));
+          const stdin = promptMode === 'stdin' || placed.stdin ? prompt : undefined;
           const timer = options.timeoutMs === undefined ? undefined : timeoutSignal(options.timeoutMs, options.clock ?? realClock, `Command "${argv[0]}" timed out after ${options.timeoutMs} ms`);
           const turnSignal = combineSignals(sendOptions.signal, timer?.signal);
           try {
             const result = await runCommand(argv, {
               cwd,
               env,
-              stdin: promptMode === 'stdin' ? prompt : undefined,
+              stdin,
               signal: turnSignal,
               tailChars,
+              maxOutputBytes,
               onSpawn: (child) => (running = child),
             });
             const out: ProcessOutput = { ...result, events: output === 'jsonl' ? parseJsonLines(result.stdout) : [] };
@@ -194,6 +224,35 @@ function validate(options: ProcessAdapterOptions): void {
   }
   expectPositiveNumber('timeoutMs', options.timeoutMs);
   expectNonNegativeInteger('stderrTailChars', options.stderrTailChars);
+  expectPositiveInteger('maxOutputBytes', options.maxOutputBytes);
+  if (options.dashPrompt !== undefined && !['auto', 'separator', 'stdin'].includes(options.dashPrompt)) {
+    throw new ConfigurationError(`Expected \`dashPrompt\` to be "auto", "separator" or "stdin", got ${describeValue(options.dashPrompt)}`);
+  }
+}
+
+/** An argument that reads as an option, and may take the next argument as its value: `-p`, `--prompt` (not `--x=y`, `-` or `--`). */
+function isOption(arg: string | undefined): boolean {
+  return arg !== undefined && arg.startsWith('-') && arg !== '-' && arg !== '--' && !arg.includes('=');
+}
+
+/**
+ * The command template for a prompt: unchanged unless the prompt starts
+ * with `-` and `{prompt}` is a whole argument (not after a `--`); then `--`
+ * goes before that argument, or (for `stdin`) the argument is left out and
+ * the prompt goes on stdin. See `dashPrompt`.
+ */
+export function placePrompt(
+  template: readonly string[],
+  prompt: string,
+  mode: 'auto' | 'separator' | 'stdin',
+): { template: readonly string[]; stdin: boolean } {
+  if (!prompt.startsWith('-')) return { template, stdin: false };
+  const at = template.indexOf('{prompt}', 1);
+  const ended = template.indexOf('--', 1);
+  if (at < 0 || (ended >= 0 && ended < at)) return { template, stdin: false };
+  const how = mode === 'auto' ? (isOption(template[at - 1]) ? 'stdin' : 'separator') : mode;
+  if (how === 'stdin') return { template: template.filter((arg, i) => i === 0 || arg !== '{prompt}'), stdin: true };
+  return { template: [...template.slice(0, at), '--', ...template.slice(at)], stdin: false };
 }
 
 function buildEnv(passEnv: readonly string[], extra: Record<string, string> | undefined): Record<string, string> {
@@ -309,27 +368,29 @@ export function defaultExtractUsage(output: ProcessOutput): Partial<Usage> | und
   return usage;
 }
 
-/** Kill the process and everything it started (its process group). */
-function killGroup(child: ChildProcess): void {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  try {
-    if (process.platform !== 'win32' && child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-    else child.kill('SIGKILL');
-  } catch {
-    child.kill('SIGKILL');
-  }
-}
-
 interface RunOptions {
   cwd: string;
   env: Record<string, string>;
   stdin: string | undefined;
   signal: AbortSignal | undefined;
   tailChars: number;
+  maxOutputBytes: number;
   onSpawn: (child: ChildProcess) => void;
 }
 
-/** Run one command to its end; an abort kills its process group and rejects at once. */
+/**
+ * How long to wait for stdout and stderr to close once the command has
+ * exited. A helper it started may hold them open for good; the turn does not
+ * wait for it (and its process group is killed).
+ */
+const DRAIN_MS = 200;
+
+/**
+ * Run one command to its end: settled when the command itself exits (after a
+ * short drain of its output), not when every process holding its output has.
+ * An abort, or output past `maxOutputBytes`, kills its process group and
+ * rejects at once. While it runs, the host's exit kills its group too.
+ */
 function runCommand(argv: string[], options: RunOptions): Promise<{ stdout: string; stderr: string }> {
   const [file, ...args] = argv as [string, ...string[]];
   return new Promise((resolve, reject) => {
@@ -338,7 +399,8 @@ function runCommand(argv: string[], options: RunOptions): Promise<{ stdout: stri
       reject(abortError(signal));
       return;
     }
-    const child = spawn(file, args, {
+    // cross-spawn: on Windows it finds npm's `.cmd` shims through PATHEXT and quotes for cmd.exe; elsewhere it is `spawn`.
+    const child = crossSpawn(file, args, {
       cwd: options.cwd,
       env: options.env,
       shell: false,
@@ -347,41 +409,47 @@ function runCommand(argv: string[], options: RunOptions): Promise<{ stdout: stri
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     options.onSpawn(child);
-    let stdout = '';
+    watch(child);
+    const stdout: string[] = [];
+    const written = { stdout: 0, stderr: 0 };
     let stderr = '';
+    let open = 2; // stdout and stderr
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let cancelDrain: (() => void) | undefined;
     let settled = false;
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', onAbort);
+      cancelDrain?.();
+      release(child);
+      child.stdout!.destroy();
+      child.stderr!.destroy();
       fn();
     };
-    const onAbort = () => {
+    const fail = (error: Error) => {
       killGroup(child);
-      finish(() => reject(abortError(signal)));
+      finish(() => reject(error));
     };
+    const onAbort = () => fail(abortError(signal));
     signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr = (stderr + chunk).slice(-Math.max(options.tailChars, 1) * 2);
-    });
-    if (options.stdin !== undefined) {
-      child.stdin!.on('error', () => undefined); // the command may exit without reading its input
-      child.stdin!.end(options.stdin);
-    }
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      finish(() =>
-        reject(
-          error.code === 'ENOENT'
-            ? new ConfigurationError(`Command "${file}" was not found (is it installed and on PATH?)`, { code: 'missing_dependency', cause: error, details: { command: file } })
-            : new AdapterError(`Could not run "${file}": ${errorMessage(error)}`, { cause: error, details: { command: file } }),
-        ),
+
+    const count = (stream: 'stdout' | 'stderr', chunk: string): boolean => {
+      written[stream] += Buffer.byteLength(chunk);
+      if (written[stream] <= options.maxOutputBytes) return true;
+      fail(
+        new AdapterError(`Command "${file}" wrote more than ${options.maxOutputBytes} bytes to ${stream}`, {
+          details: { command: file, stream, limit: options.maxOutputBytes },
+        }),
       );
-    });
-    child.on('close', (code, killedBy) => {
+      return false;
+    };
+    const settle = () => {
+      if (!exit) return;
+      const { code, signal: killedBy } = exit;
       const tail = options.tailChars === 0 ? '' : stderr.slice(-options.tailChars);
       if (code === 0) {
-        finish(() => resolve({ stdout, stderr: tail }));
+        finish(() => resolve({ stdout: stdout.join(''), stderr: tail }));
         return;
       }
       const how = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
@@ -392,6 +460,39 @@ function runCommand(argv: string[], options: RunOptions): Promise<{ stdout: stri
           }),
         ),
       );
+    };
+    const closed = () => {
+      open--;
+      if (open === 0) settle();
+    };
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      if (count('stdout', chunk)) stdout.push(chunk);
+    });
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      if (count('stderr', chunk)) stderr = (stderr + chunk).slice(-Math.max(options.tailChars, 1) * 2);
+    });
+    child.stdout!.once('close', closed);
+    child.stderr!.once('close', closed);
+    if (options.stdin !== undefined) {
+      child.stdin!.on('error', () => undefined); // the command may exit without reading its input
+      child.stdin!.end(options.stdin);
+    }
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      fail(
+        error.code === 'ENOENT'
+          ? new ConfigurationError(`Command "${file}" was not found (is it installed and on PATH?)`, { code: 'missing_dependency', cause: error, details: { command: file } })
+          : new AdapterError(`Could not run "${file}": ${errorMessage(error)}`, { cause: error, details: { command: file } }),
+      );
+    });
+    child.on('exit', (code, killedBy) => {
+      if (settled) return;
+      exit = { code, signal: killedBy };
+      if (open === 0) return settle();
+      // A helper of the command may keep its output open: read what is left for a moment, then settle without it.
+      cancelDrain = realClock.setTimer(() => {
+        killGroup(child);
+        settle();
+      }, DRAIN_MS);
     });
   });
 }

@@ -184,8 +184,11 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): FileStor
  * per UTF-8 byte. A leading `.` is always encoded (so `..`, `.` and hidden
  * names cannot occur, and temporary files never collide), as is the last
  * `.` of a segment that would end in `.json` or `.jsonl` (so folders never
- * collide with files). An empty segment becomes `%`. Decoding is plain
- * percent-decoding, so the encoding is reversible.
+ * collide with files). For Windows, the first letter of a device name
+ * (`con`, `prn`, `aux`, `nul`, `com0`-`com9`, `lpt0`-`lpt9`, also before an
+ * extension: `nul.txt`) and a trailing `.` are encoded too (a trailing space
+ * already is, as every space). An empty segment becomes `%`. Decoding is
+ * plain percent-decoding, so the encoding is reversible.
  */
 export function encodeKey(key: string): string {
   return key.split('/').map(encodeSegment).join(sep);
@@ -208,6 +211,9 @@ function encodeSegment(segment: string): string {
   if (out.startsWith('.')) out = `%2E${out.slice(1)}`;
   const m = /\.(jsonl?)$/.exec(out);
   if (m) out = `${out.slice(0, m.index)}%2E${m[1]}`;
+  // Windows: device names are reserved whatever the extension, and a trailing dot is dropped.
+  if (WINDOWS_RESERVED.test(out)) out = `%${out.charCodeAt(0).toString(16).toUpperCase()}${out.slice(1)}`;
+  if (out.endsWith('.')) out = `${out.slice(0, -1)}%2E`;
   return out;
 }
 
@@ -249,6 +255,9 @@ async function lockDocument(path: string, clock: Clock, signal: AbortSignal | un
     await sleep(clock, LOCK_POLL_MS, signal);
   }
 }
+
+/** A name Windows reserves for a device (`con`, `nul`, `com1`...), alone or before an extension (`nul.txt`). */
+const WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com\d|lpt\d)(?:\.|$)/;
 
 async function readText(path: string): Promise<string | undefined> {
   try {

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -220,5 +221,105 @@ describe('default JSON-lines readers', () => {
     expect(defaultExtractText(output([{ text: 'draft' }, { result: ' final ' }]))).toBe('final');
     expect(defaultExtractText(output([{ content: 'Hel' }, { content: 'lo' }]))).toBe('Hello');
     expect(defaultExtractText({ stdout: 'plain answer\n{"type":"noise"}', stderr: '', events: [{ type: 'noise' }] })).toBe('plain answer');
+  });
+});
+
+describe('processAdapter limits and edges', () => {
+  it('fails a turn that writes more than maxOutputBytes to stdout or stderr, and kills the command', async () => {
+    for (const stream of ['stdout', 'stderr'] as const) {
+      const pidFile = join(dir, `flood-${stream}.pid`);
+      const adapter = processAdapter({ command: [node, join(fixtures, 'flood.mjs'), pidFile, `--${stream}`], maxOutputBytes: 1024 * 1024 });
+      const error = await (await adapter.openSession({ agent: 'a' })).send('x').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(AdapterError);
+      expect(error).toMatchObject({ message: `Command "${node}" wrote more than 1048576 bytes to ${stream}`, details: { stream, limit: 1048576 } });
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      await eventually(() => !alive(pid), 'the flooding CLI is gone');
+    }
+    expect(() => processAdapter({ command: ['x'], maxOutputBytes: 0 })).toThrow('Expected `maxOutputBytes` to be a positive integer, got 0 (number)');
+  });
+
+  it('settles when the CLI exits although a helper it started keeps its output open, and ends the helper', async () => {
+    const pidFile = join(dir, 'helper.pid');
+    const session = await processAdapter({ command: [node, join(fixtures, 'leaves-helper.mjs'), pidFile] }).openSession({ agent: 'a' });
+    expect(await session.send('x')).toEqual({ text: 'done, the helper keeps running', toolCalls: [] });
+    const helper = Number(readFileSync(pidFile, 'utf8'));
+    await eventually(() => !alive(helper), 'the helper is gone');
+  });
+
+  it('never lets a prompt that starts with "-" be read as an option', async () => {
+    const prompt = '--dangerously-skip-permissions and then some';
+    // A positional prompt (as in `codex exec {prompt}`) gets `--` before it.
+    const positional = seen((await (await seeing({ command: [node, fake, 'exec', '{prompt}'] }).openSession({ agent: 'a' })).send(prompt)).text);
+    expect(positional).toMatchObject({ prompt, argv: ['exec', '--', prompt], flags: [] });
+    const chosen = seen((await (await seeing({ command: [node, fake, '--verbose', '{prompt}'], dashPrompt: 'separator' }).openSession({ agent: 'a' })).send(prompt)).text);
+    expect(chosen).toMatchObject({ prompt, argv: ['--verbose', '--', prompt], flags: ['verbose'] });
+    // After an option (`-p {prompt}`) it goes on stdin instead: `--` could be taken as that option's value.
+    const afterOption = seen((await (await seeing({ command: [node, fake, '-p', '{prompt}'] }).openSession({ agent: 'a' })).send(prompt)).text);
+    expect(afterOption).toMatchObject({ prompt, argv: ['-p'], flags: ['p'] });
+    // Chosen per CLI, and left alone inside an argument or after a `--` of the template.
+    const stdin = seen((await (await seeing({ command: [node, fake, '{prompt}'], dashPrompt: 'stdin' }).openSession({ agent: 'a' })).send(prompt)).text);
+    expect(stdin).toMatchObject({ prompt, argv: [] });
+    const inside = seen((await (await seeing({ command: [node, fake, '--prompt={prompt}'] }).openSession({ agent: 'a' })).send(prompt)).text);
+    expect(inside.argv).toEqual([`--prompt=${prompt}`]);
+    const ended = seen((await (await seeing({ command: [node, fake, '--', '{prompt}'] }).openSession({ agent: 'a' })).send(prompt)).text);
+    expect(ended.argv).toEqual(['--', prompt]);
+    const plain = seen((await (await seeing().openSession({ agent: 'a' })).send('a prompt')).text);
+    expect(plain.argv).toEqual(['a prompt']);
+    expect(() => processAdapter({ command: ['x'], dashPrompt: 'quote' as never })).toThrow(/`dashPrompt` to be "auto", "separator" or "stdin"/);
+  });
+
+  it('listens for the host exit only while a turn runs', async () => {
+    const counts = () => ['SIGTERM', 'SIGINT', 'SIGHUP'].map((s) => process.listenerCount(s));
+    const before = counts();
+    const pidFile = join(dir, 'listeners.pid');
+    const session = await processAdapter({ command: [node, join(fixtures, 'hang.mjs'), pidFile] }).openSession({ agent: 'a' });
+    const controller = new AbortController();
+    const pending = session.send('x', { signal: controller.signal });
+    pending.catch(() => undefined);
+    await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 'the hanging CLI started its child');
+    expect(counts().map((n, i) => n - before[i]!)).toEqual([1, 1, 1]);
+    controller.abort();
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+    expect(counts()).toEqual(before);
+  });
+});
+
+describe('the host process exits', () => {
+  const host = (pidFile: string, handler: 'none' | 'own') =>
+    spawn(node, ['--import', 'tsx', join(fixtures, 'host.ts'), pidFile, handler], { cwd: join(fixtures, '..', '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+  const started = async (pidFile: string) => {
+    await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 'the host started the CLI and its child');
+    return Number(readFileSync(pidFile, 'utf8'));
+  };
+  const ended = (child: ReturnType<typeof spawn>) =>
+    new Promise<{ code: number | null; signal: NodeJS.Signals | null; lines: unknown[] }>((resolve) => {
+      let out = '';
+      child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.on('close', (code, signal) => resolve({ code, signal, lines: out.trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as unknown) }));
+    });
+
+  it.each(['SIGTERM', 'SIGINT'] as const)('on %s without a handler of its own: it dies of the signal, and the CLI goes with it', async (signal) => {
+    const pidFile = join(dir, `host-${signal}.pid`);
+    const child = host(pidFile, 'none');
+    const done = ended(child);
+    const cliChild = await started(pidFile);
+    expect(alive(cliChild)).toBe(true);
+    child.kill(signal);
+    const result = await done;
+    expect(result).toMatchObject({ code: null, signal });
+    expect(result.lines[0]).toEqual({ before: [0, 0, 0], during: [1, 1, 1] });
+    await eventually(() => !alive(cliChild), 'the CLI and its child are gone');
+  });
+
+  it('on SIGTERM with a handler of its own: its handler decides (the CLI runs on), and when it exits the CLI goes', async () => {
+    const pidFile = join(dir, 'host-own.pid');
+    const child = host(pidFile, 'own');
+    const done = ended(child);
+    const cliChild = await started(pidFile);
+    child.kill('SIGTERM');
+    const result = await done;
+    expect(result).toMatchObject({ code: 7, signal: null });
+    expect(result.lines).toEqual([{ before: [1, 0, 0], during: [2, 1, 1] }, { handled: 'SIGTERM', childAlive: true }]);
+    await eventually(() => !alive(cliChild), 'the CLI and its child are gone');
   });
 });
