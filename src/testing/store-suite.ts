@@ -176,7 +176,7 @@ export function storeSuite(name: string, factory: () => Store | Promise<Store>, 
       expect(await store.get('q')).toBe('third');
     });
 
-    compareAndSetCases(factory);
+    compareAndSetCases(factory, { describe, it });
   });
 }
 
@@ -185,7 +185,7 @@ export function storeSuite(name: string, factory: () => Store | Promise<Store>, 
 // ---------------------------------------------------------------------------
 
 /** The conformance cases of compare-and-set; each skips when the store has no `setIf`. */
-function compareAndSetCases(factory: () => Store | Promise<Store>): void {
+function compareAndSetCases(factory: () => Store | Promise<Store>, { describe, it }: SuiteRunner): void {
   describe('compare-and-set', () => {
     it('has both getVersioned and setIf, or neither', async () => {
       const store = await factory();

@@ -6,6 +6,7 @@ import { timeoutSignal } from '../../src/core/abort.js';
 import { run } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import { ownedClientOptions } from '../../src/integrations/redis/connection.js';
 
 const LONG = 3e9; // about 35 days: past Node's 2^31 - 1 ms
 
@@ -115,6 +116,11 @@ describe('long timers', () => {
     const slept = sleep(clock, LONG).then(() => clock.now());
     await clock.advance(LONG);
     expect(await slept).toBe(2 * LONG);
+  });
+
+  it('keeps the timers of libraries troupe configures within the limit', () => {
+    expect(ownedClientOptions(LONG).connectTimeout).toBe(MAX_TIMER_DELAY_MS);
+    expect(ownedClientOptions(10_000).connectTimeout).toBe(10_000);
   });
 
   it('every timer in src/ goes through the clock', () => {

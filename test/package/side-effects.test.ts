@@ -8,6 +8,7 @@ const entries = [
   'src/index.ts',
   'src/testing/index.ts',
   ...['scripted', 'recording', 'ai-sdk', 'openai', 'process', 'env'].map((name) => `src/adapters/${name}.ts`),
+  'src/integrations/redis/index.ts',
 ];
 
 describe('importing troupe', () => {

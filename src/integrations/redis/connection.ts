@@ -7,6 +7,7 @@
  */
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { loadPeer } from '../../adapters/peer.js';
+import { MAX_TIMER_DELAY_MS } from '../../core/clock.js';
 import { StoreError, errorMessage } from '../../core/errors.js';
 
 /** An ioredis client: a single Redis or a Redis Cluster. */
@@ -33,7 +34,8 @@ export function ownedClientOptions(timeoutMs: number): RedisOptions {
     enableOfflineQueue: false,
     autoResendUnfulfilledCommands: false,
     maxRetriesPerRequest: 0,
-    connectTimeout: timeoutMs,
+    // ioredis arms its own setTimeout: keep it within Node's limit (the store's own time-out, on the clock, has none).
+    connectTimeout: Math.min(timeoutMs, MAX_TIMER_DELAY_MS),
     retryStrategy: (times: number) => Math.min(50 * 2 ** Math.min(times, 6), 2000),
   };
 }

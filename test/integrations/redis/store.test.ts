@@ -47,11 +47,15 @@ describe('redisStore options', () => {
 });
 
 describe.skipIf(!url)('redisStore on Redis', () => {
-  storeSuite('redisStore (its own connection)', () => closeLater(redisStore({ connection: url!, prefix: prefix() })));
-  storeSuite('redisStore (a client you give)', () => {
-    const client = closeLater(new Redis(url!));
-    return redisStore({ connection: client, prefix: prefix({ hashTag: true }) });
-  });
+  storeSuite('redisStore (its own connection)', () => closeLater(redisStore({ connection: url!, prefix: prefix() })), { runner: { describe, it } });
+  storeSuite(
+    'redisStore (a client you give)',
+    () => {
+      const client = closeLater(new Redis(url!));
+      return redisStore({ connection: client, prefix: prefix({ hashTag: true }) });
+    },
+    { runner: { describe, it } },
+  );
 
   it('lays out documents and streams under the prefix, encoded', async () => {
     const p = prefix();
@@ -251,7 +255,7 @@ describe.skipIf(!binary)('redisStore on a Redis Cluster', () => {
     await cluster?.stop();
   });
 
-  storeSuite('redisStore (Redis Cluster, hash-tagged prefix)', () => redisStore({ connection: client!, prefix: prefix({ hashTag: true }) }));
+  storeSuite('redisStore (Redis Cluster, hash-tagged prefix)', () => redisStore({ connection: client!, prefix: prefix({ hashTag: true }) }), { runner: { describe, it } });
 
   it('lists keys spread over every master when the prefix has no hash tag', async () => {
     const store = redisStore({ connection: client!, prefix: prefix() });
