@@ -241,7 +241,7 @@ function isOption(arg: string | undefined): boolean {
  * goes before that argument, or (for `stdin`) the argument is left out and
  * the prompt goes on stdin. See `dashPrompt`.
  */
-export function placePrompt(
+function placePrompt(
   template: readonly string[],
   prompt: string,
   mode: 'auto' | 'separator' | 'stdin',

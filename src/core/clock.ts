@@ -27,8 +27,11 @@ export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
 /** What {@link boundedTimer} needs from its host: a time source and one-shot timers. */
 export interface TimerHost {
+  /** The time the deadline is measured on, in ms. */
   now(): number;
+  /** Arm a one-shot timer of at most {@link MAX_TIMER_DELAY_MS}; returns its handle. */
   setTimeout(fn: () => void, ms: number): unknown;
+  /** Disarm a timer by its handle. */
   clearTimeout(handle: unknown): void;
 }
 
