@@ -233,7 +233,9 @@ export class RunContext {
       ...(node.agent === undefined ? {} : { agent: node.agent }),
       parentId: this.op.id,
       depth,
+      path: child.checkpointPath,
     });
+    let code: string | undefined;
     try {
       const result = await body(child);
       node.status = result.status;
@@ -241,6 +243,7 @@ export class RunContext {
     } catch (error) {
       node.status = isCancellation(error, this.signal) ? 'cancelled' : 'failed';
       node.error = errorMessage(error);
+      if (isTroupeError(error)) code = error.code;
       throw error;
     } finally {
       node.end = this.clock.now();
@@ -251,6 +254,8 @@ export class RunContext {
         status: node.status === 'running' ? 'failed' : node.status,
         usage: totalUsage(node),
         durationMs: node.end - node.start,
+        ...(node.error === undefined ? {} : { error: node.error }),
+        ...(code === undefined ? {} : { code }),
       });
     }
   }

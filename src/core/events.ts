@@ -20,6 +20,16 @@ export type ChunkStatusName =
   | 'Aborted'
   | 'Skipped';
 
+/** One chunk of a plan as `plan.started` describes it: enough to draw the dependency graph. */
+export interface PlanGraphNode {
+  /** The chunk's id (its sequence index, as text). */
+  chunkId: string;
+  title: string;
+  role: string;
+  /** Ids of the chunks it depends on. */
+  dependsOn: string[];
+}
+
 /** Fields every event carries. */
 export interface EventBase {
   /** The run that emitted the event. */
@@ -90,8 +100,13 @@ export interface TroupeEventPayloads {
   'run.started': { runnable: string; input: string; resumed?: boolean };
   'run.completed': { runnable: string; status: OutcomeStatus; output: string; usage: Usage; durationMs: number };
   'run.failed': { runnable: string; error: string; code?: string };
-  'op.started': { kind: string; name: string; agent?: string; parentId?: string; depth: number };
-  'op.completed': { kind: string; name: string; agent?: string; status: OutcomeStatus; usage: Usage; durationMs: number };
+  /**
+   * `path` is the op's place in the run (its `RunContext.checkpointPath`):
+   * views read a plan chunk's ops from it (they run under `<plan path>/chunk-<n>`).
+   */
+  'op.started': { kind: string; name: string; agent?: string; parentId?: string; depth: number; path?: string };
+  /** `error` and `code` say why an op `failed` or was `cancelled`. */
+  'op.completed': { kind: string; name: string; agent?: string; status: OutcomeStatus; usage: Usage; durationMs: number; error?: string; code?: string };
   'agent.started': { agent: string; input: string };
   'agent.turn': { agent: string; turn: number; text: string; toolCalls: number; usage: Usage };
   'agent.completed': { agent: string; output: string; turns: number; usage: Usage };
@@ -99,7 +114,8 @@ export interface TroupeEventPayloads {
   'session.event': { agent: string; sessionId: string; event: SessionEvent };
   'tool.called': { agent: string; call: ToolCall };
   'tool.completed': { agent: string; callId: string; name: string; isError: boolean; content: string };
-  'plan.started': { planId: string; chunks: number; resumed: boolean };
+  /** `graph` lists every chunk with the chunks it depends on, so views can draw the plan. */
+  'plan.started': { planId: string; chunks: number; resumed: boolean; graph?: PlanGraphNode[] };
   'plan.completed': { planId: string; status: OutcomeStatus; succeeded: number; failed: number; skipped: number };
   'chunk.status': {
     planId: string;

@@ -324,7 +324,12 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     settle();
   };
 
-  ctx.emit('plan.started', { planId: o.planId, chunks: n, resumed: o.resumeFrom !== undefined });
+  ctx.emit('plan.started', {
+    planId: o.planId,
+    chunks: n,
+    resumed: o.resumeFrom !== undefined,
+    ...(emitter.listenerCount('plan.started') > 0 || emitter.listenerCount('*') > 0 ? { graph: chunks.map((c, i) => ({ chunkId: String(c.sequenceIndex), title: c.title, role: c.role, dependsOn: deps[i]!.map((d) => String(chunks[d]!.sequenceIndex)) })) } : {}),
+  });
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   const unsubscribe = strategy.onWarning?.((warning) => ctx.emit('workspace.fallback', warning));
   try {
