@@ -1,7 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 
 // Vendor packages are optional peers, loaded lazily by their adapters and integrations: never bundled.
-const vendors = ['ai', 'openai', 'ioredis', /^ai\//, /^openai\//, /^@ai-sdk\//];
+const vendors = ['ai', 'openai', 'ioredis', '@opentelemetry/api', /^ai\//, /^openai\//, /^@ai-sdk\//];
 
 const shared: Options = {
   entry: {
@@ -14,6 +14,7 @@ const shared: Options = {
     'adapters/process': 'src/adapters/process.ts',
     'adapters/env': 'src/adapters/env.ts',
     'redis/index': 'src/integrations/redis/index.ts',
+    'otel/index': 'src/integrations/otel/index.ts',
   },
   dts: true,
   sourcemap: true,

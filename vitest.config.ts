@@ -10,6 +10,8 @@ export default defineConfig({
       { find: /^troupe\/adapters\/(.*)$/, replacement: src('adapters/$1.ts') },
       { find: /^troupe\/testing$/, replacement: src('testing/index.ts') },
       { find: /^troupe\/redis$/, replacement: src('integrations/redis/index.ts') },
+      { find: /^troupe\/otel$/, replacement: src('integrations/otel/index.ts') },
+      { find: /^troupe\/report$/, replacement: src('views/report/index.ts') },
       { find: /^troupe$/, replacement: src('index.ts') },
     ],
   },

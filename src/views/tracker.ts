@@ -1,0 +1,301 @@
+/**
+ * The run tracker: folds a run's events, one at a time, into its op tree
+ * with what each view needs to know about an op (its plan chunk and attempt,
+ * its loop iteration and team round, when its current model turn began).
+ * OpenTelemetry spans, the HTML report and the CLI's progress all read runs
+ * through it; it keeps no state in the kernel and needs nothing but events.
+ * @module
+ */
+import type { ChunkStatusName, PlanGraphNode, TroupeEvent } from '../core/events.js';
+import type { OutcomeStatus } from '../core/runnable.js';
+import type { Usage } from '../core/usage.js';
+
+/** An op as the tracker knows it from `op.started` and `op.completed` (the run itself is `op-0`, kind `run`). */
+export interface TrackedOp {
+  /** The run the op belongs to. */
+  readonly runId: string;
+  /** The op's id (`op-0` for the run). */
+  readonly id: string;
+  /** The kind of runnable (`run`, `agent`, `router`, `plan`, ...). */
+  readonly kind: string;
+  /** The runnable's name. */
+  readonly name: string;
+  /** The agent, for ops that have one. */
+  readonly agent?: string;
+  /** The parent op's id (none for the run). */
+  readonly parentId?: string;
+  /** Nesting depth (0 for the run). */
+  readonly depth: number;
+  /** Its place in the run (`RunContext.checkpointPath`), when the log has it. */
+  readonly path?: string;
+  /** Clock time it started. */
+  readonly start: number;
+  /** Clock time it ended. */
+  end?: number;
+  /** `running` until it ends. */
+  status: OutcomeStatus | 'running';
+  /** Its usage with everything under it, once it ended. */
+  usage?: Usage;
+  /** Why it failed or was cancelled. */
+  error?: string;
+  /** The error's code, for troupe errors. */
+  code?: string;
+  /** The plan the op runs in (the nearest plan op's id), with the chunk and attempt it serves. */
+  plan?: { opId: string; planId: string; chunkId?: string; attempt?: number };
+  /** The iteration of the nearest enclosing loop when the op started. */
+  iteration?: number;
+  /** The round of the nearest enclosing team when the op started. */
+  round?: number;
+  /** This op's current iteration, for loops (from `reflect.iteration.started`). */
+  currentIteration?: number;
+  /** This op's current round, for teams (from `team.round.started`). */
+  currentRound?: number;
+  /** The plan id, for plan ops (from `plan.started`). */
+  planId?: string;
+  /** Clock time of this op's last turn boundary (start, a finished turn or tool call, an iteration or round). */
+  mark: number;
+}
+
+/** The state of one chunk of a plan, from `plan.started` and `chunk.status`. */
+export interface TrackedChunk {
+  /** The plan op's id. */
+  readonly planOpId: string;
+  readonly planId: string;
+  readonly chunkId: string;
+  title: string;
+  role: string;
+  /** Chunks it depends on (from `plan.started`; empty when the log predates it). */
+  dependsOn: string[];
+  status: ChunkStatusName;
+  /** The current (or last) attempt, 0 before the first. */
+  attempt: number;
+}
+
+/** The state of one plan. */
+export interface TrackedPlan {
+  readonly opId: string;
+  readonly planId: string;
+  /** Chunks in the plan. */
+  total: number;
+  /** Chunks by id, in plan order. */
+  readonly chunks: Map<string, TrackedChunk>;
+}
+
+/** Statuses after which a chunk does not run again. */
+export const FINISHED_CHUNK_STATUSES: ReadonlySet<ChunkStatusName> = new Set(['Succeeded', 'Failed', 'Aborted', 'Skipped']);
+
+interface RunState {
+  readonly runId: string;
+  readonly ops: Map<string, TrackedOp>;
+  readonly plans: Map<string, TrackedPlan>;
+  ended: boolean;
+}
+
+/**
+ * Folds events into ops, plans and chunks, per run. Feed it every event of
+ * a run in order ({@link RunTracker.apply}), then read what changed. A
+ * resumed run (a second `run.started` with the same run id) starts afresh,
+ * since its op ids start again.
+ *
+ * @example
+ * ```ts
+ * const tracker = new RunTracker();
+ * await run(flow, input, { adapter, onEvent: (e) => tracker.apply(e) });
+ * ```
+ */
+export class RunTracker {
+  readonly #runs = new Map<string, RunState>();
+
+  /** Fold one event in. Events of ops it never saw start are ignored. */
+  apply(event: TroupeEvent): void {
+    switch (event.type) {
+      case 'run.started': {
+        const state: RunState = { runId: event.runId, ops: new Map(), plans: new Map(), ended: false };
+        this.#runs.set(event.runId, state);
+        const id = event.opId ?? 'op-0';
+        state.ops.set(id, { runId: event.runId, id, kind: 'run', name: event.runnable, depth: 0, start: event.time, status: 'running', mark: event.time });
+        return;
+      }
+      case 'run.completed':
+      case 'run.failed': {
+        const state = this.#runs.get(event.runId);
+        if (!state) return;
+        state.ended = true;
+        const root = state.ops.get(event.opId ?? 'op-0');
+        if (root && root.kind === 'run') {
+          root.end = event.time;
+          if (event.type === 'run.completed') {
+            root.status = event.status;
+            root.usage = event.usage;
+          } else {
+            root.status = event.code === 'cancelled' ? 'cancelled' : 'failed';
+            root.error = event.error;
+            if (event.code !== undefined) root.code = event.code;
+          }
+        }
+        return;
+      }
+      case 'op.started': {
+        const state = this.#state(event.runId);
+        if (event.opId === undefined) return;
+        const parent = event.parentId === undefined ? undefined : state.ops.get(event.parentId);
+        const op: TrackedOp = {
+          runId: event.runId,
+          id: event.opId,
+          kind: event.kind,
+          name: event.name,
+          ...(event.agent === undefined ? {} : { agent: event.agent }),
+          ...(event.parentId === undefined ? {} : { parentId: event.parentId }),
+          depth: event.depth,
+          ...(event.path === undefined ? {} : { path: event.path }),
+          start: event.time,
+          status: 'running',
+          mark: event.time,
+        };
+        if (parent) inherit(op, parent, state);
+        state.ops.set(op.id, op);
+        return;
+      }
+      case 'op.completed': {
+        const op = this.op(event.runId, event.opId);
+        if (!op) return;
+        op.end = event.time;
+        op.status = event.status;
+        op.usage = event.usage;
+        if (event.error !== undefined) op.error = event.error;
+        if (event.code !== undefined) op.code = event.code;
+        return;
+      }
+      case 'agent.started':
+      case 'tool.completed':
+      case 'model.turn': {
+        const op = this.op(event.runId, event.opId);
+        if (op) op.mark = event.time;
+        return;
+      }
+      case 'reflect.iteration.started': {
+        const op = this.op(event.runId, event.opId);
+        if (!op) return;
+        op.currentIteration = event.iteration;
+        op.mark = event.time;
+        return;
+      }
+      case 'team.round.started': {
+        const op = this.op(event.runId, event.opId);
+        if (!op) return;
+        op.currentRound = event.round;
+        op.mark = event.time;
+        return;
+      }
+      case 'plan.started': {
+        const state = this.#state(event.runId);
+        const op = event.opId === undefined ? undefined : state.ops.get(event.opId);
+        if (!op) return;
+        op.planId = event.planId;
+        const plan: TrackedPlan = { opId: op.id, planId: event.planId, total: event.chunks, chunks: new Map() };
+        for (const node of event.graph ?? []) plan.chunks.set(node.chunkId, newChunk(plan, node));
+        state.plans.set(op.id, plan);
+        return;
+      }
+      case 'chunk.status': {
+        const plan = event.opId === undefined ? undefined : this.#runs.get(event.runId)?.plans.get(event.opId);
+        if (!plan) return;
+        let chunk = plan.chunks.get(event.chunkId);
+        if (!chunk) {
+          chunk = newChunk(plan, { chunkId: event.chunkId, title: event.title, role: event.role, dependsOn: [] });
+          plan.chunks.set(event.chunkId, chunk);
+        }
+        chunk.status = event.status;
+        chunk.attempt = event.attempt;
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** The op `opId` of run `runId`. */
+  op(runId: string, opId: string | undefined): TrackedOp | undefined {
+    return opId === undefined ? undefined : this.#runs.get(runId)?.ops.get(opId);
+  }
+
+  /** Every op of a run, in start order. */
+  ops(runId: string): TrackedOp[] {
+    return [...(this.#runs.get(runId)?.ops.values() ?? [])];
+  }
+
+  /** The plans of a run, in start order. */
+  plans(runId: string): TrackedPlan[] {
+    return [...(this.#runs.get(runId)?.plans.values() ?? [])];
+  }
+
+  /** The parent of an op. */
+  parent(op: TrackedOp): TrackedOp | undefined {
+    return this.op(op.runId, op.parentId);
+  }
+
+  /** True once the run's `run.completed` or `run.failed` was applied. */
+  ended(runId: string): boolean {
+    return this.#runs.get(runId)?.ended ?? false;
+  }
+
+  /**
+   * When the model turn recorded by `event` began. The kernel emits one
+   * `model.turn` when a turn ends, so the start is the last turn boundary
+   * of its op or of an op above it: the op's start, the previous turn, the
+   * last tool result, the start of the iteration or round. Ask before
+   * applying the `model.turn` event itself, which moves the boundary.
+   */
+  turnStart(event: TroupeEvent<'model.turn'>): number {
+    let start = Number.NEGATIVE_INFINITY;
+    for (let op = this.op(event.runId, event.opId); op; op = this.parent(op)) start = Math.max(start, op.mark);
+    return Number.isFinite(start) ? Math.min(start, event.time) : event.time;
+  }
+
+  /** Forget a run (its ops and plans). */
+  forget(runId: string): void {
+    this.#runs.delete(runId);
+  }
+
+  #state(runId: string): RunState {
+    let state = this.#runs.get(runId);
+    if (!state) {
+      // A log that starts mid-run (no `run.started`): track what follows.
+      state = { runId, ops: new Map(), plans: new Map(), ended: false };
+      this.#runs.set(runId, state);
+    }
+    return state;
+  }
+}
+
+function newChunk(plan: TrackedPlan, node: PlanGraphNode): TrackedChunk {
+  return { planOpId: plan.opId, planId: plan.planId, chunkId: node.chunkId, title: node.title, role: node.role, dependsOn: [...node.dependsOn], status: 'Pending', attempt: 0 };
+}
+
+/**
+ * What an op takes from its parent: the plan and chunk it serves (a chunk's
+ * ops run under `<plan path>/chunk-<id>`), the iteration and the round.
+ */
+function inherit(op: TrackedOp, parent: TrackedOp, state: RunState): void {
+  if (parent.kind === 'plan') {
+    const plan = state.plans.get(parent.id);
+    const planId = parent.planId ?? parent.name;
+    const chunkId = op.path !== undefined && parent.path !== undefined ? chunkOf(op.path, parent.path) : undefined;
+    const attempt = chunkId === undefined ? undefined : plan?.chunks.get(chunkId)?.attempt;
+    op.plan = { opId: parent.id, planId, ...(chunkId === undefined ? {} : { chunkId }), ...(attempt ? { attempt } : {}) };
+  } else if (parent.plan) {
+    op.plan = parent.plan;
+  }
+  const iteration = parent.currentIteration ?? parent.iteration;
+  if (iteration !== undefined) op.iteration = iteration;
+  const round = parent.currentRound ?? parent.round;
+  if (round !== undefined) op.round = round;
+}
+
+/** The chunk id in `path` right under the plan at `planPath` (`<planPath>/chunk-<id>/...`). */
+function chunkOf(path: string, planPath: string): string | undefined {
+  const prefix = `${planPath}/chunk-`;
+  if (!path.startsWith(prefix)) return undefined;
+  const end = path.indexOf('/', prefix.length);
+  return end < 0 ? undefined : path.slice(prefix.length, end);
+}
