@@ -15,6 +15,7 @@ const shared: Options = {
     'adapters/env': 'src/adapters/env.ts',
     'redis/index': 'src/integrations/redis/index.ts',
     'otel/index': 'src/integrations/otel/index.ts',
+    'report/index': 'src/views/report/index.ts',
   },
   dts: true,
   sourcemap: true,

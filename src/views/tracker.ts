@@ -52,8 +52,10 @@ export interface TrackedOp {
   currentRound?: number;
   /** The plan id, for plan ops (from `plan.started`). */
   planId?: string;
-  /** Clock time of this op's last turn boundary (start, a finished turn or tool call, an iteration or round). */
+  /** Clock time of this op's last turn boundary (its start, a finished turn, tool call or child op, an iteration or round). */
   mark: number;
+  /** Clock time its current iteration or round started (ops inside it make no turn before). */
+  stepMark?: number;
 }
 
 /** The state of one chunk of a plan, from `plan.started` and `chunk.status`. */
@@ -162,6 +164,9 @@ export class RunTracker {
         op.end = event.time;
         op.status = event.status;
         op.usage = event.usage;
+        // The op above goes on from here (a turn it makes next starts now).
+        const parent = this.parent(op);
+        if (parent) parent.mark = Math.max(parent.mark, event.time);
         if (event.error !== undefined) op.error = event.error;
         if (event.code !== undefined) op.code = event.code;
         return;
@@ -178,6 +183,7 @@ export class RunTracker {
         if (!op) return;
         op.currentIteration = event.iteration;
         op.mark = event.time;
+        op.stepMark = event.time;
         return;
       }
       case 'team.round.started': {
@@ -185,6 +191,7 @@ export class RunTracker {
         if (!op) return;
         op.currentRound = event.round;
         op.mark = event.time;
+        op.stepMark = event.time;
         return;
       }
       case 'plan.started': {
@@ -241,15 +248,19 @@ export class RunTracker {
 
   /**
    * When the model turn recorded by `event` began. The kernel emits one
-   * `model.turn` when a turn ends, so the start is the last turn boundary
-   * of its op or of an op above it: the op's start, the previous turn, the
-   * last tool result, the start of the iteration or round. Ask before
-   * applying the `model.turn` event itself, which moves the boundary.
+   * `model.turn` when a turn ends, so the start is its op's last turn
+   * boundary (the op's start, the previous turn, the last tool result or
+   * child op to finish) or, when later, the start of the current iteration
+   * or round of an op above it. Ask before applying the `model.turn` event
+   * itself, which moves the boundary.
    */
   turnStart(event: TroupeEvent<'model.turn'>): number {
-    let start = Number.NEGATIVE_INFINITY;
-    for (let op = this.op(event.runId, event.opId); op; op = this.parent(op)) start = Math.max(start, op.mark);
-    return Number.isFinite(start) ? Math.min(start, event.time) : event.time;
+    const own = this.op(event.runId, event.opId);
+    if (!own) return event.time;
+    let start = own.mark;
+    // Above it, only where an iteration or round began counts: siblings running in parallel move their parent's own mark.
+    for (let op = this.parent(own); op; op = this.parent(op)) if (op.stepMark !== undefined) start = Math.max(start, op.stepMark);
+    return Math.min(start, event.time);
   }
 
   /** Forget a run (its ops and plans). */

@@ -3,7 +3,7 @@
 // attempt fails (so the trace, the report and the progress show a retry),
 // and chunk 2's builder calls a tool.
 import { z } from 'zod';
-import { advisors, agent, defineTool, router } from '../../src/index.js';
+import { advisors, agent, defineTool, orchestrate, router } from '../../src/index.js';
 import { planRunnable, type ChunkRunInput, type PlanRunOptions } from '../../src/scheduler/execute.js';
 import type { Plan } from '../../src/scheduler/plan.js';
 import { scriptedAdapter, type ScriptedAdapter } from '../../src/adapters/scripted.js';
@@ -80,4 +80,52 @@ export function deliveryFlow(options: PlanRunOptions = {}) {
     ...options,
   });
   return router(desk, { delivery });
+}
+
+/**
+ * The showcase: the delivery flow whose last chunk is a review loop (a lead,
+ * a writer and a judge scoring 0.55, 0.7 and 0.93; the second draft repeats
+ * the first, so the loop warns of a stall). Used by the report's tests and
+ * its screenshot.
+ */
+export function showcaseFlow() {
+  return deliveryFlow({
+    runChunk: (input) => {
+      if (input.chunk.sequenceIndex !== 4) return chunkWithAdvisors(input);
+      const review = orchestrate({
+        name: 'docs-review',
+        mode: 'orchestrator-reflect',
+        orchestrator: agent({ name: 'lead', model: 'gpt-test' }),
+        workers: [agent({ name: 'writer', model: 'gpt-mini' })],
+        evaluator: agent({ name: 'judge', model: 'gpt-mini' }),
+        maxIterations: 4,
+        goalScore: 0.9,
+      });
+      return review.run(input.prompt, input.ctx).then((outcome) => outcome.output);
+    },
+  });
+}
+
+/** The showcase's scripted model: the delivery adapter plus the review loop's agents. */
+export function showcaseAdapter(clock: Clock, latencyMs = 10): ScriptedAdapter {
+  const adapter = deliveryAdapter(clock, latencyMs);
+  let leadTurns = 0;
+  const drafts = ['Docs: how to export, the columns.', 'Docs: how to export, the columns.', 'Docs: how to export, every column with its type, and two examples.'];
+  for (let i = 0; i < 3; i++) {
+    adapter.enqueue('writer', { text: drafts[i]!, usage: { inputTokens: 90, outputTokens: 40, costUsd: 0.0006 } });
+    adapter.enqueue('judge', [
+      { text: 'SCORE: 0.55\nRATIONALE: Lists no columns.', usage: { inputTokens: 80, outputTokens: 12, costUsd: 0.0004 } },
+      { text: 'SCORE: 0.7\nRATIONALE: The same draft again; still no examples.', usage: { inputTokens: 80, outputTokens: 14, costUsd: 0.0004 } },
+      { text: 'SCORE: 0.93\nRATIONALE: Complete, with examples.', usage: { inputTokens: 80, outputTokens: 9, costUsd: 0.0004 } },
+    ][i]!);
+  }
+  for (let i = 0; i < 6; i++) {
+    adapter.enqueue('lead', () => {
+      leadTurns++;
+      const iteration = Math.ceil(leadTurns / 2);
+      const text = leadTurns % 2 === 1 ? `@worker:writer\nWrite the export docs (draft ${iteration}).\n@end` : drafts[iteration - 1]!;
+      return { text, usage: { inputTokens: 110, outputTokens: 30, costUsd: 0.0012 } };
+    });
+  }
+  return adapter;
 }

@@ -1,0 +1,626 @@
+/**
+ * The data of a run report: a run's events folded into what the page
+ * draws (ops, model turns, tool calls, timeline lanes, plans with their
+ * critical path, usage per agent and model, evaluator scores). Plain JSON,
+ * built from the run log alone.
+ * @module
+ */
+import type { ToolCall, ToolResult } from '../../core/adapter.js';
+import type { ChunkStatusName, TroupeEvent } from '../../core/events.js';
+import type { OutcomeStatus } from '../../core/runnable.js';
+import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
+import { RunTracker, type TrackedOp } from '../tracker.js';
+
+/** An op of the report. Ids of a resumed run's later segments are prefixed (`s1/op-3`). */
+export interface ReportOp {
+  id: string;
+  parentId?: string;
+  kind: string;
+  name: string;
+  agent?: string;
+  depth: number;
+  start: number;
+  end?: number;
+  status: OutcomeStatus | 'running';
+  usage?: Usage;
+  error?: string;
+  code?: string;
+  plan?: { planId: string; chunkId?: string; attempt?: number };
+  iteration?: number;
+  round?: number;
+  input?: string;
+  output?: string;
+}
+
+/** One model turn. */
+export interface ReportTurn {
+  opId?: string;
+  agent: string;
+  adapter: string;
+  model?: string;
+  session: number;
+  turn: number;
+  start: number;
+  end: number;
+  usage?: Partial<Usage>;
+  input: string;
+  output?: string;
+  toolCalls?: Array<{ id: string; name: string; arguments: string }>;
+  error?: string;
+}
+
+/** One tool call. */
+export interface ReportToolCall {
+  opId?: string;
+  agent: string;
+  callId: string;
+  name: string;
+  start: number;
+  end?: number;
+  arguments: string;
+  result?: string;
+  isError?: boolean;
+}
+
+/** One attempt of a chunk. */
+export interface ReportAttempt {
+  attempt: number;
+  start: number;
+  end?: number;
+  /** How the attempt ended: `Succeeded`, `Retrying` (failed, tried again), `Failed`, `Aborted`, or `Running`. */
+  status: ChunkStatusName;
+  error?: string;
+}
+
+/** One chunk of a plan. */
+export interface ReportChunk {
+  chunkId: string;
+  title: string;
+  role: string;
+  dependsOn: string[];
+  status: ChunkStatusName;
+  attempts: ReportAttempt[];
+  /** From its first start to its end (0 when it never ran). */
+  durationMs: number;
+  /** On the plan's critical path (the longest chain of measured durations). */
+  critical: boolean;
+  /** The ops that ran its attempts (those right under the plan). */
+  opIds: string[];
+  error?: string;
+}
+
+/** One plan. */
+export interface ReportPlan {
+  planId: string;
+  opId: string;
+  chunks: ReportChunk[];
+  /** Chunk ids of the critical path, first to last. */
+  criticalPath: string[];
+  /** False when the log has no dependency graph (it predates `plan.started`'s `graph`). */
+  hasGraph: boolean;
+}
+
+/** A bar of the timeline. */
+export interface ReportBar {
+  start: number;
+  end: number;
+  /** Sub-row within the lane (bars that overlap go on separate rows). */
+  row: number;
+  /** What the bar is: an op, a model turn, a chunk attempt or the wait before a retry. */
+  kind: 'op' | 'turn' | 'attempt' | 'wait';
+  /** The colour class: an op status or a chunk status. */
+  status: string;
+  label: string;
+  /** The op to show on click. */
+  opId?: string;
+  /** The chunk to show on click (`<planOpId>|<chunkId>`). */
+  chunk?: string;
+  /** The bar never ended (the log stops while it ran). */
+  open?: boolean;
+  /** A model turn drawn over its op's bar (clicks go to the op). */
+  inside?: boolean;
+}
+
+/** A point event on the timeline. */
+export interface ReportMarker {
+  time: number;
+  kind: 'retry' | 'stall' | 'cancel' | 'warning' | 'failure';
+  label: string;
+}
+
+/** A row of the timeline. */
+export interface ReportLane {
+  id: string;
+  label: string;
+  group: 'flow' | 'chunks' | 'agents';
+  rows: number;
+  bars: ReportBar[];
+  markers: ReportMarker[];
+}
+
+/** Usage of one agent on one model. */
+export interface ReportUsageRow extends Usage {
+  agent: string;
+  model: string;
+  adapter: string;
+}
+
+/** The evaluator's scores of one loop. */
+export interface ReportLoop {
+  opId?: string;
+  name: string;
+  scores: Array<{ iteration: number; score: number; trend: string; goalMet: boolean; evaluator: string; rationale: string }>;
+  stalls: Array<{ iteration: number; stalled: boolean }>;
+}
+
+/** Everything the report page draws. */
+export interface RunReportData {
+  format: 'troupe.report';
+  version: 1;
+  run: {
+    runId: string;
+    name: string;
+    status: OutcomeStatus | 'running';
+    start: number;
+    end?: number;
+    input?: string;
+    output?: string;
+    error?: string;
+    usage: Usage;
+    /** How many times the run was started (more than 1 when it was resumed). */
+    segments: number;
+  };
+  ops: ReportOp[];
+  turns: ReportTurn[];
+  tools: ReportToolCall[];
+  plans: ReportPlan[];
+  lanes: ReportLane[];
+  usage: ReportUsageRow[];
+  loops: ReportLoop[];
+  warnings: Array<{ time: number; message: string; code?: string }>;
+  /** Records of the log that are not events (skipped). */
+  skipped: number;
+  /** Texts longer than `maxTextLength` were cut. */
+  truncated: number;
+}
+
+/** Options of {@link buildReportData}. */
+export interface ReportDataOptions {
+  /** Cut every text (inputs, outputs, tool results) to this many characters. Default: 20000. */
+  maxTextLength?: number;
+}
+
+/** Build the report data from a run's events (records that are not events are skipped and counted). */
+export function buildReportData(records: readonly unknown[], options: ReportDataOptions = {}): RunReportData {
+  const max = options.maxTextLength ?? 20_000;
+  let truncated = 0;
+  const cut = (text: string): string => {
+    if (text.length <= max) return text;
+    truncated++;
+    return `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+  };
+  const events: TroupeEvent[] = [];
+  let skipped = 0;
+  for (const r of records) {
+    if (isEvent(r)) events.push(r);
+    else skipped++;
+  }
+
+  const tracker = new RunTracker();
+  const ops = new Map<string, ReportOp>();
+  const turns: ReportTurn[] = [];
+  const tools: ReportToolCall[] = [];
+  const openTools = new Map<string, ReportToolCall>();
+  const loops = new Map<string, ReportLoop>();
+  const warnings: RunReportData['warnings'] = [];
+  const markers = new Map<string, ReportMarker[]>();
+  const plans = new Map<string, PlanBuild>();
+  const run: RunReportData['run'] = { runId: events[0]?.runId ?? '', name: '', status: 'running', start: events[0]?.time ?? 0, usage: emptyUsage(), segments: 0 };
+  const rootRunId = run.runId;
+  let segment = -1;
+  const uid = (opId: string | undefined): string | undefined => (opId === undefined ? undefined : segment > 0 ? `s${segment}/${opId}` : opId);
+  const mark = (opId: string | undefined, marker: ReportMarker) => {
+    const key = uid(opId) ?? 'op-0';
+    markers.set(key, [...(markers.get(key) ?? []), marker]);
+  };
+  const toReportOp = (op: TrackedOp): ReportOp => {
+    const out: ReportOp = { id: uid(op.id)!, kind: op.kind, name: op.name, depth: op.depth, start: op.start, status: op.status };
+    if (op.parentId !== undefined) out.parentId = uid(op.parentId)!;
+    if (op.agent !== undefined) out.agent = op.agent;
+    if (op.plan) out.plan = { planId: op.plan.planId, ...(op.plan.chunkId === undefined ? {} : { chunkId: op.plan.chunkId }), ...(op.plan.attempt === undefined ? {} : { attempt: op.plan.attempt }) };
+    if (op.iteration !== undefined) out.iteration = op.iteration;
+    if (op.round !== undefined) out.round = op.round;
+    return out;
+  };
+
+  for (const e of events) {
+    // Events of other runs (a nested standalone run logged in the same stream) keep their own tracker state but are not drawn.
+    const turnStart = e.type === 'model.turn' ? tracker.turnStart(e) : 0;
+    if (e.type === 'run.started' && e.runId === rootRunId) {
+      segment++;
+      run.segments++;
+      if (segment === 0) {
+        run.name = e.runnable;
+        run.input = cut(e.input);
+        run.start = e.time;
+      }
+    }
+    tracker.apply(e);
+    if (e.runId !== rootRunId) continue;
+    const op = tracker.op(e.runId, e.opId);
+    const reportOp = op ? ops.get(uid(op.id)!) : undefined;
+    switch (e.type) {
+      case 'run.started':
+      case 'op.started':
+        if (op) ops.set(uid(op.id)!, toReportOp(op));
+        break;
+      case 'op.completed':
+        if (op && reportOp) {
+          reportOp.status = op.status;
+          if (op.end !== undefined) reportOp.end = op.end;
+          if (op.usage) reportOp.usage = op.usage;
+          if (op.error !== undefined) reportOp.error = op.error;
+          if (op.code !== undefined) reportOp.code = op.code;
+          if (op.status === 'cancelled') mark(op.id, { time: e.time, kind: 'cancel', label: `${op.kind} ${op.name} cancelled` });
+        }
+        break;
+      case 'run.completed':
+      case 'run.failed': {
+        const root = tracker.op(e.runId, e.opId ?? 'op-0');
+        const rootOp = ops.get(uid(e.opId ?? 'op-0')!);
+        if (root && rootOp) {
+          rootOp.status = root.status;
+          rootOp.end = e.time;
+          if (root.usage) rootOp.usage = root.usage;
+          if (root.error !== undefined) rootOp.error = root.error;
+          if (root.code !== undefined) rootOp.code = root.code;
+        }
+        run.status = root?.status ?? (e.type === 'run.completed' ? e.status : 'failed');
+        run.end = e.time;
+        if (e.type === 'run.completed') {
+          run.output = cut(e.output);
+          if (rootOp) rootOp.output = run.output;
+          delete run.error;
+        } else run.error = e.error;
+        break;
+      }
+      case 'agent.started':
+        if (reportOp) reportOp.input = cut(e.input);
+        break;
+      case 'agent.completed':
+        if (reportOp) reportOp.output = cut(e.output);
+        break;
+      case 'model.turn': {
+        const t: ReportTurn = {
+          agent: e.agent,
+          adapter: e.adapter,
+          session: e.session,
+          turn: e.turn,
+          start: turnStart,
+          end: e.time,
+          input: cut(renderInput(e.input)),
+        };
+        if (e.opId !== undefined) t.opId = uid(e.opId)!;
+        if (e.spec.model !== undefined) t.model = e.spec.model;
+        if (e.reply) {
+          t.output = cut(e.reply.text);
+          if (e.reply.usage) t.usage = e.reply.usage;
+          if (e.reply.toolCalls.length > 0) t.toolCalls = e.reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: cut(renderArguments(c)) }));
+        }
+        if (e.error !== undefined) t.error = e.error;
+        turns.push(t);
+        break;
+      }
+      case 'tool.called': {
+        const call: ReportToolCall = { agent: e.agent, callId: e.call.id, name: e.call.name, start: e.time, arguments: cut(renderArguments(e.call)) };
+        if (e.opId !== undefined) call.opId = uid(e.opId)!;
+        tools.push(call);
+        openTools.set(`${call.opId ?? ''}|${call.callId}`, call);
+        break;
+      }
+      case 'tool.completed': {
+        const key = `${uid(e.opId) ?? ''}|${e.callId}`;
+        const call = openTools.get(key);
+        if (!call) break;
+        openTools.delete(key);
+        call.end = e.time;
+        call.result = cut(e.content);
+        if (e.isError) call.isError = true;
+        break;
+      }
+      case 'plan.started': {
+        const planOpId = uid(e.opId);
+        if (planOpId === undefined) break;
+        const build: PlanBuild = { planId: e.planId, opId: planOpId, hasGraph: e.graph !== undefined, chunks: new Map() };
+        for (const node of e.graph ?? []) build.chunks.set(node.chunkId, { chunkId: node.chunkId, title: node.title, role: node.role, dependsOn: [...node.dependsOn], status: 'Pending', attempts: [], durationMs: 0, critical: false, opIds: [] });
+        plans.set(planOpId, build);
+        break;
+      }
+      case 'chunk.status': {
+        const build = plans.get(uid(e.opId) ?? '');
+        if (!build) break;
+        let c = build.chunks.get(e.chunkId);
+        if (!c) {
+          c = { chunkId: e.chunkId, title: e.title, role: e.role, dependsOn: [], status: 'Pending', attempts: [], durationMs: 0, critical: false, opIds: [] };
+          build.chunks.set(e.chunkId, c);
+        }
+        c.status = e.status;
+        if (e.error !== undefined) c.error = e.error;
+        else if (e.status === 'Succeeded') delete c.error;
+        const last = c.attempts.at(-1);
+        if (e.status === 'Running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'Running' });
+        else if (last && last.end === undefined && e.status !== 'Queued' && e.status !== 'WaitingForDependencies') {
+          last.end = e.time;
+          last.status = e.status;
+          if (e.error !== undefined) last.error = e.error;
+        }
+        if (e.status === 'Retrying') mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
+        break;
+      }
+      case 'reflect.iteration.started':
+        loopOf(loops, uid(e.opId), e.loop);
+        break;
+      case 'reflect.evaluated':
+        loopOf(loops, uid(e.opId), e.loop).scores.push({ iteration: e.iteration, score: e.score, trend: e.trend, goalMet: e.goalMet, evaluator: e.evaluator, rationale: cut(e.rationale) });
+        break;
+      case 'reflect.stall.warning':
+      case 'reflect.stalled': {
+        const stalled = e.type === 'reflect.stalled';
+        loopOf(loops, uid(e.opId), e.loop).stalls.push({ iteration: e.iteration, stalled });
+        mark(e.opId, { time: e.time, kind: 'stall', label: stalled ? `stalled at iteration ${e.iteration}` : `stall warning at iteration ${e.iteration}` });
+        break;
+      }
+      case 'router.retry':
+        mark(e.opId, { time: e.time, kind: 'retry', label: `router ${e.router} asked again${e.choice === undefined ? '' : ` (invalid choice "${e.choice}")`}` });
+        break;
+      case 'reflect.iteration.failed':
+        mark(e.opId, { time: e.time, kind: 'failure', label: `iteration ${e.iteration} failed: ${e.error}` });
+        break;
+      case 'warning':
+        warnings.push({ time: e.time, message: e.message, ...(e.code === undefined ? {} : { code: e.code }) });
+        mark(e.opId, { time: e.time, kind: 'warning', label: e.message });
+        break;
+      default:
+        break;
+    }
+  }
+
+  const opList = [...ops.values()];
+  const root = opList.find((o) => o.kind === 'run');
+  if (root) run.usage = root.usage ?? addUsage(...turns.map((t) => t.usage));
+  else run.usage = addUsage(...turns.map((t) => t.usage));
+  const lastTime = Math.max(run.start, ...events.filter((e) => e.runId === rootRunId).map((e) => e.time));
+  const planList = [...plans.values()].map((p) => finishPlan(p, opList, lastTime));
+  return {
+    format: 'troupe.report',
+    version: 1,
+    run,
+    ops: opList,
+    turns,
+    tools,
+    plans: planList,
+    lanes: buildLanes(opList, turns, planList, markers, lastTime),
+    usage: usageRows(turns),
+    loops: [...loops.values()],
+    warnings,
+    skipped,
+    truncated,
+  };
+}
+
+interface PlanBuild {
+  planId: string;
+  opId: string;
+  hasGraph: boolean;
+  chunks: Map<string, ReportChunk>;
+}
+
+function finishPlan(p: PlanBuild, ops: readonly ReportOp[], lastTime: number): ReportPlan {
+  const chunks = [...p.chunks.values()];
+  for (const c of chunks) {
+    const first = c.attempts[0];
+    const last = c.attempts.at(-1);
+    c.durationMs = first ? (last?.end ?? lastTime) - first.start : 0;
+    c.opIds = ops.filter((o) => o.parentId === p.opId && o.plan?.chunkId === c.chunkId).map((o) => o.id);
+  }
+  const criticalPath = longestPath(chunks);
+  const onPath = new Set(criticalPath);
+  for (const c of chunks) c.critical = onPath.has(c.chunkId);
+  return { planId: p.planId, opId: p.opId, chunks, criticalPath, hasGraph: p.hasGraph };
+}
+
+/**
+ * The chain of chunks with the largest sum of measured durations (Kahn's
+ * order, one pass over the edges). Chunks that never ran weigh nothing.
+ */
+export function longestPath(chunks: readonly Pick<ReportChunk, 'chunkId' | 'dependsOn' | 'durationMs'>[]): string[] {
+  const byId = new Map(chunks.map((c) => [c.chunkId, c]));
+  const indegree = new Map<string, number>();
+  const dependents = new Map<string, string[]>();
+  for (const c of chunks) {
+    let n = 0;
+    for (const d of c.dependsOn) {
+      if (!byId.has(d)) continue;
+      n++;
+      dependents.set(d, [...(dependents.get(d) ?? []), c.chunkId]);
+    }
+    indegree.set(c.chunkId, n);
+  }
+  const best = new Map<string, number>();
+  const via = new Map<string, string>();
+  const queue = chunks.filter((c) => indegree.get(c.chunkId) === 0).map((c) => c.chunkId);
+  for (let i = 0; i < queue.length; i++) {
+    const id = queue[i]!;
+    const here = (best.get(id) ?? 0) + byId.get(id)!.durationMs;
+    best.set(id, here);
+    for (const next of dependents.get(id) ?? []) {
+      if (here > (best.get(next) ?? -1)) {
+        best.set(next, here);
+        via.set(next, id);
+      }
+      const left = indegree.get(next)! - 1;
+      indegree.set(next, left);
+      if (left === 0) queue.push(next);
+    }
+  }
+  // best now holds the path length ending at each chunk (its own duration included).
+  let end: string | undefined;
+  for (const id of queue) if (end === undefined || best.get(id)! > best.get(end)!) end = id;
+  const path: string[] = [];
+  for (let id = end; id !== undefined; id = via.get(id)) path.push(id);
+  return path.reverse();
+}
+
+const AGENT_KINDS = new Set(['agent', 'team-member']);
+
+/** The timeline's lanes: the run and its patterns, each plan's chunks, then one lane per agent. */
+function buildLanes(ops: readonly ReportOp[], turns: readonly ReportTurn[], plans: readonly ReportPlan[], markers: Map<string, ReportMarker[]>, lastTime: number): ReportLane[] {
+  const flow = new Map<string, ReportLane>();
+  const agents = new Map<string, ReportLane>();
+  const lane = (map: Map<string, ReportLane>, id: string, label: string, group: ReportLane['group']): ReportLane => {
+    let l = map.get(id);
+    if (!l) {
+      l = { id, label, group, rows: 1, bars: [], markers: [] };
+      map.set(id, l);
+    }
+    return l;
+  };
+  const opBar = (o: ReportOp): ReportBar => ({
+    start: o.start,
+    end: o.end ?? lastTime,
+    row: 0,
+    kind: 'op',
+    status: o.status,
+    label: `${o.kind} ${o.name}`,
+    opId: o.id,
+    ...(o.end === undefined ? { open: true } : {}),
+  });
+  const agentOps = new Set<string>();
+  for (const o of ops) {
+    if (AGENT_KINDS.has(o.kind) || (o.kind === 'worker' && o.agent !== undefined)) {
+      const name = o.agent ?? o.name;
+      lane(agents, `agent:${name}`, name, 'agents').bars.push(opBar(o));
+      agentOps.add(o.id);
+    } else {
+      const l = lane(flow, `${o.kind}:${o.name}`, o.kind === 'run' ? `run ${o.name}` : `${o.kind} ${o.name}`, 'flow');
+      l.bars.push(opBar(o));
+      l.markers.push(...(markers.get(o.id) ?? []));
+    }
+  }
+  for (const [id, list] of markers) {
+    if (!agentOps.has(id)) continue;
+    const o = ops.find((x) => x.id === id);
+    if (o) agents.get(`agent:${o.agent ?? o.name}`)?.markers.push(...list);
+  }
+  // Model turns on their agent's lane (turns made directly in a pattern's op, such as a reflect loop's, included).
+  for (const t of turns) {
+    lane(agents, `agent:${t.agent}`, t.agent, 'agents').bars.push({
+      start: t.start,
+      end: t.end,
+      row: 0,
+      kind: 'turn',
+      status: t.error === undefined ? 'turn' : 'failed',
+      label: `turn ${t.turn} of ${t.agent}${t.model ? ` (${t.model})` : ''}`,
+      ...(t.opId === undefined ? {} : { opId: t.opId }),
+    });
+  }
+  const chunkLanes: ReportLane[] = [];
+  for (const p of plans) {
+    for (const c of p.chunks) {
+      const l: ReportLane = { id: `chunk:${p.opId}|${c.chunkId}`, label: `${p.planId} #${c.chunkId} ${c.title}`, group: 'chunks', rows: 1, bars: [], markers: [] };
+      let previousEnd: number | undefined;
+      for (const a of c.attempts) {
+        if (previousEnd !== undefined && a.start > previousEnd) {
+          l.bars.push({ start: previousEnd, end: a.start, row: 0, kind: 'wait', status: 'Retrying', label: `waiting to retry (attempt ${a.attempt})`, chunk: `${p.opId}|${c.chunkId}` });
+        }
+        l.bars.push({
+          start: a.start,
+          end: a.end ?? lastTime,
+          row: 0,
+          kind: 'attempt',
+          status: a.status,
+          label: `attempt ${a.attempt}: ${a.status}${a.error ? ` (${a.error})` : ''}`,
+          chunk: `${p.opId}|${c.chunkId}`,
+          ...(a.end === undefined ? { open: true } : {}),
+        });
+        if (a.status === 'Retrying') l.markers.push({ time: a.end ?? a.start, kind: 'retry', label: `attempt ${a.attempt} failed; retrying` });
+        previousEnd = a.end;
+      }
+      chunkLanes.push(l);
+    }
+  }
+  const all = [...flow.values(), ...chunkLanes, ...agents.values()];
+  for (const l of all) pack(l);
+  return all;
+}
+
+/** Give overlapping bars of a lane their own rows (turns stay on the row of the op they belong to). */
+function pack(l: ReportLane): void {
+  const rowEnds: number[] = [];
+  const rowOf = new Map<string, number>();
+  const mains = l.bars.filter((b) => b.kind !== 'turn').sort((a, b) => a.start - b.start || b.end - a.end);
+  for (const b of mains) {
+    let row = rowEnds.findIndex((end) => end <= b.start);
+    if (row < 0) row = rowEnds.push(b.end) - 1;
+    else rowEnds[row] = b.end;
+    b.row = row;
+    if (b.opId !== undefined) rowOf.set(b.opId, row);
+  }
+  for (const b of l.bars) {
+    if (b.kind !== 'turn') continue;
+    const row = b.opId === undefined ? undefined : rowOf.get(b.opId);
+    if (row !== undefined) {
+      b.row = row;
+      b.inside = true;
+    } else {
+      let r = rowEnds.findIndex((end) => end <= b.start);
+      if (r < 0) r = rowEnds.push(b.end) - 1;
+      else rowEnds[r] = b.end;
+      b.row = r;
+    }
+  }
+  l.rows = Math.max(1, rowEnds.length);
+}
+
+function usageRows(turns: readonly ReportTurn[]): ReportUsageRow[] {
+  const rows = new Map<string, ReportUsageRow>();
+  for (const t of turns) {
+    const model = t.model ?? '(adapter default)';
+    const key = `${t.agent}\u0000${model}\u0000${t.adapter}`;
+    const previous = rows.get(key);
+    const usage = addUsage(previous, { turns: 1, ...t.usage });
+    rows.set(key, { agent: t.agent, model, adapter: t.adapter, ...usage });
+  }
+  return [...rows.values()].sort((a, b) => b.costUsd - a.costUsd || b.inputTokens + b.outputTokens - (a.inputTokens + a.outputTokens));
+}
+
+function loopOf(loops: Map<string, ReportLoop>, opId: string | undefined, name: string): ReportLoop {
+  const key = opId ?? name;
+  let loop = loops.get(key);
+  if (!loop) {
+    loop = { name, scores: [], stalls: [], ...(opId === undefined ? {} : { opId }) };
+    loops.set(key, loop);
+  }
+  return loop;
+}
+
+function renderInput(input: string | readonly ToolResult[]): string {
+  if (typeof input === 'string') return input;
+  return input.map((r) => `[${r.isError ? 'tool error' : 'tool result'} ${r.name}#${r.callId}] ${r.content}`).join('\n');
+}
+
+function renderArguments(call: ToolCall): string {
+  if (call.arguments === undefined) return call.rawArguments ?? '';
+  try {
+    return JSON.stringify(call.arguments, null, 2) ?? '';
+  } catch {
+    return String(call.arguments);
+  }
+}
+
+/** True for a record that has the fields of an event. */
+function isEvent(r: unknown): r is TroupeEvent {
+  if (typeof r !== 'object' || r === null) return false;
+  const e = r as { type?: unknown; runId?: unknown; time?: unknown };
+  return typeof e.type === 'string' && typeof e.runId === 'string' && typeof e.time === 'number' && Number.isFinite(e.time);
+}

@@ -1,0 +1,53 @@
+// The real Chromium for the browser tests: the distribution's `chromium`
+// package (or CHROMIUM_PATH), driven by playwright-core, which downloads no
+// browser. Each launch gets a fresh profile in a temporary folder, and no
+// network beyond what the page itself asks for (a report asks for nothing).
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext } from 'playwright-core';
+
+/** How to make the browser tests run when they are skipped. */
+export const ENABLE_CHROMIUM = 'install Chromium (`apt-get install -y chromium`) or set CHROMIUM_PATH to a Chromium executable';
+
+const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/lib/chromium/chromium'];
+
+/** The Chromium executable, or undefined when there is none. */
+export function findChromium(): string | undefined {
+  const fromEnv = process.env.CHROMIUM_PATH;
+  if (fromEnv) return existsSync(fromEnv) ? fromEnv : undefined;
+  return CANDIDATES.find((path) => existsSync(path));
+}
+
+/** True when CI asks for the browser tests to run (a missing Chromium is then an error). */
+export function chromiumRequired(): boolean {
+  return process.env.TROUPE_REQUIRE_CHROMIUM === '1';
+}
+
+/** A headless Chromium with a fresh profile; `close()` ends it and removes the profile. */
+export async function launchChromium(executablePath: string): Promise<{ context: BrowserContext; close(): Promise<void> }> {
+  const profile = mkdtempSync(join(tmpdir(), 'troupe-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    viewport: { width: 1440, height: 1000 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+    timeout: 30_000,
+  });
+  return {
+    context,
+    async close() {
+      await context.close().catch(() => undefined);
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
