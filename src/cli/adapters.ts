@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import type { ModelAdapter } from '../core/adapter.js';
+import type { Clock } from '../core/clock.js';
 import { ConfigurationError, errorMessage } from '../core/errors.js';
 import type { AgentDefinition } from '../agents/definition.js';
 import { adapterFromEnv, ENV_ADAPTERS } from '../adapters/env.js';
@@ -19,6 +20,8 @@ export interface CliAdapterContext {
   script?: string;
   /** The environment (for keys and base URLs). */
   env: Readonly<Record<string, string | undefined>>;
+  /** The run's clock (the scripted adapter's latency runs on it). */
+  clock?: Clock;
 }
 
 /** Builds an adapter for the CLI. */
@@ -59,17 +62,20 @@ const turnSchema = z.union([
   z.object({
     text: z.string().optional(),
     toolCalls: z.array(z.object({ name: z.string(), arguments: z.unknown().optional() })).optional(),
+    delayMs: z.number().nonnegative().optional(),
   }),
 ]);
 const scriptSchema = z.strictObject({
   replies: z.record(z.string(), z.array(turnSchema)).optional(),
   fallback: turnSchema.optional(),
+  latencyMs: z.number().nonnegative().optional(),
   capabilities: z.object({ tools: z.boolean().optional(), streaming: z.boolean().optional() }).optional(),
 });
 
 /**
  * The offline adapter. With `--script <file.json>` (`{ replies: { agent:
- * [turn...] }, fallback, capabilities }`) it plays those replies; without,
+ * [turn...] }, fallback, capabilities, latencyMs }`, a turn may have its own
+ * `delayMs`) it plays those replies; without,
  * routers choose their first destination (`ROUTE: <name>`) and every other
  * agent echoes the request it got.
  */
@@ -85,6 +91,8 @@ async function scriptedCliAdapter(context: CliAdapterContext): Promise<ModelAdap
   return scriptedAdapter({
     ...(script.replies ? { replies: script.replies } : {}),
     fallback: script.fallback ?? fallback,
+    ...(script.latencyMs === undefined ? {} : { latencyMs: script.latencyMs }),
+    ...(context.clock === undefined ? {} : { clock: context.clock }),
     ...(script.capabilities ? { capabilities: script.capabilities } : {}),
   });
 }

@@ -1,9 +1,11 @@
 /**
- * The agent graph as Mermaid or Graphviz DOT text, edges labelled by kind.
+ * Graphs as Mermaid or Graphviz DOT text: the agent graph (edges labelled
+ * by kind) and a plan's dependency graph.
  * @module
  */
 import type { AgentDefinition } from '../agents/definition.js';
 import { agentEdges } from '../agents/validate.js';
+import type { Plan } from '../scheduler/plan.js';
 
 /** The formats `troupe graph` writes. */
 export type GraphFormat = 'mermaid' | 'dot';
@@ -31,5 +33,28 @@ export function formatAgentGraph(defs: readonly AgentDefinition[], format: Graph
     'flowchart LR',
     ...defs.map((d) => `  ${id(d.name)}["${label(d.name)}"]`),
     ...edges.map((e) => `  ${id(e.from)} -->|${e.kind}| ${id(e.to)}${defs.some((d) => d.name === e.to) ? '' : `["${label(e.to)} (missing)"]`}`),
+  ].join('\n');
+}
+
+/** Render a plan's dependency graph: one node per chunk (`#index title`, its role), an edge from each dependency to its dependent. */
+export function formatPlanGraph(plan: Plan, format: GraphFormat): string {
+  const chunks = plan.chunks;
+  const known = new Set(chunks.map((c) => c.sequenceIndex));
+  if (format === 'dot') {
+    const q = (s: string) => JSON.stringify(s);
+    return [
+      'digraph plan {',
+      '  rankdir=LR;',
+      '  node [shape=box];',
+      ...chunks.map((c) => `  ${q(String(c.sequenceIndex))} [label=${q(`#${c.sequenceIndex} ${c.title}\n${c.role} · ${c.complexity}`)}];`),
+      ...chunks.flatMap((c) => c.dependsOnIndexes.filter((d) => known.has(d)).map((d) => `  ${q(String(d))} -> ${q(String(c.sequenceIndex))};`)),
+      '}',
+    ].join('\n');
+  }
+  const label = (s: string) => s.replace(/"/g, '#quot;');
+  return [
+    'flowchart LR',
+    ...chunks.map((c) => `  c${c.sequenceIndex}["#${c.sequenceIndex} ${label(c.title)}<br/><small>${label(c.role)} · ${c.complexity}</small>"]`),
+    ...chunks.flatMap((c) => c.dependsOnIndexes.filter((d) => known.has(d)).map((d) => `  c${d} --> c${c.sequenceIndex}`)),
   ].join('\n');
 }

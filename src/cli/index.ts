@@ -22,6 +22,7 @@ main(process.argv.slice(2), {
   err: (text) => process.stderr.write(`${text}\n`),
   env: process.env,
   signal: controller.signal,
+  progress: process.stderr,
 }).then(
   (code) => {
     process.exitCode = code;

@@ -1,18 +1,28 @@
 /**
  * The `troupe` command line: `validate`, `graph` and `run` over a folder of
- * agent files, and `squad show|init` for squad team folders.
+ * agent files (`graph` also draws plan files), `report` for logged runs,
+ * and `squad show|init` for squad team folders.
  * @module
  */
+import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { compileAgents } from '../agents/compile.js';
 import type { AgentDefinition, AgentIssue } from '../agents/definition.js';
 import { loadAgents } from '../agents/load.js';
 import { validateAgents } from '../agents/validate.js';
-import { errorMessage, isTroupeError } from '../core/errors.js';
+import { realClock, type Clock } from '../core/clock.js';
+import { ConfigurationError, ParseError, errorMessage, isTroupeError } from '../core/errors.js';
+import type { TroupeEvent } from '../core/events.js';
+import { writeFileAtomic } from '../core/fs.js';
 import { formatOpTree } from '../core/ops.js';
 import { run } from '../core/run.js';
+import { fileStore } from '../persistence/file-store.js';
+import { readRun } from '../persistence/run-log.js';
+import { validatePlanJson } from '../scheduler/plan.js';
+import { renderRunReport } from '../views/report/render.js';
 import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
-import { formatAgentGraph } from './graph.js';
+import { formatAgentGraph, formatPlanGraph } from './graph.js';
+import { liveProgress, plainProgress, type Progress, type ProgressStream } from './progress.js';
 import { squadCommand } from './squad.js';
 
 /** Where the CLI writes, and the environment it reads. */
@@ -25,6 +35,10 @@ export interface CliIo {
   env: Readonly<Record<string, string | undefined>>;
   /** Cancels a running `troupe run` (the executable wires it to Ctrl-C). */
   signal?: AbortSignal;
+  /** Where `troupe run` draws live progress when it is a terminal (the executable passes standard error); otherwise progress goes to `err` as lines. */
+  progress?: ProgressStream;
+  /** The clock of `troupe run` (tests pass a simulated one). Default: the real clock. */
+  clock?: Clock;
 }
 
 const HELP: Record<string, string> = {
@@ -32,10 +46,12 @@ const HELP: Record<string, string> = {
 
 Usage:
   troupe validate <dir>                    check every agent file and the agent graph
-  troupe graph <dir> [--format mermaid|dot]
-                                           print the agent graph
-  troupe run <dir> <agent> "<input>" [--adapter <name>] [--script <file.json>] [--trace]
-                                           run an agent and print its answer
+  troupe graph <dir | plan.json> [--format mermaid|dot]
+                                           print the agent graph, or a plan's dependency graph
+  troupe run <dir> <agent> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--trace]
+                                           run an agent, showing progress, and print its answer
+  troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
+                                           write a run's report: one self-contained HTML page
   troupe squad show <repo>                 print a repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force]
                                            write a preset as a repository's squad folder
@@ -47,19 +63,36 @@ Load every .md and .ai agent file under <dir> and validate the agent graph:
 unknown references, duplicate names, cycles, routers with tools, empty
 routers, team coordinators with a handoff. Warnings (unknown keys) are
 printed but do not fail. Exits 1 on any error.`,
-  graph: `Usage: troupe graph <dir> [--format mermaid|dot]
+  graph: `Usage: troupe graph <dir | plan.json> [--format mermaid|dot]
 
-Print the agent graph, edges labelled by kind (handoff, router, advisor,
-team). Default format: mermaid.`,
-  run: `Usage: troupe run <dir> <agent> "<input>" [--adapter <name>] [--script <file.json>] [--trace]
+Print the agent graph of the agent files in <dir>, edges labelled by kind
+(handoff, router, advisor, team); or, for a plan file (the JSON a planner
+writes: { "planSummary", "chunks": [...] }), its dependency graph, one
+node per chunk. Default format: mermaid.`,
+  run: `Usage: troupe run <dir> <agent> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--quiet] [--trace]
 
 Compile the agents in <dir>, run <agent> on <input>, and print the answer,
-the terminal agent and the usage.
+the terminal agent and the usage. Progress goes to standard error: live on a
+terminal (the ops in flight, tokens and cost so far, elapsed time, each
+plan's done/total chunks), one line per event otherwise.
 
   --adapter <name>   ${Object.keys(cliAdapters).join(', ')} (default: $TROUPE_ADAPTER, else scripted)
-  --script <file>    for the scripted adapter: JSON { "replies": { "<agent>": [...] }, "fallback": ... }.
+  --script <file>    for the scripted adapter: JSON { "replies": { "<agent>": [...] }, "fallback": ..., "latencyMs": ... }.
                      Without it, routers pick their first destination and agents echo the request.
+  --store <dir>      log the run in this file store (default: $TROUPE_STORE); \`troupe report\` reads it
+  --json             print every event as one JSON line on standard output, and nothing else
+  --quiet            no progress
   --trace            also print the op tree with usage`,
+  report: `Usage: troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
+
+Write one self-contained HTML page (no network; everything inline) showing
+the run: a timeline of every op per pattern, chunk and agent, each plan's
+dependency graph with its critical path, usage and cost per agent and
+model, evaluator scores per iteration, and any op's details on click.
+
+  <run-id>           a run logged in the file store --store <dir> (default: $TROUPE_STORE)
+  <run-log file>     a run's events.jsonl, or a run exported as JSON
+  --out <file>       where to write (default: troupe-report-<run-id>.html)`,
 };
 
 /** Run the CLI with `argv` (without `node` and the script); resolves with the exit code. */
@@ -78,6 +111,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         preset: { type: 'string' },
         force: { type: 'boolean' },
         store: { type: 'string' },
+        json: { type: 'boolean' },
+        quiet: { type: 'boolean' },
+        out: { type: 'string' },
       },
     });
   } catch (error) {
@@ -112,7 +148,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err(`Expected ${expected} argument${expected > 1 ? 's' : ''}, got ${rest.length}.\n\n${help}`);
     return 2;
   }
+  if (command === 'graph' && !['mermaid', 'dot'].includes(values.format ?? 'mermaid')) {
+    io.err(`Expected --format to be mermaid or dot, got "${values.format}".`);
+    return 2;
+  }
   try {
+    if (command === 'report') return await reportCommand(rest[0]!, values, io);
+    if (command === 'graph' && (await isFile(rest[0]!))) {
+      io.out(formatPlanGraph(await readPlan(rest[0]!), (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
+      return 0;
+    }
     const defs = await loadAgents(rest[0]!, io.signal === undefined ? {} : { signal: io.signal });
     const { errors, warnings } = validateAgents(defs);
     if (command === 'validate') {
@@ -122,12 +167,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return errors.length > 0 ? 1 : 0;
     }
     if (command === 'graph') {
-      const format = values.format ?? 'mermaid';
-      if (format !== 'mermaid' && format !== 'dot') {
-        io.err(`Expected --format to be mermaid or dot, got "${format}".`);
-        return 2;
-      }
-      io.out(formatAgentGraph(defs, format));
+      io.out(formatAgentGraph(defs, (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
       return 0;
     }
     if (errors.length > 0) {
@@ -141,13 +181,17 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
-async function runCommand(
-  defs: readonly AgentDefinition[],
-  name: string,
-  input: string,
-  values: { adapter?: string | undefined; script?: string | undefined; trace?: boolean | undefined },
-  io: CliIo,
-): Promise<number> {
+/** The flags `troupe run` reads. */
+interface RunFlags {
+  adapter?: string | undefined;
+  script?: string | undefined;
+  trace?: boolean | undefined;
+  store?: string | undefined;
+  json?: boolean | undefined;
+  quiet?: boolean | undefined;
+}
+
+async function runCommand(defs: readonly AgentDefinition[], name: string, input: string, values: RunFlags, io: CliIo): Promise<number> {
   if (!defs.some((d) => d.name === name)) {
     io.err(`Unknown agent "${name}" (agents: ${defs.map((d) => d.name).join(', ')})`);
     return 1;
@@ -157,15 +201,109 @@ async function runCommand(
     defs,
     env: io.env,
     ...(values.script === undefined ? {} : { script: values.script }),
+    ...(io.clock === undefined ? {} : { clock: io.clock }),
   });
-  const result = await run(flows[name]!, input, { adapter, ...(io.signal === undefined ? {} : { signal: io.signal }) });
+  const storeDir = values.store ?? (io.env.TROUPE_STORE || undefined);
+  let progress: Progress | undefined;
+  let onEvent: ((event: TroupeEvent) => void) | undefined;
+  if (values.json) onEvent = (event) => io.out(jsonLine(event));
+  else if (!values.quiet) {
+    progress = io.progress?.isTTY ? await liveProgress(io.progress, io.clock ?? realClock) : plainProgress(io.err);
+    onEvent = progress.onEvent;
+  }
+  let result;
+  try {
+    result = await run(flows[name]!, input, {
+      adapter,
+      ...(onEvent === undefined ? {} : { onEvent }),
+      ...(io.signal === undefined ? {} : { signal: io.signal }),
+      ...(io.clock === undefined ? {} : { clock: io.clock }),
+      ...(storeDir === undefined ? {} : { store: fileStore(storeDir) }),
+    });
+  } finally {
+    progress?.close();
+  }
+  if (values.json) return 0;
   const u = result.usage;
   io.out(result.output);
   io.out('');
   io.out(`agent: ${result.agent}   status: ${result.status}`);
   io.out(`usage: in=${u.inputTokens} out=${u.outputTokens} turns=${u.turns}${u.costUsd > 0 ? ` cost=$${u.costUsd.toFixed(4)}` : ''}`);
+  if (storeDir !== undefined) io.out(`run: ${result.runId} (logged in ${storeDir}; \`troupe report ${result.runId} --store ${storeDir}\` draws it)`);
   if (values.trace) io.out(`\n${formatOpTree(result.trace)}`);
   return 0;
+}
+
+/** An event as one JSON line (an event that is not JSON becomes a warning line, never a crash). */
+function jsonLine(event: TroupeEvent): string {
+  try {
+    return JSON.stringify(event);
+  } catch (error) {
+    return JSON.stringify({ type: 'warning', runId: event.runId, time: event.time, message: `Event "${event.type}" is not JSON-serialisable: ${errorMessage(error)}`, code: 'not_json' });
+  }
+}
+
+async function reportCommand(source: string, values: { store?: string | undefined; out?: string | undefined }, io: CliIo): Promise<number> {
+  let events: unknown[];
+  let runId: string;
+  if (await isFile(source)) {
+    ({ events, runId } = parseRunLogFile(await readFile(source, 'utf8'), source));
+  } else {
+    const dir = values.store ?? (io.env.TROUPE_STORE || undefined);
+    if (dir === undefined) {
+      io.err(`"${source}" is not a file; to read run "${source}" from a store, give --store <dir> (or set TROUPE_STORE).`);
+      return 2;
+    }
+    const log = await readRun(fileStore(dir), source, io.signal === undefined ? {} : { signal: io.signal });
+    if (log.events.length === 0) {
+      io.err(`No run "${source}" is logged in ${dir}.`);
+      return 1;
+    }
+    events = log.events;
+    runId = source;
+  }
+  const out = values.out ?? `troupe-report-${runId.replace(/[^A-Za-z0-9._-]/g, '_')}.html`;
+  const html = renderRunReport(events);
+  await writeFileAtomic(out, html);
+  io.out(`wrote ${out} (${Math.ceil(Buffer.byteLength(html) / 1024)} KB, ${events.length} events)`);
+  return 0;
+}
+
+/** A run log file: an exported run (`{ events: [...] }`), or JSON lines (a torn or foreign line is skipped). */
+export function parseRunLogFile(text: string, file: string): { events: unknown[]; runId: string } {
+  let events: unknown[] | undefined;
+  if (text.trimStart().startsWith('{')) {
+    try {
+      const doc = JSON.parse(text) as { events?: unknown };
+      if (Array.isArray(doc.events)) events = doc.events;
+    } catch {
+      // not one document: JSON lines below
+    }
+  }
+  if (events === undefined) {
+    events = [];
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        events.push(JSON.parse(line) as unknown);
+      } catch {
+        // a torn last line, or a line that is not JSON: the report counts what it skips
+      }
+    }
+  }
+  const first = events.find((e): e is { runId: string } => typeof e === 'object' && e !== null && typeof (e as { runId?: unknown }).runId === 'string');
+  if (!first) throw new ParseError(`${file} holds no run events (expected an events.jsonl file or an exported run)`, { details: { file } });
+  return { events, runId: first.runId };
+}
+
+async function readPlan(file: string) {
+  const checked = validatePlanJson(await readFile(file, 'utf8'));
+  if (!checked.plan) throw new ConfigurationError(`${file} is not a valid plan: ${checked.errors.join('; ')}`, { code: 'invalid_graph', details: { errors: checked.errors } });
+  return checked.plan;
+}
+
+async function isFile(path: string): Promise<boolean> {
+  return stat(path).then((s) => s.isFile(), () => false);
 }
 
 function where(issue: AgentIssue): string {

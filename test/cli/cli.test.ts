@@ -86,7 +86,7 @@ describe('troupe CLI', () => {
       const out: string[] = [];
       const err: string[] = [];
       const env = { TROUPE_ADAPTER: 'openai', OPENAI_BASE_URL: url, OPENAI_API_KEY: 'test-key', TROUPE_MODEL: 'llama3.2' };
-      const code = await main(['run', join(fixtures, 'cli', 'desk'), 'desk', 'I was charged twice'], { out: (t) => out.push(t), err: (t) => err.push(t), env });
+      const code = await main(['run', join(fixtures, 'cli', 'desk'), 'desk', 'I was charged twice', '--quiet'], { out: (t) => out.push(t), err: (t) => err.push(t), env });
       expect(err.join('\n')).toBe('');
       expect(code).toBe(0);
       expect(out.join('\n')).toContain('Approve. says ok');
