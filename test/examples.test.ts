@@ -14,6 +14,7 @@ const expected: Record<string, RegExp[]> = {
   'support-desk.ts': [/charged twice\s+-> billing/, /log in\s+-> technical/, /contract\?\s+-> legal/],
   'approval-chain.ts': [/APPROVED: PO for 3 laptops/, /\(answered by director\)/],
   'manager-advisors.ts': [/failed ops: Advisor consultation failed for ops/, /Decided on 3 advisor sections/],
+  'observe-run.ts': [/^ {6}invoke_workflow delivery$/m, /invoke_agent builder \[chunk 3\] \(error\)/, /^33 spans:$/m, /report: .*troupe-example-report\.html \(\d+ KB\)/],
   'redis-store.ts': redisTarget().url
     ? [/run shared-1: \d+ events, status completed/, /conflict \(Task list "tasks" was changed elsewhere/, /claimed b/, /a=claimed by worker-\d, b=claimed by worker-\d/]
     : [/No Redis at redis:\/\/127\.0\.0\.1:1/],
