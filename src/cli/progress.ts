@@ -86,8 +86,8 @@ export class ProgressLines {
         return `plan ${e.planId}: ${e.chunks} chunks${e.resumed ? ' (resumed)' : ''}`;
       case 'chunk.status': {
         if (e.status !== 'Running' && e.status !== 'Retrying' && !FINISHED_CHUNK_STATUSES.has(e.status)) return undefined;
-        const plan = this.#tracker.plans(e.runId).find((p) => p.opId === e.opId);
-        const done = plan ? [...plan.chunks.values()].filter((c) => FINISHED_CHUNK_STATUSES.has(c.status)).length : 0;
+        const plan = this.#tracker.plan(e.runId, e.opId);
+        const done = plan?.done ?? 0;
         const attempt = e.attempt > 1 || e.status === 'Retrying' ? ` (attempt ${e.attempt})` : '';
         return `chunk #${e.chunkId} ${e.title}: ${e.status}${attempt}${e.error && e.status !== 'Succeeded' ? ` – ${oneLine(e.error)}` : ''} [${done}/${plan?.total ?? '?'} done]`;
       }
@@ -182,10 +182,9 @@ export function frame(lines: ProgressLines, runId: string | undefined, name: str
   const out = [`● ${name || 'run'} · ${seconds(now - start)}s · ${u.inputTokens} in · ${u.outputTokens} out${u.costUsd > 0 ? ` · $${u.costUsd.toFixed(4)}` : ''} · ${finished} ops done`];
   if (runId === undefined) return out[0]!;
   for (const plan of tracker.plans(runId)) {
-    const chunks = [...plan.chunks.values()];
-    const done = chunks.filter((c) => FINISHED_CHUNK_STATUSES.has(c.status)).length;
-    const running = chunks.filter((c) => c.status === 'Running').map((c) => `#${c.chunkId}`);
-    out.push(`  plan ${plan.planId}: ${done}/${plan.total} chunks done${running.length ? ` · running ${running.join(' ')}` : ''}`);
+    const running = [...plan.chunks.values()].filter((c) => c.status === 'Running').map((c) => `#${c.chunkId}`);
+    const shown = running.length > 8 ? [...running.slice(0, 8), `+${running.length - 8}`] : running;
+    out.push(`  plan ${plan.planId}: ${plan.done}/${plan.total} chunks done${shown.length ? ` · running ${shown.join(' ')}` : ''}`);
   }
   const inFlight = tracker.ops(runId).filter((op) => op.status === 'running' && op.kind !== 'run');
   const room = Math.max(3, rows - out.length - 2);

@@ -79,6 +79,8 @@ export interface TrackedPlan {
   readonly planId: string;
   /** Chunks in the plan. */
   total: number;
+  /** Chunks that reached a status after which they do not run again. */
+  done: number;
   /** Chunks by id, in plan order. */
   readonly chunks: Map<string, TrackedChunk>;
 }
@@ -199,7 +201,7 @@ export class RunTracker {
         const op = event.opId === undefined ? undefined : state.ops.get(event.opId);
         if (!op) return;
         op.planId = event.planId;
-        const plan: TrackedPlan = { opId: op.id, planId: event.planId, total: event.chunks, chunks: new Map() };
+        const plan: TrackedPlan = { opId: op.id, planId: event.planId, total: event.chunks, done: 0, chunks: new Map() };
         for (const node of event.graph ?? []) plan.chunks.set(node.chunkId, newChunk(plan, node));
         state.plans.set(op.id, plan);
         return;
@@ -212,8 +214,10 @@ export class RunTracker {
           chunk = newChunk(plan, { chunkId: event.chunkId, title: event.title, role: event.role, dependsOn: [] });
           plan.chunks.set(event.chunkId, chunk);
         }
+        const wasDone = FINISHED_CHUNK_STATUSES.has(chunk.status);
         chunk.status = event.status;
         chunk.attempt = event.attempt;
+        plan.done += (FINISHED_CHUNK_STATUSES.has(chunk.status) ? 1 : 0) - (wasDone ? 1 : 0);
         return;
       }
       default:
@@ -234,6 +238,11 @@ export class RunTracker {
   /** The plans of a run, in start order. */
   plans(runId: string): TrackedPlan[] {
     return [...(this.#runs.get(runId)?.plans.values() ?? [])];
+  }
+
+  /** The plan whose op is `opId`. */
+  plan(runId: string, opId: string | undefined): TrackedPlan | undefined {
+    return opId === undefined ? undefined : this.#runs.get(runId)?.plans.get(opId);
   }
 
   /** The parent of an op. */
