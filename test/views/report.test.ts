@@ -97,6 +97,25 @@ describe('buildReportData', () => {
     expect(data.truncated).toBeGreaterThan(0);
   });
 
+  it('handles a long log without spreading it into arguments (no stack overflow)', () => {
+    const events: unknown[] = [{ type: 'run.started', runId: 'big', time: 0, opId: 'op-0', runnable: 'big', input: 'x' }];
+    const usage = { inputTokens: 1, outputTokens: 1, cachedTokens: 0, costUsd: 0, turns: 1 };
+    const spec = { agent: 'a', model: 'm' };
+    for (let i = 1; i <= 40_000; i++) {
+      const opId = `op-${i}`;
+      events.push({ type: 'op.started', runId: 'big', time: i, opId, kind: 'agent', name: 'a', agent: 'a', parentId: 'op-0', depth: 1 });
+      events.push({ type: 'model.turn', runId: 'big', time: i + 0.5, opId, v: 1, adapter: 's', agent: 'a', session: i, turn: 1, spec, input: 'q', reply: { text: 'r', toolCalls: [], usage } });
+      events.push({ type: 'op.completed', runId: 'big', time: i + 0.9, opId, kind: 'agent', name: 'a', agent: 'a', status: 'completed', usage, durationMs: 0.9 });
+    }
+    events.push({ type: 'run.completed', runId: 'big', time: 50_000, opId: 'op-0', runnable: 'big', status: 'completed', output: 'y', usage, durationMs: 50_000 });
+    const data = buildReportData(events);
+    expect(data.ops).toHaveLength(40_001);
+    expect(data.turns).toHaveLength(40_000);
+    expect(data.lanes.find((l) => l.label === 'a')).toMatchObject({ rows: 1 });
+    expect(data.usage).toEqual([expect.objectContaining({ agent: 'a', model: 'm', turns: 40_000, inputTokens: 40_000 })]);
+    expect(renderRunReport(events).length).toBeGreaterThan(1_000_000);
+  });
+
   it('longestPath follows measured durations, not chunk counts', () => {
     const chunks = [
       { chunkId: 'a', dependsOn: [], durationMs: 10 },

@@ -413,6 +413,10 @@ function checkOptions(options: OtelTracingOptions): void {
   if (options.captureContent !== undefined && typeof options.captureContent !== 'boolean') {
     throw new ConfigurationError(`Expected \`captureContent\` to be a boolean, got ${describeValue(options.captureContent)}`);
   }
+  const parent = options.parent as unknown;
+  if (parent !== undefined && typeof parent !== 'function' && typeof (parent as { getValue?: unknown } | null)?.getValue !== 'function') {
+    throw new ConfigurationError(`Expected \`parent\` to be an OpenTelemetry Context or a function of the run id, got ${describeValue(options.parent)}`);
+  }
   if (options.propagator !== undefined && typeof options.propagator?.inject !== 'function') {
     throw new ConfigurationError(`Expected \`propagator\` to be a TextMapPropagator, got ${describeValue(options.propagator)}`);
   }

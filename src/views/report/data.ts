@@ -387,9 +387,11 @@ export function buildReportData(records: readonly unknown[], options: ReportData
 
   const opList = [...ops.values()];
   const root = opList.find((o) => o.kind === 'run');
-  if (root) run.usage = root.usage ?? addUsage(...turns.map((t) => t.usage));
-  else run.usage = addUsage(...turns.map((t) => t.usage));
-  const lastTime = Math.max(run.start, ...events.filter((e) => e.runId === rootRunId).map((e) => e.time));
+  let turnUsage = emptyUsage();
+  for (const t of turns) turnUsage = addUsage(turnUsage, { turns: 1, ...t.usage });
+  run.usage = root?.usage ?? turnUsage;
+  let lastTime = run.start;
+  for (const e of events) if (e.runId === rootRunId && e.time > lastTime) lastTime = e.time;
   const planList = [...plans.values()].map((p) => finishPlan(p, opList, lastTime));
   return {
     format: 'troupe.report',
@@ -417,11 +419,14 @@ interface PlanBuild {
 
 function finishPlan(p: PlanBuild, ops: readonly ReportOp[], lastTime: number): ReportPlan {
   const chunks = [...p.chunks.values()];
+  for (const o of ops) {
+    if (o.parentId !== p.opId || o.plan?.chunkId === undefined) continue;
+    p.chunks.get(o.plan.chunkId)?.opIds.push(o.id);
+  }
   for (const c of chunks) {
     const first = c.attempts[0];
     const last = c.attempts.at(-1);
     c.durationMs = first ? (last?.end ?? lastTime) - first.start : 0;
-    c.opIds = ops.filter((o) => o.parentId === p.opId && o.plan?.chunkId === c.chunkId).map((o) => o.id);
   }
   const criticalPath = longestPath(chunks);
   const onPath = new Set(criticalPath);
@@ -504,13 +509,14 @@ function buildLanes(ops: readonly ReportOp[], turns: readonly ReportTurn[], plan
     } else {
       const l = lane(flow, `${o.kind}:${o.name}`, o.kind === 'run' ? `run ${o.name}` : `${o.kind} ${o.name}`, 'flow');
       l.bars.push(opBar(o));
-      l.markers.push(...(markers.get(o.id) ?? []));
+      for (const m of markers.get(o.id) ?? []) l.markers.push(m);
     }
   }
+  const byId = new Map(ops.map((o) => [o.id, o]));
   for (const [id, list] of markers) {
-    if (!agentOps.has(id)) continue;
-    const o = ops.find((x) => x.id === id);
-    if (o) agents.get(`agent:${o.agent ?? o.name}`)?.markers.push(...list);
+    const o = agentOps.has(id) ? byId.get(id) : undefined;
+    const l = o ? agents.get(`agent:${o.agent ?? o.name}`) : undefined;
+    if (l) for (const m of list) l.markers.push(m);
   }
   // Model turns on their agent's lane (turns made directly in a pattern's op, such as a reflect loop's, included).
   for (const t of turns) {

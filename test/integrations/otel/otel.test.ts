@@ -287,5 +287,7 @@ describe('troupe/otel', () => {
   it('refuses bad options with a typed error', () => {
     expect(() => otelTracing({ tracer: {} as never })).toThrow(/Expected `tracer` to be an OpenTelemetry Tracer/);
     expect(() => otelTracing({ captureContent: 'yes' as never })).toThrow(/Expected `captureContent` to be a boolean/);
+    expect(() => otelTracing({ parent: 'root' as never })).toThrow(/Expected `parent` to be an OpenTelemetry Context/);
+    expect(() => otelTracing({ propagator: {} as never })).toThrow(/Expected `propagator` to be a TextMapPropagator/);
   });
 });

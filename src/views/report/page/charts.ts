@@ -38,7 +38,7 @@ export function usageSection(data: RunReportData): HTMLElement {
           'table',
           { class: 'usage', 'data-testid': 'usage' },
           h('thead', {}, h('tr', {}, ...['Agent', 'Model', 'Adapter', 'Turns', 'Input', 'Output', 'Cached', 'Cost', 'Share of tokens'].map((t) => h('th', {}, t)))),
-          h('tbody', {}, ...rows),
+          h('tbody', {}, rows),
           h(
             'tfoot',
             {},

@@ -61,7 +61,7 @@ export function planGraph(plan: ReportPlan, select: Select): HTMLElement {
       s('text', { x: 10, y: 50, class: 'node-meta' }, `${c.attempts.length ? duration(c.durationMs) : 'not run'}${attempts}`),
     );
   });
-  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width: Math.min(width, 1000), class: 'dag', 'data-testid': 'dag', role: 'img', 'aria-label': `Dependency graph of plan ${plan.planId}` }, defs, ...edges, ...nodes);
+  const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, width: Math.min(width, 1000), class: 'dag', 'data-testid': 'dag', role: 'img', 'aria-label': `Dependency graph of plan ${plan.planId}` }, defs, edges, nodes);
   const path = plan.criticalPath.map((id) => `#${id}`).join(' → ');
   return h(
     'section',

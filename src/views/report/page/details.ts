@@ -57,7 +57,7 @@ function opDetails(data: RunReportData, op: ReportOp, select: Select): HTMLEleme
     block('Output', op.output),
   ];
   if (children.length > 0) {
-    out.push(h('div', { class: 'block' }, h('h4', {}, `Inside (${children.length})`), h('ul', { class: 'children' }, ...children.map((c) => h('li', {}, link(`${c.kind} ${c.name}`, () => select({ op: c.id })), ' ', h('span', { class: `badge ${statusClass(c.status)}` }, c.status))))));
+    out.push(h('div', { class: 'block' }, h('h4', {}, `Inside (${children.length})`), h('ul', { class: 'children' }, children.map((c) => h('li', {}, link(`${c.kind} ${c.name}`, () => select({ op: c.id })), ' ', h('span', { class: `badge ${statusClass(c.status)}` }, c.status))))));
   }
   if (tools.length > 0) {
     out.push(
@@ -65,7 +65,7 @@ function opDetails(data: RunReportData, op: ReportOp, select: Select): HTMLEleme
         'div',
         { class: 'block', 'data-testid': 'tool-calls' },
         h('h4', {}, `Tool calls (${tools.length})`),
-        ...tools.map((t) =>
+        tools.map((t) =>
           h(
             'details',
             { class: t.isError ? 'tool error' : 'tool', open: tools.length <= 3 },
@@ -85,7 +85,7 @@ function opDetails(data: RunReportData, op: ReportOp, select: Select): HTMLEleme
         'div',
         { class: 'block' },
         h('h4', {}, `Model turns (${turns.length})`),
-        ...turns.map((t) =>
+        turns.map((t) =>
           h(
             'details',
             { class: t.error ? 'turn error' : 'turn' },
@@ -124,7 +124,7 @@ function chunkDetails(data: RunReportData, plan: ReportPlan, chunk: ReportChunk,
       h(
         'ol',
         { class: 'attempts' },
-        ...chunk.attempts.map((a) => {
+        chunk.attempts.map((a) => {
           const op = ops.find((o) => o.plan?.attempt === a.attempt);
           return h(
             'li',

@@ -5,7 +5,8 @@
  * @module
  */
 
-type Child = Node | string | number | null | undefined | false;
+/** A child: a node, text, nothing, or a list of them (lists are not spread into arguments, so any length works). */
+type Child = Node | string | number | null | undefined | false | readonly Child[];
 type Attrs = Record<string, string | number | boolean | undefined | ((event: Event) => void)>;
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -16,9 +17,14 @@ function fill(el: Element, attrs: Attrs, children: Child[]): void {
     if (typeof value === 'function') el.addEventListener(key.replace(/^on/, ''), value);
     else el.setAttribute(key, value === true ? '' : String(value));
   }
+  append(el, children);
+}
+
+function append(el: Element, children: readonly Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
-    el.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+    if (Array.isArray(c)) append(el, c as readonly Child[]);
+    else el.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : (c as Node));
   }
 }
 

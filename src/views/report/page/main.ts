@@ -57,7 +57,7 @@ function start(): void {
     for (const el of selected) el.classList.add('selected');
   };
   panel.replaceChildren(...details(data, undefined, select));
-  const plans = data.plans.length ? h('section', { id: 'plans' }, h('h2', {}, 'Plans'), ...data.plans.map((p) => planGraph(p, select))) : null;
+  const plans = data.plans.length ? h('section', { id: 'plans' }, h('h2', {}, 'Plans'), data.plans.map((p) => planGraph(p, select))) : null;
   const content = h('div', { class: 'content' }, timeline(data, select), plans ?? '', usageSection(data), scoresSection(data) ?? '');
   app.replaceChildren(summary(data), h('div', { class: 'layout' }, content, aside));
 }

@@ -28,7 +28,8 @@ function tickStep(span: number): number {
 /** The timeline section. */
 export function timeline(data: RunReportData, select: Select): HTMLElement {
   const t0 = data.run.start;
-  const lastEnd = Math.max(t0 + 1, data.run.end ?? t0, ...data.lanes.flatMap((l) => l.bars.map((b) => b.end)));
+  let lastEnd = Math.max(t0 + 1, data.run.end ?? t0);
+  for (const l of data.lanes) for (const b of l.bars) if (b.end > lastEnd) lastEnd = b.end;
   const span = lastEnd - t0;
   const chart = WIDTH - LABEL - 10;
   const x = (t: number) => LABEL + ((t - t0) / span) * chart;
@@ -66,7 +67,7 @@ export function timeline(data: RunReportData, select: Select): HTMLElement {
   }
 
   const defs = s('defs', {}, s('pattern', { id: 'hatch', width: 6, height: 6, patternUnits: 'userSpaceOnUse', patternTransform: 'rotate(45)' }, s('rect', { width: 2.5, height: 6, class: 'hatch-line' })));
-  const svg = s('svg', { viewBox: `0 0 ${WIDTH} ${y + 4}`, width: '100%', class: 'timeline', 'data-testid': 'timeline', role: 'img', 'aria-label': 'Timeline of the run' }, defs, axis, ...body);
+  const svg = s('svg', { viewBox: `0 0 ${WIDTH} ${y + 4}`, width: '100%', class: 'timeline', 'data-testid': 'timeline', role: 'img', 'aria-label': 'Timeline of the run' }, defs, axis, body);
   return h(
     'section',
     { id: 'timeline' },
