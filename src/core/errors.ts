@@ -9,6 +9,7 @@
 export type TroupeErrorCode =
   // configuration: the caller's fault
   | 'invalid_option'
+  | 'invalid_argument'
   | 'invalid_agent'
   | 'invalid_graph'
   | 'unknown_agent'

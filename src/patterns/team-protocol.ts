@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { scanMarkerLines } from '../reflection/sentinels.js';
+import { expectText } from '../text/lines.js';
 import { authorOf, type TeamMessage, type TerminationMode } from './team-state.js';
 
 /** The text-form line a member writes to vote to conclude. */
@@ -24,12 +25,17 @@ export interface ParsedReply {
   conclude: boolean;
 }
 
-/** Strip the protocol's marker lines from a reply and report which were present. */
+/**
+ * Strip the protocol's marker lines from a reply and report which were
+ * present. A marker counts on a line of its own outside fenced code blocks;
+ * line ends come back as `\n`. Linear; a non-string throws a
+ * `ConfigurationError` (`invalid_argument`).
+ */
 export function parseTeamReply(text: string): ParsedReply {
   let vote = false;
   let conclude = false;
   const kept: string[] = [];
-  scanMarkerLines(text, markerOf, (line, marker) => {
+  scanMarkerLines(expectText(text, 'the reply of parseTeamReply'), markerOf, (line, marker) => {
     if (marker === 'vote') vote = true;
     else if (marker === 'conclude') conclude = true;
     else kept.push(line);

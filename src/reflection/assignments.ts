@@ -5,7 +5,9 @@
  */
 import { ModelBehaviorError } from '../core/errors.js';
 import type { SafeParseResult } from '../core/parse-result.js';
-import { isFence } from './sentinels.js';
+import { scanLines } from '../text/fences.js';
+import { safeFindJson } from '../text/json.js';
+import { readableText } from '../text/lines.js';
 
 /** One task for one worker. */
 export interface Assignment {
@@ -80,78 +82,68 @@ function cleanName(raw: string): string {
 
 const isSpace = (c: string | undefined): boolean => c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v';
 
-/** The JSON candidate of a text: the whole text if it is an array, else the first ```json fence. */
-function jsonCandidate(text: string): string | undefined {
-  const trimmed = text.trim();
-  if (trimmed.startsWith('[') && trimmed.endsWith(']')) return trimmed;
-  const lines = text.split('\n');
-  let start = -1;
-  for (let i = 0; i < lines.length; i++) {
-    const t = lines[i]!.trim();
-    if (start < 0) {
-      if (t.length <= 16 && t.toLowerCase().replace(/\s/g, '') === '```json') start = i + 1;
-    } else if (isFence(t)) {
-      return lines.slice(start, i).join('\n');
-    }
-  }
-  return undefined;
+/** A JSON array holding at least one `{ "worker", "task" }` item with string values. */
+function assignmentList(value: unknown): SafeParseResult<Array<{ worker: string; task: string }>> {
+  const items = Array.isArray(value)
+    ? value.filter((item): item is { worker: string; task: string } => {
+        if (item === null || typeof item !== 'object') return false;
+        const { worker, task } = item as { worker?: unknown; task?: unknown };
+        return typeof worker === 'string' && typeof task === 'string';
+      })
+    : [];
+  return items.length > 0 ? { success: true, data: items } : { success: false, issues: [{ code: 'no_assignments', message: 'not a list of { worker, task } items' }] };
 }
 
-/** Assignments from a JSON array, or undefined when the text holds none that parses. */
+/** Assignments from a JSON array (see {@link safeFindJson} for where it is looked for); false when the text holds none. */
 function fromJson(text: string, collector: Collector): boolean {
-  const candidate = jsonCandidate(text);
-  if (candidate === undefined) return false;
-  let value: unknown;
-  try {
-    value = JSON.parse(candidate);
-  } catch {
-    return false;
-  }
-  if (!Array.isArray(value)) return false;
-  for (const item of value) {
-    if (item && typeof item === 'object') {
-      const { worker, task } = item as { worker?: unknown; task?: unknown };
-      if (typeof worker === 'string' && typeof task === 'string') collector.add(worker, task);
-    }
-  }
+  const found = safeFindJson(text, { kind: 'array', schema: assignmentList });
+  if (!found.success) return false;
+  for (const { worker, task } of found.data.data) collector.add(worker, task);
   return true;
 }
 
-/** Assignments from `@worker:` blocks. One pass over the text. */
+/** Assignments from `@worker:` blocks outside fenced code blocks. One pass over the text. */
 function fromText(text: string, collector: Collector): void {
   let open: { name: string; from: number } | undefined;
   const close = (to: number) => {
     if (open) collector.add(open.name, text.slice(open.from, to));
     open = undefined;
   };
-  let i = text.indexOf('@');
-  while (i >= 0) {
-    const atBoundary = i === 0 || isSpace(text[i - 1]);
-    if (atBoundary && text.startsWith(WORKER_MARK, i)) {
-      close(i);
-      let j = i + WORKER_MARK.length;
-      while (text[j] === ' ' || text[j] === '\t') j++;
-      const nameStart = j;
-      while (j < text.length && !isSpace(text[j])) j++;
-      open = { name: text.slice(nameStart, j), from: j };
-      i = text.indexOf('@', j);
-      continue;
+  let i = text.indexOf('@'); // the next '@' not yet looked at, found once for every line
+  scanLines(text, (line) => {
+    if (line.kind !== 'text') return; // a fenced block is quoted text: part of the open task, never a marker
+    if (i >= 0 && i < line.start) i = text.indexOf('@', line.start);
+    while (i >= 0 && i < line.end) {
+      const atBoundary = i === line.start || isSpace(text[i - 1]);
+      if (atBoundary && text.startsWith(WORKER_MARK, i)) {
+        close(i);
+        let j = i + WORKER_MARK.length;
+        while (j < line.end && (text[j] === ' ' || text[j] === '\t')) j++;
+        const nameStart = j;
+        while (j < line.end && !isSpace(text[j])) j++;
+        open = { name: text.slice(nameStart, j), from: j };
+        i = text.indexOf('@', j);
+        continue;
+      }
+      if (atBoundary && text.startsWith(END_MARK, i) && (i + END_MARK.length === line.end || isSpace(text[i + END_MARK.length]))) {
+        close(i);
+      }
+      i = text.indexOf('@', i + 1);
     }
-    if (atBoundary && text.startsWith(END_MARK, i) && (i + END_MARK.length === text.length || isSpace(text[i + END_MARK.length]))) {
-      close(i);
-    }
-    i = text.indexOf('@', i + 1);
-  }
+  });
   close(text.length);
 }
 
 /**
  * Read the tasks an orchestrator assigned. Text protocol: `@worker:<name>`
  * at the start of a line or after white space, then the task up to `@end`,
- * the next `@worker:` or the end of the text. A JSON array
- * `[{ "worker", "task" }]`, bare or in a ```json fence, is used when it
- * parses. Names match `workers` case-insensitively and exactly (no fuzzy
- * matching); unknown names go to `unmatched`. Never throws; linear time.
+ * the next `@worker:` or the end of the text; markers inside fenced code
+ * blocks are quoted text (part of the open task) and do not count. A JSON
+ * array `[{ "worker", "task" }]` (in a fence or in the text, found as
+ * `safeFindJson` finds JSON) is used when it holds such items. Names match
+ * `workers` case-insensitively and exactly (no fuzzy matching); unknown
+ * names go to `unmatched`. Linear time; a non-string text throws a
+ * `ConfigurationError` (`invalid_argument`).
  *
  * @example
  * ```ts
@@ -160,9 +152,9 @@ function fromText(text: string, collector: Collector): void {
  * ```
  */
 export function parseAssignments(text: string, workers: readonly string[]): ParsedAssignments {
+  const source = readableText(text, 'the text of parseAssignments');
   const collector = new Collector(Array.isArray(workers) ? workers : []);
-  if (typeof text !== 'string') return collector.result();
-  if (!fromJson(text, collector)) fromText(text, collector);
+  if (!fromJson(source, collector)) fromText(source, collector);
   return collector.result();
 }
 

@@ -5,6 +5,7 @@
  */
 import { ParseError } from '../core/errors.js';
 import type { SafeParseResult } from '../core/parse-result.js';
+import { expectText, readableText } from '../text/lines.js';
 
 /** A scored evaluation. */
 export interface Evaluation {
@@ -44,7 +45,7 @@ function labelled(line: string, label: string): string | undefined {
 
 /** A score from the text after `SCORE:`, normalised to [0, 1]. */
 export function normaliseScore(raw: string): number | undefined {
-  const m = NUMBER.exec(raw);
+  const m = NUMBER.exec(expectText(raw, 'the score of normaliseScore'));
   if (!m) return undefined;
   const n = Number(m[1]);
   if (!Number.isFinite(n)) return undefined;
@@ -64,7 +65,8 @@ export function normaliseScore(raw: string): number | undefined {
  * it is, `7/10` as a fraction, `75%` or a whole number in (1, 100] as a
  * percentage; a decimal above 1 clamps to 1 and a negative number to 0. No
  * score gives 0.5 with `scoreFound: false` and the whole text as rationale.
- * Never throws; linear time.
+ * Linear time; line ends (`\n`, `\r\n`, `\r`) and a BOM read the same; a
+ * non-string throws a `ConfigurationError` (`invalid_argument`).
  *
  * @example
  * ```ts
@@ -72,8 +74,8 @@ export function normaliseScore(raw: string): number | undefined {
  * ```
  */
 export function parseEvaluation(text: string): Evaluation {
-  const source = typeof text === 'string' ? text : '';
-  const lines = source.split('\n').map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+  const source = readableText(text, 'the text of parseEvaluation');
+  const lines = source.split('\n');
   let score: number | undefined;
   let scoreLine = -1;
   let rationale: string[] | undefined;
@@ -133,7 +135,7 @@ function leadingWord(text: string): { word: string; end: number } {
  * ```
  */
 export function parseVerdict(text: string): Verdict {
-  const trimmed = typeof text === 'string' ? text.trim() : '';
+  const trimmed = readableText(text, 'the text of parseVerdict').trim();
   if (trimmed === '') return { pass: false, feedback: 'empty evaluator response' };
   const { word, end } = leadingWord(trimmed);
   const rest = trimmed.slice(end);

@@ -4,6 +4,8 @@
  * `[[GROUP_REFLECT_COMPLETE]]`) or must go on (`[[NEEDS_ITERATION]]`).
  * @module
  */
+import { scanLines } from '../text/fences.js';
+import { expectText } from '../text/lines.js';
 
 /** The single-agent completion sentinel (matched exactly). */
 export const REFLECTION_COMPLETE = '[[REFLECTION_COMPLETE]]';
@@ -38,47 +40,29 @@ function sentinelOf(trimmed: string): SentinelKind | undefined {
   return undefined;
 }
 
-/** True when a trimmed line opens or closes a fenced code block. */
-export function isFence(trimmed: string): boolean {
-  return trimmed.startsWith('```') || trimmed.startsWith('~~~');
-}
-
 /**
- * Visit each line of `text` (without its `\r\n` / `\n` end) with the marker
- * `classify` finds on it: a marker counts only when it is the whole line
- * (white space around it allowed) and outside a fenced code block. The
+ * Visit each line of `text` (line ends `\n`, `\r\n` or `\r`, a leading BOM
+ * dropped) with the marker `classify` finds on it: a marker counts only
+ * when it is the whole line (white space around it allowed) and outside a
+ * fenced code block (the one fence scanner, `src/text/fences.ts`). The
  * shared scanner of every line protocol (sentinels, team votes). Linear in
- * the text.
+ * the text; a non-string throws a `ConfigurationError` (`invalid_argument`).
  */
 export function scanMarkerLines<K>(
   text: string,
   classify: (trimmed: string) => K | undefined,
   visit: (line: string, marker: K | undefined) => void,
 ): void {
-  let inFence = false;
-  let fence = '';
-  for (const raw of text.split('\n')) {
-    const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
-    const trimmed = line.trim();
-    if (isFence(trimmed)) {
-      const marker = trimmed.slice(0, 3);
-      if (!inFence) {
-        inFence = true;
-        fence = marker;
-      } else if (marker === fence && trimmed.slice(3).trim() === '') {
-        inFence = false;
-      }
-      visit(line, undefined);
-      continue;
-    }
-    visit(line, inFence ? undefined : classify(trimmed));
-  }
+  scanLines(expectText(text, 'the text'), (line) => {
+    visit(line.text, line.kind === 'text' ? classify(line.text.trim()) : undefined);
+  });
 }
 
 /**
  * Find the sentinels in an agent's reply. A sentinel counts only on a line
- * of its own (white space around it is fine) and outside fenced code blocks.
- * Never throws; linear in the length of the text.
+ * of its own (white space around it is fine) and outside fenced code blocks
+ * of any fence length. Linear in the length of the text; a non-string
+ * throws a `ConfigurationError` (`invalid_argument`).
  *
  * @example
  * ```ts
@@ -88,7 +72,6 @@ export function scanMarkerLines<K>(
  */
 export function parseSentinels(text: string): Sentinels {
   const found: Sentinels = { reflectionComplete: false, groupComplete: false, needsIteration: false };
-  if (typeof text !== 'string') return found;
   scanMarkerLines(text, sentinelOf, (_line, sentinel) => {
     if (sentinel) found[sentinel] = true;
   });
@@ -98,10 +81,9 @@ export function parseSentinels(text: string): Sentinels {
 /**
  * Remove the sentinel lines that {@link parseSentinels} would count, and
  * trailing white space. Everything else (sentinels inside sentences or code
- * blocks included) is kept as it is.
+ * blocks included) is kept as it is; line ends come back as `\n`.
  */
 export function stripSentinels(text: string): string {
-  if (typeof text !== 'string') return '';
   const kept: string[] = [];
   scanMarkerLines(text, sentinelOf, (line, sentinel) => {
     if (!sentinel) kept.push(line);

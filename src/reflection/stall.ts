@@ -4,6 +4,7 @@
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { expectPositiveInteger } from '../core/options.js';
+import { expectText, readableText } from '../text/lines.js';
 
 /** Options of {@link StallDetector}. */
 export interface StallDetectorOptions {
@@ -29,20 +30,29 @@ export interface StallCheck {
   stalled: boolean;
 }
 
-/** The set of white-space separated tokens of a text (case-sensitive). */
+/**
+ * The set of white-space separated tokens of a text (case-sensitive; a BOM
+ * and every line end are white space). Linear; a non-string throws a
+ * `ConfigurationError` (`invalid_argument`).
+ */
 export function tokenSet(text: string): Set<string> {
-  const set = new Set<string>();
-  for (const token of text.split(/\s+/)) if (token !== '') set.add(token);
-  return set;
+  return new Set(expectText(text, 'the text of tokenSet').match(/\S+/g));
+}
+
+function tokensOf(value: string | ReadonlySet<string>, what: string): ReadonlySet<string> {
+  if (typeof value === 'string') return tokenSet(value);
+  const set = value as Partial<ReadonlySet<string>> | null;
+  if (set !== null && typeof set === 'object' && typeof set.has === 'function' && typeof set.size === 'number' && typeof set[Symbol.iterator] === 'function') return value;
+  throw new ConfigurationError(`Expected ${what} to be a string or a set of tokens, got ${describeValue(value)}`, { code: 'invalid_argument' });
 }
 
 /**
  * Jaccard similarity of two texts' token sets: |A ∩ B| / |A ∪ B|, in [0, 1].
- * Two texts without tokens are identical (1).
+ * Two texts without tokens are identical (1). Linear in the texts.
  */
 export function jaccard(a: string | ReadonlySet<string>, b: string | ReadonlySet<string>): number {
-  const x = typeof a === 'string' ? tokenSet(a) : a;
-  const y = typeof b === 'string' ? tokenSet(b) : b;
+  const x = tokensOf(a, 'the first argument of jaccard');
+  const y = tokensOf(b, 'the second argument of jaccard');
   if (x.size === 0 && y.size === 0) return 1;
   const [small, large] = x.size <= y.size ? [x, y] : [y, x];
   let shared = 0;
@@ -84,9 +94,12 @@ export class StallDetector {
     return this.#consecutive;
   }
 
-  /** Check the next response. Linear in its length. */
+  /**
+   * Check the next response. Linear in its length; CRLF, CR and a BOM read
+   * as LF; a non-string throws a `ConfigurationError` (`invalid_argument`).
+   */
   check(text: string): StallCheck {
-    const value = typeof text === 'string' ? text : '';
+    const value = readableText(text, 'the response given to StallDetector.check');
     const tokens = tokenSet(value);
     const similarity = this.#previous === undefined ? 0 : jaccard(tokens, this.#previous);
     const repeated =
