@@ -161,7 +161,7 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
       for (const t of tasks.list()) if (t.status === 'claimed' || t.status === 'in-progress') tasks.reassign(t.id, undefined, 'resumed');
     } else {
       tasks = new TaskStore([], { onTransition, now: () => ctx.clock.now() });
-      const list = o.tasks ?? (await decompose(request, talk, o.workers));
+      const list = o.tasks ?? (await decompose(request, talk, o.workers, (message) => ctx.emit('warning', { message, code: 'json_repaired' })));
       for (const t of list) tasks.add(t);
       decide('tasks-planned', { detail: `${list.length} tasks` });
     }

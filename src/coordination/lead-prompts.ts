@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ModelBehaviorError, errorMessage } from '../core/errors.js';
 import { agent as createAgent, type Agent } from '../patterns/agent.js';
-import { extractJson } from '../scheduler/plan.js';
+import { safeFindJson } from '../text/json.js';
 import type { CoordMessage } from './message-bus.js';
 import { criteriaBlock, planReviewEntry } from './plan-approval.js';
 import { TaskStore, taskInputSchema, type CoordTask, type TaskInput } from './task-store.js';
@@ -19,8 +19,11 @@ export const DELEGATE_INSTRUCTION =
   'You are the lead of a team of workers. Coordinate only: plan, answer questions, review plans, add, split, cancel and reassign tasks. ' +
   'Never do the work yourself; the workers do it.';
 
-/** Ask the lead for a JSON task list; one corrective retry, then a `plan_invalid` error. */
-export async function decompose(request: string, send: (text: string) => Promise<string>, workers: Agent[]): Promise<TaskInput[]> {
+/**
+ * Ask the lead for a JSON task list; one corrective retry, then a
+ * `plan_invalid` error. A list that was repaired is reported through `onRepaired`.
+ */
+export async function decompose(request: string, send: (text: string) => Promise<string>, workers: Agent[], onRepaired?: (message: string) => void): Promise<TaskInput[]> {
   const ask =
     `Request:\n${request}\n\nWorkers: ${workers.map((w) => w.name + (w.options.description ? ` (${w.options.description})` : '')).join(', ')}\n\n` +
     'Break the request into tasks for the workers. Reply with a JSON array only, each task as ' +
@@ -32,29 +35,27 @@ export async function decompose(request: string, send: (text: string) => Promise
       throw new ModelBehaviorError(`The lead's task list is invalid after a corrective retry: ${read.issues.join('; ')}`, { code: 'plan_invalid', details: { issues: read.issues } });
     }
   }
+  if (read.repaired) onRepaired?.("The lead's task list was damaged JSON (a trailing comma, single quotes, a cut-off end...) and was repaired");
   return read.tasks;
 }
 
 const taskListInput = z.array(taskInputSchema).min(1);
 
-/** The task list of a reply (a fenced JSON block or the first balanced array, found by `extractJson`), or what is wrong with it. */
-export function readTaskList(text: string): { tasks: TaskInput[]; issues: string[] } {
-  const body = extractJson(text, 'array') ?? '';
-  let json: unknown;
-  try {
-    json = JSON.parse(body);
-  } catch (error) {
-    return { tasks: [], issues: [`not a JSON array (${errorMessage(error)})`] };
-  }
-  const parsed = taskListInput.safeParse(json);
-  if (!parsed.success) return { tasks: [], issues: parsed.error.issues.map((i) => `${i.path.join('.') || 'list'}: ${i.message}`) };
-  const tasks = parsed.data as TaskInput[];
+/**
+ * The task list of a reply: the first JSON array (in the order of
+ * `safeFindJson`: fences, then the text; repaired when damaged) that is a
+ * valid task list, or what is wrong with it.
+ */
+export function readTaskList(text: string): { tasks: TaskInput[]; issues: string[]; repaired?: boolean } {
+  const found = safeFindJson(text, { kind: 'array', schema: taskListInput });
+  if (!found.success) return { tasks: [], issues: found.issues.map((i) => i.message) };
+  const tasks = found.data.data as TaskInput[];
   try {
     new TaskStore(tasks);
   } catch (error) {
     return { tasks: [], issues: [errorMessage(error)] };
   }
-  return { tasks, issues: [] };
+  return { tasks, issues: [], ...(found.data.repaired ? { repaired: true } : {}) };
 }
 
 /** The lead's turn for a batch of messages: the task list, the new messages and, for plans, the criteria. */

@@ -7,6 +7,8 @@
  */
 import { z } from 'zod';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
+import { scanLines } from '../text/fences.js';
+import { readableText } from '../text/lines.js';
 import { taskInputSchema, type TaskInput } from './task-store.js';
 
 /** Something the lead decided. */
@@ -104,20 +106,54 @@ export interface ParsedLeadActions {
   issues: string[];
 }
 
-const LINE = /^\s*(APPROVE|REJECT|ANSWER|MESSAGE|ADD_TASK|SPLIT|CANCEL|REASSIGN|SPAWN)\b[ \t]*([^\s:]*)[ \t]*(?:([^\s:]+)[ \t]*)?(?::[ \t]*(.*))?$/;
+const VERBS = new Set(['APPROVE', 'REJECT', 'ANSWER', 'MESSAGE', 'ADD_TASK', 'SPLIT', 'CANCEL', 'REASSIGN', 'SPAWN']);
+
+const isWordChar = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9_]/.test(c);
+const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
+const isWordOfLine = (c: string | undefined): boolean => c !== undefined && c !== ':' && !/\s/.test(c);
 
 /**
- * Read the lead's text-form actions, one a line. Never throws: lines that
- * cannot be read are reported in `issues`.
+ * One action line: `VERB [target] [extra] [: rest]`, the verb a whole word
+ * in capitals, nothing else on the line. One pass, no backtracking.
+ */
+function readActionLine(raw: string): { verb: string; target: string; extra?: string; rest?: string } | undefined {
+  const line = raw.trimStart();
+  let i = 0;
+  while (isWordChar(line[i])) i++;
+  const verb = line.slice(0, i);
+  if (!VERBS.has(verb)) return undefined;
+  const word = () => {
+    while (isBlank(line[i])) i++;
+    const start = i;
+    while (isWordOfLine(line[i])) i++;
+    return line.slice(start, i);
+  };
+  const target = word();
+  const extra = word();
+  while (isBlank(line[i])) i++;
+  if (i === line.length) return { verb, target, ...(extra === '' ? {} : { extra }) };
+  if (line[i] !== ':') return undefined;
+  return { verb, target, ...(extra === '' ? {} : { extra }), rest: line.slice(i + 1) };
+}
+
+/**
+ * Read the lead's text-form actions, one a line (`LEAD_TEXT_PROTOCOL`).
+ * Lines inside fenced code blocks are quoted examples and never act. Lines
+ * that look like actions but cannot be read are reported in `issues`.
+ * Linear; line ends (`\n`, `\r\n`, `\r`) and a BOM read the same; a
+ * non-string throws a `ConfigurationError` (`invalid_argument`).
  */
 export function parseLeadActions(text: string): ParsedLeadActions {
   const actions: LeadAction[] = [];
   const issues: string[] = [];
-  for (const raw of text.split('\n')) {
-    if (raw.length > 20_000) continue;
-    const m = LINE.exec(raw);
+  const lines: string[] = [];
+  scanLines(readableText(text, 'the text of parseLeadActions'), (line) => {
+    if (line.kind === 'text') lines.push(line.text);
+  });
+  for (const raw of lines) {
+    const m = readActionLine(raw);
     if (!m) continue;
-    const [, verb, target = '', extra, rest] = m;
+    const { verb, target, extra, rest } = m;
     const body = (rest ?? '').trim();
     const need = (ok: boolean, why: string) => {
       if (!ok) issues.push(`${why}: ${raw.trim().slice(0, 200)}`);
@@ -168,10 +204,21 @@ export function askLeadTool(ask: (question: string, signal: AbortSignal) => Prom
   });
 }
 
-/** The question of a worker's reply in the text form (`QUESTION: ...` on a line of its own), if any. */
+/**
+ * The question of a worker's reply in the text form: the first line outside
+ * fenced code blocks that starts with `QUESTION:` and has a question after
+ * it. Linear; a non-string throws a `ConfigurationError` (`invalid_argument`).
+ */
 export function parseQuestion(text: string): string | undefined {
-  const m = /^\s*QUESTION:[ \t]*(.+)$/m.exec(text);
-  return m?.[1]?.trim() || undefined;
+  let question: string | undefined;
+  scanLines(readableText(text, 'the text of parseQuestion'), (line) => {
+    if (question !== undefined || line.kind !== 'text') return;
+    const trimmed = line.text.trimStart();
+    if (!trimmed.startsWith('QUESTION:')) return;
+    const asked = trimmed.slice('QUESTION:'.length).trim();
+    if (asked !== '') question = asked;
+  });
+  return question;
 }
 
 function readJson<S extends z.ZodType>(text: string, schema: S): z.output<S> | undefined {

@@ -12,6 +12,8 @@ import { ConfigurationError, RoutingError, describeValue, errorMessage, isTroupe
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { addUsage } from '../core/usage.js';
+import { scanLines } from '../text/fences.js';
+import { readableText } from '../text/lines.js';
 import type { Agent, Conversation } from './agent.js';
 
 /** Options of {@link router}. */
@@ -43,7 +45,27 @@ interface Choice {
   reason?: string;
 }
 
-const ROUTE_LINE = /^\s*ROUTE:\s*`?([^\s`]+)`?\s*$/im;
+/**
+ * The destination named by the first `ROUTE: <name>` line (any case, the
+ * name optionally in backticks, nothing else on the line) outside fenced
+ * code blocks, and the text without that line (the reason). Linear.
+ */
+export function parseRouteLine(text: string): { raw: string; rest: string } | undefined {
+  const source = readableText(text, 'the text of parseRouteLine');
+  let found: { raw: string; start: number; end: number } | undefined;
+  scanLines(source, (line) => {
+    if (found || line.kind !== 'text') return;
+    const trimmed = line.text.trim();
+    if (trimmed.slice(0, 6).toUpperCase() !== 'ROUTE:') return;
+    let name = trimmed.slice(6).trim();
+    if (name.startsWith('`')) name = name.slice(1);
+    if (name.endsWith('`')) name = name.slice(0, -1);
+    if (name === '' || /[\s`]/.test(name)) return;
+    found = { raw: name, start: line.start, end: line.end };
+  });
+  if (!found) return undefined;
+  return { raw: found.raw, rest: (source.slice(0, found.start) + source.slice(found.end)).trim() };
+}
 
 /**
  * Route each request to one destination, chosen by `routerAgent` in a single
@@ -203,11 +225,10 @@ function readChoice(turn: ModelTurn, names: string[], routeTo: ToolDefinition): 
     const raw = (call.arguments as { agent?: unknown } | undefined)?.agent;
     return { raw: typeof raw === 'string' ? raw : call.rawArguments ?? JSON.stringify(call.arguments ?? null), form: 'tool' };
   }
-  const match = ROUTE_LINE.exec(turn.text);
-  if (!match) return { form: 'text' };
-  const raw = match[1]!;
+  const line = parseRouteLine(typeof turn.text === 'string' ? turn.text : '');
+  if (!line) return { form: 'text' };
+  const { raw, rest } = line;
   const found = names.find((n) => n === raw) ?? names.find((n) => n.toLowerCase() === raw.toLowerCase());
   if (!found) return { raw, form: 'text' };
-  const rest = turn.text.replace(ROUTE_LINE, '').trim();
   return { choice: { destination: found, ...(rest ? { reason: rest } : {}) }, form: 'text' };
 }

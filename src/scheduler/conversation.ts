@@ -38,9 +38,9 @@ export async function withConversation<T>(
   name: string,
   system: string,
   options: ConversationOptions,
-  body: (session: TextSession, signal: AbortSignal | undefined) => Promise<T>,
+  body: (session: TextSession, signal: AbortSignal | undefined, ctx: RunContext | undefined) => Promise<T>,
 ): Promise<{ value: T; usage: Usage }> {
-  if (options.session) return { value: await body(options.session, options.signal ?? options.ctx?.signal), usage: emptyUsage() };
+  if (options.session) return { value: await body(options.session, options.signal ?? options.ctx?.signal, options.ctx), usage: emptyUsage() };
   const speaker = agent({ name, system, ...(options.adapter === undefined ? {} : { adapter: options.adapter }) });
   let value: T | undefined;
   const runnable = defineRunnable({
@@ -50,7 +50,7 @@ export async function withConversation<T>(
     async run(_input, ctx) {
       const conversation = await speaker.converse(ctx);
       try {
-        value = await body(conversation, ctx.signal);
+        value = await body(conversation, ctx.signal, ctx);
       } finally {
         await conversation.close().catch(() => undefined);
       }

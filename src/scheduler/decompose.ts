@@ -35,7 +35,7 @@ export async function decompose(task: string, options: DecomposeOptions): Promis
   const maxAttempts = expectPositiveInteger('maxAttempts', options.maxAttempts) ?? 3;
   if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError(`Expected \`task\` to be a non-empty string, got ${describeValue(task)}`);
   const roles = options.roles ?? chunkRoles;
-  const { value } = await withConversation('planner', options.system ?? defaultRoles.Planning.system, options, async (session, signal) => {
+  const { value } = await withConversation('planner', options.system ?? defaultRoles.Planning.system, options, async (session, signal, ctx) => {
     const failures: string[][] = [];
     let message = planningPrompt(task, roles, options.context);
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
@@ -46,7 +46,10 @@ export async function decompose(task: string, options: DecomposeOptions): Promis
         for (const c of checked.plan.chunks) {
           if (!roles.includes(c.role)) errors.push(`chunk ${c.sequenceIndex} uses role ${c.role}, which is not available (use one of: ${roles.join(', ')})`);
         }
-        if (errors.length === 0) return checked.plan;
+        if (errors.length === 0) {
+          if (checked.repaired) ctx?.emit('warning', { message: 'The plan was damaged JSON (a trailing comma, single quotes, a cut-off end...) and was repaired', code: 'json_repaired' });
+          return checked.plan;
+        }
       }
       failures.push(errors);
       message = `Your plan is invalid:\n${errors.map((e) => `- ${e}`).join('\n')}\n\nAnswer again with the corrected plan as one JSON object, nothing else.`;

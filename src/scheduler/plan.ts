@@ -6,6 +6,10 @@
 import { Graph, alg } from '@dagrejs/graphlib';
 import { z } from 'zod';
 import { ModelBehaviorError } from '../core/errors.js';
+import { safeFindJson } from '../text/json.js';
+import { expectText } from '../text/lines.js';
+
+export { extractJson } from '../text/json.js';
 
 /** The roles a chunk may ask for; each has a built-in {@link RoleConfig}. */
 export const chunkRoles = [
@@ -56,6 +60,8 @@ export interface PlanValidation {
 export interface PlanJsonValidation extends PlanValidation {
   /** The parsed plan, when valid. */
   plan?: Plan;
+  /** True when the plan's JSON was damaged and repaired (see `safeFindJson`). */
+  repaired?: boolean;
 }
 
 /** Invalid plans, after every attempt of the decomposer. */
@@ -102,52 +108,20 @@ export function validatePlan(plan: Plan): PlanValidation {
 }
 
 /**
- * Find the plan JSON in a model's answer (bare, in a code fence, or inside
- * prose), parse it with {@link planSchema}, then {@link validatePlan} it.
+ * Find the plan JSON in a model's answer (the first candidate that passes
+ * {@link planSchema}, in the order of `safeFindJson`: fences, then the
+ * text; damaged JSON repaired), then {@link validatePlan} it. A non-string
+ * throws a `ConfigurationError` (`invalid_argument`).
  */
 export function validatePlanJson(raw: string): PlanJsonValidation {
-  const json = extractJson(raw);
-  if (json === undefined) return { valid: false, errors: ['no JSON object found in the answer'] };
-  let data: unknown;
-  try {
-    data = JSON.parse(json);
-  } catch (error) {
-    return { valid: false, errors: [`invalid JSON: ${(error as Error).message}`] };
+  const found = safeFindJson(expectText(raw, 'the answer given to validatePlanJson'), { kind: 'object', schema: planSchema });
+  if (!found.success) {
+    return { valid: false, errors: found.issues.map((i) => (i.code === 'no_json' ? 'no JSON object found in the answer' : i.message)) };
   }
-  const parsed = planSchema.safeParse(data);
-  if (!parsed.success) {
-    return {
-      valid: false,
-      errors: parsed.error.issues.map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`),
-    };
-  }
-  const checked = validatePlan(parsed.data);
-  return checked.valid ? { ...checked, plan: parsed.data } : checked;
-}
-
-/**
- * The first balanced JSON object (or, with `kind: 'array'`, array) in
- * `text`, preferring a fenced block. Strings and escapes are respected, so
- * brackets inside them do not count. Linear in the text.
- */
-export function extractJson(text: string, kind: 'object' | 'array' = 'object'): string | undefined {
-  const [open, close] = kind === 'object' ? ['{', '}'] : ['[', ']'];
-  const fence = /```(?:json)?\s*\n?([\s\S]*?)```/i.exec(text);
-  if (fence?.[1] !== undefined && fence[1].trim().startsWith(open)) return fence[1].trim();
-  const start = text.indexOf(open);
-  if (start < 0) return undefined;
-  let depth = 0;
-  let inString = false;
-  for (let i = start; i < text.length; i++) {
-    const c = text[i];
-    if (inString) {
-      if (c === '\\') i++;
-      else if (c === '"') inString = false;
-    } else if (c === '"') inString = true;
-    else if (c === open) depth++;
-    else if (c === close && --depth === 0) return text.slice(start, i + 1);
-  }
-  return undefined;
+  const plan = found.data.data;
+  const repaired = found.data.repaired ? { repaired: true } : {};
+  const checked = validatePlan(plan);
+  return checked.valid ? { ...checked, plan, ...repaired } : { ...checked, ...repaired };
 }
 
 /** One cycle through the nodes of a strongly connected component, as a closed path. */

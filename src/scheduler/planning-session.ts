@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
+import { z } from 'zod';
 import type { ModelAdapter } from '../core/adapter.js';
 import { realClock, type Clock } from '../core/clock.js';
 import type { TroupeEmitter } from '../core/context.js';
@@ -17,7 +18,8 @@ import { aggregate, type AggregateReport } from './aggregate.js';
 import { withConversation } from './conversation.js';
 import { decompose } from './decompose.js';
 import { executePlan, type PlanOutcome, type PlanRunOptions } from './execute.js';
-import { extractJson, type ChunkRole, type Plan } from './plan.js';
+import { safeFindJson } from '../text/json.js';
+import type { ChunkRole, Plan } from './plan.js';
 
 /** The phases of a {@link PlanningSession}. */
 export type PlanningPhase = 'idle' | 'clarifying' | 'planning' | 'awaiting-approval' | 'executing' | 'aggregating' | 'completed' | 'cancelled';
@@ -321,16 +323,11 @@ export class PlanningSession {
   }
 }
 
+const clarifySchema = z.object({ action: z.literal('clarify'), questions: z.array(z.unknown()) });
+
+/** The planner's decision: the first JSON object that asks to clarify (with questions), else plan. */
 function parseDecision(text: string): { action: 'clarify'; questions: string[] } | { action: 'plan' } {
-  const json = extractJson(text);
-  if (json === undefined) return { action: 'plan' };
-  try {
-    const data = JSON.parse(json) as { action?: unknown; questions?: unknown };
-    if (data.action === 'clarify' && Array.isArray(data.questions)) {
-      return { action: 'clarify', questions: data.questions.filter((q): q is string => typeof q === 'string') };
-    }
-  } catch {
-    // not JSON: plan
-  }
-  return { action: 'plan' };
+  const found = safeFindJson(text, { kind: 'object', schema: clarifySchema });
+  if (!found.success) return { action: 'plan' };
+  return { action: 'clarify', questions: found.data.data.questions.filter((q): q is string => typeof q === 'string') };
 }

@@ -45,7 +45,8 @@ describe('validatePlanJson', () => {
   });
   it('reports missing and broken JSON', () => {
     expect(validatePlanJson('no plan here').errors).toEqual(['no JSON object found in the answer']);
-    expect(validatePlanJson('{"planSummary": ').errors[0]).toMatch(/no JSON object|invalid JSON/);
+    // A cut-off answer is repaired, then judged by the schema.
+    expect(validatePlanJson('{"planSummary": ').errors[0]).toMatch(/^planSummary: /);
   });
   it('reports graph errors after the schema passes', () => {
     expect(validatePlanJson(JSON.stringify(planOf(chunk(0, [0])))).errors).toEqual(['chunk 0 depends on itself']);
