@@ -4,6 +4,9 @@
  * recent ones (squad appends new entries at the end).
  * @module
  */
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import { scanLines } from '../text/fences.js';
+import { isWhiteSpace, readableText } from '../text/lines.js';
 
 /** The longest system prompt taken from a charter. */
 export const CHARTER_CAP = 4000;
@@ -16,6 +19,8 @@ export const CONTEXT_CAP = 8000;
  * longer than `max` is cut inside it).
  */
 export function capAtLine(text: string, max: number): string {
+  text = readableText(text, 'the text of capAtLine');
+  expectLimit(max, 'capAtLine');
   if (text.length <= max) return text;
   if (text.charAt(max) === '\n') return text.slice(0, max).trimEnd();
   const head = text.slice(0, max);
@@ -31,9 +36,33 @@ export interface SplitEntries {
   entries: string[];
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const ENTRY_HEADING = /^#{2,3}\s/;
-const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
+/** `max` must be a non-negative integer. */
+function expectLimit(max: number, fn: string): void {
+  if (!(Number.isInteger(max) && max >= 0)) {
+    throw new ConfigurationError(`Expected \`max\` of ${fn} to be a non-negative integer, got ${describeValue(max)}`, { code: 'invalid_argument' });
+  }
+}
+
+/** `## ` or `### ` (any white space after the hashes). */
+function isEntryHeading(line: string): boolean {
+  let level = 0;
+  while (line.charCodeAt(level) === 0x23) level++;
+  return (level === 2 || level === 3) && level < line.length && isWhiteSpace(line.charCodeAt(level));
+}
+
+/** A thematic break: three or more of one of `-`, `*`, `_` (up to three spaces before, white space between). */
+function isRule(line: string): boolean {
+  let i = 0;
+  while (i < 3 && line[i] === ' ') i++;
+  const mark = line[i];
+  if (mark !== '-' && mark !== '*' && mark !== '_') return false;
+  let count = 0;
+  for (; i < line.length; i++) {
+    if (line[i] === mark) count++;
+    else if (!isWhiteSpace(line.charCodeAt(i))) return false;
+  }
+  return count >= 3;
+}
 
 /**
  * Split a markdown log into entries. An entry starts at a `## ` or `### `
@@ -44,24 +73,18 @@ const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
  * an entry's own `## Why` stays with it.
  */
 export function splitEntries(text: string): SplitEntries {
-  const lines = text.split('\n');
+  const lines: string[] = [];
   const starts: number[] = [];
-  let fence: string | undefined;
-  lines.forEach((line, i) => {
-    const marker = FENCE.exec(line)?.[1];
-    if (marker !== undefined) {
-      if (fence === undefined) fence = marker.charAt(0);
-      else if (marker.charAt(0) === fence) fence = undefined;
-      return;
-    }
-    if (fence === undefined && ENTRY_HEADING.test(line)) starts.push(i);
+  scanLines(readableText(text, 'the text of splitEntries'), (line) => {
+    if (line.kind === 'text' && isEntryHeading(line.text)) starts.push(lines.length);
+    lines.push(line.text);
   });
   // Logs that separate entries with `---` rules have sub-headings inside
   // entries: there, only a heading right after a rule starts an entry.
   const ruled = starts.filter((start) => {
     let i = start - 1;
     while (i >= 0 && (lines[i] ?? '').trim() === '') i--;
-    return i >= 0 && RULE.test(lines[i] ?? '');
+    return i >= 0 && isRule(lines[i] ?? '');
   });
   if (ruled.length >= 2) starts.splice(0, starts.length, ...new Set([starts[0] ?? 0, ...ruled]));
   const first = starts[0] ?? lines.length;
@@ -91,6 +114,8 @@ export interface CappedText {
  * ```
  */
 export function capEntries(text: string, max: number): CappedText {
+  text = readableText(text, 'the text of capEntries');
+  expectLimit(max, 'capEntries');
   if (text.length <= max) return { text, cut: false, omitted: 0 };
   const { entries } = splitEntries(text);
   const note = (n: number) =>

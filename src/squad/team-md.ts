@@ -4,7 +4,12 @@
  * `### Name` sections with a `- **Role:**` line). Pure text in, data out.
  * @module
  */
+import { scanLines } from '../text/fences.js';
+import { readableText } from '../text/lines.js';
+import { charterCell, readHeading, readLabelled, splitRow, stripMarkdown } from './markdown.js';
 import { DEFAULT_TEAM_MODE, TEAM_MODES, type TeamMode } from './preset.js';
+
+export { stripMarkdown } from './markdown.js';
 
 /** The team name when `team.md` has no `# ` heading. */
 export const DEFAULT_TEAM_NAME = 'Squad Team';
@@ -38,72 +43,35 @@ interface Table {
   rows: string[][];
 }
 
-const FENCE = /^ {0,3}(`{3,}|~{3,})/;
-const HEADING = /^(#{1,6})[ \t]+(.*)$/;
-const SEPARATOR_CELL = /^:?-+:?$/;
+/** A line of `team.md` outside fenced code blocks. */
+interface Line {
+  text: string;
+  kind: 'text' | 'heading' | 'table';
+  /** For headings: the level. */
+  level?: number;
+}
+
 const MEMBERS_HEADING = /^(?:team\s+)?(?:members|roster)\b/i;
 const NOT_ROSTER_HEADING = /coordinator|coding agent|issue source|alumni|former/i;
-const MODE_LINE = /^\s*(?:[-*]\s+)?(?:\*\*|__)?mode(?::(?:\*\*|__)|(?:\*\*|__)?\s*:)\s*[`"']?([\w-]*)[`"']?\s*$/i;
-const ROLE_LINE = /^\s*(?:[-*]\s+)?(?:\*\*|__)?(role|status|charter)(?::(?:\*\*|__)|(?:\*\*|__)?\s*:)\s*(.*)$/i;
-
-/**
- * Strip inline markdown from a cell: links and images keep their text;
- * bold, italics, strike-through, backticks and HTML tags go.
- */
-export function stripMarkdown(text: string): string {
-  // Bounded repetitions keep every pattern linear on hostile input.
-  return text
-    .replace(/!?\[([^\]\n]{0,200})\]\([^)\n]{0,300}\)/g, '$1')
-    .replace(/<[^<>\n]{0,300}>/g, '')
-    .replace(/`+/g, '')
-    .replace(/(\*\*|__|~~)([^\n]{0,300}?)\1/g, '$2')
-    .replace(/(^|[\s(])[*_](\S(?:[^\n]{0,300}?\S)?)[*_](?=$|[\s.,;:!?)])/g, '$1$2')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-/** A heading's text without an optional closing run of `#`. */
-function headingText(text: string): string {
-  const trimmed = text.trimEnd();
-  let end = trimmed.length;
-  while (end > 0 && trimmed.charAt(end - 1) === '#') end--;
-  return end < trimmed.length && (end === 0 || /\s/.test(trimmed.charAt(end - 1))) ? trimmed.slice(0, end).trimEnd() : trimmed;
-}
-
-/** The cells of a table row; `\|` is a literal bar. */
-export function splitRow(line: string): string[] {
-  let body = line.trim();
-  if (body.startsWith('|')) body = body.slice(1);
-  if (body.endsWith('|') && !body.endsWith('\\|')) body = body.slice(0, -1);
-  return body.split(/(?<!\\)\|/).map((cell) => cell.replace(/\\\|/g, '|').trim());
-}
+const MODE_VALUE = /^[\w-]*$/;
 
 function isSeparatorRow(cells: string[]): boolean {
   const filled = cells.filter((c) => c !== '');
-  return filled.length > 0 && filled.every((c) => SEPARATOR_CELL.test(c.replace(/\s+/g, '')));
+  return filled.length > 0 && filled.every((c) => /^:?-+:?$/.test(c.replace(/\s+/g, '')));
 }
 
-/** The link target of a markdown link cell, else the cell's stripped text. */
-function charterCell(cell: string): string {
-  const target = /\[[^\]\n]{0,200}\]\(([^)\n]{0,300})\)/.exec(cell)?.[1];
-  if (target === undefined) return stripMarkdown(cell);
-  return (target.trim().split(/\s/)[0] ?? '').replace(/^<|>$/g, '');
-}
-
-function scan(text: string): { title?: string; tables: Table[]; lines: { text: string; kind: 'text' | 'heading' | 'table' }[] } {
+/** One pass over the text (fenced code blocks skipped): the title, the tables, the other lines. */
+function scan(text: string): { title?: string; tables: Table[]; lines: Line[] } {
   const tables: Table[] = [];
-  const lines: { text: string; kind: 'text' | 'heading' | 'table' }[] = [];
+  const lines: Line[] = [];
   let title: string | undefined;
   let heading = '';
   let section = '';
-  let fence: string | undefined;
   let current: Table | undefined;
-  for (const line of text.split('\n')) {
-    const marker = FENCE.exec(line)?.[1];
-    if (fence !== undefined || marker !== undefined) {
-      if (marker !== undefined) fence = fence === undefined ? marker.charAt(0) : marker.charAt(0) === fence ? undefined : fence;
+  scanLines(text, ({ text: line, kind }) => {
+    if (kind !== 'text') {
       current = undefined;
-      continue;
+      return;
     }
     if (line.trim().startsWith('|')) {
       if (current === undefined) {
@@ -112,21 +80,20 @@ function scan(text: string): { title?: string; tables: Table[]; lines: { text: s
       }
       current.rows.push(splitRow(line));
       lines.push({ text: line, kind: 'table' });
-      continue;
+      return;
     }
     current = undefined;
-    const h = HEADING.exec(line);
+    const h = readHeading(line);
     if (h) {
-      const level = (h[1] ?? '').length;
-      const name = stripMarkdown(headingText(h[2] ?? ''));
-      if (level === 1 && title === undefined) title = name;
+      const name = stripMarkdown(h.text);
+      if (h.level === 1 && title === undefined) title = name;
       heading = name;
-      if (level <= 2) section = name;
-      lines.push({ text: line, kind: 'heading' });
-      continue;
+      if (h.level <= 2) section = name;
+      lines.push({ text: line, kind: 'heading', level: h.level });
+      return;
     }
     lines.push({ text: line, kind: 'text' });
-  }
+  });
   return title === undefined ? { tables, lines } : { title, tables, lines };
 }
 
@@ -155,25 +122,23 @@ function membersOf(table: Table): TeamMdMember[] | undefined {
   return members;
 }
 
-function sectionMembers(text: string): TeamMdMember[] {
+function sectionMembers(lines: readonly Line[]): TeamMdMember[] {
   const members: TeamMdMember[] = [];
   let current: TeamMdMember | undefined;
   let hasRole = false;
   const flush = () => {
     if (current && hasRole) members.push(current);
   };
-  for (const line of text.split('\n')) {
-    const h = HEADING.exec(line);
-    if (h) {
+  for (const line of lines) {
+    if (line.kind === 'heading') {
       flush();
-      current = (h[1] ?? '').length === 3 ? { name: stripMarkdown(headingText(h[2] ?? '')), role: '' } : undefined;
+      current = line.level === 3 ? { name: stripMarkdown(readHeading(line.text)?.text ?? ''), role: '' } : undefined;
       hasRole = false;
       continue;
     }
-    const field = current ? ROLE_LINE.exec(line) : null;
+    const field = current ? readLabelled(line.text, ['role', 'status', 'charter']) : undefined;
     if (!current || !field) continue;
-    const key = (field[1] ?? '').toLowerCase();
-    const value = field[2] ?? '';
+    const { key, value } = field;
     if (key === 'role') {
       current.role = stripMarkdown(value);
       hasRole = true;
@@ -184,9 +149,20 @@ function sectionMembers(text: string): TeamMdMember[] {
   return members.filter((m) => m.name !== '');
 }
 
+/** The value of a `mode:` line, if the line is one. */
+function modeOf(line: string): string | undefined {
+  const read = readLabelled(line, ['mode']);
+  if (!read) return undefined;
+  let value = read.value.trim();
+  if ('`"\''.includes(value[0] ?? 'x')) value = value.slice(1);
+  if ('`"\''.includes(value.at(-1) ?? 'x')) value = value.slice(0, -1);
+  return MODE_VALUE.test(value) ? value : undefined;
+}
+
 /**
- * Parse the text of a `team.md`. Never throws: odd input gives an empty
- * roster and warnings.
+ * Parse the text of a `team.md`. Odd input gives an empty roster and
+ * warnings; fenced code blocks are skipped; LF, CRLF, CR and a BOM read the
+ * same. Linear; a non-string throws a `ConfigurationError` (`invalid_argument`).
  *
  * @example
  * ```ts
@@ -195,19 +171,25 @@ function sectionMembers(text: string): TeamMdMember[] {
  * ```
  */
 export function parseTeamMd(text: string): TeamMd {
-  const { title, tables, lines } = scan(text);
+  const { title, tables, lines } = scan(readableText(text, 'the text of parseTeamMd'));
   const warnings: string[] = [];
   let mode: TeamMode = DEFAULT_TEAM_MODE;
-  const modeLine = lines.find((l) => l.kind === 'text' && MODE_LINE.test(l.text));
-  if (modeLine) {
-    const value = (MODE_LINE.exec(modeLine.text)?.[1] ?? '').toLowerCase();
+  let modeValue: string | undefined;
+  for (const line of lines) {
+    if (line.kind !== 'text') continue;
+    modeValue = modeOf(line.text);
+    if (modeValue !== undefined) break;
+  }
+  if (modeValue !== undefined) {
+    const value = modeValue.toLowerCase();
     if ((TEAM_MODES as readonly string[]).includes(value)) mode = value as TeamMode;
     else warnings.push(`team.md: unknown mode "${value}", using ${DEFAULT_TEAM_MODE}`);
   }
   const name = title !== undefined && title !== '' ? title : DEFAULT_TEAM_NAME;
-  const firstSection = lines.findIndex((l) => l.kind === 'table' || /^#{2,}\s/.test(l.text));
-  const quote = lines.slice(0, firstSection < 0 ? lines.length : firstSection).find((l) => l.kind === 'text' && /^\s*>\s*\S/.test(l.text));
-  const described = quote ? { description: stripMarkdown(quote.text.replace(/^\s*>\s*/, '')) } : {};
+  const firstSection = lines.findIndex((l) => l.kind === 'table' || (l.kind === 'heading' && (l.level ?? 1) >= 2));
+  const quoteText = (l: Line) => (l.kind === 'text' && l.text.trimStart().startsWith('>') ? l.text.trimStart().slice(1).trim() : '');
+  const quote = lines.slice(0, firstSection < 0 ? lines.length : firstSection).find((l) => quoteText(l) !== '');
+  const described = quote ? { description: stripMarkdown(quoteText(quote)) } : {};
 
   const membersTable = tables.find((t) => MEMBERS_HEADING.test(t.heading) || MEMBERS_HEADING.test(t.section));
   if (membersTable) {
@@ -222,7 +204,7 @@ export function parseTeamMd(text: string): TeamMd {
     if (members.length === 0) warnings.push('team.md: the roster table has no member rows');
     return { name, ...described, mode, members, rosterForm: 'table', warnings };
   }
-  const members = sectionMembers(text);
+  const members = sectionMembers(lines);
   if (members.length > 0) return { name, ...described, mode, members, rosterForm: 'sections', warnings };
   warnings.push('team.md: no roster found (no Members table, no table with a Name column, no ### sections with a Role line)');
   return { name, ...described, mode, members: [], rosterForm: 'none', warnings };

@@ -1,0 +1,205 @@
+/**
+ * The inline markdown of squad files, read in one pass each: headings,
+ * `key: value` lines with optional bullets and emphasis, table rows, and
+ * stripping inline markup from a cell. No regular expression here can
+ * backtrack over a line.
+ * @module
+ */
+import { isWhiteSpace } from '../text/lines.js';
+
+/** An ATX heading: its level (1-6) and its text, or undefined. */
+export function readHeading(line: string): { level: number; text: string } | undefined {
+  let level = 0;
+  while (line.charCodeAt(level) === 0x23 /* # */) level++;
+  if (level < 1 || level > 6) return undefined;
+  const next = line[level];
+  if (next !== ' ' && next !== '\t') return undefined;
+  return { level, text: headingText(line.slice(level + 1).trim()) };
+}
+
+/** A heading's text without an optional closing run of `#`. */
+function headingText(trimmed: string): string {
+  let end = trimmed.length;
+  while (end > 0 && trimmed.charCodeAt(end - 1) === 0x23) end--;
+  return end < trimmed.length && (end === 0 || isWhiteSpace(trimmed.charCodeAt(end - 1))) ? trimmed.slice(0, end).trimEnd() : trimmed;
+}
+
+const startsWithEmphasis = (text: string): boolean => text.startsWith('**') || text.startsWith('__');
+
+/**
+ * A `key: value` line: an optional `-` or `*` bullet, the key in any case
+ * (optionally in `**` or `__`, with the colon inside or outside), then the
+ * value. Returns the key as listed in `keys` and the value, untrimmed at
+ * its end.
+ *
+ * @example
+ * ```ts
+ * readLabelled('- **Role:** Tester', ['role']); // { key: 'role', value: 'Tester' }
+ * ```
+ */
+export function readLabelled(line: string, keys: readonly string[]): { key: string; value: string } | undefined {
+  let rest = line.trimStart();
+  if ((rest[0] === '-' || rest[0] === '*') && rest.length > 1 && isWhiteSpace(rest.charCodeAt(1))) rest = rest.slice(1).trimStart();
+  if (startsWithEmphasis(rest)) rest = rest.slice(2);
+  const key = keys.find((k) => rest.slice(0, k.length).toLowerCase() === k);
+  if (key === undefined) return undefined;
+  rest = rest.slice(key.length);
+  if (rest.startsWith(':**') || rest.startsWith(':__')) rest = rest.slice(3);
+  else {
+    if (startsWithEmphasis(rest)) rest = rest.slice(2);
+    rest = rest.trimStart();
+    if (rest[0] !== ':') return undefined;
+    rest = rest.slice(1);
+  }
+  return { key, value: rest.trimStart() };
+}
+
+/** The cells of a table row; `\|` is a literal bar. */
+export function splitRow(line: string): string[] {
+  let body = line.trim();
+  if (body.startsWith('|')) body = body.slice(1);
+  if (body.endsWith('|') && !body.endsWith('\\|')) body = body.slice(0, -1);
+  const cells: string[] = [];
+  let cell = '';
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    if (c === '\\' && body[i + 1] === '|') {
+      cell += '|';
+      i++;
+    } else if (c === '|') {
+      cells.push(cell.trim());
+      cell = '';
+    } else cell += c;
+  }
+  cells.push(cell.trim());
+  return cells;
+}
+
+/** For every position, the first index at or after it where `hit` holds (or `text.length`). */
+function nextIndex(text: string, hit: (i: number) => boolean): Int32Array {
+  const next = new Int32Array(text.length + 2).fill(text.length);
+  for (let i = text.length - 1; i >= 0; i--) next[i] = hit(i) ? i : next[i + 1]!;
+  return next;
+}
+
+/** The links `!?[text](target)` of a text (text up to 200, target up to 300 characters, no line end), in order, not overlapping. */
+function* links(text: string): Generator<{ from: number; text: string; target: string; to: number }> {
+  if (!text.includes('](')) return;
+  const close = nextIndex(text, (i) => text[i] === ']' || text[i] === '\n');
+  const paren = nextIndex(text, (i) => text[i] === ')' || text[i] === '\n');
+  for (let i = 0; i < text.length; i++) {
+    const at = text[i] === '!' && text[i + 1] === '[' ? i + 1 : text[i] === '[' ? i : -1;
+    if (at < 0) continue;
+    const end = close[at + 1]!;
+    if (text[end] !== ']' || end - at - 1 > 200 || text[end + 1] !== '(') continue;
+    const target = paren[end + 2]!;
+    if (text[target] !== ')' || target - end - 2 > 300) continue;
+    yield { from: i, text: text.slice(at + 1, end), target: text.slice(end + 2, target), to: target + 1 };
+    i = target;
+  }
+}
+
+/** Links and images keep their text. */
+function stripLinks(text: string): string {
+  let out = '';
+  let from = 0;
+  for (const link of links(text)) {
+    out += text.slice(from, link.from) + link.text;
+    from = link.to;
+  }
+  return from === 0 ? text : out + text.slice(from);
+}
+
+/** HTML tags go: `<...>` up to 300 characters, without `<`, `>` or a line end inside. */
+function stripTags(text: string): string {
+  if (!text.includes('<')) return text;
+  const angle = nextIndex(text, (i) => text[i] === '<' || text[i] === '>' || text[i] === '\n');
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (text[i] !== '<') continue;
+    const end = angle[i + 1]!;
+    if (text[end] !== '>' || end - i - 1 > 300) continue;
+    out += text.slice(from, i);
+    from = end + 1;
+    i = end;
+  }
+  return out + text.slice(from);
+}
+
+/** `**x**`, `__x__` and `~~x~~` keep `x` (up to 300 characters, the nearest closing pair of the same mark). */
+function stripPairs(text: string): string {
+  const marks = ['**', '__', '~~'].filter((m) => text.includes(m));
+  if (marks.length === 0) return text;
+  const next = new Map(marks.map((mark) => [mark, nextIndex(text, (i) => text.startsWith(mark, i) || text[i] === '\n')]));
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    const mark = marks.find((m) => text.startsWith(m, i));
+    if (mark === undefined) continue;
+    const end = next.get(mark)![i + 2]!;
+    if (!text.startsWith(mark, end) || end - i - 2 > 300) continue;
+    out += text.slice(from, i) + text.slice(i + 2, end);
+    from = end + 2;
+    i = end + 1;
+  }
+  return out + text.slice(from);
+}
+
+const isEmphasis = (c: string | undefined): boolean => c === '*' || c === '_';
+const AFTER_EMPHASIS = new Set(['.', ',', ';', ':', '!', '?', ')']);
+
+/**
+ * `*x*` and `_x_` keep `x`: an opening `*` or `_` at the start or after
+ * white space or `(`, content that starts and ends with a non-space (up to
+ * 302 characters), and a closing `*` or `_` followed by the end, white space
+ * or punctuation. Content of two or more characters is preferred, then one.
+ */
+function stripEmphasis(text: string): string {
+  if (!text.includes('*') && !text.includes('_')) return text;
+  const nonSpace = (i: number) => i >= 0 && i < text.length && text[i] !== '\n' && !isWhiteSpace(text.charCodeAt(i));
+  const closes = (p: number) =>
+    isEmphasis(text[p]) && nonSpace(p - 1) && (p + 1 === text.length || isWhiteSpace(text.charCodeAt(p + 1)) || AFTER_EMPHASIS.has(text[p + 1]!));
+  const close = nextIndex(text, (p) => closes(p) || text[p] === '\n');
+  let out = '';
+  let from = 0;
+  for (let i = 0; i < text.length; i++) {
+    if (!isEmphasis(text[i]) || !(i === 0 || isWhiteSpace(text.charCodeAt(i - 1)) || text[i - 1] === '(') || i < from) continue;
+    if (!nonSpace(i + 1)) continue;
+    let end = text[i + 2] === '\n' ? text.length : close[i + 3]!;
+    if (!(end < text.length && text[end] !== '\n' && end <= i + 303)) end = closes(i + 2) ? i + 2 : -1;
+    if (end < 0) continue;
+    out += text.slice(from, i) + text.slice(i + 1, end);
+    from = end + 1;
+    i = end;
+  }
+  return out + text.slice(from);
+}
+
+/**
+ * Strip inline markdown from a cell: links and images keep their text;
+ * bold, italics, strike-through, backticks and HTML tags go; runs of white
+ * space become one space. Linear in the text.
+ */
+export function stripMarkdown(text: string): string {
+  const noTicks = stripTags(stripLinks(text)).replaceAll('`', '');
+  return stripEmphasis(stripPairs(noTicks)).replace(/\s+/g, ' ').trim();
+}
+
+/** The link target of a markdown link cell (its first word, without `<>`), else the cell's stripped text. */
+export function charterCell(cell: string): string {
+  for (const link of links(cell)) {
+    const target = link.target.trim();
+    let first = target;
+    for (let i = 0; i < target.length; i++) {
+      if (isWhiteSpace(target.charCodeAt(i))) {
+        first = target.slice(0, i);
+        break;
+      }
+    }
+    if (first.startsWith('<')) first = first.slice(1);
+    if (first.endsWith('>')) first = first.slice(0, -1);
+    return first;
+  }
+  return stripMarkdown(cell);
+}
