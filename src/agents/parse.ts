@@ -4,16 +4,15 @@
  * Agent files are data: only YAML (or JSON) front matter is read, never code.
  * @module
  */
-import matter from 'gray-matter';
-import { parse as parseYaml } from 'yaml';
-import { ConfigurationError, ParseError, errorMessage, type TroupeError } from '../core/errors.js';
+import { ConfigurationError, ParseError, describeValue, type TroupeError } from '../core/errors.js';
+import { normalizeText } from '../text/lines.js';
 import { definitionFrom, type AgentDefinition, type AgentIssue, type AgentParseResult } from './definition.js';
+import { readFrontMatterData, splitFrontMatter } from './front-matter.js';
+
+export { MAX_YAML_ALIASES } from './front-matter.js';
 
 /** The largest agent file accepted, in bytes (1 MB). */
 export const MAX_AGENT_FILE_BYTES = 1024 * 1024;
-
-/** The most YAML aliases one file may expand (bounds "billion laughs" files). */
-export const MAX_YAML_ALIASES = 100;
 
 /** Options of {@link parseAgentFile}. */
 export interface ParseAgentFileOptions {
@@ -23,24 +22,8 @@ export interface ParseAgentFileOptions {
   file?: string;
 }
 
-const FENCE = /^---([^\r\n]*)\r?\n/;
-const DATA_LANGUAGES = new Set(['', 'yaml', 'yml', 'json']);
-
-const refuse = (language: string) => () => {
-  throw new ParseError(`Front matter in "${language}" is not allowed: agent files are data and are never evaluated`);
-};
-
-/** gray-matter with every code engine replaced by a refusal, and YAML read as data with bounded aliases. */
-const MATTER_OPTIONS = {
-  engines: {
-    yaml: (text: string): object => (parseYaml(text, { maxAliasCount: MAX_YAML_ALIASES, prettyErrors: true, logLevel: 'error' }) ?? {}) as object,
-    javascript: refuse('javascript'),
-    js: refuse('js'),
-    coffee: refuse('coffee'),
-    coffeescript: refuse('coffeescript'),
-    cson: refuse('cson'),
-  },
-};
+/** Issue codes that mean the text could not be read at all (a `ParseError`), not that it broke the schema. */
+const UNREADABLE = new Set(['too_large', 'code_frontmatter', 'invalid_yaml', 'invalid_argument', 'unclosed_front_matter', 'front_matter_too_large']);
 
 /**
  * Parse an agent file without throwing: `{ success: true, data }` or
@@ -51,34 +34,22 @@ export function safeParseAgentFile(text: string, options: ParseAgentFileOptions 
     success: false,
     issues: [{ code, message, ...(options.file === undefined ? {} : { file: options.file }) }],
   });
-  if (typeof text !== 'string') return fail('invalid_input', `Expected the agent file to be a string, got ${typeof text}`);
+  if (typeof text !== 'string') return fail('invalid_argument', `Expected the agent file to be a string, got ${describeValue(text)}`);
   if (Buffer.byteLength(text, 'utf8') > MAX_AGENT_FILE_BYTES) {
     return fail('too_large', `Agent file is larger than ${MAX_AGENT_FILE_BYTES} bytes (1 MB); refusing to read it`);
   }
-  let source = text.replace(/^\uFEFF/, '');
+  let source = normalizeText(text);
   if (source.startsWith('#!')) {
+    // `.ai` files start with a shebang line before the front matter.
     const eol = source.indexOf('\n');
     source = eol === -1 ? '' : source.slice(eol + 1);
   }
-  const fence = FENCE.exec(source);
-  if (fence) {
-    const language = fence[1]!.trim().toLowerCase();
-    if (!DATA_LANGUAGES.has(language)) {
-      return fail('code_frontmatter', `Front matter in "${language}" is not allowed: agent files are data and are never evaluated`);
-    }
-  }
-  let data: Record<string, unknown>;
-  let body: string;
-  try {
-    const parsed = matter(source, MATTER_OPTIONS as unknown as Parameters<typeof matter>[1]);
-    data = parsed.data as Record<string, unknown>;
-    body = parsed.content;
-  } catch (error) {
-    return fail('invalid_yaml', `Front matter is not valid YAML: ${errorMessage(error)}`);
-  }
-  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
-    return fail('invalid_yaml', 'Front matter must be a YAML mapping of keys to values');
-  }
+  const split = splitFrontMatter(source);
+  if (!split.success) return fail(split.issues[0]!.code, split.issues[0]!.message);
+  const read = readFrontMatterData(split.data);
+  if (!read.success) return fail(read.issues[0]!.code, read.issues[0]!.message);
+  const data = read.data;
+  const body = split.data.body;
   const result = definitionFrom(data, body, options.name);
   if (!result.success) {
     return { success: false, issues: result.issues.map((i) => withFile(i, options.file)) };
@@ -101,6 +72,9 @@ export function safeParseAgentFile(text: string, options: ParseAgentFileOptions 
  * ```
  */
 export function parseAgentFile(text: string, options: ParseAgentFileOptions = {}): AgentDefinition {
+  if (typeof text !== 'string') {
+    throw new ConfigurationError(`Expected the agent file to be a string, got ${describeValue(text)}`, { code: 'invalid_argument', details: options.file === undefined ? {} : { file: options.file } });
+  }
   const result = safeParseAgentFile(text, options);
   if (result.success) return result.data;
   throw agentFileError(result.issues, options.file);
@@ -111,7 +85,7 @@ export function agentFileError(issues: readonly AgentIssue[], file?: string): Tr
   const where = file === undefined ? 'Agent file' : `Agent file ${file}`;
   const message = `${where}: ${issues.map((i) => i.message).join('; ')}`;
   const details = { issues, ...(file === undefined ? {} : { file }) };
-  const unreadable = issues.some((i) => ['too_large', 'code_frontmatter', 'invalid_yaml', 'invalid_input'].includes(i.code));
+  const unreadable = issues.some((i) => UNREADABLE.has(i.code));
   return unreadable ? new ParseError(message, { details }) : new ConfigurationError(message, { code: 'invalid_agent', details });
 }
 
