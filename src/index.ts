@@ -99,6 +99,7 @@ export {
   type TeamDefinition,
 } from './agents/definition.js';
 export { parseAgentFile, safeParseAgentFile, MAX_AGENT_FILE_BYTES, type ParseAgentFileOptions } from './agents/parse.js';
+export { MAX_FRONT_MATTER_CHARS, MAX_YAML_ALIASES, readFrontMatterData, splitFrontMatter, type FrontMatter, type SplitFrontMatterOptions } from './agents/front-matter.js';
 export { loadAgents, type LoadAgentsOptions } from './agents/load.js';
 export { validateAgents, terminalsOf, agentEdges, type AgentEdge, type AgentEdgeKind, type AgentValidation } from './agents/validate.js';
 export { compileAgents, type CompileAgentsOptions } from './agents/compile.js';
@@ -108,6 +109,20 @@ export { advisors, consultAdvisors, formatAdvice, type AdvisorResult, type Advis
 export { broadcast, type BroadcastOptions, type BroadcastOutcome } from './patterns/broadcast.js';
 export { sequential, formatEarlierAnswers, type SequentialOptions, type SequentialOutcome } from './patterns/sequential.js';
 export { RoutingError } from './core/errors.js';
+// Reading model output and files: line ends, the one fence scanner, JSON candidates
+export { normalizeText } from './text/lines.js';
+export { fencedBlocks, scanLines, type Fence, type FencedBlock, type LineKind, type ScannedLine } from './text/fences.js';
+export {
+  MAX_REPAIR_CHARS,
+  findJson,
+  safeFindJson,
+  type FindJsonOptions,
+  type FoundJson,
+  type JsonIssue,
+  type JsonKind,
+  type JsonSource,
+  type JsonValidator,
+} from './text/json.js';
 // Reflection: sentinel, assignment and evaluation parsers, stall detection,
 // quality trend, and the reflect / orchestrate loops
 export type { ParseIssue, SafeParseResult } from './core/parse-result.js';
@@ -154,7 +169,9 @@ export {
   type PruneRunsOptions,
   type RunLog,
   type RunMeta,
+  type SkippedRecord,
   type TimelineEntry,
+  type TimelineOptions,
 } from './persistence/run-log.js';
 export {
   TEAM_REGISTRY_SCHEMA_VERSION,

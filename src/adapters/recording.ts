@@ -9,6 +9,7 @@ import type { AdapterCapabilities, ModelAdapter, ModelSession, SessionSpec } fro
 import { abortError } from '../core/clock.js';
 import { AdapterError, ParseError, TroupeError, errorMessage } from '../core/errors.js';
 import { recordSession, turnRecordsFromEvents, type TurnRecord } from '../core/turn-record.js';
+import { readableText } from '../text/lines.js';
 
 export { recordSession, turnRecordsFromEvents, type RecordedSessionInfo, type TurnRecord } from '../core/turn-record.js';
 
@@ -51,19 +52,37 @@ export function recordingAdapter(inner: ModelAdapter, options: RecordingOptions 
   };
 }
 
-/** Parse JSONL text into turn records; a torn last line is ignored. */
+/** True when `value` has what replay needs of a turn record: an agent, a session and a turn number. */
+function isTurnRecord(value: unknown): value is TurnRecord {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false;
+  const { agent, session, turn } = value as Partial<TurnRecord>;
+  return typeof agent === 'string' && Number.isInteger(session) && Number.isInteger(turn) && (turn as number) >= 1;
+}
+
+/**
+ * Parse JSONL text into turn records; a torn last line is ignored. Line
+ * ends `\n`, `\r\n` or `\r` and a BOM read the same. A line that is not
+ * JSON, or not a turn record, throws a `ParseError` naming it; a non-string
+ * throws a `ConfigurationError` (`invalid_argument`). Linear.
+ */
 export function parseRecording(text: string): TurnRecord[] {
-  const lines = text.split('\n');
+  const lines = readableText(text, 'the recording given to parseRecording').split('\n');
+  let last = lines.length - 1;
+  while (last >= 0 && lines[last]!.trim() === '') last--;
   const out: TurnRecord[] = [];
-  lines.forEach((line, i) => {
-    if (line.trim() === '') return;
+  for (let i = 0; i <= last; i++) {
+    const line = lines[i]!;
+    if (line.trim() === '') continue;
+    let record: unknown;
     try {
-      out.push(JSON.parse(line) as TurnRecord);
+      record = JSON.parse(line);
     } catch (error) {
-      if (i === lines.length - 1 || lines.slice(i + 1).every((l) => l.trim() === '')) return; // torn tail
-      throw new ParseError(`Recording line ${i + 1} is not valid JSON: ${errorMessage(error)}`, { cause: error });
+      if (i === last) break; // torn tail
+      throw new ParseError(`Recording line ${i + 1} is not valid JSON: ${errorMessage(error)}`, { cause: error, details: { line: i + 1 } });
     }
-  });
+    if (!isTurnRecord(record)) throw new ParseError(`Recording line ${i + 1} is not a turn record (it needs \`agent\`, \`session\` and \`turn\`)`, { details: { line: i + 1 } });
+    out.push(record);
+  }
   return out;
 }
 

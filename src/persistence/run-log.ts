@@ -124,6 +124,14 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
   };
 }
 
+/** A record of a run log that is not an event, left out of {@link RunLog.events}. */
+export interface SkippedRecord {
+  /** Its position in the log. */
+  index: number;
+  /** Why it is not an event. */
+  reason: string;
+}
+
 /** A run read back from its log. */
 export interface RunLog {
   runId: string;
@@ -133,14 +141,40 @@ export interface RunLog {
   events: TroupeEvent[];
   /** Set when the log's last record was torn (a crash mid-append). */
   torn?: { reason: string };
+  /** Records that are not events (not an object, no `type`, no numeric `time`), left out of `events`. */
+  skipped?: SkippedRecord[];
 }
 
-/** Read a run's log; a run never logged reads with no events. */
+/** Why `record` is not an event, or undefined when it is one. */
+function notAnEvent(record: unknown): string | undefined {
+  if (record === null || typeof record !== 'object' || Array.isArray(record)) return `not an object (${record === null ? 'null' : Array.isArray(record) ? 'array' : typeof record})`;
+  const { type, time } = record as { type?: unknown; time?: unknown };
+  if (typeof type !== 'string' || type === '') return 'no event `type`';
+  if (typeof time !== 'number' || !Number.isFinite(time)) return 'no numeric `time`';
+  return undefined;
+}
+
+/** Read a run's log; a run never logged reads with no events. Records that are not events are reported in `skipped`. */
 export async function readRun(store: Store, runId: string, options: StoreCallOptions = {}): Promise<RunLog> {
   checkRunId(runId);
   const { records, torn } = await store.read(runEventsStream(runId), options);
   const meta = (await store.get(runMetaKey(runId), options)) as RunMeta | undefined;
-  return { runId, ...(meta === undefined ? {} : { meta }), events: records as TroupeEvent[], ...(torn ? { torn } : {}) };
+  const { events, skipped } = sortRecords(records);
+  return { runId, ...(meta === undefined ? {} : { meta }), events, ...(torn ? { torn } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
+}
+
+function sortRecords(records: readonly unknown[]): { events: TroupeEvent[]; skipped: SkippedRecord[]; positions: number[] } {
+  const events: TroupeEvent[] = [];
+  const positions: number[] = [];
+  const skipped: SkippedRecord[] = [];
+  records.forEach((record, index) => {
+    const reason = notAnEvent(record);
+    if (reason === undefined) {
+      events.push(record as TroupeEvent);
+      positions.push(index);
+    } else skipped.push({ index, reason });
+  });
+  return { events, skipped, positions };
 }
 
 /** One line of a {@link timeline}. */
@@ -169,13 +203,28 @@ export interface TimelineEntry {
   event: TroupeEvent;
 }
 
-/** A run's events in order, with offsets and the duration of every op, agent and the run. */
-export async function timeline(store: Store, runId: string, options: StoreCallOptions = {}): Promise<TimelineEntry[]> {
-  const { events } = await readRun(store, runId, options);
+/** Options of {@link timeline}. */
+export interface TimelineOptions extends StoreCallOptions {
+  /** Receives the records of the log that are not events (they are left out of the timeline). */
+  onSkipped?: (skipped: SkippedRecord[]) => void;
+}
+
+/**
+ * A run's events in order, with offsets and the duration of every op, agent
+ * and the run. Records that are not events are skipped and reported through
+ * `onSkipped` (entries keep their position in the log as `index`).
+ */
+export async function timeline(store: Store, runId: string, options: TimelineOptions = {}): Promise<TimelineEntry[]> {
+  checkRunId(runId);
+  const { onSkipped, ...call } = options;
+  const { records } = await store.read(runEventsStream(runId), call);
+  const { events, skipped, positions } = sortRecords(records);
+  if (skipped.length > 0) onSkipped?.(skipped);
   const starts = new Map<string, number>();
   const first = events[0]?.time ?? 0;
-  return events.map((event, index) => {
-    const previous = index === 0 ? event.time : events[index - 1]!.time;
+  return events.map((event, at) => {
+    const index = positions[at]!;
+    const previous = at === 0 ? event.time : events[at - 1]!.time;
     const scope = event.type.startsWith('run.') ? 'run' : event.type.startsWith('agent.') ? `agent:${event.opId}` : `op:${event.opId}`;
     const entry: TimelineEntry = { index, type: event.type, time: event.time, offsetMs: event.time - first, sincePreviousMs: event.time - previous, event };
     if (event.type === 'run.started' || event.type === 'op.started' || event.type === 'agent.started') starts.set(scope, event.time);
@@ -183,7 +232,7 @@ export async function timeline(store: Store, runId: string, options: StoreCallOp
       const start = starts.get(scope);
       if (start !== undefined) entry.durationMs = event.time - start;
     }
-    if (event.opId !== undefined) entry.opId = event.opId;
+    if (typeof event.opId === 'string') entry.opId = event.opId;
     const agent = (event as { agent?: unknown }).agent;
     if (typeof agent === 'string') entry.agent = agent;
     return entry;
