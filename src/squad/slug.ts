@@ -2,6 +2,7 @@
  * Names of squad members and their agent folders.
  * @module
  */
+import { expectText } from '../text/lines.js';
 
 /** What a squad agent folder name must match. */
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -17,7 +18,7 @@ export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
  * ```
  */
 export function squadSlug(name: string): string {
-  return name
+  return expectText(name, 'the name given to squadSlug')
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
     .toLowerCase()

@@ -10,6 +10,7 @@ import { basename, join, resolve } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/fs.js';
+import { readableText } from '../text/lines.js';
 import { guardWrite, isSymlink, readSquadFile } from './files.js';
 import { findSquadDir } from './find.js';
 import { TROUPE_CHARTER_MARKER, charterBody, genericCharter } from './parse.js';
@@ -32,7 +33,7 @@ export interface WriteSquadOptions {
  * ```
  */
 export function roleFromPrompt(prompt: string): string {
-  const line = prompt
+  const line = readableText(prompt, 'the prompt of roleFromPrompt')
     .split('\n')
     .map((l) => l.replace(/^\s*(?:#+|[-*>]|<!--.*?-->)\s*/, '').trim())
     .find((l) => l !== '');
