@@ -4,8 +4,8 @@
  * Agent files are data: only YAML (or JSON) front matter is read, never code.
  * @module
  */
-import { ConfigurationError, ParseError, describeValue, type TroupeError } from '../core/errors.js';
-import { normalizeText } from '../text/lines.js';
+import { ConfigurationError, ParseError, type TroupeError } from '../core/errors.js';
+import { expectText, normalizeText } from '../text/lines.js';
 import { definitionFrom, type AgentDefinition, type AgentIssue, type AgentParseResult } from './definition.js';
 import { readFrontMatterData, splitFrontMatter } from './front-matter.js';
 
@@ -23,18 +23,20 @@ export interface ParseAgentFileOptions {
 }
 
 /** Issue codes that mean the text could not be read at all (a `ParseError`), not that it broke the schema. */
-const UNREADABLE = new Set(['too_large', 'code_frontmatter', 'invalid_yaml', 'invalid_argument', 'unclosed_front_matter', 'front_matter_too_large']);
+const UNREADABLE = new Set(['too_large', 'code_frontmatter', 'invalid_yaml', 'unclosed_front_matter', 'front_matter_too_large']);
 
 /**
  * Parse an agent file without throwing: `{ success: true, data }` or
- * `{ success: false, issues }`, each issue with a `code`.
+ * `{ success: false, issues }`, each issue with a `code`. LF, CRLF, CR and a
+ * BOM read the same. A non-string is a programming error and throws a
+ * `ConfigurationError` (`invalid_argument`), as in every reader.
  */
 export function safeParseAgentFile(text: string, options: ParseAgentFileOptions = {}): AgentParseResult<AgentDefinition> {
   const fail = (code: string, message: string): AgentParseResult<AgentDefinition> => ({
     success: false,
     issues: [{ code, message, ...(options.file === undefined ? {} : { file: options.file }) }],
   });
-  if (typeof text !== 'string') return fail('invalid_argument', `Expected the agent file to be a string, got ${describeValue(text)}`);
+  expectText(text, 'the agent file');
   if (Buffer.byteLength(text, 'utf8') > MAX_AGENT_FILE_BYTES) {
     return fail('too_large', `Agent file is larger than ${MAX_AGENT_FILE_BYTES} bytes (1 MB); refusing to read it`);
   }
@@ -72,9 +74,6 @@ export function safeParseAgentFile(text: string, options: ParseAgentFileOptions 
  * ```
  */
 export function parseAgentFile(text: string, options: ParseAgentFileOptions = {}): AgentDefinition {
-  if (typeof text !== 'string') {
-    throw new ConfigurationError(`Expected the agent file to be a string, got ${describeValue(text)}`, { code: 'invalid_argument', details: options.file === undefined ? {} : { file: options.file } });
-  }
   const result = safeParseAgentFile(text, options);
   if (result.success) return result.data;
   throw agentFileError(result.issues, options.file);

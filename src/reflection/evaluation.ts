@@ -5,7 +5,7 @@
  */
 import { ParseError } from '../core/errors.js';
 import type { SafeParseResult } from '../core/parse-result.js';
-import { expectText, readableText } from '../text/lines.js';
+import { readableText } from '../text/lines.js';
 
 /** A scored evaluation. */
 export interface Evaluation {
@@ -45,7 +45,7 @@ function labelled(line: string, label: string): string | undefined {
 
 /** A score from the text after `SCORE:`, normalised to [0, 1]. */
 export function normaliseScore(raw: string): number | undefined {
-  const m = NUMBER.exec(expectText(raw, 'the score of normaliseScore'));
+  const m = NUMBER.exec(readableText(raw, 'the score of normaliseScore'));
   if (!m) return undefined;
   const n = Number(m[1]);
   if (!Number.isFinite(n)) return undefined;

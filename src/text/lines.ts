@@ -13,7 +13,7 @@ const BOM = 0xfeff;
 /**
  * `text` with a leading byte order mark removed and every line end (`\r\n`,
  * a lone `\r`) written as `\n`. Linear; returns `text` itself when there is
- * nothing to change.
+ * nothing to change. A non-string throws a `ConfigurationError` (`invalid_argument`).
  *
  * @example
  * ```ts
@@ -21,6 +21,7 @@ const BOM = 0xfeff;
  * ```
  */
 export function normalizeText(text: string): string {
+  expectText(text, 'the text of normalizeText');
   const body = text.charCodeAt(0) === BOM ? text.slice(1) : text;
   return body.includes('\r') ? body.replace(/\r\n?/g, '\n') : body;
 }
