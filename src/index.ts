@@ -113,6 +113,8 @@ export { RoutingError } from './core/errors.js';
 export { normalizeText } from './text/lines.js';
 export { fencedBlocks, scanLines, type Fence, type FencedBlock, type LineKind, type ScannedLine } from './text/fences.js';
 export {
+  MAX_JSON_CANDIDATES,
+  MAX_JSON_DEPTH,
   MAX_REPAIR_CHARS,
   findJson,
   safeFindJson,

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { scanLines } from '../text/fences.js';
-import { readableText } from '../text/lines.js';
+import { isWhiteSpace, readableText } from '../text/lines.js';
 import { taskInputSchema, type TaskInput } from './task-store.js';
 
 /** Something the lead decided. */
@@ -108,9 +108,10 @@ export interface ParsedLeadActions {
 
 const VERBS = new Set(['APPROVE', 'REJECT', 'ANSWER', 'MESSAGE', 'ADD_TASK', 'SPLIT', 'CANCEL', 'REASSIGN', 'SPAWN']);
 
-const isWordChar = (c: string | undefined): boolean => c !== undefined && /[A-Za-z0-9_]/.test(c);
-const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
-const isWordOfLine = (c: string | undefined): boolean => c !== undefined && c !== ':' && !/\s/.test(c);
+const isWordChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
+const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
+/** Not white space, not a colon, not past the end (NaN). */
+const isWordOfLine = (c: number): boolean => c === c && c !== 0x3a && !isWhiteSpace(c);
 
 /**
  * One action line: `VERB [target] [extra] [: rest]`, the verb a whole word
@@ -119,21 +120,31 @@ const isWordOfLine = (c: string | undefined): boolean => c !== undefined && c !=
 function readActionLine(raw: string): { verb: string; target: string; extra?: string; rest?: string } | undefined {
   const line = raw.trimStart();
   let i = 0;
-  while (isWordChar(line[i])) i++;
+  while (isWordChar(line.charCodeAt(i))) i++;
+  if (i < 3 || i > 8) return undefined; // no verb is shorter or longer
   const verb = line.slice(0, i);
   if (!VERBS.has(verb)) return undefined;
-  const word = () => {
-    while (isBlank(line[i])) i++;
-    const start = i;
-    while (isWordOfLine(line[i])) i++;
-    return line.slice(start, i);
-  };
-  const target = word();
-  const extra = word();
-  while (isBlank(line[i])) i++;
-  if (i === line.length) return { verb, target, ...(extra === '' ? {} : { extra }) };
-  if (line[i] !== ':') return undefined;
-  return { verb, target, ...(extra === '' ? {} : { extra }), rest: line.slice(i + 1) };
+  i = skipBlanks(line, i);
+  const targetEnd = wordEnd(line, i);
+  const target = line.slice(i, targetEnd);
+  i = skipBlanks(line, targetEnd);
+  const extraEnd = wordEnd(line, i);
+  const extra = line.slice(i, extraEnd);
+  i = skipBlanks(line, extraEnd);
+  if (i === line.length) return extra === '' ? { verb, target } : { verb, target, extra };
+  if (line.charCodeAt(i) !== 0x3a) return undefined;
+  const rest = line.slice(i + 1);
+  return extra === '' ? { verb, target, rest } : { verb, target, extra, rest };
+}
+
+function skipBlanks(line: string, i: number): number {
+  while (isBlank(line.charCodeAt(i))) i++;
+  return i;
+}
+
+function wordEnd(line: string, i: number): number {
+  while (isWordOfLine(line.charCodeAt(i))) i++;
+  return i;
 }
 
 /**
@@ -153,45 +164,39 @@ export function parseLeadActions(text: string): ParsedLeadActions {
   for (const raw of lines) {
     const m = readActionLine(raw);
     if (!m) continue;
-    const { verb, target, extra, rest } = m;
-    const body = (rest ?? '').trim();
-    const need = (ok: boolean, why: string) => {
-      if (!ok) issues.push(`${why}: ${raw.trim().slice(0, 200)}`);
-      return ok;
-    };
-    switch (verb) {
-      case 'APPROVE':
-        if (need(target !== '', 'APPROVE needs a task id')) actions.push({ type: 'review', taskId: target, approved: true, ...(body ? { feedback: body } : {}) });
-        break;
-      case 'REJECT':
-        if (need(target !== '', 'REJECT needs a task id')) actions.push({ type: 'review', taskId: target, approved: false, feedback: body || 'Rejected without feedback.' });
-        break;
-      case 'ANSWER':
-      case 'MESSAGE':
-        if (need(target !== '' && body !== '', `${verb} needs a worker and a text`)) actions.push({ type: 'message', to: target, text: body });
-        break;
-      case 'ADD_TASK': {
-        const task = readJson(body, taskInputSchema);
-        if (need(task !== undefined, 'ADD_TASK needs a task as JSON')) actions.push({ type: 'add', task: clean(task!) });
-        break;
-      }
-      case 'SPLIT': {
-        const parts = readJson(body, z.array(taskInputSchema).min(1));
-        if (need(target !== '' && parts !== undefined, 'SPLIT needs a task id and a JSON list of tasks')) actions.push({ type: 'split', taskId: target, parts: parts!.map(clean) });
-        break;
-      }
-      case 'CANCEL':
-        if (need(target !== '', 'CANCEL needs a task id')) actions.push({ type: 'cancel', taskId: target, ...(body ? { reason: body } : {}) });
-        break;
-      case 'REASSIGN':
-        if (need(target !== '', 'REASSIGN needs a task id')) actions.push({ type: 'reassign', taskId: target, ...(extra ? { to: extra } : {}) });
-        break;
-      case 'SPAWN':
-        if (need(target !== '', 'SPAWN needs a worker')) actions.push({ type: 'spawn', worker: target });
-        break;
-    }
+    const action = toAction(m);
+    if (typeof action === 'string') issues.push(`${action}: ${raw.trim().slice(0, 200)}`);
+    else actions.push(action);
   }
   return { actions, issues };
+}
+
+/** The action of a read line, or why it cannot be one. */
+function toAction({ verb, target, extra, rest }: { verb: string; target: string; extra?: string; rest?: string }): LeadAction | string {
+  const body = (rest ?? '').trim();
+  switch (verb) {
+    case 'APPROVE':
+      return target === '' ? 'APPROVE needs a task id' : { type: 'review', taskId: target, approved: true, ...(body ? { feedback: body } : {}) };
+    case 'REJECT':
+      return target === '' ? 'REJECT needs a task id' : { type: 'review', taskId: target, approved: false, feedback: body || 'Rejected without feedback.' };
+    case 'ANSWER':
+    case 'MESSAGE':
+      return target === '' || body === '' ? `${verb} needs a worker and a text` : { type: 'message', to: target, text: body };
+    case 'ADD_TASK': {
+      const task = readJson(body, taskInputSchema);
+      return task === undefined ? 'ADD_TASK needs a task as JSON' : { type: 'add', task: clean(task) };
+    }
+    case 'SPLIT': {
+      const parts = readJson(body, z.array(taskInputSchema).min(1));
+      return target === '' || parts === undefined ? 'SPLIT needs a task id and a JSON list of tasks' : { type: 'split', taskId: target, parts: parts.map(clean) };
+    }
+    case 'CANCEL':
+      return target === '' ? 'CANCEL needs a task id' : { type: 'cancel', taskId: target, ...(body ? { reason: body } : {}) };
+    case 'REASSIGN':
+      return target === '' ? 'REASSIGN needs a task id' : { type: 'reassign', taskId: target, ...(extra ? { to: extra } : {}) };
+    default:
+      return target === '' ? 'SPAWN needs a worker' : { type: 'spawn', worker: target };
+  }
 }
 
 /** The worker's tool to ask the lead a question and wait for the answer. */

@@ -41,7 +41,13 @@ export function readLabelled(line: string, keys: readonly string[]): { key: stri
   let rest = line.trimStart();
   if ((rest[0] === '-' || rest[0] === '*') && rest.length > 1 && isWhiteSpace(rest.charCodeAt(1))) rest = rest.slice(1).trimStart();
   if (startsWithEmphasis(rest)) rest = rest.slice(2);
-  const key = keys.find((k) => rest.slice(0, k.length).toLowerCase() === k);
+  let key: string | undefined;
+  for (const k of keys) {
+    if (rest.slice(0, k.length).toLowerCase() === k) {
+      key = k;
+      break;
+    }
+  }
   if (key === undefined) return undefined;
   rest = rest.slice(key.length);
   if (rest.startsWith(':**') || rest.startsWith(':__')) rest = rest.slice(3);
@@ -60,39 +66,45 @@ export function splitRow(line: string): string[] {
   if (body.startsWith('|')) body = body.slice(1);
   if (body.endsWith('|') && !body.endsWith('\\|')) body = body.slice(0, -1);
   const cells: string[] = [];
-  let cell = '';
-  for (let i = 0; i < body.length; i++) {
-    const c = body[i]!;
-    if (c === '\\' && body[i + 1] === '|') {
-      cell += '|';
-      i++;
-    } else if (c === '|') {
-      cells.push(cell.trim());
-      cell = '';
-    } else cell += c;
+  let from = 0;
+  for (let bar = body.indexOf('|'); bar >= 0; bar = body.indexOf('|', bar + 1)) {
+    if (bar > 0 && body[bar - 1] === '\\') continue;
+    cells.push(cell(body.slice(from, bar)));
+    from = bar + 1;
   }
-  cells.push(cell.trim());
+  cells.push(cell(body.slice(from)));
   return cells;
 }
 
-/** For every position, the first index at or after it where `hit` holds (or `text.length`). */
-function nextIndex(text: string, hit: (i: number) => boolean): Int32Array {
-  const next = new Int32Array(text.length + 2).fill(text.length);
-  for (let i = text.length - 1; i >= 0; i--) next[i] = hit(i) ? i : next[i + 1]!;
-  return next;
+const cell = (raw: string): string => (raw.includes('\\|') ? raw.replaceAll('\\|', '|') : raw).trim();
+
+/**
+ * A seeker of the first index at or after a position where `hit` holds (or
+ * `text.length`). Positions asked for must not decrease, which lets each
+ * answer be reused until it is passed: linear over all calls.
+ */
+function seeker(text: string, hit: (i: number) => boolean): (from: number) => number {
+  let found = -1;
+  return (from) => {
+    if (found >= from) return found;
+    let i = from;
+    while (i < text.length && !hit(i)) i++;
+    found = i;
+    return i;
+  };
 }
 
 /** The links `!?[text](target)` of a text (text up to 200, target up to 300 characters, no line end), in order, not overlapping. */
 function* links(text: string): Generator<{ from: number; text: string; target: string; to: number }> {
   if (!text.includes('](')) return;
-  const close = nextIndex(text, (i) => text[i] === ']' || text[i] === '\n');
-  const paren = nextIndex(text, (i) => text[i] === ')' || text[i] === '\n');
+  const close = seeker(text, (i) => text[i] === ']' || text[i] === '\n');
+  const paren = seeker(text, (i) => text[i] === ')' || text[i] === '\n');
   for (let i = 0; i < text.length; i++) {
     const at = text[i] === '!' && text[i + 1] === '[' ? i + 1 : text[i] === '[' ? i : -1;
     if (at < 0) continue;
-    const end = close[at + 1]!;
+    const end = close(at + 1);
     if (text[end] !== ']' || end - at - 1 > 200 || text[end + 1] !== '(') continue;
-    const target = paren[end + 2]!;
+    const target = paren(end + 2);
     if (text[target] !== ')' || target - end - 2 > 300) continue;
     yield { from: i, text: text.slice(at + 1, end), target: text.slice(end + 2, target), to: target + 1 };
     i = target;
@@ -113,12 +125,12 @@ function stripLinks(text: string): string {
 /** HTML tags go: `<...>` up to 300 characters, without `<`, `>` or a line end inside. */
 function stripTags(text: string): string {
   if (!text.includes('<')) return text;
-  const angle = nextIndex(text, (i) => text[i] === '<' || text[i] === '>' || text[i] === '\n');
+  const angle = seeker(text, (i) => text[i] === '<' || text[i] === '>' || text[i] === '\n');
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     if (text[i] !== '<') continue;
-    const end = angle[i + 1]!;
+    const end = angle(i + 1);
     if (text[end] !== '>' || end - i - 1 > 300) continue;
     out += text.slice(from, i);
     from = end + 1;
@@ -127,17 +139,21 @@ function stripTags(text: string): string {
   return out + text.slice(from);
 }
 
+const PAIR_MARKS = ['**', '__', '~~'];
+
 /** `**x**`, `__x__` and `~~x~~` keep `x` (up to 300 characters, the nearest closing pair of the same mark). */
 function stripPairs(text: string): string {
-  const marks = ['**', '__', '~~'].filter((m) => text.includes(m));
+  // A pair needs two occurrences of its mark, two characters apart at least.
+  const marks: string[] = [];
+  for (const mark of PAIR_MARKS) if (text.lastIndexOf(mark) - text.indexOf(mark) >= 2) marks.push(mark);
   if (marks.length === 0) return text;
-  const next = new Map(marks.map((mark) => [mark, nextIndex(text, (i) => text.startsWith(mark, i) || text[i] === '\n')]));
+  const next = new Map(marks.map((mark) => [mark, seeker(text, (i) => text.startsWith(mark, i) || text[i] === '\n')]));
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     const mark = marks.find((m) => text.startsWith(m, i));
     if (mark === undefined) continue;
-    const end = next.get(mark)![i + 2]!;
+    const end = next.get(mark)!(i + 2);
     if (!text.startsWith(mark, end) || end - i - 2 > 300) continue;
     out += text.slice(from, i) + text.slice(i + 2, end);
     from = end + 2;
@@ -156,17 +172,21 @@ const AFTER_EMPHASIS = new Set(['.', ',', ';', ':', '!', '?', ')']);
  * or punctuation. Content of two or more characters is preferred, then one.
  */
 function stripEmphasis(text: string): string {
-  if (!text.includes('*') && !text.includes('_')) return text;
+  // An opening and a closing mark, with content between them, or nothing to do.
+  const stars = text.indexOf('*');
+  const unders = text.indexOf('_');
+  const first = stars < 0 ? unders : unders < 0 ? stars : Math.min(stars, unders);
+  if (first < 0 || Math.max(text.lastIndexOf('*'), text.lastIndexOf('_')) < first + 2) return text;
   const nonSpace = (i: number) => i >= 0 && i < text.length && text[i] !== '\n' && !isWhiteSpace(text.charCodeAt(i));
   const closes = (p: number) =>
     isEmphasis(text[p]) && nonSpace(p - 1) && (p + 1 === text.length || isWhiteSpace(text.charCodeAt(p + 1)) || AFTER_EMPHASIS.has(text[p + 1]!));
-  const close = nextIndex(text, (p) => closes(p) || text[p] === '\n');
+  const close = seeker(text, (p) => closes(p) || text[p] === '\n');
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     if (!isEmphasis(text[i]) || !(i === 0 || isWhiteSpace(text.charCodeAt(i - 1)) || text[i - 1] === '(') || i < from) continue;
     if (!nonSpace(i + 1)) continue;
-    let end = text[i + 2] === '\n' ? text.length : close[i + 3]!;
+    let end = text[i + 2] === '\n' ? text.length : close(i + 3);
     if (!(end < text.length && text[end] !== '\n' && end <= i + 303)) end = closes(i + 2) ? i + 2 : -1;
     if (end < 0) continue;
     out += text.slice(from, i) + text.slice(i + 1, end);

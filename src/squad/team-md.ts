@@ -54,10 +54,16 @@ interface Line {
 const MEMBERS_HEADING = /^(?:team\s+)?(?:members|roster)\b/i;
 const NOT_ROSTER_HEADING = /coordinator|coding agent|issue source|alumni|former/i;
 const MODE_VALUE = /^[\w-]*$/;
+const SEPARATOR_CELL = /^:?-+:?$/;
 
 function isSeparatorRow(cells: string[]): boolean {
-  const filled = cells.filter((c) => c !== '');
-  return filled.length > 0 && filled.every((c) => /^:?-+:?$/.test(c.replace(/\s+/g, '')));
+  let filled = 0;
+  for (const cell of cells) {
+    if (cell === '') continue;
+    filled++;
+    if (!SEPARATOR_CELL.test(cell.replace(/\s+/g, ''))) return false;
+  }
+  return filled > 0;
 }
 
 /** One pass over the text (fenced code blocks skipped): the title, the tables, the other lines. */

@@ -68,6 +68,16 @@ export const MAX_REPAIR_CHARS = 16 * 1024;
 /** The most nodes checked against the schema in one call. */
 const MAX_CHECKS = 2000;
 
+/**
+ * The most candidates parsed in one call (each pass). A failed parse costs
+ * an exception, so a text of thousands of decoys stops here; model answers
+ * hold a handful.
+ */
+export const MAX_JSON_CANDIDATES = 256;
+
+/** Values nested deeper than this are not taken as JSON (no answer nests so deep; parsing and checking them would not be cheap). */
+export const MAX_JSON_DEPTH = 512;
+
 interface Candidate {
   start: number;
   end: number;
@@ -77,6 +87,23 @@ interface Candidate {
 }
 
 const JSON_LANGUAGES = new Set(['json', 'jsonc', 'json5']);
+
+/** The deepest nesting of brackets (outside strings) between `start` and `end`. */
+function depthOf(text: string, start: number, end: number): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) deepest = Math.max(deepest, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return deepest;
+}
 
 const isSpaceCode = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x09 || c === 0x0d;
 
@@ -93,8 +120,9 @@ const isSpaceCode = (c: number): boolean => c === 0x20 || c === 0x0a || c === 0x
 function candidatesOf(text: string): Candidate[] {
   const jsonFences: Candidate[] = [];
   const otherFences: Candidate[] = [];
-  const pairs: Candidate[] = [];
-  const stack: { char: number; start: number }[] = [];
+  // The end of the balanced span starting at each offset (0: none), and the open brackets (their offsets).
+  const endAt = new Int32Array(text.length);
+  const stack: number[] = [];
   let inString = false;
   let block: { start: number; end: number; json: boolean } | undefined;
   const finishBlock = () => {
@@ -103,7 +131,9 @@ function candidatesOf(text: string): Candidate[] {
     while (start < end && isSpaceCode(text.charCodeAt(start))) start++;
     while (end > start && isSpaceCode(text.charCodeAt(end - 1))) end--;
     const first = text[start];
-    if (first === '{' || first === '[') (block.json ? jsonFences : otherFences).push({ start, end, source: block.json ? 'json-fence' : 'fence' });
+    if ((first === '{' || first === '[') && depthOf(text, start, end) <= MAX_JSON_DEPTH) {
+      (block.json ? jsonFences : otherFences).push({ start, end, source: block.json ? 'json-fence' : 'fence' });
+    }
     block = undefined;
   };
   scanLines(text, (line) => {
@@ -129,22 +159,29 @@ function candidatesOf(text: string): Candidate[] {
         else if (c === 0x22) inString = false;
         continue;
       }
-      if (c === 0x7b || c === 0x5b) stack.push({ char: c, start: i });
+      if (c === 0x7b || c === 0x5b) {
+        if (stack.length >= MAX_JSON_DEPTH) stack.length = 0; // deeper than any JSON a model means
+        stack.push(i);
+      }
       else if (c === 0x7d || c === 0x5d) {
         const top = stack.at(-1);
-        if (top !== undefined && top.char === (c === 0x7d ? 0x7b : 0x5b)) {
+        if (top !== undefined && text.charCodeAt(top) === (c === 0x7d ? 0x7b : 0x5b)) {
           stack.pop();
-          pairs.push({ start: top.start, end: i + 1, source: 'text' });
+          endAt[top] = i + 1;
         } else stack.length = 0;
       } else if (c === 0x22 && stack.length > 0) inString = true;
     }
     inString = false; // a JSON string never spans lines
   });
   finishBlock(); // an unclosed fence runs to the end of the text
-  pairs.sort((a, b) => a.start - b.start);
+  const candidates = [...jsonFences, ...otherFences];
+  for (let start = 0; start < endAt.length; start++) {
+    const end = endAt[start]!;
+    if (end > 0) candidates.push({ start, end, source: 'text' });
+  }
   const unclosed = stack[0];
-  if (unclosed !== undefined) pairs.push({ start: unclosed.start, end: text.length, source: 'text', repairOnly: true });
-  return [...jsonFences, ...otherFences, ...pairs];
+  if (unclosed !== undefined) candidates.push({ start: unclosed, end: text.length, source: 'text', repairOnly: true });
+  return candidates;
 }
 
 /**
@@ -189,7 +226,9 @@ function validate<T>(value: unknown, schema: JsonValidator<T> | undefined): Chec
 /** The state of one search: budgets and the best explanation so far. */
 class Search<T> {
   parseBudget: number;
+  parses = MAX_JSON_CANDIDATES;
   repairBudget = MAX_REPAIR_CHARS;
+  repairs = MAX_JSON_CANDIDATES;
   checks = 0;
   parseError: string | undefined;
   schemaIssues: JsonIssue[] | undefined;
@@ -203,7 +242,7 @@ class Search<T> {
     readonly schema: JsonValidator<T> | undefined,
   ) {
     // Every candidate parse is paid for out of a budget linear in the text, so nested brackets stay linear.
-    this.parseBudget = 4 * text.length + 4096;
+    this.parseBudget = 2 * text.length + 4096;
   }
 
   /** The first node of `value` (itself, then depth first) of the right kind that passes the schema. */
@@ -271,12 +310,17 @@ export function safeFindJson<T = unknown>(text: string, options: FindJsonOptions
       continue;
     }
     if (candidate.source === 'text' && candidate.start < coveredUntil) continue; // inside a value already parsed
+    if (!looksLikeJson(source, candidate.start)) {
+      failed.push(candidate);
+      continue;
+    }
     const length = candidate.end - candidate.start;
-    if (length > search.parseBudget) {
+    if (length > search.parseBudget || search.parses === 0) {
       search.exhausted = true;
       break;
     }
     search.parseBudget -= length;
+    search.parses--;
     const outcome = search.attempt(source.slice(candidate.start, candidate.end), candidate, false);
     if (typeof outcome === 'object') return { success: true, data: outcome };
     if (outcome === 'parsed') {
@@ -288,8 +332,9 @@ export function safeFindJson<T = unknown>(text: string, options: FindJsonOptions
     for (const candidate of failed) {
       if (candidate.source === 'text' && candidate.start < coveredUntil) continue;
       const length = candidate.end - candidate.start;
-      if (length > search.repairBudget || !looksLikeJson(source, candidate.start)) continue;
+      if (length > search.repairBudget || search.repairs === 0 || !looksLikeJson(source, candidate.start)) continue;
       search.repairBudget -= length;
+      search.repairs--;
       let repaired: string;
       try {
         repaired = jsonrepair(source.slice(candidate.start, candidate.end));

@@ -23,7 +23,10 @@ const BOM = 0xfeff;
 export function normalizeText(text: string): string {
   expectText(text, 'the text of normalizeText');
   const body = text.charCodeAt(0) === BOM ? text.slice(1) : text;
-  return body.includes('\r') ? body.replace(/\r\n?/g, '\n') : body;
+  if (!body.includes('\r')) return body;
+  // split and join beat a regular expression or replaceAll on text with many line ends
+  const lf = body.split('\r\n').join('\n');
+  return lf.includes('\r') ? lf.split('\r').join('\n') : lf;
 }
 
 /**

@@ -1,0 +1,138 @@
+/**
+ * Every public reader of model output and files on its pathological inputs
+ * of 0.25, 0.5 and 1 MB: the median time of each size, the doubling ratio
+ * (a linear reader about doubles: at most 2.3×), ms per MB, and the ratio to
+ * `text.split('\n')` over the same input, measured in the same run.
+ *
+ *   npm run bench -- parsers
+ */
+import { performance } from 'node:perf_hooks';
+import { parseRecording } from '../src/adapters/recording.js';
+import { safeParseAgentFile } from '../src/agents/parse.js';
+import { readTaskList } from '../src/coordination/lead-prompts.js';
+import { parseLeadActions, parseQuestion } from '../src/coordination/tools.js';
+import { parseRouteLine } from '../src/patterns/router.js';
+import { parseTeamReply } from '../src/patterns/team-protocol.js';
+import { memoryStore } from '../src/persistence/memory-store.js';
+import { runEventsStream, timeline } from '../src/persistence/run-log.js';
+import { parseAssignments } from '../src/reflection/assignments.js';
+import { parseEvaluation, parseVerdict } from '../src/reflection/evaluation.js';
+import { parseSentinels, stripSentinels } from '../src/reflection/sentinels.js';
+import { jaccard, StallDetector, tokenSet } from '../src/reflection/stall.js';
+import { extractJson, validatePlanJson } from '../src/scheduler/plan.js';
+import { capEntries, splitEntries } from '../src/squad/caps.js';
+import { parseTeamMd } from '../src/squad/team-md.js';
+import { fencedBlocks } from '../src/text/fences.js';
+import { normalizeText } from '../src/text/lines.js';
+
+const MB = 1024 * 1024;
+const SIZES = [0.25, 0.5, 1];
+
+/** `unit(i)` repeated to exactly `bytes` characters, after `head`. */
+function fill(bytes: number, unit: (i: number) => string, head = '', tail = ''): string {
+  const parts: string[] = [head];
+  let length = head.length + tail.length;
+  for (let i = 0; length < bytes; i++) {
+    const u = unit(i);
+    parts.push(u);
+    length += u.length;
+  }
+  return (parts.join('') + tail).slice(0, bytes - tail.length) + tail;
+}
+
+type Case = { reader: string; input: string; make: (bytes: number) => string; run: (text: string) => unknown };
+
+const plan = (i: number) => `{"sequenceIndex": ${i}, "title": "t${i}", "prompt": "do part ${i} of it", "dependsOnIndexes": [], "complexity": "Low", "role": "Generic"},`;
+const cases: Case[] = [
+  { reader: 'extractJson', input: 'open fence, white space, no close', make: (b) => fill(b, () => ' \n', '```'), run: (t) => extractJson(t) },
+  { reader: 'extractJson', input: '`{` nested, never closed', make: (b) => fill(b, () => '{'), run: (t) => extractJson(t) },
+  { reader: 'extractJson', input: '`[` nested and closed around junk', make: (b) => fill(b / 2, () => '[') + fill(b / 2, () => ']', 'x'), run: (t) => extractJson(t, 'array') },
+  { reader: 'extractJson', input: '`{name}` placeholders', make: (b) => fill(b, (i) => `Use {name${i}} here. `), run: (t) => extractJson(t) },
+  { reader: 'extractJson', input: 'prose quotes inside brackets', make: (b) => fill(b, () => '[say "hi'), run: (t) => extractJson(t) },
+  { reader: 'validatePlanJson', input: 'a large plan with trailing commas', make: (b) => fill(b, plan, '```json\n{"planSummary": "s", "chunks": [', ']}\n```'), run: (t) => validatePlanJson(t) },
+  { reader: 'readTaskList', input: '`[{"title":` repeated', make: (b) => fill(b, () => '[{"title":'), run: (t) => readTaskList(t) },
+  { reader: 'parseTeamMd', input: '`mode:` then spaces', make: (b) => fill(b, () => ' ', '# T\nmode:', '!\n'), run: (t) => parseTeamMd(t) },
+  { reader: 'parseTeamMd', input: '`#` spaces U+2028', make: (b) => fill(b, () => ' ', '#', '\u2028\n'), run: (t) => parseTeamMd(t) },
+  { reader: 'parseTeamMd', input: 'table cells of `![`', make: (b) => fill(b, () => '| ![ | _x | ** |\n', '## Members\n| Name | Role | Status |\n|---|---|---|\n'), run: (t) => parseTeamMd(t) },
+  { reader: 'parseTeamMd', input: '### sections with role lines', make: (b) => fill(b, (i) => `### M${i}\n- **Role:** r ${'_'.repeat(i % 40)}\n`), run: (t) => parseTeamMd(t) },
+  { reader: 'splitEntries', input: 'headings, rules and fences', make: (b) => fill(b, (i) => (i % 3 === 0 ? '---\n\n## e\n' : i % 3 === 1 ? '```\n## in\n' : '~~~~\n')), run: (t) => splitEntries(t) },
+  { reader: 'capEntries', input: '`## ` entries', make: (b) => fill(b, (i) => `## Entry ${i}\nsome text\n`), run: (t) => capEntries(t, 8000) },
+  { reader: 'parseQuestion', input: 'newlines', make: (b) => fill(b, () => '\n'), run: (t) => parseQuestion(t) },
+  { reader: 'parseQuestion', input: '`QUESTION:` then spaces', make: (b) => fill(b, () => ' ', 'QUESTION:'), run: (t) => parseQuestion(t) },
+  { reader: 'parseLeadActions', input: '`APPROVE a a a ...`', make: (b) => fill(b, () => ' a', 'APPROVE'), run: (t) => parseLeadActions(t) },
+  { reader: 'parseLeadActions', input: 'action lines, half fenced', make: (b) => fill(b, (i) => (i % 20 === 0 ? '```\n' : `CANCEL t${i}: x\n`)), run: (t) => parseLeadActions(t) },
+  { reader: 'parseRouteLine', input: '`ROUTE:` then spaces', make: (b) => fill(b, () => ' ', 'ROUTE:', '!'), run: (t) => parseRouteLine(t) },
+  { reader: 'parseSentinels', input: 'fence lines of growing length', make: (b) => fill(b, (i) => `${'`'.repeat(3 + (i % 5))}\n[[REFLECTION_COMPLETE]]\n`), run: (t) => parseSentinels(t) },
+  { reader: 'stripSentinels', input: '`[[` repeated', make: (b) => fill(b, () => '[['), run: (t) => stripSentinels(t) },
+  { reader: 'parseTeamReply', input: 'marker lines and fences', make: (b) => fill(b, (i) => (i % 7 === 0 ? '~~~\n' : '[[VOTE_CONCLUDE]]\n')), run: (t) => parseTeamReply(t) },
+  { reader: 'parseAssignments', input: '`@worker:` repeated', make: (b) => fill(b, () => '@worker:'), run: (t) => parseAssignments(t, ['a', 'b']) },
+  { reader: 'parseAssignments', input: '`@worker:` lines, fenced `@`', make: (b) => fill(b, (i) => (i % 10 === 0 ? '```\n@worker:b\n' : `@worker:a\ntask ${i}\n`)), run: (t) => parseAssignments(t, ['a', 'b']) },
+  { reader: 'parseEvaluation', input: '`SCORE:` and a long line', make: (b) => fill(b, () => '9', 'SCORE: '), run: (t) => parseEvaluation(t) },
+  { reader: 'parseVerdict', input: '`FAIL:` and a long reason', make: (b) => fill(b, () => ' -', 'FAIL:'), run: (t) => parseVerdict(t) },
+  { reader: 'StallDetector.check', input: 'distinct tokens (one check)', make: (b) => fill(b, (i) => `t${i} `), run: (t) => new StallDetector().check(t) },
+  { reader: 'jaccard', input: 'distinct tokens (two texts of half the size)', make: (b) => fill(b, (i) => `t${i} `), run: (t) => jaccard(t.slice(0, t.length / 2), t.slice(t.length / 2)) },
+  { reader: 'tokenSet', input: 'distinct tokens', make: (b) => fill(b, (i) => `t${i} `), run: (t) => tokenSet(t) },
+  { reader: 'safeParseAgentFile', input: 'front matter of blank lines (bounded)', make: (b) => fill(b, () => '\n', '---\n'), run: (t) => safeParseAgentFile(t, { name: 'a' }) },
+  { reader: 'safeParseAgentFile', input: 'small front matter, long body', make: (b) => fill(b, () => 'text\r\n', '---\nmodel: m\n---\n'), run: (t) => safeParseAgentFile(t, { name: 'a' }) },
+  { reader: 'parseRecording', input: 'turn records', make: (b) => fill(b, (i) => `${JSON.stringify({ v: 1, adapter: 'x', agent: 'a', session: 1, turn: i + 1, spec: { agent: 'a' }, input: 'hi', reply: { text: 'ok', toolCalls: [] } })}\r\n`), run: (t) => parseRecording(t) },
+  { reader: 'normalizeText', input: 'lone CRs', make: (b) => fill(b, () => '\r'), run: (t) => normalizeText(t) },
+  { reader: 'fencedBlocks', input: 'fences opening and closing', make: (b) => fill(b, (i) => (i % 2 === 0 ? '````ts\n' : '```\n````\n')), run: (t) => fencedBlocks(t) },
+];
+
+/** Median milliseconds of `fn` over 7 runs (after one warm-up), each run repeated for at least 10 ms. */
+function median(fn: () => unknown): number {
+  fn();
+  const runs: number[] = [];
+  for (let r = 0; r < 7; r++) {
+    let calls = 0;
+    const start = performance.now();
+    let elapsed = 0;
+    do {
+      fn();
+      calls++;
+      elapsed = performance.now() - start;
+    } while (elapsed < 10);
+    runs.push(elapsed / calls);
+  }
+  runs.sort((a, b) => a - b);
+  return runs[3]!;
+}
+
+async function timelineMs(bytes: number): Promise<number> {
+  const store = memoryStore();
+  const stream = runEventsStream('bench');
+  let size = 0;
+  for (let i = 0; size < bytes; i++) {
+    const record = i % 10 === 3 ? null : { type: 'op.started', runId: 'bench', time: i, opId: `op-${i}`, kind: 'agent', name: 'a' };
+    size += JSON.stringify(record).length + 1;
+    await store.append(stream, record);
+  }
+  await timeline(store, 'bench');
+  const runs: number[] = [];
+  for (let r = 0; r < 5; r++) {
+    const start = performance.now();
+    await timeline(store, 'bench', { onSkipped: () => undefined });
+    runs.push(performance.now() - start);
+  }
+  return runs.sort((a, b) => a - b)[2]!;
+}
+
+const fmt = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
+
+export default async function parsersBench(): Promise<void> {
+  console.log('| reader | input | ms @ 0.25 MB | ms @ 0.5 MB | ms @ 1 MB | doubling 0.25→0.5 | doubling 0.5→1 | ms/MB @ 1 MB | × split @ 1 MB |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+  const row = (reader: string, input: string, ms: number[], baseline: number | undefined) => {
+    const ratio = baseline === undefined ? '–' : `${fmt(ms[2]! / Math.max(baseline, 1e-3))}×`;
+    console.log(`| ${reader} | ${input} | ${ms.map(fmt).join(' | ')} | ${fmt(ms[1]! / Math.max(ms[0]!, 1e-3))}× | ${fmt(ms[2]! / Math.max(ms[1]!, 1e-3))}× | ${fmt(ms[2]!)} | ${ratio} |`);
+  };
+  for (const c of cases) {
+    const texts = SIZES.map((s) => c.make(Math.round(s * MB)));
+    const ms = texts.map((t) => median(() => c.run(t)));
+    const baseline = median(() => texts[2]!.split('\n'));
+    row(c.reader, c.input, ms, baseline);
+  }
+  const ms: number[] = [];
+  for (const s of SIZES) ms.push(await timelineMs(Math.round(s * MB)));
+  row('timeline', 'events and junk records (size of their JSON)', ms, undefined);
+}
