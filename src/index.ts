@@ -216,7 +216,7 @@ export {
 } from './squad/preset.js';
 export { SQUAD_DIR_NAMES, findSquadDir, type FindSquadDirOptions } from './squad/find.js';
 export { DEFAULT_INFRASTRUCTURE, squadSlug } from './squad/slug.js';
-export { DEFAULT_TEAM_NAME, parseTeamMd, type RosterForm, type TeamMd, type TeamMdMember } from './squad/team-md.js';
+export { DEFAULT_TEAM_NAME, MAX_ROSTER, parseTeamMd, type RosterForm, type TeamMd, type TeamMdMember } from './squad/team-md.js';
 export { CHARTER_CAP, CONTEXT_CAP, capAtLine, capEntries, splitEntries, type CappedText, type SplitEntries } from './squad/caps.js';
 export { MAX_FILE_BYTES } from './squad/files.js';
 export { TROUPE_CHARTER_MARKER, discoverSquad, genericCharter, parseSquad, type ParseSquadOptions } from './squad/parse.js';

@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
-import { scanLines } from '../text/fences.js';
+import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
 import { taskInputSchema, type TaskInput } from './task-store.js';
 
@@ -158,8 +158,13 @@ export function parseLeadActions(text: string): ParsedLeadActions {
   const actions: LeadAction[] = [];
   const issues: string[] = [];
   const lines: string[] = [];
-  scanLines(readableText(text, 'the text of parseLeadActions'), (line) => {
-    if (line.kind === 'text') lines.push(line.text);
+  const source = readableText(text, 'the text of parseLeadActions');
+  scanSpans(source, (start, end, kind) => {
+    if (kind !== 'text') return;
+    let at = start;
+    while (at < end && isWhiteSpace(source.charCodeAt(at))) at++;
+    const c = source.charCodeAt(at);
+    if (c >= 0x41 && c <= 0x5a) lines.push(source.slice(start, end)); // every verb starts with a capital
   });
   for (const raw of lines) {
     const m = readActionLine(raw);
@@ -216,11 +221,13 @@ export function askLeadTool(ask: (question: string, signal: AbortSignal) => Prom
  */
 export function parseQuestion(text: string): string | undefined {
   let question: string | undefined;
-  scanLines(readableText(text, 'the text of parseQuestion'), (line) => {
-    if (question !== undefined || line.kind !== 'text') return;
-    const trimmed = line.text.trimStart();
-    if (!trimmed.startsWith('QUESTION:')) return;
-    const asked = trimmed.slice('QUESTION:'.length).trim();
+  const source = readableText(text, 'the text of parseQuestion');
+  scanSpans(source, (start, end, kind) => {
+    if (question !== undefined || kind !== 'text') return;
+    let at = start;
+    while (at < end && isWhiteSpace(source.charCodeAt(at))) at++;
+    if (!source.startsWith('QUESTION:', at)) return;
+    const asked = source.slice(at + 'QUESTION:'.length, end).trim();
     if (asked !== '') question = asked;
   });
   return question;

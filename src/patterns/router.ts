@@ -12,8 +12,8 @@ import { ConfigurationError, RoutingError, describeValue, errorMessage, isTroupe
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { addUsage } from '../core/usage.js';
-import { scanLines } from '../text/fences.js';
-import { readableText } from '../text/lines.js';
+import { scanSpans } from '../text/fences.js';
+import { isWhiteSpace, readableText } from '../text/lines.js';
 import type { Agent, Conversation } from './agent.js';
 
 /** Options of {@link router}. */
@@ -53,15 +53,17 @@ interface Choice {
 export function parseRouteLine(text: string): { raw: string; rest: string } | undefined {
   const source = readableText(text, 'the text of parseRouteLine');
   let found: { raw: string; start: number; end: number } | undefined;
-  scanLines(source, (line) => {
-    if (found || line.kind !== 'text') return;
-    const trimmed = line.text.trim();
-    if (trimmed.slice(0, 6).toUpperCase() !== 'ROUTE:') return;
+  scanSpans(source, (start, end, kind) => {
+    if (found || kind !== 'text') return;
+    let at = start;
+    while (at < end && isWhiteSpace(source.charCodeAt(at))) at++;
+    if (source.slice(at, at + 6).toUpperCase() !== 'ROUTE:') return;
+    const trimmed = source.slice(at, end).trim();
     let name = trimmed.slice(6).trim();
     if (name.startsWith('`')) name = name.slice(1);
     if (name.endsWith('`')) name = name.slice(0, -1);
     if (name === '' || /[\s`]/.test(name)) return;
-    found = { raw: name, start: line.start, end: line.end };
+    found = { raw: name, start, end };
   });
   if (!found) return undefined;
   return { raw: found.raw, rest: (source.slice(0, found.start) + source.slice(found.end)).trim() };

@@ -79,32 +79,47 @@ export function splitRow(line: string): string[] {
 const cell = (raw: string): string => (raw.includes('\\|') ? raw.replaceAll('\\|', '|') : raw).trim();
 
 /**
- * A seeker of the first index at or after a position where `hit` holds (or
- * `text.length`). Positions asked for must not decrease, which lets each
+ * Finds the first index at or after a position where `hit(text, i)` holds
+ * (or `text.length`). Positions asked for must not decrease, which lets each
  * answer be reused until it is passed: linear over all calls.
  */
-function seeker(text: string, hit: (i: number) => boolean): (from: number) => number {
-  let found = -1;
-  return (from) => {
-    if (found >= from) return found;
+class Seeker {
+  #found = -1;
+  constructor(
+    readonly text: string,
+    readonly hit: (text: string, i: number) => boolean,
+  ) {}
+
+  next(from: number): number {
+    if (this.#found >= from) return this.#found;
+    const { text, hit } = this;
     let i = from;
-    while (i < text.length && !hit(i)) i++;
-    found = i;
+    while (i < text.length && !hit(text, i)) i++;
+    this.#found = i;
     return i;
-  };
+  }
 }
+
+const closeBracketOrEol = (t: string, i: number) => t[i] === ']' || t[i] === '\n';
+const closeParenOrEol = (t: string, i: number) => t[i] === ')' || t[i] === '\n';
+const angleOrEol = (t: string, i: number) => t[i] === '<' || t[i] === '>' || t[i] === '\n';
+const PAIR_HITS: Record<string, (t: string, i: number) => boolean> = {
+  '**': (t, i) => (t[i] === '*' && t[i + 1] === '*') || t[i] === '\n',
+  __: (t, i) => (t[i] === '_' && t[i + 1] === '_') || t[i] === '\n',
+  '~~': (t, i) => (t[i] === '~' && t[i + 1] === '~') || t[i] === '\n',
+};
 
 /** The links `!?[text](target)` of a text (text up to 200, target up to 300 characters, no line end), in order, not overlapping. */
 function* links(text: string): Generator<{ from: number; text: string; target: string; to: number }> {
   if (!text.includes('](')) return;
-  const close = seeker(text, (i) => text[i] === ']' || text[i] === '\n');
-  const paren = seeker(text, (i) => text[i] === ')' || text[i] === '\n');
+  const close = new Seeker(text, closeBracketOrEol);
+  const paren = new Seeker(text, closeParenOrEol);
   for (let i = 0; i < text.length; i++) {
     const at = text[i] === '!' && text[i + 1] === '[' ? i + 1 : text[i] === '[' ? i : -1;
     if (at < 0) continue;
-    const end = close(at + 1);
+    const end = close.next(at + 1);
     if (text[end] !== ']' || end - at - 1 > 200 || text[end + 1] !== '(') continue;
-    const target = paren(end + 2);
+    const target = paren.next(end + 2);
     if (text[target] !== ')' || target - end - 2 > 300) continue;
     yield { from: i, text: text.slice(at + 1, end), target: text.slice(end + 2, target), to: target + 1 };
     i = target;
@@ -125,12 +140,12 @@ function stripLinks(text: string): string {
 /** HTML tags go: `<...>` up to 300 characters, without `<`, `>` or a line end inside. */
 function stripTags(text: string): string {
   if (!text.includes('<')) return text;
-  const angle = seeker(text, (i) => text[i] === '<' || text[i] === '>' || text[i] === '\n');
+  const angle = new Seeker(text, angleOrEol);
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     if (text[i] !== '<') continue;
-    const end = angle(i + 1);
+    const end = angle.next(i + 1);
     if (text[end] !== '>' || end - i - 1 > 300) continue;
     out += text.slice(from, i);
     from = end + 1;
@@ -147,13 +162,15 @@ function stripPairs(text: string): string {
   const marks: string[] = [];
   for (const mark of PAIR_MARKS) if (text.lastIndexOf(mark) - text.indexOf(mark) >= 2) marks.push(mark);
   if (marks.length === 0) return text;
-  const next = new Map(marks.map((mark) => [mark, seeker(text, (i) => text.startsWith(mark, i) || text[i] === '\n')]));
+  const seekers = marks.map((mark) => new Seeker(text, PAIR_HITS[mark]!));
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {
-    const mark = marks.find((m) => text.startsWith(m, i));
+    let k = 0;
+    while (k < marks.length && !text.startsWith(marks[k]!, i)) k++;
+    const mark = marks[k];
     if (mark === undefined) continue;
-    const end = next.get(mark)!(i + 2);
+    const end = seekers[k]!.next(i + 2);
     if (!text.startsWith(mark, end) || end - i - 2 > 300) continue;
     out += text.slice(from, i) + text.slice(i + 2, end);
     from = end + 2;
@@ -164,6 +181,11 @@ function stripPairs(text: string): string {
 
 const isEmphasis = (c: string | undefined): boolean => c === '*' || c === '_';
 const AFTER_EMPHASIS = new Set(['.', ',', ';', ':', '!', '?', ')']);
+const nonSpace = (t: string, i: number): boolean => i >= 0 && i < t.length && t[i] !== '\n' && !isWhiteSpace(t.charCodeAt(i));
+/** A closing `*` or `_` at `p`: after a non-space, before the end, white space or punctuation. */
+const closesEmphasis = (t: string, p: number): boolean =>
+  isEmphasis(t[p]) && nonSpace(t, p - 1) && (p + 1 === t.length || isWhiteSpace(t.charCodeAt(p + 1)) || AFTER_EMPHASIS.has(t[p + 1]!));
+const closesEmphasisOrEol = (t: string, p: number): boolean => closesEmphasis(t, p) || t[p] === '\n';
 
 /**
  * `*x*` and `_x_` keep `x`: an opening `*` or `_` at the start or after
@@ -177,17 +199,14 @@ function stripEmphasis(text: string): string {
   const unders = text.indexOf('_');
   const first = stars < 0 ? unders : unders < 0 ? stars : Math.min(stars, unders);
   if (first < 0 || Math.max(text.lastIndexOf('*'), text.lastIndexOf('_')) < first + 2) return text;
-  const nonSpace = (i: number) => i >= 0 && i < text.length && text[i] !== '\n' && !isWhiteSpace(text.charCodeAt(i));
-  const closes = (p: number) =>
-    isEmphasis(text[p]) && nonSpace(p - 1) && (p + 1 === text.length || isWhiteSpace(text.charCodeAt(p + 1)) || AFTER_EMPHASIS.has(text[p + 1]!));
-  const close = seeker(text, (p) => closes(p) || text[p] === '\n');
+  const close = new Seeker(text, closesEmphasisOrEol);
   let out = '';
   let from = 0;
   for (let i = 0; i < text.length; i++) {
     if (!isEmphasis(text[i]) || !(i === 0 || isWhiteSpace(text.charCodeAt(i - 1)) || text[i - 1] === '(') || i < from) continue;
-    if (!nonSpace(i + 1)) continue;
-    let end = text[i + 2] === '\n' ? text.length : close(i + 3);
-    if (!(end < text.length && text[end] !== '\n' && end <= i + 303)) end = closes(i + 2) ? i + 2 : -1;
+    if (!nonSpace(text, i + 1)) continue;
+    let end = text[i + 2] === '\n' ? text.length : close.next(i + 3);
+    if (!(end < text.length && text[end] !== '\n' && end <= i + 303)) end = closesEmphasis(text, i + 2) ? i + 2 : -1;
     if (end < 0) continue;
     out += text.slice(from, i) + text.slice(i + 1, end);
     from = end + 1;
@@ -202,9 +221,29 @@ function stripEmphasis(text: string): string {
  * space become one space. Linear in the text.
  */
 export function stripMarkdown(text: string): string {
-  const noTicks = stripTags(stripLinks(text)).replaceAll('`', '');
-  return stripEmphasis(stripPairs(noTicks)).replace(/\s+/g, ' ').trim();
+  // One look at the characters decides which passes can change anything (most cells need none).
+  let marks = 0;
+  let spaces = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b) marks |= LINK;
+    else if (c === 0x3c) marks |= TAG;
+    else if (c === 0x60) marks |= TICK;
+    else if (c === 0x2a || c === 0x5f || c === 0x7e) marks |= EMPHASIS;
+    else if (!spaces && isWhiteSpace(c) && (c !== 0x20 || i === 0 || i === text.length - 1 || text.charCodeAt(i + 1) === 0x20)) spaces = true;
+  }
+  let out = text;
+  if (marks & LINK) out = stripLinks(out);
+  if (marks & TAG) out = stripTags(out);
+  if (marks & TICK) out = out.replaceAll('`', '');
+  if (marks & EMPHASIS) out = stripEmphasis(stripPairs(out));
+  return spaces || out !== text ? out.replace(/\s+/g, ' ').trim() : out;
 }
+
+const LINK = 1;
+const TAG = 2;
+const TICK = 4;
+const EMPHASIS = 8;
 
 /** The link target of a markdown link cell (its first word, without `<>`), else the cell's stripped text. */
 export function charterCell(cell: string): string {

@@ -40,7 +40,17 @@ export interface TeamMd {
 interface Table {
   heading: string;
   section: string;
-  rows: string[][];
+  /** The table's lines, split into cells only when the table is read. */
+  lines: string[];
+}
+
+/** The most roster members read from a `team.md` (real rosters have a handful). */
+export const MAX_ROSTER = 1000;
+
+/** Members read, and whether the roster went on past {@link MAX_ROSTER}. */
+interface Roster {
+  members: TeamMdMember[];
+  cut: boolean;
 }
 
 /** A line of `team.md` outside fenced code blocks. */
@@ -81,10 +91,10 @@ function scan(text: string): { title?: string; tables: Table[]; lines: Line[] } 
     }
     if (line.trim().startsWith('|')) {
       if (current === undefined) {
-        current = { heading, section, rows: [] };
+        current = { heading, section, lines: [] };
         tables.push(current);
       }
-      current.rows.push(splitRow(line));
+      current.lines.push(line);
       lines.push({ text: line, kind: 'table' });
       return;
     }
@@ -103,10 +113,10 @@ function scan(text: string): { title?: string; tables: Table[]; lines: Line[] } 
   return title === undefined ? { tables, lines } : { title, tables, lines };
 }
 
-function membersOf(table: Table): TeamMdMember[] | undefined {
-  const [header, ...body] = table.rows;
-  if (!header) return undefined;
-  const names = header.map((c) => stripMarkdown(c).toLowerCase());
+function membersOf(table: Table): Roster | undefined {
+  const first = table.lines[0];
+  if (first === undefined) return undefined;
+  const names = splitRow(first).map((c) => stripMarkdown(c).toLowerCase());
   const col = (...wanted: string[]) => names.findIndex((n) => wanted.includes(n));
   const nameCol = col('name', 'member', 'members', 'agent');
   if (nameCol < 0) return undefined;
@@ -114,7 +124,9 @@ function membersOf(table: Table): TeamMdMember[] | undefined {
   const charterCol = col('charter');
   const statusCol = col('status');
   const members: TeamMdMember[] = [];
-  for (const cells of body) {
+  for (let row = 1; row < table.lines.length; row++) {
+    if (members.length === MAX_ROSTER) return { members, cut: true };
+    const cells = splitRow(table.lines[row]!);
     if (isSeparatorRow(cells)) continue;
     const name = stripMarkdown(cells[nameCol] ?? '');
     if (name === '' || ['name', 'member', 'members'].includes(name.toLowerCase())) continue;
@@ -125,17 +137,18 @@ function membersOf(table: Table): TeamMdMember[] | undefined {
     if (charter !== '' && !/^[-—–]+$/.test(charter)) member.charter = charter;
     members.push(member);
   }
-  return members;
+  return { members, cut: false };
 }
 
-function sectionMembers(lines: readonly Line[]): TeamMdMember[] {
+function sectionMembers(lines: readonly Line[]): Roster {
   const members: TeamMdMember[] = [];
   let current: TeamMdMember | undefined;
   let hasRole = false;
   const flush = () => {
-    if (current && hasRole) members.push(current);
+    if (current && hasRole && current.name !== '') members.push(current);
   };
   for (const line of lines) {
+    if (members.length === MAX_ROSTER) return { members, cut: true };
     if (line.kind === 'heading') {
       flush();
       current = line.level === 3 ? { name: stripMarkdown(readHeading(line.text)?.text ?? ''), role: '' } : undefined;
@@ -152,7 +165,7 @@ function sectionMembers(lines: readonly Line[]): TeamMdMember[] {
     else if (key === 'charter' && charterCell(value) !== '') current.charter = charterCell(value);
   }
   flush();
-  return members.filter((m) => m.name !== '');
+  return { members, cut: false };
 }
 
 /** The value of a `mode:` line, if the line is one. */
@@ -197,21 +210,25 @@ export function parseTeamMd(text: string): TeamMd {
   const quote = lines.slice(0, firstSection < 0 ? lines.length : firstSection).find((l) => quoteText(l) !== '');
   const described = quote ? { description: stripMarkdown(quoteText(quote)) } : {};
 
+  const done = (roster: Roster, rosterForm: RosterForm): TeamMd => {
+    if (roster.cut) warnings.push(`team.md: the roster lists more than ${MAX_ROSTER} members; only the first ${MAX_ROSTER} are read`);
+    return { name, ...described, mode, members: roster.members, rosterForm, warnings };
+  };
   const membersTable = tables.find((t) => MEMBERS_HEADING.test(t.heading) || MEMBERS_HEADING.test(t.section));
   if (membersTable) {
-    const members = membersOf(membersTable) ?? [];
-    if (members.length === 0) warnings.push('team.md: the Members table has no member rows');
-    return { name, ...described, mode, members, rosterForm: 'members-table', warnings };
+    const roster = membersOf(membersTable) ?? { members: [], cut: false };
+    if (roster.members.length === 0) warnings.push('team.md: the Members table has no member rows');
+    return done(roster, 'members-table');
   }
   for (const table of tables) {
     if (NOT_ROSTER_HEADING.test(table.heading)) continue;
-    const members = membersOf(table);
-    if (members === undefined) continue;
-    if (members.length === 0) warnings.push('team.md: the roster table has no member rows');
-    return { name, ...described, mode, members, rosterForm: 'table', warnings };
+    const roster = membersOf(table);
+    if (roster === undefined) continue;
+    if (roster.members.length === 0) warnings.push('team.md: the roster table has no member rows');
+    return done(roster, 'table');
   }
-  const members = sectionMembers(lines);
-  if (members.length > 0) return { name, ...described, mode, members, rosterForm: 'sections', warnings };
+  const roster = sectionMembers(lines);
+  if (roster.members.length > 0) return done(roster, 'sections');
   warnings.push('team.md: no roster found (no Members table, no table with a Name column, no ### sections with a Role line)');
   return { name, ...described, mode, members: [], rosterForm: 'none', warnings };
 }

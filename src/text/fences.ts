@@ -112,26 +112,36 @@ export function fenceLanguage(info: string): string {
  */
 export function scanLines(text: string, visit: (line: ScannedLine) => void): void {
   const source = normalizeText(text);
+  scanSpans(source, (start, end, kind, fence) => {
+    const line = source.slice(start, end);
+    visit(fence === undefined ? { text: line, start, end, kind } : { text: line, start, end, kind, fence });
+  });
+}
+
+/**
+ * {@link scanLines} without a line object: `visit(start, end, kind, fence)`
+ * for every line of an already normalised text. For readers that look at
+ * few of the lines.
+ */
+export function scanSpans(source: string, visit: (start: number, end: number, kind: LineKind, fence: Fence | undefined) => void): void {
   let fence: Fence | undefined;
   let start = 0;
   for (;;) {
     const nl = source.indexOf('\n', start);
     const end = nl < 0 ? source.length : nl;
-    const line = source.slice(start, end);
+    let at = start;
+    while (at < end && (source.charCodeAt(at) === SPACE || source.charCodeAt(at) === TAB)) at++;
+    const c = source[at];
     if (fence === undefined) {
-      const opened = openingFence(line);
+      const opened = c === '`' || c === '~' ? openingFence(source.slice(start, end)) : undefined;
       if (opened) {
         fence = opened;
-        visit({ text: line, start, end, kind: 'open', fence });
-      } else {
-        visit({ text: line, start, end, kind: 'text' });
-      }
-    } else if (closesFence(line, fence)) {
-      visit({ text: line, start, end, kind: 'close', fence });
+        visit(start, end, 'open', fence);
+      } else visit(start, end, 'text', undefined);
+    } else if (c === fence.marker && closesFence(source.slice(start, end), fence)) {
+      visit(start, end, 'close', fence);
       fence = undefined;
-    } else {
-      visit({ text: line, start, end, kind: 'code', fence });
-    }
+    } else visit(start, end, 'code', fence);
     if (nl < 0) return;
     start = nl + 1;
   }

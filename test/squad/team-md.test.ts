@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTeamMd, stripMarkdown } from '../../src/squad/team-md.js';
+import { MAX_ROSTER, parseTeamMd, stripMarkdown } from '../../src/squad/team-md.js';
 
 describe('parseTeamMd', () => {
   it('reads the Members table by header name, ignoring the Coordinator table before it', () => {
@@ -116,5 +116,16 @@ describe('parseTeamMd', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('reads at most MAX_ROSTER members and says so', () => {
+    const rows = Array.from({ length: MAX_ROSTER + 5 }, (_, i) => `| m${i} | r |`).join('\n');
+    const table = parseTeamMd(`## Members\n| Name | Role |\n|---|---|\n${rows}`);
+    expect(table.members).toHaveLength(MAX_ROSTER);
+    expect(table.members.at(-1)).toEqual({ name: `m${MAX_ROSTER - 1}`, role: 'r' });
+    expect(table.warnings).toEqual([`team.md: the roster lists more than ${MAX_ROSTER} members; only the first ${MAX_ROSTER} are read`]);
+    const sections = Array.from({ length: MAX_ROSTER + 1 }, (_, i) => `### m${i}\n- Role: r`).join('\n');
+    expect(parseTeamMd(sections).members).toHaveLength(MAX_ROSTER);
+    expect(parseTeamMd(sections).warnings).toHaveLength(1);
   });
 });
