@@ -5,6 +5,7 @@
  * `text.split('\n')` over the same input, measured in the same run.
  *
  *   npm run bench -- parsers
+ *   node --expose-gc --import tsx bench/index.ts parsers   # steadier: collects garbage between runs
  */
 import { performance } from 'node:perf_hooks';
 import { parseRecording } from '../src/adapters/recording.js';
@@ -79,26 +80,40 @@ const cases: Case[] = [
   { reader: 'fencedBlocks', input: 'fences opening and closing', make: (b) => fill(b, (i) => (i % 2 === 0 ? '````ts\n' : '```\n````\n')), run: (t) => fencedBlocks(t) },
 ];
 
-/** Median milliseconds of `fn` over 7 runs (after one warm-up), each run repeated for at least 10 ms. */
-function median(fn: () => unknown): number {
-  fn();
-  const runs: number[] = [];
-  for (let r = 0; r < 7; r++) {
-    let calls = 0;
-    const start = performance.now();
-    let elapsed = 0;
-    do {
-      fn();
-      calls++;
-      elapsed = performance.now() - start;
-    } while (elapsed < 10);
-    runs.push(elapsed / calls);
-  }
-  runs.sort((a, b) => a - b);
-  return runs[3]!;
+/** Milliseconds per call of `fn`, repeated for at least 10 ms. */
+function once(fn: () => unknown): number {
+  let calls = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  do {
+    fn();
+    calls++;
+    elapsed = performance.now() - start;
+  } while (elapsed < 10);
+  return elapsed / calls;
 }
 
-async function timelineMs(bytes: number): Promise<number> {
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/**
+ * Median milliseconds of each of `fns` over 9 rounds (after a warm-up). The
+ * sizes are measured in turn within each round, so that the load of a
+ * shared machine weighs on all of them alike.
+ */
+function medians(fns: Array<() => unknown>): number[] {
+  for (const fn of fns) fn();
+  const runs: number[][] = fns.map(() => []);
+  for (let round = 0; round < 9; round++) {
+    fns.forEach((fn, i) => {
+      gc?.();
+      runs[i]!.push(once(fn));
+    });
+  }
+  return runs.map((r) => r.sort((a, b) => a - b)[4]!);
+}
+
+/** A memory store holding a run log of about `bytes` of JSON: events, and every tenth record junk. */
+async function runLogOf(bytes: number) {
   const store = memoryStore();
   const stream = runEventsStream('bench');
   let size = 0;
@@ -107,14 +122,22 @@ async function timelineMs(bytes: number): Promise<number> {
     size += JSON.stringify(record).length + 1;
     await store.append(stream, record);
   }
-  await timeline(store, 'bench');
-  const runs: number[] = [];
-  for (let r = 0; r < 5; r++) {
-    const start = performance.now();
-    await timeline(store, 'bench', { onSkipped: () => undefined });
-    runs.push(performance.now() - start);
+  return store;
+}
+
+/** {@link medians} for an async function: 9 interleaved rounds of one call each. */
+async function asyncMedians(fns: Array<() => Promise<unknown>>): Promise<number[]> {
+  for (const fn of fns) await fn();
+  const runs: number[][] = fns.map(() => []);
+  for (let round = 0; round < 9; round++) {
+    for (const [i, fn] of fns.entries()) {
+      gc?.();
+      const start = performance.now();
+      await fn();
+      runs[i]!.push(performance.now() - start);
+    }
   }
-  return runs.sort((a, b) => a - b)[2]!;
+  return runs.map((r) => r.sort((a, b) => a - b)[4]!);
 }
 
 const fmt = (n: number) => (n < 10 ? n.toFixed(2) : n.toFixed(1));
@@ -128,11 +151,9 @@ export default async function parsersBench(): Promise<void> {
   };
   for (const c of cases) {
     const texts = SIZES.map((s) => c.make(Math.round(s * MB)));
-    const ms = texts.map((t) => median(() => c.run(t)));
-    const baseline = median(() => texts[2]!.split('\n'));
+    const [baseline, ...ms] = medians([() => texts[2]!.split('\n'), ...texts.map((t) => () => c.run(t))]);
     row(c.reader, c.input, ms, baseline);
   }
-  const ms: number[] = [];
-  for (const s of SIZES) ms.push(await timelineMs(Math.round(s * MB)));
-  row('timeline', 'events and junk records (size of their JSON)', ms, undefined);
+  const stores = await Promise.all(SIZES.map((s) => runLogOf(Math.round(s * MB))));
+  row('timeline', 'events and junk records (size of their JSON)', await asyncMedians(stores.map((store) => () => timeline(store, 'bench', { onSkipped: () => undefined }))), undefined);
 }

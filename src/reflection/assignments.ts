@@ -5,7 +5,7 @@
  */
 import { ModelBehaviorError } from '../core/errors.js';
 import type { SafeParseResult } from '../core/parse-result.js';
-import { scanLines } from '../text/fences.js';
+import { scanSpans } from '../text/fences.js';
 import { safeFindJson } from '../text/json.js';
 import { readableText } from '../text/lines.js';
 
@@ -110,22 +110,22 @@ function fromText(text: string, collector: Collector): void {
     open = undefined;
   };
   let i = text.indexOf('@'); // the next '@' not yet looked at, found once for every line
-  scanLines(text, (line) => {
-    if (line.kind !== 'text') return; // a fenced block is quoted text: part of the open task, never a marker
-    if (i >= 0 && i < line.start) i = text.indexOf('@', line.start);
-    while (i >= 0 && i < line.end) {
-      const atBoundary = i === line.start || isSpace(text[i - 1]);
+  scanSpans(text, (lineStart, lineEnd, kind) => {
+    if (kind !== 'text') return; // a fenced block is quoted text: part of the open task, never a marker
+    if (i >= 0 && i < lineStart) i = text.indexOf('@', lineStart);
+    while (i >= 0 && i < lineEnd) {
+      const atBoundary = i === lineStart || isSpace(text[i - 1]);
       if (atBoundary && text.startsWith(WORKER_MARK, i)) {
         close(i);
         let j = i + WORKER_MARK.length;
-        while (j < line.end && (text[j] === ' ' || text[j] === '\t')) j++;
+        while (j < lineEnd && (text[j] === ' ' || text[j] === '\t')) j++;
         const nameStart = j;
-        while (j < line.end && !isSpace(text[j])) j++;
+        while (j < lineEnd && !isSpace(text[j])) j++;
         open = { name: text.slice(nameStart, j), from: j };
         i = text.indexOf('@', j);
         continue;
       }
-      if (atBoundary && text.startsWith(END_MARK, i) && (i + END_MARK.length === line.end || isSpace(text[i + END_MARK.length]))) {
+      if (atBoundary && text.startsWith(END_MARK, i) && (i + END_MARK.length === lineEnd || isSpace(text[i + END_MARK.length]))) {
         close(i);
       }
       i = text.indexOf('@', i + 1);

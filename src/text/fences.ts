@@ -168,10 +168,10 @@ export function fencedBlocks(text: string): FencedBlock[] {
     blocks.push({ fence, language: fenceLanguage(fence.info), content: source.slice(start, end), start, end, closed });
     open = undefined;
   };
-  scanLines(source, (line) => {
-    if (line.kind === 'open') open = { fence: line.fence!, start: line.end + 1, end: line.end + 1 };
-    else if (line.kind === 'code' && open) open.end = line.end;
-    else if (line.kind === 'close') finish(true);
+  scanSpans(source, (_start, end, kind, fence) => {
+    if (kind === 'open') open = { fence: fence!, start: end + 1, end: end + 1 };
+    else if (kind === 'code' && open) open.end = end;
+    else if (kind === 'close') finish(true);
   });
   finish(false); // an unclosed block runs to the end of the text
   return blocks;
