@@ -71,10 +71,11 @@ class Collector {
 }
 
 /** Strip white space, backticks and quotes around a worker name. */
+const strip = (c: string | undefined): boolean => c === '`' || c === '"' || c === "'" || c === ' ' || c === '\t' || c === '*';
+
 function cleanName(raw: string): string {
   let start = 0;
   let end = raw.length;
-  const strip = (c: string | undefined) => c === '`' || c === '"' || c === "'" || c === ' ' || c === '\t' || c === '*';
   while (start < end && strip(raw[start])) start++;
   while (end > start && strip(raw[end - 1])) end--;
   return raw.slice(start, end);
