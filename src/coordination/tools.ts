@@ -157,22 +157,20 @@ function wordEnd(line: string, i: number): number {
 export function parseLeadActions(text: string): ParsedLeadActions {
   const actions: LeadAction[] = [];
   const issues: string[] = [];
-  const lines: string[] = [];
   const source = readableText(text, 'the text of parseLeadActions');
   scanSpans(source, (start, end, kind) => {
     if (kind !== 'text') return;
     let at = start;
     while (at < end && isWhiteSpace(source.charCodeAt(at))) at++;
     const c = source.charCodeAt(at);
-    if (c >= 0x41 && c <= 0x5a) lines.push(source.slice(start, end)); // every verb starts with a capital
-  });
-  for (const raw of lines) {
+    if (c < 0x41 || c > 0x5a) return; // every verb starts with a capital
+    const raw = source.slice(start, end);
     const m = readActionLine(raw);
-    if (!m) continue;
+    if (!m) return;
     const action = toAction(m);
     if (typeof action === 'string') issues.push(`${action}: ${raw.trim().slice(0, 200)}`);
     else actions.push(action);
-  }
+  });
   return { actions, issues };
 }
 
@@ -180,8 +178,12 @@ export function parseLeadActions(text: string): ParsedLeadActions {
 function toAction({ verb, target, extra, rest }: { verb: string; target: string; extra?: string; rest?: string }): LeadAction | string {
   const body = (rest ?? '').trim();
   switch (verb) {
-    case 'APPROVE':
-      return target === '' ? 'APPROVE needs a task id' : { type: 'review', taskId: target, approved: true, ...(body ? { feedback: body } : {}) };
+    case 'APPROVE': {
+      if (target === '') return 'APPROVE needs a task id';
+      const review: LeadAction = { type: 'review', taskId: target, approved: true };
+      if (body) review.feedback = body;
+      return review;
+    }
     case 'REJECT':
       return target === '' ? 'REJECT needs a task id' : { type: 'review', taskId: target, approved: false, feedback: body || 'Rejected without feedback.' };
     case 'ANSWER':
@@ -195,10 +197,18 @@ function toAction({ verb, target, extra, rest }: { verb: string; target: string;
       const parts = readJson(body, z.array(taskInputSchema).min(1));
       return target === '' || parts === undefined ? 'SPLIT needs a task id and a JSON list of tasks' : { type: 'split', taskId: target, parts: parts.map(clean) };
     }
-    case 'CANCEL':
-      return target === '' ? 'CANCEL needs a task id' : { type: 'cancel', taskId: target, ...(body ? { reason: body } : {}) };
-    case 'REASSIGN':
-      return target === '' ? 'REASSIGN needs a task id' : { type: 'reassign', taskId: target, ...(extra ? { to: extra } : {}) };
+    case 'CANCEL': {
+      if (target === '') return 'CANCEL needs a task id';
+      const cancel: LeadAction = { type: 'cancel', taskId: target };
+      if (body) cancel.reason = body;
+      return cancel;
+    }
+    case 'REASSIGN': {
+      if (target === '') return 'REASSIGN needs a task id';
+      const reassign: LeadAction = { type: 'reassign', taskId: target };
+      if (extra) reassign.to = extra;
+      return reassign;
+    }
     default:
       return target === '' ? 'SPAWN needs a worker' : { type: 'spawn', worker: target };
   }
