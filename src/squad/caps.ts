@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
-import { scanLines } from '../text/fences.js';
+import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
 
 /** The longest system prompt taken from a charter. */
@@ -43,11 +43,12 @@ function expectLimit(max: number, fn: string): void {
   }
 }
 
-/** `## ` or `### ` (any white space after the hashes). */
-function isEntryHeading(line: string): boolean {
-  let level = 0;
-  while (line.charCodeAt(level) === 0x23) level++;
-  return (level === 2 || level === 3) && level < line.length && isWhiteSpace(line.charCodeAt(level));
+/** The line from `start` to `end` is `## ` or `### ` (any white space after the hashes). */
+function isEntryHeading(text: string, start: number, end: number): boolean {
+  let at = start;
+  while (at < end && text.charCodeAt(at) === 0x23) at++;
+  const level = at - start;
+  return (level === 2 || level === 3) && at < end && isWhiteSpace(text.charCodeAt(at));
 }
 
 /** A thematic break: three or more of one of `-`, `*`, `_` (up to three spaces before, white space between). */
@@ -73,23 +74,31 @@ function isRule(line: string): boolean {
  * an entry's own `## Why` stays with it.
  */
 export function splitEntries(text: string): SplitEntries {
-  const lines: string[] = [];
-  const starts: number[] = [];
-  scanLines(readableText(text, 'the text of splitEntries'), (line) => {
-    if (line.kind === 'text' && isEntryHeading(line.text)) starts.push(lines.length);
-    lines.push(line.text);
+  const source = readableText(text, 'the text of splitEntries');
+  // Lines as offsets: a log of many short lines costs no string per line.
+  const lineStart: number[] = [];
+  const lineEnd: number[] = [];
+  let starts: number[] = [];
+  scanSpans(source, (start, end, kind) => {
+    if (kind === 'text' && isEntryHeading(source, start, end)) starts.push(lineStart.length);
+    lineStart.push(start);
+    lineEnd.push(end);
   });
+  const lineText = (i: number) => source.slice(lineStart[i], lineEnd[i]);
   // Logs that separate entries with `---` rules have sub-headings inside
   // entries: there, only a heading right after a rule starts an entry.
   const ruled = starts.filter((start) => {
     let i = start - 1;
-    while (i >= 0 && (lines[i] ?? '').trim() === '') i--;
-    return i >= 0 && isRule(lines[i] ?? '');
+    while (i >= 0 && lineText(i).trim() === '') i--;
+    return i >= 0 && isRule(lineText(i));
   });
-  if (ruled.length >= 2) starts.splice(0, starts.length, ...new Set([starts[0] ?? 0, ...ruled]));
-  const first = starts[0] ?? lines.length;
-  const entries = starts.map((start, k) => lines.slice(start, starts[k + 1] ?? lines.length).join('\n'));
-  return { head: lines.slice(0, first).join('\n'), entries };
+  if (ruled.length >= 2) starts = [...new Set([starts[0] ?? 0, ...ruled])];
+  const lines = lineStart.length;
+  /** The text of lines `from` (inclusive) to `to` (exclusive), joined by their line ends. */
+  const span = (from: number, to: number) => (from >= to ? '' : source.slice(lineStart[from], lineEnd[to - 1]));
+  const first = starts[0] ?? lines;
+  const entries = starts.map((start, k) => span(start, starts[k + 1] ?? lines));
+  return { head: span(0, first), entries };
 }
 
 /** What {@link capEntries} returns. */

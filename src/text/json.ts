@@ -122,7 +122,8 @@ function candidatesOf(text: string): Candidate[] {
   const otherFences: Candidate[] = [];
   // The end of the balanced span starting at each offset (0: none), and the open brackets (their offsets).
   const endAt = new Int32Array(text.length);
-  const stack: number[] = [];
+  const stack = new Int32Array(MAX_JSON_DEPTH);
+  let depth = 0;
   let inString = false;
   let block: { start: number; end: number; json: boolean } | undefined;
   const finishBlock = () => {
@@ -138,7 +139,7 @@ function candidatesOf(text: string): Candidate[] {
   };
   scanLines(text, (line) => {
     if (line.kind === 'open') {
-      stack.length = 0;
+      depth = 0;
       inString = false;
       const start = Math.min(line.end + 1, text.length);
       block = { start, end: start, json: JSON_LANGUAGES.has(fenceLanguage(line.fence!.info)) };
@@ -160,16 +161,15 @@ function candidatesOf(text: string): Candidate[] {
         continue;
       }
       if (c === 0x7b || c === 0x5b) {
-        if (stack.length >= MAX_JSON_DEPTH) stack.length = 0; // deeper than any JSON a model means
-        stack.push(i);
-      }
-      else if (c === 0x7d || c === 0x5d) {
-        const top = stack.at(-1);
-        if (top !== undefined && text.charCodeAt(top) === (c === 0x7d ? 0x7b : 0x5b)) {
-          stack.pop();
+        if (depth === MAX_JSON_DEPTH) depth = 0; // deeper than any JSON a model means
+        stack[depth++] = i;
+      } else if (c === 0x7d || c === 0x5d) {
+        const top = depth > 0 ? stack[depth - 1]! : -1;
+        if (top >= 0 && text.charCodeAt(top) === (c === 0x7d ? 0x7b : 0x5b)) {
+          depth--;
           endAt[top] = i + 1;
-        } else stack.length = 0;
-      } else if (c === 0x22 && stack.length > 0) inString = true;
+        } else depth = 0;
+      } else if (c === 0x22 && depth > 0) inString = true;
     }
     inString = false; // a JSON string never spans lines
   });
@@ -179,7 +179,7 @@ function candidatesOf(text: string): Candidate[] {
     const end = endAt[start]!;
     if (end > 0) candidates.push({ start, end, source: 'text' });
   }
-  const unclosed = stack[0];
+  const unclosed = depth > 0 ? stack[0]! : undefined;
   if (unclosed !== undefined) candidates.push({ start: unclosed, end: text.length, source: 'text', repairOnly: true });
   return candidates;
 }
