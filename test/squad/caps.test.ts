@@ -79,4 +79,14 @@ describe('capEntries', () => {
       { numRuns: 300 },
     );
   });
+
+  it('splits a log of 200,000 ruled entries (no argument list of every entry)', () => {
+    const log = '---\n## entry\nbody\n'.repeat(200_000);
+    const { head, entries } = splitEntries(log);
+    expect(head).toBe('---');
+    expect(entries).toHaveLength(200_000);
+    expect(entries[0]).toBe('## entry\nbody\n---');
+    expect(capEntries(log, CONTEXT_CAP).omitted).toBeGreaterThan(199_000);
+  });
 });
+
