@@ -310,10 +310,7 @@ export function safeFindJson<T = unknown>(text: string, options: FindJsonOptions
       continue;
     }
     if (candidate.source === 'text' && candidate.start < coveredUntil) continue; // inside a value already parsed
-    if (!looksLikeJson(source, candidate.start)) {
-      failed.push(candidate);
-      continue;
-    }
+    if (!looksLikeJson(source, candidate.start)) continue; // JSON.parse would refuse it, and repair is not tried on it
     const length = candidate.end - candidate.start;
     if (length > search.parseBudget || search.parses === 0) {
       search.exhausted = true;
