@@ -19,6 +19,7 @@ import { run } from '../core/run.js';
 import { fileStore } from '../persistence/file-store.js';
 import { readRun } from '../persistence/run-log.js';
 import { validatePlanJson } from '../scheduler/plan.js';
+import { readableText } from '../text/lines.js';
 import { renderRunReport } from '../views/report/render.js';
 import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
 import { formatAgentGraph, formatPlanGraph } from './graph.js';
@@ -270,7 +271,8 @@ async function reportCommand(source: string, values: { store?: string | undefine
 }
 
 /** A run log file: an exported run (`{ events: [...] }`), or JSON lines (a torn or foreign line is skipped). */
-export function parseRunLogFile(text: string, file: string): { events: unknown[]; runId: string } {
+export function parseRunLogFile(raw: string, file: string): { events: unknown[]; runId: string } {
+  const text = readableText(raw, 'the run log file');
   let events: unknown[] | undefined;
   if (text.trimStart().startsWith('{')) {
     try {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRecording } from '../../src/adapters/recording.js';
+import { parseRunLogFile } from '../../src/cli/main.js';
 import { readFrontMatterData, splitFrontMatter } from '../../src/agents/front-matter.js';
 import { parseAgentFile, safeParseAgentFile } from '../../src/agents/parse.js';
 import { readTaskList } from '../../src/coordination/lead-prompts.js';
@@ -76,6 +77,7 @@ const readers: Record<string, (text: string) => unknown> = {
   parseQuestion,
   parseRouteLine,
   parseRecording,
+  parseRunLogFile: (t) => parseRunLogFile(t, 'run.jsonl'),
 };
 
 /** What a reader gives: its value, or the code and message of the TroupeError it threw (anything else fails the test). */
@@ -128,6 +130,7 @@ const protocolLine = fc.constantFrom(
   '[{"worker": "a", "task": "x"}]',
   '[{"title": "t1"}]',
   '{"v": 1, "agent": "a", "session": 1, "turn": 1}',
+  '{"type": "run.started", "runId": "r1", "time": 1}',
   '',
 );
 const wordLine = fc.string({ unit: fc.constantFrom('a', 'b', ' ', 'x', ':', '.', '-', '*', '_', '>', '#', '|', '{', '}', '"', "'", ',', '@'), maxLength: 24 }).filter((l) => !/^\s*(```|~~~)/.test(l));
