@@ -17,8 +17,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // Starts a redis-server for the Redis tests (or prints why they are skipped).
-    globalSetup: ['test/helpers/redis-setup.ts'],
+    // Starts a redis-server for the Redis tests, finds the real CLIs of the CLI tests (or prints why they are skipped).
+    globalSetup: ['test/helpers/redis-setup.ts', 'test/helpers/cli-rigs-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

@@ -39,6 +39,13 @@ export interface ProcessMcpOptions {
   /** The server's name, as the CLI will know it. Default: `troupe`. */
   serverName?: string;
   /**
+   * How long, in ms of real time, a turn waits for more calls after each
+   * call that arrives, so that calls the CLI makes at once come in one turn
+   * (and troupe runs them in parallel). Default:
+   * {@link DEFAULT_TOOL_CALL_GATHER_MS} (150 ms).
+   */
+  gatherMs?: number;
+  /**
    * The CLI's arguments (and environment) that declare the server, for a
    * session with tools; called once per session. It may write config files
    * into `server.dir`. Built-in: {@link claudeCodeProfile}, {@link codexProfile},
@@ -48,13 +55,17 @@ export interface ProcessMcpOptions {
 }
 
 /**
- * How long calls that arrive together are gathered into one turn: a CLI
- * that calls several tools at once sends the calls a few milliseconds
- * apart, and troupe runs the calls of one turn in parallel. It bounds the
- * latency of local IPC, not program time, so it is on the real clock (as
- * the output drain is).
+ * How long to wait for more calls once a call has arrived, before the turn
+ * is returned with every call that came: a CLI that runs several tools at
+ * once sends their calls some tens of milliseconds apart (Codex 0.169:
+ * about 40 ms), and troupe runs the calls of one turn in parallel. Each
+ * arrival waits this long again, up to {@link MAX_TOOL_CALL_GATHER_MS} in
+ * all. It bounds the latency of local IPC, not program time, so it is on
+ * the real clock (as the output drain is).
  */
-export const TOOL_CALL_GATHER_MS = 30;
+export const DEFAULT_TOOL_CALL_GATHER_MS = 150;
+/** The longest a turn waits for more calls, however they keep coming. */
+const MAX_TOOL_CALL_GATHER_MS = 2000;
 
 interface Waiting {
   id: string;
@@ -71,6 +82,7 @@ export type ToolTurnEvent = { calls: ToolCall[] } | { result: CommandResult };
 /** The MCP side of one CLI session. */
 export class CliToolCalls {
   readonly #bridge: ToolBridge;
+  readonly #gatherMs: number;
   readonly config: McpLaunchConfig;
   /** Calls that arrived and are not yet part of a turn. */
   #queue: Waiting[] = [];
@@ -81,9 +93,10 @@ export class CliToolCalls {
   #wake: (() => void) | undefined;
   #nextId = 1;
 
-  private constructor(bridge: ToolBridge, config: McpLaunchConfig) {
+  private constructor(bridge: ToolBridge, config: McpLaunchConfig, gatherMs: number) {
     this.#bridge = bridge;
     this.config = config;
+    this.#gatherMs = gatherMs;
   }
 
   /** Start the bridge for `tools` and ask the profile how the CLI reaches it. */
@@ -102,7 +115,7 @@ export class CliToolCalls {
       if (!config || !Array.isArray(config.args) || !config.args.every((a) => typeof a === 'string')) {
         throw new ConfigurationError(`Expected \`mcp.configure\` to return { args: string[] }, got ${describeValue(config)}`);
       }
-      self = new CliToolCalls(bridge, config);
+      self = new CliToolCalls(bridge, config, options.gatherMs ?? DEFAULT_TOOL_CALL_GATHER_MS);
       return self;
     } catch (error) {
       await bridge.close();
@@ -147,7 +160,7 @@ export class CliToolCalls {
   }
 
   /**
-   * The command's next tool calls (gathered for {@link TOOL_CALL_GATHER_MS}),
+   * The command's next tool calls (gathered for `gatherMs` after each),
    * or its end. An abort of `signal` kills the command and rejects with the
    * abort error.
    */
@@ -240,19 +253,29 @@ export class CliToolCalls {
     });
   }
 
-  /** Wait a moment for further calls of the same batch (or the end of the command). */
+  /** Wait for further calls of the same batch: {@link CliToolCalls.#gatherMs} after each arrival (at most {@link MAX_TOOL_CALL_GATHER_MS}), or until the command ends. */
   #gather(): Promise<void> {
     return new Promise((resolve) => {
-      const cancel = realClock.setTimer(() => {
-        this.#wake = undefined;
-        resolve();
-      }, TOOL_CALL_GATHER_MS);
-      this.#wake = () => {
-        if (this.#exit === undefined && this.#command !== undefined) return;
+      const started = realClock.now();
+      let count = this.#queue.length;
+      let cancel: () => void = () => undefined;
+      const done = () => {
         cancel();
         this.#wake = undefined;
         resolve();
       };
+      const arm = () => {
+        cancel();
+        cancel = realClock.setTimer(done, Math.max(0, Math.min(this.#gatherMs, started + MAX_TOOL_CALL_GATHER_MS - realClock.now())));
+      };
+      this.#wake = () => {
+        if (this.#exit !== undefined || this.#command === undefined) return done();
+        if (this.#queue.length > count) {
+          count = this.#queue.length;
+          arm();
+        }
+      };
+      arm();
     });
   }
 }

@@ -17,7 +17,7 @@ import { killGroup } from './process-group.js';
 import { CliToolCalls, supersededError, type ProcessMcpOptions } from './process-tools.js';
 import { inputText } from './scripted.js';
 
-export type { McpLaunchConfig, McpServerLaunch, ProcessMcpOptions } from './process-tools.js';
+export { DEFAULT_TOOL_CALL_GATHER_MS, type McpLaunchConfig, type McpServerLaunch, type ProcessMcpOptions } from './process-tools.js';
 export {
   CLAUDE_CODE_VERSION,
   CODEX_VERSION,
@@ -299,6 +299,9 @@ function validate(options: ProcessAdapterOptions): void {
   if (options.mcp !== undefined) {
     if (typeof options.mcp !== 'object' || options.mcp === null || typeof options.mcp.configure !== 'function') {
       throw new ConfigurationError(`Expected \`mcp\` to be an object with a \`configure\` function, got ${describeValue(options.mcp)}`);
+    }
+    if (options.mcp.gatherMs !== undefined && !(typeof options.mcp.gatherMs === 'number' && Number.isFinite(options.mcp.gatherMs) && options.mcp.gatherMs >= 0)) {
+      throw new ConfigurationError(`Expected \`mcp.gatherMs\` to be a non-negative number, got ${describeValue(options.mcp.gatherMs)}`);
     }
     if (options.mcp.serverName !== undefined && !(typeof options.mcp.serverName === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(options.mcp.serverName))) {
       throw new ConfigurationError(`Expected \`mcp.serverName\` to match /^[a-zA-Z0-9_-]{1,64}$/, got ${describeValue(options.mcp.serverName)}`);

@@ -1,0 +1,49 @@
+// The real coding-agent CLIs of the CLI tests: installed into test/cli-rigs
+// by `npm run install:cli-rigs` (CI does it), never by the library's own
+// install. No vitest import here: the global setup (`cli-rigs-setup.ts`)
+// uses it too.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** One CLI found in the rig. */
+export interface RigCli {
+  /** The executable. */
+  path: string;
+  /** What `--version` printed. */
+  version: string;
+}
+
+/** The CLIs the global setup found; a missing one is null (its tests are skipped). */
+export interface CliRigs {
+  claude: RigCli | null;
+  codex: RigCli | null;
+}
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    clis: CliRigs;
+  }
+}
+
+/** Where the rig's package.json is. */
+export const CLI_RIGS_DIR = join(import.meta.dirname, '..', 'cli-rigs');
+
+/** How to enable the CLI tests, for the skip line. */
+export const ENABLE_CLIS = 'run `npm run install:cli-rigs` (installs @anthropic-ai/claude-code and @openai/codex into test/cli-rigs)';
+
+function find(name: string): RigCli | null {
+  const path = join(CLI_RIGS_DIR, 'node_modules', '.bin', name);
+  if (!existsSync(path)) return null;
+  try {
+    const version = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    return { path, version };
+  } catch {
+    return null;
+  }
+}
+
+/** The CLIs installed in the rig that run. */
+export function findClis(): CliRigs {
+  return { claude: find('claude'), codex: find('codex') };
+}
