@@ -14,6 +14,7 @@
 //   {"call": name, "args": {...}}   call a tool and keep its answer
 //   {"parallel": [{"call", "args"}, ...]}
 //   {"callAndExit": name, "args": {...}, "code": n}   exit once the call is sent, without waiting
+//   {"answer": "text"}              answer exactly this (instead of the answers so far)
 //   {"hang": true}                  never finish
 //   {"exit": n}                     exit with code n
 // - `--pids <file>` appends {"cli": pid, "servers": [pid, ...], "config": file}
@@ -56,6 +57,7 @@ const call = async (name, args) => {
 };
 
 const answers = [];
+let answer;
 if (steps) {
   for (const step of steps) {
     if (step.call) answers.push(`${step.call}: ${await call(step.call, step.args ?? {})}`);
@@ -65,6 +67,7 @@ if (steps) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       process.exit(step.code ?? 0);
     }
+    if (step.answer !== undefined) answer = step.answer;
     if (step.hang) await new Promise(() => setInterval(() => undefined, 60_000));
     if (step.exit !== undefined) process.exit(step.exit);
   }
@@ -80,7 +83,7 @@ if (steps) {
   }
 }
 
-const result = `Synthesis\n${answers.join('\n')}`;
+const result = answer ?? `Synthesis\n${answers.join('\n')}`;
 process.stdout.write(`${JSON.stringify({
   type: 'result',
   subtype: 'success',

@@ -117,7 +117,8 @@ export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOpt
  * plain text output (`-s`), the earlier turns in the prompt. With tools,
  * `--additional-mcp-config @<file>` (added to the user's MCP servers for
  * this run), the server's tools allowed (`--allow-tool <server>`) and the
- * built-in sub-agent tool `task` excluded.
+ * built-in sub-agent tool `task` excluded, with the tools that manage the
+ * background agents it starts (`read_agent`, `list_agents`, `write_agent`).
  *
  * @example
  * ```ts
@@ -137,7 +138,9 @@ export function copilotProfile(options: CliProfileOptions = {}): ProcessAdapterO
           mcpServers: { [server.name]: { type: 'local', command: server.command, args: server.args, tools: ['*'], timeout: 86_400_000 } },
         };
         await writeFile(file, JSON.stringify(config), { mode: 0o600 });
-        return { args: ['--additional-mcp-config', `@${file}`, '--allow-tool', server.name, '--excluded-tools', 'task'] };
+        return {
+          args: ['--additional-mcp-config', `@${file}`, '--allow-tool', server.name, '--excluded-tools', 'task', 'read_agent', 'list_agents', 'write_agent'],
+        };
       },
     },
   };

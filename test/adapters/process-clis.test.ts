@@ -1,13 +1,14 @@
-// The real Claude Code and Codex CLIs (from npm, installed in test/cli-rigs)
-// run by the process adapter's built-in profiles, offline: each talks to a
-// local mock of its model API and calls troupe's tools through the MCP
-// bridge. Skipped, with one line at the start of the run, when the CLIs are
+// The real Claude Code, Codex and GitHub Copilot CLIs (from npm, installed
+// in test/cli-rigs) run by the process adapter's built-in profiles,
+// offline: each talks to a local mock of its model API (Copilot to the
+// Anthropic mock, as a custom provider) and calls troupe's tools through
+// the MCP bridge. Skipped, with one line at the start of the run, when the CLIs are
 // not installed (`npm run install:cli-rigs`); CI requires them.
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
-import { claudeCodeProfile, codexProfile, processAdapter } from '../../src/adapters/process.js';
+import { claudeCodeProfile, codexProfile, copilotProfile, processAdapter } from '../../src/adapters/process.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { walk } from '../../src/core/ops.js';
@@ -262,5 +263,76 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     handle.abort();
     expect(await handle.result).toMatchObject({ status: 'cancelled' });
     await eventually(() => descendants().length === 0, `Codex and the bridge (${running.join(', ')}) have ended`);
+  });
+});
+
+describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? 'not installed'}) through copilotProfile`, () => {
+  async function copilot(script: Parameters<typeof startMockAnthropic>[0]) {
+    const mock = await startMockAnthropic(script);
+    mocks.push(mock);
+    const home = tempDir();
+    const adapter = processAdapter({
+      ...copilotProfile({ command: clis.copilot!.path }),
+      cwd: tempDir(),
+      passEnv: ['PATH'],
+      env: {
+        HOME: home,
+        COPILOT_HOME: home,
+        // Offline mode with a custom provider (BYOK): no GitHub sign-in, no network besides the provider.
+        COPILOT_OFFLINE: 'true',
+        COPILOT_PROVIDER_TYPE: 'anthropic',
+        COPILOT_PROVIDER_BASE_URL: mock.url,
+        COPILOT_PROVIDER_API_KEY: 'test-key',
+        COPILOT_MODEL: 'claude-sonnet-4',
+      },
+    });
+    return { mock, adapter };
+  }
+  const toolNames = (mock: MockAnthropic, turn: number) => (mock.turns[turn]?.body.tools ?? []).map((t) => t.name);
+
+  it('calls an agent\'s tool over MCP, gets the result, and answers; its sub-agent tools are excluded', SLOW, async () => {
+    const { mock, adapter } = await copilot([{ toolUses: [{ suffix: '-add', input: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
+    const events: TroupeEvent[] = [];
+    const result = await run(agent({ name: 'calc', adapter, tools: [add] }), 'What is 2 + 3?', { onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('The sum is 5.');
+    expect(toolNames(mock, 0)).toContain('troupe-add');
+    for (const name of ['task', 'read_agent', 'list_agents', 'write_agent']) expect(toolNames(mock, 0)).not.toContain(name);
+    expect(JSON.stringify(mock.turns[1]?.body.messages)).toMatch(/"type":"tool_result".*5/);
+    const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
+    expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
+  });
+
+  it('orchestrates two troupe workers with delegate_to_worker; the workers are nested sessions of the trace', SLOW, async () => {
+    const { mock, adapter } = await copilot([
+      {
+        toolUses: [
+          { suffix: '-delegate_to_worker', input: { worker: 'coder', task: 'write parse()' } },
+          { suffix: '-delegate_to_worker', input: { worker: 'tester', task: 'write tests for parse()' } },
+        ],
+      },
+      { text: 'Done: parse() is written and tested.' },
+    ]);
+    const events: TroupeEvent[] = [];
+    const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const result = await run(flow, 'Add a parser', { adapter: workerReplies(), onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('Done: parse() is written and tested.');
+    const second = JSON.stringify(mock.turns[1]?.body.messages);
+    expect(second).toContain('wrote parse()');
+    expect(second).toContain('wrote 3 tests');
+    // Copilot runs the two calls at once: one troupe turn with both, the workers in parallel.
+    expect(toolCallTurns(events, 'lead')).toEqual([2, 0]);
+    expect(nestedWorkers(result.trace)).toEqual(['orchestrate > coder', 'orchestrate > tester']);
+  });
+
+  it('ends Copilot and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {
+    const { adapter } = await copilot([{ toolUses: [{ suffix: '-delegate_to_worker', input: { worker: 'coder', task: 'write parse()' } }] }]);
+    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const handle = startRun(flow, 'Add a parser', { adapter: scriptedAdapter({ fallback: { fault: 'hang' } }) });
+    await new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
+    const running = descendants();
+    expect(running.length).toBeGreaterThanOrEqual(2);
+    handle.abort();
+    expect(await handle.result).toMatchObject({ status: 'cancelled' });
+    await eventually(() => descendants().length === 0, `Copilot and the bridge (${running.join(', ')}) have ended`);
   });
 });

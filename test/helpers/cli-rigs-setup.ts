@@ -8,8 +8,8 @@ export default function setup(project: TestProject): void {
   const clis = findClis();
   const missing = Object.entries(clis).filter(([, cli]) => cli === null).map(([name]) => name);
   if (missing.length > 0 && process.env.TROUPE_REQUIRE_CLIS === '1') {
-    throw new Error(`TROUPE_REQUIRE_CLIS=1 but the CLI tests of ${missing.join(' and ')} would be skipped: ${ENABLE_CLIS}`);
+    throw new Error(`TROUPE_REQUIRE_CLIS=1 but the CLI tests of ${missing.join(', ')} would be skipped: ${ENABLE_CLIS}`);
   }
-  if (missing.length > 0) console.warn(`\n⚠ Real-CLI tests of ${missing.join(' and ')} skipped: to run them, ${ENABLE_CLIS}.\n`);
+  if (missing.length > 0) console.warn(`\n⚠ Real-CLI tests of ${missing.join(', ')} skipped: to run them, ${ENABLE_CLIS}.\n`);
   project.provide('clis', clis);
 }

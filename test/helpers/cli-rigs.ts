@@ -18,6 +18,7 @@ export interface RigCli {
 export interface CliRigs {
   claude: RigCli | null;
   codex: RigCli | null;
+  copilot: RigCli | null;
 }
 
 declare module 'vitest' {
@@ -30,13 +31,14 @@ declare module 'vitest' {
 export const CLI_RIGS_DIR = join(import.meta.dirname, '..', 'cli-rigs');
 
 /** How to enable the CLI tests, for the skip line. */
-export const ENABLE_CLIS = 'run `npm run install:cli-rigs` (installs @anthropic-ai/claude-code and @openai/codex into test/cli-rigs)';
+export const ENABLE_CLIS = 'run `npm run install:cli-rigs` (installs @anthropic-ai/claude-code, @openai/codex and @github/copilot into test/cli-rigs)';
 
 function find(name: string): RigCli | null {
   const path = join(CLI_RIGS_DIR, 'node_modules', '.bin', name);
   if (!existsSync(path)) return null;
   try {
-    const version = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+    const printed = execFileSync(path, ['--version'], { encoding: 'utf8', timeout: 30_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    const version = printed.trim().split('\n')[0] ?? '';
     return { path, version };
   } catch {
     return null;
@@ -45,5 +47,5 @@ function find(name: string): RigCli | null {
 
 /** The CLIs installed in the rig that run. */
 export function findClis(): CliRigs {
-  return { claude: find('claude'), codex: find('codex') };
+  return { claude: find('claude'), codex: find('codex'), copilot: find('copilot') };
 }
