@@ -2,7 +2,7 @@
 // stand-in CLI (written with the MCP SDK's client) is run by the adapter
 // through the Claude Code profile, reaches troupe's tool bridge, and calls
 // the tools; no part is mocked.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -196,6 +196,29 @@ describe('the process adapter over MCP', () => {
     }
     expect(started()).toHaveLength(2);
     await nothingLeft(started);
+  });
+
+  it('takes a custom profile: `{mcp}` and `configure`; a `configure` that returns no arguments fails the session and removes its folder', async () => {
+    let dir = '';
+    const custom = processAdapter({
+      command: [process.execPath, standIn, '{mcp}'],
+      output: 'jsonl',
+      prompt: 'stdin',
+      mcp: {
+        serverName: 'tools',
+        async configure(server) {
+          dir = server.dir;
+          const file = join(server.dir, 'servers.json');
+          writeFileSync(file, JSON.stringify({ mcpServers: { [server.name]: { command: server.command, args: server.args } } }));
+          return { args: ['--mcp-config', file, '--steps', JSON.stringify([{ call: 'add', args: { a: 20, b: 22 } }])] };
+        },
+      },
+    });
+    expect((await run(agent({ name: 'a', adapter: custom, tools: [add] }), 'go')).output).toBe('Synthesis\nadd: 42');
+    expect(existsSync(dir)).toBe(false);
+    const broken = processAdapter({ command: ['cli', '{mcp}'], mcp: { configure: (server) => ((dir = server.dir), { args: 'no' as unknown as string[] }) } });
+    await expect(run(agent({ name: 'a', adapter: broken, tools: [add] }), 'go')).rejects.toThrow(/Expected `mcp.configure` to return \{ args: string\[\] \}/);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('runs a session without tools as a plain CLI turn (no MCP server)', async () => {

@@ -16,11 +16,8 @@ import { createToolServer, type ToolServer, type ToolServerOptions } from './ser
 import { loadMcpSdk } from './sdk.js';
 import { SocketTransport } from './socket-transport.js';
 
-/** Options of {@link startToolBridge}: those of the server it serves, and a signal. */
-export interface ToolBridgeOptions extends ToolServerOptions {
-  /** Aborts starting the bridge. */
-  signal?: AbortSignal;
-}
+/** Options of {@link startToolBridge}: those of the server it serves (`signal` aborts starting the bridge). */
+export type ToolBridgeOptions = ToolServerOptions;
 
 /** A running tool bridge. */
 export interface ToolBridge {
@@ -113,8 +110,9 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
     socket.on('data', onData);
   };
 
+  const { signal: _starting, ...serverOptions } = options;
   const connect = async (socket: Socket, rest: Buffer) => {
-    const server = await createToolServer(options);
+    const server = await createToolServer(serverOptions);
     if (closed || socket.destroyed) return void (await server.close());
     servers.add(server);
     socket.once('close', () => {

@@ -52,6 +52,7 @@ export async function serveTools(tools: readonly ToolDefinition[], options: Serv
   const agent = options.agent ?? 'mcp-client';
   return createToolServer({
     tools: tools.map((t) => toToolSchema(t)),
+    signal: ctx.signal,
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.version === undefined ? {} : { version: options.version }),
     async call(call) {

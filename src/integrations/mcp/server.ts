@@ -5,6 +5,7 @@
  */
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { throwIfAborted } from '../../core/abort.js';
 import type { ToolSchema } from '../../core/adapter.js';
 import { errorMessage } from '../../core/errors.js';
 import { loadMcpSdk } from './sdk.js';
@@ -41,6 +42,8 @@ export interface ToolServerOptions {
   name?: string;
   /** The server's version, reported with its name. Default: `1.0.0`. */
   version?: string;
+  /** Aborts creating the server (loading the SDK). */
+  signal?: AbortSignal;
 }
 
 /** An MCP server of troupe tools; connect it to any transport of the SDK. */
@@ -71,7 +74,9 @@ export interface ToolServer {
  * ```
  */
 export async function createToolServer(options: ToolServerOptions): Promise<ToolServer> {
+  throwIfAborted(options.signal);
   const sdk = await loadMcpSdk('troupe/mcp');
+  throwIfAborted(options.signal);
   const tools = new Map(options.tools.map((t) => [t.name, t]));
   const server = new sdk.Server({ name: options.name ?? 'troupe', version: options.version ?? '1.0.0' }, { capabilities: { tools: {} } });
   server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({

@@ -130,6 +130,29 @@ describe('startToolBridge with the SDK client', () => {
   });
 });
 
+describe('the bridge\'s connection', () => {
+  it('skips a line that is not JSON-RPC and goes on serving', async () => {
+    const { bridge: b } = await startRecordingBridge();
+    const { port, token } = JSON.parse(readFileSync(join(b.dir, 'connect.json'), 'utf8')) as { port: number; token: string };
+    const socket = connect({ host: '127.0.0.1', port });
+    let received = '';
+    socket.on('data', (d: Buffer) => (received += d.toString('utf8')));
+    const initialize = { jsonrpc: '2.0', id: 7, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    // The secret, a broken line, then a request split over two writes.
+    socket.write(`${token}\nnot json at all\n${JSON.stringify(initialize).slice(0, 20)}`);
+    socket.write(`${JSON.stringify(initialize).slice(20)}\r\n`);
+    await waitFor(() => received.includes('\n'));
+    socket.destroy();
+    expect(JSON.parse(received.split('\n')[0]!)).toMatchObject({ jsonrpc: '2.0', id: 7, result: { serverInfo: { name: 'troupe' } } });
+  });
+
+  it('refuses to start once aborted', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('stop'));
+    await expect(startToolBridge({ tools, call: async () => ({ content: '' }), signal: controller.signal })).rejects.toThrow('stop');
+  });
+});
+
 describe('serveTools', () => {
   const add = defineTool({
     name: 'add',
