@@ -152,7 +152,15 @@ const PLACEHOLDER = /\{(prompt|model|sessionId)\}/g;
 const MCP_PLACEHOLDER = '{mcp}';
 
 /**
- * An adapter that runs a coding-agent CLI once per turn.
+ * An adapter that runs a coding-agent CLI once per turn. With `mcp` (the
+ * built-in profiles set it), a session's tools are served to the CLI over
+ * MCP and `capabilities.tools` is true.
+ *
+ * @example
+ * ```ts
+ * // Claude Code, with the session's tools (delegate_to_worker, ...) over MCP:
+ * const lead = processAdapter({ ...claudeCodeProfile(), passEnv: [...DEFAULT_PASS_ENV, 'ANTHROPIC_API_KEY'] });
+ * ```
  *
  * @example
  * ```ts

@@ -10,6 +10,6 @@ export default function setup(project: TestProject): void {
   if (missing.length > 0 && process.env.TROUPE_REQUIRE_CLIS === '1') {
     throw new Error(`TROUPE_REQUIRE_CLIS=1 but the CLI tests of ${missing.join(', ')} would be skipped: ${ENABLE_CLIS}`);
   }
-  if (missing.length > 0) console.warn(`\n⚠ Real-CLI tests of ${missing.join(', ')} skipped: to run them, ${ENABLE_CLIS}.\n`);
+  if (missing.length > 0) console.warn(`\n⚠ Real-CLI tests of ${missing.join(', ')} skipped (not installed): ${ENABLE_CLIS}.\n`);
   project.provide('clis', clis);
 }

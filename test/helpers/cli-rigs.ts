@@ -31,7 +31,7 @@ declare module 'vitest' {
 export const CLI_RIGS_DIR = join(import.meta.dirname, '..', 'cli-rigs');
 
 /** How to enable the CLI tests, for the skip line. */
-export const ENABLE_CLIS = 'run `npm run install:cli-rigs` (installs @anthropic-ai/claude-code, @openai/codex and @github/copilot into test/cli-rigs)';
+export const ENABLE_CLIS = '`npm run install:cli-rigs` installs @anthropic-ai/claude-code, @openai/codex and @github/copilot into test/cli-rigs';
 
 function find(name: string): RigCli | null {
   const path = join(CLI_RIGS_DIR, 'node_modules', '.bin', name);
