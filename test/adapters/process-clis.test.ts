@@ -4,7 +4,8 @@
 // Anthropic mock, as a custom provider) and calls troupe's tools through
 // the MCP bridge. Skipped, with one line at the start of the run, when the CLIs are
 // not installed (`npm run install:cli-rigs`); CI requires them.
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
@@ -47,17 +48,24 @@ afterEach(async () => {
   mocks = [];
 });
 
-/** The processes this test process started, and theirs: the CLI and its MCP bridge. */
+/** The processes this test process started, and theirs: the CLI and its MCP bridge (zombies left out). */
 function descendants(): number[] {
   const parentOf = new Map<number, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (fields[0] !== 'Z') parentOf.set(Number(entry), Number(fields[1]));
-    } catch {
-      // gone meanwhile
+  if (existsSync('/proc')) {
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        if (fields[0] !== 'Z') parentOf.set(Number(entry), Number(fields[1]));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  } else {
+    for (const line of execFileSync('ps', ['-A', '-o', 'pid=,ppid=,stat='], { encoding: 'utf8' }).split('\n')) {
+      const [pid, ppid, stat] = line.trim().split(/\s+/);
+      if (pid && ppid && !stat?.startsWith('Z')) parentOf.set(Number(pid), Number(ppid));
     }
   }
   const found: number[] = [];

@@ -45,12 +45,17 @@ const add = defineTool({
   execute: ({ a, b }) => a + b,
 }) as ToolDefinition;
 
+/** True while `pid` runs (a zombie waiting to be reaped counts as gone). */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
   } catch {
     return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
   }
 }
 /** Poll on real time: the processes are watched from outside, there is no clock to drive. */
