@@ -1,7 +1,7 @@
 import { defineConfig, type Options } from 'tsup';
 
 // Vendor packages are optional peers, loaded lazily by their adapters and integrations: never bundled.
-const vendors = ['ai', 'openai', 'ioredis', '@opentelemetry/api', /^ai\//, /^openai\//, /^@ai-sdk\//];
+const vendors = ['ai', 'openai', 'ioredis', '@opentelemetry/api', /^ai\//, /^openai\//, /^@ai-sdk\//, /^@modelcontextprotocol\//];
 
 const shared: Options = {
   entry: {
@@ -16,6 +16,7 @@ const shared: Options = {
     'redis/index': 'src/integrations/redis/index.ts',
     'otel/index': 'src/integrations/otel/index.ts',
     'report/index': 'src/views/report/index.ts',
+    'mcp/index': 'src/integrations/mcp/index.ts',
   },
   dts: true,
   sourcemap: true,

@@ -12,13 +12,14 @@ export default defineConfig({
       { find: /^troupe\/redis$/, replacement: src('integrations/redis/index.ts') },
       { find: /^troupe\/otel$/, replacement: src('integrations/otel/index.ts') },
       { find: /^troupe\/report$/, replacement: src('views/report/index.ts') },
+      { find: /^troupe\/mcp$/, replacement: src('integrations/mcp/index.ts') },
       { find: /^troupe$/, replacement: src('index.ts') },
     ],
   },
   test: {
     include: ['test/**/*.test.ts'],
-    // Starts a redis-server for the Redis tests (or prints why they are skipped).
-    globalSetup: ['test/helpers/redis-setup.ts'],
+    // Starts a redis-server for the Redis tests, finds the real CLIs of the CLI tests (or prints why they are skipped).
+    globalSetup: ['test/helpers/redis-setup.ts', 'test/helpers/cli-rigs-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     pool: 'forks',

@@ -77,8 +77,24 @@ for (const mode of ['import', 'require']) {
   }
 }
 
+// troupe/mcp loads @modelcontextprotocol/sdk on first use, from both builds:
+// a tool server must come up and close.
+for (const mode of ['import', 'require']) {
+  const load = mode === 'import' ? `import('troupe/mcp')` : `Promise.resolve(require('troupe/mcp'))`;
+  const code = `${load}.then(async ({ createToolServer }) => {
+    const server = await createToolServer({ tools: [], call: async () => ({ content: '' }) });
+    if (typeof server.server.connect !== 'function') process.exit(4);
+    await server.close();
+  })`;
+  try {
+    execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    failures.push(`${mode}('troupe/mcp') could not load @modelcontextprotocol/sdk: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
+  }
+}
+
 if (failures.length) {
   console.error(`check:exports failed:\n- ${failures.join('\n- ')}`);
   process.exit(1);
 }
-console.log(`check:exports ok: ${names.length} entry points load through import and require, with no signal or exit listener added (${names.join(', ')}); troupe/redis loads ioredis in both`);
+console.log(`check:exports ok: ${names.length} entry points load through import and require, with no signal or exit listener added (${names.join(', ')}); troupe/redis loads ioredis and troupe/mcp the MCP SDK in both`);

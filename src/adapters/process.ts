@@ -1,19 +1,32 @@
 /**
  * The process adapter: runs a coding-agent command-line tool (`claude -p`,
  * `codex exec`, `copilot -p`, ...) once per turn, in the session's
- * workspace directory. Never through a shell.
+ * workspace directory. Never through a shell. With `mcp`, a session's
+ * tools are served to the CLI over the Model Context Protocol.
  * @module
  */
 import type { ChildProcess } from 'node:child_process';
-import crossSpawn from 'cross-spawn';
 import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolResult } from '../core/adapter.js';
 import { combineSignals, throwIfAborted, timeoutSignal } from '../core/abort.js';
-import { abortError, realClock, type Clock } from '../core/clock.js';
-import { AdapterError, ConfigurationError, describeValue, errorMessage } from '../core/errors.js';
+import { realClock, type Clock } from '../core/clock.js';
+import { AdapterError, ConfigurationError, describeValue } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from './options.js';
-import { killGroup, release, watch } from './process-group.js';
+import { runCommand, startCommand, type CommandResult } from './process-command.js';
+import { killGroup } from './process-group.js';
+import { CliToolCalls, supersededError, type ProcessMcpOptions } from './process-tools.js';
 import { inputText } from './scripted.js';
+
+export { DEFAULT_TOOL_CALL_GATHER_MS, type McpLaunchConfig, type McpServerLaunch, type ProcessMcpOptions } from './process-tools.js';
+export {
+  CLAUDE_CODE_VERSION,
+  CODEX_VERSION,
+  COPILOT_VERSION,
+  claudeCodeProfile,
+  codexProfile,
+  copilotProfile,
+  type CliProfileOptions,
+} from './process-profiles.js';
 
 /** What one run of the command produced. */
 export interface ProcessOutput {
@@ -105,6 +118,20 @@ export interface ProcessAdapterOptions {
    * is never read as an option and is left as it is.
    */
   dashPrompt?: 'auto' | 'separator' | 'stdin';
+  /**
+   * Serve a session's tools to the CLI over the Model Context Protocol, so
+   * that `capabilities.tools` is true: the CLI's call of a tool becomes a
+   * tool call of the turn, and the next `send` of tool results answers it
+   * while the CLI waits (one CLI process per user message, across its tool
+   * calls). `configure` says how the CLI learns of the server; its
+   * arguments replace the whole-argument placeholder `{mcp}`, which the
+   * command (and the resume command) must contain. Needs
+   * `@modelcontextprotocol/sdk`. The built-in profiles
+   * ({@link claudeCodeProfile}, {@link codexProfile},
+   * {@link copilotProfile}) set it. Default: none (`capabilities.tools` is
+   * false, and `{mcp}` is left out).
+   */
+  mcp?: ProcessMcpOptions;
 }
 
 /** The default of `maxOutputBytes`: 64 MiB of stdout (and of stderr) per turn. */
@@ -121,9 +148,19 @@ export const DEFAULT_PASS_ENV: readonly string[] = Object.freeze([
 ]);
 
 const PLACEHOLDER = /\{(prompt|model|sessionId)\}/g;
+/** The whole-argument placeholder of the CLI's MCP arguments. */
+const MCP_PLACEHOLDER = '{mcp}';
 
 /**
- * An adapter that runs a coding-agent CLI once per turn.
+ * An adapter that runs a coding-agent CLI once per turn. With `mcp` (the
+ * built-in profiles set it), a session's tools are served to the CLI over
+ * MCP and `capabilities.tools` is true.
+ *
+ * @example
+ * ```ts
+ * // Claude Code, with the session's tools (delegate_to_worker, ...) over MCP:
+ * const lead = processAdapter({ ...claudeCodeProfile(), passEnv: [...DEFAULT_PASS_ENV, 'ANTHROPIC_API_KEY'] });
+ * ```
  *
  * @example
  * ```ts
@@ -151,37 +188,80 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
 
   return {
     id: options.id ?? 'process',
-    capabilities: { tools: false, streaming: false },
+    capabilities: { tools: options.mcp !== undefined, streaming: false },
     async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
       throwIfAborted(signal);
       const cwd = options.cwd ?? spec.workspace ?? process.cwd();
-      const env = buildEnv(options.passEnv ?? DEFAULT_PASS_ENV, options.env);
+      // A session with tools serves them to the CLI over MCP, for as long as the session is open.
+      const tools = options.mcp && spec.tools && spec.tools.length > 0 ? await CliToolCalls.start(spec.tools, options.mcp, signal) : undefined;
+      const env = { ...buildEnv(options.passEnv ?? DEFAULT_PASS_ENV, options.env), ...tools?.config.env };
+      const mcpArgs = tools?.config.args ?? [];
       const history: Array<{ role: 'user' | 'assistant'; text: string }> = [];
       let toolSessionId: string | undefined;
       let turn = 0;
       let running: ChildProcess | undefined;
+      let asked = '';
+
+      /** The command line and stdin of a new turn on `text`. */
+      const prepare = (text: string) => {
+        turn++;
+        const resumed = continuity === 'resume' && toolSessionId !== undefined;
+        const prompt = formatPrompt({
+          input: text,
+          system: spec.system,
+          history: continuity === 'transcript' ? history : [],
+          turn,
+          resumed,
+        });
+        const template = resumed ? options.resume!.command : options.command;
+        const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: toolSessionId ?? '' };
+        const placed = placePrompt(template, prompt, dashPrompt);
+        const argv = placed.template.flatMap((arg) => (arg === MCP_PLACEHOLDER ? mcpArgs : [arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? '')]));
+        const stdin = promptMode === 'stdin' || placed.stdin ? prompt : undefined;
+        return { argv, stdin };
+      };
+      /** The final turn of a command that has ended. */
+      const finish = (text: string, result: CommandResult): ModelTurn => {
+        const out: ProcessOutput = { ...result, events: output === 'jsonl' ? parseJsonLines(result.stdout) : [] };
+        const reply = extractText(out);
+        if (continuity === 'resume') toolSessionId = extractSessionId(out) ?? toolSessionId;
+        history.push({ role: 'user', text }, { role: 'assistant', text: reply });
+        const usage = extractUsage(out);
+        return { text: reply, toolCalls: [], ...(usage && { usage }) };
+      };
+      /** A turn with MCP: a message starts the command; tool results answer its waiting calls; either way, on to its next calls or its end. */
+      const sendWithTools = async (calls: CliToolCalls, input: string | ToolResult[], turnSignal: AbortSignal): Promise<ModelTurn> => {
+        if (typeof input === 'string') {
+          if (calls.running) await calls.stop(supersededError());
+          asked = input;
+          const { argv, stdin } = prepare(input);
+          throwIfAborted(turnSignal);
+          calls.attach(startCommand(argv, { cwd, env, stdin, tailChars, maxOutputBytes }));
+        } else {
+          if (!calls.running) {
+            throw new AdapterError(`Tool results were sent to the session of agent "${spec.agent}", but no command of it waits for any`, {
+              details: { agent: spec.agent },
+            });
+          }
+          calls.answer(input);
+        }
+        const event = await calls.next(turnSignal);
+        return 'calls' in event ? { text: '', toolCalls: event.calls } : finish(asked, event.result);
+      };
+
       return {
         id: `process-${nextSession++}`,
         async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
           throwIfAborted(sendOptions.signal);
-          turn++;
-          const text = inputText(input);
-          const resumed = continuity === 'resume' && toolSessionId !== undefined;
-          const prompt = formatPrompt({
-            input: text,
-            system: spec.system,
-            history: continuity === 'transcript' ? history : [],
-            turn,
-            resumed,
-          });
-          const template = resumed ? options.resume!.command : options.command;
-          const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: toolSessionId ?? '' };
-          const placed = placePrompt(template, prompt, dashPrompt);
-          const argv = placed.template.map((arg) => arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? ''));
-          const stdin = promptMode === 'stdin' || placed.stdin ? prompt : undefined;
-          const timer = options.timeoutMs === undefined ? undefined : timeoutSignal(options.timeoutMs, options.clock ?? realClock, `Command "${argv[0]}" timed out after ${options.timeoutMs} ms`);
+          const timer =
+            options.timeoutMs === undefined
+              ? undefined
+              : timeoutSignal(options.timeoutMs, options.clock ?? realClock, `Command "${options.command[0]}" timed out after ${options.timeoutMs} ms`);
           const turnSignal = combineSignals(sendOptions.signal, timer?.signal);
           try {
+            if (tools) return await sendWithTools(tools, input, turnSignal);
+            const text = inputText(input);
+            const { argv, stdin } = prepare(text);
             const result = await runCommand(argv, {
               cwd,
               env,
@@ -191,12 +271,7 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
               maxOutputBytes,
               onSpawn: (child) => (running = child),
             });
-            const out: ProcessOutput = { ...result, events: output === 'jsonl' ? parseJsonLines(result.stdout) : [] };
-            const reply = extractText(out);
-            if (continuity === 'resume') toolSessionId = extractSessionId(out) ?? toolSessionId;
-            history.push({ role: 'user', text }, { role: 'assistant', text: reply });
-            const usage = extractUsage(out);
-            return { text: reply, toolCalls: [], ...(usage && { usage }) };
+            return finish(text, result);
           } finally {
             running = undefined;
             timer?.clear();
@@ -205,6 +280,7 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
         async close() {
           if (running) killGroup(running);
           history.length = 0;
+          await tools?.close();
         },
       };
     },
@@ -227,6 +303,22 @@ function validate(options: ProcessAdapterOptions): void {
   expectPositiveInteger('maxOutputBytes', options.maxOutputBytes);
   if (options.dashPrompt !== undefined && !['auto', 'separator', 'stdin'].includes(options.dashPrompt)) {
     throw new ConfigurationError(`Expected \`dashPrompt\` to be "auto", "separator" or "stdin", got ${describeValue(options.dashPrompt)}`);
+  }
+  if (options.mcp !== undefined) {
+    if (typeof options.mcp !== 'object' || options.mcp === null || typeof options.mcp.configure !== 'function') {
+      throw new ConfigurationError(`Expected \`mcp\` to be an object with a \`configure\` function, got ${describeValue(options.mcp)}`);
+    }
+    if (options.mcp.gatherMs !== undefined && !(typeof options.mcp.gatherMs === 'number' && Number.isFinite(options.mcp.gatherMs) && options.mcp.gatherMs >= 0)) {
+      throw new ConfigurationError(`Expected \`mcp.gatherMs\` to be a non-negative number, got ${describeValue(options.mcp.gatherMs)}`);
+    }
+    if (options.mcp.serverName !== undefined && !(typeof options.mcp.serverName === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(options.mcp.serverName))) {
+      throw new ConfigurationError(`Expected \`mcp.serverName\` to match /^[a-zA-Z0-9_-]{1,64}$/, got ${describeValue(options.mcp.serverName)}`);
+    }
+    for (const [name, argv] of [['command', options.command], ['resume.command', options.resume?.command]] as const) {
+      if (argv && !argv.includes(MCP_PLACEHOLDER)) {
+        throw new ConfigurationError(`\`${name}\` needs the argument "${MCP_PLACEHOLDER}" where the CLI's MCP arguments go, since \`mcp\` is set`);
+      }
+    }
   }
 }
 
@@ -366,133 +458,4 @@ export function defaultExtractUsage(output: ProcessOutput): Partial<Usage> | und
     usage = found;
   }
   return usage;
-}
-
-interface RunOptions {
-  cwd: string;
-  env: Record<string, string>;
-  stdin: string | undefined;
-  signal: AbortSignal | undefined;
-  tailChars: number;
-  maxOutputBytes: number;
-  onSpawn: (child: ChildProcess) => void;
-}
-
-/**
- * How long to wait for stdout and stderr to close once the command has
- * exited. A helper it started may hold them open for good; the turn does not
- * wait for it (and its process group is killed).
- */
-const DRAIN_MS = 200;
-
-/**
- * Run one command to its end: settled when the command itself exits (after a
- * short drain of its output), not when every process holding its output has.
- * An abort, or output past `maxOutputBytes`, kills its process group and
- * rejects at once. While it runs, the host's exit kills its group too.
- */
-function runCommand(argv: string[], options: RunOptions): Promise<{ stdout: string; stderr: string }> {
-  const [file, ...args] = argv as [string, ...string[]];
-  return new Promise((resolve, reject) => {
-    const { signal } = options;
-    if (signal?.aborted) {
-      reject(abortError(signal));
-      return;
-    }
-    // cross-spawn: on Windows it finds npm's `.cmd` shims through PATHEXT and quotes for cmd.exe; elsewhere it is `spawn`.
-    const child = crossSpawn(file, args, {
-      cwd: options.cwd,
-      env: options.env,
-      shell: false,
-      windowsHide: true,
-      detached: process.platform !== 'win32',
-      stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-    });
-    options.onSpawn(child);
-    watch(child);
-    const stdout: string[] = [];
-    const written = { stdout: 0, stderr: 0 };
-    let stderr = '';
-    let open = 2; // stdout and stderr
-    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
-    let cancelDrain: (() => void) | undefined;
-    let settled = false;
-    const finish = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      signal?.removeEventListener('abort', onAbort);
-      cancelDrain?.();
-      release(child);
-      child.stdout!.destroy();
-      child.stderr!.destroy();
-      fn();
-    };
-    const fail = (error: Error) => {
-      killGroup(child);
-      finish(() => reject(error));
-    };
-    const onAbort = () => fail(abortError(signal));
-    signal?.addEventListener('abort', onAbort, { once: true });
-
-    const count = (stream: 'stdout' | 'stderr', chunk: string): boolean => {
-      written[stream] += Buffer.byteLength(chunk);
-      if (written[stream] <= options.maxOutputBytes) return true;
-      fail(
-        new AdapterError(`Command "${file}" wrote more than ${options.maxOutputBytes} bytes to ${stream}`, {
-          details: { command: file, stream, limit: options.maxOutputBytes },
-        }),
-      );
-      return false;
-    };
-    const settle = () => {
-      if (!exit) return;
-      const { code, signal: killedBy } = exit;
-      const tail = options.tailChars === 0 ? '' : stderr.slice(-options.tailChars);
-      if (code === 0) {
-        finish(() => resolve({ stdout: stdout.join(''), stderr: tail }));
-        return;
-      }
-      const how = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
-      finish(() =>
-        reject(
-          new AdapterError(`Command "${file}" ${how}${tail.trim() ? `: ${tail.trim()}` : ''}`, {
-            details: { command: file, exitCode: code, signal: killedBy, stderr: tail },
-          }),
-        ),
-      );
-    };
-    const closed = () => {
-      open--;
-      if (open === 0) settle();
-    };
-    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
-      if (count('stdout', chunk)) stdout.push(chunk);
-    });
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
-      if (count('stderr', chunk)) stderr = (stderr + chunk).slice(-Math.max(options.tailChars, 1) * 2);
-    });
-    child.stdout!.once('close', closed);
-    child.stderr!.once('close', closed);
-    if (options.stdin !== undefined) {
-      child.stdin!.on('error', () => undefined); // the command may exit without reading its input
-      child.stdin!.end(options.stdin);
-    }
-    child.on('error', (error: NodeJS.ErrnoException) => {
-      fail(
-        error.code === 'ENOENT'
-          ? new ConfigurationError(`Command "${file}" was not found (is it installed and on PATH?)`, { code: 'missing_dependency', cause: error, details: { command: file } })
-          : new AdapterError(`Could not run "${file}": ${errorMessage(error)}`, { cause: error, details: { command: file } }),
-      );
-    });
-    child.on('exit', (code, killedBy) => {
-      if (settled) return;
-      exit = { code, signal: killedBy };
-      if (open === 0) return settle();
-      // A helper of the command may keep its output open: read what is left for a moment, then settle without it.
-      cancelDrain = realClock.setTimer(() => {
-        killGroup(child);
-        settle();
-      }, DRAIN_MS);
-    });
-  });
 }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
+  claudeCodeProfile,
   defaultExtractSessionId,
   defaultExtractText,
   defaultExtractUsage,
@@ -18,6 +19,7 @@ import { agent } from '../../src/patterns/agent.js';
 import { adapterSuite } from '../../src/testing/adapter-suite.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'cli');
+const standIn = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'stand-in-agent.mjs');
 const node = process.execPath;
 const fake = join(fixtures, 'fake-agent.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'troupe-process-'));
@@ -33,7 +35,11 @@ adapterSuite('process', (scenario) => {
       });
     case 'hang':
       return processAdapter({ command: [node, join(fixtures, 'hang.mjs'), join(dir, `suite-${pidFiles++}.pid`)] });
-    case 'tool-call':
+    case 'tool-call': {
+      // The stand-in CLI calls the tool over MCP, then answers.
+      const steps = [{ call: scenario.tool, args: scenario.arguments }, { answer: scenario.finalText }];
+      return processAdapter(claudeCodeProfile({ command: [node, standIn], args: ['--steps', JSON.stringify(steps)] }));
+    }
     case 'stream-hang':
       return undefined;
   }

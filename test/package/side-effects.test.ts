@@ -9,6 +9,7 @@ const entries = [
   'src/testing/index.ts',
   ...['scripted', 'recording', 'ai-sdk', 'openai', 'process', 'env'].map((name) => `src/adapters/${name}.ts`),
   'src/integrations/redis/index.ts',
+  'src/integrations/mcp/index.ts',
 ];
 
 describe('importing troupe', () => {

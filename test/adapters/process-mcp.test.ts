@@ -1,0 +1,234 @@
+// The process adapter serving a session's tools over MCP, end to end: the
+// stand-in CLI (written with the MCP SDK's client) is run by the adapter
+// through the Claude Code profile, reaches troupe's tool bridge, and calls
+// the tools; no part is mocked.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { claudeCodeProfile, processAdapter, type ProcessAdapterOptions } from '../../src/adapters/process.js';
+import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import { SimulatedClock } from '../../src/core/clock.js';
+import { AdapterError, ConfigurationError, TimeoutError } from '../../src/core/errors.js';
+import type { TroupeEvent } from '../../src/core/events.js';
+import { walk, type OpNode } from '../../src/core/ops.js';
+import { run, startRun } from '../../src/core/run.js';
+import { defineTool, toToolSchema, type ToolDefinition } from '../../src/core/tools.js';
+import { agent } from '../../src/patterns/agent.js';
+import { orchestrate } from '../../src/patterns/orchestrate.js';
+import { tempDirs } from '../helpers/temp-dirs.js';
+
+const standIn = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'stand-in-agent.mjs');
+const tempDir = tempDirs('troupe-mcp-test-');
+
+/** The stand-in CLI through the Claude Code profile; `pids` collects the processes it started. */
+function standInAdapter(options: { steps?: unknown[]; timeoutMs?: number; clock?: SimulatedClock } = {}) {
+  const pids = join(tempDir(), 'pids.jsonl');
+  const args = ['--pids', pids, ...(options.steps ? ['--steps', JSON.stringify(options.steps)] : [])];
+  const profile: ProcessAdapterOptions = claudeCodeProfile({ command: [process.execPath, standIn], args });
+  const adapter = processAdapter({
+    ...profile,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
+  const started = () =>
+    existsSync(pids)
+      ? readFileSync(pids, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { cli: number; servers: number[]; config: string })
+      : [];
+  return { adapter, started };
+}
+
+const add = defineTool({
+  name: 'add',
+  description: 'Add two numbers',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => a + b,
+}) as ToolDefinition;
+
+/** True while `pid` runs (a zombie waiting to be reaped counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return true;
+  }
+}
+/** Poll on real time: the processes are watched from outside, there is no clock to drive. */
+async function eventually(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 400; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`Timed out waiting until ${what}`);
+}
+/** Every process a session started has ended, and its bridge folder is gone. */
+async function nothingLeft(started: () => Array<{ cli: number; servers: number[]; config: string }>): Promise<void> {
+  const runs = started();
+  expect(runs.length).toBeGreaterThan(0);
+  for (const r of runs) {
+    await eventually(() => !alive(r.cli) && r.servers.every((pid) => !alive(pid)), `CLI ${r.cli} and its MCP servers ${r.servers.join(', ')} have ended`);
+    if (r.config) expect(existsSync(dirname(r.config))).toBe(false);
+  }
+}
+
+const workers = () => [
+  agent({ name: 'coder', description: 'writes code' }),
+  agent({ name: 'tester', description: 'writes tests' }),
+];
+const workerReplies = scriptedAdapter({
+  rules: [
+    { agent: 'coder', reply: 'coder: wrote parse()' },
+    { agent: 'tester', reply: 'tester: wrote 3 tests' },
+  ],
+});
+
+describe('the process adapter over MCP', () => {
+  it('has tools only with `mcp`, and checks its MCP options', () => {
+    expect(processAdapter(claudeCodeProfile()).capabilities).toEqual({ tools: true, streaming: false });
+    expect(processAdapter({ command: ['claude', '-p'] }).capabilities.tools).toBe(false);
+    const configure = () => ({ args: [] });
+    expect(() => processAdapter({ command: ['cli'], mcp: { configure } })).toThrow(ConfigurationError);
+    expect(() => processAdapter({ command: ['cli', '{mcp}'], mcp: { configure, serverName: 'no spaces' } })).toThrow(/serverName/);
+    expect(() => processAdapter({ command: ['cli', '{mcp}'], resume: { command: ['cli', '--resume', '{sessionId}'] }, mcp: { configure } })).toThrow(
+      /`resume.command` needs the argument "\{mcp\}"/,
+    );
+  });
+
+  it('runs an orchestrator CLI in an orchestrate loop: it delegates to two workers over MCP, in parallel, and nothing outlives the run', async () => {
+    const { adapter, started } = standInAdapter();
+    const events: TroupeEvent[] = [];
+    const flow = orchestrate({
+      name: 'build',
+      mode: 'orchestrator',
+      dispatch: 'tool',
+      orchestrator: agent({ name: 'lead', adapter }),
+      workers: workers(),
+    });
+    const result = await run(flow, 'Add a parser', { adapter: workerReplies, onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('Synthesis\ncoder: coder: wrote parse()\ntester: tester: wrote 3 tests');
+    // Both calls arrived in one turn, so troupe ran the workers in parallel.
+    const leadTurns = events.filter((e): e is TroupeEvent<'agent.turn'> => e.type === 'agent.turn' && e.agent === 'lead');
+    expect(leadTurns.map((t) => t.toolCalls)).toEqual([2, 0]);
+    const called = events.filter((e): e is TroupeEvent<'tool.called'> => e.type === 'tool.called').map((e) => e.call);
+    expect(called.map((c) => [c.name, (c.arguments as { worker: string }).worker]).sort()).toEqual([
+      ['delegate_to_worker', 'coder'],
+      ['delegate_to_worker', 'tester'],
+    ]);
+    // The workers are troupe sessions: op nodes nested in the loop, each with its own agent and model turn.
+    const nested: string[] = [];
+    walk(result.trace, (node: OpNode) => {
+      for (const child of node.children) {
+        if (child.kind === 'worker') nested.push(`${node.kind}:${node.name} > ${child.name} (agent ${child.agent}, ${child.usage.turns} turn)`);
+      }
+    });
+    expect(nested.sort()).toEqual(['orchestrate:build > coder (agent coder, 1 turn)', 'orchestrate:build > tester (agent tester, 1 turn)']);
+    // The CLI's usage (from its result line) is the orchestrator's own usage: the loop's op node, below which the workers are.
+    expect(result.trace.children[0]!.usage.inputTokens).toBeGreaterThan(0);
+    await nothingLeft(started);
+  });
+
+  it('ends the CLI and its MCP server when the run is aborted in the middle of a tool call', async () => {
+    const { adapter, started } = standInAdapter();
+    const slowWorkers = scriptedAdapter({ fallback: { fault: 'hang' } });
+    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const handle = startRun(flow, 'Add a parser', { adapter: slowWorkers });
+    const called = new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
+    await called;
+    expect(started()).toHaveLength(1);
+    const { cli, servers } = started()[0]!;
+    expect([cli, ...servers].every(alive)).toBe(true);
+    handle.abort();
+    // A cancelled loop ends with status `cancelled`; the orchestrator's session was closed on the way out.
+    expect(await handle.result).toMatchObject({ status: 'cancelled', cancelled: true });
+    await nothingLeft(started);
+  });
+
+  it('answers a call of an unknown tool with an error result; the agent goes on', async () => {
+    const { adapter, started } = standInAdapter({ steps: [{ call: 'format_disk', args: {} }, { call: 'add', args: { a: 1, b: 2 } }] });
+    const result = await run(agent({ name: 'a', adapter, tools: [add] }), 'go');
+    expect(result.output).toBe('Synthesis\nformat_disk: ERROR Error: unknown tool "format_disk". Available tools: add\nadd: 3');
+    await nothingLeft(started);
+  });
+
+  it('answers a call with invalid arguments with the schema errors', async () => {
+    const { adapter } = standInAdapter({ steps: [{ call: 'add', args: { a: 'one', b: 2 } }] });
+    const result = await run(agent({ name: 'a', adapter, tools: [add] }), 'go');
+    expect(result.output).toMatch(/^Synthesis\nadd: ERROR Error: invalid arguments for "add": a: /);
+  });
+
+  it('fails with a TimeoutError, and ends the CLI, when the CLI never answers after a tool call', async () => {
+    const clock = new SimulatedClock();
+    const { adapter, started } = standInAdapter({ steps: [{ call: 'add', args: { a: 1, b: 2 } }, { hang: true }], timeoutMs: 60_000, clock });
+    const handle = startRun(agent({ name: 'a', adapter, tools: [add] }), 'go', { clock });
+    handle.emitter.on('tool.completed', () => {
+      // The results are sent and the CLI never answers: let the turn's time-out pass.
+      setTimeout(() => void clock.advance(60_000), 50);
+    });
+    await expect(handle.result).rejects.toBeInstanceOf(TimeoutError);
+    await nothingLeft(started);
+  });
+
+  it('fails with an AdapterError when the CLI exits in the middle of a call', async () => {
+    const { adapter, started } = standInAdapter({ steps: [{ callAndExit: 'add', args: { a: 1, b: 2 }, code: 3 }] });
+    const error = await run(agent({ name: 'a', adapter, tools: [add] }), 'go').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AdapterError);
+    expect((error as AdapterError).details).toMatchObject({ exitCode: 3 });
+    await nothingLeft(started);
+  });
+
+  it('at the adapter level: results answer the waiting calls, a new message stops a waiting command, stray results are refused', async () => {
+    const { adapter, started } = standInAdapter({ steps: [{ call: 'add', args: { a: 2, b: 2 } }] });
+    const session = await adapter.openSession({ agent: 'a', tools: [toToolSchema(add)] });
+    try {
+      const first = await session.send('go');
+      expect(first).toEqual({ text: '', toolCalls: [{ id: 'mcp-1', name: 'add', arguments: { a: 2, b: 2 } }] });
+      // A new message while the command waits for the result: that command is stopped, a new one runs.
+      const again = await session.send('again');
+      expect(again.toolCalls).toEqual([{ id: 'mcp-2', name: 'add', arguments: { a: 2, b: 2 } }]);
+      const final = await session.send([{ callId: 'mcp-2', name: 'add', content: '4' }]);
+      expect(final.text).toBe('Synthesis\nadd: 4');
+      expect(final.usage).toMatchObject({ inputTokens: expect.any(Number), outputTokens: expect.any(Number) });
+      const stray = await session.send([{ callId: 'mcp-2', name: 'add', content: '4' }]).catch((e: unknown) => e);
+      expect(stray).toBeInstanceOf(AdapterError);
+      expect((stray as Error).message).toMatch(/no command of it waits/);
+    } finally {
+      await session.close();
+    }
+    expect(started()).toHaveLength(2);
+    await nothingLeft(started);
+  });
+
+  it('takes a custom profile: `{mcp}` and `configure`; a `configure` that returns no arguments fails the session and removes its folder', async () => {
+    let dir = '';
+    const custom = processAdapter({
+      command: [process.execPath, standIn, '{mcp}'],
+      output: 'jsonl',
+      prompt: 'stdin',
+      mcp: {
+        serverName: 'tools',
+        async configure(server) {
+          dir = server.dir;
+          const file = join(server.dir, 'servers.json');
+          writeFileSync(file, JSON.stringify({ mcpServers: { [server.name]: { command: server.command, args: server.args } } }));
+          return { args: ['--mcp-config', file, '--steps', JSON.stringify([{ call: 'add', args: { a: 20, b: 22 } }])] };
+        },
+      },
+    });
+    expect((await run(agent({ name: 'a', adapter: custom, tools: [add] }), 'go')).output).toBe('Synthesis\nadd: 42');
+    expect(existsSync(dir)).toBe(false);
+    const broken = processAdapter({ command: ['cli', '{mcp}'], mcp: { configure: (server) => ((dir = server.dir), { args: 'no' as unknown as string[] }) } });
+    await expect(run(agent({ name: 'a', adapter: broken, tools: [add] }), 'go')).rejects.toThrow(/Expected `mcp.configure` to return \{ args: string\[\] \}/);
+    expect(existsSync(dir)).toBe(false);
+  });
+
+  it('runs a session without tools as a plain CLI turn (no MCP server)', async () => {
+    const { adapter } = standInAdapter();
+    const result = await run(agent({ name: 'a', adapter, system: 'Be brief.' }), 'hello');
+    expect(result.output).toBe('Synthesis\nnothing to delegate in: Be brief.');
+  });
+});
