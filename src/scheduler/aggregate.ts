@@ -5,24 +5,12 @@
  * @module
  */
 import { totalUsage } from '../core/ops.js';
-import type { Usage } from '../core/usage.js';
 import { withConversation, type ConversationOptions } from './conversation.js';
-import type { ChunkResult } from './execute.js';
 import type { Plan } from './plan.js';
 import { defaultRoles } from './roles.js';
+import type { AggregateReport, ChunkResult, PlanStats } from './types.js';
 
-/** Numbers of a plan's execution. */
-export interface PlanStats {
-  total: number;
-  succeeded: number;
-  failed: number;
-  /** Chunks that needed more than one attempt. */
-  retried: number;
-  skipped: number;
-  aborted: number;
-  durationMs: number;
-  usage: Usage;
-}
+export type { AggregateReport, PlanStats } from './types.js';
 
 /** Options of {@link aggregate}. */
 export interface AggregateOptions extends ConversationOptions {
@@ -32,15 +20,6 @@ export interface AggregateOptions extends ConversationOptions {
   system?: string;
   /** The execution's duration, for the stats. Default: 0. */
   durationMs?: number;
-}
-
-/** The aggregator's report. */
-export interface AggregateReport {
-  /** The conversational summary. */
-  summary: string;
-  stats: PlanStats;
-  /** Files that more than one chunk touched, with the chunks that touched them. */
-  conflicts: Array<{ file: string; chunks: number[] }>;
 }
 
 /**

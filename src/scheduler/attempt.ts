@@ -1,39 +1,61 @@
 /**
  * One attempt of one chunk: the job an executor runs and the input a chunk
  * runner receives. Its prompt, workspace, signal and context are built on
- * first use, so an attempt pays only for what it touches.
+ * first use, so an attempt pays only for what it touches; once the attempt
+ * settles the scheduler drops it, and its prompt with it.
  * @module
  */
 import type { RunContext } from '../core/context.js';
 import type { Workspace } from '../workspaces/types.js';
-import type { ChunkRunInput } from './execute.js';
-import type { ChunkAttemptResult, ChunkJob } from './executor.js';
+import type { ChunkAttemptResult, ChunkJob, ChunkJobData } from './executor.js';
 import type { PlanChunk } from './plan.js';
 import type { RoleConfig } from './roles.js';
+import type { ChunkRunInput } from './types.js';
 
-/** One attempt of one chunk: the job an executor runs and the runner's input. Its prompt, workspace and signal are built on first use. */
+/** What every attempt of a plan shares: the plan's context, and how to build a prompt and run an attempt. */
+export interface AttemptHost {
+  readonly planId: string;
+  /** The plan's op context. */
+  readonly ctx: RunContext;
+  readonly baseDir: string;
+  /** The attempt's full prompt. */
+  prompt(attempt: Attempt): string;
+  /** Run the attempt here (in its workspace, when there is a strategy). */
+  run(attempt: Attempt): Promise<string | ChunkAttemptResult>;
+}
+
+/** One attempt of one chunk: the job an executor runs and the runner's input. */
 export class Attempt implements ChunkJob, ChunkRunInput {
+  readonly #host: AttemptHost;
   #prompt: string | undefined;
   #workspace: Workspace | undefined;
   #controller: AbortController | undefined;
   #reason: Error | undefined;
   #ctx: RunContext | undefined;
+
   constructor(
-    readonly planId: string,
+    host: AttemptHost,
     readonly chunk: PlanChunk,
     readonly role: RoleConfig,
     readonly attempt: number,
-    readonly parent: RunContext,
-    readonly baseDir: string,
+    /** The error of the attempt before, if any. */
     readonly previousError: string | undefined,
-    readonly build: (attempt: Attempt) => string,
-    readonly run: (attempt: Attempt) => Promise<string | ChunkAttemptResult>,
-  ) {}
+  ) {
+    this.#host = host;
+  }
+
+  get planId(): string {
+    return this.#host.planId;
+  }
+  get runId(): string {
+    return this.#host.ctx.runId;
+  }
   get prompt(): string {
-    return (this.#prompt ??= this.build(this));
+    return (this.#prompt ??= this.#host.prompt(this));
   }
   get workspace(): Workspace {
-    return (this.#workspace ??= { kind: 'none', path: this.baseDir, chunkId: String(this.chunk.sequenceIndex), baseDir: this.baseDir });
+    const baseDir = this.#host.baseDir;
+    return (this.#workspace ??= { kind: 'none', path: baseDir, chunkId: String(this.chunk.sequenceIndex), baseDir });
   }
   set workspace(workspace: Workspace) {
     this.#workspace = workspace;
@@ -47,15 +69,29 @@ export class Attempt implements ChunkJob, ChunkRunInput {
   }
   get ctx(): RunContext {
     // Keyed by chunk, so a resumed plan finds the checkpoints of patterns a chunk runs.
-    return (this.#ctx ??= this.parent.withSignal(this.signal).withCheckpointScope(`chunk-${this.chunk.sequenceIndex}`));
+    return (this.#ctx ??= this.#host.ctx.withSignal(this.signal).withCheckpointScope(`chunk-${this.chunk.sequenceIndex}`));
   }
+
   execute(): Promise<string | ChunkAttemptResult> {
-    return this.run(this);
+    return this.#host.run(this);
   }
+
+  /** Abort the attempt's signal (once). */
   abort(reason: Error): void {
     if (this.#reason) return;
     this.#reason = reason;
     this.#controller?.abort(reason);
   }
-}
 
+  toJSON(): ChunkJobData {
+    const { adapter, ...role } = this.role;
+    return {
+      runId: this.runId,
+      planId: this.planId,
+      chunk: this.chunk,
+      prompt: this.prompt,
+      role: typeof adapter === 'string' ? { ...role, adapter } : role,
+      attempt: this.attempt,
+    };
+  }
+}

@@ -1,12 +1,14 @@
 /**
  * DAG analysis of a plan: stages for display, the critical path, the
  * remaining critical path of every chunk (the scheduler's priority), and a
- * Mermaid diagram. Pure functions; validate the plan first.
+ * Mermaid diagram. Pure functions, linear in chunks plus dependencies and
+ * without recursion, so plans of any depth and width fit; a plan that is not
+ * a valid graph gets a `ConfigurationError` (validate it first).
  * @module
  */
-import { Graph, alg } from '@dagrejs/graphlib';
 import { ConfigurationError } from '../core/errors.js';
-import type { Plan, PlanChunk } from './plan.js';
+import { kahnOrder } from './graph.js';
+import { validatePlan, type Plan, type PlanChunk } from './plan.js';
 
 /** The weight of a chunk (an estimate of its duration). */
 export type ChunkWeight = (chunk: PlanChunk) => number;
@@ -33,42 +35,39 @@ export interface CriticalPath {
  * ```
  */
 export function buildStages(plan: Plan): number[][] {
-  const order = topologicalOrder(plan);
-  const byIndex = indexChunks(plan);
-  const depth = new Map<number, number>();
+  const { deps, order } = validIndex(plan);
+  const depth = new Int32Array(order.length);
   const stages: number[][] = [];
-  for (const index of order) {
-    const chunk = byIndex.get(index)!;
+  for (const i of order) {
     let d = 0;
-    for (const dep of chunk.dependsOnIndexes) d = Math.max(d, (depth.get(dep) ?? 0) + 1);
-    depth.set(index, d);
-    (stages[d] ??= []).push(index);
+    for (const p of deps[i]!) if (depth[p]! + 1 > d) d = depth[p]! + 1;
+    depth[i] = d;
+    (stages[d] ??= []).push(plan.chunks[i]!.sequenceIndex);
   }
   return stages.map((s) => s.sort((a, b) => a - b));
 }
 
 /** The heaviest dependency chain of a plan (`weight` defaults to {@link complexityWeight}). */
 export function criticalPath(plan: Plan, weight: ChunkWeight = complexityWeight): CriticalPath {
-  const order = topologicalOrder(plan);
-  const byIndex = indexChunks(plan);
-  const best = new Map<number, { length: number; prev?: number }>();
-  let end: number | undefined;
-  let endLength = -Infinity;
-  for (const index of order) {
-    const chunk = byIndex.get(index)!;
-    let length = 0;
-    let prev: number | undefined;
-    for (const dep of chunk.dependsOnIndexes) {
-      const l = best.get(dep)!.length;
-      if (l > length) [length, prev] = [l, dep];
+  const { deps, order } = validIndex(plan);
+  const n = order.length;
+  const length = new Float64Array(n);
+  const prev = new Int32Array(n).fill(-1);
+  for (const i of order) {
+    let best = 0;
+    for (const p of deps[i]!) {
+      if (prev[i] !== -1 && length[p]! <= best) continue;
+      best = length[p]!;
+      prev[i] = p;
     }
-    length += weight(chunk);
-    best.set(index, prev === undefined ? { length } : { length, prev });
-    if (length > endLength) [endLength, end] = [length, index];
+    length[i] = best + weight(plan.chunks[i]!);
   }
+  if (n === 0) return { path: [], length: 0 };
+  let end = 0;
+  for (let i = 1; i < n; i++) if (length[i]! > length[end]!) end = i;
   const path: number[] = [];
-  for (let i = end; i !== undefined; i = best.get(i)!.prev) path.unshift(i);
-  return { path, length: path.length === 0 ? 0 : endLength };
+  for (let i = end; i !== -1; i = prev[i]!) path.push(plan.chunks[i]!.sequenceIndex);
+  return { path: path.reverse(), length: length[end]! };
 }
 
 /** A plan's chunks by position, with their edges and a dependency order. */
@@ -108,7 +107,6 @@ export function indexPlan(plan: Plan): PlanIndex {
   const deps: number[][] = new Array<number[]>(n);
   const dependents: number[][] = new Array<number[]>(n);
   for (let i = 0; i < n; i++) dependents[i] = [];
-  const pending = new Int32Array(n);
   for (let i = 0; i < n; i++) {
     const own = plan.chunks[i]!;
     const list: number[] = [];
@@ -120,15 +118,10 @@ export function indexPlan(plan: Plan): PlanIndex {
       }
       list.push(d);
       dependents[d]!.push(i);
-      pending[i]!++;
     }
     deps[i] = list;
   }
-  const order: number[] = [];
-  for (let i = 0; i < n; i++) if (pending[i] === 0) order.push(i);
-  for (let k = 0; k < order.length; k++) {
-    for (const d of dependents[order[k]!]!) if (--pending[d]! === 0) order.push(d);
-  }
+  const order = kahnOrder(dependents);
   if (order.length !== n) ok = false;
   return { position, deps, dependents, order, ok };
 }
@@ -139,16 +132,20 @@ export function indexPlan(plan: Plan): PlanIndex {
  * chunk with the highest value first. Linear in chunks plus edges.
  */
 export function remainingCriticalPaths(plan: Plan, weight: ChunkWeight = complexityWeight, index: PlanIndex = indexPlan(plan)): Float64Array {
-  const n = plan.chunks.length;
-  if (index.order.length !== n) throw new ConfigurationError('The plan has a dependency cycle: validate it first', { code: 'invalid_graph' });
-  const rest = new Float64Array(n);
-  for (let k = n - 1; k >= 0; k--) {
-    const i = index.order[k]!;
+  if (index.order.length !== plan.chunks.length) throw new ConfigurationError('The plan has a dependency cycle: validate it first', { code: 'invalid_graph' });
+  return remainingPaths(index, (i) => weight(plan.chunks[i]!), new Float64Array(plan.chunks.length));
+}
+
+/** {@link remainingCriticalPaths} by position, written into `into` (reused by the scheduler when its estimates change). */
+export function remainingPaths(index: PlanIndex, weightAt: (position: number) => number, into: Float64Array): Float64Array {
+  const { order, dependents } = index;
+  for (let k = order.length - 1; k >= 0; k--) {
+    const i = order[k]!;
     let max = 0;
-    for (const d of index.dependents[i]!) if (rest[d]! > max) max = rest[d]!;
-    rest[i] = max + weight(plan.chunks[i]!);
+    for (const d of dependents[i]!) if (into[d]! > max) max = into[d]!;
+    into[i] = max + weightAt(i);
   }
-  return rest;
+  return into;
 }
 
 /**
@@ -172,18 +169,10 @@ export function toMermaid(plan: Plan): string {
   return lines.join('\n');
 }
 
-function indexChunks(plan: Plan): Map<number, PlanChunk> {
-  return new Map(plan.chunks.map((c) => [c.sequenceIndex, c]));
-}
-
-/** The chunks' indexes in dependency order (graphlib's topsort); throws on a cycle. */
-function topologicalOrder(plan: Plan): number[] {
-  const graph = new Graph();
-  for (const chunk of plan.chunks) graph.setNode(String(chunk.sequenceIndex));
-  for (const chunk of plan.chunks) for (const dep of chunk.dependsOnIndexes) graph.setEdge(String(dep), String(chunk.sequenceIndex));
-  try {
-    return alg.topsort(graph).map(Number);
-  } catch (error) {
-    throw new ConfigurationError('The plan has a dependency cycle: validate it first', { code: 'invalid_graph', cause: error });
-  }
+/** The plan's index, or a `ConfigurationError` naming what makes it invalid. */
+function validIndex(plan: Plan): PlanIndex {
+  const index = indexPlan(plan);
+  if (index.ok || plan.chunks.length === 0) return index;
+  const { errors } = validatePlan(plan);
+  throw new ConfigurationError(`The plan is not a valid dependency graph (${errors.join('; ')}): validate it first`, { code: 'invalid_graph', details: { errors } });
 }

@@ -19,22 +19,52 @@ export interface ChunkAttemptResult {
   files?: string[];
 }
 
-/** One attempt of one chunk, handed to an {@link Executor}; its result is the output text or a {@link ChunkAttemptResult}. */
-export interface ChunkJob {
+/**
+ * The serialisable part of a {@link ChunkJob}: plain JSON data, what a
+ * queue-backed executor sends to a worker (`JSON.stringify(job)` gives
+ * exactly this). A worker resolves the role to an agent from its own
+ * registry, and reports the attempt's result (or error) back.
+ */
+export interface ChunkJobData {
+  /** The run the plan belongs to. */
+  runId: string;
   /** The plan's id. */
   planId: string;
-  /** The chunk (serialisable). */
+  /** The chunk, as in the plan. */
   chunk: PlanChunk;
   /** The full prompt of this attempt (dependency results, instructions, previous error included). */
   prompt: string;
-  /** The resolved role configuration. */
-  role: RoleConfig;
+  /** The resolved role configuration; an adapter given as an object stays behind (only a registered name travels). */
+  role: Omit<RoleConfig, 'adapter'> & { adapter?: string };
   /** 1-based attempt number. */
   attempt: number;
+}
+
+/**
+ * One attempt of one chunk, handed to an {@link Executor}; its result is the
+ * output text or a {@link ChunkAttemptResult}. The data fields are
+ * serialisable ({@link ChunkJobData}); `signal` and `execute` are what an
+ * in-process executor uses instead of sending them.
+ */
+export interface ChunkJob {
+  /** The run the plan belongs to. */
+  readonly runId: string;
+  /** The plan's id. */
+  readonly planId: string;
+  /** The chunk (serialisable). */
+  readonly chunk: PlanChunk;
+  /** The full prompt of this attempt (dependency results, instructions, previous error included; built on first read). */
+  readonly prompt: string;
+  /** The resolved role configuration. */
+  readonly role: RoleConfig;
+  /** 1-based attempt number. */
+  readonly attempt: number;
   /** Aborts on time-out, cancellation or the abort threshold (created on first use). */
   readonly signal: AbortSignal;
-  /** Run the attempt in this process (a remote executor sends the fields above instead). */
+  /** Run the attempt in this process (a remote executor sends {@link ChunkJob.toJSON} instead). */
   execute(): Promise<string | ChunkAttemptResult>;
+  /** The job's data, for sending to another process. */
+  toJSON(): ChunkJobData;
 }
 
 /** Runs chunk attempts; the scheduler never dispatches more than `capacity` at once. */

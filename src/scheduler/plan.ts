@@ -3,11 +3,11 @@
  * schema, and its validation (schema, then the dependency graph).
  * @module
  */
-import { Graph, alg } from '@dagrejs/graphlib';
 import { z } from 'zod';
 import { ModelBehaviorError } from '../core/errors.js';
 import { safeFindJson } from '../text/json.js';
 import { expectText } from '../text/lines.js';
+import { cycleThrough, cyclicComponents, kahnOrder } from './graph.js';
 
 export { extractJson } from '../text/json.js';
 
@@ -36,6 +36,8 @@ export const planChunkSchema = z.object({
   requiredSkills: z.array(z.string()).optional(),
   complexity: z.enum(['Low', 'Medium', 'High']),
   role: z.enum(chunkRoles),
+  /** Rough duration in milliseconds, when known; the scheduler starts the longest remaining chains first. */
+  estimatedMs: z.number().positive().finite().optional(),
 });
 
 /** The zod schema of a plan. */
@@ -87,22 +89,29 @@ export class PlanValidationError extends ModelBehaviorError {
 export function validatePlan(plan: Plan): PlanValidation {
   const errors: string[] = [];
   if (plan.chunks.length === 0) return { valid: false, errors: ['plan contains no work chunks'] };
-  const seen = new Set<number>();
+  // One node per distinct index; edges run from a dependency to the chunk that needs it.
+  const node = new Map<number, number>();
+  const indexes: number[] = [];
   for (const chunk of plan.chunks) {
-    if (seen.has(chunk.sequenceIndex)) errors.push(`duplicate sequenceIndex ${chunk.sequenceIndex}`);
-    seen.add(chunk.sequenceIndex);
+    if (node.has(chunk.sequenceIndex)) errors.push(`duplicate sequenceIndex ${chunk.sequenceIndex}`);
+    else node.set(chunk.sequenceIndex, indexes.push(chunk.sequenceIndex) - 1);
   }
-  const graph = new Graph();
-  for (const chunk of plan.chunks) graph.setNode(String(chunk.sequenceIndex));
+  const successors: number[][] = indexes.map(() => []);
   for (const chunk of plan.chunks) {
     for (const dep of chunk.dependsOnIndexes) {
       if (dep === chunk.sequenceIndex) errors.push(`chunk ${chunk.sequenceIndex} depends on itself`);
-      else if (!seen.has(dep)) errors.push(`chunk ${chunk.sequenceIndex} depends on unknown index ${dep}`);
-      else graph.setEdge(String(dep), String(chunk.sequenceIndex));
+      else if (!node.has(dep)) errors.push(`chunk ${chunk.sequenceIndex} depends on unknown index ${dep}`);
+      else successors[node.get(dep)!]!.push(node.get(chunk.sequenceIndex)!);
     }
   }
-  for (const component of alg.findCycles(graph)) {
-    errors.push(`dependency cycle: ${cyclePath(graph, component).join(' -> ')}`);
+  if (kahnOrder(successors).length < indexes.length) {
+    const rank = (v: number): number => indexes[v]!;
+    const cycles = cyclicComponents(successors).map((component) => {
+      const start = component.reduce((a, b) => (rank(b) < rank(a) ? b : a));
+      return cycleThrough(successors, component, start, rank).map(rank);
+    });
+    cycles.sort((a, b) => a[0]! - b[0]!);
+    for (const cycle of cycles) errors.push(`dependency cycle: ${cycle.join(' -> ')}`);
   }
   return { valid: errors.length === 0, errors };
 }
@@ -122,29 +131,4 @@ export function validatePlanJson(raw: string): PlanJsonValidation {
   const repaired = found.data.repaired ? { repaired: true } : {};
   const checked = validatePlan(plan);
   return checked.valid ? { ...checked, plan, ...repaired } : { ...checked, ...repaired };
-}
-
-/** One cycle through the nodes of a strongly connected component, as a closed path. */
-function cyclePath(graph: Graph, component: string[]): string[] {
-  const inside = new Set(component);
-  const start = [...component].sort((a, b) => Number(a) - Number(b))[0]!;
-  const parent = new Map<string, string>();
-  const queue = [start];
-  for (let i = 0; i < queue.length; i++) {
-    const node = queue[i]!;
-    for (const next of graph.successors(node) ?? []) {
-      if (!inside.has(next)) continue;
-      if (next === start) {
-        const path = [node];
-        for (let p = parent.get(node); p !== undefined; p = parent.get(p)) path.unshift(p);
-        if (path[0] !== start) path.unshift(start);
-        return [...path, start];
-      }
-      if (!parent.has(next)) {
-        parent.set(next, node);
-        queue.push(next);
-      }
-    }
-  }
-  return [...component, start];
 }

@@ -17,9 +17,10 @@ import { defineRunnable } from '../core/runnable.js';
 import { aggregate, type AggregateReport } from './aggregate.js';
 import { withConversation } from './conversation.js';
 import { decompose } from './decompose.js';
-import { executePlan, type PlanOutcome, type PlanRunOptions } from './execute.js';
+import { executePlan } from './execute.js';
 import { safeFindJson } from '../text/json.js';
 import type { ChunkRole, Plan } from './plan.js';
+import type { PlanOutcome, PlanRunOptions } from './types.js';
 
 /** The phases of a {@link PlanningSession}. */
 export type PlanningPhase = 'idle' | 'clarifying' | 'planning' | 'awaiting-approval' | 'executing' | 'aggregating' | 'completed' | 'cancelled';

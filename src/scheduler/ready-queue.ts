@@ -1,7 +1,8 @@
 /**
  * The scheduler's ready queue: a binary max-heap of chunk positions keyed by
  * priority (remaining critical path), ties broken by the lower position.
- * Push and pop are O(log n), so large plans never scan the queue.
+ * Push and pop are O(log n), so large plans never scan the queue; when the
+ * priorities change, `rebuild` reorders it in linear time.
  * @module
  */
 
@@ -38,25 +39,35 @@ export class ReadyQueue {
     const heap = this.#heap;
     const top = heap[0];
     const last = heap.pop();
-    if (heap.length === 0 || last === undefined) return top;
-    let i = 0;
+    if (heap.length > 0 && last !== undefined) this.#siftDown(0, last);
+    return top;
+  }
+
+  /** Restore the order after the priorities changed (linear in the ids waiting). */
+  rebuild(): void {
+    const heap = this.#heap;
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) this.#siftDown(i, heap[i]!);
+  }
+
+  /** Remove every id and return them. */
+  drain(): number[] {
+    return this.#heap.splice(0);
+  }
+
+  /** Place `id` at `i` or below, moving higher-priority children up. */
+  #siftDown(i: number, id: number): void {
+    const heap = this.#heap;
     const n = heap.length;
     for (;;) {
       const l = 2 * i + 1;
       if (l >= n) break;
       const r = l + 1;
       const child = r < n && this.#before(heap[r]!, heap[l]!) ? r : l;
-      if (!this.#before(heap[child]!, last)) break;
+      if (!this.#before(heap[child]!, id)) break;
       heap[i] = heap[child]!;
       i = child;
     }
-    heap[i] = last;
-    return top;
-  }
-
-  /** Remove every id and return them. */
-  drain(): number[] {
-    return this.#heap.splice(0);
+    heap[i] = id;
   }
 
   #before(a: number, b: number): boolean {

@@ -19,6 +19,8 @@ export interface RoleConfig {
   temperature?: number;
   /** The adapter (object or registered name), when the role needs a different one. */
   adapter?: ModelAdapter | string;
+  /** The usual duration of a chunk of this role in milliseconds: the estimate of its chunks that carry none. */
+  estimatedMs?: number;
 }
 
 /** Overrides per role; every field optional. */

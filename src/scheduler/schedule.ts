@@ -1,404 +1,171 @@
 /**
- * The scheduling loop behind `executePlan`: a ready queue ordered by
- * remaining critical path, a slot count, retries, one deadline timer for
- * every attempt's time-out, skipped dependents, the abort threshold, status
- * events and checkpoints. Everything is indexed by chunk position, so a
- * step costs O(log n) and no scan of the plan.
+ * One execution of a plan inside its op context: set up the chunk records,
+ * the duration estimates, the checkpoints and the attempts, run the
+ * {@link PlanMachine} to the end, and build the outcome. Nothing here starts
+ * or resumes a run: `execute.ts` does that and calls {@link schedule}.
  * @module
  */
 import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
-import { CancelledError, TimeoutError, WorkspaceError, errorMessage } from '../core/errors.js';
+import type { PlanGraphNode } from '../core/events.js';
+import { WorkspaceError, errorMessage } from '../core/errors.js';
 import { totalUsage } from '../core/ops.js';
 import type { OutcomeStatus } from '../core/runnable.js';
-import { noWorkspace } from '../workspaces/types.js';
-import { aggregate, countResults, type AggregateReport } from './aggregate.js';
-import { complexityWeight, remainingCriticalPaths } from './dag.js';
-import { Attempt } from './attempt.js';
-import { Deadlines } from './deadlines.js';
-import type { ChunkResult, ChunkRunner, PlanOutcome, PlanRunOptions, Settings } from './execute.js';
+import type { WorkspaceStrategy } from '../workspaces/types.js';
+import { aggregate, countResults } from './aggregate.js';
+import { Attempt, type AttemptHost } from './attempt.js';
+import type { PlanIndex } from './dag.js';
+import { DurationEstimates } from './estimates.js';
 import { directExecutor, type ChunkAttemptResult } from './executor.js';
-import type { ChunkRole, Plan, PlanChunk } from './plan.js';
-import { ReadyQueue } from './ready-queue.js';
-import { resolveRole, type RoleConfig } from './roles.js';
-import type { ChunkStatus, PlanExecutionState } from './state.js';
-import { isFinished, saveStepCheckpoint } from '../persistence/op-checkpoint.js';
+import { PlanMachine } from './machine.js';
+import type { ChunkRole, Plan } from './plan.js';
+import { PlanCheckpoints, restoreRecords } from './plan-checkpoint.js';
+import { chunkPrompt } from './prompt.js';
+import { ChunkRecord } from './record.js';
+import { resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
+import type { ChunkResult, ChunkRunner, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 
-/** Everything the loop needs: validated options, the plan's index and the runner. */
-export type ScheduleOptions = PlanRunOptions & Settings & { planId: string; runner: ChunkRunner };
+/** Everything an execution needs: the options, validated settings, the plan's id and the runner. */
+export type ScheduleOptions = PlanRunOptions & PlanSettings & { planId: string; runner: ChunkRunner };
 
-/** Run the plan in `ctx` (the plan's op context). */
+const none: readonly string[] = [];
+
+/** Run `plan` for `task` in `ctx` (the plan's op context), continuing `o.resumeFrom` when given. */
 export async function schedule(plan: Plan, task: string, ctx: RunContext, o: ScheduleOptions): Promise<Omit<PlanOutcome, 'usage'>> {
-  const chunks = plan.chunks;
-  const n = chunks.length;
-  const clock = ctx.clock;
-  const strategy = o.workspace ?? noWorkspace();
-  const baseDir = o.baseDir ?? process.cwd();
-  const executor = o.executor ?? directExecutor({ maxParallel: o.capacity });
-  const runner = o.runner;
-  const roles = new Map<ChunkRole, RoleConfig>();
-  const roleOf = (c: PlanChunk): RoleConfig => roles.get(c.role) ?? roles.set(c.role, resolveRole(c.role, o.roles)).get(c.role)!;
-
-  const status: ChunkStatus[] = new Array<ChunkStatus>(n).fill('Pending');
-  const attempts = new Int32Array(n);
-  const outputs: Array<string | undefined> = new Array<string | undefined>(n);
-  const errors: Array<string | undefined> = new Array<string | undefined>(n);
-  const files: Array<string[] | undefined> = new Array<string[] | undefined>(n);
-  const started = new Float64Array(n).fill(-1);
-  const ended = new Float64Array(n).fill(-1);
-  const { position, deps, dependents } = o.index;
-  const unmet = new Int32Array(n);
-  const queue = new ReadyQueue(remainingCriticalPaths(plan, o.weight ?? complexityWeight, o.index));
-  const baseInstructions = o.resumeFrom?.instructions ?? [];
+  const records = plan.chunks.map((c, i) => new ChunkRecord(i, c));
+  restoreRecords(records, o.index, o.resumeFrom);
+  const roleOf = roleResolver(o.roles);
+  const earlier = o.resumeFrom?.instructions ?? none;
   const instructions = (): readonly string[] => {
     const live = o.instructions?.() ?? none;
-    return baseInstructions.length === 0 ? live : [...baseInstructions, ...live];
+    return earlier.length === 0 ? live : [...earlier, ...live];
   };
-
-  const emitter = ctx.emitter;
-  // Whether anyone listens, refreshed at every scheduling step: no event objects are built for nobody.
-  const listening = (): boolean => emitter.listenerCount('chunk.status') > 0 || emitter.listenerCount('*') > 0;
-  let listens = listening();
-  const none: readonly string[] = [];
-  const setStatus = (i: number, next: ChunkStatus): void => {
-    const previous = status[i]!;
-    status[i] = next;
-    if (!listens) return;
-    const c = chunks[i]!;
-    const error = errors[i];
-    ctx.emit('chunk.status', {
-      planId: o.planId,
-      chunkId: String(c.sequenceIndex),
-      sequenceIndex: c.sequenceIndex,
-      title: c.title,
-      role: c.role,
-      attempt: attempts[i]!,
-      status: next,
-      previous,
-      ...(error !== undefined && (next === 'Failed' || next === 'Retrying' || next === 'Skipped' || next === 'Aborted') ? { error } : {}),
-    });
-  };
-
-  // Resume: chunks that succeeded keep their results.
-  if (o.resumeFrom) {
-    for (const saved of o.resumeFrom.chunks) {
-      const i = position(saved.sequenceIndex);
-      if (i === undefined || saved.status !== 'Succeeded') continue;
-      status[i] = 'Succeeded';
-      attempts[i] = saved.attempts;
-      outputs[i] = saved.output ?? '';
-      if (saved.files) files[i] = saved.files;
-    }
-  }
-  for (let i = 0; i < n; i++) for (const d of deps[i]!) if (status[d] !== 'Succeeded') unmet[i]!++;
-
-  const snapshot = (): PlanExecutionState => ({
-    schemaVersion: 1,
+  const checkpoints = new PlanCheckpoints(ctx, plan, o.planId, records, instructions, o.onCheckpoint, () => machine.pump());
+  const host = attemptHost(ctx, o, records, instructions);
+  const machine = new PlanMachine({
+    ctx,
     planId: o.planId,
-    plan,
-    chunks: chunks.map((c, i) => ({
-      sequenceIndex: c.sequenceIndex,
-      status: status[i]!,
-      attempts: attempts[i]!,
-      ...(outputs[i] === undefined ? {} : { output: outputs[i] }),
-      ...(errors[i] === undefined ? {} : { error: errors[i] }),
-      ...(files[i] === undefined ? {} : { files: [...files[i]!] }),
-    })),
-    instructions: [...instructions()],
-    updatedAt: clock.now(),
+    records,
+    settings: o,
+    finishRunning: o.onAbortThreshold === 'finish-running',
+    executor: o.executor ?? directExecutor({ maxParallel: o.capacity }),
+    estimates: new DurationEstimates(plan, o.index, (c) => roleOf(c.role), o.weight),
+    checkpoints: checkpoints.enabled ? checkpoints : undefined,
+    attempt: (r) => new Attempt(host, r.chunk, roleOf(r.chunk.role), r.attempts, r.error),
   });
-
-  let running = 0;
-  let retrying = 0;
-  let checkpointing = 0;
-  let failures = 0;
-  let stopping: 'abort-threshold' | 'cancelled' | undefined;
-  let finished = false;
-  let resolveDone!: () => void;
-  const done = new Promise<void>((resolve) => (resolveDone = resolve));
-  // Running attempts: their controllers, and whether the scheduler still waits for them.
-  const current: Array<Attempt | undefined> = new Array<Attempt | undefined>(n);
-  const live = new Uint8Array(n);
-  const retryTimers = new Map<number, () => void>();
-  const noWorkspaceAt = o.workspace === undefined;
-
-  const deadlines = new Deadlines(
-    clock,
-    (i, attempt) => live[i] === 1 && attempts[i] === attempt,
-    (i) => {
-      const c = chunks[i]!;
-      abandon(i, new TimeoutError(`Chunk ${c.sequenceIndex} ("${c.title}") timed out after ${o.chunkTimeoutMs} ms`, { details: { timeoutMs: o.chunkTimeoutMs } }));
-    },
-  );
-
-  const buildPrompt = (a: Attempt): string => {
-    const c = a.chunk;
-    const i = position(c.sequenceIndex)!;
-    let prompt = `# Chunk ${c.sequenceIndex}: ${c.title}\n\n${c.prompt}`;
-    if (deps[i]!.length > 0) {
-      prompt += '\n\n## Results from dependencies';
-      for (const d of deps[i]!) {
-        const dc = chunks[d]!;
-        prompt += `\n\n### ${dc.sequenceIndex}. ${dc.title} (${dc.role})\n\n${outputs[d] ?? ''}`;
-      }
-    }
-    const extra = instructions();
-    if (extra.length > 0) prompt += `\n\n## Additional instructions from the user\n\n${extra.map((x) => `- ${x}`).join('\n')}`;
-    if (a.attempt > 1 && o.reprompt && a.previousError !== undefined) {
-      prompt += `\n\n## Previous attempt failed\n\nAttempt ${a.attempt - 1} failed with this error:\n${a.previousError}\nAvoid the cause of this failure.`;
-    }
-    return prompt;
-  };
-
-  const inWorkspace = async (a: Attempt): Promise<ChunkAttemptResult> => {
-    const c = a.chunk;
-    const scope = { id: String(c.sequenceIndex), planId: o.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
-    const workspace = await strategy.prepare(scope, baseDir, a.signal);
-    a.workspace = workspace;
-    try {
-      const result = normalise(await runner(a));
-      const merged = await strategy.merge(workspace, baseDir, a.signal);
-      if (merged.status === 'conflict') {
-        throw new WorkspaceError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
-      }
-      return result;
-    } finally {
-      await strategy.cleanup(workspace).catch((error: unknown) => ctx.emit('warning', { message: `Workspace cleanup failed: ${errorMessage(error)}`, code: 'workspace_error' }));
-    }
-  };
-  const execute = noWorkspaceAt ? runner : inWorkspace;
-
-  const start = (i: number): void => {
-    running++;
-    const number = ++attempts[i]!;
-    const now = clock.now();
-    if (started[i]! < 0) started[i] = now;
-    setStatus(i, 'Running');
-    live[i] = 1;
-    deadlines.add(i, number, now + o.chunkTimeoutMs);
-    const c = chunks[i]!;
-    const a = new Attempt(o.planId, c, roleOf(c), number, ctx, baseDir, errors[i], buildPrompt, execute);
-    current[i] = a;
-    let dispatched: Promise<string | ChunkAttemptResult>;
-    try {
-      dispatched = executor.dispatch(a);
-    } catch (error) {
-      dispatched = Promise.reject(error);
-    }
-    dispatched.then(
-      (result) => {
-        if (current[i] === a && live[i] === 1) succeeded(i, result);
-      },
-      (error: unknown) => {
-        if (current[i] === a && live[i] === 1) failed(i, error, false);
-      },
-    );
-  };
-
-  /** Stop waiting for a running attempt and abort its signal. */
-  const abandon = (i: number, reason: Error): void => {
-    if (live[i] !== 1) return;
-    current[i]!.abort(reason);
-    failed(i, reason, stopping !== undefined);
-  };
-
-  const pump = (): void => {
-    listens = listening();
-    while (stopping === undefined && running < o.capacity && queue.size > 0) start(queue.pop()!);
-    if (!finished && running === 0 && retrying === 0 && checkpointing === 0 && (queue.size === 0 || stopping !== undefined)) {
-      finished = true;
-      resolveDone();
-    }
-  };
-
-  const settle = (): void => {
-    if (!o.onCheckpoint && !ctx.store) return pump();
-    checkpointing++;
-    Promise.resolve()
-      .then(async () => {
-        const state = snapshot();
-        // The run's store first (when it has one), then the caller's hook.
-        await saveStepCheckpoint(ctx, 'plan', state);
-        await o.onCheckpoint?.(state, { signal: ctx.signal });
-      })
-      .catch((error: unknown) => ctx.emit('warning', { message: `onCheckpoint failed: ${errorMessage(error)}`, code: 'checkpoint_failed' }))
-      .finally(() => {
-        checkpointing--;
-        pump();
-      });
-  };
-
-  const terminal = (i: number, next: ChunkStatus): void => {
-    ended[i] = clock.now();
-    setStatus(i, next);
-  };
-
-  const release = (i: number): void => {
-    live[i] = 0;
-    current[i] = undefined;
-    running--;
-  };
-
-  const succeeded = (i: number, out: string | ChunkAttemptResult): void => {
-    release(i);
-    const result = typeof out === 'string' ? { output: out } : out;
-    outputs[i] = result.output;
-    errors[i] = undefined;
-    if (result.files) files[i] = result.files;
-    terminal(i, 'Succeeded');
-    for (const d of dependents[i]!) {
-      if (--unmet[d]! === 0 && status[d] === 'WaitingForDependencies' && stopping === undefined) {
-        setStatus(d, 'Queued');
-        queue.push(d);
-      }
-    }
-    settle();
-  };
-
-  const failed = (i: number, error: unknown, aborted: boolean): void => {
-    release(i);
-    errors[i] = errorMessage(error);
-    if (aborted) {
-      terminal(i, 'Aborted');
-      return settle();
-    }
-    if (stopping === undefined && attempts[i]! <= o.maxRetries) {
-      setStatus(i, 'Retrying');
-      retrying++;
-      const requeue = (): void => {
-        retryTimers.delete(i);
-        retrying--;
-        if (stopping !== undefined) {
-          terminal(i, 'Aborted');
-          return settle();
-        }
-        setStatus(i, 'Queued');
-        queue.push(i);
-        pump();
-      };
-      if (o.retryDelayMs === 0) queueMicrotask(requeue);
-      else {
-        const cancel = clock.setTimer(requeue, o.retryDelayMs);
-        retryTimers.set(i, () => {
-          cancel();
-          requeue();
-        });
-      }
-      return pump();
-    }
-    terminal(i, 'Failed');
-    failures++;
-    skipDependents(i);
-    if (failures >= o.abortThreshold) stop('abort-threshold');
-    settle();
-  };
-
-  const skipDependents = (i: number): void => {
-    const stack = [...dependents[i]!];
-    while (stack.length > 0) {
-      const d = stack.pop()!;
-      if (status[d] !== 'WaitingForDependencies' && status[d] !== 'Pending') continue;
-      errors[d] = `Skipped: dependency ${chunks[i]!.sequenceIndex} ("${chunks[i]!.title}") failed`;
-      terminal(d, 'Skipped');
-      stack.push(...dependents[d]!);
-    }
-  };
-
-  const stop = (why: 'abort-threshold' | 'cancelled'): void => {
-    if (stopping !== undefined) return;
-    stopping = why;
-    queue.drain();
-    for (let i = 0; i < n; i++) {
-      const s = status[i]!;
-      if (s === 'Queued' || s === 'WaitingForDependencies' || s === 'Pending') terminal(i, 'Aborted');
-    }
-    for (const cancelRetry of [...retryTimers.values()]) cancelRetry();
-    if (why === 'cancelled' || o.onAbortThreshold !== 'finish-running') {
-      const reason = why === 'cancelled' ? abortError(ctx.signal) : new CancelledError(`Plan stopped: ${failures} chunks failed (abortThreshold ${o.abortThreshold})`);
-      for (let i = 0; i < n; i++) if (live[i] === 1) abandon(i, reason);
-    }
-  };
-
-  const onAbort = (): void => {
-    stop('cancelled');
-    settle();
-  };
-
-  ctx.emit('plan.started', {
-    planId: o.planId,
-    chunks: n,
-    resumed: o.resumeFrom !== undefined,
-    ...(emitter.listenerCount('plan.started') > 0 || emitter.listenerCount('*') > 0 ? { graph: chunks.map((c, i) => ({ chunkId: String(c.sequenceIndex), title: c.title, role: c.role, dependsOn: deps[i]!.map((d) => String(chunks[d]!.sequenceIndex)) })) } : {}),
-  });
-  ctx.signal.addEventListener('abort', onAbort, { once: true });
-  const unsubscribe = strategy.onWarning?.((warning) => ctx.emit('workspace.fallback', warning));
-  try {
-    if (ctx.signal.aborted) onAbort();
-    for (let i = 0; i < n; i++) {
-      if (status[i] === 'Succeeded' || stopping !== undefined) continue;
-      if (unmet[i] === 0) {
-        setStatus(i, 'Queued');
-        queue.push(i);
-      } else setStatus(i, 'WaitingForDependencies');
-    }
-    pump();
-    await done;
-  } finally {
-    ctx.signal.removeEventListener('abort', onAbort);
-    unsubscribe?.();
-    deadlines.stop();
-  }
-  if (stopping === 'cancelled') throw abortError(ctx.signal);
-
-  const results: ChunkResult[] = new Array<ChunkResult>(n);
-  for (let i = 0; i < n; i++) {
-    const c = chunks[i]!;
-    const r: ChunkResult = {
-      sequenceIndex: c.sequenceIndex,
-      title: c.title,
-      role: c.role,
-      status: status[i]!,
-      attempts: attempts[i]!,
-      durationMs: started[i]! < 0 || ended[i]! < 0 ? 0 : ended[i]! - started[i]!,
-    };
-    if (outputs[i] !== undefined) r.output = outputs[i];
-    if (errors[i] !== undefined) r.error = errors[i];
-    if (files[i] !== undefined) r.files = files[i];
-    results[i] = r;
-  }
-  const durationMs = clock.now() - ctx.op.start;
-  let report: AggregateReport | undefined;
-  if (o.aggregate) {
-    const settings = o.aggregate === true ? {} : o.aggregate;
-    const adapter = settings.adapter ?? o.adapter;
-    report = await aggregate(plan, results, {
-      ctx,
-      task,
-      durationMs,
-      ...(adapter === undefined ? {} : { adapter }),
-      ...(settings.system === undefined ? {} : { system: settings.system }),
-    });
-  }
-  const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
-  const outcomeStatus: OutcomeStatus = stopping === 'abort-threshold' ? 'error-budget' : stats.succeeded === n ? 'completed' : 'failed';
-  ctx.emit('plan.completed', { planId: o.planId, status: outcomeStatus, succeeded: stats.succeeded, failed: stats.failed, skipped: stats.skipped });
-  const outcome: Omit<PlanOutcome, 'usage'> = {
-    output: report?.summary ?? finalOutput(results, dependents),
-    agent: report ? 'synthesis' : o.planId,
-    status: outcomeStatus,
-    plan,
-    results,
-    stats,
-    instructions: [...instructions()],
-    ...(report ? { report } : {}),
-    ...(stopping === 'abort-threshold' ? { stoppedBy: 'abort-threshold' as const } : {}),
-  };
-  if (isFinished(outcomeStatus)) await saveStepCheckpoint(ctx, 'plan', snapshot(), outcome);
+  await drive(machine, plan, ctx, o);
+  if (machine.stopping === 'cancelled') throw abortError(ctx.signal);
+  const outcome = await planOutcome(plan, task, ctx, o, records, machine, instructions());
+  await checkpoints.finish(outcome.status, outcome);
   return outcome;
 }
 
-function normalise(out: string | ChunkAttemptResult): ChunkAttemptResult {
-  return typeof out === 'string' ? { output: out } : out;
+/** Run the machine to its end, cancelling it when the run's signal aborts. */
+async function drive(machine: PlanMachine, plan: Plan, ctx: RunContext, o: ScheduleOptions): Promise<void> {
+  const onAbort = (): void => machine.cancel();
+  ctx.emit('plan.started', { planId: o.planId, chunks: o.index.deps.length, resumed: o.resumeFrom !== undefined, ...(listening(ctx) ? { graph: planGraph(plan, o.index) } : {}) });
+  ctx.signal.addEventListener('abort', onAbort, { once: true });
+  const unsubscribe = o.workspace?.onWarning?.((warning) => ctx.emit('workspace.fallback', warning));
+  try {
+    if (ctx.signal.aborted) onAbort();
+    machine.start();
+    await machine.done;
+  } finally {
+    ctx.signal.removeEventListener('abort', onAbort);
+    unsubscribe?.();
+    machine.close();
+  }
+}
+
+function listening(ctx: RunContext): boolean {
+  return ctx.emitter.listenerCount('plan.started') > 0 || ctx.emitter.listenerCount('*') > 0;
+}
+
+/** Every chunk with the chunks it depends on, for views that draw the plan (`plan.started`). */
+function planGraph(plan: Plan, index: PlanIndex): PlanGraphNode[] {
+  const { chunks } = plan;
+  return chunks.map((c, i) => ({ chunkId: String(c.sequenceIndex), title: c.title, role: c.role, dependsOn: index.deps[i]!.map((d) => String(chunks[d]!.sequenceIndex)) }));
+}
+
+/** The resolved configuration of each role, resolved once per role. */
+function roleResolver(overrides: RoleOverrides | undefined): (role: ChunkRole) => RoleConfig {
+  const roles = new Map<ChunkRole, RoleConfig>();
+  return (role) => {
+    let config = roles.get(role);
+    if (!config) roles.set(role, (config = resolveRole(role, overrides)));
+    return config;
+  };
+}
+
+/** How attempts of this execution build their prompt and run (in a workspace when there is a strategy). */
+function attemptHost(ctx: RunContext, o: ScheduleOptions, records: readonly ChunkRecord[], instructions: () => readonly string[]): AttemptHost {
+  const baseDir = o.baseDir ?? process.cwd();
+  const strategy = o.workspace;
+  const runner = o.runner;
+  return {
+    planId: o.planId,
+    ctx,
+    baseDir,
+    prompt: (a) => {
+      const deps = o.index.deps[o.index.position(a.chunk.sequenceIndex)!]!;
+      return chunkPrompt(a, deps.map((d) => records[d]!), instructions(), o.reprompt);
+    },
+    run: strategy === undefined ? runner : (a) => runInWorkspace(a, { strategy, baseDir, runner, ctx }),
+  };
+}
+
+/** Prepare the attempt's workspace, run it there, merge (a conflict fails the attempt), and always clean up. */
+async function runInWorkspace(a: Attempt, where: { strategy: WorkspaceStrategy; baseDir: string; runner: ChunkRunner; ctx: RunContext }): Promise<string | ChunkAttemptResult> {
+  const { strategy, baseDir, runner, ctx } = where;
+  const c = a.chunk;
+  const scope = { id: String(c.sequenceIndex), planId: a.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
+  const workspace = await strategy.prepare(scope, baseDir, a.signal);
+  a.workspace = workspace;
+  try {
+    const result = await runner(a);
+    const merged = await strategy.merge(workspace, baseDir, a.signal);
+    if (merged.status === 'conflict') {
+      throw new WorkspaceError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
+    }
+    return result;
+  } finally {
+    await strategy.cleanup(workspace).catch((error: unknown) => ctx.emit('warning', { message: `Workspace cleanup failed: ${errorMessage(error)}`, code: 'workspace_error' }));
+  }
+}
+
+/** The outcome: every chunk's result, the aggregate when asked for, and the plan's status. */
+async function planOutcome(
+  plan: Plan,
+  task: string,
+  ctx: RunContext,
+  o: ScheduleOptions,
+  records: readonly ChunkRecord[],
+  machine: PlanMachine,
+  instructions: readonly string[],
+): Promise<Omit<PlanOutcome, 'usage'>> {
+  const results = records.map((r) => r.result());
+  const durationMs = ctx.clock.now() - ctx.op.start;
+  let report: PlanOutcome['report'];
+  if (o.aggregate) {
+    const settings = o.aggregate === true ? {} : o.aggregate;
+    const adapter = settings.adapter ?? o.adapter;
+    report = await aggregate(plan, results, { ctx, task, durationMs, ...(adapter === undefined ? {} : { adapter }), ...(settings.system === undefined ? {} : { system: settings.system }) });
+  }
+  const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
+  const stopped = machine.stopping === 'abort-threshold';
+  const status: OutcomeStatus = stopped ? 'error-budget' : stats.succeeded === records.length ? 'completed' : 'failed';
+  ctx.emit('plan.completed', { planId: o.planId, status, succeeded: stats.succeeded, failed: stats.failed, skipped: stats.skipped });
+  return {
+    output: report?.summary ?? finalOutput(results, o.index.dependents),
+    agent: report ? 'synthesis' : o.planId,
+    status,
+    plan,
+    results,
+    stats,
+    instructions: [...instructions],
+    ...(report ? { report } : {}),
+    ...(stopped ? { stoppedBy: 'abort-threshold' as const } : {}),
+  };
 }
 
 /** The plan's answer without an aggregator: the outputs of the chunks nothing depends on (or their errors). */

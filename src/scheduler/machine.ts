@@ -1,0 +1,306 @@
+/**
+ * The plan's state machine: one {@link ChunkRecord} per chunk and one
+ * transition per event.
+ *
+ * | event | transition | status |
+ * | --- | --- | --- |
+ * | ready | `#ready` | Pending, WaitingForDependencies or Retrying → Queued |
+ * | dispatched | `#dispatch` | Queued → Running |
+ * | finished | `#finished` | Running → Succeeded; dependents whose last dependency this was become ready |
+ * | failed | `#failed` | Running → Retrying (ready again after the delay), or Failed |
+ * | timed out | `#timedOut` | Running → the attempt is aborted and counts as failed |
+ * | skipped | `#skipped` | the dependents of a Failed chunk → Skipped |
+ * | cancelled | `#cancelled` | anything not finished → Aborted (a running attempt is aborted) |
+ *
+ * Each change of status emits one `chunk.status` event (built only when
+ * someone listens). `pump` starts the highest-priority ready chunks while
+ * slots are free; the machine is done when nothing runs, waits for a retry
+ * or is being saved.
+ * @module
+ */
+import { abortError } from '../core/clock.js';
+import type { RunContext } from '../core/context.js';
+import { CancelledError, ConfigurationError, TimeoutError, describeValue, errorMessage } from '../core/errors.js';
+import type { Attempt } from './attempt.js';
+import { Deadlines } from './deadlines.js';
+import type { DurationEstimates } from './estimates.js';
+import type { ChunkAttemptResult, Executor } from './executor.js';
+import type { PlanCheckpoints } from './plan-checkpoint.js';
+import { ReadyQueue } from './ready-queue.js';
+import type { ChunkRecord } from './record.js';
+import type { ChunkStatus } from './state.js';
+import type { PlanSettings } from './types.js';
+
+/** Why a plan stopped before every chunk ran. */
+export type StopReason = 'abort-threshold' | 'cancelled';
+
+/** What the machine works with. */
+export interface MachineSetup {
+  ctx: RunContext;
+  planId: string;
+  records: readonly ChunkRecord[];
+  settings: PlanSettings;
+  /** At the abort threshold, let running chunks finish. */
+  finishRunning: boolean;
+  executor: Executor;
+  estimates: DurationEstimates;
+  /** Present when checkpoints are saved; the machine then pumps again when a save completes. */
+  checkpoints: PlanCheckpoints | undefined;
+  /** A new attempt of `record` (its `attempts` already counts it). */
+  attempt(record: ChunkRecord): Attempt;
+}
+
+/** The scheduling state machine of one plan execution. */
+export class PlanMachine {
+  /** Set once the plan stops early. */
+  stopping: StopReason | undefined;
+  /** Chunks that ended Failed. */
+  failures = 0;
+  /** Settles when every chunk has settled (and the last checkpoint is saved). */
+  readonly done: Promise<void>;
+  readonly #m: MachineSetup;
+  readonly #queue: ReadyQueue;
+  readonly #deadlines: Deadlines;
+  #running = 0;
+  #retrying = 0;
+  #listening = false;
+  #ended = false;
+  #end!: () => void;
+
+  constructor(setup: MachineSetup) {
+    this.#m = setup;
+    this.#queue = new ReadyQueue(setup.estimates.priority);
+    const records = setup.records;
+    this.#deadlines = new Deadlines(
+      setup.ctx.clock,
+      (i, attempt) => records[i]!.attempt?.attempt === attempt,
+      (i) => this.#timedOut(records[i]!),
+    );
+    this.done = new Promise<void>((resolve) => (this.#end = resolve));
+  }
+
+  /** Queue every chunk whose dependencies have succeeded, mark the others waiting, and start what fits. */
+  start(): void {
+    this.#listening = this.#listens();
+    for (const r of this.#m.records) {
+      if (r.status === 'Succeeded' || this.stopping !== undefined) continue;
+      if (r.unmet === 0) this.#ready(r);
+      else this.#set(r, 'WaitingForDependencies');
+    }
+    this.pump();
+  }
+
+  /** Start ready chunks, highest priority first, while slots are free; settle `done` once everything has. */
+  pump(): void {
+    const { records, settings, checkpoints } = this.#m;
+    this.#listening = this.#listens();
+    while (this.stopping === undefined && this.#running < settings.capacity && this.#queue.size > 0) this.#dispatch(records[this.#queue.pop()!]!);
+    if (this.#ended || this.#running > 0 || this.#retrying > 0 || (checkpoints !== undefined && !checkpoints.idle)) return;
+    if (this.#queue.size > 0 && this.stopping === undefined) return;
+    this.#ended = true;
+    this.#deadlines.stop();
+    this.#end();
+  }
+
+  /** Stop the deadline timer (the machine ends it itself; this is for an execution that failed). */
+  close(): void {
+    this.#deadlines.stop();
+  }
+
+  /** The run was cancelled: stop, and abort what runs. */
+  cancel(): void {
+    this.stop('cancelled');
+    this.#settled();
+  }
+
+  /** Stop early: nothing new starts, chunks not started become Aborted, running attempts are aborted unless they may finish. */
+  stop(why: StopReason): void {
+    if (this.stopping !== undefined) return;
+    this.stopping = why;
+    this.#queue.drain();
+    const { records, ctx, settings } = this.#m;
+    for (const r of records) if (r.status === 'Queued' || r.status === 'WaitingForDependencies' || r.status === 'Pending') this.#cancelled(r);
+    for (const r of records) r.cancelRetry?.();
+    if (why === 'abort-threshold' && this.#m.finishRunning) return;
+    const reason = why === 'cancelled' ? abortError(ctx.signal) : new CancelledError(`Plan stopped: ${this.failures} chunks failed (abortThreshold ${settings.abortThreshold})`);
+    for (const r of records) if (r.attempt) this.#cancelled(r, reason);
+  }
+
+  #ready(r: ChunkRecord): void {
+    this.#set(r, 'Queued');
+    this.#queue.push(r.position);
+  }
+
+  #dispatch(r: ChunkRecord): void {
+    const { ctx, executor, settings } = this.#m;
+    this.#running++;
+    const now = ctx.clock.now();
+    if (r.firstStart < 0) r.firstStart = now;
+    r.attemptStart = now;
+    r.attempts++;
+    const a = this.#m.attempt(r);
+    r.attempt = a;
+    this.#set(r, 'Running');
+    if (r.attempt !== a) return; // a listener cancelled the plan
+    this.#deadlines.add(r.position, a.attempt, now + settings.chunkTimeoutMs);
+    let settled: Promise<string | ChunkAttemptResult>;
+    try {
+      settled = Promise.resolve(executor.dispatch(a));
+    } catch (error) {
+      settled = Promise.reject(error);
+    }
+    settled.then(
+      (out) => {
+        if (r.attempt === a) this.#finished(r, out);
+      },
+      (error: unknown) => {
+        if (r.attempt === a) this.#failed(r, error);
+      },
+    );
+  }
+
+  #finished(r: ChunkRecord, out: unknown): void {
+    if (typeof out === 'string') r.output = out;
+    else if (isAttemptResult(out)) {
+      r.output = out.output;
+      if (out.files) r.files = out.files;
+    } else {
+      const c = r.chunk;
+      return this.#failed(r, new ConfigurationError(`Expected the attempt of chunk ${c.sequenceIndex} to give a string or { output: string, files?: string[] }, got ${describeValue(out)}`));
+    }
+    this.#release(r);
+    r.error = undefined;
+    const { records, settings, estimates, ctx } = this.#m;
+    if (estimates.observe(r.position, ctx.clock.now() - r.attemptStart)) this.#queue.rebuild();
+    this.#terminal(r, 'Succeeded');
+    for (const d of settings.index.dependents[r.position]!) {
+      const next = records[d]!;
+      if (--next.unmet === 0 && next.status === 'WaitingForDependencies' && this.stopping === undefined) this.#ready(next);
+    }
+    this.#settled();
+  }
+
+  #failed(r: ChunkRecord, error: unknown): void {
+    const { settings } = this.#m;
+    this.#release(r);
+    r.error = errorMessage(error);
+    if (this.stopping === undefined && r.attempts <= settings.maxRetries) return this.#retry(r);
+    this.#terminal(r, 'Failed');
+    this.failures++;
+    this.#skipped(r);
+    if (this.failures >= settings.abortThreshold) this.stop('abort-threshold');
+    this.#settled();
+  }
+
+  /** Retrying, then ready again after the delay (or Aborted when the plan stopped meanwhile). */
+  #retry(r: ChunkRecord): void {
+    const { ctx, settings } = this.#m;
+    this.#set(r, 'Retrying');
+    this.#retrying++;
+    const again = (): void => {
+      r.cancelRetry = undefined;
+      this.#retrying--;
+      if (this.stopping !== undefined) {
+        this.#cancelled(r);
+        return this.#settled();
+      }
+      this.#ready(r);
+      this.pump();
+    };
+    if (settings.retryDelayMs === 0) queueMicrotask(again);
+    else {
+      const cancel = ctx.clock.setTimer(again, settings.retryDelayMs);
+      r.cancelRetry = () => {
+        cancel();
+        again();
+      };
+    }
+    this.pump();
+  }
+
+  #timedOut(r: ChunkRecord): void {
+    const c = r.chunk;
+    const ms = this.#m.settings.chunkTimeoutMs;
+    const error = new TimeoutError(`Chunk ${c.sequenceIndex} ("${c.title}") timed out after ${ms} ms`, { details: { timeoutMs: ms } });
+    if (this.stopping !== undefined) {
+      this.#cancelled(r, error);
+      return this.#settled();
+    }
+    r.attempt!.abort(error);
+    this.#failed(r, error);
+  }
+
+  /** Skip every chunk that depends, directly or not, on the Failed chunk `from`. */
+  #skipped(from: ChunkRecord): void {
+    const { records, settings } = this.#m;
+    const why = `Skipped: dependency ${from.chunk.sequenceIndex} ("${from.chunk.title}") failed`;
+    const stack = [from.position];
+    while (stack.length > 0) {
+      for (const d of settings.index.dependents[stack.pop()!]!) {
+        const r = records[d]!;
+        if (r.status !== 'WaitingForDependencies' && r.status !== 'Pending') continue;
+        r.error = why;
+        this.#terminal(r, 'Skipped');
+        stack.push(d);
+      }
+    }
+  }
+
+  /** Aborted; a running attempt is aborted with `reason` first. */
+  #cancelled(r: ChunkRecord, reason?: Error): void {
+    const running = r.attempt;
+    if (running) {
+      const error = reason ?? new CancelledError();
+      running.abort(error);
+      this.#release(r);
+      r.error = errorMessage(error);
+    }
+    this.#terminal(r, 'Aborted');
+  }
+
+  /** A chunk reached a terminal status: save a checkpoint (then pump), or pump now. */
+  #settled(): void {
+    const checkpoints = this.#m.checkpoints;
+    if (checkpoints) checkpoints.request();
+    else this.pump();
+  }
+
+  #release(r: ChunkRecord): void {
+    r.attempt = undefined;
+    this.#running--;
+  }
+
+  #terminal(r: ChunkRecord, status: ChunkStatus): void {
+    r.end = this.#m.ctx.clock.now();
+    this.#set(r, status);
+  }
+
+  #set(r: ChunkRecord, status: ChunkStatus): void {
+    const previous = r.status;
+    r.status = status;
+    if (this.#listening) this.#emit(r, previous);
+  }
+
+  #emit(r: ChunkRecord, previous: ChunkStatus): void {
+    const c = r.chunk;
+    const status = r.status;
+    const error = r.error;
+    const { ctx, planId } = this.#m;
+    if (error !== undefined && (status === 'Failed' || status === 'Retrying' || status === 'Skipped' || status === 'Aborted')) {
+      ctx.emit('chunk.status', { planId, chunkId: r.id, sequenceIndex: c.sequenceIndex, title: c.title, role: c.role, attempt: r.attempts, status, previous, error });
+    } else {
+      ctx.emit('chunk.status', { planId, chunkId: r.id, sequenceIndex: c.sequenceIndex, title: c.title, role: c.role, attempt: r.attempts, status, previous });
+    }
+  }
+
+  #listens(): boolean {
+    const emitter = this.#m.ctx.emitter;
+    return emitter.listenerCount('chunk.status') > 0 || emitter.listenerCount('*') > 0;
+  }
+}
+
+function isAttemptResult(out: unknown): out is ChunkAttemptResult {
+  if (typeof out !== 'object' || out === null) return false;
+  const { output, files } = out as { output?: unknown; files?: unknown };
+  return typeof output === 'string' && (files === undefined || (Array.isArray(files) && files.every((f) => typeof f === 'string')));
+}

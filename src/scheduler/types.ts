@@ -1,0 +1,184 @@
+/**
+ * The types the plan executor's modules share: what a chunk runner gets,
+ * the options of `executePlan` and `planRunnable`, and what comes back.
+ * Types only; every other scheduler module imports from here, never from
+ * `execute.ts`, so the modules form no ring.
+ * @module
+ */
+import type { ModelAdapter } from '../core/adapter.js';
+import type { Clock } from '../core/clock.js';
+import type { RunContext, TroupeEmitter } from '../core/context.js';
+import type { TroupeEvent } from '../core/events.js';
+import type { Outcome } from '../core/runnable.js';
+import type { ToolDefinition } from '../core/tools.js';
+import type { Usage } from '../core/usage.js';
+import type { Store } from '../persistence/store.js';
+import type { Workspace, WorkspaceStrategy } from '../workspaces/types.js';
+import type { ApprovalQueue } from './approvals.js';
+import type { ChunkWeight, PlanIndex } from './dag.js';
+import type { ChunkAttemptResult, Executor } from './executor.js';
+import type { ChunkRole, Plan, PlanChunk } from './plan.js';
+import type { RoleConfig, RoleOverrides } from './roles.js';
+import type { ChunkStatus, PlanExecutionState } from './state.js';
+
+/** What a {@link ChunkRunner} receives for one attempt. */
+export interface ChunkRunInput {
+  planId: string;
+  chunk: PlanChunk;
+  /** The full prompt of the attempt. */
+  prompt: string;
+  /** The resolved role configuration. */
+  role: RoleConfig;
+  /** 1-based attempt number. */
+  attempt: number;
+  /** The workspace prepared for the chunk. */
+  workspace: Workspace;
+  /** Aborts on time-out, cancellation or the abort threshold (created on first use). */
+  readonly signal: AbortSignal;
+  /** The plan's run context with the attempt's signal: open ops and run agents in it so usage rolls up. */
+  readonly ctx: RunContext;
+}
+
+/** Runs one attempt of a chunk. */
+export type ChunkRunner = (input: ChunkRunInput) => Promise<string | ChunkAttemptResult>;
+
+/** Retry settings of `executePlan`. */
+export interface RetryOptions {
+  /** Retries after the first attempt. Default: 2. */
+  maxRetriesPerChunk?: number;
+  /** Wait between attempts, on the run's clock. Default: 1000. */
+  retryDelayMs?: number;
+  /** Add the previous attempt's error to the prompt. Default: true. */
+  repromptOnRetry?: boolean;
+}
+
+/** Options of `planRunnable`. */
+export interface PlanRunOptions {
+  /** The adapter chunks use (a role's `adapter` wins). Default: the run's adapter. */
+  adapter?: ModelAdapter;
+  /** Chunks running at once (ignored when `executor` is given). Default: 5. */
+  maxParallel?: number;
+  /** Time limit of one attempt, on the run's clock. Default: 600000. */
+  chunkTimeoutMs?: number;
+  /** Retries. */
+  retry?: RetryOptions;
+  /** Stop when this many chunks have failed. Default: 3. */
+  abortThreshold?: number;
+  /** At the abort threshold: cancel running chunks, or let them finish. Default: `cancel-running`. */
+  onAbortThreshold?: 'cancel-running' | 'finish-running';
+  /** The workspace strategy. Default: `noWorkspace()`. */
+  workspace?: WorkspaceStrategy;
+  /** The directory workspaces are prepared from. Default: `process.cwd()`. */
+  baseDir?: string;
+  /** Overrides of the built-in role configurations (a role's `estimatedMs` is the default estimate of its chunks). */
+  roles?: RoleOverrides;
+  /** Where attempts run. Default: `directExecutor({ maxParallel })`; pass an `inProcessExecutor` to share a pool between plans. */
+  executor?: Executor;
+  /** Run a chunk yourself instead of as an agent session built from its role. */
+  runChunk?: ChunkRunner;
+  /** Tools every chunk worker may call (the default runner; a role's `preferredTools` stay hints). */
+  tools?: readonly ToolDefinition[];
+  /** Ask this queue before every call of `tools` (see `ApprovalQueue.guard`). */
+  approvals?: ApprovalQueue;
+  /**
+   * Estimated duration of a chunk, for the critical-path priority; when given it is the only estimate used.
+   * Default: the chunk's `estimatedMs`, else its role's `estimatedMs`, else learned while the plan runs
+   * from the chunks of the same role that finished (scaled by complexity).
+   */
+  weight?: ChunkWeight;
+  /** The plan's id (events, workspaces, checkpoints). Default: `plan`. */
+  planId?: string;
+  /** Instructions added while the plan runs; read when each chunk starts. */
+  instructions?: () => readonly string[];
+  /** Summarise the results with a synthesis session (`true`: the chunks' adapter). Default: false. */
+  aggregate?: boolean | { adapter?: ModelAdapter; system?: string };
+  /**
+   * Called (and awaited) with the state after chunks reach a terminal status: one call at a time, in
+   * order; chunks that finish while a call runs are in the next call's state.
+   */
+  onCheckpoint?: (state: PlanExecutionState, options: { signal: AbortSignal }) => void | Promise<void>;
+  /** Continue a saved execution: chunks that succeeded there are not run again. */
+  resumeFrom?: PlanExecutionState;
+}
+
+/** Options of `executePlan`: scheduling, plus how to run standalone or inside a context. */
+export interface ExecutePlanOptions extends PlanRunOptions {
+  /** Adapters by name, for roles that name one. */
+  adapters?: Record<string, ModelAdapter>;
+  /** Cancels the execution. */
+  signal?: AbortSignal;
+  /** The clock. Default: the real clock. */
+  clock?: Clock;
+  /** The task the plan serves (for aggregation). Default: the plan's summary. */
+  task?: string;
+  /** Receives every event. */
+  onEvent?: (event: TroupeEvent) => void;
+  /** Emit on this emitter. */
+  emitter?: TroupeEmitter;
+  /** Run inside this context (a nested plan) instead of starting a run. */
+  ctx?: RunContext;
+  /** Log the run to this store and checkpoint the plan after every chunk (see `run`); resume it with `resume(planRunnable(plan, options), runId, { store })`. */
+  store?: Store;
+  /** The run's id (with `store`, the id to resume). Default: a random UUID. */
+  runId?: string;
+}
+
+/** What happened to one chunk. */
+export interface ChunkResult {
+  sequenceIndex: number;
+  title: string;
+  role: ChunkRole;
+  status: ChunkStatus;
+  attempts: number;
+  output?: string;
+  error?: string;
+  files?: string[];
+  /** Clock time from its first start to its end (0 when it never ran). */
+  durationMs: number;
+}
+
+/** Numbers of a plan's execution. */
+export interface PlanStats {
+  total: number;
+  succeeded: number;
+  failed: number;
+  /** Chunks that needed more than one attempt. */
+  retried: number;
+  skipped: number;
+  aborted: number;
+  durationMs: number;
+  usage: Usage;
+}
+
+/** The aggregator's report. */
+export interface AggregateReport {
+  /** The conversational summary. */
+  summary: string;
+  stats: PlanStats;
+  /** Files that more than one chunk touched, with the chunks that touched them. */
+  conflicts: Array<{ file: string; chunks: number[] }>;
+}
+
+/** The outcome of a plan. */
+export interface PlanOutcome extends Outcome {
+  plan: Plan;
+  results: ChunkResult[];
+  stats: PlanStats;
+  /** The synthesis, when `aggregate` was asked for. */
+  report?: AggregateReport;
+  /** Instructions added while the plan ran (recorded with the run). */
+  instructions: string[];
+  /** Why it stopped early, if it did. */
+  stoppedBy?: 'abort-threshold';
+}
+
+/** The options of a plan execution after validation, with the plan's index. */
+export interface PlanSettings {
+  index: PlanIndex;
+  capacity: number;
+  chunkTimeoutMs: number;
+  maxRetries: number;
+  retryDelayMs: number;
+  reprompt: boolean;
+  abortThreshold: number;
+}
