@@ -181,7 +181,16 @@ export class RunContext {
 
   /** Emit a typed event stamped with the run id, time and current op. */
   emit<K extends TroupeEventName>(type: K, payload: TroupeEventPayloads[K]): void {
-    const event = { type, runId: this.runId, time: this.clock.now(), opId: this.op.id, ...payload } as unknown as TroupeEvent<K>;
+    this.emitEvent({ type, runId: this.runId, time: this.clock.now(), opId: this.op.id, ...payload } as unknown as TroupeEvent<K>);
+  }
+
+  /**
+   * Emit an event the caller built whole, stamp included (`type`, `runId`,
+   * `time`, `opId`, then the payload): for code that emits many events and
+   * builds each one in a single object.
+   */
+  emitEvent<K extends TroupeEventName>(event: TroupeEvent<K>): void {
+    const type = event.type;
     const shared = this.#shared;
     try {
       (shared.emitter.emit as (t: string, e: unknown) => boolean)(type, event);

@@ -86,42 +86,48 @@ export interface PlanIndex {
 
 /** Index a plan in one linear pass (the scheduler's fast path; {@link validatePlan} explains problems). */
 export function indexPlan(plan: Plan): PlanIndex {
-  const n = plan.chunks.length;
+  const chunks = plan.chunks;
+  const n = chunks.length;
   let ok = n > 0;
   // Indexes are usually contiguous (0..n-1 or 1..n): then a position is a subtraction.
-  const first = n > 0 ? plan.chunks[0]!.sequenceIndex : 0;
+  const first = n > 0 ? chunks[0]!.sequenceIndex : 0;
   let contiguous = Number.isInteger(first);
-  for (let i = 0; i < n && contiguous; i++) if (plan.chunks[i]!.sequenceIndex !== first + i) contiguous = false;
-  let position: (sequenceIndex: number) => number | undefined;
-  if (contiguous) {
-    position = (x) => (Number.isInteger(x) && x >= first && x < first + n ? x - first : undefined);
-  } else {
-    const map = new Map<number, number>();
+  for (let i = 0; i < n && contiguous; i++) if (chunks[i]!.sequenceIndex !== first + i) contiguous = false;
+  let map: Map<number, number> | undefined;
+  if (!contiguous) {
+    map = new Map<number, number>();
     for (let i = 0; i < n; i++) {
-      const index = plan.chunks[i]!.sequenceIndex;
+      const index = chunks[i]!.sequenceIndex;
       if (map.has(index)) ok = false;
       map.set(index, i);
     }
-    position = (x) => map.get(x);
   }
+  const position = map ? (x: number) => map.get(x) : (x: number) => (Number.isInteger(x) && x >= first && x < first + n ? x - first : undefined);
+  // Arrays of their final length (no growth), dependents counted first.
   const deps: number[][] = new Array<number[]>(n);
-  const dependents: number[][] = new Array<number[]>(n);
-  for (let i = 0; i < n; i++) dependents[i] = [];
+  const fanOut = new Int32Array(n);
   for (let i = 0; i < n; i++) {
-    const own = plan.chunks[i]!;
-    const list: number[] = [];
-    for (const dep of own.dependsOnIndexes) {
+    const own = chunks[i]!;
+    const wanted = own.dependsOnIndexes;
+    const list = new Array<number>(wanted.length);
+    let k = 0;
+    for (const dep of wanted) {
       const d = position(dep);
       if (d === undefined || dep === own.sequenceIndex) {
         ok = false;
         continue;
       }
-      list.push(d);
-      dependents[d]!.push(i);
+      list[k++] = d;
+      fanOut[d]!++;
     }
+    if (k < list.length) list.length = k;
     deps[i] = list;
   }
-  const order = kahnOrder(dependents);
+  const dependents: number[][] = new Array<number[]>(n);
+  for (let i = 0; i < n; i++) dependents[i] = new Array<number>(fanOut[i]!);
+  fanOut.fill(0);
+  for (let i = 0; i < n; i++) for (const d of deps[i]!) dependents[d]![fanOut[d]!++] = i;
+  const order = kahnOrder(dependents, Int32Array.from(deps, (d) => d.length));
   if (order.length !== n) ok = false;
   return { position, deps, dependents, order, ok };
 }

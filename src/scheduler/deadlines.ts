@@ -27,6 +27,9 @@ export class Deadlines {
 
   /** Watch attempt `attempt` of chunk `id` until `at` (not before any deadline added earlier). */
   add(id: number, attempt: number, at: number): void {
+    // Attempts that ended before their deadline need no watching: drop them from the head.
+    while (this.#head < this.#at.length && !this.isCurrent(this.#of[this.#head]!, this.#attempt[this.#head]!)) this.#head++;
+    this.#compact();
     this.#of.push(id);
     this.#attempt.push(attempt);
     this.#at.push(at);
@@ -55,12 +58,16 @@ export class Deadlines {
       this.#head++;
       if (running) this.expire(id);
     }
-    if (this.#head > 1024 && this.#head * 2 > this.#at.length) {
-      this.#of.splice(0, this.#head);
-      this.#attempt.splice(0, this.#head);
-      this.#at.splice(0, this.#head);
-      this.#head = 0;
-    }
+    this.#compact();
     this.#arm();
+  }
+
+  /** Drop the entries before the head once they are most of the queue. */
+  #compact(): void {
+    if (this.#head <= 1024 || this.#head * 2 <= this.#at.length) return;
+    this.#of.splice(0, this.#head);
+    this.#attempt.splice(0, this.#head);
+    this.#at.splice(0, this.#head);
+    this.#head = 0;
   }
 }

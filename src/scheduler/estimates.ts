@@ -122,7 +122,11 @@ export class DurationEstimates {
   }
 
   #compute(): void {
-    remainingPaths(this.#index, (i) => this.estimate(i), this.priority);
-    this.#used = new Map([...this.#learning].map((role) => [role, this.#unit(role)]));
+    const units = new Map<string, number>();
+    for (const role of this.#learning) units.set(role, this.#unit(role));
+    const chunks = this.#plan.chunks;
+    const fixed = this.#fixed;
+    remainingPaths(this.#index, (i) => (Number.isNaN(fixed[i]!) ? complexityWeight(chunks[i]!) * units.get(chunks[i]!.role)! : fixed[i]!), this.priority);
+    this.#used = units;
   }
 }

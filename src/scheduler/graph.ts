@@ -8,11 +8,18 @@
 /** Successor lists: `successors[v]` are the nodes `v` has an edge to. */
 export type Successors = ReadonlyArray<readonly number[]>;
 
-/** The nodes in dependency order (Kahn's algorithm); shorter than `successors` when there is a cycle. */
-export function kahnOrder(successors: Successors): number[] {
+/**
+ * The nodes in dependency order (Kahn's algorithm); shorter than
+ * `successors` when there is a cycle. `inDegree` (each node's number of
+ * incoming edges, counted here when left out) is used up.
+ */
+export function kahnOrder(successors: Successors, inDegree?: Int32Array): number[] {
   const n = successors.length;
-  const pending = new Int32Array(n);
-  for (let v = 0; v < n; v++) for (const w of successors[v]!) pending[w]!++;
+  let pending = inDegree;
+  if (!pending) {
+    pending = new Int32Array(n);
+    for (let v = 0; v < n; v++) for (const w of successors[v]!) pending[w]!++;
+  }
   const order: number[] = [];
   for (let v = 0; v < n; v++) if (pending[v] === 0) order.push(v);
   for (let k = 0; k < order.length; k++) {

@@ -66,9 +66,12 @@ export class PlanMachine {
   #listening = false;
   #ended = false;
   #end!: () => void;
+  /** Records keep times relative to this (small integers on a millisecond clock). */
+  readonly #t0: number;
 
   constructor(setup: MachineSetup) {
     this.#m = setup;
+    this.#t0 = setup.ctx.clock.now();
     this.#queue = new ReadyQueue(setup.estimates.priority);
     const records = setup.records;
     this.#deadlines = new Deadlines(
@@ -82,10 +85,11 @@ export class PlanMachine {
   /** Queue every chunk whose dependencies have succeeded, mark the others waiting, and start what fits. */
   start(): void {
     this.#listening = this.#listens();
+    const now = this.#m.ctx.clock.now();
     for (const r of this.#m.records) {
       if (r.status === 'Succeeded' || this.stopping !== undefined) continue;
-      if (r.unmet === 0) this.#ready(r);
-      else this.#set(r, 'WaitingForDependencies');
+      if (r.unmet === 0) this.#ready(r, now);
+      else this.#set(r, 'WaitingForDependencies', now);
     }
     this.pump();
   }
@@ -119,15 +123,16 @@ export class PlanMachine {
     this.stopping = why;
     this.#queue.drain();
     const { records, ctx, settings } = this.#m;
-    for (const r of records) if (r.status === 'Queued' || r.status === 'WaitingForDependencies' || r.status === 'Pending') this.#cancelled(r);
+    const now = ctx.clock.now();
+    for (const r of records) if (r.status === 'Queued' || r.status === 'WaitingForDependencies' || r.status === 'Pending') this.#cancelled(r, now);
     for (const r of records) r.cancelRetry?.();
     if (why === 'abort-threshold' && this.#m.finishRunning) return;
     const reason = why === 'cancelled' ? abortError(ctx.signal) : new CancelledError(`Plan stopped: ${this.failures} chunks failed (abortThreshold ${settings.abortThreshold})`);
-    for (const r of records) if (r.attempt) this.#cancelled(r, reason);
+    for (const r of records) if (r.attempt) this.#cancelled(r, now, reason);
   }
 
-  #ready(r: ChunkRecord): void {
-    this.#set(r, 'Queued');
+  #ready(r: ChunkRecord, now: number): void {
+    this.#set(r, 'Queued', now);
     this.#queue.push(r.position);
   }
 
@@ -135,12 +140,13 @@ export class PlanMachine {
     const { ctx, executor, settings } = this.#m;
     this.#running++;
     const now = ctx.clock.now();
-    if (r.firstStart < 0) r.firstStart = now;
-    r.attemptStart = now;
+    const at = now - this.#t0;
+    if (r.firstStart < 0) r.firstStart = at;
+    r.attemptStart = at;
     r.attempts++;
     const a = this.#m.attempt(r);
     r.attempt = a;
-    this.#set(r, 'Running');
+    this.#set(r, 'Running', now);
     if (r.attempt !== a) return; // a listener cancelled the plan
     this.#deadlines.add(r.position, a.attempt, now + settings.chunkTimeoutMs);
     let settled: Promise<string | ChunkAttemptResult>;
@@ -171,40 +177,42 @@ export class PlanMachine {
     this.#release(r);
     r.error = undefined;
     const { records, settings, estimates, ctx } = this.#m;
-    if (estimates.observe(r.position, ctx.clock.now() - r.attemptStart)) this.#queue.rebuild();
-    this.#terminal(r, 'Succeeded');
+    const now = ctx.clock.now();
+    if (estimates.observe(r.position, now - this.#t0 - r.attemptStart)) this.#queue.rebuild();
+    this.#terminal(r, 'Succeeded', now);
     for (const d of settings.index.dependents[r.position]!) {
       const next = records[d]!;
-      if (--next.unmet === 0 && next.status === 'WaitingForDependencies' && this.stopping === undefined) this.#ready(next);
+      if (--next.unmet === 0 && next.status === 'WaitingForDependencies' && this.stopping === undefined) this.#ready(next, now);
     }
     this.#settled();
   }
 
   #failed(r: ChunkRecord, error: unknown): void {
-    const { settings } = this.#m;
+    const { settings, ctx } = this.#m;
     this.#release(r);
     r.error = errorMessage(error);
-    if (this.stopping === undefined && r.attempts <= settings.maxRetries) return this.#retry(r);
-    this.#terminal(r, 'Failed');
+    const now = ctx.clock.now();
+    if (this.stopping === undefined && r.attempts <= settings.maxRetries) return this.#retry(r, now);
+    this.#terminal(r, 'Failed', now);
     this.failures++;
-    this.#skipped(r);
+    this.#skipped(r, now);
     if (this.failures >= settings.abortThreshold) this.stop('abort-threshold');
     this.#settled();
   }
 
   /** Retrying, then ready again after the delay (or Aborted when the plan stopped meanwhile). */
-  #retry(r: ChunkRecord): void {
+  #retry(r: ChunkRecord, now: number): void {
     const { ctx, settings } = this.#m;
-    this.#set(r, 'Retrying');
+    this.#set(r, 'Retrying', now);
     this.#retrying++;
     const again = (): void => {
       r.cancelRetry = undefined;
       this.#retrying--;
       if (this.stopping !== undefined) {
-        this.#cancelled(r);
+        this.#cancelled(r, ctx.clock.now());
         return this.#settled();
       }
-      this.#ready(r);
+      this.#ready(r, ctx.clock.now());
       this.pump();
     };
     if (settings.retryDelayMs === 0) queueMicrotask(again);
@@ -223,7 +231,7 @@ export class PlanMachine {
     const ms = this.#m.settings.chunkTimeoutMs;
     const error = new TimeoutError(`Chunk ${c.sequenceIndex} ("${c.title}") timed out after ${ms} ms`, { details: { timeoutMs: ms } });
     if (this.stopping !== undefined) {
-      this.#cancelled(r, error);
+      this.#cancelled(r, this.#m.ctx.clock.now(), error);
       return this.#settled();
     }
     r.attempt!.abort(error);
@@ -231,7 +239,7 @@ export class PlanMachine {
   }
 
   /** Skip every chunk that depends, directly or not, on the Failed chunk `from`. */
-  #skipped(from: ChunkRecord): void {
+  #skipped(from: ChunkRecord, now: number): void {
     const { records, settings } = this.#m;
     const why = `Skipped: dependency ${from.chunk.sequenceIndex} ("${from.chunk.title}") failed`;
     const stack = [from.position];
@@ -240,14 +248,14 @@ export class PlanMachine {
         const r = records[d]!;
         if (r.status !== 'WaitingForDependencies' && r.status !== 'Pending') continue;
         r.error = why;
-        this.#terminal(r, 'Skipped');
+        this.#terminal(r, 'Skipped', now);
         stack.push(d);
       }
     }
   }
 
   /** Aborted; a running attempt is aborted with `reason` first. */
-  #cancelled(r: ChunkRecord, reason?: Error): void {
+  #cancelled(r: ChunkRecord, now: number, reason?: Error): void {
     const running = r.attempt;
     if (running) {
       const error = reason ?? new CancelledError();
@@ -255,7 +263,7 @@ export class PlanMachine {
       this.#release(r);
       r.error = errorMessage(error);
     }
-    this.#terminal(r, 'Aborted');
+    this.#terminal(r, 'Aborted', now);
   }
 
   /** A chunk reached a terminal status: save a checkpoint (then pump), or pump now. */
@@ -270,26 +278,35 @@ export class PlanMachine {
     this.#running--;
   }
 
-  #terminal(r: ChunkRecord, status: ChunkStatus): void {
-    r.end = this.#m.ctx.clock.now();
-    this.#set(r, status);
+  #terminal(r: ChunkRecord, status: ChunkStatus, now: number): void {
+    r.end = now - this.#t0;
+    this.#set(r, status, now);
   }
 
-  #set(r: ChunkRecord, status: ChunkStatus): void {
+  #set(r: ChunkRecord, status: ChunkStatus, now: number): void {
     const previous = r.status;
     r.status = status;
-    if (this.#listening) this.#emit(r, previous);
+    if (this.#listening) this.#emit(r, previous, now);
   }
 
-  #emit(r: ChunkRecord, previous: ChunkStatus): void {
+  /** One `chunk.status` event, built as one object (the context's stamp included). */
+  #emit(r: ChunkRecord, previous: ChunkStatus, time: number): void {
     const c = r.chunk;
     const status = r.status;
     const error = r.error;
     const { ctx, planId } = this.#m;
+    const type = 'chunk.status';
+    const runId = ctx.runId;
+    const opId = ctx.op.id;
+    const sequenceIndex = c.sequenceIndex;
+    const title = c.title;
+    const role = c.role;
+    const attempt = r.attempts;
+    const chunkId = String(sequenceIndex);
     if (error !== undefined && (status === 'Failed' || status === 'Retrying' || status === 'Skipped' || status === 'Aborted')) {
-      ctx.emit('chunk.status', { planId, chunkId: r.id, sequenceIndex: c.sequenceIndex, title: c.title, role: c.role, attempt: r.attempts, status, previous, error });
+      ctx.emitEvent({ type, runId, time, opId, planId, chunkId, sequenceIndex, title, role, attempt, status, previous, error });
     } else {
-      ctx.emit('chunk.status', { planId, chunkId: r.id, sequenceIndex: c.sequenceIndex, title: c.title, role: c.role, attempt: r.attempts, status, previous });
+      ctx.emitEvent({ type, runId, time, opId, planId, chunkId, sequenceIndex, title, role, attempt, status, previous });
     }
   }
 

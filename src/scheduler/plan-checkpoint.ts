@@ -40,9 +40,9 @@ export async function loadPlanStart(ctx: RunContext, resumeFrom: PlanExecutionSt
   return state ? { state } : {};
 }
 
-/** Give the chunks that succeeded in `state` their saved results, and count every chunk's unmet dependencies. */
-export function restoreRecords(records: readonly ChunkRecord[], index: PlanIndex, state: PlanExecutionState | undefined): void {
-  for (const saved of state?.chunks ?? []) {
+/** Give the chunks that succeeded in `state` their saved results, and count again the dependencies each chunk waits for. */
+export function restoreRecords(records: readonly ChunkRecord[], index: PlanIndex, state: PlanExecutionState): void {
+  for (const saved of state.chunks) {
     const i = index.position(saved.sequenceIndex);
     if (i === undefined || saved.status !== 'Succeeded') continue;
     const r = records[i]!;
@@ -51,7 +51,11 @@ export function restoreRecords(records: readonly ChunkRecord[], index: PlanIndex
     r.output = saved.output ?? '';
     if (saved.files) r.files = saved.files;
   }
-  for (const r of records) for (const d of index.deps[r.position]!) if (records[d]!.status !== 'Succeeded') r.unmet++;
+  for (const r of records) {
+    let unmet = 0;
+    for (const d of index.deps[r.position]!) if (records[d]!.status !== 'Succeeded') unmet++;
+    r.unmet = unmet;
+  }
 }
 
 /** Saves a running plan's state: to the run's store when it has one, then to `onCheckpoint`. */

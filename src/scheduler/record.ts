@@ -1,7 +1,7 @@
 /**
  * The scheduler's record of one chunk: its status, attempts, result and the
- * attempt that runs. One record per chunk, with every field set from the
- * start, so every record has the same shape.
+ * attempt that runs. One record per chunk, created with every field set,
+ * so every record has the same shape.
  * @module
  */
 import type { Attempt } from './attempt.js';
@@ -10,51 +10,59 @@ import type { ChunkStatus } from './state.js';
 import type { ChunkResult } from './types.js';
 
 /** Everything the scheduler knows about one chunk. */
-export class ChunkRecord {
-  status: ChunkStatus = 'Pending';
+export interface ChunkRecord {
+  /** Position in `plan.chunks`. */
+  readonly position: number;
+  readonly chunk: PlanChunk;
+  status: ChunkStatus;
   /** Attempts started so far. */
-  attempts = 0;
+  attempts: number;
   /** Dependencies that have not succeeded yet. */
-  unmet = 0;
-  output: string | undefined = undefined;
+  unmet: number;
+  output: string | undefined;
   /** The last error (or why the chunk was skipped). */
-  error: string | undefined = undefined;
-  files: string[] | undefined = undefined;
-  /** Clock time of the first start, of the current attempt's start and of the end (-1 until then). */
-  firstStart = -1;
-  attemptStart = -1;
-  end = -1;
+  error: string | undefined;
+  files: string[] | undefined;
+  /** When the chunk first started, when its current attempt started and when it ended, in ms since the execution started (-1 until then). */
+  firstStart: number;
+  attemptStart: number;
+  end: number;
   /** The attempt the scheduler waits for; undefined once it settled or was abandoned. */
-  attempt: Attempt | undefined = undefined;
+  attempt: Attempt | undefined;
   /** Ends a pending retry delay early (the chunk then becomes `Aborted`). */
-  cancelRetry: (() => void) | undefined = undefined;
-  #id: string | undefined = undefined;
+  cancelRetry: (() => void) | undefined;
+}
 
-  constructor(
-    /** Position in `plan.chunks`. */
-    readonly position: number,
-    readonly chunk: PlanChunk,
-  ) {}
+/** A fresh record of the chunk at `position`, which waits for `unmet` dependencies. */
+export function chunkRecord(position: number, chunk: PlanChunk, unmet: number): ChunkRecord {
+  return {
+    position,
+    chunk,
+    status: 'Pending',
+    attempts: 0,
+    unmet,
+    output: undefined,
+    error: undefined,
+    files: undefined,
+    firstStart: -1,
+    attemptStart: -1,
+    end: -1,
+    attempt: undefined,
+    cancelRetry: undefined,
+  };
+}
 
-  /** The chunk's id in events (`String(sequenceIndex)`), made once. */
-  get id(): string {
-    return (this.#id ??= String(this.chunk.sequenceIndex));
+/** The public result of a chunk (built as one object in the common cases: an output, or an error). */
+export function chunkResult(r: ChunkRecord): ChunkResult {
+  const { sequenceIndex, title, role } = r.chunk;
+  const { status, attempts, output, error, files } = r;
+  const durationMs = r.firstStart < 0 || r.end < 0 ? 0 : r.end - r.firstStart;
+  if (files === undefined && error === undefined) {
+    return output === undefined ? { sequenceIndex, title, role, status, attempts, durationMs } : { sequenceIndex, title, role, status, attempts, durationMs, output };
   }
-
-  /** The public result of the chunk. */
-  result(): ChunkResult {
-    const c = this.chunk;
-    const r: ChunkResult = {
-      sequenceIndex: c.sequenceIndex,
-      title: c.title,
-      role: c.role,
-      status: this.status,
-      attempts: this.attempts,
-      durationMs: this.firstStart < 0 || this.end < 0 ? 0 : this.end - this.firstStart,
-    };
-    if (this.output !== undefined) r.output = this.output;
-    if (this.error !== undefined) r.error = this.error;
-    if (this.files !== undefined) r.files = this.files;
-    return r;
-  }
+  const result: ChunkResult = { sequenceIndex, title, role, status, attempts, durationMs };
+  if (output !== undefined) result.output = output;
+  if (error !== undefined) result.error = error;
+  if (files !== undefined) result.files = files;
+  return result;
 }

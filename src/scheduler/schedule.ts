@@ -21,7 +21,7 @@ import { PlanMachine } from './machine.js';
 import type { ChunkRole, Plan } from './plan.js';
 import { PlanCheckpoints, restoreRecords } from './plan-checkpoint.js';
 import { chunkPrompt } from './prompt.js';
-import { ChunkRecord } from './record.js';
+import { chunkRecord, chunkResult, type ChunkRecord } from './record.js';
 import { resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
 import type { ChunkResult, ChunkRunner, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 
@@ -32,8 +32,8 @@ const none: readonly string[] = [];
 
 /** Run `plan` for `task` in `ctx` (the plan's op context), continuing `o.resumeFrom` when given. */
 export async function schedule(plan: Plan, task: string, ctx: RunContext, o: ScheduleOptions): Promise<Omit<PlanOutcome, 'usage'>> {
-  const records = plan.chunks.map((c, i) => new ChunkRecord(i, c));
-  restoreRecords(records, o.index, o.resumeFrom);
+  const records = plan.chunks.map((c, i) => chunkRecord(i, c, o.index.deps[i]!.length));
+  if (o.resumeFrom) restoreRecords(records, o.index, o.resumeFrom);
   const roleOf = roleResolver(o.roles);
   const earlier = o.resumeFrom?.instructions ?? none;
   const instructions = (): readonly string[] => {
@@ -143,7 +143,7 @@ async function planOutcome(
   machine: PlanMachine,
   instructions: readonly string[],
 ): Promise<Omit<PlanOutcome, 'usage'>> {
-  const results = records.map((r) => r.result());
+  const results = records.map(chunkResult);
   const durationMs = ctx.clock.now() - ctx.op.start;
   let report: PlanOutcome['report'];
   if (o.aggregate) {
