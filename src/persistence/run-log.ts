@@ -57,7 +57,9 @@ export const RUN_LOG_FLUSH_TIMEOUT_MS = 30_000;
  */
 export function createRunLogWriter(store: Store, runId: string, onError: (error: unknown) => void): RunLogWriter {
   const stream = runEventsStream(runId);
+  // A queue read from `head` (Array#shift is linear on long arrays): compacted once half of it is done.
   const pending: Array<() => Promise<void>> = [];
+  let head = 0;
   let failed = false;
   let draining: Promise<void> | undefined;
   let meta: RunMeta | undefined;
@@ -66,11 +68,16 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
     if (failed) return;
     failed = true;
     pending.length = 0;
+    head = 0;
     onError(error);
   };
   const drain = async () => {
-    while (pending.length > 0 && !failed) {
-      const job = pending.shift()!;
+    while (head < pending.length && !failed) {
+      const job = pending[head++]!;
+      if (head > 1024 && head * 2 > pending.length) {
+        pending.splice(0, head);
+        head = 0;
+      }
       try {
         await job();
       } catch (error) {
@@ -107,7 +114,7 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
       let cancel: (() => void) | undefined;
       const timedOut = new Promise<void>((resolve) => {
         cancel = clock.setTimer(() => {
-          fail(new StoreError(`The run log was not flushed within ${timeoutMs} ms; ${pending.length} queued events were dropped`));
+          fail(new StoreError(`The run log was not flushed within ${timeoutMs} ms; ${pending.length - head} queued events were dropped`));
           resolve();
         }, timeoutMs);
       });
