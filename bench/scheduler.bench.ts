@@ -1,138 +1,159 @@
 /**
  * Scheduler benchmark (`npm run bench -- scheduler`):
- * (1) overhead per chunk with zero-cost work on layered DAGs of 1,000 and
- *     10,000 chunks, against a minimal hand-written Kahn + p-limit loop;
- * (2) makespan of a random 200-chunk DAG whose chunks take 5–50 ms at
- *     maxParallel 8, against the lower bound max(critical path, work / 8).
+ *
+ * 1. Overhead per chunk through the public `executePlan`, with a `runChunk`
+ *    that only awaits a resolved promise, on layered DAGs of 1,000, 10,000
+ *    and 100,000 chunks at maxParallel 8: with events on (an `onEvent`
+ *    listener), with nobody listening, with the run log on, and with a store
+ *    (run log and checkpoints). The floor is a bare Kahn loop measured in the
+ *    same run. Each configuration runs in its own process, the processes
+ *    interleaved over three rounds; the tables give the median over every
+ *    timed run, the min and the max.
+ * 2. Makespan of the 200-chunk workload against its lower bound, on a
+ *    simulated clock (exact) and on real timers (median of 5 runs).
+ * 3. Memory: a 100,000-chunk plan in a process whose old space is capped at
+ *    200 MB.
+ *
+ * `BENCH_BASELINE=<git ref>` (for example `main`) checks that ref's sources
+ * out into a temporary folder and measures them the same way in the same
+ * run, for before/after medians.
  */
-import pLimit from 'p-limit';
-import { criticalPath, executePlan, inProcessExecutor, realClock, sleep, type Plan, type PlanChunk } from 'troupe';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { realMakespan, simulatedMakespan, variants, type Variant } from './scheduler/makespan.js';
+import { fmt, median } from './scheduler/workloads.js';
 
-/** A small deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+type Troupe = typeof import('../src/index.js');
+type Testing = typeof import('../src/testing/index.js');
 
-function makeChunk(i: number, deps: number[]): PlanChunk {
-  return { sequenceIndex: i, title: `c${i}`, prompt: `Work item number ${i}`, dependsOnIndexes: deps, complexity: 'Low', role: 'Generic' };
-}
+const root = resolve(import.meta.dirname, '..');
+const here = join(root, 'bench', 'scheduler');
 
-/** Layers of `width` chunks; each depends on two chunks of the layer before. */
-function layered(n: number, width: number, random: () => number): Plan {
-  const chunks: PlanChunk[] = [];
-  for (let i = 0; i < n; i++) {
-    const layer = Math.floor(i / width);
-    const deps = new Set<number>();
-    if (layer > 0) for (let k = 0; k < 2; k++) deps.add((layer - 1) * width + Math.floor(random() * width));
-    chunks.push(makeChunk(i, [...deps]));
-  }
-  return { planSummary: 'layered', chunks };
-}
-
-/** The baseline: Kahn's algorithm feeding p-limit. */
-async function handWritten(plan: Plan, maxParallel: number, work: (i: number) => Promise<unknown>): Promise<void> {
-  const n = plan.chunks.length;
-  const pending = new Int32Array(n);
-  const dependents: number[][] = Array.from({ length: n }, () => []);
-  plan.chunks.forEach((c, i) => {
-    for (const d of c.dependsOnIndexes) {
-      dependents[d]!.push(i);
-      pending[i]!++;
-    }
-  });
-  const limit = pLimit(maxParallel);
-  let left = n;
-  await new Promise<void>((resolve) => {
-    const start = (i: number): void => {
-      void limit(() => work(i)).then(() => {
-        for (const d of dependents[i]!) if (--pending[d]! === 0) start(d);
-        if (--left === 0) resolve();
-      });
-    };
-    for (let i = 0; i < n; i++) if (pending[i] === 0) start(i);
-  });
-}
-
-async function best(times: number, fn: () => Promise<void>): Promise<number> {
-  let min = Infinity;
-  for (let i = 0; i < times; i++) {
-    const t = performance.now();
-    await fn();
-    min = Math.min(min, performance.now() - t);
-  }
-  return min;
+interface Version {
+  name: string;
+  /** Path of the version's `src/index.ts`. */
+  src: string;
 }
 
 export default async function schedulerBench(): Promise<void> {
-  const zero = async () => 'ok';
-  console.log('| DAG | chunks | hand-written Kahn + p-limit (µs/chunk) | executePlan (µs/chunk) | ratio | executePlan on a shared p-limit pool (µs/chunk) | ratio |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
-  for (const n of [1_000, 10_000]) {
-    const plan = layered(n, 100, rng(n));
-    const runs = n >= 10_000 ? 15 : 40;
-    const baseline = () => handWritten(plan, 8, zero);
-    const scheduler = async () => {
-      await executePlan(plan, { maxParallel: 8, runChunk: zero });
-    };
-    const pool = inProcessExecutor({ maxParallel: 8 });
-    const pooled = async () => {
-      await executePlan(plan, { executor: pool, runChunk: zero });
-    };
-    // Warm up every path, then alternate them and keep each one's best run.
-    for (let i = 0; i < 5; i++) {
-      await baseline();
-      await scheduler();
-      await pooled();
-    }
-    let base = Infinity;
-    let ours = Infinity;
-    let shared = Infinity;
-    for (let i = 0; i < runs; i++) {
-      base = Math.min(base, await best(1, baseline));
-      ours = Math.min(ours, await best(1, scheduler));
-      shared = Math.min(shared, await best(1, pooled));
-    }
-    console.log(`| layered (width 100) | ${n} | ${((base * 1000) / n).toFixed(2)} | ${((ours * 1000) / n).toFixed(2)} | ${(ours / base).toFixed(2)}× | ${((shared * 1000) / n).toFixed(2)} | ${(shared / base).toFixed(2)}× |`);
+  const versions: Version[] = [{ name: 'this tree', src: join(root, 'src', 'index.ts') }];
+  const ref = process.env.BENCH_BASELINE;
+  const folder = ref ? checkout(ref) : undefined;
+  if (ref && folder) versions.push({ name: ref, src: join(folder, 'src', 'index.ts') });
+  console.log(`Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} at the start\n`);
+  try {
+    overhead(versions);
+    await makespan(versions);
+    memory(versions);
+  } finally {
+    if (folder) rmSync(folder, { recursive: true, force: true });
   }
+}
 
-  // Makespan of a random 200-chunk DAG, real timers.
-  const random = rng(200);
-  const durations: number[] = [];
-  const chunks: PlanChunk[] = [];
-  for (let i = 0; i < 200; i++) {
-    durations.push(5 + Math.floor(random() * 46));
-    const deps = new Set<number>();
-    if (i > 0) for (let k = 0; k < 3; k++) if (random() < 0.5) deps.add(Math.floor(random() * i));
-    chunks.push(makeChunk(i, [...deps]));
-  }
-  const plan: Plan = { planSummary: 'random', chunks };
-  const weight = (c: PlanChunk) => durations[c.sequenceIndex]!;
-  const measured = new Array<number>(200).fill(0);
-  const t0 = performance.now();
-  await executePlan(plan, {
-    maxParallel: 8,
-    weight,
-    runChunk: async ({ chunk, signal }) => {
-      const s = performance.now();
-      await sleep(realClock, durations[chunk.sequenceIndex]!, signal);
-      measured[chunk.sequenceIndex] = performance.now() - s;
-      return 'ok';
-    },
+/** `git archive <ref>` of the sources into a temporary folder that uses this tree's node_modules. */
+function checkout(ref: string): string {
+  const folder = mkdtempSync(join(tmpdir(), 'troupe-baseline-'));
+  execFileSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', ref, folder], { cwd: root, stdio: 'inherit' });
+  symlinkSync(join(root, 'node_modules'), join(folder, 'node_modules'), 'dir');
+  return folder;
+}
+
+interface Config {
+  label: string;
+  engine: 'floor' | 'troupe';
+  src: string;
+  mode: 'quiet' | 'events' | 'runlog' | 'store';
+}
+
+/** One worker process: the µs per chunk of each timed run. */
+function measure(config: Config, chunks: number, runs: number): number[] {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', join(here, 'overhead-worker.ts'), config.engine, config.src, String(chunks), String(runs), config.mode], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 1 << 20,
   });
-  const makespan = performance.now() - t0;
-  const bound = (w: (c: PlanChunk) => number, all: number[]) => Math.max(criticalPath(plan, w).length, all.reduce((a, b) => a + b, 0) / 8);
-  const nominal = bound(weight, durations);
-  const actual = bound((c) => measured[c.sequenceIndex]!, measured);
-  console.log('\n| random DAG | chunks | maxParallel | makespan (ms) | lower bound, nominal durations (ms) | ratio | lower bound, measured durations (ms) | ratio |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-  console.log(
-    `| 5–50 ms chunks | 200 | 8 | ${makespan.toFixed(0)} | ${nominal.toFixed(0)} | ${(makespan / nominal).toFixed(3)}× | ${actual.toFixed(0)} | ${(makespan / actual).toFixed(3)}× |`,
+  return JSON.parse(out.trim().split('\n').at(-1)!) as number[];
+}
+
+function overhead(versions: Version[]): void {
+  console.log('### Overhead per chunk (zero-cost chunks, layered DAG of width 100, maxParallel 8)\n');
+  const [current] = versions;
+  const configs: Config[] = [{ label: 'bare Kahn loop (floor)', engine: 'floor', src: '', mode: 'quiet' }];
+  for (const v of versions) {
+    configs.push({ label: `executePlan, events on (${v.name})`, engine: 'troupe', src: v.src, mode: 'events' });
+    configs.push({ label: `executePlan, no listener (${v.name})`, engine: 'troupe', src: v.src, mode: 'quiet' });
+  }
+  configs.push({ label: `executePlan, run log on (${current!.name})`, engine: 'troupe', src: current!.src, mode: 'runlog' });
+  configs.push({ label: `executePlan, store: run log + checkpoints (${current!.name})`, engine: 'troupe', src: current!.src, mode: 'store' });
+  const sizes: Array<[number, number]> = [
+    [1_000, 40],
+    [10_000, 12],
+    [100_000, 3],
+  ];
+  for (const [chunks, runs] of sizes) {
+    // A store saves the plan's whole state after chunks finish (quadratic): measured at 1,000 chunks only.
+    const wanted = configs.filter((c) => (c.mode !== 'store' || chunks <= 1_000) && (c.mode !== 'runlog' || chunks <= 10_000));
+    const times = new Map<Config, number[]>(wanted.map((c) => [c, []]));
+    for (let round = 0; round < 3; round++) for (const c of wanted) times.get(c)!.push(...measure(c, chunks, c.mode === 'store' || c.mode === 'runlog' ? 3 : runs));
+    const floor = median(times.get(wanted[0]!)!);
+    console.log(`${chunks.toLocaleString('en')} chunks:\n`);
+    console.log('| engine | median µs/chunk | min | max | × floor (medians) |');
+    console.log('| --- | ---: | ---: | ---: | ---: |');
+    for (const c of wanted) {
+      const t = times.get(c)!;
+      console.log(`| ${c.label} | ${fmt(median(t))} | ${fmt(Math.min(...t))} | ${fmt(Math.max(...t))} | ${fmt(median(t) / floor, 1)}× |`);
+    }
+    if (versions.length > 1) {
+      const byMode = (mode: Config['mode'], v: Version) => median(times.get(wanted.find((c) => c.mode === mode && c.src === v.src)!)!);
+      for (const mode of ['events', 'quiet'] as const) {
+        console.log(`\n${mode === 'events' ? 'Events on' : 'No listener'}: ${versions[0]!.name} / ${versions[1]!.name} = ${fmt(byMode(mode, versions[0]!) / byMode(mode, versions[1]!))} (medians)`);
+      }
+    }
+    console.log('');
+  }
+}
+
+async function makespan(versions: Version[]): Promise<void> {
+  console.log('### Makespan: 200 chunks of 5–50 ms, maxParallel 8, / max(critical path, work / 8)\n');
+  const loaded = await Promise.all(
+    versions.map(async (v) => ({
+      v,
+      troupe: (await import(pathToFileURL(v.src).href)) as Troupe,
+      testing: (await import(pathToFileURL(v.src.replace(/index\.ts$/, 'testing/index.ts')).href)) as Testing,
+    })),
   );
+  console.log('| chunks | version | simulated clock | real timers, median of 5 (min–max) | real timers, against the measured durations |');
+  console.log('| --- | --- | ---: | ---: | ---: |');
+  for (const variant of Object.keys(variants) as Variant[]) {
+    const real = new Map<string, Array<{ nominal: number; measured: number }>>();
+    for (let i = 0; i < 5; i++) for (const { v, troupe } of loaded) (real.get(v.name) ?? real.set(v.name, []).get(v.name)!).push(await realMakespan(troupe, variant));
+    for (const { v, troupe, testing } of loaded) {
+      const simulated = await simulatedMakespan(troupe, testing, variant);
+      const r = real.get(v.name)!;
+      const nominal = r.map((x) => x.nominal);
+      console.log(
+        `| ${variants[variant]} | ${v.name} | ${fmt(simulated, 3)}× | ${fmt(median(nominal), 3)}× (${fmt(Math.min(...nominal), 3)}–${fmt(Math.max(...nominal), 3)}) | ${fmt(median(r.map((x) => x.measured)), 3)}× |`,
+      );
+    }
+  }
+  console.log('');
+}
+
+function memory(versions: Version[]): void {
+  console.log('### Memory: 100,000 chunks, 200-character answers, events on, `--max-old-space-size=200`\n');
+  console.log('| version | finished | live heap, peak (MB) | heap with the outcome (MB) | prompts built (MB) | attempts alive after the run | time (ms) |');
+  console.log('| --- | --- | ---: | ---: | ---: | ---: | ---: |');
+  for (const v of versions) {
+    try {
+      const out = execFileSync(process.execPath, ['--max-old-space-size=200', '--expose-gc', '--import', 'tsx', join(here, 'memory-worker.ts'), v.src, '100000'], { cwd: root, encoding: 'utf8' });
+      const m = JSON.parse(out.trim().split('\n').at(-1)!) as Record<string, number>;
+      console.log(`| ${v.name} | ${m.succeeded === m.chunks ? 'yes' : 'no'} | ${m.peakLiveMB} | ${m.withOutcomeMB} | ${m.promptMB} | ${m.attemptsAlive} | ${m.ms} |`);
+    } catch {
+      console.log(`| ${v.name} | no (out of memory or crashed) | | | | | |`);
+    }
+  }
+  console.log('');
 }

@@ -1,0 +1,56 @@
+/**
+ * One process of the overhead benchmark: runs one engine on one layered
+ * plan `runs` times after a warm-up and prints the µs per chunk of each run
+ * as JSON. Started by `scheduler.bench.ts`, one process per configuration,
+ * so no configuration pays for another's garbage.
+ *
+ *   node --import tsx bench/scheduler/overhead-worker.ts <floor|troupe> <src/index.ts> <chunks> <runs> <quiet|events|runlog|store>
+ */
+import { EventEmitter } from 'eventemitter3';
+import { pathToFileURL } from 'node:url';
+import { bareKahn, layered } from './workloads.js';
+
+type Troupe = typeof import('../../src/index.js');
+type RunLogModule = typeof import('../../src/persistence/run-log.js');
+
+const [engine, source, chunksArg, runsArg, mode] = process.argv.slice(2) as [string, string, string, string, string];
+const n = Number(chunksArg);
+const runs = Number(runsArg);
+const plan = layered(n);
+const zero = async (): Promise<string> => 'ok';
+
+let once: () => Promise<unknown>;
+if (engine === 'floor') {
+  once = () => bareKahn(plan, 8, zero);
+} else {
+  const troupe = (await import(pathToFileURL(source).href)) as Troupe;
+  const runLog = (await import(pathToFileURL(source.replace(/index\.ts$/, 'persistence/run-log.ts')).href)) as RunLogModule;
+  let events = 0;
+  let id = 0;
+  once = async () => {
+    if (mode === 'quiet') return troupe.executePlan(plan, { maxParallel: 8, runChunk: zero });
+    if (mode === 'events') return troupe.executePlan(plan, { maxParallel: 8, runChunk: zero, onEvent: () => void events++ });
+    if (mode === 'store') return troupe.executePlan(plan, { maxParallel: 8, runChunk: zero, store: troupe.memoryStore() });
+    // The run log alone: what `store` attaches to the run's events, without the plan's checkpoints.
+    const runId = `run-${id++}`;
+    const emitter = new EventEmitter();
+    const log = runLog.createRunLogWriter(troupe.memoryStore(), runId, (error) => {
+      throw error;
+    });
+    emitter.on('*', log.write);
+    const outcome = await troupe.executePlan(plan, { maxParallel: 8, runChunk: zero, runId, emitter: emitter as never });
+    await log.flush();
+    return outcome;
+  };
+}
+
+// Warm up (fewer runs for the slow configurations), then time each run.
+const warmUp = mode === 'store' || mode === 'runlog' ? 2 : Math.max(3, Math.ceil(30_000 / n));
+for (let i = 0; i < warmUp; i++) await once();
+const perChunk: number[] = [];
+for (let i = 0; i < runs; i++) {
+  const start = performance.now();
+  await once();
+  perChunk.push(((performance.now() - start) * 1000) / n);
+}
+process.stdout.write(`${JSON.stringify(perChunk)}\n`);
