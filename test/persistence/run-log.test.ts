@@ -181,6 +181,25 @@ describe('run logs', () => {
   });
 });
 
+describe('long run logs', () => {
+  it('keeps every event of a run that queues thousands at once, in order', async () => {
+    const store = memoryStore();
+    const burst = defineRunnable({
+      name: 'burst',
+      kind: 'custom',
+      async run(_input, ctx) {
+        for (let i = 0; i < 5000; i++) ctx.emit('warning', { message: `event ${i}` });
+        return { output: 'done', agent: 'burst', status: 'completed' };
+      },
+    });
+    await run(burst, 'go', { store, runId: 'long' });
+    const { events } = await readRun(store, 'long');
+    const warnings = events.filter((e): e is TroupeEvent<'warning'> => e.type === 'warning').map((e) => e.message);
+    expect(warnings).toEqual(Array.from({ length: 5000 }, (_, i) => `event ${i}`));
+    expect(events.at(-1)!.type).toBe('run.completed');
+  });
+});
+
 describe('run log flushing', () => {
   it('gives up on a store that hangs, with a warning, and still returns the result', async () => {
     const clock = new SimulatedClock();

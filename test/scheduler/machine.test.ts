@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import { SimulatedClock, sleep } from '../../src/core/clock.js';
+import type { TroupeEvent } from '../../src/core/events.js';
+import { executePlan, type ChunkRunner } from '../../src/scheduler/execute.js';
+import type { ChunkJob, ChunkJobData, Executor } from '../../src/scheduler/executor.js';
+import type { PlanExecutionState } from '../../src/scheduler/state.js';
+import { chunk, drive, planOf } from './helpers.js';
+
+describe('the plan state machine', () => {
+  it('fails an attempt whose result is neither text nor { output }, and does not hang', async () => {
+    const outcome = await executePlan(planOf(chunk(0), chunk(1, [0])), { retry: { maxRetriesPerChunk: 0 }, runChunk: async () => 42 as never });
+    expect(outcome.results.map((r) => r.status)).toEqual(['Failed', 'Skipped']);
+    expect(outcome.results[0]!.error).toBe('Expected the attempt of chunk 0 to give a string or { output: string, files?: string[] }, got 42 (number)');
+  });
+
+  it('keeps files from { output, files } results and counts attempts', async () => {
+    const outcome = await executePlan(planOf(chunk(0)), { runChunk: async () => ({ output: 'done', files: ['a.ts'] }) });
+    expect(outcome.results[0]).toMatchObject({ status: 'Succeeded', attempts: 1, output: 'done', files: ['a.ts'] });
+  });
+
+  it('never dispatches an attempt whose Running event cancelled the plan', async () => {
+    const controller = new AbortController();
+    const ran: number[] = [];
+    const events: TroupeEvent[] = [];
+    const onEvent = (e: TroupeEvent) => {
+      events.push(e);
+      if (e.type === 'chunk.status' && e.sequenceIndex === 1 && e.status === 'Running') controller.abort();
+    };
+    const runChunk: ChunkRunner = async ({ chunk: c }) => (ran.push(c.sequenceIndex), 'ok');
+    await expect(executePlan(planOf(chunk(0), chunk(1, [0]), chunk(2, [1])), { maxParallel: 1, signal: controller.signal, onEvent, runChunk })).rejects.toMatchObject({ code: 'cancelled' });
+    expect(ran).toEqual([0]);
+    const last = new Map(events.filter((e): e is TroupeEvent<'chunk.status'> => e.type === 'chunk.status').map((e) => [e.sequenceIndex, e.status]));
+    expect([...last]).toEqual([[0, 'Succeeded'], [1, 'Aborted'], [2, 'Aborted']]);
+  });
+
+  it('saves checkpoints one at a time, in order, the last one holding every chunk', async () => {
+    const clock = new SimulatedClock();
+    let saving = 0;
+    let overlap = false;
+    const succeeded: number[] = [];
+    const onCheckpoint = async (state: PlanExecutionState) => {
+      overlap ||= saving > 0;
+      saving++;
+      succeeded.push(state.chunks.filter((c) => c.status === 'Succeeded').length);
+      await sleep(clock, 7);
+      saving--;
+    };
+    const runChunk: ChunkRunner = async ({ chunk: c, signal }) => {
+      await sleep(clock, 3 + (c.sequenceIndex % 3), signal);
+      return 'ok';
+    };
+    const plan = planOf(...Array.from({ length: 8 }, (_, i) => chunk(i)));
+    const outcome = await drive(clock, executePlan(plan, { clock, maxParallel: 4, onCheckpoint, runChunk }));
+    expect(outcome.status).toBe('completed');
+    expect(overlap).toBe(false);
+    expect(succeeded).toEqual([...succeeded].sort((a, b) => a - b));
+    expect(succeeded.at(-1)).toBe(8);
+    // Chunks that finished while a save ran share the next save.
+    expect(succeeded.length).toBeLessThan(8);
+  });
+
+  it('leaves no timer behind, whether the plan completes, fails or is cancelled', async () => {
+    const clock = new SimulatedClock();
+    const runChunk: ChunkRunner = async ({ chunk: c, signal }) => {
+      await sleep(clock, 5, signal);
+      if (c.sequenceIndex === 1) throw new Error('broken');
+      return 'ok';
+    };
+    await drive(clock, executePlan(planOf(chunk(0), chunk(1)), { clock, chunkTimeoutMs: 1000, retry: { maxRetriesPerChunk: 0 }, runChunk }));
+    expect(clock.pending).toBe(0);
+    const controller = new AbortController();
+    const cancelled = executePlan(planOf(chunk(0), chunk(1)), { clock, signal: controller.signal, retry: { retryDelayMs: 50 }, runChunk });
+    await clock.advance(6);
+    controller.abort();
+    await expect(drive(clock, cancelled)).rejects.toMatchObject({ code: 'cancelled' });
+    expect(clock.pending).toBe(0);
+  });
+});
+
+describe('chunk jobs', () => {
+  it('serialise to their data: run, plan, chunk, prompt, role and attempt, without closures or adapter objects', async () => {
+    const sent: ChunkJobData[] = [];
+    const remote: Executor = {
+      kind: 'queue',
+      capacity: 2,
+      dispatch: async (job: ChunkJob) => {
+        sent.push(JSON.parse(JSON.stringify(job)) as ChunkJobData);
+        return `done ${job.chunk.sequenceIndex}`;
+      },
+    };
+    const adapter = scriptedAdapter({ fallback: 'unused' });
+    const plan = planOf(chunk(0), chunk(1, [0], { role: 'Testing' }));
+    const outcome = await executePlan(plan, { executor: remote, runId: 'run-7', planId: 'p', roles: { Generic: { adapter }, Testing: { adapter: 'fast', model: 'small' } } });
+    expect(outcome.status).toBe('completed');
+    expect(sent.map((j) => Object.keys(j).sort())).toEqual([
+      ['attempt', 'chunk', 'planId', 'prompt', 'role', 'runId'],
+      ['attempt', 'chunk', 'planId', 'prompt', 'role', 'runId'],
+    ]);
+    expect(sent[0]).toMatchObject({ runId: 'run-7', planId: 'p', chunk: plan.chunks[0], attempt: 1 });
+    expect(sent[0]!.role).not.toHaveProperty('adapter');
+    expect(sent[1]!.role).toMatchObject({ adapter: 'fast', model: 'small' });
+    expect(sent[1]!.prompt).toContain('### 0. Chunk A (Generic)\n\ndone 0');
+  });
+});
