@@ -70,12 +70,13 @@ ${context ? `\n## Context\n\n${context}\n` : ''}
 
 Break the task into a plan and answer with one JSON object, nothing else:
 
-{"planSummary": "...", "chunks": [{"sequenceIndex": 0, "title": "...", "prompt": "...", "dependsOnIndexes": [], "workingScope": ["src/..."], "requiredSkills": ["..."], "complexity": "Low" | "Medium" | "High", "role": "..."}]}
+{"planSummary": "...", "chunks": [{"sequenceIndex": 0, "title": "...", "prompt": "...", "dependsOnIndexes": [], "workingScope": ["src/..."], "requiredSkills": ["..."], "complexity": "Low" | "Medium" | "High", "role": "...", "estimatedMs": 120000}]}
 
 - Make the chunks as small as possible and independent wherever you can: independent chunks run in parallel.
 - Add a dependency only where a chunk needs another chunk's result; dependencies must not form a cycle.
 - Each prompt (at least 10 characters) must be self-contained: a worker sees only its prompt and the results of its dependencies, so say what it needs from them.
 - End with a Synthesis chunk that depends on the others when their results must be consolidated.
+- \`estimatedMs\` (optional) is your rough guess of how long one worker needs for the chunk, in milliseconds: long chains start first.
 - Roles:
 ${roleLines}`;
 }

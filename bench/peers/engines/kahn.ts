@@ -2,5 +2,4 @@
 import { bareKahn } from '../../scheduler/workloads.js';
 import type { Engine } from './types.js';
 
-export const version = '-';
 export const run: Engine = (plan, slots, work) => bareKahn(plan, slots, work);
