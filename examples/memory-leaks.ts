@@ -1,12 +1,14 @@
 /**
  * Debug memory leaks in two modules in parallel, then consolidate: a planner
  * decomposes the task into a DAG, two MemoryDiagnostics workers run side by
- * side, a Synthesis chunk consolidates, and an aggregator reports. Offline on
- * the scripted adapter.
+ * side, a Synthesis chunk consolidates, and an aggregator reports. Each chunk
+ * carries the planner's estimate of its duration (`estimatedMs`), which the
+ * scheduler uses to start the longest chains first. Offline on the scripted
+ * adapter.
  *
  *   npx tsx examples/memory-leaks.ts
  */
-import { PlanningSession, buildStages, toMermaid, type Plan } from 'troupe';
+import { PlanningSession, buildStages, criticalPath, toMermaid, type Plan } from 'troupe';
 import { scriptedAdapter } from 'troupe/testing';
 
 const plan: Plan = {
@@ -20,6 +22,7 @@ const plan: Plan = {
       workingScope: ['src/cache/**'],
       complexity: 'Medium',
       role: 'MemoryDiagnostics',
+      estimatedMs: 240_000,
     },
     {
       sequenceIndex: 1,
@@ -29,6 +32,7 @@ const plan: Plan = {
       workingScope: ['src/session/**'],
       complexity: 'Medium',
       role: 'MemoryDiagnostics',
+      estimatedMs: 180_000,
     },
     {
       sequenceIndex: 2,
@@ -37,6 +41,7 @@ const plan: Plan = {
       dependsOnIndexes: [0, 1],
       complexity: 'Low',
       role: 'Synthesis',
+      estimatedMs: 60_000,
     },
   ],
 };
@@ -65,6 +70,8 @@ session.emitter.on('chunk.status', (e) => {
 const planned = await session.submitTask('Our service leaks memory; debug the cache and session modules.');
 console.log('\n```mermaid\n' + toMermaid(planned.plan!) + '\n```');
 console.log('stages:', JSON.stringify(buildStages(planned.plan!)));
+const estimated = criticalPath(planned.plan!, (c) => c.estimatedMs ?? 0);
+console.log(`critical path by estimate: ${estimated.path.join(' -> ')} (${estimated.length / 60_000} min)`);
 
 const done = await session.approvePlan('approve');
 console.log('\nSynthesis chunk:', done.outcome!.results[2]!.output);
