@@ -249,7 +249,7 @@ export {
 } from './scheduler/plan.js';
 export { buildStages, complexityWeight, criticalPath, remainingCriticalPaths, toMermaid, type ChunkWeight, type CriticalPath, type PlanIndex } from './scheduler/dag.js';
 export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './scheduler/roles.js';
-export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type Executor, type InProcessExecutorOptions } from './scheduler/executor.js';
+export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type ChunkJobData, type Executor, type InProcessExecutorOptions } from './scheduler/executor.js';
 export {
   chunkStatuses,
   chunkStateSchema,
