@@ -8,7 +8,8 @@
  *    (run log and checkpoints). The floor is a bare Kahn loop measured in the
  *    same run. Each configuration runs in its own process, the processes
  *    interleaved over three rounds; the tables give the median over every
- *    timed run, the min and the max.
+ *    timed run, the min and the max, in wall time, and the median in CPU
+ *    time (which other processes on a loaded machine do not inflate).
  * 2. Makespan of the 200-chunk workload against its lower bound, on a
  *    simulated clock (exact) and on real timers (median of 5 runs).
  * 3. Memory: a 100,000-chunk plan in a process whose old space is capped at
@@ -68,14 +69,19 @@ interface Config {
   mode: 'quiet' | 'events' | 'runlog' | 'store';
 }
 
-/** One worker process: the µs per chunk of each timed run. */
-function measure(config: Config, chunks: number, runs: number): number[] {
+interface Times {
+  wall: number[];
+  cpu: number[];
+}
+
+/** One worker process: the µs per chunk of each timed run, in wall and in CPU time. */
+function measure(config: Config, chunks: number, runs: number): Times {
   const out = execFileSync(process.execPath, ['--import', 'tsx', join(here, 'overhead-worker.ts'), config.engine, config.src, String(chunks), String(runs), config.mode], {
     cwd: root,
     encoding: 'utf8',
     maxBuffer: 1 << 20,
   });
-  return JSON.parse(out.trim().split('\n').at(-1)!) as number[];
+  return JSON.parse(out.trim().split('\n').at(-1)!) as Times;
 }
 
 function overhead(versions: Version[]): void {
@@ -90,26 +96,37 @@ function overhead(versions: Version[]): void {
   configs.push({ label: `executePlan, store: run log + checkpoints (${current!.name})`, engine: 'troupe', src: current!.src, mode: 'store' });
   const sizes: Array<[number, number]> = [
     [1_000, 40],
-    [10_000, 12],
+    [10_000, 20],
     [100_000, 3],
   ];
   for (const [chunks, runs] of sizes) {
     // A store saves the plan's whole state after chunks finish (quadratic): measured at 1,000 chunks only.
     const wanted = configs.filter((c) => (c.mode !== 'store' || chunks <= 1_000) && (c.mode !== 'runlog' || chunks <= 10_000));
-    const times = new Map<Config, number[]>(wanted.map((c) => [c, []]));
-    for (let round = 0; round < 3; round++) for (const c of wanted) times.get(c)!.push(...measure(c, chunks, c.mode === 'store' || c.mode === 'runlog' ? 3 : runs));
-    const floor = median(times.get(wanted[0]!)!);
+    const times = new Map<Config, Times>(wanted.map((c) => [c, { wall: [], cpu: [] }]));
+    for (let round = 0; round < 3; round++) {
+      for (const c of wanted) {
+        const t = measure(c, chunks, c.mode === 'store' || c.mode === 'runlog' ? 3 : runs);
+        times.get(c)!.wall.push(...t.wall);
+        times.get(c)!.cpu.push(...t.cpu);
+      }
+    }
+    const floor = times.get(wanted[0]!)!;
     console.log(`${chunks.toLocaleString('en')} chunks:\n`);
-    console.log('| engine | median µs/chunk | min | max | × floor (medians) |');
-    console.log('| --- | ---: | ---: | ---: | ---: |');
+    console.log('| engine | median µs/chunk | min | max | × floor (medians) | median CPU µs/chunk | × floor (CPU) |');
+    console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
     for (const c of wanted) {
-      const t = times.get(c)!;
-      console.log(`| ${c.label} | ${fmt(median(t))} | ${fmt(Math.min(...t))} | ${fmt(Math.max(...t))} | ${fmt(median(t) / floor, 1)}× |`);
+      const { wall, cpu } = times.get(c)!;
+      console.log(
+        `| ${c.label} | ${fmt(median(wall))} | ${fmt(Math.min(...wall))} | ${fmt(Math.max(...wall))} | ${fmt(median(wall) / median(floor.wall), 1)}× | ${fmt(median(cpu))} | ${fmt(median(cpu) / median(floor.cpu), 1)}× |`,
+      );
     }
     if (versions.length > 1) {
-      const byMode = (mode: Config['mode'], v: Version) => median(times.get(wanted.find((c) => c.mode === mode && c.src === v.src)!)!);
+      const of = (mode: Config['mode'], v: Version) => times.get(wanted.find((c) => c.mode === mode && c.src === v.src)!)!;
       for (const mode of ['events', 'quiet'] as const) {
-        console.log(`\n${mode === 'events' ? 'Events on' : 'No listener'}: ${versions[0]!.name} / ${versions[1]!.name} = ${fmt(byMode(mode, versions[0]!) / byMode(mode, versions[1]!))} (medians)`);
+        const [now, before] = [of(mode, versions[0]!), of(mode, versions[1]!)];
+        console.log(
+          `\n${mode === 'events' ? 'Events on' : 'No listener'}: ${versions[0]!.name} / ${versions[1]!.name} = ${fmt(median(now.wall) / median(before.wall))} (wall medians), ${fmt(median(now.cpu) / median(before.cpu))} (CPU medians)`,
+        );
       }
     }
     console.log('');

@@ -1,7 +1,9 @@
 /**
  * One process of the overhead benchmark: runs one engine on one layered
  * plan `runs` times after a warm-up and prints the µs per chunk of each run
- * as JSON. Started by `scheduler.bench.ts`, one process per configuration,
+ * as JSON, in wall time and in CPU time (user + system, every thread of the
+ * process, so garbage collection counts; unlike wall time it does not grow
+ * when other processes take the CPU). Started by `scheduler.bench.ts`, one process per configuration,
  * so no configuration pays for another's garbage.
  *
  *   node --import tsx bench/scheduler/overhead-worker.ts <floor|troupe> <src/index.ts> <chunks> <runs> <quiet|events|runlog|store>
@@ -47,10 +49,14 @@ if (engine === 'floor') {
 // Warm up (fewer runs for the slow configurations), then time each run.
 const warmUp = mode === 'store' || mode === 'runlog' ? 2 : Math.max(3, Math.ceil(30_000 / n));
 for (let i = 0; i < warmUp; i++) await once();
-const perChunk: number[] = [];
+const wall: number[] = [];
+const cpu: number[] = [];
 for (let i = 0; i < runs; i++) {
+  const used = process.cpuUsage();
   const start = performance.now();
   await once();
-  perChunk.push(((performance.now() - start) * 1000) / n);
+  wall.push(((performance.now() - start) * 1000) / n);
+  const { user, system } = process.cpuUsage(used);
+  cpu.push((user + system) / n);
 }
-process.stdout.write(`${JSON.stringify(perChunk)}\n`);
+process.stdout.write(`${JSON.stringify({ wall, cpu })}\n`);
