@@ -58,32 +58,34 @@ export function restoreRecords(records: readonly ChunkRecord[], index: PlanIndex
   }
 }
 
+/** What {@link PlanCheckpoints} saves, and whom it tells. */
+export interface PlanCheckpointsOptions {
+  /** The plan's op context (its store, clock and signal). */
+  ctx: RunContext;
+  plan: Plan;
+  planId: string;
+  records: readonly ChunkRecord[];
+  /** The instructions so far. */
+  instructions: () => readonly string[];
+  /** The caller's hook. */
+  onCheckpoint: PlanRunOptions['onCheckpoint'];
+  /** Called after every save (or batch of saves) completes. */
+  saved: () => void;
+}
+
 /** Saves a running plan's state: to the run's store when it has one, then to `onCheckpoint`. */
 export class PlanCheckpoints {
-  readonly #ctx: RunContext;
-  readonly #planId: string;
-  readonly #plan: Plan;
-  readonly #records: readonly ChunkRecord[];
-  readonly #instructions: () => readonly string[];
-  readonly #hook: PlanRunOptions['onCheckpoint'];
-  readonly #saved: () => void;
+  readonly #o: PlanCheckpointsOptions;
   #saving = false;
   #requested = false;
 
-  /** `saved` is called after every save (or batch of saves) completes. */
-  constructor(ctx: RunContext, plan: Plan, planId: string, records: readonly ChunkRecord[], instructions: () => readonly string[], hook: PlanRunOptions['onCheckpoint'], saved: () => void) {
-    this.#ctx = ctx;
-    this.#plan = plan;
-    this.#planId = planId;
-    this.#records = records;
-    this.#instructions = instructions;
-    this.#hook = hook;
-    this.#saved = saved;
+  constructor(options: PlanCheckpointsOptions) {
+    this.#o = options;
   }
 
   /** Whether anything is saved at all (a store or a hook). */
   get enabled(): boolean {
-    return this.#hook !== undefined || this.#ctx.store !== undefined;
+    return this.#o.onCheckpoint !== undefined || this.#o.ctx.store !== undefined;
   }
 
   /** True when no save runs or waits. */
@@ -101,34 +103,37 @@ export class PlanCheckpoints {
 
   /** The state now. */
   state(): PlanExecutionState {
-    const chunks: ChunkState[] = this.#records.map((r) => {
+    const { ctx, plan, planId, records, instructions } = this.#o;
+    const chunks: ChunkState[] = records.map((r) => {
       const saved: ChunkState = { sequenceIndex: r.chunk.sequenceIndex, status: r.status, attempts: r.attempts };
       if (r.output !== undefined) saved.output = r.output;
       if (r.error !== undefined) saved.error = r.error;
       if (r.files !== undefined) saved.files = [...r.files];
       return saved;
     });
-    return { schemaVersion: 1, planId: this.#planId, plan: this.#plan, chunks, instructions: [...this.#instructions()], updatedAt: this.#ctx.clock.now() };
+    return { schemaVersion: 1, planId, plan, chunks, instructions: [...instructions()], updatedAt: ctx.clock.now() };
   }
 
   /** Save the final state with the outcome, so that a resumed run returns it (finished statuses only). */
   async finish(status: OutcomeStatus, outcome: Omit<PlanOutcome, 'usage'>): Promise<void> {
-    if (this.#ctx.store && isFinished(status)) await saveStepCheckpoint(this.#ctx, 'plan', this.state(), outcome);
+    const ctx = this.#o.ctx;
+    if (ctx.store && isFinished(status)) await saveStepCheckpoint(ctx, 'plan', this.state(), outcome);
   }
 
   async #drain(): Promise<void> {
+    const { ctx, onCheckpoint, saved } = this.#o;
     while (this.#requested) {
       this.#requested = false;
       try {
         const state = this.state();
         // The run's store first (when it has one), then the caller's hook.
-        await saveStepCheckpoint(this.#ctx, 'plan', state);
-        await this.#hook?.(state, { signal: this.#ctx.signal });
+        await saveStepCheckpoint(ctx, 'plan', state);
+        await onCheckpoint?.(state, { signal: ctx.signal });
       } catch (error) {
-        this.#ctx.emit('warning', { message: `onCheckpoint failed: ${errorMessage(error)}`, code: 'checkpoint_failed' });
+        ctx.emit('warning', { message: `onCheckpoint failed: ${errorMessage(error)}`, code: 'checkpoint_failed' });
       }
     }
     this.#saving = false;
-    this.#saved();
+    saved();
   }
 }

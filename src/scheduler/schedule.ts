@@ -40,7 +40,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     const live = o.instructions?.() ?? none;
     return earlier.length === 0 ? live : [...earlier, ...live];
   };
-  const checkpoints = new PlanCheckpoints(ctx, plan, o.planId, records, instructions, o.onCheckpoint, () => machine.pump());
+  const checkpoints = new PlanCheckpoints({ ctx, plan, planId: o.planId, records, instructions, onCheckpoint: o.onCheckpoint, saved: () => machine.pump() });
   const host = attemptHost(ctx, o, records, instructions);
   const machine = new PlanMachine({
     ctx,
