@@ -25,7 +25,7 @@ export type {
 export { defineRunnable, type Outcome, type OutcomeStatus, type Runnable, type RunnableSpec } from './core/runnable.js';
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './core/run.js';
 export { RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './core/context.js';
-export type { ChunkStatusName, CoordDecisionKind, CoordMessageKind, CoordMessageRecord, CoordTaskStatus, EventBase, PlanGraphNode, TroupeEvent, TroupeEventName, TroupeEventPayloads, TroupeEventListeners } from './core/events.js';
+export type { ChunkStatusName, InputKind, CoordDecisionKind, CoordMessageKind, CoordMessageRecord, CoordTaskStatus, EventBase, PlanGraphNode, TroupeEvent, TroupeEventName, TroupeEventPayloads, TroupeEventListeners } from './core/events.js';
 export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpNode } from './core/ops.js';
 export { addUsage, emptyUsage, totalTokens, type Usage } from './core/usage.js';
 
@@ -47,6 +47,7 @@ export {
   MaxTurnsExceededError,
   ModelBehaviorError,
   ParseError,
+  RateLimitError,
   SessionBusyError,
   StoreError,
   TimeoutError,

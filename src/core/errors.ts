@@ -29,6 +29,7 @@ export type TroupeErrorCode =
   | 'session_busy'
   | 'session_closed'
   | 'replay_divergence'
+  | 'rate_limited'
   // time and cancellation
   | 'timeout'
   | 'cancelled'
@@ -101,6 +102,19 @@ export class MaxTurnsExceededError extends ModelBehaviorError {
 export class AdapterError extends TroupeError {
   constructor(message: string, options: TroupeErrorOptions & { code?: TroupeErrorCode } = {}) {
     super(options.code ?? 'adapter_error', message, options);
+  }
+}
+
+/**
+ * The provider refused a call for its rate limit (HTTP 429). `retryAfterMs`
+ * is how long it asked to wait (its `Retry-After`), when it said.
+ */
+export class RateLimitError extends AdapterError {
+  /** How long the provider asked to wait before the next call, in ms (undefined: it did not say). */
+  readonly retryAfterMs: number | undefined;
+  constructor(message: string, options: TroupeErrorOptions & { retryAfterMs?: number } = {}) {
+    super(message, { ...options, code: 'rate_limited', details: { ...options.details, ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }) } });
+    this.retryAfterMs = options.retryAfterMs;
   }
 }
 

@@ -94,6 +94,9 @@ export type CoordDecisionKind =
   | 'worker-stopped'
   | 'question-unanswered';
 
+/** What a run asks a person for: a tool approval, an answer to a question, a verdict on a plan. */
+export type InputKind = 'approval' | 'question' | 'plan-approval';
+
 /** Payloads of every troupe event, by name. */
 export interface TroupeEventPayloads {
   /** `resumed` is set when the run continues an earlier one with the same id. */
@@ -161,6 +164,26 @@ export interface TroupeEventPayloads {
   'coord.message': { coordination: string; message: CoordMessageRecord };
   'coord.decision': { coordination: string; decision: CoordDecisionKind; task?: string; worker?: string; detail?: string };
   'coord.completed': { coordination: string; done: string[]; failed: string[]; cancelled: string[]; blocked: string[]; durationMs: number };
+  /**
+   * The run waits for a person (`troupe/http` serves these): `requestId`
+   * names the request document `runs/<runId>/requests/<requestId>` of the
+   * run's store, where the answer is written.
+   */
+  'input.requested': {
+    requestId: string;
+    kind: InputKind;
+    prompt: string;
+    agent?: string;
+    tool?: string;
+    toolCallId?: string;
+    arguments?: unknown;
+    questions?: string[];
+    plan?: unknown;
+  };
+  /** The request was answered (from any process, through the store). */
+  'input.answered': { requestId: string; kind: InputKind; answer: Record<string, unknown> };
+  /** The run stopped waiting without an answer (cancelled or timed out). */
+  'input.withdrawn': { requestId: string; kind: InputKind; reason: string };
   /**
    * One model turn, with everything needed to replay it: the adapter, the
    * agent, which session of that agent in the run (1-based, in opening
