@@ -17,6 +17,7 @@ const shared: Options = {
     'otel/index': 'src/integrations/otel/index.ts',
     'report/index': 'src/views/report/index.ts',
     'mcp/index': 'src/integrations/mcp/index.ts',
+    'http/index': 'src/integrations/http/index.ts',
   },
   dts: true,
   sourcemap: true,

@@ -13,6 +13,7 @@ export default defineConfig({
       { find: /^troupe\/otel$/, replacement: src('integrations/otel/index.ts') },
       { find: /^troupe\/report$/, replacement: src('views/report/index.ts') },
       { find: /^troupe\/mcp$/, replacement: src('integrations/mcp/index.ts') },
+      { find: /^troupe\/http$/, replacement: src('integrations/http/index.ts') },
       { find: /^troupe$/, replacement: src('index.ts') },
     ],
   },

@@ -1,0 +1,364 @@
+/**
+ * The HTTP handler of runs: list, start, read, stream (troupe events or
+ * AG-UI), answer and cancel, each behind the application's `authorize`
+ * hook and inside the principal's tenant namespace. Web-standard `Request`
+ * in, `Response` out: usable from `node:http` (see `toNodeListener`), Hono,
+ * Next.js route handlers and Express.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
+import { expectPositiveNumber } from '../../core/options.js';
+import { runMetaKey, type RunMeta } from '../../persistence/run-log.js';
+import type { Store } from '../../persistence/store.js';
+import { aguiInputSchema, lastUserText, type AguiInput } from './agui.js';
+import { requestCancel } from './cancel.js';
+import { isSafeId } from './ids.js';
+import { namespacedStore } from './namespace.js';
+import { answerRequest, pendingRequests, readRequest } from './requests.js';
+import { SSE_HEADERS, type SseOptions } from './sse.js';
+import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
+
+/** Who is calling: the tenant whose namespace every handler works in, and whatever else the application keeps. */
+export interface Principal {
+  /** The tenant: an id of `A-Z a-z 0-9 - _ .` (see `isSafeId`). */
+  tenant: string;
+  /** The caller within the tenant (for the application's own use). */
+  subject?: string;
+}
+
+/** A refusal: 401 (who are you?) or 403 (not you), with a message for the JSON body. */
+export interface Refusal {
+  status: 401 | 403;
+  message?: string;
+}
+
+/**
+ * Decides who is calling. Return the principal, or a {@link Refusal};
+ * `null` or `undefined` is a 401.
+ */
+export type Authorize = (request: Request) => Principal | Refusal | null | undefined | Promise<Principal | Refusal | null | undefined>;
+
+/** What `start` receives to start a run. */
+export interface StartRunRequest {
+  principal: Principal;
+  /** The tenant's namespaced store: run with `{ store, runId }`. */
+  store: Store;
+  /** The run's id (start it with this one). */
+  runId: string;
+  /** The text to run. */
+  input: string;
+  /** The request body as parsed (for the application's own fields). */
+  body: unknown;
+  /** The HTTP request. */
+  request: Request;
+}
+
+/** Options of {@link runHandler}. */
+export interface RunHandlerOptions extends SseOptions {
+  /** The store every run logs to; each tenant sees it through `namespacedStore(store, tenant)`. */
+  store: Store;
+  /** Decides who is calling (every route). */
+  authorize: Authorize;
+  /**
+   * Start a run (`POST /runs`, and AG-UI requests for a thread that does not
+   * exist yet): start it with `run(..., { store, runId })` and return without
+   * waiting for it to end. Without it, runs are started elsewhere.
+   */
+  start?: (request: StartRunRequest) => void | Promise<void>;
+  /** Where the routes live, e.g. `/api`. Default: `''`. */
+  basePath?: string;
+  /** How often streams and waits look for new events, in ms. Default: 250. */
+  pollMs?: number;
+  /** The largest request body, in bytes. Default: 65536. */
+  maxBodyBytes?: number;
+  /** How long `POST /runs` waits for the started run's log, in ms. Default: 10000. */
+  startTimeoutMs?: number;
+}
+
+/** A route handler. */
+export type Handler = (request: Request) => Promise<Response>;
+
+const JSON_HEADERS = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' };
+
+/** A JSON response. */
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** A JSON error response: `{ error: { code, message, ...details } }`. */
+export function errorResponse(status: number, code: string, message: string, details: Record<string, unknown> = {}): Response {
+  return jsonResponse(status, { error: { code, message, ...details } });
+}
+
+class HttpFailure extends Error {
+  constructor(readonly response: Response) {
+    super('http failure');
+  }
+}
+
+/**
+ * The handler of every run route (paths under `basePath`):
+ *
+ * | route | what |
+ * | --- | --- |
+ * | `GET /runs` | the tenant's runs (their meta documents) |
+ * | `POST /runs` | start a run (`{ "input": "..." }`; needs `start`) → 201 `{ runId }` |
+ * | `GET /runs/:id` | the run's meta and its pending requests |
+ * | `GET /runs/:id/events` | SSE of the run's events; `Last-Event-ID` resumes; `?protocol=ag-ui` for AG-UI |
+ * | `GET /runs/:id/requests` | the requests that wait for a person |
+ * | `POST /runs/:id/requests/:requestId` | answer one (exactly once: 409 for a second answer) |
+ * | `POST /runs/:id/cancel` | ask the run to stop → 202 |
+ * | `POST /agui` | AG-UI `HttpAgent` endpoint: the thread is the run |
+ *
+ * Every route first calls `authorize`; a refusal is a 401 or 403 with a JSON
+ * body. Everything a route reads or writes is in the principal's tenant
+ * namespace, so a principal never reaches another tenant's runs: they read
+ * as 404. Ids from the request are checked (`isSafeId`) before they reach a
+ * store key (400 otherwise).
+ *
+ * @example
+ * ```ts
+ * const handle = runHandler({ store, authorize: (req) => (req.headers.get('x-tenant') ? { tenant: req.headers.get('x-tenant')! } : null), start });
+ * http.createServer(toNodeListener(handle)).listen(8080);
+ * ```
+ */
+export function runHandler(options: RunHandlerOptions): Handler {
+  if (!options || typeof options.store?.get !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options?.store)}`);
+  if (typeof options.authorize !== 'function') throw new ConfigurationError(`Expected \`authorize\` to be a function, got ${describeValue(options.authorize)}`);
+  if (options.start !== undefined && typeof options.start !== 'function') throw new ConfigurationError(`Expected \`start\` to be a function, got ${describeValue(options.start)}`);
+  const maxBodyBytes = expectPositiveNumber('maxBodyBytes', options.maxBodyBytes) ?? 65_536;
+  expectPositiveNumber('pollMs', options.pollMs);
+  expectPositiveNumber('startTimeoutMs', options.startTimeoutMs);
+  const base = trimSlashes(options.basePath ?? '');
+  if (base !== '' && !base.startsWith('/')) throw new ConfigurationError(`Expected \`basePath\` to start with "/", got ${describeValue(options.basePath)}`);
+
+  return async (request) => {
+    try {
+      const url = new URL(request.url);
+      if (!url.pathname.startsWith(`${base}/`)) return errorResponse(404, 'not_found', 'No such route');
+      const parts = url.pathname.slice(base.length + 1).split('/');
+      const route = matchRoute(request.method, parts);
+      if (!route) return errorResponse(404, 'not_found', 'No such route');
+      if (route === 'method') return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here`);
+      const principal = await authorizeRequest(options.authorize, request);
+      const store = namespacedStore(options.store, principal.tenant);
+      const ids = route.ids;
+      for (const id of ids) if (!isSafeId(id)) return errorResponse(400, 'invalid_id', `Not a valid id: ${describeValue(id)}`);
+      const [runId, requestId] = ids as [string, string];
+      switch (route.name) {
+        case 'list':
+          return jsonResponse(200, { runs: await listRuns(store, request.signal) });
+        case 'start':
+          return await startRoute(options, principal, store, request, maxBodyBytes);
+        case 'run': {
+          const state = await runState(store, runId, { signal: request.signal });
+          if (!state.exists) return notFound(runId);
+          return jsonResponse(200, { runId, meta: state.meta ?? null, ended: state.ended, pending: await pendingRequests(store, runId, { signal: request.signal }) });
+        }
+        case 'events':
+          return await eventsRoute(options, store, runId, request, url);
+        case 'requests': {
+          if (!(await runState(store, runId, { signal: request.signal })).exists) return notFound(runId);
+          return jsonResponse(200, { requests: await pendingRequests(store, runId, { signal: request.signal }) });
+        }
+        case 'answer': {
+          const body = await readJson(request, maxBodyBytes);
+          const result = await answerRequest(store, runId, requestId, body, { signal: request.signal });
+          if (result.ok) return jsonResponse(200, { answered: true, request: result.request });
+          if (result.reason === 'not-found') return errorResponse(404, 'not_found', `No request ${requestId} in run ${runId}`);
+          if (result.reason === 'invalid') return errorResponse(400, 'invalid_answer', 'The answer does not fit the request', { issues: result.issues });
+          return errorResponse(409, result.reason === 'answered' ? 'already_answered' : 'withdrawn', `Request ${requestId} was ${result.reason} already`);
+        }
+        case 'cancel': {
+          const state = await runState(store, runId, { signal: request.signal });
+          if (!state.exists) return notFound(runId);
+          if (state.ended) return errorResponse(409, 'run_ended', `Run ${runId} has ended`);
+          await requestCancel(store, runId, { signal: request.signal });
+          return jsonResponse(202, { cancelling: true });
+        }
+        case 'agui':
+          return await aguiRoute(options, principal, store, request, maxBodyBytes);
+      }
+    } catch (error) {
+      if (error instanceof HttpFailure) return error.response;
+      if (request.signal.aborted) return errorResponse(499, 'client_closed', 'The client went away');
+      if (isTroupeError(error, 'invalid_argument')) return errorResponse(400, 'invalid_argument', error.message);
+      return errorResponse(500, 'internal', errorMessage(error));
+    }
+  };
+}
+
+function trimSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 0x2f) end--;
+  return path.slice(0, end);
+}
+
+type RouteName = 'list' | 'start' | 'run' | 'events' | 'requests' | 'answer' | 'cancel' | 'agui';
+
+function matchRoute(method: string, parts: string[]): { name: RouteName; ids: string[] } | 'method' | undefined {
+  const is = (m: string, name: RouteName, ids: string[] = []) => (method === m ? { name, ids } : 'method');
+  const decoded = parts.map((p) => {
+    try {
+      return decodeURIComponent(p);
+    } catch {
+      return p;
+    }
+  });
+  const [a, id, c, rid, ...rest] = decoded;
+  if (rest.length > 0) return undefined;
+  if (a === 'agui' && id === undefined) return is('POST', 'agui');
+  if (a !== 'runs') return undefined;
+  if (id === undefined || id === '') return method === 'GET' ? { name: 'list', ids: [] } : method === 'POST' ? { name: 'start', ids: [] } : 'method';
+  if (c === undefined) return is('GET', 'run', [id]);
+  if (c === 'events' && rid === undefined) return is('GET', 'events', [id]);
+  if (c === 'requests' && rid === undefined) return is('GET', 'requests', [id]);
+  if (c === 'requests' && rid !== undefined) return is('POST', 'answer', [id, rid]);
+  if (c === 'cancel' && rid === undefined) return is('POST', 'cancel', [id]);
+  return undefined;
+}
+
+async function authorizeRequest(authorize: Authorize, request: Request): Promise<Principal> {
+  let result: Principal | Refusal | null | undefined;
+  try {
+    result = await authorize(request);
+  } catch (error) {
+    throw new HttpFailure(errorResponse(500, 'authorize_failed', `The authorize hook failed: ${errorMessage(error)}`));
+  }
+  if (result === null || result === undefined) throw new HttpFailure(errorResponse(401, 'unauthorized', 'Authentication required'));
+  if ('status' in result) {
+    const status = result.status === 403 ? 403 : 401;
+    throw new HttpFailure(errorResponse(status, status === 403 ? 'forbidden' : 'unauthorized', result.message ?? (status === 403 ? 'Forbidden' : 'Authentication required')));
+  }
+  if (!isSafeId(result.tenant)) {
+    throw new HttpFailure(errorResponse(500, 'invalid_tenant', `The authorize hook returned a tenant that is not a valid id: ${describeValue(result.tenant)}`));
+  }
+  return result;
+}
+
+function notFound(runId: string): Response {
+  return errorResponse(404, 'not_found', `No run ${runId}`);
+}
+
+async function listRuns(store: Store, signal: AbortSignal): Promise<RunMeta[]> {
+  const runs: RunMeta[] = [];
+  for (const key of await store.list('runs/', { signal })) {
+    if (!key.endsWith('/meta')) continue;
+    const meta = (await store.get(key, { signal })) as RunMeta | undefined;
+    if (meta && typeof meta.runId === 'string' && runMetaKey(meta.runId) === key) runs.push(meta);
+  }
+  return runs.sort((a, b) => a.startedAt - b.startedAt);
+}
+
+/** Read a JSON body of at most `max` bytes (413 past it, 400 when it is not JSON). */
+async function readJson(request: Request, max: number): Promise<unknown> {
+  const declared = Number(request.headers.get('content-length') ?? NaN);
+  if (declared > max) throw new HttpFailure(errorResponse(413, 'body_too_large', `The body is larger than ${max} bytes`));
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > max) {
+        await reader.cancel().catch(() => undefined);
+        throw new HttpFailure(errorResponse(413, 'body_too_large', `The body is larger than ${max} bytes`));
+      }
+      chunks.push(value);
+    }
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new HttpFailure(errorResponse(400, 'invalid_json', 'The body is not JSON'));
+  }
+}
+
+async function startRoute(options: RunHandlerOptions, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
+  if (!options.start) return errorResponse(405, 'method_not_allowed', 'This server does not start runs');
+  const body = await readJson(request, max);
+  const { input, runId: wanted } = (body ?? {}) as { input?: unknown; runId?: unknown };
+  if (typeof input !== 'string' || input.trim() === '') return errorResponse(400, 'invalid_input', 'Expected `input` to be a non-empty string');
+  if (wanted !== undefined && !isSafeId(wanted)) return errorResponse(400, 'invalid_id', `Not a valid id: ${describeValue(wanted)}`);
+  const runId = wanted ?? randomUUID();
+  if (wanted !== undefined && (await runState(store, runId, { signal: request.signal })).exists) return errorResponse(409, 'run_exists', `Run ${runId} exists already`);
+  await options.start({ principal, store, runId, input, body, request });
+  const started = await waitForRun(store, runId, {
+    signal: request.signal,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.startTimeoutMs === undefined ? {} : { timeoutMs: options.startTimeoutMs }),
+  });
+  if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
+  return jsonResponse(201, { runId });
+}
+
+function sseOptions(options: RunHandlerOptions, request: Request) {
+  return {
+    signal: request.signal,
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.bufferBytes === undefined ? {} : { bufferBytes: options.bufferBytes }),
+    ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
+    ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
+    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+  };
+}
+
+async function eventsRoute(options: RunHandlerOptions, store: Store, runId: string, request: Request, url: URL): Promise<Response> {
+  const protocol = url.searchParams.get('protocol') ?? 'troupe';
+  if (protocol !== 'troupe' && protocol !== 'ag-ui') return errorResponse(400, 'invalid_protocol', 'Expected `protocol` to be troupe or ag-ui');
+  const from = positionAfter(request.headers.get('last-event-id') ?? url.searchParams.get('lastEventId'));
+  if (from === undefined) return errorResponse(400, 'invalid_last_event_id', 'Expected `Last-Event-ID` to be an event id (digits)');
+  const state = await runState(store, runId, { signal: request.signal });
+  if (!state.exists) return notFound(runId);
+  if (protocol === 'ag-ui') {
+    return new Response(aguiEventStream({ ...sseOptions(options, request), store, runId, aguiRunId: `watch-${randomUUID()}` }), { headers: SSE_HEADERS });
+  }
+  if (state.ended && from > 0) {
+    // Nothing left after the last event a client saw of an ended run: 204 stops EventSource reconnecting.
+    const { records } = await store.read(`runs/${runId}/events`, { from, signal: request.signal });
+    if (records.length === 0) return new Response(null, { status: 204 });
+  }
+  return new Response(runEventStream({ ...sseOptions(options, request), store, runId, from }), { headers: SSE_HEADERS });
+}
+
+const RESUME_ANSWERS: Record<string, (status: 'resolved' | 'cancelled', payload: unknown) => unknown> = {
+  approval: (status, payload) => (status === 'cancelled' ? { approved: false } : payload),
+  question: (status, payload) => (status === 'cancelled' ? { text: 'The person declined to answer.' } : payload),
+  'plan-approval': (status, payload) => (status === 'cancelled' ? { decision: 'reject' } : payload),
+};
+
+async function aguiRoute(options: RunHandlerOptions, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
+  const parsed = aguiInputSchema.safeParse(await readJson(request, max));
+  if (!parsed.success) return errorResponse(400, 'invalid_input', 'Expected an AG-UI RunAgentInput', { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
+  const input: AguiInput = parsed.data;
+  const runId = input.threadId;
+  if (!isSafeId(runId)) return errorResponse(400, 'invalid_id', `Not a valid thread id: ${describeValue(runId)}`);
+  for (const entry of input.resume ?? []) {
+    if (!isSafeId(entry.interruptId)) return errorResponse(400, 'invalid_id', `Not a valid interrupt id: ${describeValue(entry.interruptId)}`);
+    const doc = await readRequest(store, runId, entry.interruptId, { signal: request.signal });
+    if (!doc) return errorResponse(404, 'not_found', `No interrupt ${entry.interruptId} in thread ${runId}`);
+    const result = await answerRequest(store, runId, entry.interruptId, RESUME_ANSWERS[doc.request.kind]!(entry.status, entry.payload), { signal: request.signal });
+    if (!result.ok && result.reason === 'invalid') return errorResponse(400, 'invalid_answer', 'The resume payload does not fit the interrupt', { issues: result.issues });
+  }
+  let from = 0;
+  if (!(await runState(store, runId, { signal: request.signal })).exists) {
+    if (!options.start) return notFound(runId);
+    const text = lastUserText(input);
+    if (text === undefined || text.trim() === '') return errorResponse(400, 'invalid_input', 'A new thread needs a user message');
+    await options.start({ principal, store, runId, input: text, body: input, request });
+    const started = await waitForRun(store, runId, {
+      signal: request.signal,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.startTimeoutMs === undefined ? {} : { timeoutMs: options.startTimeoutMs }),
+    });
+    if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
+  } else {
+    from = await positionAfterRequests(store, runId, (input.resume ?? []).map((r) => r.interruptId), { signal: request.signal });
+  }
+  return new Response(aguiEventStream({ ...sseOptions(options, request), store, runId, aguiRunId: input.runId, from, input }), { headers: SSE_HEADERS });
+}

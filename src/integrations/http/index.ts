@@ -1,0 +1,48 @@
+/**
+ * `troupe/http`: serving runs to people and to many tenants on web
+ * standards (`Request`, `Response`, `ReadableStream`), with no web framework
+ * as a dependency. A reader of the run log, not a second runtime: event
+ * streams are the run log followed live, answers and cancellations are
+ * written through the store, and tenants are a namespace in every key.
+ * @module
+ */
+export { runHandler, jsonResponse, errorResponse, type Authorize, type Handler, type Principal, type Refusal, type RunHandlerOptions, type StartRunRequest } from './handler.js';
+export { toNodeListener, type NodeListenerOptions } from './node.js';
+export {
+  runEventStream,
+  aguiEventStream,
+  positionAfter,
+  positionAfterRequests,
+  runState,
+  waitForRun,
+  type RunEventStreamOptions,
+  type AguiEventStreamOptions,
+} from './streams.js';
+export { sseStream, sseFrame, SSE_HEADERS, type SseOptions, type SseSink } from './sse.js';
+export { followRunLog, isTerminal, isEventRecord, DEFAULT_POLL_MS, type FollowRunLogOptions, type LoggedEvent } from './follow.js';
+export { AguiMapper, AGUI_EVENT_TYPES, AGUI_PROTOCOL_VERSION, aguiInputSchema, lastUserText, type AguiEvent, type AguiInput, type AguiRunState } from './agui.js';
+export {
+  askPerson,
+  answerRequest,
+  pendingRequests,
+  readRequest,
+  requestKey,
+  answerJsonSchema,
+  approvalAnswerSchema,
+  questionAnswerSchema,
+  planAnswerSchema,
+  DEFAULT_ANSWER_POLL_MS,
+  type AnswerRequestOptions,
+  type AnswerResult,
+  type ApprovalAnswer,
+  type AskPersonOptions,
+  type InputAnswers,
+  type InputRequest,
+  type InputRequestDocument,
+  type PlanAnswer,
+  type QuestionAnswer,
+} from './requests.js';
+export { remoteApprovals, askPersonTool, runPlanningSession, type RunPlanningSessionOptions } from './remote.js';
+export { cancellationSignal, requestCancel, cancelKey, type CancelRequest, type CancellationSignalOptions } from './cancel.js';
+export { namespacedStore, namespacedName, tenantPrefix } from './namespace.js';
+export { isSafeId, checkId, MAX_ID_LENGTH } from './ids.js';

@@ -1,0 +1,163 @@
+/**
+ * What a run asks people, answered remotely: tool approvals (an
+ * `ApprovalQueue` handler), questions from any agent (the lead's included,
+ * through the `ask_person` tool), and a planning session's questions and
+ * plan approval.
+ * @module
+ */
+import { z } from 'zod';
+import { combineSignals } from '../../core/abort.js';
+import { realClock, type Clock } from '../../core/clock.js';
+import { RunContext } from '../../core/context.js';
+import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
+import type { TroupeEvent } from '../../core/events.js';
+import { createOp } from '../../core/ops.js';
+import { defineTool, type ToolDefinition } from '../../core/tools.js';
+import { emptyUsage } from '../../core/usage.js';
+import { createRunLogWriter } from '../../persistence/run-log.js';
+import type { Store } from '../../persistence/store.js';
+import type { ApprovalHandler } from '../../scheduler/approvals.js';
+import type { PlanningSession, PlanningStep } from '../../scheduler/planning-session.js';
+import { askPerson, type AskPersonOptions } from './requests.js';
+
+/**
+ * An `ApprovalQueue` handler that asks a person through the run's store:
+ * the request arrives on the run's event stream (`input.requested`, kind
+ * `approval`), and the answer posted to `POST /runs/:id/requests/:requestId`
+ * (`{ "approved": true, "scope": "session" }`) decides it, from any process.
+ *
+ * @example
+ * ```ts
+ * const approvals = new ApprovalQueue({ handler: remoteApprovals(), store });
+ * await run(agent({ name: 'ops', tools: [approvals.guard(deploy)] }), 'Deploy', { adapter, store });
+ * ```
+ */
+export function remoteApprovals(options: AskPersonOptions = {}): ApprovalHandler {
+  return async (request, signal, ctx) => {
+    if (!ctx) {
+      throw new ConfigurationError('remoteApprovals() decides requests made by a running agent (through `approvals.guard(tool)`), which carry the run context; this one has none');
+    }
+    const answer = await askPerson(
+      ctx,
+      {
+        kind: 'approval',
+        prompt: `${request.agent} asks to call \`${request.tool}\``,
+        agent: request.agent,
+        tool: request.tool,
+        ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
+        ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
+      },
+      { ...options, signal: combineSignals(signal, options.signal) },
+    );
+    return { approved: answer.approved, scope: answer.scope ?? 'once' };
+  };
+}
+
+/**
+ * A tool that lets an agent ask a person a question and wait for the
+ * answer (kind `question` on the event stream). Give it to a coordination's
+ * lead so that the lead's questions reach people.
+ *
+ * @example
+ * ```ts
+ * const lead = agent({ name: 'lead', tools: [askPersonTool()] });
+ * ```
+ */
+export function askPersonTool(options: AskPersonOptions & { name?: string } = {}): ToolDefinition<{ question: string }> {
+  const { name = 'ask_person', ...ask } = options;
+  return defineTool({
+    name,
+    description: 'Ask the person who runs this work a question, and wait for the answer. Use it only for what you cannot decide yourself.',
+    parameters: z.object({ question: z.string().min(1) }),
+    execute: async ({ question }, context) => {
+      const answer = await askPerson(
+        context.ctx,
+        { kind: 'question', prompt: question, agent: context.agent, toolCallId: context.callId },
+        { ...ask, signal: combineSignals(context.signal, ask.signal) },
+      );
+      return answer.text;
+    },
+  });
+}
+
+/** Options of {@link runPlanningSession}. */
+export interface RunPlanningSessionOptions {
+  /** Where the session's run log and requests go (the session's id is the run id). It needs compare-and-set. */
+  store: Store;
+  /** Use the session's clock here too. Default: the real clock. */
+  clock?: Clock;
+  /** How often to look for answers, in ms. Default: 250. */
+  pollMs?: number;
+  /** Cancels the session. */
+  signal?: AbortSignal;
+}
+
+/**
+ * Drive a planning session to its end with a person answering remotely:
+ * the planner's questions (kind `question`, with `questions`) and the plan
+ * (kind `plan-approval`, with `plan`) arrive on the event stream of run
+ * `session.id`, and the answers posted to the HTTP handler move the session
+ * on. The session's events are logged as one run (its execution's own run
+ * start and end are folded into it), ending with `run.completed`.
+ *
+ * @example
+ * ```ts
+ * const session = new PlanningSession({ adapter });
+ * void runPlanningSession(session, 'Fix the memory leaks', { store });
+ * // the page streams /runs/<session.id>/events and posts the answers
+ * ```
+ */
+export async function runPlanningSession(session: PlanningSession, task: string, options: RunPlanningSessionOptions): Promise<PlanningStep> {
+  if (!options?.store || typeof options.store.append !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options?.store)}`);
+  const clock = options.clock ?? realClock;
+  const controller = new AbortController();
+  const signal = combineSignals(options.signal, controller.signal);
+  const emitter = session.emitter;
+  let logFailure: unknown;
+  const writer = createRunLogWriter(options.store, session.id, (error) => (logFailure ??= error));
+  const started = clock.now();
+  const own = (type: 'run.started' | 'run.completed' | 'run.failed', payload: Record<string, unknown>) =>
+    writer.write({ type, runId: session.id, time: clock.now(), ...payload } as TroupeEvent);
+  // The execution's own `run.*` events are part of this run, not runs of their own.
+  const log = (event: TroupeEvent) => {
+    if (event.type !== 'run.started' && event.type !== 'run.completed' && event.type !== 'run.failed') writer.write(event);
+  };
+  emitter.on('*', log);
+  const ctx = RunContext.create({ runId: session.id, clock, signal, emitter, root: createOp('op-0', 'run', 'planning-session', started), store: options.store });
+  const onAbort = () => {
+    if (!['idle', 'completed', 'cancelled'].includes(session.phase)) session.cancel();
+  };
+  signal.addEventListener('abort', onAbort, { once: true });
+  const ask = { ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) };
+  own('run.started', { runnable: 'planning-session', input: task });
+  try {
+    let step = await session.submitTask(task);
+    for (;;) {
+      if (step.phase === 'clarifying') {
+        const { text } = await askPerson(ctx, { kind: 'question', prompt: 'The planner has questions before it plans.', questions: step.questions ?? [] }, ask);
+        step = await session.answerClarification(text);
+      } else if (step.phase === 'awaiting-approval') {
+        const { decision, feedback } = await askPerson(ctx, { kind: 'plan-approval', prompt: 'Approve the plan, ask for changes, or reject it.', plan: step.plan }, ask);
+        step = await session.approvePlan(decision, feedback);
+      } else break;
+    }
+    const outcome = step.outcome;
+    own('run.completed', {
+      runnable: 'planning-session',
+      status: step.phase === 'completed' && outcome ? outcome.status : 'cancelled',
+      output: outcome?.output ?? '',
+      usage: outcome?.usage ?? emptyUsage(),
+      durationMs: clock.now() - started,
+    });
+    return step;
+  } catch (error) {
+    own('run.failed', { runnable: 'planning-session', error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) });
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+    await writer.flush({ clock });
+    emitter.off('*', log);
+    controller.abort();
+    if (logFailure !== undefined) emitter.emit('warning', { type: 'warning', runId: session.id, time: clock.now(), message: `The run log could not be written: ${errorMessage(logFailure)}`, code: 'run_log_failed' });
+  }
+}
