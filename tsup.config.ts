@@ -13,6 +13,7 @@ const shared: Options = {
     'adapters/openai': 'src/adapters/openai.ts',
     'adapters/process': 'src/adapters/process.ts',
     'adapters/env': 'src/adapters/env.ts',
+    'adapters/rate-limit': 'src/adapters/rate-limit.ts',
     'redis/index': 'src/integrations/redis/index.ts',
     'otel/index': 'src/integrations/otel/index.ts',
     'report/index': 'src/views/report/index.ts',

@@ -6,7 +6,8 @@
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
 import { abortError, raceAbort, throwIfAborted } from '../core/abort.js';
-import { AdapterError, ConfigurationError, errorMessage } from '../core/errors.js';
+import { AdapterError, ConfigurationError, RateLimitError, errorMessage } from '../core/errors.js';
+import { retryAfterMs, type HeaderSource } from './retry-after.js';
 import type { Usage } from '../core/usage.js';
 import { expectNonNegativeInteger } from './options.js';
 import { loadPeer } from './peer.js';
@@ -140,7 +141,17 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
             reply = await raceAbort(exchange(), turnSignal);
           } catch (error) {
             if (turnSignal?.aborted) throw abortError(turnSignal);
-            const status = (error as { statusCode?: unknown } | null)?.statusCode;
+            // An APICallError, or the last one of the AI SDK's own retries (RetryError.lastError).
+            const failure = (error as { lastError?: unknown } | null)?.lastError ?? error;
+            const status = (failure as { statusCode?: unknown } | null)?.statusCode;
+            if (status === 429) {
+              const wait = retryAfterMs((failure as { responseHeaders?: HeaderSource }).responseHeaders);
+              throw new RateLimitError(`AI SDK call was rate limited (HTTP 429): ${errorMessage(error)}`, {
+                cause: error,
+                details: { status },
+                ...(wait === undefined ? {} : { retryAfterMs: wait }),
+              });
+            }
             throw new AdapterError(`AI SDK call failed: ${errorMessage(error)}`, {
               cause: error,
               ...(typeof status === 'number' && { details: { status } }),

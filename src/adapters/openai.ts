@@ -16,10 +16,11 @@ import type {
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
 import { abortError, throwIfAborted } from '../core/abort.js';
-import { AdapterError, ConfigurationError, describeValue, errorMessage } from '../core/errors.js';
+import { AdapterError, ConfigurationError, RateLimitError, describeValue, errorMessage } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
 import { expectNonNegativeInteger, expectPositiveNumber } from './options.js';
 import { loadPeer, parseArguments } from './peer.js';
+import { retryAfterMs, type HeaderSource } from './retry-after.js';
 
 /** Options of {@link openaiAdapter}. */
 export interface OpenAIAdapterOptions {
@@ -31,7 +32,11 @@ export interface OpenAIAdapterOptions {
   apiKey?: string;
   /** The model when the session spec names none. */
   model?: string;
-  /** Retries of the SDK itself on connection errors, 408, 409, 429 and 5xx. Default: the SDK's (2). */
+  /**
+   * Retries of the SDK itself on connection errors, 408, 409, 429 and 5xx.
+   * Default: the SDK's (2). Behind `rateLimited(...)`, set 0 so that a 429
+   * reaches the limiter (as a `RateLimitError`), which holds every session.
+   */
   maxRetries?: number;
   /** Time limit of one HTTP request in ms, enforced by the SDK. Default: the SDK's (10 minutes). */
   timeoutMs?: number;
@@ -215,6 +220,14 @@ async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, sendOpt
 function toAdapterError(error: unknown, signal: AbortSignal | undefined): Error {
   if (signal?.aborted) return abortError(signal);
   const status = (error as { status?: unknown } | null)?.status;
+  if (status === 429) {
+    const wait = retryAfterMs((error as { headers?: HeaderSource }).headers);
+    return new RateLimitError(`Chat Completions request was rate limited (HTTP 429)${wait === undefined ? '' : `; retry after ${wait} ms`}: ${errorMessage(error)}`, {
+      cause: error,
+      details: { status },
+      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+    });
+  }
   if (typeof status === 'number') {
     return new AdapterError(`Chat Completions request failed with HTTP ${status}: ${errorMessage(error)}`, {
       cause: error,

@@ -5,3 +5,4 @@
  */
 export { redisStore, encodeRedisKey, decodeRedisKey, type RedisStore, type RedisStoreOptions } from './store.js';
 export type { RedisClient, RedisConnection } from './connection.js';
+export { redisRateLimitState, type RedisRateLimitState, type RedisRateLimitStateOptions } from './rate-limit.js';

@@ -1,0 +1,274 @@
+/**
+ * Rate limits per provider: `rateLimited(adapter, limits)` is an adapter
+ * with the same contract whose sessions share requests-per-minute,
+ * tokens-per-minute and concurrency limits. A provider's 429 (a
+ * `RateLimitError`) holds every further call for its `Retry-After` and the
+ * call is sent again. Counts live in a {@link RateLimitState}: in memory for
+ * one process, or in Redis (`redisRateLimitState` from `troupe/redis`) for
+ * every process.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolResult } from '../core/adapter.js';
+import { throwIfAborted } from '../core/abort.js';
+import { abortError, realClock, type Clock } from '../core/clock.js';
+import { ConfigurationError, describeValue, isTroupeError, RateLimitError } from '../core/errors.js';
+import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
+
+/** The limits, each optional (absent: no limit of that kind). */
+export interface RateLimits {
+  /** Calls started in any window of `windowMs` (a minute). */
+  requestsPerMinute?: number;
+  /** Tokens (input and output) of the calls started in any window of `windowMs`; a call reserves its estimate and settles on its usage. */
+  tokensPerMinute?: number;
+  /** Calls in flight at once. */
+  concurrency?: number;
+}
+
+/** One attempt to take a slot. */
+export interface AcquireRequest {
+  /** Clock time. */
+  now: number;
+  /** The window of the per-minute limits, in ms. */
+  windowMs: number;
+  limits: RateLimits;
+  /** Tokens the call reserves (its estimate). */
+  tokens: number;
+  /** A unique id of this call. */
+  leaseId: string;
+  /** When a call that never releases stops counting against `concurrency` (a crashed process). */
+  leaseExpiresAt: number;
+}
+
+/** What {@link RateLimitState.acquire} answers: taken, or how long until it may be. */
+export type AcquireResult = { ok: true } | { ok: false; waitMs: number; reason: 'requests' | 'tokens' | 'concurrency' | 'paused' };
+
+/**
+ * Where the counts of a limiter live. Every method is one atomic step for
+ * everyone who shares the state (one process for the memory state, every
+ * process for Redis), so limits hold across all of them.
+ */
+export interface RateLimitState {
+  /** Take a request slot, `tokens` and a concurrency lease at once, or say how long to wait. */
+  acquire(request: AcquireRequest, signal?: AbortSignal): Promise<AcquireResult>;
+  /** The call `leaseId` ended: free its lease and replace its reserved tokens by `tokens` (its usage). */
+  release(release: { now: number; leaseId: string; tokens: number }, signal?: AbortSignal): Promise<void>;
+  /** The provider asked to wait: nothing starts before `until` (clock time). */
+  pause(pause: { now: number; until: number; windowMs: number }, signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * The counts in this process's memory: sliding windows of the requests and
+ * tokens started in the last `windowMs`, the leases in flight, and the
+ * pause a provider asked for.
+ */
+export function memoryRateLimitState(): RateLimitState {
+  const requests: number[] = [];
+  const tokens: Array<{ time: number; leaseId: string; tokens: number }> = [];
+  const leases = new Map<string, number>();
+  let pausedUntil = 0;
+  return {
+    async acquire(r) {
+      const since = r.now - r.windowMs;
+      while (requests.length > 0 && requests[0]! <= since) requests.shift();
+      while (tokens.length > 0 && tokens[0]!.time <= since) tokens.shift();
+      for (const [id, expires] of leases) if (expires <= r.now) leases.delete(id);
+      let wait = 0;
+      let reason: 'requests' | 'tokens' | 'concurrency' | 'paused' = 'paused';
+      const raise = (ms: number, why: typeof reason) => {
+        if (ms > wait) {
+          wait = ms;
+          reason = why;
+        }
+      };
+      if (pausedUntil > r.now) raise(pausedUntil - r.now, 'paused');
+      const rpm = r.limits.requestsPerMinute;
+      if (rpm !== undefined && requests.length >= rpm) raise(requests[requests.length - rpm]! + r.windowMs - r.now, 'requests');
+      const tpm = r.limits.tokensPerMinute;
+      if (tpm !== undefined) {
+        let sum = 0;
+        for (const t of tokens) sum += t.tokens;
+        if (sum > 0 && sum + r.tokens > tpm) {
+          let freed = 0;
+          for (const t of tokens) {
+            freed += t.tokens;
+            if (sum - freed + r.tokens <= tpm || sum - freed <= 0) {
+              raise(t.time + r.windowMs - r.now, 'tokens');
+              break;
+            }
+          }
+        }
+      }
+      const conc = r.limits.concurrency;
+      if (conc !== undefined && leases.size >= conc) raise(Math.max(1, Math.min(...leases.values()) - r.now), 'concurrency');
+      if (wait > 0) return { ok: false, waitMs: wait, reason };
+      requests.push(r.now);
+      tokens.push({ time: r.now, leaseId: r.leaseId, tokens: r.tokens });
+      leases.set(r.leaseId, r.leaseExpiresAt);
+      return { ok: true };
+    },
+    async release(r) {
+      leases.delete(r.leaseId);
+      const entry = tokens.find((t) => t.leaseId === r.leaseId);
+      if (entry) entry.tokens = r.tokens;
+    },
+    async pause(p) {
+      pausedUntil = Math.max(pausedUntil, p.until);
+    },
+  };
+}
+
+/** Options of {@link rateLimited}. */
+export interface RateLimitOptions extends RateLimits {
+  /** Where the counts live. Default: a memory state of this limiter (one process). */
+  state?: RateLimitState;
+  /** The clock of every wait. Default: the real clock. */
+  clock?: Clock;
+  /** The window of the per-minute limits, in ms. Default: 60000. */
+  windowMs?: number;
+  /** Tokens a call reserves before it is sent. Default: the conversation's characters so far (system, inputs, replies) divided by 4. */
+  estimateTokens?: (call: { input: string | ToolResult[]; spec: SessionSpec; historyChars: number }) => number;
+  /** Times a call refused with a 429 is sent again. Default: 8. */
+  maxRetries?: number;
+  /** The wait after a 429 that names none, in ms. Default: 1000. */
+  defaultRetryAfterMs?: number;
+  /** How often a call waiting for a concurrency slot held elsewhere looks again, in ms. Default: 50. */
+  pollMs?: number;
+  /** A call that never ends stops holding its concurrency slot after this long, in ms. Default: 600000. */
+  leaseMs?: number;
+}
+
+/** An adapter behind a rate limiter (see {@link rateLimited}). */
+export interface RateLimitedAdapter extends ModelAdapter {
+  /** The adapter it wraps. */
+  readonly inner: ModelAdapter;
+  /** Calls a 429 sent again, since the adapter was made. */
+  readonly retried: number;
+}
+
+function inputChars(input: string | ToolResult[]): number {
+  if (typeof input === 'string') return input.length;
+  let n = 0;
+  for (const r of input) n += r.content.length;
+  return n;
+}
+
+/**
+ * Put an adapter behind rate limits shared by every session made from it
+ * (and, with a Redis state, by every process). Each `send` waits (on the
+ * injected clock, honouring its signal) until a request slot, its estimated
+ * tokens and a concurrency slot are free; a provider's 429 (a
+ * `RateLimitError`) pauses every session for the `Retry-After` it carried
+ * and the call is sent again, up to `maxRetries` times, so the application
+ * does not see it. The result has the same contract as any adapter.
+ *
+ * @example
+ * ```ts
+ * const adapter = rateLimited(openaiAdapter({ model: 'gpt-4.1', maxRetries: 0 }), { requestsPerMinute: 500, tokensPerMinute: 200_000, concurrency: 8 });
+ * ```
+ */
+export function rateLimited(adapter: ModelAdapter, options: RateLimitOptions = {}): RateLimitedAdapter {
+  if (!adapter || typeof adapter.openSession !== 'function') throw new ConfigurationError(`Expected \`adapter\` to be a model adapter, got ${describeValue(adapter)}`);
+  expectPositiveInteger('requestsPerMinute', options.requestsPerMinute);
+  expectPositiveInteger('tokensPerMinute', options.tokensPerMinute);
+  expectPositiveInteger('concurrency', options.concurrency);
+  expectPositiveNumber('windowMs', options.windowMs);
+  expectNonNegativeInteger('maxRetries', options.maxRetries);
+  expectPositiveNumber('defaultRetryAfterMs', options.defaultRetryAfterMs);
+  expectPositiveNumber('pollMs', options.pollMs);
+  expectPositiveNumber('leaseMs', options.leaseMs);
+  if (options.state !== undefined && typeof options.state?.acquire !== 'function') throw new ConfigurationError(`Expected \`state\` to be a rate-limit state, got ${describeValue(options.state)}`);
+  if (options.estimateTokens !== undefined && typeof options.estimateTokens !== 'function') throw new ConfigurationError(`Expected \`estimateTokens\` to be a function, got ${describeValue(options.estimateTokens)}`);
+  const clock = options.clock ?? realClock;
+  const state = options.state ?? memoryRateLimitState();
+  const windowMs = options.windowMs ?? 60_000;
+  const maxRetries = options.maxRetries ?? 8;
+  const defaultRetryAfterMs = options.defaultRetryAfterMs ?? 1000;
+  const pollMs = options.pollMs ?? 50;
+  const leaseMs = options.leaseMs ?? 600_000;
+  const limits: RateLimits = {
+    ...(options.requestsPerMinute === undefined ? {} : { requestsPerMinute: options.requestsPerMinute }),
+    ...(options.tokensPerMinute === undefined ? {} : { tokensPerMinute: options.tokensPerMinute }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+  };
+  const estimate = options.estimateTokens ?? (({ input, historyChars }) => Math.ceil((historyChars + inputChars(input)) / 4));
+  // Calls of this process waiting for a slot another call of this process frees: woken at once.
+  const waiters = new Set<() => void>();
+  const wakeAll = () => {
+    for (const w of [...waiters]) w();
+  };
+  let retried = 0;
+
+  const wait = (ms: number, signal: AbortSignal | undefined) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortError(signal));
+      const done = () => {
+        cancel();
+        waiters.delete(done);
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        cancel();
+        waiters.delete(done);
+        reject(abortError(signal));
+      };
+      const cancel = clock.setTimer(done, ms);
+      waiters.add(done);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+
+  const acquire = async (tokens: number, signal: AbortSignal | undefined): Promise<string> => {
+    const leaseId = randomUUID();
+    for (;;) {
+      throwIfAborted(signal);
+      const now = clock.now();
+      const taken = await state.acquire({ now, windowMs, limits, tokens, leaseId, leaseExpiresAt: now + leaseMs }, signal);
+      if (taken.ok) return leaseId;
+      await wait(taken.reason === 'concurrency' ? Math.min(taken.waitMs, pollMs) : taken.waitMs, signal);
+    }
+  };
+
+  const limitedSession = (session: ModelSession, spec: SessionSpec): ModelSession => {
+    let historyChars = spec.system?.length ?? 0;
+    return {
+      id: session.id,
+      async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
+        const signal = sendOptions.signal;
+        const reserved = Math.max(0, Math.ceil(estimate({ input, spec, historyChars })));
+        for (let attempt = 0; ; attempt++) {
+          const leaseId = await acquire(reserved, signal);
+          let used = reserved;
+          try {
+            const turn = await session.send(input, sendOptions);
+            if (turn?.usage) used = (turn.usage.inputTokens ?? 0) + (turn.usage.outputTokens ?? 0);
+            historyChars += inputChars(input) + (turn?.text.length ?? 0);
+            return turn;
+          } catch (error) {
+            if (!isTroupeError(error, 'rate_limited') || attempt >= maxRetries || signal?.aborted) throw error;
+            const after = (error as RateLimitError).retryAfterMs ?? defaultRetryAfterMs;
+            const now = clock.now();
+            await state.pause({ now, until: now + after, windowMs }, signal);
+            retried++;
+          } finally {
+            await state.release({ now: clock.now(), leaseId, tokens: used }).catch(() => undefined);
+            wakeAll();
+          }
+        }
+      },
+      close: () => session.close(),
+    };
+  };
+
+  return {
+    id: adapter.id,
+    capabilities: adapter.capabilities,
+    inner: adapter,
+    get retried() {
+      return retried;
+    },
+    async openSession(spec, signal) {
+      return limitedSession(await adapter.openSession(spec, signal), spec);
+    },
+  };
+}

@@ -1,0 +1,166 @@
+/**
+ * `redisRateLimitState`: the counts of a rate limiter in Redis, so every
+ * process that limits one provider shares its limits.
+ * @module
+ */
+import { ConfigurationError, StoreError, describeValue, errorMessage } from '../../core/errors.js';
+import { expectPositiveNumber } from '../../core/options.js';
+import type { AcquireResult, RateLimitState } from '../../adapters/rate-limit.js';
+import { RedisLink, type RedisConnection } from './connection.js';
+
+/** Options of {@link redisRateLimitState}. */
+export interface RedisRateLimitStateOptions {
+  /** A `redis://` URL, ioredis options (a connection of its own, closed by `close()`), or an ioredis client you own. */
+  connection: RedisConnection;
+  /** The limiter's name: every process that limits the same provider account uses the same name. */
+  name: string;
+  /** Put before every key. Default: `'troupe:'`. */
+  prefix?: string;
+  /** The longest one call may wait for Redis, in ms. Default: 10000. */
+  timeoutMs?: number;
+}
+
+/** A rate-limit state in Redis. */
+export interface RedisRateLimitState extends RateLimitState {
+  /** Close the connection the state opened (a client you gave stays open). */
+  close(): Promise<void>;
+}
+
+// KEYS: requests (zset leaseId→time), tokens (zset leaseId→time), token counts (hash), leases (zset leaseId→expiry), pause (string)
+// ARGV: now, window, rpm, tpm, concurrency (0 = no limit), tokens, leaseId, leaseExpiresAt
+// Returns {0} when taken, else {waitMs, reason} (1 paused, 2 requests, 3 tokens, 4 concurrency).
+const ACQUIRE = `local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[2])
+local rpm, tpm, conc = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local tokens = tonumber(ARGV[6])
+local since = now - window
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', since)
+local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', since)
+for _, m in ipairs(old) do redis.call('HDEL', KEYS[3], m) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', since)
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+local wait, reason = 0, 1
+local paused = tonumber(redis.call('GET', KEYS[5]) or '0')
+if paused > now then wait = paused - now end
+if rpm > 0 then
+  local n = redis.call('ZCARD', KEYS[1])
+  if n >= rpm then
+    local at = redis.call('ZRANGE', KEYS[1], n - rpm, n - rpm, 'WITHSCORES')
+    local w = tonumber(at[2]) + window - now
+    if w > wait then wait, reason = w, 2 end
+  end
+end
+if tpm > 0 then
+  local entries = redis.call('ZRANGE', KEYS[2], 0, -1, 'WITHSCORES')
+  local counts = {}
+  local sum = 0
+  for i = 1, #entries, 2 do
+    local c = tonumber(redis.call('HGET', KEYS[3], entries[i]) or '0')
+    counts[i] = c
+    sum = sum + c
+  end
+  if sum > 0 and sum + tokens > tpm then
+    local freed = 0
+    for i = 1, #entries, 2 do
+      freed = freed + counts[i]
+      if sum - freed + tokens <= tpm or sum - freed <= 0 then
+        local w = tonumber(entries[i + 1]) + window - now
+        if w > wait then wait, reason = w, 3 end
+        break
+      end
+    end
+  end
+end
+if conc > 0 then
+  local held = redis.call('ZCARD', KEYS[4])
+  if held >= conc then
+    local first = redis.call('ZRANGE', KEYS[4], 0, 0, 'WITHSCORES')
+    local w = math.max(1, tonumber(first[2]) - now)
+    if w > wait then wait, reason = w, 4 end
+  end
+end
+if wait > 0 then return {math.ceil(wait), reason} end
+redis.call('ZADD', KEYS[1], now, ARGV[7])
+redis.call('ZADD', KEYS[2], now, ARGV[7])
+redis.call('HSET', KEYS[3], ARGV[7], tokens)
+redis.call('ZADD', KEYS[4], tonumber(ARGV[8]), ARGV[7])
+local ttl = math.ceil(math.max(window, tonumber(ARGV[8]) - now)) + 1000
+for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
+return {0}`;
+
+// KEYS: tokens, token counts, leases; ARGV: leaseId, tokens
+const RELEASE = `redis.call('ZREM', KEYS[3], ARGV[1])
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+return 1`;
+
+// KEYS: pause; ARGV: until, ttl
+const PAUSE = `local current = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tonumber(ARGV[1]) > current then redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) end
+return 1`;
+
+const REASONS = ['paused', 'paused', 'requests', 'tokens', 'concurrency'] as const;
+
+/**
+ * Keep a rate limiter's counts in Redis: each acquire, release and pause is
+ * one Lua script, so the limits hold for every process that uses the same
+ * Redis, `prefix` and `name`. Times are the limiters' clocks (keep the
+ * machines' clocks in step).
+ *
+ * @example
+ * ```ts
+ * import { rateLimited } from 'troupe/adapters/rate-limit';
+ * const state = redisRateLimitState({ connection: 'redis://127.0.0.1:6379', name: 'openai' });
+ * const adapter = rateLimited(openaiAdapter({ model: 'gpt-4.1', maxRetries: 0 }), { requestsPerMinute: 500, state });
+ * ```
+ */
+export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisRateLimitState {
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected redisRateLimitState options, got ${describeValue(options)}`);
+  if (typeof options.name !== 'string' || options.name === '') throw new ConfigurationError(`Expected \`name\` to be a non-empty string, got ${describeValue(options.name)}`);
+  const prefix = options.prefix ?? 'troupe:';
+  if (typeof prefix !== 'string') throw new ConfigurationError(`Expected \`prefix\` to be a string, got ${describeValue(prefix)}`);
+  const timeoutMs = expectPositiveNumber('timeoutMs', options.timeoutMs) ?? 10_000;
+  const link = new RedisLink(options.connection, timeoutMs);
+  // One hash tag: every key of the limiter lives in one Cluster slot.
+  const base = `${prefix}rl:{${encodeURIComponent(options.name)}}:`;
+  const keys = { requests: `${base}req`, tokens: `${base}tok`, counts: `${base}tokn`, leases: `${base}lease`, pause: `${base}pause` };
+  const run = async <T>(what: string, command: (client: Awaited<ReturnType<RedisLink['ready']>>) => Promise<T>): Promise<T> => {
+    try {
+      return await command(await link.ready());
+    } catch (error) {
+      if (error instanceof StoreError) throw error;
+      throw new StoreError(`Could not ${what} the rate limit "${options.name}" in Redis: ${errorMessage(error)}`, { cause: error });
+    }
+  };
+  return {
+    async acquire(r): Promise<AcquireResult> {
+      const result = (await run('take from', (client) =>
+        client.eval(
+          ACQUIRE,
+          5,
+          keys.requests,
+          keys.tokens,
+          keys.counts,
+          keys.leases,
+          keys.pause,
+          r.now,
+          r.windowMs,
+          r.limits.requestsPerMinute ?? 0,
+          r.limits.tokensPerMinute ?? 0,
+          r.limits.concurrency ?? 0,
+          r.tokens,
+          r.leaseId,
+          r.leaseExpiresAt,
+        ),
+      )) as [number, number?];
+      const [waitMs, reason = 1] = result;
+      return waitMs === 0 ? { ok: true } : { ok: false, waitMs, reason: REASONS[reason] ?? 'paused' };
+    },
+    async release(r) {
+      await run('release', (client) => client.eval(RELEASE, 3, keys.tokens, keys.counts, keys.leases, r.leaseId, r.tokens));
+    },
+    async pause(p) {
+      await run('pause', (client) => client.eval(PAUSE, 1, keys.pause, p.until, Math.ceil(Math.max(p.until - p.now, 0) + p.windowMs)));
+    },
+    close: () => link.close(),
+  };
+}
