@@ -53,3 +53,31 @@ export function parseFrames(text: string): Array<{ id?: string; event?: string; 
       return frame;
     });
 }
+
+/** Read SSE events from `response` until `until` holds for one (or the stream ends); returns every event read. */
+export async function readUntil<T = Record<string, unknown>>(response: Response, until: (event: T) => boolean): Promise<T[]> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  const events: T[] = [];
+  let buffer = '';
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return events;
+      buffer += decoder.decode(value, { stream: true });
+      let end = buffer.indexOf('\n\n');
+      while (end >= 0) {
+        const frame = parseFrames(buffer.slice(0, end + 2))[0];
+        buffer = buffer.slice(end + 2);
+        if (frame?.data !== undefined) {
+          const event = JSON.parse(frame.data) as T;
+          events.push(event);
+          if (until(event)) return events;
+        }
+        end = buffer.indexOf('\n\n');
+      }
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+}

@@ -1,0 +1,24 @@
+// A child process running a TypeScript fixture with tsx; its output is collected.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+const tsx = join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
+
+/** A running fixture: its output so far, and a promise of its exit. */
+export interface Child {
+  readonly process: ChildProcess;
+  output(): string;
+  exited: Promise<{ code: number | null; output: string; stderr: string }>;
+  kill(): void;
+}
+
+/** Run `fixture` (a path under test/fixtures) with `args`. */
+export function runFixture(fixture: string, args: string[]): Child {
+  const child = spawn(process.execPath, [tsx, join(import.meta.dirname, '..', 'fixtures', fixture), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));
+  child.stderr!.setEncoding('utf8').on('data', (c: string) => (err += c));
+  const exited = new Promise<{ code: number | null; output: string; stderr: string }>((resolve) => child.once('exit', (code) => resolve({ code, output: out, stderr: err })));
+  return { process: child, output: () => out, exited, kill: () => void (child.exitCode === null && child.kill('SIGKILL')) };
+}
