@@ -112,7 +112,12 @@ export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter 
             ...(tools.length > 0 && { tools }),
             ...(spec.temperature !== undefined && { temperature: spec.temperature }),
           };
-          const requestOptions = turnSignal ? { signal: turnSignal } : {};
+          // The SDK adds an abort listener to the signal it is given and never removes it: give it
+          // a signal of this call only, so a long-lived signal (a run's) does not collect one per turn.
+          const call = turnSignal ? new AbortController() : undefined;
+          const forward = () => call?.abort(turnSignal?.reason);
+          turnSignal?.addEventListener('abort', forward, { once: true });
+          const requestOptions = call ? { signal: call.signal } : {};
           let turn: ModelTurn;
           try {
             if (streaming) {
@@ -127,6 +132,8 @@ export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter 
             }
           } catch (error) {
             throw toAdapterError(error, turnSignal);
+          } finally {
+            turnSignal?.removeEventListener('abort', forward);
           }
           // History grows only once the turn succeeded, so a failed turn may be sent again.
           messages.push(...added, assistantMessage(turn));

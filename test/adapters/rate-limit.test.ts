@@ -3,6 +3,7 @@
 // waits on the injected clock that honour the signal; the typed 429 of the
 // OpenAI-compatible adapter against a local server that limits requests;
 // one limit shared through Redis.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { RateLimitError, isTroupeError, type ModelAdapter, type ModelTurn } from 'troupe';
 import { SimulatedClock, scriptedAdapter } from 'troupe/testing';
@@ -144,6 +145,18 @@ describe('rateLimited with the OpenAI-compatible adapter and a server that limit
       const error = await s.send('two').catch((e: unknown) => e);
       expect(error).toBeInstanceOf(RateLimitError);
       expect((error as RateLimitError).retryAfterMs).toBeGreaterThan(59_000);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('leaves no abort listener behind on a long-lived signal, however many turns it serves', async () => {
+    const server = await startLimitedChatServer({ limit: 1000, windowMs: 60_000 });
+    try {
+      const controller = new AbortController();
+      const session = await rateLimited(openaiAdapter({ baseURL: server.url, model: 'm', maxRetries: 0 }), { requestsPerMinute: 1000 }).openSession({ agent: 'a' });
+      for (let i = 0; i < 12; i++) await session.send(`turn ${i}`, { signal: controller.signal });
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
     } finally {
       await server.close();
     }
