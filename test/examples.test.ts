@@ -33,4 +33,17 @@ describe('examples', () => {
     expect(out.length).toBeGreaterThan(0);
     for (const pattern of expected[file] ?? []) expect(out).toMatch(pattern);
   });
+
+  it('serve/ starts a web service, streams a plan, takes an approval over HTTP and stops', () => {
+    const out = execFileSync(process.execPath, [tsx, join(dir, 'serve', 'main.ts'), '--check'], { encoding: 'utf8', env: { ...process.env, TROUPE_ADAPTER: '' }, timeout: 60_000 });
+    expect(out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\/\?token=demo$/m);
+    expect(out).toMatch(/^page: 200 with its event stream$/m);
+    expect(out).toMatch(/^started run [\w-]+: 201$/m);
+    expect(out).toMatch(/^chunk "Write RELEASE\.md": Running$/m);
+    expect(out).toMatch(/^approval of write_file requested; approved: 200$/m);
+    expect(out).toMatch(/^chunk "Write RELEASE\.md": Succeeded$/m);
+    expect(out).toMatch(/^run completed after \d+ events: The notes list every change\.$/m);
+    expect(out).toMatch(/^files written: RELEASE\.md$/m);
+    expect(out).toMatch(/^stopped$/m);
+  });
 });

@@ -6,7 +6,7 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { RateLimitError, isTroupeError, type ModelAdapter, type ModelTurn } from 'troupe';
-import { SimulatedClock, scriptedAdapter } from 'troupe/testing';
+import { SimulatedClock } from 'troupe/testing';
 import { memoryRateLimitState, rateLimited } from 'troupe/adapters/rate-limit';
 import { openaiAdapter } from 'troupe/adapters/openai';
 import { redisRateLimitState } from 'troupe/redis';

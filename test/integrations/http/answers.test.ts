@@ -39,7 +39,7 @@ function client(handler: Handler, tenant = 'acme') {
       const events = await readUntil<TroupeEvent>(await call(`/runs/${runId}/events`), (e) => e.type === type);
       const found = events.find((e) => e.type === type);
       if (!found) throw new Error(`the stream of ${runId} ended without ${type}`);
-      return found as TroupeEvent<K>;
+      return found as unknown as TroupeEvent<K>;
     },
   };
 }
