@@ -7,9 +7,10 @@ const root = join(import.meta.dirname, '..', '..');
 const entries = [
   'src/index.ts',
   'src/testing/index.ts',
-  ...['scripted', 'recording', 'ai-sdk', 'openai', 'process', 'env'].map((name) => `src/adapters/${name}.ts`),
+  ...['scripted', 'recording', 'ai-sdk', 'openai', 'process', 'env', 'rate-limit'].map((name) => `src/adapters/${name}.ts`),
   'src/integrations/redis/index.ts',
   'src/integrations/mcp/index.ts',
+  'src/integrations/http/index.ts',
 ];
 
 describe('importing troupe', () => {

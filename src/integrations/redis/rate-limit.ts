@@ -3,7 +3,9 @@
  * process that limits one provider shares its limits.
  * @module
  */
-import { ConfigurationError, StoreError, describeValue, errorMessage } from '../../core/errors.js';
+import { raceAbort, throwIfAborted } from '../../core/abort.js';
+import { realClock, type Clock } from '../../core/clock.js';
+import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../../core/errors.js';
 import { expectPositiveNumber } from '../../core/options.js';
 import type { AcquireResult, RateLimitState } from '../../adapters/rate-limit.js';
 import { RedisLink, type RedisConnection } from './connection.js';
@@ -16,8 +18,10 @@ export interface RedisRateLimitStateOptions {
   name: string;
   /** Put before every key. Default: `'troupe:'`. */
   prefix?: string;
-  /** The longest one call may wait for Redis, in ms. Default: 10000. */
+  /** The longest one call may wait for Redis, in ms (then it fails with a `StoreError`). Default: 10000. */
   timeoutMs?: number;
+  /** Clock of that time-out. Default: the real clock. */
+  clock?: Clock;
 }
 
 /** A rate-limit state in Redis. */
@@ -123,17 +127,26 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
   // One hash tag: every key of the limiter lives in one Cluster slot.
   const base = `${prefix}rl:{${encodeURIComponent(options.name)}}:`;
   const keys = { requests: `${base}req`, tokens: `${base}tok`, counts: `${base}tokn`, leases: `${base}lease`, pause: `${base}pause` };
-  const run = async <T>(what: string, command: (client: Awaited<ReturnType<RedisLink['ready']>>) => Promise<T>): Promise<T> => {
+  const clock = options.clock ?? realClock;
+  /** Run one script within the time-out and the call's signal; failures are `StoreError`s. */
+  const run = async <T>(what: string, signal: AbortSignal | undefined, command: (client: Awaited<ReturnType<RedisLink['ready']>>) => Promise<T>): Promise<T> => {
+    throwIfAborted(signal);
+    let cancel = () => {};
+    const timeout = new Promise<never>((_, reject) => {
+      cancel = clock.setTimer(() => reject(new StoreError(`Redis did not answer within ${timeoutMs} ms (${what} the rate limit "${options.name}")${link.describeFailure()}`, { details: { timeoutMs } })), timeoutMs);
+    });
     try {
-      return await command(await link.ready());
+      return await raceAbort(Promise.race([link.ready().then(command), timeout]), signal);
     } catch (error) {
-      if (error instanceof StoreError) throw error;
+      if (signal?.aborted || error instanceof TroupeError) throw error;
       throw new StoreError(`Could not ${what} the rate limit "${options.name}" in Redis: ${errorMessage(error)}`, { cause: error });
+    } finally {
+      cancel();
     }
   };
   return {
-    async acquire(r): Promise<AcquireResult> {
-      const result = (await run('take from', (client) =>
+    async acquire(r, signal): Promise<AcquireResult> {
+      const result = (await run('take from', signal, (client) =>
         client.eval(
           ACQUIRE,
           5,
@@ -155,11 +168,11 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
       const [waitMs, reason = 1] = result;
       return waitMs === 0 ? { ok: true } : { ok: false, waitMs, reason: REASONS[reason] ?? 'paused' };
     },
-    async release(r) {
-      await run('release', (client) => client.eval(RELEASE, 3, keys.tokens, keys.counts, keys.leases, r.leaseId, r.tokens));
+    async release(r, signal) {
+      await run('release', signal, (client) => client.eval(RELEASE, 3, keys.tokens, keys.counts, keys.leases, r.leaseId, r.tokens));
     },
-    async pause(p) {
-      await run('pause', (client) => client.eval(PAUSE, 1, keys.pause, p.until, Math.ceil(Math.max(p.until - p.now, 0) + p.windowMs)));
+    async pause(p, signal) {
+      await run('pause', signal, (client) => client.eval(PAUSE, 1, keys.pause, p.until, Math.ceil(Math.max(p.until - p.now, 0) + p.windowMs)));
     },
     close: () => link.close(),
   };

@@ -43,7 +43,7 @@ describe.skipIf(!executable)('the example service in headless Chromium', () => {
     page.on('pageerror', (e) => errors.push(e.message));
     await page.goto(`${server.url}/?token=demo`);
     await page.click('#start');
-    await page.waitForFunction(() => (window as unknown as { __events: unknown[] }).__events.length >= 6);
+    await page.waitForFunction('window.__events.length >= 6');
     server.dropConnections();
     await page.waitForSelector('#approval', { state: 'visible' });
     expect(await page.textContent('#approval-title')).toBe('Implementation asks to call write_file');
@@ -51,12 +51,12 @@ describe.skipIf(!executable)('the example service in headless Chromium', () => {
     // The run waits for the person: cut the stream while it is idle, then approve.
     server.dropConnections();
     await page.click('#approve');
-    await page.waitForFunction(() => document.getElementById('status')?.textContent === 'completed');
+    await page.waitForFunction("document.getElementById('status').textContent === 'completed'");
     expect(await page.isVisible('#approval')).toBe(false);
     expect(await page.textContent('#output')).toBe('The notes list every change.');
     expect(await page.$$eval('#chunks td:last-child', (cells) => cells.map((c) => c.textContent))).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
-    const seen = await page.evaluate(() => (window as unknown as { __events: Array<{ id: string; type: string }> }).__events);
-    const runId = await page.evaluate(() => (window as unknown as { __runId: string }).__runId);
+    const seen = (await page.evaluate('window.__events')) as Array<{ id: string; type: string }>;
+    const runId = (await page.evaluate('window.__runId')) as string;
     const log = await readRun(namespacedStore(app.store, 'demo'), runId);
     expect(seen.map((e) => e.id)).toEqual(log.events.map((_, i) => String(i)));
     expect(seen.map((e) => e.type)).toEqual(log.events.map((e) => e.type));
