@@ -51,8 +51,12 @@ export type AcquireResult = { ok: true } | { ok: false; waitMs: number; reason: 
 export interface RateLimitState {
   /** Take a request slot, `tokens` and a concurrency lease at once, or say how long to wait. */
   acquire(request: AcquireRequest, signal?: AbortSignal): Promise<AcquireResult>;
-  /** The call `leaseId` ended: free its lease and replace its reserved tokens by `tokens` (its usage). */
-  release(release: { now: number; leaseId: string; tokens: number }, signal?: AbortSignal): Promise<void>;
+  /**
+   * The call `leaseId` ended: free its lease and replace its reserved tokens
+   * by `tokens` (its usage). `refused`: the provider refused it (a 429), so
+   * it counts against no window at all.
+   */
+  release(release: { now: number; leaseId: string; tokens: number; refused?: boolean }, signal?: AbortSignal): Promise<void>;
   /** The provider asked to wait: nothing starts before `until` (clock time). */
   pause(pause: { now: number; until: number; windowMs: number }, signal?: AbortSignal): Promise<void>;
 }
@@ -63,14 +67,14 @@ export interface RateLimitState {
  * pause a provider asked for.
  */
 export function memoryRateLimitState(): RateLimitState {
-  const requests: number[] = [];
+  const requests: Array<{ time: number; leaseId: string }> = [];
   const tokens: Array<{ time: number; leaseId: string; tokens: number }> = [];
   const leases = new Map<string, number>();
   let pausedUntil = 0;
   return {
     async acquire(r) {
       const since = r.now - r.windowMs;
-      while (requests.length > 0 && requests[0]! <= since) requests.shift();
+      while (requests.length > 0 && requests[0]!.time <= since) requests.shift();
       while (tokens.length > 0 && tokens[0]!.time <= since) tokens.shift();
       for (const [id, expires] of leases) if (expires <= r.now) leases.delete(id);
       let wait = 0;
@@ -83,7 +87,7 @@ export function memoryRateLimitState(): RateLimitState {
       };
       if (pausedUntil > r.now) raise(pausedUntil - r.now, 'paused');
       const rpm = r.limits.requestsPerMinute;
-      if (rpm !== undefined && requests.length >= rpm) raise(requests[requests.length - rpm]! + r.windowMs - r.now, 'requests');
+      if (rpm !== undefined && requests.length >= rpm) raise(requests[requests.length - rpm]!.time + r.windowMs - r.now, 'requests');
       const tpm = r.limits.tokensPerMinute;
       if (tpm !== undefined) {
         let sum = 0;
@@ -102,13 +106,20 @@ export function memoryRateLimitState(): RateLimitState {
       const conc = r.limits.concurrency;
       if (conc !== undefined && leases.size >= conc) raise(Math.max(1, Math.min(...leases.values()) - r.now), 'concurrency');
       if (wait > 0) return { ok: false, waitMs: wait, reason };
-      requests.push(r.now);
+      requests.push({ time: r.now, leaseId: r.leaseId });
       tokens.push({ time: r.now, leaseId: r.leaseId, tokens: r.tokens });
       leases.set(r.leaseId, r.leaseExpiresAt);
       return { ok: true };
     },
     async release(r) {
       leases.delete(r.leaseId);
+      if (r.refused) {
+        const request = requests.findIndex((q) => q.leaseId === r.leaseId);
+        if (request >= 0) requests.splice(request, 1);
+        const token = tokens.findIndex((t) => t.leaseId === r.leaseId);
+        if (token >= 0) tokens.splice(token, 1);
+        return;
+      }
       const entry = tokens.find((t) => t.leaseId === r.leaseId);
       if (entry) entry.tokens = r.tokens;
     },
@@ -239,19 +250,23 @@ export function rateLimited(adapter: ModelAdapter, options: RateLimitOptions = {
         for (let attempt = 0; ; attempt++) {
           const leaseId = await acquire(reserved, signal);
           let used = reserved;
+          let refused = false;
           try {
             const turn = await session.send(input, sendOptions);
             if (turn?.usage) used = (turn.usage.inputTokens ?? 0) + (turn.usage.outputTokens ?? 0);
             historyChars += inputChars(input) + (turn?.text.length ?? 0);
             return turn;
           } catch (error) {
-            if (!isTroupeError(error, 'rate_limited') || attempt >= maxRetries || signal?.aborted) throw error;
+            if (!isTroupeError(error, 'rate_limited')) throw error;
+            // The provider did not take the call: it counts against no window.
+            refused = true;
+            if (attempt >= maxRetries || signal?.aborted) throw error;
             const after = (error as RateLimitError).retryAfterMs ?? defaultRetryAfterMs;
             const now = clock.now();
             await state.pause({ now, until: now + after, windowMs }, signal);
             retried++;
           } finally {
-            await state.release({ now: clock.now(), leaseId, tokens: used }).catch(() => undefined);
+            await state.release({ now: clock.now(), leaseId, tokens: used, ...(refused ? { refused } : {}) }).catch(() => undefined);
             wakeAll();
           }
         }

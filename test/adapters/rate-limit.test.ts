@@ -100,6 +100,25 @@ describe('rateLimited', () => {
     expect(limited.retried).toBe(1);
   });
 
+  it('a call the provider refused counts against no window', async () => {
+    const clock = new SimulatedClock();
+    const { adapter, starts } = recording(clock, { fail: (n) => (n === 0 ? new RateLimitError('slow down', { retryAfterMs: 100 }) : undefined) });
+    const limited = rateLimited(adapter, { requestsPerMinute: 2, clock });
+    const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((agent) => limited.openSession({ agent })));
+    const first = a!.send('1');
+    await clock.advance(1);
+    const second = b!.send('2');
+    await clock.advance(99);
+    await Promise.all([first, second]);
+    expect(starts).toEqual([0, 100, 100]);
+    const third = c!.send('3');
+    await clock.advance(59_999);
+    expect(starts).toHaveLength(3);
+    await clock.advance(1);
+    await third;
+    expect(starts).toEqual([0, 100, 100, 60_100]);
+  });
+
   it('lets a 429 through once its retries are spent, and a waiting call rejects at once when its signal aborts', async () => {
     const clock = new SimulatedClock();
     const { adapter } = recording(clock, { fail: () => new RateLimitError('no', { retryAfterMs: 10 }) });
@@ -118,6 +137,21 @@ describe('rateLimited', () => {
     const waiting = h.send('waits', { signal: controller.signal }).catch((e: unknown) => e);
     controller.abort();
     expect(isTroupeError(await waiting, 'cancelled')).toBe(true);
+  });
+
+  it('one memory state shared by two limiters holds them both', async () => {
+    const clock = new SimulatedClock();
+    const state = memoryRateLimitState();
+    const shared1 = rateLimited(recording(clock).adapter, { requestsPerMinute: 1, clock, state });
+    const shared2 = rateLimited(recording(clock).adapter, { requestsPerMinute: 1, clock, state });
+    await (await shared1.openSession({ agent: 'a' })).send('x');
+    const held = (await shared2.openSession({ agent: 'b' })).send('y');
+    let done = false;
+    void held.then(() => (done = true));
+    await clock.advance(1000);
+    expect(done).toBe(false);
+    await clock.advance(59_000);
+    await held;
   });
 
   it('refuses bad limits with the option named', () => {
@@ -233,18 +267,14 @@ describe.skipIf(!url)('redisRateLimitState', () => {
     expect(other.starts[0]).toBeGreaterThanOrEqual(5_002_000);
   });
 
-  it('memoryRateLimitState is the default and keeps separate limiters apart', async () => {
-    const clock = new SimulatedClock();
-    const state = memoryRateLimitState();
-    const shared1 = rateLimited(recording(clock).adapter, { requestsPerMinute: 1, clock, state });
-    const shared2 = rateLimited(recording(clock).adapter, { requestsPerMinute: 1, clock, state });
-    await (await shared1.openSession({ agent: 'a' })).send('x');
-    const held = (await shared2.openSession({ agent: 'b' })).send('y');
-    let done = false;
-    void held.then(() => (done = true));
-    await clock.advance(1000);
-    expect(done).toBe(false);
-    await clock.advance(59_000);
-    await held;
+  it('a refused call gives its slot back in Redis too', async () => {
+    const state = closeAfter(redisRateLimitState({ connection: url!, name: `test-${Math.random().toString(36).slice(2)}` }));
+    const limits = { requestsPerMinute: 1 };
+    const take = (leaseId: string, now: number) => state.acquire({ now, windowMs: 60_000, limits, tokens: 1, leaseId, leaseExpiresAt: now + 1000 });
+    expect(await take('a', 1000)).toEqual({ ok: true });
+    expect(await take('b', 1001)).toMatchObject({ ok: false, reason: 'requests', waitMs: 59_999 });
+    await state.release({ now: 1002, leaseId: 'a', tokens: 1, refused: true });
+    expect(await take('b', 1003)).toEqual({ ok: true });
   });
+
 });

@@ -92,9 +92,15 @@ local ttl = math.ceil(math.max(window, tonumber(ARGV[8]) - now)) + 1000
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
 return {0}`;
 
-// KEYS: tokens, token counts, leases; ARGV: leaseId, tokens
-const RELEASE = `redis.call('ZREM', KEYS[3], ARGV[1])
-if redis.call('ZSCORE', KEYS[1], ARGV[1]) then redis.call('HSET', KEYS[2], ARGV[1], ARGV[2]) end
+// KEYS: requests, tokens, token counts, leases; ARGV: leaseId, tokens, refused ('1': the provider refused the call, it counts nowhere)
+const RELEASE = `redis.call('ZREM', KEYS[4], ARGV[1])
+if ARGV[3] == '1' then
+  redis.call('ZREM', KEYS[1], ARGV[1])
+  redis.call('ZREM', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[3], ARGV[1])
+elseif redis.call('ZSCORE', KEYS[2], ARGV[1]) then
+  redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+end
 return 1`;
 
 // KEYS: pause; ARGV: until, ttl
@@ -169,7 +175,7 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
       return waitMs === 0 ? { ok: true } : { ok: false, waitMs, reason: REASONS[reason] ?? 'paused' };
     },
     async release(r, signal) {
-      await run('release', signal, (client) => client.eval(RELEASE, 3, keys.tokens, keys.counts, keys.leases, r.leaseId, r.tokens));
+      await run('release', signal, (client) => client.eval(RELEASE, 4, keys.requests, keys.tokens, keys.counts, keys.leases, r.leaseId, r.tokens, r.refused ? '1' : '0'));
     },
     async pause(p, signal) {
       await run('pause', signal, (client) => client.eval(PAUSE, 1, keys.pause, p.until, Math.ceil(Math.max(p.until - p.now, 0) + p.windowMs)));
