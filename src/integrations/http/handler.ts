@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
 import { expectPositiveNumber } from '../../core/options.js';
-import { runMetaKey, type RunMeta } from '../../persistence/run-log.js';
+import { runEventsStream, runMetaKey, type RunMeta } from '../../persistence/run-log.js';
 import type { Store } from '../../persistence/store.js';
 import { aguiInputSchema, lastUserText, type AguiInput } from './agui.js';
 import { requestCancel } from './cancel.js';
@@ -320,7 +320,7 @@ async function eventsRoute(options: RunHandlerOptions, store: Store, runId: stri
   }
   if (state.ended && from > 0) {
     // Nothing left after the last event a client saw of an ended run: 204 stops EventSource reconnecting.
-    const { records } = await store.read(`runs/${runId}/events`, { from, signal: request.signal });
+    const { records } = await store.read(runEventsStream(runId), { from, signal: request.signal });
     if (records.length === 0) return new Response(null, { status: 204 });
   }
   return new Response(runEventStream({ ...sseOptions(options, request), store, runId, from }), { headers: SSE_HEADERS });
