@@ -241,7 +241,7 @@ describe.skipIf(!url)('redisRateLimitState', () => {
     const sb = await b.openSession({ agent: 'b' });
     const sends = [sa.send('1'), sb.send('2'), sa.send('3'), sb.send('4'), sa.send('5'), sb.send('6')];
     // Redis answers in real time: wait (boundedly) until four calls started and two wait on the clock.
-    for (let i = 0; i < 200 && (one.starts.length + two.starts.length < 4 || clock.pending < 2); i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 2000 && (one.starts.length + two.starts.length < 4 || clock.pending < 2); i++) await new Promise((r) => setTimeout(r, 5));
     expect(one.starts.length + two.starts.length).toBe(4);
     await clock.advance(60_000);
     await Promise.all(sends);
@@ -258,9 +258,9 @@ describe.skipIf(!url)('redisRateLimitState', () => {
     const a = rateLimited(failing.adapter, { clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
     const b = rateLimited(other.adapter, { clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
     const first = (await a.openSession({ agent: 'a' })).send('x');
-    for (let i = 0; i < 200 && clock.pending < 1; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 2000 && clock.pending < 1; i++) await new Promise((r) => setTimeout(r, 5));
     const second = (await b.openSession({ agent: 'b' })).send('y');
-    for (let i = 0; i < 200 && clock.pending < 2; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 2000 && clock.pending < 2; i++) await new Promise((r) => setTimeout(r, 5));
     expect(other.starts).toEqual([]);
     await clock.advance(2000);
     await Promise.all([first, second]);

@@ -83,7 +83,7 @@ describe('remote approvals', () => {
     const first = new ApprovalQueue({ handler: remoteApprovals({ pollMs: 5 }), store });
     const handle = startRun(agent({ name: 'ops', tools: [first.guard(deployTool(ran))] }), 'Deploy', { adapter, store, runId: 'g1' });
     // Answer through the store directly (the HTTP path is covered above).
-    for (let i = 0; i < 200 && (await pendingRequests(store, 'g1')).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    for (let i = 0; i < 2000 && (await pendingRequests(store, 'g1')).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     const [request] = await pendingRequests(store, 'g1');
     expect((await answerRequest(store, 'g1', request!.requestId, { approved: true, scope: 'global' })).ok).toBe(true);
     await handle.result;
@@ -167,7 +167,7 @@ describe('answers to a run that lives in another process', () => {
     try {
       const runId = args[3]!;
       let requested: TroupeEvent<'input.requested'> | undefined;
-      for (let i = 0; i < 400 && !requested; i++) {
+      for (let i = 0; i < 2400 && !requested; i++) {
         const response = await fetch(`${server.url}/runs/${runId}/events`, { headers: { 'x-tenant': 'acme' } });
         if (response.status === 404) {
           await response.body?.cancel();
@@ -192,7 +192,7 @@ describe('answers to a run that lives in another process', () => {
     }
   }
 
-  it('through a file store', { timeout: 30_000 }, async () => {
+  it('through a file store', { timeout: 90_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'troupe-http-'));
     dirs.push(dir);
     await answerAcross(fileStore(dir, { fsync: false }), ['file', dir, '', 'cross-file']);
@@ -201,7 +201,7 @@ describe('answers to a run that lives in another process', () => {
   const { url } = redisTarget();
   const prefixes = testPrefixes(url);
   const closeAfter = closedAfterEach();
-  it.skipIf(!url)('through a Redis store', { timeout: 30_000 }, async () => {
+  it.skipIf(!url)('through a Redis store', { timeout: 90_000 }, async () => {
     const prefix = prefixes();
     await answerAcross(closeAfter(redisStore({ connection: url!, prefix })), ['redis', url!, prefix, 'cross-redis']);
   });
