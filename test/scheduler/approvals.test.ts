@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { memoryStore } from '../../src/persistence/memory-store.js';
 import { ApprovalQueue, type ApprovalDecision, type ApprovalRequest } from '../../src/scheduler/approvals.js';
 
 function manual() {
@@ -56,10 +57,25 @@ describe('ApprovalQueue', () => {
     expect(await other).toBe(false);
     expect(await queue.request({ tool: 'shell', agent: 'w3' })).toBe(false); // global
     expect(await queue.request({ tool: 'shell', agent: 'w1' })).toBe(true); // the session decision still wins for w1
-    queue.forgetAll();
+    await queue.forgetAll();
     void queue.request({ tool: 'shell', agent: 'w3' });
     await tick();
     expect(asked).toHaveLength(4);
+  });
+
+  it('keeps remembered decisions in the store it is given: per run for a session, everywhere for global', async () => {
+    const store = memoryStore();
+    const answers: ApprovalDecision[] = [{ approved: true, scope: 'session' }, { approved: false, scope: 'session' }, { approved: true, scope: 'global' }];
+    const queue = new ApprovalQueue({ handler: () => answers.shift()!, store });
+    expect(await queue.request({ tool: 'shell', agent: 'w1', sessionId: 'op-3', runId: 'run-a' })).toBe(true);
+    expect(await queue.request({ tool: 'shell', agent: 'w1', sessionId: 'op-3', runId: 'run-b' })).toBe(false); // op-3 of another run
+    expect(await store.list('approvals/')).toEqual(['approvals/session/run-a/op-3/shell', 'approvals/session/run-b/op-3/shell']);
+    const another = new ApprovalQueue({ handler: () => Promise.reject(new Error('not asked')), store });
+    expect(await another.request({ tool: 'shell', agent: 'w1', sessionId: 'op-3', runId: 'run-a' })).toBe(true);
+    await queue.forgetSession('op-3', 'run-a');
+    expect(await store.list('approvals/')).toEqual(['approvals/session/run-b/op-3/shell']);
+    expect(await queue.request({ tool: 'deploy', agent: 'w2' })).toBe(true);
+    expect(await store.get('approvals/global/deploy')).toBe(true);
   });
 
   it('rejects a waiting request when its signal aborts', async () => {
