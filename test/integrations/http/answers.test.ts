@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApprovalQueue, PlanningSession, agent, defineTool, fileStore, readRun, startRun, type TroupeEvent } from 'troupe';
+import { ApprovalQueue, PlanningSession, agent, coordinate, defineTool, fileStore, readRun, startRun, type TroupeEvent } from 'troupe';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
 import { redisStore } from 'troupe/redis';
 import { answerRequest, askPersonTool, cancellationSignal, namespacedStore, pendingRequests, remoteApprovals, runHandler, runPlanningSession, type Handler } from 'troupe/http';
@@ -126,6 +126,33 @@ describe('questions', () => {
     expect((await http.post(`/runs/q1/requests/${asked.requestId}`, { text: '' })).status).toBe(400);
     expect((await http.post(`/runs/q1/requests/${asked.requestId}`, { text: 'eu-west' })).status).toBe(200);
     expect((await handle.result).output).toBe('Going with eu-west');
+  });
+
+  it("a coordination lead's question reaches a person on the stream, and the lead goes on with the answer", async () => {
+    const root = memoryStore();
+    const store = namespacedStore(root, 'acme');
+    const adapter = scriptedAdapter({
+      rules: [
+        { agent: 'lead', match: 'tool result ask_person', reply: (r) => `Synthesis: ${r.text.includes('yes, ship') ? 'shipping' : 'holding'}` },
+        { agent: 'lead', match: 'Every task is resolved', reply: { toolCalls: [{ name: 'ask_person', arguments: { question: 'Both tasks are done. Ship to customers?' } }] } },
+        { agent: 'lead', reply: 'OK' },
+        { agent: /^w/, reply: 'Report: done' },
+      ],
+    });
+    const flow = coordinate({
+      lead: agent({ name: 'lead', tools: [askPersonTool({ pollMs: 5 })] }),
+      workers: [agent({ name: 'w1' }), agent({ name: 'w2' })],
+      tasks: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }],
+      stuck: { expectedTaskMs: 60_000 },
+      // In delegate mode (the default) the lead keeps none of its own tools.
+      delegateMode: false,
+    });
+    const handle = startRun(flow, 'Build and ship', { adapter, store, runId: 'co1' });
+    const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
+    const asked = await http.next('co1', 'input.requested');
+    expect(asked).toMatchObject({ kind: 'question', agent: 'lead', prompt: 'Both tasks are done. Ship to customers?' });
+    expect((await http.post(`/runs/co1/requests/${asked.requestId}`, { text: 'yes, ship it' })).status).toBe(200);
+    expect((await handle.result).output).toBe('Synthesis: shipping');
   });
 
   it("a planning session's questions and plan are answered over HTTP, and its stream ends when it completes", async () => {
