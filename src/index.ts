@@ -90,15 +90,8 @@ export { fileLocking, scopesOverlap, staticPrefix, type FileLockingOptions } fro
 export { inMemory } from './workspaces/in-memory.js';
 export { withFallback, type WithFallbackOptions, type WorkspaceFallbackWarning } from './workspaces/fallback.js';
 // Agent files, graph validation, and the handoff / router / advisors / broadcast / sequential patterns
-export {
-  defineAgent,
-  agentFrontmatterSchema,
-  type AgentDefinition,
-  type AgentDefinitionInput,
-  type AgentIssue,
-  type AgentParseResult,
-  type TeamDefinition,
-} from './agents/definition.js';
+export { type AgentDefinition, type AgentIssue, type AgentParseResult, type TeamDefinition } from './agents/definition.js';
+export { defineAgent, type AgentDefinitionInput } from './agents/define.js';
 export { parseAgentFile, safeParseAgentFile, MAX_AGENT_FILE_BYTES, type ParseAgentFileOptions } from './agents/parse.js';
 export { MAX_FRONT_MATTER_CHARS, MAX_YAML_ALIASES, readFrontMatterData, splitFrontMatter, type FrontMatter, type SplitFrontMatterOptions } from './agents/front-matter.js';
 export { loadAgents, type LoadAgentsOptions } from './agents/load.js';

@@ -1,43 +1,55 @@
 /**
  * Compile validated agent definitions into runnables, composed as their
- * frontmatter says: advisors before the agent's own session, then router,
- * then handoff, recursively.
+ * files say: sub-agents as tools, advisors before the agent's own session,
+ * then router, then handoff, recursively; an agent that offers hand-offs
+ * runs inside the hand-off choices pattern.
  * @module
  */
-import type { ModelAdapter } from '../core/adapter.js';
+import { CLI_TOOLS_KEY, type ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { Runnable } from '../core/runnable.js';
 import type { ToolDefinition } from '../core/tools.js';
 import { advisors, consultAdvisors, formatAdvice, type AdvisorsOptions } from '../patterns/advisors.js';
 import { agent, type Agent } from '../patterns/agent.js';
+import { asTool } from '../patterns/as-tool.js';
+import { handoffChoices, type HandoffApprover, type HandoffChoice } from '../patterns/handoff-choices.js';
 import { handoff } from '../patterns/handoff.js';
 import { router } from '../patterns/router.js';
 import { team } from '../patterns/team.js';
+import type { ApprovalQueue } from '../scheduler/approvals.js';
 import type { AgentDefinition } from './definition.js';
-import { validateAgents } from './validate.js';
+import { resolveAgentModel, resolveAgentTools, subAgentToolName, type AgentResolutionOptions } from './resolve.js';
+import { subAgentsOf, validateAgents } from './validate.js';
 
 /** Options of {@link compileAgents}. */
-export interface CompileAgentsOptions {
+export interface CompileAgentsOptions extends AgentResolutionOptions {
   /** Adapters by name, for definitions that name one (`adapter: openai`). Unresolved names are looked up in the run's `adapters`. */
   adapters?: Record<string, ModelAdapter>;
   /** The adapter of definitions that name none. Default: the run's `adapter`. */
   defaultAdapter?: ModelAdapter | string;
-  /** Tools by name, for the names listed in `tools:`. */
-  tools?: Record<string, ToolDefinition>;
-  /** What to do with a tool name that `tools` lacks: `error` (default) or `skip`. */
-  unknownTools?: 'error' | 'skip';
   /** Options of every advisors step (failure policy, parallelism, time-out). */
   advisors?: AdvisorsOptions;
+  /**
+   * The approval queue: tools an agent's approval policy marks `ask` go
+   * through `approvals.guard`, and hand-offs whose `send` is not true wait
+   * for it. Without it, such hand-offs are not taken, and an `ask` tool is
+   * a `ConfigurationError`.
+   */
+  approvals?: ApprovalQueue | HandoffApprover;
+  /** Most hand-offs in one run of an agent that offers them. Default: 8. */
+  maxHandoffs?: number;
 }
 
 /**
  * Validate `defs` as a graph and compile each into a runnable, by name. The
  * runnable of an agent with advisors, a router or a handoff is the composed
- * flow; its outcome's `agent` is the terminal agent.
+ * flow; its outcome's `agent` is the terminal agent. Tools and models
+ * resolve as `resolveAgentTools` and `resolveAgentModel` say; a tool name
+ * that resolves to nothing fails unless `unknownTools` is `warn`.
  *
  * @example
  * ```ts
- * const flows = compileAgents(await loadAgents('./agents'));
+ * const flows = compileAgents(await loadAgents('./agents'), { tools: { read_file }, toolAliases: { Read: 'read_file' } });
  * const result = await run(flows['support-desk']!, 'I was charged twice', { adapter });
  * ```
  */
@@ -51,26 +63,28 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
   }
   const byName = new Map(defs.map((d) => [d.name, d]));
   const agents = new Map<string, Agent>();
-  const compiled = new Map<string, Runnable>();
+  const cores = new Map<string, Runnable>();
 
   const baseAgent = (def: AgentDefinition): Agent => {
     let found = agents.get(def.name);
     if (!found) {
-      found = agent(agentOptions(def, options));
+      const subTools = subAgentsOf(def, defs).map((sub) => asTool(core(sub), { name: subAgentToolName(sub), description: byName.get(sub)!.description ?? `Ask ${sub} to do a task; returns its answer.` }));
+      found = agent(agentOptions(def, options, subTools));
       agents.set(def.name, found);
     }
     return found;
   };
 
-  const build = (name: string): Runnable => {
-    const cached = compiled.get(name);
+  /** An agent's flow without its hand-off choices (what a sub-agent call and a hand-off run). */
+  const core = (name: string): Runnable => {
+    const cached = cores.get(name);
     if (cached) return cached;
     const def = byName.get(name)!;
     const self = baseAgent(def);
-    const advisorList = (def.advisors ?? []).map(build);
-    let flow: Runnable = def.team ? compileTeam(def, self, build) : self;
+    const advisorList = (def.advisors ?? []).map(core);
+    let flow: Runnable = def.team ? compileTeam(def, self, core) : self;
     if (def.router) {
-      const destinations = Object.fromEntries(def.router.destinations.map((d) => [d, build(d)]));
+      const destinations = Object.fromEntries(def.router.destinations.map((d) => [d, core(d)]));
       const prepare = advisorList.length
         ? async (input: string, ctx: Parameters<Runnable['run']>[1]) =>
             formatAdvice(input, await consultAdvisors(def.name, advisorList, input, ctx, options.advisors))
@@ -86,12 +100,32 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
     } else if (advisorList.length) {
       flow = advisors(flow, advisorList, { ...options.advisors, name: `${def.name} + advisors` });
     }
-    if (def.handoff !== undefined) flow = handoff(flow, build(def.handoff), { name: `${def.name} -> ${def.handoff}` });
-    compiled.set(name, flow);
+    if (def.handoff !== undefined) flow = handoff(flow, core(def.handoff), { name: `${def.name} -> ${def.handoff}` });
+    cores.set(name, flow);
     return flow;
   };
 
-  return Object.fromEntries(defs.map((d) => [d.name, build(d.name)]));
+  const offering = defs.filter((d) => (d.handoffs?.length ?? 0) > 0);
+  const choices: Record<string, HandoffChoice[]> = Object.fromEntries(
+    offering.map((d) => [
+      d.name,
+      d.handoffs!.map((h) => ({ to: h.agent, ...(h.label === undefined ? {} : { label: h.label }), ...(h.prompt === undefined ? {} : { prompt: h.prompt }), ...(h.send === undefined ? {} : { send: h.send }) })),
+    ]),
+  );
+  const everyCore = (): Record<string, Runnable> => Object.fromEntries(defs.map((d) => [d.name, core(d.name)]));
+  return Object.fromEntries(
+    defs.map((d) => [
+      d.name,
+      (d.handoffs?.length ?? 0) > 0
+        ? handoffChoices(d.name, {
+            agents: everyCore(),
+            choices,
+            ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
+            ...(options.maxHandoffs === undefined ? {} : { maxHandoffs: options.maxHandoffs }),
+          })
+        : core(d.name),
+    ]),
+  );
 }
 
 /**
@@ -111,30 +145,51 @@ function compileTeam(def: AgentDefinition, self: Agent, build: (name: string) =>
   });
 }
 
-function agentOptions(def: AgentDefinition, options: CompileAgentsOptions): Parameters<typeof agent>[0] {
-  const tools: ToolDefinition[] = [];
-  for (const toolName of def.tools ?? []) {
-    const tool = options.tools?.[toolName];
-    if (tool) tools.push(tool);
-    else if (options.unknownTools !== 'skip') {
-      throw new ConfigurationError(`Agent "${def.name}" lists tool "${toolName}", which is not in \`tools\``, {
-        code: 'invalid_agent',
-        details: { agent: def.name, tool: toolName },
+function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTools: ToolDefinition[]): Parameters<typeof agent>[0] {
+  const resolved = resolveAgentTools(def, options);
+  if (resolved.unresolved.length > 0 && (options.unknownTools ?? 'error') === 'error') {
+    const many = resolved.unresolved.length > 1;
+    throw new ConfigurationError(
+      `Agent "${def.name}" lists tool${many ? 's' : ''} ${resolved.unresolved.map((t) => `"${t}"`).join(', ')}, which ${many ? 'are' : 'is'} not in \`tools\`` +
+        (options.toolAliases ? ' or `toolAliases`' : '') +
+        (def.format !== undefined && def.format !== 'troupe' && def.format !== 'ai-agent' ? ` (an agent run on its own CLI gets them there: see \`cli\`)` : '') +
+        '; pass `unknownTools: "warn"` to leave them out',
+      { code: 'invalid_agent', details: { agent: def.name, tools: resolved.unresolved } },
+    );
+  }
+  const approvals = options.approvals;
+  const tools: ToolDefinition[] = resolved.tools.map(({ tool, decision, listed }) => {
+    if (decision === 'allow') return tool;
+    if (approvals === undefined || !('guard' in approvals)) {
+      throw new ConfigurationError(`Agent "${def.name}" needs the person's approval before using "${listed}", but no approval queue was given (\`approvals\`)`, {
+        code: 'invalid_option',
+        details: { agent: def.name, tool: listed },
       });
     }
+    return approvals.guard(tool);
+  });
+  const taken = new Set(tools.map((t) => t.name));
+  for (const sub of subTools) {
+    const named = taken.has(sub.name) ? { ...sub, name: `${sub.name}_agent`.slice(0, 64) } : sub;
+    taken.add(named.name);
+    tools.push(named);
   }
-  const adapter = def.adapter === undefined ? options.defaultAdapter : (options.adapters?.[def.adapter] ?? def.adapter);
+  const { models } = resolveAgentModel(def, options);
+  const cliAdapter = resolved.onCli ? options.cli?.[def.format!] : undefined;
+  const named = def.adapter ?? cliAdapter;
+  const adapter = named === undefined ? options.defaultAdapter : typeof named === 'string' ? (options.adapters?.[named] ?? named) : named;
+  const metadata = resolved.cli === undefined ? def.metadata : { ...def.metadata, [CLI_TOOLS_KEY]: resolved.cli };
   return {
     name: def.name,
     system: def.system,
     ...(def.description === undefined ? {} : { description: def.description }),
-    ...(def.model === undefined ? {} : { model: def.model }),
-    ...(def.models !== undefined && def.models.length > 1 ? { models: def.models } : {}),
+    ...(models[0] === undefined ? {} : { model: models[0] }),
+    ...(models.length > 1 ? { models } : {}),
     ...(adapter === undefined ? {} : { adapter }),
     ...(tools.length ? { tools } : {}),
     ...(def.temperature === undefined ? {} : { temperature: def.temperature }),
     ...(def.limits?.maxTurns === undefined ? {} : { maxTurns: def.limits.maxTurns }),
     ...(def.limits?.timeoutMs === undefined ? {} : { timeoutMs: def.limits.timeoutMs }),
-    ...(def.metadata === undefined ? {} : { metadata: def.metadata }),
+    ...(metadata === undefined ? {} : { metadata }),
   };
 }

@@ -1,11 +1,9 @@
 /**
- * Agent definitions: the data an agent file (or `defineAgent`) describes,
- * its zod schema, and the issues reported about it.
+ * Agent definitions: the data an agent file (of any format, or
+ * `defineAgent`) describes, and the issues reported about it.
  * @module
  */
 import type { ParseIssue, SafeParseResult as CoreSafeParseResult } from '../core/parse-result.js';
-import { z } from 'zod';
-import { ConfigurationError } from '../core/errors.js';
 
 /** One problem found in an agent file or an agent graph. */
 export interface AgentIssue extends ParseIssue {
@@ -35,6 +33,50 @@ export interface TeamDefinition {
   turnBased?: boolean;
 }
 
+/** The file formats troupe reads agent definitions from (see `docs/agent-files.md`). */
+export const AGENT_FORMATS = ['troupe', 'ai-agent', 'claude-code', 'copilot', 'opencode'] as const;
+
+/** One of {@link AGENT_FORMATS}: troupe's own, netdata ai-agent `.ai`, Claude Code, GitHub Copilot, OpenCode. */
+export type AgentFormat = (typeof AGENT_FORMATS)[number];
+
+/**
+ * A hand-off an agent may take once it has answered (GitHub Copilot's
+ * `handoffs:`): the model chooses it, and unless `send` is true the person
+ * confirms it first, through the approval queue.
+ */
+export interface HandoffChoiceDefinition {
+  /** The agent that takes over. */
+  agent: string;
+  /** The button's text in the editor; the model chooses by it (or by the agent's name). */
+  label?: string;
+  /** The prompt the next agent gets with the work so far. */
+  prompt?: string;
+  /** True: the hand-off goes ahead without asking. Default: false (the person confirms). */
+  send?: boolean;
+}
+
+/** What may happen when an agent calls a tool: it runs, the person is asked first, or it is refused. */
+export type ToolDecision = 'allow' | 'ask' | 'deny';
+
+/**
+ * Which tool calls need the person's approval (Claude Code's
+ * `permissionMode`, OpenCode's `permission`), by tool name as the file
+ * writes it. Compiled onto the approval queue: `ask` tools go through
+ * `ApprovalQueue.guard`, `deny` tools are not given to the agent.
+ */
+export interface ApprovalPolicy {
+  /** The decision for tools not named in `tools`. Default: `allow`. */
+  default?: ToolDecision;
+  /** Decisions by tool name. */
+  tools?: Record<string, ToolDecision>;
+}
+
+/** An MCP server an agent file asks for: a name, and its configuration when the file gives one inline. */
+export interface McpServerReference {
+  name: string;
+  config?: Record<string, unknown>;
+}
+
 /** A validated agent definition, from a file or from {@link defineAgent}. */
 export interface AgentDefinition {
   /** Unique (case-insensitive) name. */
@@ -51,8 +93,31 @@ export interface AgentDefinition {
   adapter?: string;
   /** Sampling temperature. */
   temperature?: number;
-  /** Names of the tools the agent may call. */
+  /**
+   * Names of the tools the agent may call, as the file writes them
+   * (`read_file`, `Read`, `github/issue_read`, `mcp__server__tool`); `*`
+   * is every tool. Resolved when compiled (see `resolveAgentTools`).
+   */
   tools?: string[];
+  /** Tools the agent may not call, as the file writes them. */
+  disallowedTools?: string[];
+  /**
+   * Models named the way a coding tool names them (`sonnet`, `Claude
+   * Sonnet 4.6 (copilot)`), in order of preference: resolved through the
+   * app's model map, or passed as they are to that tool's own CLI; an
+   * unresolved one is a warning.
+   */
+  modelAliases?: string[];
+  /** Agents this one may call as tools (ai-agent's and Copilot's `agents:`); each runs nested in the caller's op. */
+  subAgents?: string[];
+  /** Hand-offs this agent may take once it has answered (Copilot's `handoffs:`). */
+  handoffs?: HandoffChoiceDefinition[];
+  /** How the agent is used: `primary` (the person talks to it), `subagent` (only called by others), or `all` (either). */
+  mode?: 'primary' | 'subagent' | 'all';
+  /** Which tool calls need the person's approval. */
+  approval?: ApprovalPolicy;
+  /** MCP servers the file asks for, kept as written. */
+  mcpServers?: McpServerReference[];
   /** Turn and time limits. */
   limits?: { maxTurns?: number; timeoutMs?: number };
   /** The agent that receives this one's output and owns the answer. */
@@ -73,132 +138,30 @@ export interface AgentDefinition {
   warnings?: AgentIssue[];
   /** The file it was read from. */
   file?: string;
+  /** The format it was read from (`troupe` for definitions made in code). */
+  format?: AgentFormat;
 }
 
-const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-const agentName = z.string().regex(NAME, 'must be 1-64 letters, digits, ".", "_" or "-", starting with a letter or digit');
-const oneOrMany = z.union([agentName, z.array(agentName)]).transform((v) => (Array.isArray(v) ? v : [v]));
+/**
+ * What an agent name must match: 1-64 letters, digits, `.`, `_`, `-` or
+ * inner spaces, starting with a letter or digit (`devsquad.plan`, `Beast
+ * Mode`). No backtracking: the last character class is fixed.
+ */
+export const AGENT_NAME_PATTERN = /^[A-Za-z0-9](?:[A-Za-z0-9._ -]{0,62}[A-Za-z0-9._-])?$/;
 
-/** The frontmatter keys troupe reads; any other key is kept in `extra` with a warning. */
-export const KNOWN_KEYS = [
-  'name', 'description', 'model', 'models', 'adapter', 'temperature', 'tools', 'limits', 'handoff',
-  'router', 'agents', 'advisors', 'team', 'role', 'metadata', 'system',
-] as const;
+/** True when `name` is a valid agent name. */
+export function isAgentName(name: unknown): name is string {
+  return typeof name === 'string' && AGENT_NAME_PATTERN.test(name);
+}
 
-/** The zod schema of agent frontmatter (known keys only; the rest pass through). */
-export const agentFrontmatterSchema = z.looseObject({
-  name: agentName.optional(),
-  description: z.string().optional(),
-  model: z.string().min(1).optional(),
-  models: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
-  adapter: z.string().min(1).optional(),
-  temperature: z.number().min(0).optional(),
-  tools: z.union([z.string(), z.array(z.string())]).transform((v) => (Array.isArray(v) ? v : [v])).optional(),
-  limits: z.strictObject({ maxTurns: z.number().int().positive().optional(), timeoutMs: z.number().positive().optional() }).optional(),
-  handoff: agentName.optional(),
-  router: z.union([z.boolean(), z.strictObject({ destinations: z.array(agentName), fallback: agentName.optional() })]).optional(),
-  agents: z.unknown().optional(),
-  advisors: oneOrMany.optional(),
-  team: z.strictObject({
-    members: z.array(agentName).min(1),
-    coordinator: agentName.optional(),
-    terminationMode: z
-      .enum(['consensus', 'maxRounds', 'coordinatorDecides', 'max-rounds', 'coordinator'])
-      .transform((m) => (m === 'max-rounds' ? 'maxRounds' : m === 'coordinator' ? 'coordinatorDecides' : m))
-      .optional(),
-    maxRounds: z.number().int().positive().optional(),
-    turnBased: z.boolean().optional(),
-  }).optional(),
-  role: z.string().optional(),
-  metadata: z.record(z.string(), z.unknown()).optional(),
-  system: z.string().optional(),
-});
+/**
+ * True when a reference to another agent is a path to its file, relative to
+ * the referring file (`./reviewer.ai`, `../x/y.md`): it holds a `/` or ends
+ * in `.ai` or `.md`. The loader resolves such references to names.
+ */
+export function isPathReference(ref: string): boolean {
+  return ref.includes('/') || ref.endsWith('.ai') || ref.endsWith('.md');
+}
 
 /** The result of `safeParseAgentFile`: the definition, or the issues that refused it. */
 export type AgentParseResult<T> = CoreSafeParseResult<T, AgentIssue>;
-
-/**
- * Turn frontmatter `data` and a body into a definition. Returns the issues
- * instead of throwing.
- */
-export function definitionFrom(data: Record<string, unknown>, body: string, fallbackName?: string): AgentParseResult<AgentDefinition> {
-  const parsed = agentFrontmatterSchema.safeParse(data);
-  if (!parsed.success) {
-    return {
-      success: false,
-      issues: parsed.error.issues.map((i) => ({
-        code: 'invalid_value',
-        message: `${i.path.length ? `\`${i.path.join('.')}\`` : 'frontmatter'}: ${i.message}`,
-        path: i.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
-      })),
-    };
-  }
-  const f = parsed.data;
-  const name = f.name ?? fallbackName;
-  if (name === undefined || !NAME.test(name)) {
-    return { success: false, issues: [{ code: 'invalid_value', message: `\`name\`: expected an agent name, got ${JSON.stringify(name)}`, path: ['name'] }] };
-  }
-  const issues: AgentIssue[] = [];
-  const warnings: AgentIssue[] = [];
-  const extra: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(data)) {
-    if ((KNOWN_KEYS as readonly string[]).includes(key) && !(key === 'agents' && f.router !== true)) continue;
-    extra[key] = value;
-    warnings.push({ code: 'unknown_key', message: `Unknown key \`${key}\` is kept but not used`, agent: name, path: [key] });
-  }
-  let router: AgentDefinition['router'];
-  if (f.router === true) {
-    const agents = z.array(agentName).safeParse(f.agents);
-    if (!agents.success) issues.push({ code: 'invalid_value', message: '`router: true` needs `agents`: a list of agent names', agent: name, path: ['agents'] });
-    else router = { destinations: agents.data };
-  } else if (f.router && typeof f.router === 'object') {
-    router = { destinations: f.router.destinations, ...(f.router.fallback === undefined ? {} : { fallback: f.router.fallback }) };
-  }
-  if (issues.length) return { success: false, issues };
-  const def: AgentDefinition = { name, system: body.trim() || (f.system ?? '') };
-  const copy = <K extends keyof AgentDefinition>(key: K, value: AgentDefinition[K] | undefined) => {
-    if (value !== undefined) def[key] = value;
-  };
-  copy('description', f.description);
-  copy('model', f.model ?? f.models?.[0]);
-  copy('models', f.models);
-  copy('adapter', f.adapter);
-  copy('temperature', f.temperature);
-  copy('tools', f.tools);
-  copy('limits', f.limits as AgentDefinition['limits']);
-  copy('handoff', f.handoff);
-  copy('router', router);
-  copy('advisors', f.advisors);
-  copy('team', f.team as TeamDefinition | undefined);
-  copy('role', f.role);
-  copy('metadata', f.metadata);
-  if (Object.keys(extra).length) def.extra = extra;
-  def.warnings = warnings;
-  return { success: true, data: def };
-}
-
-/** What {@link defineAgent} accepts: a definition in code (`system` may be omitted). */
-export type AgentDefinitionInput = Omit<AgentDefinition, 'system' | 'warnings' | 'extra' | 'file' | 'advisors'> & {
-  system?: string;
-  advisors?: string | string[];
-};
-
-/**
- * Define an agent in code, validated by the same rules as an agent file.
- *
- * @example
- * ```ts
- * const desk = defineAgent({ name: 'desk', system: 'Route requests.', router: { destinations: ['billing'] } });
- * ```
- */
-export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
-  const { system = '', ...rest } = (input ?? {}) as AgentDefinitionInput;
-  const result = definitionFrom(rest as Record<string, unknown>, system);
-  if (!result.success) {
-    throw new ConfigurationError(`Invalid agent definition${typeof rest.name === 'string' ? ` "${rest.name}"` : ''}: ${result.issues.map((i) => i.message).join('; ')}`, {
-      code: 'invalid_agent',
-      details: { issues: result.issues },
-    });
-  }
-  return result.data;
-}

@@ -4,8 +4,11 @@
  * and the next line `---`, in one pass and within a size bound, and reads
  * it as data: YAML through the `yaml` package with aliases bounded, or
  * JSON. A code front matter (`---js`) is refused and never evaluated.
- * Format readers (troupe's own in `parse.ts`) map the data they get onto an
- * agent definition.
+ * Format readers (one module per format in `formats/`) map the data they
+ * get onto an agent definition. Two readings go past strict YAML, each only
+ * where the tool that owns a format does the same, and each reported: a
+ * single-line plain value holding an unquoted `: ` (Claude Code, OpenCode),
+ * and a front matter opened by `---` twice (netdata ai-agent).
  * @module
  */
 import { parse as parseYaml } from 'yaml';
@@ -108,4 +111,124 @@ export function readFrontMatterData(frontMatter: FrontMatter): SafeParseResult<R
   if (data === null || data === undefined) return { success: true, data: {} };
   if (typeof data !== 'object' || Array.isArray(data)) return fail('invalid_yaml', 'Front matter must be a YAML mapping of keys to values');
   return { success: true, data: data as Record<string, unknown> };
+}
+
+/** One line that {@link readFrontMatterLeniently} read as a single string. */
+export interface LenientLine {
+  /** The line's number within the front matter (1 is the line after the opening `---`). */
+  line: number;
+  /** The key whose value it is. */
+  key: string;
+}
+
+/** What {@link readFrontMatterLeniently} reads: the data, and the lines it read past strict YAML. */
+export interface LenientFrontMatter {
+  data: Record<string, unknown>;
+  /** The lines whose value held an unquoted `: `; empty when strict YAML read the block. */
+  lenient: LenientLine[];
+}
+
+/**
+ * Read a front matter as {@link readFrontMatterData} does, and when strict
+ * YAML refuses it, once more the way Claude Code and OpenCode read their
+ * agent files: a top-level line `key: value` whose value is a single-line
+ * plain scalar holding an unquoted `: ` (`description: Use it: always`) is
+ * read as one string (also when it starts with `*` or `&`, as
+ * `**Role**: ...` does). Nothing else is relaxed: a value that starts with
+ * a quote, a bracket, a brace, a block indicator or `#`, a value continued
+ * on an indented line, and every other error stay errors (the strict error
+ * is reported). One pass over the lines and one
+ * more parse: linear, and data only.
+ *
+ * @example
+ * ```ts
+ * const split = splitFrontMatter('---\ndescription: Reviewer: finds bugs\n---\nBody');
+ * if (split.success) readFrontMatterLeniently(split.data);
+ * // { success: true, data: { data: { description: 'Reviewer: finds bugs' }, lenient: [{ line: 1, key: 'description' }] } }
+ * ```
+ */
+export function readFrontMatterLeniently(frontMatter: FrontMatter): SafeParseResult<LenientFrontMatter> {
+  const strict = readFrontMatterData(frontMatter);
+  if (strict.success) return { success: true, data: { data: strict.data, lenient: [] } };
+  if (strict.issues[0]?.code !== 'invalid_yaml' || frontMatter.language === 'json') return strict;
+  const lines = frontMatter.matter.split('\n');
+  const lenient: LenientLine[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    const entry = plainEntry(line);
+    if (entry === undefined || !entry.value.includes(': ') || continues(lines[i + 1])) continue;
+    lines[i] = `${entry.key}: ${JSON.stringify(entry.value)}`;
+    lenient.push({ line: i + 1, key: entry.key });
+  }
+  if (lenient.length === 0) return strict;
+  const again = readFrontMatterData({ ...frontMatter, matter: lines.join('\n') });
+  return again.success ? { success: true, data: { data: again.data, lenient } } : strict;
+}
+
+/**
+ * Characters that open a value the owning tools read as YAML too (a quoted
+ * scalar, a block scalar, a flow collection, a comment): such a value is
+ * never read leniently.
+ */
+const NOT_PLAIN = new Set(['"', "'", '|', '>', '[', '{', '#']);
+
+/** A top-level `key: value` line with a plain value: its key and its trimmed value. Linear; no regular expression. */
+function plainEntry(line: string): { key: string; value: string } | undefined {
+  const first = line.charCodeAt(0);
+  if (!(isLetter(first) || first === 0x5f)) return undefined;
+  let at = 1;
+  while (at < line.length && (isLetter(line.charCodeAt(at)) || isDigit(line.charCodeAt(at)) || line[at] === '_' || line[at] === '-')) at++;
+  const key = line.slice(0, at);
+  while (line[at] === ' ' || line[at] === '\t') at++;
+  if (line[at] !== ':' || (line[at + 1] !== ' ' && line[at + 1] !== '\t')) return undefined;
+  const value = line.slice(at + 1).trim();
+  if (value === '' || NOT_PLAIN.has(value[0]!)) return undefined;
+  return { key, value };
+}
+
+/** True when `next` continues the line before it (an indented, non-blank line). */
+function continues(next: string | undefined): boolean {
+  return next !== undefined && (next[0] === ' ' || next[0] === '\t') && next.trim() !== '';
+}
+
+const isLetter = (c: number): boolean => (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
+const isDigit = (c: number): boolean => c >= 0x30 && c <= 0x39;
+
+/**
+ * True when the first non-blank line of `body` is a YAML `key:` line
+ * (`model: x`, `tools:`): the sign of a front matter that closed too
+ * early. Reads only up to that line.
+ */
+export function startsWithYamlKey(body: string): boolean {
+  let at = 0;
+  for (;;) {
+    const nl = body.indexOf('\n', at);
+    const end = nl < 0 ? body.length : nl;
+    let first = at;
+    while (first < end && (body[first] === ' ' || body[first] === '\t')) first++;
+    if (first < end) {
+      if (first !== at) return false;
+      const line = body.slice(at, end);
+      const c = line.charCodeAt(0);
+      if (!(isLetter(c) || c === 0x5f)) return false;
+      let i = 1;
+      while (i < line.length && (isLetter(line.charCodeAt(i)) || isDigit(line.charCodeAt(i)) || line[i] === '_' || line[i] === '-')) i++;
+      return line[i] === ':' && (i + 1 === line.length || line[i + 1] === ' ' || line[i + 1] === '\t');
+    }
+    if (nl < 0) return false;
+    at = nl + 1;
+  }
+}
+
+/**
+ * A front matter opened by `---` twice (`---`, `---`, the YAML, `---`), read
+ * the way netdata ai-agent reads it: YAML takes the second `---` as the
+ * start of its document, so the block runs to the next `---` line. Returns
+ * the re-split front matter when `split` is such a block (empty, followed by
+ * a YAML `key:` line and a closing `---`), else `undefined`.
+ */
+export function reopenDoubledFence(split: FrontMatter, options: SplitFrontMatterOptions = {}): FrontMatter | undefined {
+  if (!split.present || split.matter.trim() !== '' || !startsWithYamlKey(split.body)) return undefined;
+  const again = splitFrontMatter(`---${split.language}\n${split.body}`, options);
+  return again.success && again.data.present ? again.data : undefined;
 }

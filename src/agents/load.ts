@@ -1,27 +1,44 @@
 /**
- * Load every agent file under a folder.
+ * Load every agent file under a folder: each read by its format's module,
+ * then the references between them (sub-agents, hand-offs, advisors,
+ * router destinations, team members) resolved to names.
  * @module
  */
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, extname, join, relative } from 'node:path';
+import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, ParseError, errorMessage } from '../core/errors.js';
-import type { AgentDefinition, AgentIssue } from './definition.js';
+import type { AgentDefinition, AgentFormat, AgentIssue } from './definition.js';
+import { detectFormatByPlace, nameFromFileName } from './formats/index.js';
 import { MAX_AGENT_FILE_BYTES, agentFileError, safeParseAgentFile } from './parse.js';
+import { resolveReferences } from './references.js';
 
-/** The extensions of agent files. */
+/** The extensions of agent files (`.agent.md` and `.chatmode.md` end in `.md`). */
 export const AGENT_FILE_EXTENSIONS = ['.md', '.ai'] as const;
 
 /** Options of {@link loadAgents}. */
 export interface LoadAgentsOptions {
   /** Cancels the walk. */
   signal?: AbortSignal;
+  /** Read every file as this format instead of recognising each file's format. */
+  format?: AgentFormat;
+}
+
+/** What {@link loadAgentFolder} returns. */
+export interface LoadedAgents {
+  /** The definitions, in the order of their files. */
+  agents: AgentDefinition[];
+  /** What the walk skipped and why (a link out of the repository, a file that is not an agent). */
+  warnings: AgentIssue[];
+  /** The folder symbolic links may lead into: the repository holding the folder, else the folder itself. */
+  boundary: string;
 }
 
 /**
- * Read every `.md` and `.ai` file under `dir` (recursively, in a
- * deterministic order). The name of an agent defaults to its file name.
- * Throws an error naming every file that failed.
+ * Read every agent file under `dir` (recursively, in a deterministic
+ * order), each in its own format, and resolve the references between them.
+ * The name of an agent defaults to its file's name. Throws an error naming
+ * every file that failed.
  *
  * @example
  * ```ts
@@ -30,20 +47,67 @@ export interface LoadAgentsOptions {
  * ```
  */
 export async function loadAgents(dir: string, options: LoadAgentsOptions = {}): Promise<AgentDefinition[]> {
-  const files = await listAgentFiles(dir, options.signal);
+  return (await loadAgentFolder(dir, options)).agents;
+}
+
+/**
+ * {@link loadAgents}, with what the walk skipped. Symbolic links (the
+ * folder itself, its files and its subfolders) are followed only when they
+ * lead to a place inside the repository that holds the folder (the nearest
+ * folder above it with a `.git`), else inside the folder; others are
+ * skipped with a warning. In a place a coding tool reads (`.claude/agents`,
+ * `.github/agents`, `.opencode/agents`), a Markdown file without a front
+ * matter (a README) is not an agent and is skipped.
+ *
+ * @example
+ * ```ts
+ * const { agents, warnings } = await loadAgentFolder('.claude/agents');
+ * ```
+ */
+export async function loadAgentFolder(dir: string, options: LoadAgentsOptions = {}): Promise<LoadedAgents> {
+  const { signal } = options;
+  const root = resolve(dir);
+  let realRoot: string;
+  try {
+    realRoot = await realpath(root);
+    if (!(await stat(realRoot)).isDirectory()) throw new Error('not a folder');
+  } catch (error) {
+    throw new ConfigurationError(`Cannot read the agent folder ${dir}: ${errorMessage(error)}`, { cause: error, details: { dir } });
+  }
+  const boundary = (await repositoryOf(root)) ?? realRoot;
+  const warnings: AgentIssue[] = [];
+  if (!isInside(boundary, realRoot)) {
+    throw new ConfigurationError(`Refused to read the agent folder ${dir}: it is a symbolic link that leads out of its repository (to ${realRoot})`, {
+      code: 'unsafe_path',
+      details: { dir, target: realRoot },
+    });
+  }
+  const files = await listAgentFiles(root, realRoot, { boundary, signal, warnings, visited: new Set([realRoot]) });
   const defs: AgentDefinition[] = [];
   const failures: AgentIssue[] = [];
   let unreadable = false;
-  for (const path of files) {
-    throwIfAborted(options.signal);
-    const file = relative(dir, path) || basename(path);
-    const size = (await stat(path)).size;
+  for (const { path, real } of files) {
+    throwIfAborted(signal);
+    const file = relative(root, path) || path;
+    const size = (await stat(real)).size;
     if (size > MAX_AGENT_FILE_BYTES) {
       unreadable = true;
       failures.push({ code: 'too_large', message: `${file}: larger than 1 MB (${size} bytes); refusing to read it`, file });
       continue;
     }
-    const result = safeParseAgentFile(await readFile(path, 'utf8'), { name: basename(path, extname(path)), file });
+    const text = await readFile(real, 'utf8');
+    // The format of a file comes from where it really lives (a linked `.opencode/agents` may hold Claude Code files).
+    const placed = options.format ?? detectFormatByPlace({ path: real, firstLine: text.startsWith('#!') ? text.slice(0, text.indexOf('\n') >>> 0) : '' })?.format;
+    if (placed !== undefined && placed !== 'troupe' && placed !== 'ai-agent' && !startsWithFrontMatter(text)) {
+      warnings.push({ code: 'not_an_agent', message: `${file} has no front matter: not an agent file, skipped`, file });
+      continue;
+    }
+    const result = safeParseAgentFile(text, {
+      name: nameFromFileName(path),
+      file,
+      path: real,
+      ...(placed === undefined ? {} : { format: placed }),
+    });
     if (result.success) defs.push(result.data);
     else {
       unreadable ||= agentFileError(result.issues) instanceof ParseError;
@@ -55,23 +119,65 @@ export async function loadAgents(dir: string, options: LoadAgentsOptions = {}): 
     const details = { issues: failures, files: [...new Set(failures.map((f) => f.file))] };
     throw unreadable ? new ParseError(message, { details }) : new ConfigurationError(message, { code: 'invalid_agent', details });
   }
-  return defs;
+  return { agents: resolveReferences(defs), warnings, boundary };
 }
 
-async function listAgentFiles(dir: string, signal: AbortSignal | undefined): Promise<string[]> {
-  let entries;
-  try {
-    entries = await readdir(dir, { withFileTypes: true });
-  } catch (error) {
-    throw new ConfigurationError(`Cannot read the agent folder ${dir}: ${errorMessage(error)}`, { cause: error, details: { dir } });
+/** A text whose first line (after a BOM and a `#!` line) opens a front matter. */
+function startsWithFrontMatter(text: string): boolean {
+  let source = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  if (source.startsWith('#!')) source = source.slice(source.indexOf('\n') + 1);
+  return source.startsWith('---') && source[3] !== '-';
+}
+
+/** The real path of the repository holding `path`: the nearest folder at or above it with a `.git` entry. */
+async function repositoryOf(path: string): Promise<string | undefined> {
+  for (let at = path; ; at = dirname(at)) {
+    if ((await lstat(join(at, '.git')).catch(() => undefined)) !== undefined) return realpath(at);
+    if (dirname(at) === at) return undefined;
   }
+}
+
+function isInside(base: string, path: string): boolean {
+  const rel = relative(base, path);
+  return rel === '' || (rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel));
+}
+
+interface Walk {
+  boundary: string;
+  signal: AbortSignal | undefined;
+  warnings: AgentIssue[];
+  /** Real paths of the folders entered, so that a link back up is not walked twice. */
+  visited: Set<string>;
+}
+
+/** The agent files under `dir` (as reached, and their real paths), sorted by name at every level. */
+async function listAgentFiles(dir: string, realDir: string, walk: Walk): Promise<Array<{ path: string; real: string }>> {
+  const entries = await readdir(realDir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const out: string[] = [];
+  const out: Array<{ path: string; real: string }> = [];
   for (const entry of entries) {
-    throwIfAborted(signal);
+    throwIfAborted(walk.signal);
     const path = join(dir, entry.name);
-    if (entry.isDirectory() && !entry.name.startsWith('.') && entry.name !== 'node_modules') out.push(...(await listAgentFiles(path, signal)));
-    else if (entry.isFile() && (AGENT_FILE_EXTENSIONS as readonly string[]).includes(extname(entry.name))) out.push(path);
+    let real = join(realDir, entry.name);
+    let isDir = entry.isDirectory();
+    let isFile = entry.isFile();
+    if (entry.isSymbolicLink()) {
+      const target = await realpath(real).catch(() => undefined);
+      const info = target === undefined ? undefined : await stat(target).catch(() => undefined);
+      if (target === undefined || info === undefined) continue;
+      if (!isInside(walk.boundary, target)) {
+        walk.warnings.push({ code: 'link_outside', message: `${path} is a symbolic link that leads out of the repository (to ${target}): skipped`, file: path });
+        continue;
+      }
+      real = target;
+      isDir = info.isDirectory();
+      isFile = info.isFile();
+    }
+    if (isDir && !entry.name.startsWith('.') && entry.name !== 'node_modules') {
+      if (walk.visited.has(real)) continue;
+      walk.visited.add(real);
+      out.push(...(await listAgentFiles(path, real, walk)));
+    } else if (isFile && AGENT_FILE_EXTENSIONS.some((ext) => entry.name.endsWith(ext))) out.push({ path, real });
   }
   return out;
 }

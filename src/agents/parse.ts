@@ -1,13 +1,15 @@
 /**
- * Agent files: markdown (`.md`, or `.ai` with a `#!` first line) whose YAML
- * frontmatter configures the agent and whose body is its system prompt.
- * Agent files are data: only YAML (or JSON) front matter is read, never code.
+ * Agent files: markdown (`.md`, `.agent.md`, or `.ai` with a `#!` first
+ * line) whose front matter configures the agent and whose body is its
+ * system prompt, in any of the formats of `formats/`. Agent files are data:
+ * only YAML (or JSON) front matter is read, never code.
  * @module
  */
 import { ConfigurationError, ParseError, type TroupeError } from '../core/errors.js';
 import { expectText, normalizeText } from '../text/lines.js';
-import { definitionFrom, type AgentDefinition, type AgentIssue, type AgentParseResult } from './definition.js';
-import { readFrontMatterData, splitFrontMatter } from './front-matter.js';
+import type { AgentDefinition, AgentFormat, AgentIssue, AgentParseResult } from './definition.js';
+import { agentFormats, detectFormatByFields, detectFormatByPlace } from './formats/index.js';
+import { readFrontMatterData, readFrontMatterLeniently, reopenDoubledFence, splitFrontMatter, startsWithYamlKey, type FrontMatter, type LenientFrontMatter } from './front-matter.js';
 
 export { MAX_YAML_ALIASES } from './front-matter.js';
 
@@ -16,10 +18,14 @@ export const MAX_AGENT_FILE_BYTES = 1024 * 1024;
 
 /** Options of {@link parseAgentFile}. */
 export interface ParseAgentFileOptions {
-  /** The name when the frontmatter has none (a loader passes the file name). */
+  /** The name when the front matter has none (a loader passes the file's name without its extensions). */
   name?: string;
-  /** The file, for messages. */
+  /** The file, for messages (a loader passes its path inside the folder). */
   file?: string;
+  /** The file's format; default: recognised from `path`, the first line and the fields (see `FORMAT_DETECTION`). */
+  format?: AgentFormat;
+  /** The path the format is recognised from (its extension and folders, such as `.claude/agents/`). Default: `file`. */
+  path?: string;
 }
 
 /** Issue codes that mean the text could not be read at all (a `ParseError`), not that it broke the schema. */
@@ -27,9 +33,17 @@ const UNREADABLE = new Set(['too_large', 'code_frontmatter', 'invalid_yaml', 'un
 
 /**
  * Parse an agent file without throwing: `{ success: true, data }` or
- * `{ success: false, issues }`, each issue with a `code`. LF, CRLF, CR and a
- * BOM read the same. A non-string is a programming error and throws a
- * `ConfigurationError` (`invalid_argument`), as in every reader.
+ * `{ success: false, issues }`, each issue with a `code`. The format is
+ * `options.format`, else recognised from the path, the first line and the
+ * fields; its module maps the front matter onto the definition. LF, CRLF,
+ * CR and a BOM read the same. A non-string is a programming error and
+ * throws a `ConfigurationError` (`invalid_argument`), as in every reader.
+ *
+ * @example
+ * ```ts
+ * const result = safeParseAgentFile(text, { file: '.claude/agents/reviewer.md', name: 'reviewer' });
+ * if (result.success) result.data.tools; // ['Read', 'Grep', 'Glob']
+ * ```
  */
 export function safeParseAgentFile(text: string, options: ParseAgentFileOptions = {}): AgentParseResult<AgentDefinition> {
   const fail = (code: string, message: string): AgentParseResult<AgentDefinition> => ({
@@ -41,26 +55,69 @@ export function safeParseAgentFile(text: string, options: ParseAgentFileOptions 
     return fail('too_large', `Agent file is larger than ${MAX_AGENT_FILE_BYTES} bytes (1 MB); refusing to read it`);
   }
   let source = normalizeText(text);
+  let firstLine: string | undefined;
   if (source.startsWith('#!')) {
     // `.ai` files start with a shebang line before the front matter.
     const eol = source.indexOf('\n');
+    firstLine = eol === -1 ? source : source.slice(0, eol);
     source = eol === -1 ? '' : source.slice(eol + 1);
   }
+  const path = options.path ?? options.file;
+  const placed = options.format ?? detectFormatByPlace({ ...(path === undefined ? {} : { path }), ...(firstLine === undefined ? {} : { firstLine }) })?.format;
   const split = splitFrontMatter(source);
   if (!split.success) return fail(split.issues[0]!.code, split.issues[0]!.message);
-  const read = readFrontMatterData(split.data);
-  if (!read.success) return fail(read.issues[0]!.code, read.issues[0]!.message);
-  const data = read.data;
-  const body = split.data.body;
-  const result = definitionFrom(data, body, options.name);
-  if (!result.success) {
-    return { success: false, issues: result.issues.map((i) => withFile(i, options.file)) };
+  const notes: AgentIssue[] = [];
+  let frontMatter = split.data;
+  // Lines before the front matter's first line: a shebang, the opening `---`.
+  let lineOffset = (firstLine === undefined ? 0 : 1) + 1;
+  const reopened = placed === 'ai-agent' ? reopenDoubledFence(frontMatter) : undefined;
+  if (reopened !== undefined) {
+    frontMatter = reopened;
+    lineOffset++;
+    notes.push({ code: 'doubled_fence', message: 'The front matter opens with `---` twice; read as one block, as ai-agent reads it', path: [] });
   }
-  if (options.file !== undefined) {
-    result.data.file = options.file;
-    result.data.warnings = (result.data.warnings ?? []).map((w) => withFile(w, options.file));
+  const lenientRead = readFrontMatterLeniently(frontMatter);
+  if (!lenientRead.success) return fail(lenientRead.issues[0]!.code, lenientRead.issues[0]!.message);
+  const read: LenientFrontMatter = lenientRead.data;
+  // Only a format whose tool reads such lines may (its own detection by fields included).
+  if (read.lenient.length > 0 && placed !== undefined && !agentFormats[placed].lenient) return strictFailure(frontMatter, fail);
+  const format = placed ?? detectFormatByFields(read.data)?.format ?? 'troupe';
+  const module = agentFormats[format];
+  if (read.lenient.length > 0 && !module.lenient) return strictFailure(frontMatter, fail);
+  for (const { line, key } of read.lenient) {
+    notes.push({
+      code: 'lenient_yaml',
+      message: `Line ${line + lineOffset}: the value of \`${key}\` holds an unquoted ": "; read as one string, as ${module.label} reads it (quote it to silence this)`,
+      path: [key],
+    });
   }
+  if (reopened === undefined && frontMatter.present && Object.keys(read.data).length === 0 && startsWithYamlKey(frontMatter.body)) {
+    notes.push({
+      code: 'yaml_in_body',
+      message: 'The front matter is empty but the text after it starts like YAML (`key: value`): is a `---` line misplaced?',
+      path: [],
+    });
+  }
+  const result = module.read({
+    data: read.data,
+    body: frontMatter.body,
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(options.file === undefined ? {} : { file: options.file }),
+  });
+  if (!result.success) return result;
+  const def = result.data;
+  def.warnings = [
+    ...notes.map((n) => ({ ...n, agent: def.name, ...(options.file === undefined ? {} : { file: options.file }) })),
+    ...(def.warnings ?? []),
+  ];
   return result;
+}
+
+/** The strict YAML error of a front matter that only a lenient reading accepts. */
+function strictFailure(frontMatter: FrontMatter, fail: (code: string, message: string) => AgentParseResult<AgentDefinition>): AgentParseResult<AgentDefinition> {
+  const strict = readFrontMatterData(frontMatter);
+  const issue = strict.success ? { code: 'invalid_yaml', message: 'Front matter is not valid YAML' } : strict.issues[0]!;
+  return fail(issue.code, issue.message);
 }
 
 /**
@@ -86,8 +143,4 @@ export function agentFileError(issues: readonly AgentIssue[], file?: string): Tr
   const details = { issues, ...(file === undefined ? {} : { file }) };
   const unreadable = issues.some((i) => UNREADABLE.has(i.code));
   return unreadable ? new ParseError(message, { details }) : new ConfigurationError(message, { code: 'invalid_agent', details });
-}
-
-function withFile(issue: AgentIssue, file: string | undefined): AgentIssue {
-  return file === undefined ? issue : { ...issue, file };
 }

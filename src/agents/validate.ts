@@ -5,10 +5,25 @@
  * @module
  */
 import { Graph, alg } from '@dagrejs/graphlib';
-import type { AgentDefinition, AgentIssue } from './definition.js';
+import { isPathReference, type AgentDefinition, type AgentIssue } from './definition.js';
+import { resolveAgentModel, resolveAgentTools, type AgentResolutionOptions } from './resolve.js';
 
-/** The kind of an edge between two agents. */
-export type AgentEdgeKind = 'handoff' | 'router' | 'advisor' | 'team';
+/**
+ * The kind of an edge between two agents: `subagent` (called as a tool),
+ * `handoff-choice` (a hand-off the agent may offer once it has answered;
+ * these may form loops, which a run bounds).
+ */
+export type AgentEdgeKind = 'handoff' | 'router' | 'advisor' | 'team' | 'subagent' | 'handoff-choice';
+
+/** The sub-agents of `def`: its `subAgents`, with `*` standing for every other agent that may be called by a model (`mode` not `primary`). */
+export function subAgentsOf(def: AgentDefinition, defs: readonly AgentDefinition[]): string[] {
+  const out: string[] = [];
+  for (const ref of def.subAgents ?? []) {
+    if (ref === '*') out.push(...defs.filter((d) => d.name !== def.name && d.mode !== 'primary').map((d) => d.name));
+    else out.push(ref);
+  }
+  return [...new Set(out)];
+}
 
 /** One edge of the agent graph. */
 export interface AgentEdge {
@@ -41,25 +56,51 @@ export function agentEdges(defs: readonly AgentDefinition[]): AgentEdge[] {
       const members = [...def.team.members, ...(def.team.coordinator === undefined || def.team.coordinator === def.name ? [] : [def.team.coordinator])];
       for (const to of new Set(members)) edges.push({ from: def.name, to, kind: 'team' });
     }
+    for (const to of subAgentsOf(def, defs)) edges.push({ from: def.name, to, kind: 'subagent' });
+    for (const to of new Set((def.handoffs ?? []).map((h) => h.agent))) edges.push({ from: def.name, to, kind: 'handoff-choice' });
   }
   return edges;
 }
 
-/** The agent graph as a graphlib multigraph (edge names are the kinds). */
-export function agentGraph(defs: readonly AgentDefinition[]): Graph {
+/**
+ * The agent graph as a graphlib multigraph (edge names are the kinds).
+ * `kinds` limits it to some edge kinds (cycles are looked for without
+ * `handoff-choice` edges).
+ */
+export function agentGraph(defs: readonly AgentDefinition[], kinds?: readonly AgentEdgeKind[]): Graph {
   const graph = new Graph({ directed: true, multigraph: true });
   for (const def of defs) graph.setNode(def.name, def);
   for (const edge of agentEdges(defs)) {
+    if (kinds !== undefined && !kinds.includes(edge.kind)) continue;
     if (graph.hasNode(edge.to)) graph.setEdge(edge.from, edge.to, edge.kind, edge.kind);
   }
   return graph;
 }
 
+/** The key that declares an edge of each kind, for issue paths. */
+const EDGE_KEYS: Record<AgentEdgeKind, string> = {
+  handoff: 'handoff',
+  router: 'router',
+  advisor: 'advisors',
+  team: 'team',
+  subagent: 'agents',
+  'handoff-choice': 'handoffs',
+};
+
+/** Edge kinds that run every time (a cycle through them never ends). */
+const STATIC_KINDS: readonly AgentEdgeKind[] = ['handoff', 'router', 'advisor', 'team', 'subagent'];
+
 /**
- * Validate agent definitions as a whole: unknown references, duplicate
- * names (case-insensitive), cycles through handoff, router, advisor and team
- * edges (`code: 'cycle'`, `path: ['a', 'b', 'a']`), a router that declares
- * its own tools, an empty router, a team coordinator with a handoff.
+ * Validate agent definitions as a whole: unknown references (of every edge
+ * kind), duplicate names (case-insensitive), cycles through handoff,
+ * router, advisor, team and sub-agent edges (`code: 'cycle'`, `path: ['a',
+ * 'b', 'a']`; hand-off choices may loop), a router that declares its own
+ * tools or sub-agents, an empty router, a team coordinator with a handoff,
+ * hand-off choices beside a router, team, handoff or advisors. With
+ * `options` (how the app resolves names), also the tools that resolve to
+ * nothing (`unresolved_tool`: an error, or a warning when `unknownTools`
+ * is `warn`) and the model aliases that resolve to nothing
+ * (`unresolved_model`, a warning).
  *
  * @example
  * ```ts
@@ -67,7 +108,7 @@ export function agentGraph(defs: readonly AgentDefinition[]): Graph {
  * for (const e of errors) console.error(e.message);
  * ```
  */
-export function validateAgents(defs: readonly AgentDefinition[]): AgentValidation {
+export function validateAgents(defs: readonly AgentDefinition[], options?: AgentResolutionOptions): AgentValidation {
   const errors: AgentIssue[] = [];
   const warnings: AgentIssue[] = defs.flatMap((d) => d.warnings ?? []);
   const at = (def: AgentDefinition) => (def.file === undefined ? {} : { file: def.file });
@@ -92,10 +133,22 @@ export function validateAgents(defs: readonly AgentDefinition[]): AgentValidatio
     const near = seen.get(edge.to.toLowerCase());
     errors.push({
       code: 'unknown_reference',
-      message: `Agent "${edge.from}" names unknown agent "${edge.to}" (${edge.kind})${near ? `; did you mean "${near.name}"?` : ''}`,
+      message: isPathReference(edge.to)
+        ? `Agent "${edge.from}" names the agent file "${edge.to}" (${edge.kind}), which is not in the folder`
+        : `Agent "${edge.from}" names unknown agent "${edge.to}" (${edge.kind})${near ? `; did you mean "${near.name}"?` : ''}`,
       agent: edge.from,
-      path: [edge.kind === 'advisor' ? 'advisors' : edge.kind, edge.to],
+      path: [EDGE_KEYS[edge.kind], edge.to],
       ...at(def),
+    });
+  }
+  for (const edge of agentEdges(defs)) {
+    if (edge.kind !== 'subagent' || byName.get(edge.to)?.mode !== 'primary') continue;
+    warnings.push({
+      code: 'subagent_primary',
+      message: `Agent "${edge.from}" lists "${edge.to}" as a sub-agent, but its file says no model may call it`,
+      agent: edge.from,
+      path: ['agents', edge.to],
+      ...at(byName.get(edge.from)!),
     });
   }
   for (const def of defs) {
@@ -111,6 +164,50 @@ export function validateAgents(defs: readonly AgentDefinition[]): AgentValidatio
         ...at(def),
       });
     }
+    if (def.router && (def.subAgents?.length ?? 0) > 0) {
+      errors.push({
+        code: 'router_with_tools',
+        message: `Router "${def.name}" declares sub-agents (${def.subAgents!.join(', ')}); a router's one turn only chooses a destination`,
+        agent: def.name,
+        path: ['agents'],
+        ...at(def),
+      });
+    }
+    if ((def.handoffs?.length ?? 0) > 0) {
+      const beside = (['router', 'team', 'handoff', 'advisors'] as const).filter((k) => def[k] !== undefined);
+      if (beside.length > 0) {
+        errors.push({
+          code: 'incompatible_handoffs',
+          message: `Agent "${def.name}" offers hand-offs beside ${beside.map((k) => `\`${k}\``).join(', ')}; an agent that offers hand-offs answers itself`,
+          agent: def.name,
+          path: ['handoffs'],
+          ...at(def),
+        });
+      }
+    }
+    if (options !== undefined) {
+      const unresolved = resolveAgentTools(def, options).unresolved;
+      if (unresolved.length > 0) {
+        const issue: AgentIssue = {
+          code: 'unresolved_tool',
+          message: `Agent "${def.name}": ${unresolved.length} tool${unresolved.length === 1 ? '' : 's'} resolve${unresolved.length === 1 ? 's' : ''} to nothing: ${unresolved.join(', ')}`,
+          agent: def.name,
+          path: ['tools', ...unresolved],
+          ...at(def),
+        };
+        ((options.unknownTools ?? 'error') === 'error' ? errors : warnings).push(issue);
+      }
+      const models = resolveAgentModel(def, options).unresolved;
+      if (models.length > 0) {
+        warnings.push({
+          code: 'unresolved_model',
+          message: `Agent "${def.name}": model ${models.map((m) => `"${m}"`).join(', ')} is not in the model map; the adapter's default model is used`,
+          agent: def.name,
+          path: ['model', ...models],
+          ...at(def),
+        });
+      }
+    }
     const coordinator = def.team?.coordinator === undefined ? undefined : byName.get(def.team.coordinator);
     if (coordinator?.handoff !== undefined) {
       errors.push({
@@ -122,7 +219,7 @@ export function validateAgents(defs: readonly AgentDefinition[]): AgentValidatio
       });
     }
   }
-  const graph = agentGraph(defs);
+  const graph = agentGraph(defs, STATIC_KINDS);
   for (const component of alg.findCycles(graph)) {
     const path = cyclePath(graph, component);
     errors.push({ code: 'cycle', message: `Cycle: ${path.join(' -> ')}`, agent: path[0]!, path, ...at(byName.get(path[0]!)!) });
@@ -152,21 +249,24 @@ function cyclePath(graph: Graph, component: string[]): string[] {
 /**
  * The agents that can own the final answer when `name` runs: the end of its
  * handoff chain, the terminals of every router destination, the team
- * coordinator.
+ * coordinator; an agent that offers hand-offs, and the terminals of each.
  */
 export function terminalsOf(defs: readonly AgentDefinition[], name: string): string[] {
   const byName = new Map(defs.map((d) => [d.name, d]));
   const out = new Set<string>();
-  const visiting = new Set<string>();
+  // Each agent is looked at once: its terminals do not depend on the way it was reached.
+  const visited = new Set<string>();
   const visit = (n: string): void => {
     const def = byName.get(n);
-    if (!def || visiting.has(n)) return;
-    visiting.add(n);
-    if (def.handoff !== undefined) visit(def.handoff);
+    if (!def || visited.has(n)) return;
+    visited.add(n);
+    if ((def.handoffs?.length ?? 0) > 0) {
+      out.add(n);
+      for (const h of def.handoffs!) visit(h.agent);
+    } else if (def.handoff !== undefined) visit(def.handoff);
     else if (def.router) for (const d of new Set([...def.router.destinations, ...(def.router.fallback ? [def.router.fallback] : [])])) visit(d);
     else if (def.team?.coordinator !== undefined) visit(def.team.coordinator);
     else out.add(n);
-    visiting.delete(n);
   };
   visit(name);
   return [...out];

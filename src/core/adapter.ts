@@ -89,8 +89,25 @@ export interface SessionSpec {
   temperature?: number;
   /** A working directory for adapters that act on files (coding-agent CLIs). */
   workspace?: string;
-  /** Free-form data passed through to the adapter. */
+  /**
+   * Free-form data passed through to the adapter. One key has a meaning
+   * every adapter may rely on: {@link CLI_TOOLS_KEY} (a {@link CliToolList}).
+   */
   metadata?: Record<string, unknown>;
+}
+
+/**
+ * The key of `SessionSpec.metadata` under which an agent that runs on a
+ * coding-agent CLI carries the CLI's own tools it may use
+ * ({@link CliToolList}); the process adapter's `toolArgs` turns it into
+ * the CLI's allow-list arguments.
+ */
+export const CLI_TOOLS_KEY = 'cliTools';
+
+/** The CLI's own tools an agent may use (`allowed`; absent: all of them) and may not use (`disallowed`), by the CLI's names. */
+export interface CliToolList {
+  allowed?: string[];
+  disallowed: string[];
 }
 
 /** An event a session may report while a turn is in progress. */

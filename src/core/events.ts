@@ -143,6 +143,7 @@ export interface TroupeEventPayloads {
   'handoff.started': { from: string; to: string };
   'handoff.completed': { from: string; to: string; agent: string };
   'handoff.failed': { from: string; to: string; stage: string; error: string; code?: string };
+  'handoff.declined': { from: string; to: string; label?: string; reason: 'denied' | 'no-approvals' | 'limit' };
   'router.selected': { router: string; destination: string; reason?: string; attempt: number; form: 'tool' | 'text' | 'fallback' };
   'router.retry': { router: string; choice?: string; valid: string[] };
   'advisor.completed': { main: string; advisor: string; output: string; usage: Usage };

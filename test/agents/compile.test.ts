@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { compileAgents } from '../../src/agents/compile.js';
-import { defineAgent, type AgentDefinitionInput } from '../../src/agents/definition.js';
+import { defineAgent, type AgentDefinitionInput } from '../../src/agents/define.js';
 import { parseAgentFile } from '../../src/agents/parse.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';

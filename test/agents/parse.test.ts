@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { defineAgent } from '../../src/agents/definition.js';
+import { defineAgent } from '../../src/agents/define.js';
 import { MAX_AGENT_FILE_BYTES, parseAgentFile, safeParseAgentFile } from '../../src/agents/parse.js';
 import { TroupeError } from '../../src/core/errors.js';
 

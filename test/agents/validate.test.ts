@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineAgent, type AgentDefinitionInput } from '../../src/agents/definition.js';
+import { defineAgent, type AgentDefinitionInput } from '../../src/agents/define.js';
 import { terminalsOf, validateAgents } from '../../src/agents/validate.js';
 
 const defs = (...list: AgentDefinitionInput[]) => list.map(defineAgent);
