@@ -6,7 +6,7 @@
  * @module
  */
 import type { ChildProcess } from 'node:child_process';
-import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolResult } from '../core/adapter.js';
+import { CLI_TOOLS_KEY, type CliToolList, type ModelAdapter, type ModelSession, type ModelTurn, type SendOptions, type SessionSpec, type ToolResult } from '../core/adapter.js';
 import { combineSignals, throwIfAborted, timeoutSignal } from '../core/abort.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { AdapterError, ConfigurationError, describeValue } from '../core/errors.js';
@@ -132,7 +132,28 @@ export interface ProcessAdapterOptions {
    * false, and `{mcp}` is left out).
    */
   mcp?: ProcessMcpOptions;
+  /**
+   * The CLI's own tools an agent may use, as the CLI's arguments: given the
+   * session's `metadata.cliTools` (a {@link CliToolList}, which
+   * `compileAgents` sets for an agent file run on its vendor's CLI), the
+   * arguments that replace the whole-argument placeholder `{tools}` of the
+   * command (and of the resume command), which must then contain it. A
+   * session without a list gets no arguments there. Default: none.
+   *
+   * @example
+   * ```ts
+   * // Claude Code: --allowedTools Read,Grep --disallowedTools Bash
+   * toolArgs: ({ allowed, disallowed }) => [
+   *   ...(allowed ? ['--allowedTools', allowed.join(',')] : []),
+   *   ...(disallowed.length ? ['--disallowedTools', disallowed.join(',')] : []),
+   * ],
+   * ```
+   */
+  toolArgs?: (tools: CliToolList) => readonly string[];
 }
+
+/** The whole-argument placeholder of the CLI's tool arguments (see `toolArgs`). */
+const TOOLS_PLACEHOLDER = '{tools}';
 
 /** The default of `maxOutputBytes`: 64 MiB of stdout (and of stderr) per turn. */
 export const DEFAULT_MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -192,6 +213,8 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
     async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
       throwIfAborted(signal);
       const cwd = options.cwd ?? spec.workspace ?? process.cwd();
+      // The CLI's own tools (checked before anything is started for the session).
+      const toolArgs = cliToolArgs(options, spec);
       // A session with tools serves them to the CLI over MCP, for as long as the session is open.
       const tools = options.mcp && spec.tools && spec.tools.length > 0 ? await CliToolCalls.start(spec.tools, options.mcp, signal) : undefined;
       const env = { ...buildEnv(options.passEnv ?? DEFAULT_PASS_ENV, options.env), ...tools?.config.env };
@@ -216,7 +239,9 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
         const template = resumed ? options.resume!.command : options.command;
         const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: toolSessionId ?? '' };
         const placed = placePrompt(template, prompt, dashPrompt);
-        const argv = placed.template.flatMap((arg) => (arg === MCP_PLACEHOLDER ? mcpArgs : [arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? '')]));
+        const argv = placed.template.flatMap((arg) =>
+          arg === MCP_PLACEHOLDER ? mcpArgs : arg === TOOLS_PLACEHOLDER ? toolArgs : [arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? '')],
+        );
         const stdin = promptMode === 'stdin' || placed.stdin ? prompt : undefined;
         return { argv, stdin };
       };
@@ -287,6 +312,17 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
   };
 }
 
+/** The `{tools}` arguments of a session: `toolArgs` of its `metadata.cliTools`, checked. */
+function cliToolArgs(options: ProcessAdapterOptions, spec: SessionSpec): readonly string[] {
+  const list = spec.metadata?.[CLI_TOOLS_KEY] as CliToolList | undefined;
+  if (options.toolArgs === undefined || list === undefined) return [];
+  const args = options.toolArgs(list);
+  if (!Array.isArray(args) || !args.every((a) => typeof a === 'string')) {
+    throw new ConfigurationError(`Expected \`toolArgs\` to return an array of strings, got ${describeValue(args)}`);
+  }
+  return args;
+}
+
 function validate(options: ProcessAdapterOptions): void {
   const argvOk = (argv: unknown) => Array.isArray(argv) && argv.length > 0 && argv.every((a) => typeof a === 'string') && argv[0] !== '';
   if (!options || !argvOk(options.command)) {
@@ -301,6 +337,12 @@ function validate(options: ProcessAdapterOptions): void {
   expectPositiveNumber('timeoutMs', options.timeoutMs);
   expectNonNegativeInteger('stderrTailChars', options.stderrTailChars);
   expectPositiveInteger('maxOutputBytes', options.maxOutputBytes);
+  if (options.toolArgs !== undefined) {
+    if (typeof options.toolArgs !== 'function') throw new ConfigurationError(`Expected \`toolArgs\` to be a function, got ${describeValue(options.toolArgs)}`);
+    for (const [name, argv] of [['command', options.command], ['resume.command', options.resume?.command]] as const) {
+      if (argv && !argv.includes(TOOLS_PLACEHOLDER)) throw new ConfigurationError(`\`${name}\` needs the argument "${TOOLS_PLACEHOLDER}" where the CLI's tool arguments go, since \`toolArgs\` is set`);
+    }
+  }
   if (options.dashPrompt !== undefined && !['auto', 'separator', 'stdin'].includes(options.dashPrompt)) {
     throw new ConfigurationError(`Expected \`dashPrompt\` to be "auto", "separator" or "stdin", got ${describeValue(options.dashPrompt)}`);
   }

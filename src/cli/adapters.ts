@@ -81,7 +81,8 @@ const scriptSchema = z.strictObject({
  */
 async function scriptedCliAdapter(context: CliAdapterContext): Promise<ModelAdapter> {
   const fallback = echoReply(context.defs);
-  if (context.script === undefined) return scriptedAdapter({ capabilities: { tools: false }, fallback });
+  // Tools on: agents with sub-agents get them as tools (the echo never calls one).
+  if (context.script === undefined) return scriptedAdapter({ capabilities: { tools: true }, fallback });
   let script: z.infer<typeof scriptSchema>;
   try {
     script = scriptSchema.parse(JSON.parse(await readFile(context.script, 'utf8')));

@@ -10,7 +10,7 @@ import type { Plan } from '../scheduler/plan.js';
 /** The formats `troupe graph` writes. */
 export type GraphFormat = 'mermaid' | 'dot';
 
-/** Render the agent graph of `defs`. */
+/** Render the agent graph of `defs` (hand-off choices, which a person or model may take, as dashed edges). */
 export function formatAgentGraph(defs: readonly AgentDefinition[], format: GraphFormat): string {
   const edges = agentEdges(defs);
   if (format === 'dot') {
@@ -19,7 +19,7 @@ export function formatAgentGraph(defs: readonly AgentDefinition[], format: Graph
       'digraph agents {',
       '  rankdir=LR;',
       ...defs.map((d) => `  ${q(d.name)};`),
-      ...edges.map((e) => `  ${q(e.from)} -> ${q(e.to)} [label=${q(e.kind)}];`),
+      ...edges.map((e) => `  ${q(e.from)} -> ${q(e.to)} [label=${q(e.kind)}${e.kind === 'handoff-choice' ? ', style=dashed' : ''}];`),
       '}',
     ].join('\n');
   }
@@ -32,7 +32,7 @@ export function formatAgentGraph(defs: readonly AgentDefinition[], format: Graph
   return [
     'flowchart LR',
     ...defs.map((d) => `  ${id(d.name)}["${label(d.name)}"]`),
-    ...edges.map((e) => `  ${id(e.from)} -->|${e.kind}| ${id(e.to)}${defs.some((d) => d.name === e.to) ? '' : `["${label(e.to)} (missing)"]`}`),
+    ...edges.map((e) => `  ${id(e.from)} ${e.kind === 'handoff-choice' ? '-.->' : '-->'}|${e.kind}| ${id(e.to)}${defs.some((d) => d.name === e.to) ? '' : `["${label(e.to)} (missing)"]`}`),
   ].join('\n');
 }
 

@@ -1,14 +1,14 @@
 /**
- * The `troupe` command line: `validate`, `graph` and `run` over a folder of
- * agent files (`graph` also draws plan files), `report` for logged runs,
- * and `squad show|init` for squad team folders.
+ * The `troupe` command line: `validate`, `graph`, `run` and `agents
+ * inspect` over a folder of agent files of any format (`graph` also draws
+ * plan files), `report` for logged runs, and `squad show|init` for squad
+ * team folders.
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { compileAgents } from '../agents/compile.js';
-import type { AgentDefinition, AgentIssue } from '../agents/definition.js';
-import { loadAgents } from '../agents/load.js';
+import type { AgentDefinition } from '../agents/definition.js';
 import { validateAgents } from '../agents/validate.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, ParseError, errorMessage, isTroupeError } from '../core/errors.js';
@@ -20,8 +20,10 @@ import { fileStore } from '../persistence/file-store.js';
 import { readRun } from '../persistence/run-log.js';
 import { validatePlanJson } from '../scheduler/plan.js';
 import { readableText } from '../text/lines.js';
+import { ApprovalQueue, type ApprovalRequest } from '../scheduler/approvals.js';
 import { renderRunReport } from '../views/report/render.js';
 import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
+import { AGENTS_HELP, agentsCommand, loadFolder, readModelMap, where } from './agents.js';
 import { formatAgentGraph, formatPlanGraph } from './graph.js';
 import { liveProgress, plainProgress, type Progress, type ProgressStream } from './progress.js';
 import { squadCommand } from './squad.js';
@@ -49,8 +51,9 @@ Usage:
   troupe validate <dir>                    check every agent file and the agent graph
   troupe graph <dir | plan.json> [--format mermaid|dot]
                                            print the agent graph, or a plan's dependency graph
-  troupe run <dir> <agent> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--trace]
-                                           run an agent, showing progress, and print its answer
+  troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--store <dir>] [--json] [--trace]
+                                           run an agent with its team, showing progress, and print its answer
+  troupe agents inspect <dir>              one row per agent file: format, name, tools, model, sub-agents, hand-offs
   troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
                                            write a run's report: one self-contained HTML page
   troupe squad show <repo>                 print a repository's squad team as a table
@@ -58,24 +61,40 @@ Usage:
                                            write a preset as a repository's squad folder
 
 Run \`troupe <command> --help\` for details.`,
-  validate: `Usage: troupe validate <dir>
+  validate: `Usage: troupe validate <dir> [--as <format>] [--models <map.json>]
 
-Load every .md and .ai agent file under <dir> and validate the agent graph:
-unknown references, duplicate names, cycles, routers with tools, empty
-routers, team coordinators with a handoff. Warnings (unknown keys) are
-printed but do not fail. Exits 1 on any error.`,
-  graph: `Usage: troupe graph <dir | plan.json> [--format mermaid|dot]
+Load every agent file under <dir> (troupe's own .md, ai-agent .ai, Claude
+Code, GitHub Copilot .agent.md and OpenCode files, each read in its own
+format) and validate the agent graph: unknown references (sub-agents,
+hand-offs, advisors, router destinations, team members), duplicate names,
+cycles, routers with tools, empty routers, team coordinators with a
+handoff. Warnings (unknown keys, tools and models that resolve to nothing,
+lines read leniently) are printed but do not fail. Exits 1 on any error.
+
+  --as <format>       read every file as troupe, ai-agent, claude-code, copilot or opencode
+  --models <file>     a JSON model map: { "sonnet": "claude-sonnet-4-5", ... }`,
+  graph: `Usage: troupe graph <dir | plan.json> [--format mermaid|dot] [--as <format>]
 
 Print the agent graph of the agent files in <dir>, edges labelled by kind
-(handoff, router, advisor, team); or, for a plan file (the JSON a planner
+(handoff, router, advisor, team, subagent; hand-off choices dashed); or, for a plan file (the JSON a planner
 writes: { "planSummary", "chunks": [...] }), its dependency graph, one
 node per chunk. Default format: mermaid.`,
-  run: `Usage: troupe run <dir> <agent> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--quiet] [--trace]
+  run: `Usage: troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--store <dir>] [--json] [--quiet] [--trace]
+       troupe run <dir> <agent> "<input>" [...]
 
-Compile the agents in <dir>, run <agent> on <input>, and print the answer,
-the terminal agent and the usage. Progress goes to standard error: live on a
-terminal (the ops in flight, tokens and cost so far, elapsed time, each
-plan's done/total chunks), one line per event otherwise.
+Compile the agents in <dir> (any format), run the agent <name> with its team
+(sub-agents as tools, hand-offs, advisors, routers) on <input>, and print
+the answer, the terminal agent and the usage. Progress goes to standard
+error: live on a terminal (the ops in flight, tokens and cost so far,
+elapsed time, each plan's done/total chunks), one line per event otherwise.
+Tools and models that resolve to nothing are left out (see troupe validate).
+
+  --agent <name>     the agent to run
+  --approve          approve every request of the approval queue (hand-offs that
+                     ask first, tools an agent's permission mode asks for);
+                     without it each is refused, and said so on standard error
+  --as <format>      read every file as troupe, ai-agent, claude-code, copilot or opencode
+  --models <file>    a JSON model map: { "sonnet": "claude-sonnet-4-5", ... }
 
   --adapter <name>   ${Object.keys(cliAdapters).join(', ')} (default: $TROUPE_ADAPTER, else scripted)
   --script <file>    for the scripted adapter: JSON { "replies": { "<agent>": [...] }, "fallback": ..., "latencyMs": ... }.
@@ -84,6 +103,7 @@ plan's done/total chunks), one line per event otherwise.
   --json             print every event as one JSON line on standard output, and nothing else
   --quiet            no progress
   --trace            also print the op tree with usage`,
+  agents: AGENTS_HELP,
   report: `Usage: troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
 
 Write one self-contained HTML page (no network; everything inline) showing
@@ -115,6 +135,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         json: { type: 'boolean' },
         quiet: { type: 'boolean' },
         out: { type: 'string' },
+        agent: { type: 'string' },
+        approve: { type: 'boolean' },
+        as: { type: 'string' },
+        models: { type: 'string' },
       },
     });
   } catch (error) {
@@ -135,6 +159,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       return 1;
     }
   }
+  if (command === 'agents') {
+    try {
+      return await agentsCommand(rest, values, io);
+    } catch (error) {
+      io.err(`${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}`);
+      return 1;
+    }
+  }
   const help = HELP[command];
   if (help === undefined || command === 'main') {
     io.err(`Unknown command "${command}".\n\n${HELP.main}`);
@@ -144,7 +176,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.out(help);
     return 0;
   }
-  const expected = command === 'run' ? 3 : 1;
+  const expected = command === 'run' ? (values.agent === undefined ? 3 : 2) : 1;
   if (rest.length !== expected) {
     io.err(`Expected ${expected} argument${expected > 1 ? 's' : ''}, got ${rest.length}.\n\n${help}`);
     return 2;
@@ -159,8 +191,12 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       io.out(formatPlanGraph(await readPlan(rest[0]!), (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
       return 0;
     }
-    const defs = await loadAgents(rest[0]!, io.signal === undefined ? {} : { signal: io.signal });
-    const { errors, warnings } = validateAgents(defs);
+    const loaded = await loadFolder(rest[0]!, values, io);
+    const defs = loaded.agents;
+    const modelMap = await readModelMap(values.models);
+    const resolution = { unknownTools: 'warn' as const, ...(modelMap === undefined ? {} : { modelMap }) };
+    const { errors, warnings: found } = validateAgents(defs, resolution);
+    const warnings = [...loaded.warnings, ...found];
     if (command === 'validate') {
       for (const w of warnings) io.out(`warning  ${where(w)}${w.message}`);
       for (const e of errors) io.err(`error    ${where(e)}${e.message}`);
@@ -175,7 +211,8 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       for (const e of errors) io.err(`error    ${where(e)}${e.message}`);
       return 1;
     }
-    return await runCommand(defs, rest[1]!, rest[2]!, values, io);
+    const [agentName, input] = values.agent === undefined ? [rest[1]!, rest[2]!] : [values.agent, rest[1]!];
+    return await runCommand(defs, agentName, input, { ...values, ...(modelMap === undefined ? {} : { modelMap }) }, io);
   } catch (error) {
     io.err(`${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}`);
     return 1;
@@ -190,6 +227,8 @@ interface RunFlags {
   store?: string | undefined;
   json?: boolean | undefined;
   quiet?: boolean | undefined;
+  approve?: boolean | undefined;
+  modelMap?: Record<string, string>;
 }
 
 async function runCommand(defs: readonly AgentDefinition[], name: string, input: string, values: RunFlags, io: CliIo): Promise<number> {
@@ -197,7 +236,13 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
     io.err(`Unknown agent "${name}" (agents: ${defs.map((d) => d.name).join(', ')})`);
     return 1;
   }
-  const flows = compileAgents(defs, { unknownTools: 'skip' });
+  const approvals = new ApprovalQueue({
+    handler: (request) => {
+      io.err(`approval ${describeRequest(request)}: ${values.approve ? 'approved (--approve)' : 'refused (pass --approve to allow)'}`);
+      return { approved: values.approve === true };
+    },
+  });
+  const flows = compileAgents(defs, { unknownTools: 'warn', approvals, ...(values.modelMap === undefined ? {} : { modelMap: values.modelMap }) });
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), {
     defs,
     env: io.env,
@@ -233,6 +278,15 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
   if (storeDir !== undefined) io.out(`run: ${result.runId} (logged in ${storeDir}; \`troupe report ${result.runId} --store ${storeDir}\` draws it)`);
   if (values.trace) io.out(`\n${formatOpTree(result.trace)}`);
   return 0;
+}
+
+/** A request of the approval queue, for a line of output. */
+function describeRequest(request: ApprovalRequest): string {
+  if (request.tool.startsWith('handoff:')) {
+    const { label } = (request.arguments ?? {}) as { label?: string };
+    return `${request.agent} hands off to ${request.tool.slice('handoff:'.length)}${label === undefined ? '' : ` ("${label}")`}`;
+  }
+  return `${request.agent} uses ${request.tool}`;
 }
 
 /** An event as one JSON line (an event that is not JSON becomes a warning line, never a crash). */
@@ -306,8 +360,4 @@ async function readPlan(file: string) {
 
 async function isFile(path: string): Promise<boolean> {
   return stat(path).then((s) => s.isFile(), () => false);
-}
-
-function where(issue: AgentIssue): string {
-  return issue.file ? `${issue.file}: ` : issue.agent ? `${issue.agent}: ` : '';
 }

@@ -112,7 +112,7 @@ async function rosterRows(team: SquadPreset): Promise<string[][]> {
   const rows: string[][] = [];
   for (const m of team.roster) {
     let charter = m.charterPath !== undefined ? 'yes' : 'no';
-    if (m.infrastructure) {
+    if (m.infrastructure && m.charterPath === undefined) {
       const found = await readSquadFile(base, join(base, 'agents', m.slug, 'charter.md'), { maxBytes: 0 });
       charter = found.status === 'ok' ? 'yes' : found.status === 'refused' ? 'refused' : 'no';
     }
@@ -147,7 +147,7 @@ async function init(repo: string, name: string, flags: SquadFlags, io: CliIo): P
 }
 
 /** Left-aligned columns separated by two spaces, with a rule under the header. */
-function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
+export function formatTable(headers: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
   return [line(headers), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');

@@ -6,15 +6,15 @@
  * through a symbolic link that leaves the folder; nothing is executed.
  * @module
  */
-import { realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { readdir, realpath } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError } from '../core/errors.js';
 import { CHARTER_CAP, CONTEXT_CAP, capAtLine, capEntries } from './caps.js';
 import { readSquadFile } from './files.js';
-import { findSquadDir } from './find.js';
+import { SQUAD_DIR_NAMES, findSquadDir } from './find.js';
 import type { PresetWorker, RosterMember, SquadPreset } from './preset.js';
-import { DEFAULT_INFRASTRUCTURE, SLUG_PATTERN, isInfrastructure, squadSlug } from './slug.js';
+import { DEFAULT_INFRASTRUCTURE, isInfrastructure, isSlug, squadSlug } from './slug.js';
 import { parseTeamMd, type TeamMdMember } from './team-md.js';
 
 /** The first line of a charter troupe wrote; its folder may be removed when the agent leaves the team. */
@@ -38,11 +38,37 @@ export function genericCharter(name: string, role: string, team: string): string
   return `You are ${name}, ${what} of the ${team} team. Do the part of the task that falls to you, and say clearly what you did and what is left.`;
 }
 
-/** The agent folder a charter cell names (`.squad/agents/<slug>/charter.md`), if it names one. */
-function slugFromCharter(cell: string | undefined): string | undefined {
-  const match = cell === undefined ? null : /(?:^|\/)agents\/([^/]+)\/charter\.md$/.exec(cell.trim());
-  const slug = match?.[1];
-  return slug !== undefined && SLUG_PATTERN.test(slug) ? slug : undefined;
+/**
+ * The agent folder a Charter cell names, as written (`Rai` for
+ * `.squad/agents/Rai/charter.md`, `agents/rai/charter.md` or
+ * `./agents/rai/charter.md`), if it names one; a folder that would leave
+ * `agents/` is not one.
+ */
+function folderFromCharter(cell: string | undefined, dirName: string): string | undefined {
+  let path = cell?.trim().replaceAll('\\', '/');
+  if (path === undefined || path === '') return undefined;
+  if (path.startsWith('./')) path = path.slice(2);
+  for (const prefix of new Set([dirName, ...SQUAD_DIR_NAMES])) if (path.startsWith(`${prefix}/`)) path = path.slice(prefix.length + 1);
+  const parts = path.split('/');
+  if (parts.length !== 3 || parts[0]!.toLowerCase() !== 'agents' || parts[2]!.toLowerCase() !== 'charter.md') return undefined;
+  const folder = parts[1]!;
+  return isSlug(folder.normalize('NFC').toLowerCase()) ? folder : undefined;
+}
+
+/** A folder name compared the way roster names are matched: Unicode-normalised, any case. */
+const folderKey = (name: string): string => name.normalize('NFC').toLowerCase();
+
+/** The folders of `agents/`, by {@link folderKey} (the first of two that differ only in case wins). */
+async function agentFolders(base: string): Promise<Map<string, string>> {
+  const entries = await readdir(join(base, 'agents'), { withFileTypes: true }).catch(() => []);
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  const folders = new Map<string, string>();
+  for (const entry of entries) {
+    if (!(entry.isDirectory() || entry.isSymbolicLink())) continue;
+    const key = folderKey(entry.name);
+    if (!folders.has(key)) folders.set(key, entry.name);
+  }
+  return folders;
 }
 
 /** The charter text without troupe's marker line, trimmed. */
@@ -84,9 +110,11 @@ export async function parseSquad(dir: string, options: ParseSquadOptions = {}): 
   const roster: RosterMember[] = [];
   const workers: PresetWorker[] = [];
   const seen = new Set<string>();
+  const folders = await agentFolders(base);
   for (const member of teamMd.members) {
     throwIfAborted(signal);
-    const slug = slugFromCharter(member.charter) ?? squadSlug(member.name);
+    const named = folderFromCharter(member.charter, basename(dir));
+    const slug = named === undefined ? squadSlug(member.name) : folderKey(named);
     if (slug === '' || seen.has(slug)) {
       warnings.push(
         slug === ''
@@ -99,8 +127,19 @@ export async function parseSquad(dir: string, options: ParseSquadOptions = {}): 
     const entry: RosterMember = { name: member.name, slug, role: member.role, infrastructure: isInfrastructure(member.name, slug, patterns) };
     if (member.status !== undefined) entry.status = member.status;
     roster.push(entry);
-    if (entry.infrastructure) continue;
-    const worker = await readWorker(base, member, entry, teamMd.name, warnings);
+    // The charter: the Charter column's folder, else the name's; each looked up in any case.
+    const folder = (named === undefined ? undefined : folders.get(folderKey(named))) ?? folders.get(folderKey(squadSlug(member.name)));
+    if (named !== undefined && folder !== undefined && folderKey(folder) !== folderKey(named)) {
+      warnings.push(`${member.name}: the Charter column names agents/${named}/charter.md, which is not there; read agents/${folder}/charter.md`);
+    }
+    if (entry.infrastructure) {
+      const found = folder === undefined ? undefined : await readSquadFile(base, join(base, 'agents', folder, 'charter.md'), { maxBytes: 0 });
+      if (found?.status === 'ok') entry.charterPath = `agents/${folder}/charter.md`;
+      else if (found?.status === 'refused') warnings.push(`agents/${folder}/charter.md refused (${found.reason})`);
+      else warnings.push(`${member.name} has no charter (agents/${folder ?? slug}/charter.md)`);
+      continue;
+    }
+    const worker = await readWorker(base, member, entry, folder ?? slug, teamMd.name, warnings);
     workers.push(worker);
   }
 
@@ -117,9 +156,9 @@ export async function parseSquad(dir: string, options: ParseSquadOptions = {}): 
   return preset;
 }
 
-async function readWorker(base: string, member: TeamMdMember, entry: RosterMember, team: string, warnings: string[]): Promise<PresetWorker> {
-  const charterPath = `agents/${entry.slug}/charter.md`;
-  const read = await readSquadFile(base, join(base, 'agents', entry.slug, 'charter.md'));
+async function readWorker(base: string, member: TeamMdMember, entry: RosterMember, folder: string, team: string, warnings: string[]): Promise<PresetWorker> {
+  const charterPath = `agents/${folder}/charter.md`;
+  const read = await readSquadFile(base, join(base, 'agents', folder, 'charter.md'));
   let systemPrompt = '';
   if (read.status === 'ok') {
     entry.charterPath = charterPath;

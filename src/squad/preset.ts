@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { ParseError } from '../core/errors.js';
+import { isSlug } from './slug.js';
 
 /** How a preset's workers are run. */
 export const TEAM_MODES = ['broadcast', 'sequential', 'orchestrator', 'orchestrator-reflect'] as const;
@@ -37,7 +38,7 @@ export interface PresetWorker {
 export interface RosterMember {
   /** The display name from the roster (markdown stripped). */
   name: string;
-  /** The agent folder name, `[a-z0-9-]+`. */
+  /** The agent folder name: letters, digits and marks of any script in lower case, joined by `-` (`code-reviewer`, `李明`). */
   slug: string;
   /** The role column, or `''`. */
   role: string;
@@ -100,7 +101,7 @@ const workerSchema = z.object({
 
 const rosterSchema = z.object({
   name: z.string(),
-  slug: z.string().regex(/^[a-z0-9-]+$/),
+  slug: z.string().refine(isSlug, 'must be a folder name: letters, digits and marks of any script in lower case, joined by "-"'),
   role: z.string(),
   status: z.string().optional(),
   charterPath: z.string().optional(),

@@ -4,28 +4,65 @@
  */
 import { expectText } from '../text/lines.js';
 
-/** What a squad agent folder name must match. */
-export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/**
+ * What a squad agent folder name must match: letters (of any script, in
+ * lower case where the script has cases), digits and combining marks, in
+ * runs joined by single `-`. No `.`, `/` or `\\`, so it never leaves `agents/`.
+ */
+export const SLUG_PATTERN = /^[\p{L}\p{N}\p{M}]+(?:-[\p{L}\p{N}\p{M}]+)*$/u;
+
+/** True when `slug` is a valid folder name: {@link SLUG_PATTERN}, in lower case. */
+export function isSlug(slug: string): boolean {
+  return SLUG_PATTERN.test(slug) && slug === slug.toLowerCase();
+}
+
+/** Emoji and what builds them (variation selectors, joiners, skin tones, keycaps, flags, tags). */
+const DECORATION_CLASS = '[\\p{Extended_Pictographic}\\u{1F3FB}-\\u{1F3FF}\\u{1F1E6}-\\u{1F1FF}\\u{E0020}-\\u{E007F}\\uFE0E\\uFE0F\\u200D\\u20E3]';
+const DECORATION = new RegExp(DECORATION_CLASS, 'gu');
+const HAS_DECORATION = new RegExp(DECORATION_CLASS, 'u');
 
 /**
- * The kebab-case folder name of a display name: lower case, accents dropped,
- * anything outside `[a-z0-9]` becomes `-`. `''` when nothing is left.
+ * A roster name as people call the member: decorative emoji removed
+ * (`🏗️ Alejandro` → `Alejandro`) and white space collapsed. A name that is
+ * nothing but decoration is kept as it is. Linear.
+ *
+ * @example
+ * ```ts
+ * displayName('🏗️ Alejandro'); // 'Alejandro'
+ * displayName('李明 🚀');      // '李明'
+ * ```
+ */
+export function displayName(name: string): string {
+  const text = expectText(name, 'the name given to displayName');
+  if (!HAS_DECORATION.test(text)) return text.trim();
+  const stripped = text.replace(DECORATION, ' ').replace(/\s+/g, ' ').trim();
+  return stripped === '' ? text.trim() : stripped;
+}
+
+/**
+ * The kebab-case folder name of a display name: decoration dropped, lower
+ * case, accents of Latin letters dropped, letters and digits of every
+ * script kept (`李明` stays `李明`), anything else becomes `-`; at most 64
+ * characters. `''` when nothing is left.
  *
  * @example
  * ```ts
  * squadSlug('Code Reviewer'); // 'code-reviewer'
+ * squadSlug('Zoë Ünicorn');   // 'zoe-unicorn'
+ * squadSlug('李明');          // '李明'
  * squadSlug('../../etc');     // 'etc'
  * ```
  */
 export function squadSlug(name: string): string {
-  return expectText(name, 'the name given to squadSlug')
+  const slug = displayName(expectText(name, 'the name given to squadSlug'))
     .normalize('NFKD')
     .replace(/[\u0300-\u036f]/g, '')
+    .normalize('NFC')
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 64)
-    .replace(/-+$/, '');
+    .replace(/[^\p{L}\p{N}\p{M}]+/gu, '-')
+    .replace(/^-+|-+$/g, '');
+  const points = [...slug];
+  return (points.length > 64 ? points.slice(0, 64).join('') : slug).replace(/-+$/, '');
 }
 
 /** The members squad runs as infrastructure rather than as workers, by default. */

@@ -8,13 +8,14 @@ import { scanLines } from '../text/fences.js';
 import { readableText } from '../text/lines.js';
 import { charterCell, readHeading, readLabelled, splitRow, stripMarkdown } from './markdown.js';
 import { DEFAULT_TEAM_MODE, TEAM_MODES, type TeamMode } from './preset.js';
+import { displayName } from './slug.js';
 
 export { stripMarkdown } from './markdown.js';
 
 /** The team name when `team.md` has no `# ` heading. */
 export const DEFAULT_TEAM_NAME = 'Squad Team';
 
-/** One roster row as written in `team.md` (markdown stripped, except `charter`). */
+/** One roster row as written in `team.md` (markdown and, in names, decorative emoji stripped; `charter` as written). */
 export interface TeamMdMember {
   name: string;
   role: string;
@@ -128,7 +129,7 @@ function membersOf(table: Table): Roster | undefined {
     if (members.length === MAX_ROSTER) return { members, cut: true };
     const cells = splitRow(table.lines[row]!);
     if (isSeparatorRow(cells)) continue;
-    const name = stripMarkdown(cells[nameCol] ?? '');
+    const name = displayName(stripMarkdown(cells[nameCol] ?? ''));
     if (name === '' || ['name', 'member', 'members'].includes(name.toLowerCase())) continue;
     const member: TeamMdMember = { name, role: roleCol >= 0 ? stripMarkdown(cells[roleCol] ?? '') : '' };
     const status = statusCol >= 0 ? stripMarkdown(cells[statusCol] ?? '') : '';
@@ -151,7 +152,7 @@ function sectionMembers(lines: readonly Line[]): Roster {
     if (members.length === MAX_ROSTER) return { members, cut: true };
     if (line.kind === 'heading') {
       flush();
-      current = line.level === 3 ? { name: stripMarkdown(readHeading(line.text)?.text ?? ''), role: '' } : undefined;
+      current = line.level === 3 ? { name: displayName(stripMarkdown(readHeading(line.text)?.text ?? '')), role: '' } : undefined;
       hasRole = false;
       continue;
     }

@@ -52,12 +52,13 @@ describe('capEntries', () => {
     expect(entries.slice(-3).every((e) => body.includes(e.trimEnd()))).toBe(true);
   });
 
-  it('cuts a single oversized last entry at a line and keeps its start', () => {
-    const big = `## Old\nold\n## New\n${'line of text\n'.repeat(100)}`;
+  it('cuts a single oversized newest entry to its heading and its last lines', () => {
+    const big = `## Old\nold\n## New\n${Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n')}`;
     const { text, omitted } = capEntries(big, 200);
     expect(text.length).toBeLessThanOrEqual(200);
     expect(omitted).toBe(1);
-    expect(text).toContain('## New\nline of text');
+    expect(text).toMatch(/^\(1 earlier entry omitted\)\n\n## New\n\(…\)\nline \d+\n/);
+    expect(text.endsWith('line 99')).toBe(true);
   });
 
   it('keeps the last lines of a text without headings', () => {
