@@ -86,7 +86,7 @@ export async function loadAgentFolder(dir: string, options: LoadAgentsOptions = 
   const defs: AgentDefinition[] = [];
   const failures: AgentIssue[] = [];
   let unreadable = false;
-  for (const { path, real } of files) {
+  for (const { path, real, linked } of files) {
     throwIfAborted(signal);
     const file = relative(root, path) || path;
     const size = (await stat(real)).size;
@@ -96,8 +96,10 @@ export async function loadAgentFolder(dir: string, options: LoadAgentsOptions = 
       continue;
     }
     const text = await readFile(real, 'utf8');
-    // The format of a file comes from where it really lives (a linked `.opencode/agents` may hold Claude Code files).
-    const placed = options.format ?? detectFormatByPlace({ path: real, firstLine: text.startsWith('#!') ? text.slice(0, text.indexOf('\n') >>> 0) : '' })?.format;
+    // The format of a file comes from where it really lives (a linked `.opencode/agents` may hold Claude Code
+    // files), else from where its link is (a file linked into `.claude/agents` is read as Claude Code reads it).
+    const firstLine = text.startsWith('#!') ? text.slice(0, text.indexOf('\n') >>> 0) : '';
+    const placed = options.format ?? (detectFormatByPlace({ path: real, firstLine }) ?? detectFormatByPlace({ path: linked, firstLine }))?.format;
     if (placed !== undefined && placed !== 'troupe' && placed !== 'ai-agent' && !startsWithFrontMatter(text)) {
       warnings.push({ code: 'not_an_agent', message: `${file} has no front matter: not an agent file, skipped`, file });
       continue;
@@ -150,15 +152,23 @@ interface Walk {
   visited: Set<string>;
 }
 
-/** The agent files under `dir` (as reached, and their real paths), sorted by name at every level. */
-async function listAgentFiles(dir: string, realDir: string, walk: Walk): Promise<Array<{ path: string; real: string }>> {
+/** An agent file: as reached from the folder, its real path, and where it (or its link) sits in a real folder. */
+interface AgentFileEntry {
+  path: string;
+  real: string;
+  linked: string;
+}
+
+/** The agent files under `dir`, sorted by name at every level. */
+async function listAgentFiles(dir: string, realDir: string, walk: Walk): Promise<AgentFileEntry[]> {
   const entries = await readdir(realDir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  const out: Array<{ path: string; real: string }> = [];
+  const out: AgentFileEntry[] = [];
   for (const entry of entries) {
     throwIfAborted(walk.signal);
     const path = join(dir, entry.name);
-    let real = join(realDir, entry.name);
+    const linked = join(realDir, entry.name);
+    let real = linked;
     let isDir = entry.isDirectory();
     let isFile = entry.isFile();
     if (entry.isSymbolicLink()) {
@@ -177,7 +187,7 @@ async function listAgentFiles(dir: string, realDir: string, walk: Walk): Promise
       if (walk.visited.has(real)) continue;
       walk.visited.add(real);
       out.push(...(await listAgentFiles(path, real, walk)));
-    } else if (isFile && AGENT_FILE_EXTENSIONS.some((ext) => entry.name.endsWith(ext))) out.push({ path, real });
+    } else if (isFile && AGENT_FILE_EXTENSIONS.some((ext) => entry.name.endsWith(ext))) out.push({ path, real, linked });
   }
   return out;
 }

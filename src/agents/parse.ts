@@ -8,7 +8,7 @@
 import { ConfigurationError, ParseError, type TroupeError } from '../core/errors.js';
 import { expectText, normalizeText } from '../text/lines.js';
 import type { AgentDefinition, AgentFormat, AgentIssue, AgentParseResult } from './definition.js';
-import { agentFormats, detectFormatByFields, detectFormatByPlace } from './formats/index.js';
+import { agentFormats, detectFormatByFields, detectFormatByPlace, nameFromFileName } from './formats/index.js';
 import { readFrontMatterData, readFrontMatterLeniently, reopenDoubledFence, splitFrontMatter, startsWithYamlKey, type FrontMatter, type LenientFrontMatter } from './front-matter.js';
 
 export { MAX_YAML_ALIASES } from './front-matter.js';
@@ -18,7 +18,7 @@ export const MAX_AGENT_FILE_BYTES = 1024 * 1024;
 
 /** Options of {@link parseAgentFile}. */
 export interface ParseAgentFileOptions {
-  /** The name when the front matter has none (a loader passes the file's name without its extensions). */
+  /** The name when the front matter has none. Default: the name of `file` without its extensions. */
   name?: string;
   /** The file, for messages (a loader passes its path inside the folder). */
   file?: string;
@@ -98,10 +98,11 @@ export function safeParseAgentFile(text: string, options: ParseAgentFileOptions 
       path: [],
     });
   }
+  const name = options.name ?? (options.file === undefined ? undefined : nameFromFileName(options.file));
   const result = module.read({
     data: read.data,
     body: frontMatter.body,
-    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(name === undefined ? {} : { name }),
     ...(options.file === undefined ? {} : { file: options.file }),
   });
   if (!result.success) return result;

@@ -58,10 +58,58 @@ describe('parseAgentFile', () => {
   });
 
   it('keeps unknown keys and reports them as warnings', () => {
-    const def = parseAgentFile('---\ntopP: 0.9\ncache: { ttl: 5 }\n---\nHi', { name: 'x' });
-    expect(def.extra).toEqual({ topP: 0.9, cache: { ttl: 5 } });
+    const def = parseAgentFile('---\nflavour: mint\ncache: { ttl: 5 }\n---\nHi', { name: 'x' });
+    expect(def.extra).toEqual({ flavour: 'mint', cache: { ttl: 5 } });
     expect(def.warnings?.map((w) => w.code)).toEqual(['unknown_key', 'unknown_key']);
-    expect(def.warnings?.[0]).toMatchObject({ agent: 'x', path: ['topP'] });
+    expect(def.warnings?.[0]).toMatchObject({ agent: 'x', path: ['flavour'], message: 'Unknown key `flavour` is kept but not used' });
+  });
+
+  it('keeps the keys of another tool it does not use, saying whose they are', () => {
+    const def = parseAgentFile('#!/usr/bin/env ai-agent\n---\ntopP: 0.9\ncache: { ttl: 5 }\n---\nHi', { name: 'x' });
+    expect(def.extra).toEqual({ topP: 0.9, cache: { ttl: 5 } });
+    expect(def.warnings?.map((w) => w.message)).toEqual(['`topP` (ai-agent) is kept but not used', '`cache` (ai-agent) is kept but not used']);
+  });
+
+  it('reads a known key left empty as absent, with a warning', () => {
+    const def = parseAgentFile('#!/usr/bin/env ai-agent\n---\ndescription: Researcher\ntools:\n#  - web-research\n#  - fetcher\nmodels:\n---\nFind sources.', { name: 'researcher' });
+    expect(def).toMatchObject({ name: 'researcher', description: 'Researcher', system: 'Find sources.' });
+    expect(def.tools).toBeUndefined();
+    expect(def.model).toBeUndefined();
+    expect(def.warnings).toEqual([
+      expect.objectContaining({ code: 'empty_key', message: '`tools` is empty: read as absent', path: ['tools'] }),
+      expect.objectContaining({ code: 'empty_key', path: ['models'] }),
+    ]);
+  });
+
+  it('says what it found when a value has the wrong type', () => {
+    const issues = (text: string) => {
+      const result = safeParseAgentFile(text, { name: 'x' });
+      return result.success ? [] : result.issues.map((i) => i.message);
+    };
+    expect(issues('---\ntemperature: hot\n---\n')).toEqual(['`temperature`: expected a number of at least 0, got "hot" (string)']);
+    expect(issues('---\ntools: 3\n---\n')).toEqual(['`tools`: expected a tool name or a list of tool names, got 3 (number)']);
+    expect(issues('---\nlimits: { maxTurns: 0 }\n---\n')).toEqual(['`limits.maxTurns`: expected a positive whole number, got 0 (number)']);
+    expect(issues('---\nhandoffs: [{ label: Go }]\n---\n')).toEqual(['`handoffs.0.agent`: expected an agent name, got undefined (undefined)']);
+  });
+
+  it('reads a front matter opened by `---` twice as ai-agent does', () => {
+    const text = '#!/usr/bin/env ai-agent\n---\n---\ndescription: Writer\nmodels:\n  - m1\ntemperature: 0.5\n---\nYou write.';
+    const def = parseAgentFile(text, { name: 'writer', file: 'writer.ai' });
+    expect(def).toMatchObject({ description: 'Writer', model: 'm1', temperature: 0.5, system: 'You write.' });
+    expect(def.warnings).toEqual([expect.objectContaining({ code: 'doubled_fence', file: 'writer.ai', agent: 'writer' })]);
+  });
+
+  it('warns when an empty front matter is followed by YAML-looking text', () => {
+    const def = parseAgentFile('---\n---\nmodel: m1\ntools: [a]\n\nYou help.', { name: 'x', format: 'troupe' });
+    expect(def.model).toBeUndefined();
+    expect(def.warnings).toEqual([expect.objectContaining({ code: 'yaml_in_body' })]);
+    const comments = parseAgentFile('---\n# nothing here\n---\nmodel: m1\n', { name: 'x' });
+    expect(comments.warnings?.map((w) => w.code)).toEqual(['yaml_in_body']);
+    expect(parseAgentFile('---\n---\nYou help: always.', { name: 'x' }).warnings).toEqual([]);
+  });
+
+  it('takes the name from the file when neither the front matter nor the options give one', () => {
+    expect(parseAgentFile('---\n---\nHi', { file: 'team/devsquad.plan.agent.md' }).name).toBe('devsquad.plan');
   });
 
   it('refuses JavaScript front matter without evaluating it', () => {

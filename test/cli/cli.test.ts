@@ -29,14 +29,70 @@ async function inProcess(...args: string[]): Promise<{ code: number; stdout: str
 }
 
 describe('troupe CLI', () => {
-  it('validate: the real agent files pass with warnings; a cycle fails with exit 1', async () => {
-    const ok = await inProcess('validate', join(fixtures, 'agents'));
-    expect(ok.code).toBe(0);
-    expect(ok.stdout).toContain('3 agents, 0 errors');
-    expect(ok.stdout).toContain('warning  code-review/code-review.ai: Unknown key `maxToolTurns`');
+  it('validate: real agent files of every format pass with warnings; a cycle or a missing sub-agent fails with exit 1', async () => {
+    const copilot = await inProcess('validate', join(fixtures, 'agents', 'copilot'));
+    expect(copilot.code).toBe(0);
+    expect(copilot.stdout).toContain('28 agents, 0 errors, 28 warnings');
+    expect(copilot.stdout).toContain('warning  devsquad.plan.context.agent.md: Agent "devsquad.plan.context": 4 tools resolve to nothing: read/readFile, search/listDirectory, search/textSearch, search/fileSearch');
+    const team = await inProcess('validate', join(fixtures, 'agents', 'ai-agent-team'));
+    expect(team.code).toBe(0);
+    expect(team.stdout.split('\n')).toEqual([
+      'warning  lead.ai: The front matter opens with `---` twice; read as one block, as ai-agent reads it',
+      'warning  lead.ai: `usage` (ai-agent) is kept but not used',
+      'warning  researcher.ai: `tools` is empty: read as absent',
+      'warning  researcher.ai: `maxToolTurns` (ai-agent) is kept but not used',
+      '7 agents, 0 errors, 4 warnings',
+    ]);
+    const claude = await inProcess('validate', join(fixtures, 'agents', 'claude-code'), '--models', join(fixtures, 'cli', 'models.json'));
+    expect(claude.code).toBe(0);
+    expect(claude.stdout).toContain('warning  architect.md: Line 3: the value of `description` holds an unquoted ": "; read as one string, as Claude Code reads it');
+    const partial = await inProcess('validate', join(fixtures, 'agents', 'code-review'));
+    expect(partial.code).toBe(1);
+    expect(partial.stderr).toContain('error    code-review.ai: Agent "code-review" names the agent file "code-review-tests.ai" (subagent), which is not in the folder');
     const bad = troupe('validate', join(fixtures, 'cli', 'cycle'));
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain('Cycle: a -> b -> a');
+  });
+
+  it('run --agent: the Copilot planner delegates to two sub-agents, hands off once, and a hand-off that asks first is refused without --approve', async () => {
+    const args = ['run', join(fixtures, 'agents', 'copilot'), '--agent', 'devsquad.plan', 'Plan feature 042', '--script', join(fixtures, 'cli', 'devsquad-script.json'), '--trace'];
+    const refused = await inProcess(...args);
+    expect(refused.code).toBe(0);
+    expect(refused.stderr).toContain('approval devsquad.decompose hands off to devsquad.implement ("Implement"): refused (pass --approve to allow)');
+    expect(refused.stdout).toContain('Tasks: T1 search endpoint, T2 index refresh, T3 tests.');
+    expect(refused.stdout).toContain('agent: devsquad.decompose   status: completed');
+    expect(refused.stdout).toMatch(/└ subagent devsquad_plan_context \[completed\].*\n\s+└ agent devsquad\.plan\.context/);
+    const approved = await inProcess(...args, '--approve');
+    expect(approved.stderr).toContain('approval devsquad.decompose hands off to devsquad.implement ("Implement"): approved (--approve)');
+    expect(approved.stdout).toContain('Implemented T1 to T3; all tests pass.');
+    expect(approved.stdout).toContain('agent: devsquad.implement   status: completed');
+    expect((await inProcess('run', join(fixtures, 'agents', 'copilot'), '--agent', 'nobody', 'x')).stderr).toContain('Unknown agent "nobody"');
+  });
+
+  it('agents inspect: one row per file with format, name, tools, model, sub-agents, hand-offs and warnings', async () => {
+    const { code, stdout } = await inProcess('agents', 'inspect', join(fixtures, 'agents', 'copilot'));
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    expect(lines[0]).toMatch(/^file\s+format\s+name\s+tools\s+model\s+sub-agents\s+hand-offs\s+warnings$/);
+    expect(lines.find((l) => l.startsWith('devsquad.plan.agent.md '))).toMatch(
+      /^devsquad\.plan\.agent\.md\s+copilot\s+devsquad\.plan\s+21: 21 not\s+-\s+4: devsquad\.security, devsquad\.plan\.context, de…\s+Create Tasks → devsquad\.decompose\s+1$/,
+    );
+    expect(lines.find((l) => l.startsWith('devsquad.plan.context.agent.md '))).toMatch(/devsquad\.plan\.context \(sub-agent\)/);
+    expect(lines.find((l) => l.startsWith('devsquad.specify.agent.md '))).toContain('Create Technical Plan → devsquad.plan (asks)');
+    const claude = await inProcess('agents', 'inspect', join(fixtures, 'agents', 'claude-code'), '--models', join(fixtures, 'cli', 'models.json'), '--json');
+    const rows = JSON.parse(claude.stdout) as { agents: Array<{ name: string; format: string; tools: { unresolved: string[] } }> };
+    expect(rows.agents.map((r) => [r.name, r.format, r.tools.unresolved.length])).toEqual([
+      ['architect', 'claude-code', 10],
+      ['code-documenter', 'claude-code', 9],
+      ['graphql-expert', 'claude-code', 9],
+      ['prd-writer', 'claude-code', 5],
+      ['ruby-expert', 'claude-code', 8],
+    ]);
+    const opencode = await inProcess('agents', 'inspect', join(fixtures, 'agents', 'opencode'));
+    expect(opencode.stdout.split('\n').find((l) => l.startsWith('yolo.md'))).toMatch(/^yolo\.md\s+opencode\s+yolo \(primary\)\s+all\s+-\s+-\s+-\s+0$/);
+    expect(opencode.stdout.split('\n').find((l) => l.startsWith('explorer.md'))).toMatch(/anthropic\/claude-sonnet-4-5/);
+    expect((await inProcess('agents', 'inspect')).code).toBe(2);
+    expect((await inProcess('agents', 'inspect', join(fixtures, 'agents', 'copilot'), '--as', 'nope')).stderr).toContain('Expected --as to be one of troupe, ai-agent, claude-code, copilot, opencode');
   });
 
   it('graph: mermaid by default, dot on request, edges labelled by kind', async () => {
@@ -69,6 +125,9 @@ describe('troupe CLI', () => {
     expect((await inProcess('validate', '--help')).stdout).toContain('Exits 1 on any error');
     expect((await inProcess('bogus')).code).toBe(2);
     expect((await inProcess('run', 'dir')).stderr).toContain('Expected 3 arguments, got 1');
+    expect((await inProcess('run', 'dir', '--agent', 'a')).stderr).toContain('Expected 2 arguments, got 1');
+    expect((await inProcess('agents', '--help')).stdout).toContain('troupe agents inspect <dir>');
+    expect((await inProcess('run', '--help')).stdout).toContain('--approve');
   });
 
   it('run: on an OpenAI-compatible server chosen from the environment', async () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CONTEXT_CAP, capAtLine, capEntries, splitEntries } from '../../src/squad/caps.js';
+import { CONTEXT_CAP, capAtLine, capEntries, headingDate, splitEntries } from '../../src/squad/caps.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'squad');
 const eShopDecisions = readFileSync(join(fixtures, 'Azure-Samples__eShopLite', '.squad', 'decisions.md'), 'utf8');
@@ -91,3 +91,55 @@ describe('capEntries', () => {
   });
 });
 
+
+describe('dated decisions', () => {
+  /** A paragraph of about `n` characters. */
+  const prose = (seed: string, n: number) => `${seed}: ${'we weighed the options and wrote down why. '.repeat(Math.ceil(n / 44))}`.slice(0, n);
+  /** A `.ai-team/decisions.md` shaped like a real one: ruled entries, then an appendix after the last rule whose dated entries have no rules between them. */
+  const log = [
+    '# Decisions',
+    '',
+    ...[1, 2, 3, 4, 5].flatMap((i) => [`### 2026-02-0${i}: Ruled decision ${i}`, '', '**By:** Ripley', '', '## Why', prose(`why ${i}`, 600), '', '---', '']),
+    '## Appendix: decisions merged from the inbox',
+    '',
+    ...[11, 12, 13, 14, 15, 16, 17, 18].flatMap((d) => [`### 2026-03-${d}: Appendix decision ${d}`, '', prose(`what ${d}`, 1400), '']),
+  ].join('\n');
+
+  it('splits at dated headings after the last rule as well as at rules', () => {
+    const { entries } = splitEntries(log);
+    expect(entries.map((e) => e.split('\n')[0])).toEqual([
+      ...[1, 2, 3, 4, 5].map((i) => `### 2026-02-0${i}: Ruled decision ${i}`),
+      '## Appendix: decisions merged from the inbox',
+      ...[11, 12, 13, 14, 15, 16, 17, 18].map((d) => `### 2026-03-${d}: Appendix decision ${d}`),
+    ]);
+    // An entry keeps its own undated sub-headings.
+    expect(entries[0]).toContain('## Why');
+  });
+
+  it('keeps the newest entries under the cap, the last one in the file among them', () => {
+    expect(log.length).toBeGreaterThan(CONTEXT_CAP + 4000);
+    const { text, omitted } = capEntries(log, CONTEXT_CAP);
+    expect(text.length).toBeLessThanOrEqual(CONTEXT_CAP);
+    expect(text).toMatch(/^\(\d+ earlier entries omitted\)\n\n### 2026-03-/);
+    for (const d of [15, 16, 17, 18]) expect(text).toContain(`### 2026-03-${d}: Appendix decision ${d}`);
+    expect(text.trimEnd().endsWith(prose('what 18', 1400).trimEnd())).toBe(true);
+    expect(text).not.toContain('Ruled decision');
+    expect(omitted).toBe(14 - (text.match(/^### 2026-03-/gm) ?? []).length);
+  });
+
+  it('keeps the newest by date when a log puts new entries first', () => {
+    const newestFirst = ['# Decisions', ...[9, 8, 7, 6, 5, 4, 3, 2, 1].map((d) => `## 2026-04-0${d}: Decision ${d}\n${prose(`d${d}`, 300)}`)].join('\n');
+    const { text } = capEntries(newestFirst, 1100);
+    expect(text.match(/^## 2026-04-0\d/gm)).toEqual(['## 2026-04-09', '## 2026-04-08', '## 2026-04-07']);
+  });
+
+  it('reads the date a heading starts with, and nothing else', () => {
+    expect(headingDate('### 2026-03-14: Use zod')).toBe('2026-03-14');
+    expect(headingDate('## [2026-03-14] Use zod')).toBe('2026-03-14');
+    expect(headingDate('### 2026-06-06T11:28:43.860-04:00: User directive')).toBe('2026-06-06T11:28:43');
+    expect(headingDate('### Use zod (2026-03-14)')).toBeUndefined();
+    expect(headingDate('# 2026-03-14')).toBeUndefined();
+    expect(headingDate('### 2026-3-14')).toBeUndefined();
+    expect(headingDate('### 20261-03-14')).toBeUndefined();
+  });
+});

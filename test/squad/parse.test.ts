@@ -242,3 +242,91 @@ describe('safety', () => {
     await expect(discoverSquad(join(fixtures, 'Azure-Samples__eShopLite'), { signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
   });
 });
+
+describe('habits of real squad folders', () => {
+  it('finds a charter folder whose case differs from the roster, the Charter column first', async () => {
+    const { root } = squadRepo({
+      'team.md': [
+        '# Crew',
+        '## Members',
+        '| Name | Role | Charter | Status |',
+        '|---|---|---|---|',
+        '| rai | Lead | .squad/agents/rai/charter.md | Active |',
+        '| Mo | Tester | [charter](./agents/QA-Mo/charter.md) | Active |',
+        '| Kim | Dev | | Active |',
+        '| Scribe | Logger | — | Active |',
+      ].join('\n'),
+      'agents/Rai/charter.md': '# Rai\nYou lead the crew and keep it on track.',
+      'agents/qa-mo/charter.md': '# Mo\nYou test every change before it ships.',
+      'agents/KIM/charter.md': '# Kim\nYou build the features the lead assigns.',
+    });
+    const team = await discoverSquad(root);
+    expect(team!.workers.map((w) => [w.name, w.systemPrompt.split('\n')[0]])).toEqual([
+      ['rai', '# Rai'],
+      ['Mo', '# Mo'],
+      ['Kim', '# Kim'],
+    ]);
+    expect(team!.roster.map((m) => [m.name, m.slug, m.charterPath])).toEqual([
+      ['rai', 'rai', 'agents/Rai/charter.md'],
+      ['Mo', 'qa-mo', 'agents/qa-mo/charter.md'],
+      ['Kim', 'kim', 'agents/KIM/charter.md'],
+      ['Scribe', 'scribe', undefined],
+    ]);
+    // Every member without a charter is named, infrastructure too; no prompt is made up silently.
+    expect(team!.warnings).toEqual(['Scribe has no charter (agents/scribe/charter.md)']);
+  });
+
+  it('says when the Charter column names a folder that is not there and another one is read', async () => {
+    const { root } = squadRepo({
+      'team.md': '# Crew\n## Members\n| Name | Role | Charter |\n|---|---|---|\n| Ada | Lead | .squad/agents/ada-lovelace/charter.md |',
+      'agents/ada/charter.md': 'You are Ada, the lead of the crew.',
+    });
+    const team = await discoverSquad(root);
+    expect(team!.workers[0]!.systemPrompt).toBe('You are Ada, the lead of the crew.');
+    expect(team!.warnings).toEqual(['Ada: the Charter column names agents/ada-lovelace/charter.md, which is not there; read agents/ada/charter.md']);
+  });
+
+  it('strips decorative emoji from names, so the coordinator\'s @worker: names match', async () => {
+    const { root } = squadRepo({
+      'team.md': '# Crew\n## Members\n| Name | Role |\n|---|---|\n| 🏗️ Alejandro | Architect |\n| 👩🏽‍💻 **Ada** | Dev |\n| 🤖 Scribe | Logger |',
+      'agents/alejandro/charter.md': 'You design the system.',
+      'agents/ada/charter.md': 'You write the code.',
+    });
+    const team = await discoverSquad(root);
+    expect(team!.workers.map((w) => w.name)).toEqual(['Alejandro', 'Ada']);
+    expect(team!.roster.map((m) => [m.name, m.slug, m.infrastructure])).toEqual([
+      ['Alejandro', 'alejandro', false],
+      ['Ada', 'ada', false],
+      ['Scribe', 'scribe', true],
+    ]);
+    const { parseAssignments } = await import('../../src/reflection/assignments.js');
+    const { assignments } = parseAssignments('@worker:alejandro\nSketch the modules.\n@end\n@worker:Ada\nBuild it.\n@end', team!.workers.map((w) => w.name));
+    expect(assignments).toEqual([
+      { worker: 'Alejandro', task: 'Sketch the modules.' },
+      { worker: 'Ada', task: 'Build it.' },
+    ]);
+  });
+
+  it('keeps members named in other scripts, and writes and reads them back', async () => {
+    const { root } = squadRepo({
+      'team.md': '# 团队\n## Members\n| Name | Role |\n|---|---|\n| 李明 | 负责人 |\n| Σωκράτης | Reviewer |',
+      'agents/李明/charter.md': '你负责整个团队。',
+    });
+    const team = await discoverSquad(root);
+    expect(team!.roster.map((m) => [m.name, m.slug])).toEqual([
+      ['李明', '李明'],
+      ['Σωκράτης', 'σωκρατης'],
+    ]);
+    expect(team!.workers[0]).toMatchObject({ name: '李明', role: '负责人', systemPrompt: '你负责整个团队。' });
+    expect(team!.warnings).toEqual(['Σωκράτης has no charter (agents/σωκρατης/charter.md): using a generic prompt']);
+    const out = tempRoot();
+    const dir = await writeSquad(out, { name: '团队', mode: 'broadcast', workers: [{ name: '李明', systemPrompt: '你负责整个团队。' }, { name: 'Σωκράτης', systemPrompt: 'You question everything.' }] });
+    expect(readdirSync(join(dir, 'agents')).sort()).toEqual(['σωκρατης', '李明'].sort());
+    const again = await parseSquad(dir);
+    expect(again!.workers.map((w) => [w.name, w.systemPrompt])).toEqual([
+      ['李明', '你负责整个团队。'],
+      ['Σωκράτης', 'You question everything.'],
+    ]);
+    expect(again!.warnings).toEqual([]);
+  });
+});

@@ -43,8 +43,9 @@ export class FieldReader {
   constructor(data: Record<string, unknown>, known: readonly string[], label: string) {
     this.#data = data;
     this.#label = label;
-    for (const key of known) {
-      if (Object.hasOwn(data, key) && data[key] === null) {
+    const isKnown = new Set(known);
+    for (const key of Object.keys(data)) {
+      if (isKnown.has(key) && data[key] === null) {
         this.#used.add(key);
         this.warnings.push({ code: 'empty_key', message: `\`${key}\` is empty: read as absent`, path: [key] });
       }
