@@ -9,7 +9,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseRecording } from '../src/adapters/recording.js';
+import { readFrontMatterLeniently, startsWithYamlKey } from '../src/agents/front-matter.js';
 import { safeParseAgentFile } from '../src/agents/parse.js';
+import { parseHandoffLine } from '../src/patterns/handoff-choices.js';
+import { displayName } from '../src/squad/slug.js';
 import { readTaskList } from '../src/coordination/lead-prompts.js';
 import { parseLeadActions, parseQuestion } from '../src/coordination/tools.js';
 import { parseRouteLine } from '../src/patterns/router.js';
@@ -76,6 +79,14 @@ const cases: Case[] = [
   { reader: 'safeParseAgentFile', input: 'front matter of blank lines (bounded)', make: (b) => fill(b, () => '\n', '---\n'), run: (t) => safeParseAgentFile(t, { name: 'a' }) },
   { reader: 'safeParseAgentFile', input: 'small front matter, long body', make: (b) => fill(b, () => 'text\r\n', '---\nmodel: m\n---\n'), run: (t) => safeParseAgentFile(t, { name: 'a' }) },
   { reader: 'parseRecording', input: 'turn records', make: (b) => fill(b, (i) => `${JSON.stringify({ v: 1, adapter: 'x', agent: 'a', session: 1, turn: i + 1, spec: { agent: 'a' }, input: 'hi', reply: { text: 'ok', toolCalls: [] } })}\r\n`), run: (t) => parseRecording(t) },
+  // The front matter is bounded (64 K characters), so its reader is measured past the bound, on the block itself.
+  { reader: 'readFrontMatterLeniently', input: 'lines `kN: a: b` (every one read leniently)', make: (b) => fill(b, (i) => `k${i}: a: b\n`), run: (t) => readFrontMatterLeniently({ present: true, language: '', matter: t, body: '' }) },
+  { reader: 'readFrontMatterLeniently', input: 'one value of `a: ` repeated', make: (b) => fill(b, () => 'a: ', 'description: '), run: (t) => readFrontMatterLeniently({ present: true, language: '', matter: t, body: '' }) },
+  { reader: 'startsWithYamlKey', input: 'blank lines, then a key', make: (b) => fill(b, () => ' \n', '', 'model: m'), run: (t) => startsWithYamlKey(t) },
+  { reader: 'parseHandoffLine', input: '`HANDOFF:` lines, half fenced', make: (b) => fill(b, (i) => (i % 10 === 0 ? '```\n' : `HANDOFF: step ${i}\n`)), run: (t) => parseHandoffLine(t) },
+  { reader: 'splitEntries', input: 'a rule, then dated headings', make: (b) => fill(b, (i) => `### 2026-03-${String(1 + (i % 28)).padStart(2, '0')}: d${i}\ntext\n`, '## A\n---\n## B\n---\n'), run: (t) => splitEntries(t) },
+  { reader: 'capEntries', input: 'dated entries, newest first', make: (b) => fill(b, (i) => `## ${String(9999 - (i % 9000)).padStart(4, '0')}-01-01: d\ntext\n`), run: (t) => capEntries(t, 8000) },
+  { reader: 'displayName', input: 'emoji and letters', make: (b) => fill(b, () => '🏗️ a '), run: (t) => displayName(t) },
   { reader: 'normalizeText', input: 'lone CRs', make: (b) => fill(b, () => '\r'), run: (t) => normalizeText(t) },
   { reader: 'fencedBlocks', input: 'fences opening and closing', make: (b) => fill(b, (i) => (i % 2 === 0 ? '````ts\n' : '```\n````\n')), run: (t) => fencedBlocks(t) },
 ];

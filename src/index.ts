@@ -342,3 +342,64 @@ export {
   type ParsedLeadActions,
   type ApplyLeadAction,
 } from './coordination/tools.js';
+
+// ─── Agent files of every format, sub-agents as tools, hand-off choices, squad names ───
+// One block, so that moving these names into a subpath is one edit.
+export { CLI_TOOLS_KEY, type CliToolList } from './core/adapter.js';
+export {
+  AGENT_FORMATS,
+  AGENT_NAME_PATTERN,
+  isAgentName,
+  isPathReference,
+  type AgentFormat,
+  type ApprovalPolicy,
+  type HandoffChoiceDefinition,
+  type McpServerReference,
+  type ToolDecision,
+} from './agents/definition.js';
+export {
+  AGENT_FILE_SUFFIXES,
+  FORMAT_DETECTION,
+  agentFormats,
+  detectFormatByFields,
+  detectFormatByPlace,
+  nameFromFileName,
+  type AgentFileInput,
+  type AgentFileOutput,
+  type AgentFormatModule,
+  type FormatClues,
+  type FormatEvidence,
+  type FormatRule,
+} from './agents/formats/index.js';
+export { CLAUDE_PERMISSION_MODES } from './agents/formats/claude-code.js';
+export { readFrontMatterLeniently, reopenDoubledFence, startsWithYamlKey, type LenientFrontMatter, type LenientLine } from './agents/front-matter.js';
+export { AGENT_FILE_EXTENSIONS, loadAgentFolder, type LoadedAgents } from './agents/load.js';
+export { resolveReferences } from './agents/references.js';
+export {
+  resolveAgentModel,
+  resolveAgentTools,
+  runsOnCli,
+  subAgentToolName,
+  toolDecision,
+  type AgentResolutionOptions,
+  type ResolvedModel,
+  type ResolvedTool,
+  type ResolvedTools,
+} from './agents/resolve.js';
+export { agentGraph, subAgentsOf } from './agents/validate.js';
+export { writeAgentFile } from './agents/write.js';
+export { inspectAgents, type AgentInspection } from './agents/inspect.js';
+export { asTool, type AsToolArguments, type AsToolOptions } from './patterns/as-tool.js';
+export {
+  HANDOFF_TOOL,
+  formatHandoffChoice,
+  handoffChoices,
+  parseHandoffLine,
+  type HandoffApprover,
+  type HandoffChoice,
+  type HandoffChoicesOptions,
+  type HandoffChoicesOutcome,
+  type TakenHandoff,
+} from './patterns/handoff-choices.js';
+export { SLUG_PATTERN, displayName, isSlug } from './squad/slug.js';
+export { headingDate } from './squad/caps.js';

@@ -12,6 +12,7 @@ import {
   type ProcessAdapterOptions,
   type ProcessOutput,
 } from '../../src/adapters/process.js';
+import { CLI_TOOLS_KEY, type CliToolList } from '../../src/core/adapter.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { AdapterError, ConfigurationError, TimeoutError } from '../../src/core/errors.js';
 import { run } from '../../src/core/run.js';
@@ -198,6 +199,23 @@ describe('processAdapter', () => {
     expect(second.prompt).toBe('Be terse.\n\ntwo');
     const noModel = seen((await (await adapter.openSession({ agent: 'a' })).send('x')).text);
     expect(noModel.argv[0]).toBe('--model=');
+  });
+
+  it('passes an agent\'s CLI tools as the CLI\'s own allow-list arguments in place of `{tools}`', async () => {
+    const toolArgs = ({ allowed, disallowed }: CliToolList) => [
+      ...(allowed ? ['--allowedTools', allowed.join(',')] : []),
+      ...(disallowed.length > 0 ? ['--disallowedTools', disallowed.join(',')] : []),
+    ];
+    const adapter = seeing({ command: [node, fake, '-p', '{tools}', '--', '{prompt}'], toolArgs });
+    const listed = { agent: 'reviewer', metadata: { [CLI_TOOLS_KEY]: { allowed: ['Read', 'Grep'], disallowed: ['Bash'] } } };
+    expect(seen((await (await adapter.openSession(listed)).send('review')).text).argv).toEqual(['-p', '--allowedTools', 'Read,Grep', '--disallowedTools', 'Bash', '--', 'review']);
+    expect(seen((await (await adapter.openSession({ agent: 'all', metadata: { [CLI_TOOLS_KEY]: { disallowed: [] } } })).send('x')).text).argv).toEqual(['-p', '--', 'x']);
+    expect(seen((await (await adapter.openSession({ agent: 'none' })).send('x')).text).argv).toEqual(['-p', '--', 'x']);
+    // Without `toolArgs`, `{tools}` is left out.
+    expect(seen((await (await seeing({ command: [node, fake, '{tools}', '{prompt}'] }).openSession(listed)).send('x')).text).argv).toEqual(['x']);
+    expect(() => processAdapter({ command: ['x', '{prompt}'], toolArgs })).toThrow('`command` needs the argument "{tools}" where the CLI\'s tool arguments go, since `toolArgs` is set');
+    const broken = seeing({ command: [node, fake, '{tools}', '{prompt}'], toolArgs: () => 'nope' as never });
+    await expect(broken.openSession(listed)).rejects.toThrow(/Expected `toolArgs` to return an array of strings/);
   });
 
   it('validates its options', () => {

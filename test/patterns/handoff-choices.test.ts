@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';
+import { emptyUsage } from '../../src/core/usage.js';
 import { run } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
 import { handoffChoices, parseHandoffLine, type HandoffApprover } from '../../src/patterns/handoff-choices.js';
@@ -79,7 +80,7 @@ describe('handoffChoices', () => {
   it('checks its options', () => {
     expect(() => handoffChoices('ghost', { agents: team(), choices: {} })).toThrow(/"ghost" is not in `agents`/);
     expect(() => handoffChoices('planner', { agents: team(), choices: { planner: [{ to: 'nobody' }] } })).toThrow(/"nobody", which is not in `agents`/);
-    expect(() => handoffChoices('planner', { agents: { ...team(), planner: { name: 'planner', run: async () => ({ output: '', agent: 'planner', status: 'completed' as const }) } }, choices: { planner: [{ to: 'builder' }] } })).toThrow(/must be an agent/);
+    expect(() => handoffChoices('planner', { agents: { ...team(), planner: { name: 'planner', kind: 'custom', run: async () => ({ output: '', agent: 'planner', status: 'completed' as const, usage: emptyUsage() }) } }, choices: { planner: [{ to: 'builder' }] } })).toThrow(/must be an agent/);
     expect(() => handoffChoices('planner', { agents: team(), choices: {}, maxHandoffs: -1 })).toThrow(/maxHandoffs/);
   });
 });

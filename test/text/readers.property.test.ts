@@ -2,11 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseRecording } from '../../src/adapters/recording.js';
 import { parseRunLogFile } from '../../src/cli/main.js';
-import { readFrontMatterData, splitFrontMatter } from '../../src/agents/front-matter.js';
+import { readFrontMatterData, readFrontMatterLeniently, splitFrontMatter } from '../../src/agents/front-matter.js';
 import { parseAgentFile, safeParseAgentFile } from '../../src/agents/parse.js';
 import { readTaskList } from '../../src/coordination/lead-prompts.js';
 import { parseLeadActions, parseQuestion } from '../../src/coordination/tools.js';
 import { TroupeError } from '../../src/core/errors.js';
+import { parseHandoffLine } from '../../src/patterns/handoff-choices.js';
 import { parseRouteLine } from '../../src/patterns/router.js';
 import { parseTeamReply } from '../../src/patterns/team-protocol.js';
 import { parseAssignments, requireAssignments, safeParseAssignments } from '../../src/reflection/assignments.js';
@@ -62,6 +63,15 @@ const readers: Record<string, (text: string) => unknown> = {
     const split = splitFrontMatter(t);
     return split.success ? readFrontMatterData(split.data) : split;
   },
+  readFrontMatterLeniently: (t) => {
+    const split = splitFrontMatter(t);
+    return split.success ? readFrontMatterLeniently(split.data) : split;
+  },
+  'safeParseAgentFile (Claude Code)': (t) => safeParseAgentFile(t, { name: 'agent', format: 'claude-code' }),
+  'safeParseAgentFile (Copilot)': (t) => safeParseAgentFile(t, { file: 'agent.agent.md' }),
+  'safeParseAgentFile (OpenCode)': (t) => safeParseAgentFile(t, { file: '.opencode/agents/agent.md' }),
+  'safeParseAgentFile (ai-agent)': (t) => safeParseAgentFile(t, { file: 'agent.ai' }),
+  parseHandoffLine,
   parseTeamMd,
   splitEntries,
   capEntries: (t) => capEntries(t, 60),
@@ -107,6 +117,11 @@ const protocolLine = fc.constantFrom(
   'QUESTION: which database?',
   'ROUTE: billing',
   'route: `legal`',
+  'HANDOFF: Create Tasks',
+  'description: Lead: plans the work',
+  'tools: Read, Grep',
+  'tools:',
+  '#  - web-research',
   '@worker:a fix it',
   '@worker:b',
   '@end',
@@ -217,6 +232,7 @@ const decisions: Record<string, (text: string) => unknown> = {
     return { vote, conclude };
   },
   parseLeadActions: (t) => parseLeadActions(t).actions,
+  parseHandoffLine: (t) => parseHandoffLine(t)?.choice,
   parseQuestion,
   parseRouteLine: (t) => parseRouteLine(t)?.raw,
   parseAssignments: (t) => {
