@@ -12,6 +12,7 @@ const tsx = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.
 // What some examples must print to show what they are about.
 const expected: Record<string, RegExp[]> = {
   'support-desk.ts': [/charged twice\s+-> billing/, /log in\s+-> technical/, /contract\?\s+-> legal/],
+  'claude-agents.ts': [/lead\s+claude-code\s+model claude-sonnet-4-5\s+tools: Read → read_file resolved; none not\s+sub-agents: code-reviewer, test-writer/, /answered by lead; 5 turns in all/, /└ subagent code-reviewer \[completed\]/, /name: lead\ndescription: "Change lead: splits/],
   'approval-chain.ts': [/APPROVED: PO for 3 laptops/, /\(answered by director\)/],
   'reading-replies.ts': [/steps \(text, repaired\):\n- read the logs/, /reflection complete: false/, /lead actions: \[\{"type":"review","taskId":"t2"/],
   'cli-orchestrator.ts': [/the CLI called delegate_to_worker \{"worker":"coder"/, /the CLI called delegate_to_worker \{"worker":"tester"/, /└ worker coder \[completed\]/, /└ worker tester \[completed\]/],
