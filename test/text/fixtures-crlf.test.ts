@@ -41,7 +41,7 @@ function readersOf(path: string): Record<string, (text: string) => unknown> {
     if (rel.includes('team-registry')) readers.parseTeamRegistry = (t) => settle(() => parseTeamRegistry(JSON.parse(t.replace(/^\uFEFF/, ''))));
     return readers;
   }
-  if (ext === '.ai' || (ext === '.md' && (rel.startsWith('agents') || rel.startsWith('cli')))) return { safeParseAgentFile: (t) => safeParseAgentFile(t, { name: 'fixture' }) };
+  if (ext === '.ai' || (ext === '.md' && (rel.startsWith('agents') || rel.startsWith('cli')))) return { safeParseAgentFile: (t) => safeParseAgentFile(t, { name: 'fixture', file: rel }) };
   if (ext === '.md') return { parseTeamMd, splitEntries, fencedBlocks };
   return { fencedBlocks };
 }
@@ -74,7 +74,7 @@ describe('fixture folders with CRLF endings', () => {
   };
 
   it('agent folders load the same', async () => {
-    for (const folder of ['agents/code-review', 'cli/desk']) {
+    for (const folder of ['agents/code-review', 'agents/claude-code', 'agents/copilot', 'agents/opencode', 'agents/ai-agent-team', 'cli/desk']) {
       const lf = await loadAgents(join(root, folder));
       expect(await loadAgents(convert(join(root, folder)))).toEqual(lf);
     }
