@@ -17,7 +17,7 @@ import { handoff } from '../patterns/handoff.js';
 import { router } from '../patterns/router.js';
 import { team } from '../patterns/team.js';
 import type { ApprovalQueue } from '../scheduler/approvals.js';
-import type { AgentDefinition } from './definition.js';
+import type { AgentDefinition, AgentIssue } from './definition.js';
 import { resolveAgentModel, resolveAgentTools, subAgentToolName, type AgentResolutionOptions } from './resolve.js';
 import { subAgentsOf, validateAgents } from './validate.js';
 
@@ -38,6 +38,12 @@ export interface CompileAgentsOptions extends AgentResolutionOptions {
   approvals?: ApprovalQueue | HandoffApprover;
   /** Most hand-offs in one run of an agent that offers them. Default: 8. */
   maxHandoffs?: number;
+  /**
+   * Told of what compiles with a loss: a tool left out under `unknownTools:
+   * 'warn'` (`unresolved_tool`), a model alias not in the model map, for
+   * which the adapter's default model is used (`unresolved_model`).
+   */
+  onWarning?: (issue: AgentIssue) => void;
 }
 
 /**
@@ -157,6 +163,10 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTo
       { code: 'invalid_agent', details: { agent: def.name, tools: resolved.unresolved } },
     );
   }
+  const at = def.file === undefined ? {} : { file: def.file };
+  if (resolved.unresolved.length > 0) {
+    options.onWarning?.({ code: 'unresolved_tool', message: `Agent "${def.name}": left out ${resolved.unresolved.length === 1 ? 'a tool that resolves' : 'tools that resolve'} to nothing: ${resolved.unresolved.join(', ')}`, agent: def.name, path: ['tools', ...resolved.unresolved], ...at });
+  }
   const approvals = options.approvals;
   const tools: ToolDefinition[] = resolved.tools.map(({ tool, decision, listed }) => {
     if (decision === 'allow') return tool;
@@ -174,7 +184,10 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTo
     taken.add(named.name);
     tools.push(named);
   }
-  const { models } = resolveAgentModel(def, options);
+  const { models, unresolved } = resolveAgentModel(def, options);
+  if (unresolved.length > 0) {
+    options.onWarning?.({ code: 'unresolved_model', message: `Agent "${def.name}": model ${unresolved.map((m) => `"${m}"`).join(', ')} is not in the model map; the adapter's default model is used`, agent: def.name, path: ['model', ...unresolved], ...at });
+  }
   const cliAdapter = resolved.onCli ? options.cli?.[def.format!] : undefined;
   const named = def.adapter ?? cliAdapter;
   const adapter = named === undefined ? options.defaultAdapter : typeof named === 'string' ? (options.adapters?.[named] ?? named) : named;

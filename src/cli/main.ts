@@ -242,7 +242,15 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
       return { approved: values.approve === true };
     },
   });
-  const flows = compileAgents(defs, { unknownTools: 'warn', approvals, ...(values.modelMap === undefined ? {} : { modelMap: values.modelMap }) });
+  const flows = compileAgents(defs, {
+    unknownTools: 'warn',
+    approvals,
+    ...(values.modelMap === undefined ? {} : { modelMap: values.modelMap }),
+    // A model alias the map lacks is said before the run (tools that resolve to nothing: see `troupe validate`).
+    onWarning: (issue) => {
+      if (issue.code === 'unresolved_model' && !values.json && !values.quiet) io.err(`warning  ${where(issue)}${issue.message}`);
+    },
+  });
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), {
     defs,
     env: io.env,

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { compileAgents } from '../../src/agents/compile.js';
 import { defineAgent } from '../../src/agents/define.js';
 import type { AgentDefinition } from '../../src/agents/definition.js';
 import { parseAgentFile } from '../../src/agents/parse.js';
@@ -83,6 +84,15 @@ describe('resolveAgentModel', () => {
     expect(lenient.warnings.map((w) => w.code)).toEqual(['unresolved_tool']);
     // Without options, names are not checked (the app has not said how they resolve).
     expect(validateAgents(defs).errors).toEqual([]);
+  });
+
+  it('compileAgents tells what it compiles with a loss', () => {
+    const issues: string[] = [];
+    compileAgents([claude('tools: Read, Grep\nmodel: opus')], { unknownTools: 'warn', onWarning: (i) => issues.push(`${i.code}: ${i.message}`) });
+    expect(issues).toEqual([
+      'unresolved_tool: Agent "a": left out tools that resolve to nothing: Read, Grep',
+      'unresolved_model: Agent "a": model "opus" is not in the model map; the adapter\'s default model is used',
+    ]);
   });
 
   it('names a sub-agent tool after the agent, with other characters written `_`', () => {

@@ -124,12 +124,12 @@ export class FieldReader {
     return out.length === 0 ? undefined : out;
   }
 
-  /** References to agents: names or paths to their files. */
-  refs(key: string): string[] | undefined {
+  /** References to agents: names or paths to their files (and `*`, every agent, where `all` says so). */
+  refs(key: string, all = false): string[] | undefined {
     const list = this.list(key, 'an agent name or a list of agent names');
     if (list === undefined) return undefined;
     for (const [i, ref] of list.entries()) {
-      if (!isReference(ref)) return this.wrong([key, i], 'an agent name or a path to an agent file (./x.ai)', ref);
+      if (!isReference(ref) && !(all && ref === '*')) return this.wrong([key, i], 'an agent name or a path to an agent file (./x.ai)', ref);
     }
     return list;
   }
@@ -291,7 +291,7 @@ export function readRouterAndSubAgents(r: FieldReader): { router?: NonNullable<A
     }
     return { router: { destinations } };
   }
-  const subAgents = r.refs('agents');
+  const subAgents = r.refs('agents', true);
   const out: { router?: NonNullable<AgentDefinition['router']>; subAgents?: string[] } = subAgents === undefined ? {} : { subAgents };
   if (router === undefined || router === false) return out;
   if (typeof router !== 'object' || Array.isArray(router)) {
