@@ -105,19 +105,16 @@ const cut = (text: string, max = 48): string => (text.length <= max ? text : `${
 /** One row of the table. */
 function cells(row: AgentInspection): string[] {
   const { tools } = row;
-  const total = tools.listed.length;
-  const toolCell =
-    total === 0
-      ? '-'
-      : tools.listed.length === 1 && tools.listed[0] === '*'
-        ? 'all'
-        : `${total}: ${[
-            tools.resolved.length > 0 ? `${tools.resolved.length} resolved` : '',
-            tools.cli.length > 0 ? `${tools.cli.length} on its CLI` : '',
-            tools.unresolved.length > 0 ? `${tools.unresolved.length} not` : '',
-          ]
-            .filter((s) => s !== '')
-            .join(', ')}`;
+  const all = tools.listed.includes('*');
+  const named = tools.listed.filter((t) => t !== '*').length;
+  // Tools that `*` brought in are not counted among the named ones.
+  const resolvedNamed = tools.resolved.filter((t) => !t.startsWith('* → ')).length;
+  const counts = [
+    resolvedNamed > 0 ? `${resolvedNamed} resolved` : '',
+    tools.cli.length > 0 && tools.cli[0] !== '*' ? `${tools.cli.length} on its CLI` : '',
+    tools.unresolved.length > 0 ? `${tools.unresolved.length} not` : '',
+  ].filter((s) => s !== '');
+  const toolCell = named === 0 ? (all ? 'all' : '-') : `${all ? 'all, ' : ''}${named}: ${counts.join(', ')}`;
   const model = row.models[0] ?? (row.unresolvedModels.length > 0 ? `${row.unresolvedModels[0]} (unresolved)` : '-');
   const handoffs = row.handoffs.map((h) => `${h.label ?? h.to} → ${h.to}${h.send ? '' : ' (asks)'}`).join('; ');
   return [

@@ -90,7 +90,7 @@ describe('troupe CLI', () => {
     ]);
     const opencode = await inProcess('agents', 'inspect', join(fixtures, 'agents', 'opencode'));
     expect(opencode.stdout.split('\n').find((l) => l.startsWith('yolo.md'))).toMatch(/^yolo\.md\s+opencode\s+yolo \(primary\)\s+all\s+-\s+-\s+-\s+0$/);
-    expect(opencode.stdout.split('\n').find((l) => l.startsWith('explorer.md'))).toMatch(/anthropic\/claude-sonnet-4-5/);
+    expect(opencode.stdout.split('\n').find((l) => l.startsWith('explorer.md'))).toMatch(/^explorer\.md\s+opencode\s+explorer \(sub-agent\)\s+all, 3: 3 not\s+anthropic\/claude-sonnet-4-5\s/);
     expect((await inProcess('agents', 'inspect')).code).toBe(2);
     expect((await inProcess('agents', 'inspect', join(fixtures, 'agents', 'copilot'), '--as', 'nope')).stderr).toContain('Expected --as to be one of troupe, ai-agent, claude-code, copilot, opencode');
   });
