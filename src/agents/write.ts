@@ -20,12 +20,13 @@ import { agentFormats, type AgentFileOutput } from './formats/index.js';
  * // fileName: 'reviewer.md'; text: '---\nname: reviewer\ntools: Read, Grep\n---\n\n\n'
  * ```
  */
-export function writeAgentFile(def: AgentDefinition, format: AgentFormat = def.format ?? 'troupe'): AgentFileOutput {
-  if (!(AGENT_FORMATS as readonly string[]).includes(format)) {
-    throw new ConfigurationError(`Expected a format (${AGENT_FORMATS.join(', ')}), got ${describeValue(format)}`, { code: 'invalid_argument' });
-  }
+export function writeAgentFile(def: AgentDefinition, format?: AgentFormat): AgentFileOutput {
   if (def === null || typeof def !== 'object' || typeof def.name !== 'string') {
     throw new ConfigurationError(`Expected an agent definition, got ${describeValue(def)}`, { code: 'invalid_argument' });
   }
-  return agentFormats[format].write(def);
+  const target = format ?? def.format ?? 'troupe';
+  if (!(AGENT_FORMATS as readonly string[]).includes(target)) {
+    throw new ConfigurationError(`Expected a format (${AGENT_FORMATS.join(', ')}), got ${describeValue(target)}`, { code: 'invalid_argument' });
+  }
+  return agentFormats[target].write(def);
 }

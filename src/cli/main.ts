@@ -236,6 +236,9 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
     io.err(`Unknown agent "${name}" (agents: ${defs.map((d) => d.name).join(', ')})`);
     return 1;
   }
+  if (defs.find((d) => d.name === name)?.mode === 'subagent' && !values.json && !values.quiet) {
+    io.err(`warning  "${name}" is a sub-agent: its file says only other agents call it; running it anyway`);
+  }
   const approvals = new ApprovalQueue({
     handler: (request) => {
       io.err(`approval ${describeRequest(request)}: ${values.approve ? 'approved (--approve)' : 'refused (pass --approve to allow)'}`);

@@ -285,6 +285,8 @@ describe('round trip: write back, read again', () => {
       }
     }
     expect(writeAgentFile(def, 'opencode').text).toContain('read_file: true');
+    expect(() => writeAgentFile(def, 'cursor' as AgentFormat)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+    expect(() => writeAgentFile(null as never)).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
   });
 });
 

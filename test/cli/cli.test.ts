@@ -67,6 +67,9 @@ describe('troupe CLI', () => {
     expect(approved.stdout).toContain('Implemented T1 to T3; all tests pass.');
     expect(approved.stdout).toContain('agent: devsquad.implement   status: completed');
     expect((await inProcess('run', join(fixtures, 'agents', 'copilot'), '--agent', 'nobody', 'x')).stderr).toContain('Unknown agent "nobody"');
+    const worker = await inProcess('run', join(fixtures, 'agents', 'copilot'), '--agent', 'devsquad.plan.context', 'Summarise 042');
+    expect(worker.stderr).toContain('warning  "devsquad.plan.context" is a sub-agent: its file says only other agents call it; running it anyway');
+    expect(worker.stdout).toContain('devsquad.plan.context handled: Summarise 042');
   });
 
   it('agents inspect: one row per file with format, name, tools, model, sub-agents, hand-offs and warnings', async () => {
