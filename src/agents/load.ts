@@ -98,7 +98,7 @@ export async function loadAgentFolder(dir: string, options: LoadAgentsOptions = 
     const text = await readFile(real, 'utf8');
     // The format of a file comes from where it really lives (a linked `.opencode/agents` may hold Claude Code
     // files), else from where its link is (a file linked into `.claude/agents` is read as Claude Code reads it).
-    const firstLine = text.startsWith('#!') ? text.slice(0, text.indexOf('\n') >>> 0) : '';
+    const firstLine = firstLineOf(text);
     const placed = options.format ?? (detectFormatByPlace({ path: real, firstLine }) ?? detectFormatByPlace({ path: linked, firstLine }))?.format;
     if (placed !== undefined && placed !== 'troupe' && placed !== 'ai-agent' && !startsWithFrontMatter(text)) {
       warnings.push({ code: 'not_an_agent', message: `${file} has no front matter: not an agent file, skipped`, file });
@@ -122,6 +122,13 @@ export async function loadAgentFolder(dir: string, options: LoadAgentsOptions = 
     throw unreadable ? new ParseError(message, { details }) : new ConfigurationError(message, { code: 'invalid_agent', details });
   }
   return { agents: resolveReferences(defs), warnings, boundary };
+}
+
+/** The first line of a text when it is a `#!` line, else `''`. */
+function firstLineOf(text: string): string {
+  if (!text.startsWith('#!')) return '';
+  const nl = text.indexOf('\n');
+  return nl < 0 ? text : text.slice(0, nl);
 }
 
 /** A text whose first line (after a BOM and a `#!` line) opens a front matter. */
