@@ -31,7 +31,10 @@ export interface HandoffChoice {
 
 /** Decides whether a hand-off goes ahead (an `ApprovalQueue` is one). */
 export interface HandoffApprover {
-  request(request: { tool: string; agent: string; sessionId?: string; arguments?: unknown }, options?: { signal?: AbortSignal }): Promise<boolean>;
+  request(
+    request: { tool: string; agent: string; sessionId?: string; runId?: string; arguments?: unknown },
+    options?: { signal?: AbortSignal; ctx?: RunContext },
+  ): Promise<boolean>;
 }
 
 /** Options of {@link handoffChoices}. */
@@ -108,8 +111,8 @@ export function formatHandoffChoice(request: string, from: string, output: strin
 /**
  * Run `start`, then follow the hand-offs the agents choose. The outcome is
  * the last agent's, with the hand-offs taken. A choice that is not `send`
- * waits for `approvals` (`{ tool: 'handoff:<to>', agent, arguments: { to,
- * label, prompt } }`); a refusal, a missing queue or the `maxHandoffs`
+ * waits for `approvals` (`{ tool: 'handoff:<to>', agent, sessionId, runId,
+ * arguments: { to, label, prompt } }`, with the run context); a refusal, a missing queue or the `maxHandoffs`
  * limit ends the run with the answer so far (`handoff.declined`).
  *
  * @example
@@ -162,9 +165,10 @@ export function handoffChoices(start: string, options: HandoffChoicesOptions): R
               tool: `handoff:${choice.to}`,
               agent: current,
               sessionId: ctx.op.id,
+              runId: ctx.runId,
               arguments: { to: choice.to, ...(choice.label === undefined ? {} : { label: choice.label }), ...(choice.prompt === undefined ? {} : { prompt: choice.prompt }) },
             };
-            if (!(await options.approvals.request(request, { signal: ctx.signal }))) return declined('denied');
+            if (!(await options.approvals.request(request, { signal: ctx.signal, ctx }))) return declined('denied');
           }
           ctx.emit('handoff.started', { from: current, to: choice.to });
           taken.push({ from: current, to: choice.to, ...(choice.label === undefined ? {} : { label: choice.label }) });

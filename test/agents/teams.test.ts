@@ -97,7 +97,7 @@ describe('the 28-agent GitHub Copilot team', () => {
     );
     // The one without send asked, and was refused.
     expect(requests).toEqual([
-      { tool: 'handoff:devsquad.implement', agent: 'devsquad.decompose', sessionId: expect.any(String), arguments: { to: 'devsquad.implement', label: 'Implement', prompt: 'Execute implementation' } },
+      { tool: 'handoff:devsquad.implement', agent: 'devsquad.decompose', sessionId: expect.any(String), runId: expect.any(String), arguments: { to: 'devsquad.implement', label: 'Implement', prompt: 'Execute implementation' } },
     ]);
     expect(events.filter((e) => e.type.startsWith('handoff.')).map((e) => e.type)).toEqual(['handoff.started', 'handoff.completed', 'handoff.declined']);
     expect(adapter.inputsOf('devsquad.implement')).toEqual([]);

@@ -55,7 +55,7 @@ describe('handoffChoices', () => {
     const events: TroupeEvent[] = [];
     const refused = await run(handoffChoices('planner', { agents: team(), choices, approvals: no }), 'x', { adapter: scriptedAdapter({ replies: replies() }), onEvent: (e) => events.push(e) });
     expect(refused).toMatchObject({ output: 'Plan.', agent: 'planner', handoffs: [] });
-    expect(asked).toEqual([{ tool: 'handoff:builder', agent: 'planner', sessionId: expect.any(String), arguments: { to: 'builder', label: 'Build' } }]);
+    expect(asked).toEqual([{ tool: 'handoff:builder', agent: 'planner', sessionId: expect.any(String), runId: expect.any(String), arguments: { to: 'builder', label: 'Build' } }]);
     expect(events.find((e) => e.type === 'handoff.declined')).toMatchObject({ from: 'planner', to: 'builder', label: 'Build', reason: 'denied' });
     // No approval queue: the choice is not taken, and the event says why.
     const none: TroupeEvent[] = [];
