@@ -7,52 +7,11 @@
  */
 import type { ToolCall, ToolResult, ToolSchema } from '../core/adapter.js';
 import { abortError, realClock } from '../core/clock.js';
-import { AdapterError, ConfigurationError, describeValue } from '../core/errors.js';
+import { AdapterError } from '../core/errors.js';
 import { startToolBridge, type ToolBridge } from '../integrations/mcp/bridge.js';
 import type { McpToolAnswer } from '../integrations/mcp/server.js';
 import type { CommandResult, RunningCommand } from './process-command.js';
-
-/** Where the CLI finds troupe's MCP server, for {@link ProcessMcpOptions.configure}. */
-export interface McpServerLaunch {
-  /** The server's name: the CLI shows the tools under it (Claude Code: `mcp__<name>__<tool>`). */
-  readonly name: string;
-  /** The program of the stdio server the CLI starts (this process's Node.js). */
-  readonly command: string;
-  /** Its arguments (the bridge script). */
-  readonly args: readonly string[];
-  /** The names of the tools served. */
-  readonly tools: readonly string[];
-  /** A private folder (mode 0700) for the CLI's config files, removed with the session. */
-  readonly dir: string;
-}
-
-/** What `configure` returns: the arguments that replace `{mcp}`, and variables for the CLI's environment. */
-export interface McpLaunchConfig {
-  /** Replace the whole-argument `{mcp}` placeholder of the command (and of the resume command). */
-  args: readonly string[];
-  /** Set in the CLI's environment (they win over `passEnv` and `env`). */
-  env?: Record<string, string>;
-}
-
-/** How a CLI learns of troupe's MCP server: see `processAdapter`'s `mcp` option. */
-export interface ProcessMcpOptions {
-  /** The server's name, as the CLI will know it. Default: `troupe`. */
-  serverName?: string;
-  /**
-   * How long, in ms of real time, a turn waits for more calls after each
-   * call that arrives, so that calls the CLI makes at once come in one turn
-   * (and troupe runs them in parallel). Default:
-   * {@link DEFAULT_TOOL_CALL_GATHER_MS} (150 ms).
-   */
-  gatherMs?: number;
-  /**
-   * The CLI's arguments (and environment) that declare the server, for a
-   * session with tools; called once per session. It may write config files
-   * into `server.dir`. Built-in: {@link claudeCodeProfile}, {@link codexProfile},
-   * {@link copilotProfile}.
-   */
-  configure(server: McpServerLaunch): McpLaunchConfig | Promise<McpLaunchConfig>;
-}
+import type { McpServerLaunch } from './process-launch.js';
 
 /**
  * How long to wait for more calls once a call has arrived, before the turn
@@ -83,7 +42,8 @@ export type ToolTurnEvent = { calls: ToolCall[] } | { result: CommandResult };
 export class CliToolCalls {
   readonly #bridge: ToolBridge;
   readonly #gatherMs: number;
-  readonly config: McpLaunchConfig;
+  /** Where the CLI finds the server. */
+  readonly server: McpServerLaunch;
   /** Calls that arrived and are not yet part of a turn. */
   #queue: Waiting[] = [];
   /** Calls handed to troupe, waiting for their results. */
@@ -93,16 +53,15 @@ export class CliToolCalls {
   #wake: (() => void) | undefined;
   #nextId = 1;
 
-  private constructor(bridge: ToolBridge, config: McpLaunchConfig, gatherMs: number) {
+  private constructor(bridge: ToolBridge, server: McpServerLaunch, gatherMs: number) {
     this.#bridge = bridge;
-    this.config = config;
+    this.server = server;
     this.#gatherMs = gatherMs;
   }
 
-  /** Start the bridge for `tools` and ask the profile how the CLI reaches it. */
-  static async start(tools: readonly ToolSchema[], options: ProcessMcpOptions, signal: AbortSignal | undefined): Promise<CliToolCalls> {
+  /** Start the bridge for `tools`, as the MCP server `name`. */
+  static async start(tools: readonly ToolSchema[], name: string, gatherMs: number | undefined, signal: AbortSignal | undefined): Promise<CliToolCalls> {
     let self: CliToolCalls | undefined;
-    const name = options.serverName ?? 'troupe';
     const bridge = await startToolBridge({
       tools,
       name,
@@ -110,17 +69,9 @@ export class CliToolCalls {
       call: (call) =>
         self ? self.#arrive(call.name, call.arguments, call.signal) : Promise.resolve({ content: 'Error: the session is starting', isError: true }),
     });
-    try {
-      const config = await options.configure({ name, command: bridge.command, args: bridge.args, tools: tools.map((t) => t.name), dir: bridge.dir });
-      if (!config || !Array.isArray(config.args) || !config.args.every((a) => typeof a === 'string')) {
-        throw new ConfigurationError(`Expected \`mcp.configure\` to return { args: string[] }, got ${describeValue(config)}`);
-      }
-      self = new CliToolCalls(bridge, config, options.gatherMs ?? DEFAULT_TOOL_CALL_GATHER_MS);
-      return self;
-    } catch (error) {
-      await bridge.close();
-      throw error;
-    }
+    const server: McpServerLaunch = { name, command: bridge.command, args: bridge.args, tools: tools.map((t) => t.name) };
+    self = new CliToolCalls(bridge, server, gatherMs ?? DEFAULT_TOOL_CALL_GATHER_MS);
+    return self;
   }
 
   /** True while a command of this session runs (or has ended and its end is not yet reported). */
@@ -189,6 +140,11 @@ export class CliToolCalls {
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
+  }
+
+  /** The bridge's private folder (mode 0700), removed by {@link CliToolCalls.close}. */
+  get dir(): string {
+    return this.#bridge.dir;
   }
 
   /** Stop the command and the bridge (its connections close, so nothing is left waiting). */

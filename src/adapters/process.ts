@@ -14,10 +14,12 @@ import type { Usage } from '../core/usage.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from './options.js';
 import { runCommand, startCommand, type CommandResult } from './process-command.js';
 import { killGroup } from './process-group.js';
-import { CliToolCalls, supersededError, type ProcessMcpOptions } from './process-tools.js';
+import { launchCli, type ProcessMcpOptions } from './process-launch.js';
+import { supersededError, type CliToolCalls } from './process-tools.js';
 import { inputText } from './scripted.js';
 
-export { DEFAULT_TOOL_CALL_GATHER_MS, type McpLaunchConfig, type McpServerLaunch, type ProcessMcpOptions } from './process-tools.js';
+export { DEFAULT_TOOL_CALL_GATHER_MS } from './process-tools.js';
+export { DEFAULT_MCP_SERVER_NAME, type McpLaunch, type McpLaunchConfig, type McpServerLaunch, type ProcessMcpOptions } from './process-launch.js';
 export {
   CLAUDE_CODE_VERSION,
   CODEX_VERSION,
@@ -209,16 +211,17 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
 
   return {
     id: options.id ?? 'process',
-    capabilities: { tools: options.mcp !== undefined, streaming: false },
+    capabilities: { tools: options.mcp !== undefined, streaming: false, mcpServers: options.mcp !== undefined },
     async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
       throwIfAborted(signal);
       const cwd = options.cwd ?? spec.workspace ?? process.cwd();
       // The CLI's own tools (checked before anything is started for the session).
       const toolArgs = cliToolArgs(options, spec);
-      // A session with tools serves them to the CLI over MCP, for as long as the session is open.
-      const tools = options.mcp && spec.tools && spec.tools.length > 0 ? await CliToolCalls.start(spec.tools, options.mcp, signal) : undefined;
-      const env = { ...buildEnv(options.passEnv ?? DEFAULT_PASS_ENV, options.env), ...tools?.config.env };
-      const mcpArgs = tools?.config.args ?? [];
+      // The profile declares the session's MCP servers (troupe's, serving its tools for as long as it is open, and the agent's own) and allow-lists.
+      const launch = options.mcp ? await launchCli(options.mcp, spec, signal) : undefined;
+      const tools = launch?.calls;
+      const env = { ...buildEnv(options.passEnv ?? DEFAULT_PASS_ENV, options.env), ...launch?.config.env };
+      const mcpArgs = launch?.config.args ?? [];
       const history: Array<{ role: 'user' | 'assistant'; text: string }> = [];
       let toolSessionId: string | undefined;
       let turn = 0;
@@ -305,7 +308,7 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
         async close() {
           if (running) killGroup(running);
           history.length = 0;
-          await tools?.close();
+          await launch?.close();
         },
       };
     },

@@ -5,7 +5,7 @@
  * runs inside the hand-off choices pattern.
  * @module
  */
-import { CLI_TOOLS_KEY, type ModelAdapter } from '../core/adapter.js';
+import { CLI_TOOLS_KEY, MCP_SERVERS_KEY, type ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { Runnable } from '../core/runnable.js';
 import type { ToolDefinition } from '../core/tools.js';
@@ -18,6 +18,7 @@ import { router } from '../patterns/router.js';
 import { team } from '../patterns/team.js';
 import type { ApprovalQueue } from '../scheduler/approvals.js';
 import type { AgentDefinition, AgentIssue } from './definition.js';
+import { resolveAgentMcpServers } from './mcp-servers.js';
 import { resolveAgentModel, resolveAgentTools, subAgentToolName, type AgentResolutionOptions } from './resolve.js';
 import { subAgentsOf, validateAgents } from './validate.js';
 
@@ -41,7 +42,10 @@ export interface CompileAgentsOptions extends AgentResolutionOptions {
   /**
    * Told of what compiles with a loss: a tool left out under `unknownTools:
    * 'warn'` (`unresolved_tool`), a model alias not in the model map, for
-   * which the adapter's default model is used (`unresolved_model`).
+   * which the adapter's default model is used (`unresolved_model`), an MCP
+   * server named without a configuration (`unresolved_mcp_server`) or a
+   * key of its configuration that is not used (`unused_key`), MCP servers
+   * of an agent whose adapter does not start them (`mcp_servers_unused`).
    */
   onWarning?: (issue: AgentIssue) => void;
 }
@@ -191,7 +195,11 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTo
   const cliAdapter = resolved.onCli ? options.cli?.[def.format!] : undefined;
   const named = def.adapter ?? cliAdapter;
   const adapter = named === undefined ? options.defaultAdapter : typeof named === 'string' ? (options.adapters?.[named] ?? named) : named;
-  const metadata = resolved.cli === undefined ? def.metadata : { ...def.metadata, [CLI_TOOLS_KEY]: resolved.cli };
+  const servers = agentMcpServers(def, options, typeof adapter === 'object' ? adapter : undefined);
+  const metadata =
+    resolved.cli === undefined && servers === undefined
+      ? def.metadata
+      : { ...def.metadata, ...(resolved.cli === undefined ? {} : { [CLI_TOOLS_KEY]: resolved.cli }), ...(servers === undefined ? {} : { [MCP_SERVERS_KEY]: servers }) };
   return {
     name: def.name,
     system: def.system,
@@ -205,4 +213,42 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTo
     ...(def.limits?.timeoutMs === undefined ? {} : { timeoutMs: def.limits.timeoutMs }),
     ...(metadata === undefined ? {} : { metadata }),
   };
+}
+
+/**
+ * The MCP servers `def` hands its adapter (`metadata[MCP_SERVERS_KEY]`),
+ * or `undefined` when it has none, or when `adapter` (known when compiled)
+ * does not start them: then a `mcp_servers_unused` warning says so, and
+ * nothing else about them matters. Otherwise a server that cannot be used
+ * fails, and a name without a configuration fails or is left out (by
+ * `unknownTools`).
+ */
+function agentMcpServers(def: AgentDefinition, options: CompileAgentsOptions, adapter: ModelAdapter | undefined) {
+  if ((def.mcpServers?.length ?? 0) === 0) return undefined;
+  const at = def.file === undefined ? {} : { file: def.file };
+  if (adapter !== undefined && adapter.capabilities.mcpServers !== true) {
+    const names = def.mcpServers!.map((s) => s.name).join(', ');
+    options.onWarning?.({
+      code: 'mcp_servers_unused',
+      message: `Agent "${def.name}": its MCP servers (${names}) are not started: adapter "${adapter.id}" does not start an agent's own MCP servers (a coding-agent CLI run by the process adapter with an MCP profile does)`,
+      agent: def.name,
+      path: ['mcpServers'],
+      ...at,
+    });
+    return undefined;
+  }
+  const { servers, unresolved, errors, warnings } = resolveAgentMcpServers(def, options);
+  if (errors.length > 0) {
+    throw new ConfigurationError(errors.map((e) => e.message).join('\n'), { code: 'invalid_agent', details: { agent: def.name, errors } });
+  }
+  if (unresolved.length > 0) {
+    const many = unresolved.length > 1;
+    const message = `Agent "${def.name}" names MCP server${many ? 's' : ''} ${unresolved.map((n) => `"${n}"`).join(', ')} without a configuration, and \`mcpServers\` does not hold ${many ? 'them' : 'it'}`;
+    if ((options.unknownTools ?? 'error') === 'error') {
+      throw new ConfigurationError(`${message}; pass \`unknownTools: "warn"\` to leave ${many ? 'them' : 'it'} out`, { code: 'invalid_agent', details: { agent: def.name, mcpServers: unresolved } });
+    }
+    options.onWarning?.({ code: 'unresolved_mcp_server', message: `${message}: left out`, agent: def.name, path: ['mcpServers', ...unresolved], ...at });
+  }
+  for (const warning of warnings) options.onWarning?.(warning);
+  return servers.length === 0 ? undefined : servers;
 }

@@ -116,7 +116,10 @@ export interface AgentDefinition {
   mode?: 'primary' | 'subagent' | 'all';
   /** Which tool calls need the person's approval. */
   approval?: ApprovalPolicy;
-  /** MCP servers the file asks for, kept as written. */
+  /**
+   * MCP servers the file asks for, as written: started by the coding-agent
+   * CLI the agent runs on, beside troupe's own (see `resolveAgentMcpServers`).
+   */
   mcpServers?: McpServerReference[];
   /** Turn and time limits. */
   limits?: { maxTurns?: number; timeoutMs?: number };

@@ -8,7 +8,7 @@
  * as it is to the vendor's own CLI. Pure functions of the definition.
  * @module
  */
-import type { CliToolList, ModelAdapter } from '../core/adapter.js';
+import type { CliToolList, McpServerConfig, ModelAdapter } from '../core/adapter.js';
 import type { ToolDefinition } from '../core/tools.js';
 import type { AgentDefinition, AgentFormat, ToolDecision } from './definition.js';
 
@@ -26,8 +26,18 @@ export interface AgentResolutionOptions {
    * model aliases pass as they are.
    */
   cli?: Partial<Record<AgentFormat, ModelAdapter | string>>;
-  /** A tool name that resolves to nothing: `error` (the default) fails, `warn` (or `skip`) leaves it out with a warning. */
+  /**
+   * A tool name that resolves to nothing, or an MCP server named without a
+   * configuration that `mcpServers` does not hold: `error` (the default)
+   * fails, `warn` (or `skip`) leaves it out with a warning.
+   */
   unknownTools?: 'error' | 'warn' | 'skip';
+  /**
+   * MCP servers the app knows by name, for agent files that name a server
+   * without configuring it (Claude Code's `mcpServers: [github]`, which
+   * Claude Code finds in the user's or the project's MCP settings).
+   */
+  mcpServers?: Record<string, McpServerConfig>;
   /** Model names as files write them (`sonnet`, `Claude Sonnet 4.6 (copilot)`), mapped to the models the adapters know. */
   modelMap?: Record<string, string>;
 }

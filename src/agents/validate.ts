@@ -6,6 +6,7 @@
  */
 import { Graph, alg } from '@dagrejs/graphlib';
 import { isPathReference, type AgentDefinition, type AgentIssue } from './definition.js';
+import { resolveAgentMcpServers } from './mcp-servers.js';
 import { resolveAgentModel, resolveAgentTools, type AgentResolutionOptions } from './resolve.js';
 
 /**
@@ -99,8 +100,11 @@ const STATIC_KINDS: readonly AgentEdgeKind[] = ['handoff', 'router', 'advisor', 
  * hand-off choices beside a router, team, handoff or advisors. With
  * `options` (how the app resolves names), also the tools that resolve to
  * nothing (`unresolved_tool`: an error, or a warning when `unknownTools`
- * is `warn`) and the model aliases that resolve to nothing
- * (`unresolved_model`, a warning).
+ * is `warn`), the model aliases that resolve to nothing
+ * (`unresolved_model`, a warning), MCP server configurations that cannot
+ * be used (`invalid_value`) and servers named without one that the app
+ * does not know (`unresolved_mcp_server`, an error or a warning like
+ * `unresolved_tool`).
  *
  * @example
  * ```ts
@@ -204,6 +208,18 @@ export function validateAgents(defs: readonly AgentDefinition[], options?: Agent
           message: `Agent "${def.name}": model ${models.map((m) => `"${m}"`).join(', ')} is not in the model map; the adapter's default model is used`,
           agent: def.name,
           path: ['model', ...models],
+          ...at(def),
+        });
+      }
+      const mcp = resolveAgentMcpServers(def, options);
+      errors.push(...mcp.errors);
+      warnings.push(...mcp.warnings);
+      if (mcp.unresolved.length > 0) {
+        ((options.unknownTools ?? 'error') === 'error' ? errors : warnings).push({
+          code: 'unresolved_mcp_server',
+          message: `Agent "${def.name}": MCP server${mcp.unresolved.length === 1 ? '' : 's'} ${mcp.unresolved.map((n) => `"${n}"`).join(', ')} named without a configuration, and not in \`mcpServers\``,
+          agent: def.name,
+          path: ['mcpServers', ...mcp.unresolved],
           ...at(def),
         });
       }

@@ -90,8 +90,9 @@ export interface SessionSpec {
   /** A working directory for adapters that act on files (coding-agent CLIs). */
   workspace?: string;
   /**
-   * Free-form data passed through to the adapter. One key has a meaning
-   * every adapter may rely on: {@link CLI_TOOLS_KEY} (a {@link CliToolList}).
+   * Free-form data passed through to the adapter. Two keys have a meaning
+   * every adapter may rely on: {@link CLI_TOOLS_KEY} (a {@link CliToolList})
+   * and {@link MCP_SERVERS_KEY} (a list of {@link McpServerSpec}).
    */
   metadata?: Record<string, unknown>;
 }
@@ -109,6 +110,48 @@ export interface CliToolList {
   allowed?: string[];
   disallowed: string[];
 }
+
+/**
+ * The key of `SessionSpec.metadata` under which an agent carries its own
+ * MCP servers (a list of {@link McpServerSpec}, from its file's
+ * `mcpServers` / `mcp-servers`). An adapter whose
+ * `capabilities.mcpServers` is true starts them for the session (the
+ * process adapter's CLI profiles declare them to the CLI); others ignore
+ * them, and troupe says so with a `warning` event (`mcp_servers_unused`).
+ */
+export const MCP_SERVERS_KEY = 'mcpServers';
+
+/**
+ * How to reach an MCP server: a program spoken to over stdio, or a server
+ * at a URL (streamable HTTP, or the older SSE transport).
+ */
+export type McpServerConfig =
+  | {
+      type: 'stdio';
+      /** The program. */
+      command: string;
+      /** Its arguments. */
+      args?: string[];
+      /** Variables set in its environment, besides what the CLI passes on. */
+      env?: Record<string, string>;
+      /** Only these of its tools (absent: all). */
+      tools?: string[];
+    }
+  | {
+      type: 'http' | 'sse';
+      /** The server's URL. */
+      url: string;
+      /** Headers sent with every request. */
+      headers?: Record<string, string>;
+      /** Only these of its tools (absent: all). */
+      tools?: string[];
+    };
+
+/** An MCP server of an agent: its name (`[A-Za-z0-9_-]{1,64}`, unique in the agent) and how to reach it. */
+export type McpServerSpec = McpServerConfig & {
+  /** The name the CLI knows it by (Claude Code: `mcp__<name>__<tool>`). */
+  name: string;
+};
 
 /** An event a session may report while a turn is in progress. */
 export type SessionEvent =
@@ -155,6 +198,8 @@ export interface AdapterCapabilities {
   readonly tools: boolean;
   /** The adapter reports `text-delta` events while a turn runs. */
   readonly streaming: boolean;
+  /** The adapter starts an agent's own MCP servers (`metadata[MCP_SERVERS_KEY]`). Default: false. */
+  readonly mcpServers?: boolean;
 }
 
 /** A source of model sessions. */

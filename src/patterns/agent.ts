@@ -3,7 +3,7 @@
  * adapter and tools.
  * @module
  */
-import type { ModelAdapter, SessionSpec } from '../core/adapter.js';
+import { MCP_SERVERS_KEY, type ModelAdapter, type SessionSpec } from '../core/adapter.js';
 import { withTimeout } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
@@ -45,7 +45,11 @@ export interface AgentOptions {
   timeoutMs?: number;
   /** A working directory for adapters that act on files. */
   workspace?: string;
-  /** Free-form data handed to the adapter. */
+  /**
+   * Free-form data handed to the adapter. `metadata[MCP_SERVERS_KEY]` (the
+   * agent's own MCP servers) on an adapter that does not start them gives
+   * a `warning` event (`mcp_servers_unused`) each time a session opens.
+   */
   metadata?: Record<string, unknown>;
 }
 
@@ -122,6 +126,15 @@ export function agent(options: AgentOptions): Agent {
       const workspace = converse.workspace ?? opts.workspace;
       if (workspace !== undefined) spec.workspace = workspace;
       if (opts.metadata !== undefined) spec.metadata = opts.metadata;
+      const servers = opts.metadata?.[MCP_SERVERS_KEY];
+      if (Array.isArray(servers) && servers.length > 0 && adapter.capabilities.mcpServers !== true) {
+        const names = servers.map((s: { name?: unknown }) => String(s?.name)).join(', ');
+        ctx.emit('warning', {
+          message: `Agent "${opts.name}": its MCP servers (${names}) are not started: adapter "${adapter.id}" does not start an agent's own MCP servers`,
+          code: 'mcp_servers_unused',
+          data: { agent: opts.name, adapter: adapter.id },
+        });
+      }
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
       // Every turn becomes a `model.turn` event, so a run log can be replayed.
       const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {

@@ -88,9 +88,9 @@ const workerReplies = scriptedAdapter({
 });
 
 describe('the process adapter over MCP', () => {
-  it('has tools only with `mcp`, and checks its MCP options', () => {
-    expect(processAdapter(claudeCodeProfile()).capabilities).toEqual({ tools: true, streaming: false });
-    expect(processAdapter({ command: ['claude', '-p'] }).capabilities.tools).toBe(false);
+  it('has tools, and starts agents\' MCP servers, only with `mcp`, and checks its MCP options', () => {
+    expect(processAdapter(claudeCodeProfile()).capabilities).toEqual({ tools: true, streaming: false, mcpServers: true });
+    expect(processAdapter({ command: ['claude', '-p'] }).capabilities).toEqual({ tools: false, streaming: false, mcpServers: false });
     const configure = () => ({ args: [] });
     expect(() => processAdapter({ command: ['cli'], mcp: { configure } })).toThrow(ConfigurationError);
     expect(() => processAdapter({ command: ['cli', '{mcp}'], mcp: { configure, serverName: 'no spaces' } })).toThrow(/serverName/);
@@ -211,17 +211,17 @@ describe('the process adapter over MCP', () => {
       prompt: 'stdin',
       mcp: {
         serverName: 'tools',
-        async configure(server) {
-          dir = server.dir;
-          const file = join(server.dir, 'servers.json');
-          writeFileSync(file, JSON.stringify({ mcpServers: { [server.name]: { command: server.command, args: server.args } } }));
+        async configure({ troupe, dir: folder }) {
+          dir = folder;
+          const file = join(folder, 'servers.json');
+          writeFileSync(file, JSON.stringify({ mcpServers: { [troupe!.name]: { command: troupe!.command, args: troupe!.args } } }));
           return { args: ['--mcp-config', file, '--steps', JSON.stringify([{ call: 'add', args: { a: 20, b: 22 } }])] };
         },
       },
     });
     expect((await run(agent({ name: 'a', adapter: custom, tools: [add] }), 'go')).output).toBe('Synthesis\nadd: 42');
     expect(existsSync(dir)).toBe(false);
-    const broken = processAdapter({ command: ['cli', '{mcp}'], mcp: { configure: (server) => ((dir = server.dir), { args: 'no' as unknown as string[] }) } });
+    const broken = processAdapter({ command: ['cli', '{mcp}'], mcp: { configure: (launch) => ((dir = launch.dir), { args: 'no' as unknown as string[] }) } });
     await expect(run(agent({ name: 'a', adapter: broken, tools: [add] }), 'go')).rejects.toThrow(/Expected `mcp.configure` to return \{ args: string\[\] \}/);
     expect(existsSync(dir)).toBe(false);
   });

@@ -13,7 +13,6 @@ import {
   assign,
   fieldsLeft,
   mcpServerList,
-  mcpServersWarning,
   notWritten,
   readMcpServers,
   splitCommaList,
@@ -87,7 +86,6 @@ function read(input: AgentFileInput) {
     if (approval === undefined) r.unused('permissionMode', `unknown permission mode "${mode}" (known: ${Object.keys(CLAUDE_PERMISSION_MODES).join(', ')})`);
   }
   const mcpServers = readMcpServers(r, 'mcpServers');
-  mcpServersWarning(r, 'mcpServers', mcpServers);
   const maxTurns = r.number('maxTurns', { integer: true, positive: true });
   for (const key of UNUSED) r.unused(key);
   if (def !== undefined) {

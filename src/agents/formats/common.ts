@@ -434,16 +434,6 @@ export function mcpServerList(servers: AgentDefinition['mcpServers']): unknown[]
   return servers?.map((s) => (s.config === undefined ? s.name : { [s.name]: s.config }));
 }
 
-/** The warning every reader gives for MCP servers: kept in the definition, not started. */
-export function mcpServersWarning(r: FieldReader, key: string, servers: AgentDefinition['mcpServers']): void {
-  if (servers === undefined) return;
-  r.warn(
-    'mcp_servers_unused',
-    `\`${key}\` (${servers.map((s) => s.name).join(', ')}) is kept in the definition but not started: troupe does not start an agent's own MCP servers`,
-    [key],
-  );
-}
-
 /** The handoff choices as they are written: `{ label?, agent, prompt?, send? }` in that order. */
 export function handoffList(choices: AgentDefinition['handoffs']): unknown[] | undefined {
   return choices?.map((c) => ({

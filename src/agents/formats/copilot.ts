@@ -14,7 +14,6 @@ import {
   assign,
   fieldsLeft,
   handoffList,
-  mcpServersWarning,
   readHandoffChoices,
   readMcpServers,
   systemFrom,
@@ -45,7 +44,6 @@ function read(input: AgentFileInput) {
   const primaryOnly = noModelInvocation === true || infer === false;
   if (subagentOnly && primaryOnly) r.warn('unusable_agent', '`user-invocable: false` with `disable-model-invocation: true`: neither a person nor another agent can use it', ['user-invocable']);
   const mcpServers = readMcpServers(r, 'mcp-servers');
-  mcpServersWarning(r, 'mcp-servers', mcpServers);
   for (const key of UNUSED) r.unused(key);
   let def: AgentDefinition | undefined;
   if (name !== undefined) {

@@ -11,7 +11,6 @@ import {
   fieldsLeft,
   handoffList,
   mcpServerList,
-  mcpServersWarning,
   readAdvisorsAndHandoff,
   readHandoffChoices,
   readLimits,
@@ -81,7 +80,6 @@ function read(input: AgentFileInput) {
   if (mode !== undefined && !(MODES as readonly string[]).includes(mode)) r.wrong(['mode'], 'primary, subagent or all', mode);
   const approval = readApproval(r);
   const mcpServers = readMcpServers(r, 'mcpServers');
-  mcpServersWarning(r, 'mcpServers', mcpServers);
   if (def !== undefined) {
     def.system = systemFrom(input.body) || (system ?? '');
     assign(def, 'description', description);
