@@ -2,7 +2,9 @@
 // in test/cli-rigs) run by the process adapter's built-in profiles,
 // offline: each talks to a local mock of its model API (Copilot to the
 // Anthropic mock, as a custom provider) and calls troupe's tools through
-// the MCP bridge. Skipped, with one line at the start of the run, when the CLIs are
+// the MCP bridge; an agent file's own MCP server (test/fixtures/mcp) is
+// started by the CLI beside troupe's, and the tools the file names are the
+// CLI's allow-list. Skipped, with one line at the start of the run, when the CLIs are
 // not installed (`npm run install:cli-rigs`); CI requires them.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
@@ -10,6 +12,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { claudeCodeProfile, codexProfile, copilotProfile, processAdapter } from '../../src/adapters/process.js';
+import { compileAgents } from '../../src/agents/compile.js';
+import { parseAgentFile } from '../../src/agents/parse.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { walk } from '../../src/core/ops.js';
@@ -23,6 +27,15 @@ import { tempDirs } from '../helpers/temp-dirs.js';
 
 const clis = inject('clis');
 const tempDir = tempDirs('troupe-cli-test-');
+const ticketServer = join(import.meta.dirname, '..', 'fixtures', 'mcp', 'ticket-server.mjs');
+
+/** An agent's own MCP server: the ticket server, logging its calls into a fresh file; `calls()` reads them. */
+function ticketServerFor() {
+  const log = join(tempDir(), 'calls.jsonl');
+  const config = { command: process.execPath, args: [ticketServer, log], env: { TICKET_STATUS: 'printer on fire' } };
+  const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown) : []);
+  return { config, calls };
+}
 // A real CLI starts in about a second; a loaded machine may take longer.
 const SLOW = { timeout: 60_000 };
 
@@ -94,13 +107,14 @@ const nestedWorkers = (trace: Parameters<typeof walk>[0]) => {
 };
 
 describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not installed'}) through claudeCodeProfile`, () => {
-  async function claude(script: Parameters<typeof startMockAnthropic>[0]) {
+  async function claude(script: Parameters<typeof startMockAnthropic>[0], args: string[] = []) {
     const mock = await startMockAnthropic(script);
     mocks.push(mock);
     const home = tempDir();
+    const cwd = tempDir();
     const adapter = processAdapter({
-      ...claudeCodeProfile({ command: clis.claude!.path }),
-      cwd: tempDir(),
+      ...claudeCodeProfile({ command: clis.claude!.path, args }),
+      cwd,
       passEnv: ['PATH'],
       env: {
         HOME: home,
@@ -112,7 +126,7 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
         DISABLE_AUTOUPDATER: '1',
       },
     });
-    return { mock, adapter, home };
+    return { mock, adapter, home, cwd };
   }
   const toolNames = (mock: MockAnthropic, turn: number) => (mock.turns[turn]?.body.tools ?? []).map((t) => t.name);
   const toolResults = (mock: MockAnthropic, turn: number) => JSON.stringify(mock.turns[turn]?.body.messages ?? []);
@@ -134,6 +148,59 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
     expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
     expect(result.usage.inputTokens).toBeGreaterThan(0);
     expect(result.usage.costUsd).toBeGreaterThan(0);
+  });
+
+  it('starts an agent file\'s own MCP server beside troupe\'s: the model calls its tool, and the server gets the call', SLOW, async () => {
+    const tickets = ticketServerFor();
+    const { mock, adapter } = await claude([{ toolUses: [{ suffix: '__lookup_ticket', input: { id: '42' } }] }, { text: 'Ticket 42: the printer is on fire.' }]);
+    const file = [
+      '---',
+      'name: support',
+      'description: Answers questions about support tickets',
+      'tools: Read, add, mcp__tickets__lookup_ticket',
+      'mcpServers:',
+      `  - tickets: ${JSON.stringify({ type: 'stdio', ...tickets.config })}`,
+      '---',
+      'You answer questions about support tickets.',
+    ].join('\n');
+    const def = parseAgentFile(file, { format: 'claude-code' });
+    expect(def.warnings ?? []).toEqual([]);
+    const flows = compileAgents([def], { cli: { 'claude-code': adapter }, tools: { add } });
+    const result = await run(flows.support!, 'What is the state of ticket 42?');
+    expect(result.output).toBe('Ticket 42: the printer is on fire.');
+    // Offered: the built-in tool the file names, troupe's tool and the agent's server's tool; nothing else.
+    expect(toolNames(mock, 0).sort()).toEqual(['Read', 'mcp__tickets__lookup_ticket', 'mcp__troupe__add']);
+    expect(tickets.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '42' } }]);
+    // The server's environment came from its configuration.
+    expect(toolResults(mock, 1)).toMatch(/"type":"tool_result".*Ticket 42: printer on fire/);
+  });
+
+  it('offers exactly the built-in tools an agent file names plus troupe\'s MCP tools, and merges their permissions with the user\'s own --allowedTools', SLOW, async () => {
+    const { mock, adapter, cwd } = await claude(
+      [
+        {
+          toolUses: [
+            { suffix: '__add', input: { a: 2, b: 3 } },
+            { suffix: 'Bash', input: { command: 'touch by-agent-file', description: 'touch' } },
+            { suffix: 'Bash', input: { command: 'mkdir by-user-args', description: 'mkdir' } },
+            { suffix: 'Bash', input: { command: 'ln -s by-agent-file denied-link', description: 'link' } },
+          ],
+        },
+        { text: 'Done.' },
+      ],
+      // The user's own permission, in a second --allowedTools.
+      ['--allowedTools', 'Bash(mkdir *)'],
+    );
+    const def = parseAgentFile('---\nname: builder\ntools: Read, Grep, Bash(touch *), add\ndisallowedTools: WebFetch\n---\nBuild.', { format: 'claude-code' });
+    const result = await run(compileAgents([def], { cli: { 'claude-code': adapter }, tools: { add } }).builder!, 'Build it');
+    expect(result.output).toBe('Done.');
+    expect(toolNames(mock, 0).sort()).toEqual(['Bash', 'Grep', 'Read', 'mcp__troupe__add']);
+    expect(toolResults(mock, 1)).toMatch(/"type":"tool_result".*"text":"5"/);
+    // Claude Code merges every --allowedTools: the file's `Bash(touch *)` and the user's `Bash(mkdir *)` both ran; `ln` was allowed by neither.
+    expect(existsSync(join(cwd, 'by-agent-file'))).toBe(true);
+    expect(existsSync(join(cwd, 'by-user-args'))).toBe(true);
+    expect(existsSync(join(cwd, 'denied-link'))).toBe(false);
+    expect(toolResults(mock, 1).match(/This command requires approval/g)).toHaveLength(1);
   });
 
   it('orchestrates two troupe workers with delegate_to_worker; the workers are nested sessions of the trace', SLOW, async () => {
@@ -240,6 +307,24 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     expect(result.usage.inputTokens).toBeGreaterThan(0);
   });
 
+  it('starts an agent file\'s own MCP server beside troupe\'s: the model calls its tool, and the server gets the call', SLOW, async () => {
+    const tickets = ticketServerFor();
+    const { mock, adapter } = await codex([
+      { calls: [{ namespace: 'mcp__tickets', name: 'lookup_ticket', arguments: { id: '42' } }] },
+      { text: 'Ticket 42: the printer is on fire.' },
+    ]);
+    // A GitHub Copilot agent file (its `mcp-servers` mapping, `type: local`) run on Codex.
+    const file = ['---', 'name: support', 'tools: [add]', 'mcp-servers:', `  tickets: ${JSON.stringify({ type: 'local', ...tickets.config, tools: ['*'] })}`, '---', 'You answer questions about support tickets.'].join('\n');
+    const def = parseAgentFile(file, { file: 'support.agent.md' });
+    expect(def.format).toBe('copilot');
+    const result = await run(compileAgents([def], { defaultAdapter: adapter, tools: { add } }).support!, 'What is the state of ticket 42?');
+    expect(result.output).toBe('Ticket 42: the printer is on fire.');
+    expect(namespace(mock, 0, 'mcp__tickets')?.tools?.map((t) => t.name)).toEqual(['lookup_ticket']);
+    expect(namespace(mock, 0, 'mcp__troupe')?.tools?.map((t) => t.name)).toEqual(['add']);
+    expect(tickets.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '42' } }]);
+    expect(outputs(mock, 1)).toContain('Ticket 42: printer on fire');
+  });
+
   it('orchestrates two troupe workers with delegate_to_worker; the workers are nested sessions of the trace', SLOW, async () => {
     const { mock, adapter } = await codex([
       {
@@ -308,6 +393,28 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
     expect(JSON.stringify(mock.turns[1]?.body.messages)).toMatch(/"type":"tool_result".*5/);
     const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
     expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
+  });
+
+  it('offers exactly the tools a Copilot agent file names (by alias), troupe\'s and its own MCP server\'s, and the server gets the call', SLOW, async () => {
+    const tickets = ticketServerFor();
+    const { mock, adapter } = await copilot([{ toolUses: [{ suffix: '-lookup_ticket', input: { id: '42' } }] }, { text: 'Ticket 42: the printer is on fire.' }]);
+    const file = [
+      '---',
+      'name: support',
+      'description: Answers questions about support tickets',
+      "tools: ['read', 'search', 'add', 'tickets/*']",
+      'mcp-servers:',
+      `  tickets: ${JSON.stringify({ type: 'local', ...tickets.config, tools: ['*'] })}`,
+      '---',
+      'You answer questions about support tickets.',
+    ].join('\n');
+    const def = parseAgentFile(file, { file: 'support.agent.md' });
+    const result = await run(compileAgents([def], { cli: { copilot: adapter }, tools: { add } }).support!, 'What is the state of ticket 42?');
+    expect(result.output).toBe('Ticket 42: the printer is on fire.');
+    // `read` is Copilot's `view`, `search` its `grep` and `glob`; `--available-tools` holds them and both MCP servers.
+    expect(toolNames(mock, 0).sort()).toEqual(['glob', 'grep', 'tickets-lookup_ticket', 'troupe-add', 'view']);
+    expect(tickets.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '42' } }]);
+    expect(JSON.stringify(mock.turns[1]?.body.messages)).toMatch(/"type":"tool_result".*Ticket 42: printer on fire/);
   });
 
   it('orchestrates two troupe workers with delegate_to_worker; the workers are nested sessions of the trace', SLOW, async () => {

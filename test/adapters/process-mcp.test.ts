@@ -6,7 +6,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { claudeCodeProfile, processAdapter, type ProcessAdapterOptions } from '../../src/adapters/process.js';
+import { claudeCodeProfile, processAdapter, type McpLaunch, type ProcessAdapterOptions } from '../../src/adapters/process.js';
+import { compileAgents } from '../../src/agents/compile.js';
+import { parseAgentFile } from '../../src/agents/parse.js';
+import { CLI_TOOLS_KEY, MCP_SERVERS_KEY } from '../../src/core/adapter.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { AdapterError, ConfigurationError, TimeoutError } from '../../src/core/errors.js';
@@ -19,6 +22,7 @@ import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const standIn = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'stand-in-agent.mjs');
+const ticketServer = join(import.meta.dirname, '..', 'fixtures', 'mcp', 'ticket-server.mjs');
 const tempDir = tempDirs('troupe-mcp-test-');
 
 /** The stand-in CLI through the Claude Code profile; `pids` collects the processes it started. */
@@ -224,6 +228,63 @@ describe('the process adapter over MCP', () => {
     const broken = processAdapter({ command: ['cli', '{mcp}'], mcp: { configure: (launch) => ((dir = launch.dir), { args: 'no' as unknown as string[] }) } });
     await expect(run(agent({ name: 'a', adapter: broken, tools: [add] }), 'go')).rejects.toThrow(/Expected `mcp.configure` to return \{ args: string\[\] \}/);
     expect(existsSync(dir)).toBe(false);
+  });
+
+  it('starts an agent file\'s own MCP server beside troupe\'s: the CLI calls both, and nothing outlives the session', async () => {
+    const log = join(tempDir(), 'calls.jsonl');
+    const steps = [{ call: 'lookup_ticket', args: { id: '7' } }, { call: 'add', args: { a: 1, b: 2 } }];
+    const { adapter, started } = standInAdapter({ steps });
+    const server = JSON.stringify({ command: process.execPath, args: [ticketServer, log], env: { TICKET_STATUS: 'waiting on parts' } });
+    const def = parseAgentFile(`---\nname: support\ntools: add\nmcpServers:\n  - tickets: ${server}\n---\nHelp.`, { format: 'claude-code' });
+    const result = await run(compileAgents([def], { defaultAdapter: adapter, tools: { add } }).support!, 'ticket 7?');
+    expect(result.output).toBe('Synthesis\nlookup_ticket: Ticket 7: waiting on parts\nadd: 3');
+    expect(readFileSync(log, 'utf8')).toBe('{"tool":"lookup_ticket","arguments":{"id":"7"}}\n');
+    // The CLI started two MCP servers: troupe's bridge and the agent's own.
+    expect(started()[0]!.servers).toHaveLength(2);
+    await nothingLeft(started);
+  });
+
+  it('declares an agent\'s own MCP servers (and its CLI tools) without troupe\'s when the session has no tools; the folder goes with the session', async () => {
+    const launches: McpLaunch[] = [];
+    const log = join(tempDir(), 'calls.jsonl');
+    const { mcp, ...profile } = claudeCodeProfile({ command: [process.execPath, standIn], args: ['--steps', JSON.stringify([{ call: 'lookup_ticket', args: { id: '9' } }])] });
+    const adapter = processAdapter({ ...profile, mcp: { ...mcp!, configure: (launch) => (launches.push(launch), mcp!.configure(launch)) } });
+    const servers = [{ name: 'tickets', type: 'stdio', command: process.execPath, args: [ticketServer, log] }];
+    const session = await adapter.openSession({ agent: 'a', metadata: { [MCP_SERVERS_KEY]: servers, [CLI_TOOLS_KEY]: { allowed: ['Read'], disallowed: [] } } });
+    try {
+      expect((await session.send('go')).text).toBe('Synthesis\nlookup_ticket: Ticket 9: status unknown');
+    } finally {
+      await session.close();
+    }
+    expect(launches).toHaveLength(1);
+    expect(launches[0]).toEqual({ servers, cliTools: { allowed: ['Read'], disallowed: [] }, dir: expect.any(String) });
+    expect(existsSync(launches[0]!.dir)).toBe(false);
+    // Nothing to declare: no launch, no folder.
+    const plain = await adapter.openSession({ agent: 'b' });
+    await plain.close();
+    expect(launches).toHaveLength(1);
+  });
+
+  it('refuses an agent\'s MCP server named like troupe\'s own (in any case), or two of the same name, before anything starts', async () => {
+    const { adapter, started } = standInAdapter();
+    const server = (name: string) => ({ name, type: 'stdio', command: 'x' });
+    const open = (servers: unknown, a: typeof adapter = adapter) => a.openSession({ agent: 'a', tools: [toToolSchema(add)], metadata: { [MCP_SERVERS_KEY]: servers } });
+    const clash = await open([server('Troupe')]).catch((e: unknown) => e);
+    expect(clash).toBeInstanceOf(ConfigurationError);
+    expect(clash).toMatchObject({ code: 'invalid_agent', details: { agent: 'a', server: 'Troupe' } });
+    expect((clash as Error).message).toBe(
+      'Agent "a": its MCP server "Troupe" has the name of troupe\'s own server for the session\'s tools; rename the agent\'s server, or give troupe\'s another name (the profile\'s `serverName`)',
+    );
+    await expect(open([server('t'), server('T')])).rejects.toThrow('Agent "a": two of its MCP servers are named "T"');
+    await expect(open({ tickets: {} })).rejects.toThrow(/expected `metadata.mcpServers` to be a list of MCP servers/);
+    await expect(open([{ name: 'x', type: 'stdio' }])).rejects.toThrow(/`command` must be a program/);
+    await expect(open([{ name: 'x', type: 'ws', url: 'ws://x' }])).rejects.toThrow(/`type` must be "stdio", "http" or "sse"/);
+    await expect(open([{ name: 'a b', type: 'http', url: 'http://x' }])).rejects.toThrow(/`name` must be 1-64 letters/);
+    expect(started()).toEqual([]);
+    // With troupe's server named otherwise, the name is free.
+    const renamed = processAdapter(claudeCodeProfile({ command: [process.execPath, standIn], serverName: 'tools', args: ['--steps', '[]'] }));
+    const session = await open([{ name: 'troupe', type: 'stdio', command: process.execPath, args: [ticketServer] }], renamed);
+    await session.close();
   });
 
   it('runs a session without tools as a plain CLI turn (no MCP server)', async () => {
