@@ -345,7 +345,8 @@ export {
 
 // ─── Agent files of every format, sub-agents as tools, hand-off choices, squad names ───
 // One block, so that moving these names into a subpath is one edit.
-export { CLI_TOOLS_KEY, type CliToolList } from './core/adapter.js';
+export { CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type McpServerConfig, type McpServerSpec } from './core/adapter.js';
+export { MCP_SERVER_NAME_PATTERN, resolveAgentMcpServers, type ResolvedMcpServers } from './agents/mcp-servers.js';
 export {
   AGENT_FORMATS,
   AGENT_NAME_PATTERN,

@@ -15,6 +15,7 @@ const expected: Record<string, RegExp[]> = {
   'claude-agents.ts': [/lead\s+claude-code\s+model claude-sonnet-4-5\s+tools: Read → read_file resolved; none not\s+sub-agents: code-reviewer, test-writer/, /answered by lead; 5 turns in all/, /└ subagent code-reviewer \[completed\]/, /name: lead\ndescription: "Change lead: splits/],
   'approval-chain.ts': [/APPROVED: PO for 3 laptops/, /\(answered by director\)/],
   'reading-replies.ts': [/steps \(text, repaired\):\n- read the logs/, /reflection complete: false/, /lead actions: \[\{"type":"review","taskId":"t2"/],
+  'cli-agent-mcp.ts': [/^troupe ran escalate \{"ticket":"4711"/m, /lookup_ticket: Ticket 4711: the printer on floor 2 is out of toner/],
   'cli-orchestrator.ts': [/the CLI called delegate_to_worker \{"worker":"coder"/, /the CLI called delegate_to_worker \{"worker":"tester"/, /└ worker coder \[completed\]/, /└ worker tester \[completed\]/],
   'manager-advisors.ts': [/failed ops: Advisor consultation failed for ops/, /Decided on 3 advisor sections/],
   'observe-run.ts': [/^ {6}invoke_workflow delivery$/m, /invoke_agent builder \[chunk 3\] \(error\)/, /^33 spans:$/m, /report: .*troupe-example-report\.html \(\d+ KB\)/],

@@ -2,7 +2,7 @@
 // in test/cli-rigs) run by the process adapter's built-in profiles,
 // offline: each talks to a local mock of its model API (Copilot to the
 // Anthropic mock, as a custom provider) and calls troupe's tools through
-// the MCP bridge; an agent file's own MCP server (test/fixtures/mcp) is
+// the MCP bridge; an agent file's own MCP server (examples/cli/ticket-server.mjs) is
 // started by the CLI beside troupe's, and the tools the file names are the
 // CLI's allow-list. Skipped, with one line at the start of the run, when the CLIs are
 // not installed (`npm run install:cli-rigs`); CI requires them.
@@ -27,7 +27,7 @@ import { tempDirs } from '../helpers/temp-dirs.js';
 
 const clis = inject('clis');
 const tempDir = tempDirs('troupe-cli-test-');
-const ticketServer = join(import.meta.dirname, '..', 'fixtures', 'mcp', 'ticket-server.mjs');
+const ticketServer = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'ticket-server.mjs');
 
 /** An agent's own MCP server: the ticket server, logging its calls into a fresh file; `calls()` reads them. */
 function ticketServerFor() {

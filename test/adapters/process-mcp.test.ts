@@ -22,7 +22,7 @@ import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const standIn = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'stand-in-agent.mjs');
-const ticketServer = join(import.meta.dirname, '..', 'fixtures', 'mcp', 'ticket-server.mjs');
+const ticketServer = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'ticket-server.mjs');
 const tempDir = tempDirs('troupe-mcp-test-');
 
 /** The stand-in CLI through the Claude Code profile; `pids` collects the processes it started. */
