@@ -125,13 +125,15 @@ export interface ProcessAdapterOptions {
    * that `capabilities.tools` is true: the CLI's call of a tool becomes a
    * tool call of the turn, and the next `send` of tool results answers it
    * while the CLI waits (one CLI process per user message, across its tool
-   * calls). `configure` says how the CLI learns of the server; its
-   * arguments replace the whole-argument placeholder `{mcp}`, which the
-   * command (and the resume command) must contain. Needs
-   * `@modelcontextprotocol/sdk`. The built-in profiles
-   * ({@link claudeCodeProfile}, {@link codexProfile},
-   * {@link copilotProfile}) set it. Default: none (`capabilities.tools` is
-   * false, and `{mcp}` is left out).
+   * calls). The agent's own MCP servers (`metadata.mcpServers`) are
+   * declared beside troupe's, and the CLI's own tools it may use
+   * (`metadata.cliTools`) allowed, so `capabilities.mcpServers` is true.
+   * `configure` says how the CLI learns of all of them; its arguments
+   * replace the whole-argument placeholder `{mcp}`, which the command (and
+   * the resume command) must contain. Needs `@modelcontextprotocol/sdk`.
+   * The built-in profiles ({@link claudeCodeProfile}, {@link codexProfile},
+   * {@link copilotProfile}) set it. Default: none (`capabilities.tools` and
+   * `capabilities.mcpServers` are false, and `{mcp}` is left out).
    */
   mcp?: ProcessMcpOptions;
   /**
