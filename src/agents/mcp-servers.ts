@@ -21,7 +21,7 @@ export interface ResolvedMcpServers {
   servers: McpServerSpec[];
   /** Names the file gives without a configuration, which the app does not know either. */
   unresolved: string[];
-  /** Servers that cannot be used (a bad name, a name given twice, no `command` or `url`, a value of the wrong type). */
+  /** Servers that cannot be used (a bad name, a name given twice ignoring case, no `command` or `url`, a value of the wrong type). */
   errors: AgentIssue[];
   /** Keys of a configuration that are not used. */
   warnings: AgentIssue[];
@@ -61,11 +61,11 @@ export function resolveAgentMcpServers(def: AgentDefinition, options: Pick<Agent
       out.errors.push(issue('a name may hold only letters, digits, `_` and `-` (1-64 of them)'));
       continue;
     }
-    if (seen.has(name)) {
-      out.errors.push(issue('the name is given twice'));
+    if (seen.has(name.toLowerCase())) {
+      out.errors.push(issue('the name is given twice (ignoring case)'));
       continue;
     }
-    seen.add(name);
+    seen.add(name.toLowerCase());
     const config = configOf(reference, options);
     if (config === undefined) {
       out.unresolved.push(name);

@@ -74,7 +74,7 @@ describe('resolveAgentMcpServers', () => {
         { name: 'url', config: { type: 'http', url: 7 } },
         { name: 'tools', config: { command: 'x', tools: 'all' } },
         { name: 'ok', config: { command: 'x', timeout: 5, url: 'http://x' } },
-        { name: 'ok', config: { command: 'y' } },
+        { name: 'OK', config: { command: 'y' } },
       ],
     };
     const { servers, errors, warnings } = resolveAgentMcpServers(def);
@@ -87,7 +87,7 @@ describe('resolveAgentMcpServers', () => {
       'Agent "a": MCP server "env": expected `env` to be a mapping of variable names to values, got {"A":{"nested":true}} (object)',
       'Agent "a": MCP server "url": expected `url` to be a URL, got 7 (number)',
       'Agent "a": MCP server "tools": expected `tools` to be a list of tool names, got "all" (string)',
-      'Agent "a": MCP server "ok": the name is given twice',
+      'Agent "a": MCP server "OK": the name is given twice (ignoring case)',
     ]);
     expect(errors.every((e) => e.code === 'invalid_value' && e.agent === 'a' && e.file === 'a.md')).toBe(true);
     expect(errors[3]!.path).toEqual(['mcpServers', 'args', 'args']);
