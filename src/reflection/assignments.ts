@@ -8,6 +8,7 @@ import type { SafeParseResult } from '../core/parse-result.js';
 import { scanSpans } from '../text/fences.js';
 import { safeFindJson } from '../text/json.js';
 import { readableText } from '../text/lines.js';
+import { NameMatcher } from '../text/names.js';
 
 /** One task for one worker. */
 export interface Assignment {
@@ -35,31 +36,35 @@ const MAX_NAME = 200;
 
 /** Collects assignments: canonical names, merging, skipping empty tasks. */
 class Collector {
-  readonly #canonical = new Map<string, string>();
+  readonly names: NameMatcher;
   readonly #tasks = new Map<string, string[]>();
   readonly #unmatched = new Set<string>();
 
   constructor(workers: readonly string[]) {
-    for (const w of workers) if (typeof w === 'string' && !this.#canonical.has(w.toLowerCase())) this.#canonical.set(w.toLowerCase(), w);
+    this.names = new NameMatcher(workers);
   }
 
-  add(rawName: string, rawTask: string): void {
-    const name = cleanName(rawName);
-    if (name === '') return;
-    if (name.length > MAX_NAME) {
-      this.#unmatched.add(`${name.slice(0, MAX_NAME)}…`);
-      return;
-    }
-    const worker = this.#canonical.get(name.toLowerCase());
-    if (worker === undefined) {
-      this.#unmatched.add(name);
-      return;
-    }
+  /** A task for the worker written `rawName` (matched by `nameKey`), or for `known`, a name already matched. */
+  add(rawName: string, rawTask: string, known?: string): void {
+    const worker = known ?? this.#match(rawName);
+    if (worker === undefined) return;
     const task = rawTask.trim();
     if (task === '') return;
     const list = this.#tasks.get(worker);
     if (list) list.push(task);
     else this.#tasks.set(worker, [task]);
+  }
+
+  #match(rawName: string): string | undefined {
+    const name = cleanName(rawName);
+    if (name === '') return undefined;
+    if (name.length > MAX_NAME) {
+      this.#unmatched.add(`${name.slice(0, MAX_NAME)}…`);
+      return undefined;
+    }
+    const worker = this.names.find(name);
+    if (worker === undefined) this.#unmatched.add(name);
+    return worker;
   }
 
   result(): ParsedAssignments {
@@ -103,11 +108,21 @@ function fromJson(text: string, collector: Collector): boolean {
   return true;
 }
 
-/** Assignments from `@worker:` blocks outside fenced code blocks. One pass over the text. */
+/** True when `text` has `mark` (lower case) at `at`, in any case. */
+function markAt(text: string, at: number, mark: string): boolean {
+  return text.length - at >= mark.length && text.slice(at, at + mark.length).toLowerCase() === mark;
+}
+
+/**
+ * Assignments from `@worker:` blocks outside fenced code blocks. One pass
+ * over the text; at each `@worker:` the longest known name is looked for
+ * (reading no further than the names are long), else the first word is
+ * the (unknown) name.
+ */
 function fromText(text: string, collector: Collector): void {
-  let open: { name: string; from: number } | undefined;
+  let open: { name: string; known: string | undefined; from: number } | undefined;
   const close = (to: number) => {
-    if (open) collector.add(open.name, text.slice(open.from, to));
+    if (open) collector.add(open.name, text.slice(open.from, to), open.known);
     open = undefined;
   };
   let i = text.indexOf('@'); // the next '@' not yet looked at, found once for every line
@@ -116,17 +131,21 @@ function fromText(text: string, collector: Collector): void {
     if (i >= 0 && i < lineStart) i = text.indexOf('@', lineStart);
     while (i >= 0 && i < lineEnd) {
       const atBoundary = i === lineStart || isSpace(text[i - 1]);
-      if (atBoundary && text.startsWith(WORKER_MARK, i)) {
+      if (atBoundary && markAt(text, i, WORKER_MARK)) {
         close(i);
         let j = i + WORKER_MARK.length;
         while (j < lineEnd && (text[j] === ' ' || text[j] === '\t')) j++;
-        const nameStart = j;
-        while (j < lineEnd && !isSpace(text[j])) j++;
-        open = { name: text.slice(nameStart, j), from: j };
-        i = text.indexOf('@', j);
+        const known = collector.names.matchAt(text, j, lineEnd);
+        if (known) open = { name: known.name, known: known.name, from: known.end };
+        else {
+          const nameStart = j;
+          while (j < lineEnd && !isSpace(text[j])) j++;
+          open = { name: text.slice(nameStart, j), known: undefined, from: j };
+        }
+        i = text.indexOf('@', open.from);
         continue;
       }
-      if (atBoundary && text.startsWith(END_MARK, i) && (i + END_MARK.length === lineEnd || isSpace(text[i + END_MARK.length]))) {
+      if (atBoundary && markAt(text, i, END_MARK) && (i + END_MARK.length === lineEnd || isSpace(text[i + END_MARK.length]))) {
         close(i);
       }
       i = text.indexOf('@', i + 1);

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { TASK_SEPARATOR, parseAssignments, requireAssignments, safeParseAssignments } from '../../src/reflection/assignments.js';
@@ -67,6 +69,29 @@ describe('parseAssignments', () => {
     } catch (error) {
       expect(error).toMatchObject({ code: 'no_assignments' });
     }
+  });
+  it('matches worker names with spaces (the longest known name) and markers in any case', () => {
+    // An orchestrator's plan for a squad whose members have spaces in their names, as troupe's planning prompt shows the form.
+    const plan = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'reflection', 'plan-spaced-names.md'), 'utf8');
+    const squad = ['Code Reviewer', 'Code', 'Test Writer', 'Docs Writer'];
+    expect(parseAssignments(plan, squad)).toEqual({
+      assignments: [
+        { worker: 'Code Reviewer', task: 'Review `src/auth/session.ts` for token expiry bugs. Focus on the refresh path.' },
+        { worker: 'Test Writer', task: 'Write regression tests for the refresh path,\none for an expired token and one for a revoked token.' },
+        { worker: 'Docs Writer', task: 'Update docs/auth.md with the new expiry rules.' },
+      ],
+      unmatched: ['Security'],
+    });
+    expect(requireAssignments('@worker:Code Reviewer\nReview it.\n@end', ['Code Reviewer']).assignments).toEqual([{ worker: 'Code Reviewer', task: 'Review it.' }]);
+  });
+  it('prefers the longest name, and falls back to a shorter one that is known', () => {
+    expect(parseAssignments('@worker:code reviewer lead: check it', ['Code', 'Code Reviewer', 'Code Reviewer Lead']).assignments).toEqual([
+      { worker: 'Code Reviewer', task: 'lead: check it' },
+    ]);
+    expect(parseAssignments('@worker:Code Reviewers check it', ['Code', 'Code Reviewer']).assignments).toEqual([{ worker: 'Code', task: 'Reviewers check it' }]);
+  });
+  it('matches JSON names by the same rule', () => {
+    expect(parseAssignments('[{"worker": "🧪 test  writer", "task": "x"}]', ['Test Writer']).assignments).toEqual([{ worker: 'Test Writer', task: 'x' }]);
   });
   it('never throws on arbitrary text, and every assignment names a listed worker with a non-empty task', () => {
     const alphabet = fc.constantFrom('@worker:', '@end', 'session-a', 'SESSION-B', ' ', '\n', '`', '"', '[', ']', '{', '}', 'x', '```json', ':');
