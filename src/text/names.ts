@@ -125,20 +125,23 @@ export class NameMatcher {
   /**
    * The longest known name whose words are the white-space separated words
    * of `text` from `from` on (blanks at `from` skipped), ending at the end
-   * of a word and before `to` (default: the end of the text). Words that
+   * of a word and before `to` (default: the end of the text). A non-string
+   * text throws a `ConfigurationError` (`invalid_argument`). Words that
    * are only decoration are passed over. Reads no further than the known
    * names are long (plus decoration), so a caller that matches at many
    * positions stays linear in the text for a given list of names.
    */
-  matchAt(text: string, from: number, to = text.length): NameMatch | undefined {
+  matchAt(text: string, from: number, to?: number): NameMatch | undefined {
+    expectText(text, 'the text given to matchAt');
+    const stop = Math.min(to ?? text.length, text.length);
     let node = this.#root;
     let best: NameMatch | undefined;
-    let at = from;
+    let at = Number.isInteger(from) && from > 0 ? from : 0;
     while (node.next.size > 0) {
-      while (at < to && isBlank(text.charCodeAt(at))) at++;
-      if (at >= to) break;
+      while (at < stop && isBlank(text.charCodeAt(at))) at++;
+      if (at >= stop) break;
       let end = at;
-      while (end < to && !isBlank(text.charCodeAt(end))) end++;
+      while (end < stop && !isBlank(text.charCodeAt(end))) end++;
       for (const word of wordsOf(text.slice(at, end))) {
         const child = node.next.get(word);
         if (!child) return best;

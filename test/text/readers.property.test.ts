@@ -22,6 +22,7 @@ import { squadSlug } from '../../src/squad/slug.js';
 import { fencedBlocks, scanLines } from '../../src/text/fences.js';
 import { findJson, safeFindJson } from '../../src/text/json.js';
 import { normalizeText } from '../../src/text/lines.js';
+import { NameMatcher, nameKey } from '../../src/text/names.js';
 
 // Every public reader of model output or files, as a function of one text.
 const collect = (text: string) => {
@@ -40,7 +41,7 @@ const readers: Record<string, (text: string) => unknown> = {
     scanMarkerLines(t, (x) => (x === 'X' ? 'x' : undefined), (line, marker) => seen.push([line, marker]));
     return seen;
   },
-  parseAssignments: (t) => parseAssignments(t, ['a', 'b']),
+  parseAssignments: (t) => parseAssignments(t, ['a', 'b', 'Code Reviewer']),
   safeParseAssignments: (t) => safeParseAssignments(t, ['a']),
   requireAssignments: (t) => requireAssignments(t, ['a']),
   parseEvaluation,
@@ -78,6 +79,8 @@ const readers: Record<string, (text: string) => unknown> = {
   capAtLine: (t) => capAtLine(t, 40),
   roleFromPrompt,
   squadSlug,
+  nameKey,
+  'NameMatcher.matchAt': (t) => new NameMatcher(['a', 'a b', 'Code Reviewer']).matchAt(t, 0)?.name ?? null,
   extractJson: (t) => [extractJson(t), extractJson(t, 'array')],
   safeFindJson: (t) => safeFindJson(t, { kind: 'any' }),
   findJson: (t) => findJson(t),
@@ -105,6 +108,9 @@ const protocolLine = fc.constantFrom(
   '[[REFLECTION_COMPLETE]]',
   '  [[group_reflect_complete]] ',
   '[[NEEDS_ITERATION]]',
+  'All done. [[GROUP_REFLECT_COMPLETE]]',
+  'Not yet [[needs_iteration]] [[REFLECTION_COMPLETE]]',
+  '> quoted [[GROUP_REFLECT_COMPLETE]]',
   '[[VOTE_CONCLUDE]]',
   '[[TEAM_CONCLUDE]]',
   'CANCEL t1: obsolete',
@@ -125,6 +131,8 @@ const protocolLine = fc.constantFrom(
   '@worker:a fix it',
   '@worker:b',
   '@end',
+  '@Worker:Code Reviewer check it',
+  '@END',
   '# Title',
   '## Decision',
   '### Ada',
@@ -137,6 +145,8 @@ const protocolLine = fc.constantFrom(
   '> a quote',
   'SCORE: 7/10',
   'RATIONALE: fine',
+  'SCORE: 0.9.1',
+  'RATIONALE: complete [[GROUP_REFLECT_COMPLETE]]',
   'PASS',
   'model: gpt-4o',
   '{"a": 1}',
@@ -236,7 +246,7 @@ const decisions: Record<string, (text: string) => unknown> = {
   parseQuestion,
   parseRouteLine: (t) => parseRouteLine(t)?.raw,
   parseAssignments: (t) => {
-    const { assignments, unmatched } = parseAssignments(t, ['a', 'b']);
+    const { assignments, unmatched } = parseAssignments(t, ['a', 'b', 'Code Reviewer']);
     return { workers: assignments.map((a) => a.worker), unmatched };
   },
   extractJson: (t) => [extractJson(t), extractJson(t, 'array')],
