@@ -6,6 +6,7 @@
 import { ParseError } from '../core/errors.js';
 import type { SafeParseResult } from '../core/parse-result.js';
 import { readableText } from '../text/lines.js';
+import { stripSentinels } from './sentinels.js';
 
 /** A scored evaluation. */
 export interface Evaluation {
@@ -28,6 +29,12 @@ export interface Verdict {
 /** The score when a reply holds none. */
 export const DEFAULT_SCORE = 0.5;
 
+/** The score an orchestrator that judges itself gets for a synthesis without a sentinel (neither complete nor needing another iteration). */
+export const SELF_EVALUATION_SCORE = 0.7;
+
+/** The score an orchestrator that judges itself gets for a synthesis ending with `[[NEEDS_ITERATION]]`. */
+export const NEEDS_ITERATION_SCORE = 0.4;
+
 const NUMBER = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))[ \t]*(%|\/[ \t]*(\d+(?:\.\d+)?))?/;
 
 /** The value after `label:` on a line (markdown emphasis and bullets allowed), or undefined. */
@@ -43,10 +50,15 @@ function labelled(line: string, label: string): string | undefined {
   return line.slice(i).trimEnd();
 }
 
-/** A score from the text after `SCORE:`, normalised to [0, 1]. */
+/**
+ * A score from the text after `SCORE:`, normalised to [0, 1]; undefined
+ * when it does not start with one number (`0.9.1`, `0.9e2`, `1,5` and
+ * `high` are not scores).
+ */
 export function normaliseScore(raw: string): number | undefined {
-  const m = NUMBER.exec(readableText(raw, 'the score of normaliseScore'));
-  if (!m) return undefined;
+  const text = readableText(raw, 'the score of normaliseScore');
+  const m = NUMBER.exec(text);
+  if (!m || runsOn(text, m[0].length)) return undefined;
   const n = Number(m[1]);
   if (!Number.isFinite(n)) return undefined;
   let value: number;
@@ -60,12 +72,40 @@ export function normaliseScore(raw: string): number | undefined {
   return Math.min(1, Math.max(0, value));
 }
 
+/** True when the number that ends at `end` goes on: a letter, digit or `_` next, or `.` or `,` and a digit (`0.9.1`, `1,5`). */
+function runsOn(text: string, end: number): boolean {
+  const next = text[end];
+  if (next === undefined) return false;
+  if (/[\p{L}\p{N}_]/u.test(next)) return true;
+  return (next === '.' || next === ',') && /\d/.test(text[end + 1] ?? '');
+}
+
+/** Longest `[[NAME]]` marker dropped from the end of a rationale. */
+const MAX_MARKER = 64;
+
+/**
+ * `text` without the sentinels {@link stripSentinels} removes and without
+ * trailing `[[NAME]]` markers (letters, digits and `_`), trimmed.
+ */
+function withoutMarkers(text: string): string {
+  let rest = stripSentinels(text);
+  for (;;) {
+    if (!rest.endsWith(']]')) return rest;
+    const open = rest.lastIndexOf('[[', rest.length - 2);
+    if (open < 0 || rest.length - open - 4 > MAX_MARKER || !/^[A-Za-z0-9_]+$/.test(rest.slice(open + 2, -2))) return rest;
+    rest = rest.slice(0, open).trimEnd();
+  }
+}
+
 /**
  * Read an evaluator's `SCORE:` and `RATIONALE:` lines. `0.75` is taken as
  * it is, `7/10` as a fraction, `75%` or a whole number in (1, 100] as a
- * percentage; a decimal above 1 clamps to 1 and a negative number to 0. No
- * score gives 0.5 with `scoreFound: false` and the whole text as rationale.
- * Linear time; line ends (`\n`, `\r\n`, `\r`) and a BOM read the same; a
+ * percentage; a decimal above 1 clamps to 1 and a negative number to 0. A
+ * score that is not one number (`SCORE: 0.9.1`) is no score. No score
+ * gives 0.5 ({@link DEFAULT_SCORE}) with `scoreFound: false`. The rationale
+ * is the `RATIONALE:` text (or, without one, the rest of the text), up to
+ * the next `SCORE:` line and without sentinels or a trailing `[[...]]`
+ * marker. Linear time; line ends (`\n`, `\r\n`, `\r`) and a BOM read the same; a
  * non-string throws a `ConfigurationError` (`invalid_argument`).
  *
  * @example
@@ -97,9 +137,9 @@ export function parseEvaluation(text: string): Evaluation {
     }
     rationale?.push(line);
   }
-  if (score === undefined) return { score: DEFAULT_SCORE, rationale: source.trim(), scoreFound: false };
-  const why = rationale ? rationale.join('\n').trim() : lines.filter((_, i) => i !== scoreLine).join('\n').trim();
-  return { score, rationale: why, scoreFound: true };
+  if (score === undefined) return { score: DEFAULT_SCORE, rationale: withoutMarkers(rationale ? rationale.join('\n') : source).trim(), scoreFound: false };
+  const why = rationale ? rationale.join('\n') : lines.filter((_, i) => i !== scoreLine).join('\n');
+  return { score, rationale: withoutMarkers(why).trim(), scoreFound: true };
 }
 
 /** {@link parseEvaluation} that fails (`no_score`) when the reply holds no score. */

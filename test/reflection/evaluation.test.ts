@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseEvaluation, parseScore, parseVerdict, safeParseScore } from '../../src/reflection/evaluation.js';
+import { DEFAULT_SCORE, normaliseScore, parseEvaluation, parseScore, parseVerdict, safeParseScore } from '../../src/reflection/evaluation.js';
 
 describe('parseEvaluation', () => {
   it('reads SCORE and RATIONALE lines', () => {
@@ -32,6 +34,28 @@ describe('parseEvaluation', () => {
   it('keeps a multi-line rationale and uses the rest of the text when there is no RATIONALE line', () => {
     expect(parseEvaluation('RATIONALE: first\nsecond\nSCORE: 0.2').rationale).toBe('first\nsecond');
     expect(parseEvaluation('Solid work.\nSCORE: 0.8').rationale).toBe('Solid work.');
+  });
+  it('falls back to the default for a score that is not one number', () => {
+    const reply = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'reflection', 'evaluation-version-score.md'), 'utf8');
+    expect(parseEvaluation(reply)).toEqual({
+      score: DEFAULT_SCORE,
+      rationale: 'The refresh path is fixed and tested; the docs still describe the old expiry rules.',
+      scoreFound: false,
+    });
+    for (const raw of ['0.9.1', '0..9', '1,5', '0.9e2', '9x', '0.9_1']) expect(normaliseScore(raw), raw).toBeUndefined();
+    for (const [raw, score] of [['0.9.', 0.9], ['0.9, close', 0.9], ['7/10.', 0.7], ['0.85 (good)', 0.85], ['1.0/1.0', 1]] as const) expect(normaliseScore(raw), raw).toBe(score);
+  });
+  it('ends the rationale before a trailing sentinel or [[...]] marker', () => {
+    const reply = readFileSync(join(import.meta.dirname, '..', 'fixtures', 'reflection', 'evaluation-closing-sentinel.md'), 'utf8');
+    expect(parseEvaluation(reply)).toEqual({
+      score: 0.95,
+      rationale: 'Complete and correct: the fix, the regression tests and the docs agree with each other.',
+      scoreFound: true,
+    });
+    expect(parseEvaluation('SCORE: 0.6\nRATIONALE: Gaps remain.\n[[NEEDS_ITERATION]]\n').rationale).toBe('Gaps remain.');
+    expect(parseEvaluation('SCORE: 0.6\nRATIONALE: Gaps remain. [[DONE_FOR_NOW]] [[NEEDS_ITERATION]]').rationale).toBe('Gaps remain.');
+    expect(parseEvaluation('SCORE: 0.6\nRATIONALE: Say [[NEEDS_ITERATION]] when gaps remain.').rationale).toBe('Say [[NEEDS_ITERATION]] when gaps remain.');
+    expect(parseEvaluation('RATIONALE: No score given. [[NEEDS_ITERATION]]')).toEqual({ score: DEFAULT_SCORE, rationale: 'No score given.', scoreFound: false });
   });
   it('comes in a safe and a throwing form', () => {
     expect(safeParseScore('no score')).toMatchObject({ success: false, issues: [{ code: 'no_score' }] });
