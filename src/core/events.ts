@@ -156,6 +156,18 @@ export interface TroupeEventPayloads {
   'reflect.worker.completed': { loop: string; iteration: number; worker: string; success: boolean; durationMs: number; error?: string };
   'reflect.evaluated': { loop: string; iteration: number; score: number; rationale: string; trend: 'improving' | 'stable' | 'degrading'; goalMet: boolean; evaluator: string };
   'reflect.quality.degrading': { loop: string; iteration: number; score: number; previous: number; suggestion: string };
+  /** An adjustment the last evaluation calls for (a failed worker, a short answer, a score drop), also put into the next planning prompt. */
+  'reflect.adjustment': {
+    loop: string;
+    iteration: number;
+    kind: 'worker-failed' | 'short-answer' | 'score-drop';
+    message: string;
+    worker?: string;
+    error?: string;
+    chars?: number;
+    score?: number;
+    previous?: number;
+  };
   'reflect.stall.warning': { loop: string; iteration: number; similarity: number; consecutive: number };
   'reflect.stalled': { loop: string; iteration: number; consecutive: number };
   'reflect.completed': { loop: string; status: OutcomeStatus; goalMet: boolean; iterations: number; summary: string; durationMs: number };

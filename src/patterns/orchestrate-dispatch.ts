@@ -11,6 +11,7 @@ import { errorMessage } from '../core/errors.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import type { Agent } from './agent.js';
 import type { LoopEvaluation, WorkerResult } from './orchestrate-state.js';
+import type { LoopAdjustment } from '../reflection/adjust.js';
 import { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION } from '../reflection/sentinels.js';
 
 /** The system prompt of a worker that has none. */
@@ -46,7 +47,10 @@ export function assignmentFormat(workers: readonly Agent[]): string {
 }
 
 /** The planning prompt of iteration `iteration`. */
-export function planPrompt(p: PromptContext, iteration: number, maxIterations: number, last?: { evaluation?: LoopEvaluation; synthesis?: string }): string {
+export function planPrompt(
+  p: PromptContext, iteration: number, maxIterations: number,
+  last?: { evaluation?: LoopEvaluation; synthesis?: string; adjustments?: readonly LoopAdjustment[] },
+): string {
   const parts = [`## User Request\n${p.request}`];
   if (iteration === 1 || !last) {
     parts.push(`## Available Workers\n${describeWorkers(p.workers)}`);
@@ -56,6 +60,9 @@ export function planPrompt(p: PromptContext, iteration: number, maxIterations: n
     if (last.synthesis) parts.push(`## Previous Synthesis\n${last.synthesis}`);
     if (last.evaluation) {
       parts.push(`## Last Evaluation\nScore: ${last.evaluation.score.toFixed(2)} (${last.evaluation.trend})\n${last.evaluation.rationale}`);
+    }
+    if (last.adjustments && last.adjustments.length > 0) {
+      parts.push(`## Adjustments\nFrom the last iteration's results and evaluation:\n${last.adjustments.map((a) => `- ${a.message}`).join('\n')}`);
     }
   }
   parts.push(
@@ -84,9 +91,54 @@ export function synthesisPrompt(p: PromptContext, results: readonly WorkerResult
   return `## Worker Results\n${body}${tail}`;
 }
 
-/** The evaluator's prompt. */
-export function evaluationPrompt(request: string, synthesis: string): string {
-  return `## Original User Request\n${request}\n\n## Response to Evaluate\n${synthesis}\n\nScore how fully the response meets the request. Reply with\nSCORE: <a number from 0 to 1>\nRATIONALE: <why>`;
+/** The default of `evaluatorAnswerChars`: worker answers are quoted to the evaluator up to 2000 characters each. */
+export const DEFAULT_EVALUATOR_ANSWER_CHARS = 2000;
+
+/** What the evaluator's prompt carries. */
+export interface EvaluationPromptContext {
+  request: string;
+  /** The synthesis to score (without its sentinels). */
+  synthesis: string;
+  iteration: number;
+  maxIterations: number;
+  /** The evaluation of the iteration before, if any. */
+  previous?: LoopEvaluation | undefined;
+  /** The worker results the synthesis was made of. */
+  results: readonly WorkerResult[];
+  /** Longest worker answer quoted, in characters. */
+  answerChars: number;
+}
+
+/** `text` cut to `max` characters (never inside a surrogate pair), with a note of what was left out. */
+export function truncateText(text: string, max: number): string {
+  if (text.length <= max) return text;
+  let end = max;
+  const last = text.charCodeAt(end - 1);
+  if (end > 0 && last >= 0xd800 && last <= 0xdbff) end--;
+  return `${text.slice(0, end)}\n… [${text.length - end} more characters not shown]`;
+}
+
+/**
+ * The evaluator's prompt: the request, the iteration number, the worker
+ * answers (each cut to `answerChars`), the synthesis to score, and the
+ * previous score and rationale.
+ */
+export function evaluationPrompt(c: EvaluationPromptContext): string {
+  const parts = [`## Original User Request\n${c.request}`, `## Iteration ${c.iteration}/${c.maxIterations}`];
+  if (c.results.length > 0) {
+    const answers = c.results
+      .map((r) => `### ${r.worker}${r.success ? '' : ' (failed)'}\n${r.success ? truncateText(r.output, c.answerChars) : `Error: ${r.error ?? 'unknown error'}`}`)
+      .join('\n\n');
+    parts.push(`## Worker Answers (for reference)\n${answers}`);
+  }
+  parts.push(`## Response to Evaluate\n${c.synthesis}`);
+  if (c.previous) {
+    parts.push(
+      `## Previous Evaluation\nIteration ${c.previous.iteration} scored ${c.previous.score.toFixed(2)}: ${c.previous.rationale}\nSay whether the quality improved, degraded or stayed flat.`,
+    );
+  }
+  parts.push('Score how fully the response meets the request. Reply with\nSCORE: <a number from 0 to 1>\nRATIONALE: <why>');
+  return parts.join('\n\n');
 }
 
 /** A worker's prompt: its system prompt, the shared context, the original request and its task. */

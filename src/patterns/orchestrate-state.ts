@@ -41,6 +41,13 @@ export const stallSnapshotSchema = z.object({
   consecutive: z.number().int().min(0),
 });
 
+/** The schema of one adjustment for the next iteration (see `feedbackAdjustments`). */
+export const loopAdjustmentSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('worker-failed'), worker: z.string(), error: z.string(), message: z.string() }),
+  z.object({ kind: z.literal('short-answer'), worker: z.string(), chars: z.number().int().min(0), message: z.string() }),
+  z.object({ kind: z.literal('score-drop'), score: z.number().min(0).max(1), previous: z.number().min(0).max(1), message: z.string() }),
+]);
+
 /** The schema of {@link OrchestrateState} (`schemaVersion: 1`). */
 export const orchestrateStateSchema = z.object({
   schemaVersion: z.literal(1),
@@ -59,6 +66,8 @@ export const orchestrateStateSchema = z.object({
   lastSynthesis: z.string().optional(),
   /** The worker results of the last completed iteration. */
   lastResults: z.array(workerResultSchema),
+  /** The adjustments the last evaluation called for, put into the next planning prompt (absent in states written before they existed). */
+  adjustments: z.array(loopAdjustmentSchema).optional(),
   /** Clock time at which the loop first started. */
   startedAt: z.number(),
 });

@@ -7,10 +7,11 @@
 import { throwIfAborted } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, ModelBehaviorError, describeValue, isTroupeError } from '../core/errors.js';
-import { expectPositiveNumber } from '../core/options.js';
+import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import type { Outcome } from '../core/runnable.js';
 import { parseAssignments, type Assignment } from '../reflection/assignments.js';
-import { parseEvaluation } from '../reflection/evaluation.js';
+import { feedbackAdjustments, DEFAULT_MIN_ANSWER_CHARS } from '../reflection/adjust.js';
+import { NEEDS_ITERATION_SCORE, SELF_EVALUATION_SCORE, parseEvaluation } from '../reflection/evaluation.js';
 import { QualityTracker } from '../reflection/quality.js';
 import { parseSentinels, stripSentinels } from '../reflection/sentinels.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
@@ -20,7 +21,7 @@ import {
   type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult,
 } from './loop.js';
 import {
-  DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
+  DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
   type PromptContext,
 } from './orchestrate-dispatch.js';
 import {
@@ -56,6 +57,16 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
   maxNudges?: number;
   /** Stall detector options. Default: threshold 0.9, window 5, tolerance 2. */
   stall?: StallDetectorOptions;
+  /**
+   * Adjustment from feedback: after each evaluation that does not meet the
+   * goal, failed workers, too short answers (from iteration 2 on) and a
+   * score drop become `reflect.adjustment` events and a `## Adjustments`
+   * section of the next planning prompt. `false` turns it off. Default:
+   * on, with `minAnswerChars` 100.
+   */
+  autoAdjust?: boolean | { minAnswerChars?: number };
+  /** Longest worker answer quoted in the evaluator's prompt, in characters; longer ones are cut with a note. Default: 2000. */
+  evaluatorAnswerChars?: number;
   /** Called (and awaited) with the loop state after every iteration. */
   onCheckpoint?: (state: OrchestrateState, info: { signal: AbortSignal }) => void | Promise<void>;
   /** Continue from a checkpoint at its next iteration, with its evaluations and stall state. */
@@ -191,13 +202,16 @@ async function runOrchestration(
     if (o.mode === 'broadcast' || o.mode === 'sequential') return passThrough(sig);
     const conversation = await openOrchestrator();
     const last = state.evaluations.at(-1);
-    let reply = await conversation.send(planPrompt(prompts(), iteration, maxIterations, { ...(last ? { evaluation: last } : {}), ...(state.lastSynthesis === undefined ? {} : { synthesis: state.lastSynthesis }) }), { signal: sig });
+    const previous = { ...(last ? { evaluation: last } : {}), ...(state.lastSynthesis === undefined ? {} : { synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
+    let reply = await conversation.send(planPrompt(prompts(), iteration, maxIterations, previous), { signal: sig });
     let assignments = toolMode ? [] : parseAssignments(reply.text, o.workers.map((w) => w.name)).assignments;
     const nothing = () => (toolMode ? current.results.length === 0 : assignments.length === 0);
     if (nothing() && iteration > 1) {
+      // A later plan that assigns nothing is the orchestrator's direct answer: the goal is met.
       output = stripSentinels(reply.text);
       state.lastSynthesis = output;
-      return { exit: 'completed' };
+      delete state.adjustments;
+      return { exit: 'goal-met' };
     }
     for (let nudge = 1; nothing(); nudge++) {
       if (nudge > o.maxNudges) {
@@ -219,8 +233,12 @@ async function runOrchestration(
     state.lastSynthesis = clean;
     if (!reflect) return { exit: 'completed' };
     controller.checkPause();
-    const evaluation = await evaluate(iteration, synthesis, clean, sig);
-    if (evaluation.goalMet) return { exit: 'goal-met' };
+    const evaluation = await evaluate(iteration, synthesis, clean, results, sig);
+    if (evaluation.goalMet) {
+      delete state.adjustments;
+      return { exit: 'goal-met' };
+    }
+    adjust(iteration, results);
     const check = stall.check(clean);
     state.stall = stall.snapshot();
     if (check.warn && !check.stalled) ctx.emit('reflect.stall.warning', { loop: o.name, iteration, similarity: check.similarity, consecutive: check.consecutive });
@@ -231,14 +249,30 @@ async function runOrchestration(
     return {};
   };
 
-  const evaluate = async (iteration: number, synthesis: string, clean: string, sig: AbortSignal): Promise<LoopEvaluation> => {
+  /** After an evaluation that did not meet the goal: the adjustments for the next plan, each also an event. */
+  const adjust = (iteration: number, results: WorkerResult[]) => {
+    if (o.autoAdjust === false) return;
+    const last = state.evaluations.at(-1);
+    const previous = state.evaluations.at(-2);
+    const adjustments = feedbackAdjustments({
+      iteration, results, minAnswerChars: o.minAnswerChars,
+      ...(last?.iteration === iteration ? { score: last.score, ...(previous ? { previous: previous.score } : {}) } : {}),
+    });
+    state.adjustments = adjustments;
+    for (const adjustment of adjustments) ctx.emit('reflect.adjustment', { loop: o.name, iteration, ...adjustment });
+  };
+
+  const evaluate = async (iteration: number, synthesis: string, clean: string, results: WorkerResult[], sig: AbortSignal): Promise<LoopEvaluation> => {
     let score: number;
     let rationale: string;
     let goalMet: boolean;
     let evaluator: string;
     if (o.evaluator) {
       judge ??= await o.evaluator.converse(ctx);
-      const text = (await judge.send(evaluationPrompt(request, clean), { signal: sig })).text;
+      const prompt = evaluationPrompt({
+        request, synthesis: clean, iteration, maxIterations, previous: state.evaluations.at(-1), results, answerChars: o.evaluatorAnswerChars,
+      });
+      const text = (await judge.send(prompt, { signal: sig })).text;
       const parsed = parseEvaluation(text);
       ({ score, rationale } = parsed);
       goalMet = score >= o.goalScore || parseSentinels(text).groupComplete;
@@ -246,7 +280,7 @@ async function runOrchestration(
     } else {
       const sentinels = parseSentinels(synthesis);
       goalMet = sentinels.groupComplete;
-      score = goalMet ? 1 : sentinels.needsIteration ? 0.4 : 0.5;
+      score = goalMet ? 1 : sentinels.needsIteration ? NEEDS_ITERATION_SCORE : SELF_EVALUATION_SCORE;
       rationale = goalMet ? 'The orchestrator declared the goal met.' : sentinels.needsIteration ? 'The orchestrator asked for another iteration.' : 'The orchestrator gave no verdict.';
       evaluator = o.orchestrator!.name;
     }
@@ -321,6 +355,16 @@ function validate(options: OrchestrateOptions) {
   const maxNudges = options.maxNudges ?? 3;
   if (!(Number.isInteger(maxNudges) && maxNudges >= 0)) throw new ConfigurationError(`Expected \`maxNudges\` to be a non-negative integer, got ${describeValue(maxNudges)}`);
   const limits = loopLimits(options);
+  const evaluatorAnswerChars = options.evaluatorAnswerChars ?? DEFAULT_EVALUATOR_ANSWER_CHARS;
+  expectPositiveInteger('evaluatorAnswerChars', evaluatorAnswerChars);
+  const autoAdjust = options.autoAdjust ?? true;
+  if (typeof autoAdjust !== 'boolean' && (autoAdjust === null || typeof autoAdjust !== 'object')) {
+    throw new ConfigurationError(`Expected \`autoAdjust\` to be a boolean or an object, got ${describeValue(autoAdjust)}`);
+  }
+  const minAnswerChars = typeof autoAdjust === 'object' ? (autoAdjust.minAnswerChars ?? DEFAULT_MIN_ANSWER_CHARS) : DEFAULT_MIN_ANSWER_CHARS;
+  if (!(Number.isInteger(minAnswerChars) && minAnswerChars >= 0)) {
+    throw new ConfigurationError(`Expected \`autoAdjust.minAnswerChars\` to be a non-negative integer, got ${describeValue(minAnswerChars)}`);
+  }
   if (options.stall) new StallDetector(options.stall);
   let resumeFrom: OrchestrateState | undefined;
   if (options.resumeFrom !== undefined) {
@@ -328,5 +372,8 @@ function validate(options: OrchestrateOptions) {
     if (!parsed.success) throw new ConfigurationError(`Expected \`resumeFrom\` to be an orchestrate state (schemaVersion 1): ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
     resumeFrom = parsed.data;
   }
-  return { ...options, ...limits, name: options.name ?? 'orchestrate', mode, dispatch, goalScore, workerTimeoutMs, maxNudges, resumeFrom };
+  return {
+    ...options, ...limits, name: options.name ?? 'orchestrate', mode, dispatch, goalScore, workerTimeoutMs, maxNudges, resumeFrom,
+    evaluatorAnswerChars, autoAdjust: autoAdjust !== false, minAnswerChars,
+  };
 }

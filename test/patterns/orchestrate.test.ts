@@ -272,10 +272,11 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(adapter.inputsOf('lead')).toHaveLength(4);
   });
 
-  it('ends with the direct answer when a later iteration assigns nothing', async () => {
+  it('meets its goal with the direct answer when a later iteration assigns nothing', async () => {
     const { adapter, clock } = setup({ replies: { lead: [PLAN, 'Draft.\n[[NEEDS_ITERATION]]', 'Here is the answer myself.'] } });
     const result = await run(team(), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'completed', iterations: 2, output: 'Here is the answer myself.', goalMet: false });
+    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Here is the answer myself.', goalMet: true, cancelled: false });
+    expect(result.summary).toBe('✅ Goal met (2/5) in 0 ms');
   });
 
   it('turns a timed-out worker into a failed result, not a crash', async () => {
