@@ -3,6 +3,7 @@
  * @module
  */
 import { expectText } from '../text/lines.js';
+import { hasDecoration, withoutDecoration } from '../text/names.js';
 
 /**
  * What a squad agent folder name must match: letters (of any script, in
@@ -16,15 +17,12 @@ export function isSlug(slug: string): boolean {
   return SLUG_PATTERN.test(slug) && slug === slug.toLowerCase();
 }
 
-/** Emoji and what builds them (variation selectors, joiners, skin tones, keycaps, flags, tags). */
-const DECORATION_CLASS = '[\\p{Extended_Pictographic}\\u{1F3FB}-\\u{1F3FF}\\u{1F1E6}-\\u{1F1FF}\\u{E0020}-\\u{E007F}\\uFE0E\\uFE0F\\u200D\\u20E3]';
-const DECORATION = new RegExp(DECORATION_CLASS, 'gu');
-const HAS_DECORATION = new RegExp(DECORATION_CLASS, 'u');
-
 /**
  * A roster name as people call the member: decorative emoji removed
  * (`🏗️ Alejandro` → `Alejandro`) and white space collapsed. A name that is
- * nothing but decoration is kept as it is. Linear.
+ * nothing but decoration is kept as it is. Linear. The decoration is the
+ * one that name matching drops too (`nameKey`, `src/text/names.ts`), so a
+ * roster name and an `@worker:` name are compared by one rule.
  *
  * @example
  * ```ts
@@ -34,8 +32,8 @@ const HAS_DECORATION = new RegExp(DECORATION_CLASS, 'u');
  */
 export function displayName(name: string): string {
   const text = expectText(name, 'the name given to displayName');
-  if (!HAS_DECORATION.test(text)) return text.trim();
-  const stripped = text.replace(DECORATION, ' ').replace(/\s+/g, ' ').trim();
+  if (!hasDecoration(text)) return text.trim();
+  const stripped = withoutDecoration(text).replace(/\s+/g, ' ').trim();
   return stripped === '' ? text.trim() : stripped;
 }
 

@@ -8,8 +8,20 @@
 import { expectText } from './lines.js';
 
 /** Emoji and what builds them (variation selectors, joiners, skin tones, keycaps, flags, tags): decoration, not part of a name. */
-const DECORATION = /[\p{Extended_Pictographic}\u{1F3FB}-\u{1F3FF}\u{1F1E6}-\u{1F1FF}\u{E0020}-\u{E007F}\uFE0E\uFE0F\u200D\u20E3]/gu;
+const DECORATION_CLASS = '[\\p{Extended_Pictographic}\\u{1F3FB}-\\u{1F3FF}\\u{1F1E6}-\\u{1F1FF}\\u{E0020}-\\u{E007F}\\uFE0E\\uFE0F\\u200D\\u20E3]';
+const DECORATION = new RegExp(DECORATION_CLASS, 'gu');
+const HAS_DECORATION = new RegExp(DECORATION_CLASS, 'u');
 const SPACE_RUN = /\s+/u;
+
+/** True when `text` holds decorative emoji (or what builds them). */
+export function hasDecoration(text: string): boolean {
+  return HAS_DECORATION.test(text);
+}
+
+/** `text` with every decorative emoji (and what builds them) written as a space. Linear. */
+export function withoutDecoration(text: string): string {
+  return text.replace(DECORATION, ' ');
+}
 
 /** Characters that wrap a name in markdown or quotes, dropped from both ends of each word. */
 const isWrapper = (c: string | undefined): boolean => c === '`' || c === '"' || c === "'" || c === '*';
@@ -25,7 +37,7 @@ function unwrap(word: string): string {
 /** The words of a name as they are compared: decoration dropped, Unicode-normalised (NFC), lower case, wrappers dropped. Linear. */
 function wordsOf(text: string): string[] {
   const words: string[] = [];
-  for (const raw of text.replace(DECORATION, ' ').normalize('NFC').toLowerCase().split(SPACE_RUN)) {
+  for (const raw of withoutDecoration(text).normalize('NFC').toLowerCase().split(SPACE_RUN)) {
     const word = unwrap(raw);
     if (word !== '') words.push(word);
   }

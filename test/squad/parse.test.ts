@@ -307,6 +307,25 @@ describe('habits of real squad folders', () => {
     ]);
   });
 
+  it('matches roster names with spaces and decoration by the rule of @worker: names (nameKey)', async () => {
+    const { root } = squadRepo({
+      'team.md': '# Crew\n## Members\n| Name | Role |\n|---|---|\n| 🔍 Code Reviewer | Reviewer |\n| 🧪 Test  Writer | Tests |\n| Code | Dev |',
+      'agents/code-reviewer/charter.md': 'You review code.',
+    });
+    const team = await discoverSquad(root);
+    const names = team!.workers.map((w) => w.name);
+    expect(names).toEqual(['Code Reviewer', 'Test Writer', 'Code']);
+    const { parseAssignments } = await import('../../src/reflection/assignments.js');
+    const { nameKey } = await import('../../src/text/names.js');
+    const plan = '@Worker:🔍 code reviewer\nReview it.\n@END\n@worker:Test Writer Test it.\n@worker:code Build it.';
+    expect(parseAssignments(plan, names).assignments).toEqual([
+      { worker: 'Code Reviewer', task: 'Review it.' },
+      { worker: 'Test Writer', task: 'Test it.' },
+      { worker: 'Code', task: 'Build it.' },
+    ]);
+    expect(team!.roster.every((m) => nameKey(m.name) === nameKey(`🔍 ${m.name.toUpperCase()}`))).toBe(true);
+  });
+
   it('keeps members named in other scripts, and writes and reads them back', async () => {
     const { root } = squadRepo({
       'team.md': '# 团队\n## Members\n| Name | Role |\n|---|---|\n| 李明 | 负责人 |\n| Σωκράτης | Reviewer |',
