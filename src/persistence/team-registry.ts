@@ -6,10 +6,11 @@
 import { z } from 'zod';
 import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, StoreError, describeValue, isTroupeError } from '../core/errors.js';
+import { orchestrateModes, type OrchestrateMode } from '../patterns/orchestrate-state.js';
 import type { Store, StoreCallOptions } from './store.js';
 
 /** The version of the registry document written today. */
-export const TEAM_REGISTRY_SCHEMA_VERSION = 2;
+export const TEAM_REGISTRY_SCHEMA_VERSION = 3;
 
 const reflectionSchema = z.object({
   enabled: z.boolean().default(true),
@@ -20,7 +21,8 @@ const reflectionSchema = z.object({
 const groupSchema = z.object({
   id: z.string().min(1),
   name: z.string(),
-  mode: z.enum(['single', 'multi']).default('single'),
+  mode: z.enum(['single', 'multi']).optional(),
+  orchestration: z.enum(orchestrateModes).optional(),
   orchestratorPrompt: z.string().optional(),
   sharedContext: z.string().optional(),
   routingContext: z.string().optional(),
@@ -37,16 +39,23 @@ const memberSchema = z.object({
   systemPrompt: z.string().optional(),
 });
 
-const v2Schema = z.object({
-  schemaVersion: z.literal(2),
+const v3Schema = z.object({
+  schemaVersion: z.literal(3),
   groups: z.array(groupSchema).default([]),
   members: z.array(memberSchema).default([]),
 });
 
-/** Version 1: no `sortOrder` (the array order), and `orchestrator: true` instead of `role`. */
+/** Version 2: no `orchestration` (a multi-agent group with reflection enabled ran the reflect loop). */
+const v2Schema = z.object({
+  schemaVersion: z.literal(2),
+  groups: z.array(groupSchema.omit({ orchestration: true })).default([]),
+  members: z.array(memberSchema).default([]),
+});
+
+/** Version 1: as version 2, with no `sortOrder` (the array order) and `orchestrator: true` instead of `role`. */
 const v1Schema = z.object({
   schemaVersion: z.literal(1),
-  groups: z.array(groupSchema.omit({ sortOrder: true })).default([]),
+  groups: z.array(groupSchema.omit({ sortOrder: true, orchestration: true })).default([]),
   members: z.array(memberSchema.omit({ role: true }).extend({ orchestrator: z.boolean().optional() })).default([]),
 });
 
@@ -54,8 +63,15 @@ const v1Schema = z.object({
 export interface TeamGroup {
   id: string;
   name: string;
-  /** `multi` for a multi-agent group (an orchestrator and workers); `single` otherwise. Default: `single`. */
+  /** `multi` for a multi-agent group (an orchestrator and workers); `single` otherwise. Default: `multi` when `orchestration` is set, else `single`. */
   mode: 'single' | 'multi';
+  /**
+   * How a multi-agent group's members work together: the `orchestrate`
+   * mode (`broadcast`, `sequential`, `orchestrator`, `orchestrator-reflect`).
+   * Absent when it was never chosen. A document of version 2 or older gets
+   * `orchestrator-reflect` for a multi-agent group with reflection enabled.
+   */
+  orchestration?: OrchestrateMode;
   orchestratorPrompt?: string;
   sharedContext?: string;
   routingContext?: string;
@@ -105,18 +121,31 @@ export function safeParseTeamRegistry(raw: unknown): TeamRegistryParseResult {
   if (version === 1) {
     const v1 = v1Schema.safeParse(raw);
     if (!v1.success) return { success: false, error: z.prettifyError(v1.error) };
-    return {
-      success: true,
-      migratedFrom: 1,
-      data: finish({
-        groups: v1.data.groups,
-        members: v1.data.members.map(({ orchestrator, ...m }) => ({ ...m, role: orchestrator ? ('orchestrator' as const) : ('worker' as const) })),
-      }),
-    };
+    const members = v1.data.members.map(({ orchestrator, ...m }) => ({ ...m, role: orchestrator ? ('orchestrator' as const) : ('worker' as const) }));
+    return { success: true, migratedFrom: 1, data: finish({ groups: withOrchestration(v1.data.groups, members), members }) };
   }
-  const v2 = v2Schema.safeParse(raw);
-  if (!v2.success) return { success: false, error: z.prettifyError(v2.error) };
-  return { success: true, data: finish(v2.data) };
+  if (version === 2) {
+    const v2 = v2Schema.safeParse(raw);
+    if (!v2.success) return { success: false, error: z.prettifyError(v2.error) };
+    return { success: true, migratedFrom: 2, data: finish({ groups: withOrchestration(v2.data.groups, v2.data.members), members: v2.data.members }) };
+  }
+  const v3 = v3Schema.safeParse(raw);
+  if (!v3.success) return { success: false, error: z.prettifyError(v3.error) };
+  return { success: true, data: finish(v3.data) };
+}
+
+type ParsedGroup = z.infer<typeof groupSchema>;
+
+/**
+ * Version 2 and older kept no orchestration mode; a multi-agent group with
+ * reflection enabled ran the orchestrator-reflect loop, so it gets that mode.
+ * Other groups get none (it was never chosen).
+ */
+function withOrchestration<G extends Omit<ParsedGroup, 'orchestration'>>(groups: G[], members: readonly TeamMember[]): Array<G & { orchestration?: OrchestrateMode }> {
+  return groups.map((g) => {
+    const multi = g.mode === 'multi' || members.some((m) => m.groupId === g.id && (m.role === 'orchestrator' || m.preferredModel !== undefined));
+    return multi && g.reflection?.enabled === true ? { ...g, orchestration: 'orchestrator-reflect' } : g;
+  });
 }
 
 /** {@link safeParseTeamRegistry} that throws a {@link StoreError}. */
@@ -126,10 +155,13 @@ export function parseTeamRegistry(raw: unknown): TeamRegistryState {
   return result.data;
 }
 
-function finish(doc: { groups: Array<Omit<TeamGroup, 'sortOrder'> & { sortOrder?: number | undefined }>; members: TeamMember[] }): TeamRegistryState {
+function finish(doc: {
+  groups: Array<Omit<TeamGroup, 'sortOrder' | 'mode'> & { sortOrder?: number | undefined; mode?: TeamGroup['mode'] | undefined }>;
+  members: TeamMember[];
+}): TeamRegistryState {
   return {
     schemaVersion: TEAM_REGISTRY_SCHEMA_VERSION,
-    groups: doc.groups.map((g, i) => stripUndefined({ ...g, sortOrder: g.sortOrder ?? i })),
+    groups: doc.groups.map((g, i) => stripUndefined({ ...g, mode: g.mode ?? (g.orchestration === undefined ? 'single' : 'multi'), sortOrder: g.sortOrder ?? i })),
     members: doc.members.map((m) => stripUndefined(m)),
   };
 }
@@ -139,11 +171,13 @@ function stripUndefined<T extends object>(value: T): T {
 }
 
 /**
- * True when group `groupId` is a multi-agent group: its mode is `multi`, or
- * one of its members is an orchestrator or names a preferred model.
+ * True when group `groupId` is a multi-agent group: its mode is `multi`, it
+ * has an `orchestration` mode, or one of its members is an orchestrator or
+ * names a preferred model.
  */
 export function isMultiAgentGroup(state: TeamRegistryState, groupId: string): boolean {
-  if (state.groups.find((g) => g.id === groupId)?.mode === 'multi') return true;
+  const group = state.groups.find((g) => g.id === groupId);
+  if (group?.mode === 'multi' || group?.orchestration !== undefined) return true;
   return state.members.some((m) => m.groupId === groupId && (m.role === 'orchestrator' || m.preferredModel !== undefined));
 }
 

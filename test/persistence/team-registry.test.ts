@@ -39,12 +39,37 @@ describe('team registry', () => {
     expect(s2.groups.find((g) => g.id === 'misc')).toEqual({ id: 'misc', name: 'Misc', mode: 'single', sortOrder: 2 });
     expect(s2.members.find((m) => m.name === 'notes')).toEqual({ name: 'notes', groupId: 'misc', role: 'worker' });
     expect(s2.groups.find((g) => g.id === 'release')?.reflection).toEqual({ enabled: true, maxIterations: 3 });
-    expect(parseTeamRegistry({ schemaVersion: 2 })).toEqual({ schemaVersion: 2, groups: [], members: [] });
+    expect(parseTeamRegistry({ schemaVersion: 2 })).toEqual({ schemaVersion: TEAM_REGISTRY_SCHEMA_VERSION, groups: [], members: [] });
+  });
+
+  it('stores a group\'s orchestration mode; versions 1 and 2 migrate to it', () => {
+    expect(TEAM_REGISTRY_SCHEMA_VERSION).toBe(3);
+    const s3 = parseTeamRegistry(fixture(3));
+    expect(s3.groups.map((g) => [g.id, g.mode, g.orchestration ?? null])).toEqual([
+      ['support', 'single', null],
+      ['release', 'multi', 'orchestrator-reflect'],
+      ['review', 'multi', 'broadcast'], // an orchestration mode makes a group multi-agent
+      ['pipeline', 'multi', 'sequential'],
+      ['triage', 'multi', 'orchestrator'],
+    ]);
+    expect(s3.groups.map((g) => isMultiAgentGroup(s3, g.id))).toEqual([false, true, true, true, true]);
+    expect(safeParseTeamRegistry(fixture(3))).not.toHaveProperty('migratedFrom');
+    // Version 2 kept no mode: a multi-agent group with reflection enabled ran the reflect loop.
+    expect(safeParseTeamRegistry(fixture(2))).toMatchObject({ success: true, migratedFrom: 2 });
+    const s2 = parseTeamRegistry(fixture(2));
+    expect(s2.groups.map((g) => [g.id, g.orchestration ?? null])).toEqual([['support', null], ['release', 'orchestrator-reflect'], ['misc', null]]);
+    expect(parseTeamRegistry(fixture(1)).groups.map((g) => g.orchestration ?? null)).toEqual([null, null]);
+    const disabled = { schemaVersion: 2, groups: [{ id: 'g', name: 'G', mode: 'multi', reflection: { enabled: false } }] };
+    expect(parseTeamRegistry(disabled).groups[0]).not.toHaveProperty('orchestration');
+    // A saved state reads back the same, and an unknown mode is refused.
+    expect(parseTeamRegistry(JSON.parse(JSON.stringify(s3)))).toEqual(s3);
+    const bad = safeParseTeamRegistry({ schemaVersion: 3, groups: [{ id: 'g', name: 'G', orchestration: 'round-robin' }] });
+    expect(bad).toMatchObject({ success: false, error: expect.stringMatching(/orchestration/) });
   });
 
   it('recognises multi-agent groups by mode, an orchestrator, or a preferred model', () => {
     const state: TeamRegistryState = {
-      schemaVersion: 2,
+      schemaVersion: TEAM_REGISTRY_SCHEMA_VERSION,
       groups: [
         { id: 'a', name: 'A', mode: 'single', sortOrder: 0 },
         { id: 'b', name: 'B', mode: 'single', sortOrder: 1 },
@@ -107,7 +132,7 @@ describe('team registry', () => {
   it('saves and loads through a store; a missing document is an empty registry', async () => {
     const store = memoryStore();
     const registry = teamRegistry(store);
-    expect(await registry.load()).toEqual({ state: { schemaVersion: 2, groups: [], members: [] }, found: false });
+    expect(await registry.load()).toEqual({ state: { schemaVersion: TEAM_REGISTRY_SCHEMA_VERSION, groups: [], members: [] }, found: false });
     const state = parseTeamRegistry(fixture(2));
     await registry.save(state);
     expect((await registry.load()).state).toEqual(state);
@@ -136,8 +161,8 @@ describe('team registry', () => {
 
   it('refuses a document written by a newer version and leaves it in place', async () => {
     const store = memoryStore();
-    await store.set('team-registry', { schemaVersion: 3, groups: [] });
+    await store.set('team-registry', { schemaVersion: TEAM_REGISTRY_SCHEMA_VERSION + 1, groups: [] });
     await expect(teamRegistry(store).load()).rejects.toThrow(/newer/);
-    expect(await store.get('team-registry')).toEqual({ schemaVersion: 3, groups: [] });
+    expect(await store.get('team-registry')).toEqual({ schemaVersion: TEAM_REGISTRY_SCHEMA_VERSION + 1, groups: [] });
   });
 });

@@ -5,6 +5,9 @@ import { loadAgents } from '../../src/agents/load.js';
 import { safeParseAgentFile } from '../../src/agents/parse.js';
 import { TroupeError } from '../../src/core/errors.js';
 import { parseTeamRegistry } from '../../src/persistence/team-registry.js';
+import { parseAssignments } from '../../src/reflection/assignments.js';
+import { parseEvaluation } from '../../src/reflection/evaluation.js';
+import { parseSentinels, stripSentinels } from '../../src/reflection/sentinels.js';
 import { splitEntries } from '../../src/squad/caps.js';
 import { parseSquad } from '../../src/squad/parse.js';
 import { parseTeamMd } from '../../src/squad/team-md.js';
@@ -42,6 +45,9 @@ function readersOf(path: string): Record<string, (text: string) => unknown> {
     return readers;
   }
   if (ext === '.ai' || (ext === '.md' && (rel.startsWith('agents') || rel.startsWith('cli')))) return { safeParseAgentFile: (t) => safeParseAgentFile(t, { name: 'fixture', file: rel }) };
+  if (ext === '.md' && rel.startsWith('reflection')) {
+    return { parseSentinels, stripSentinels, parseEvaluation, parseAssignments: (t) => parseAssignments(t, ['Code Reviewer', 'Test Writer', 'Docs Writer']) };
+  }
   if (ext === '.md') return { parseTeamMd, splitEntries, fencedBlocks };
   return { fencedBlocks };
 }
