@@ -99,9 +99,10 @@ function toolName(rule: string): string {
 
 /**
  * Codex (`codex exec --json`, written against {@link CODEX_VERSION}): resume
- * by thread id, the prompt on stdin. The MCP servers given as `-c
- * mcp_servers.<server>.*` overrides (nothing is written to the user's
- * `config.toml`), each with its tools approved (`exec` never asks, so a
+ * by thread id, the prompt on stdin; its usage is the thread's total so far
+ * (`usageReport: 'cumulative'`), which the adapter turns into each turn's.
+ * The MCP servers given as `-c mcp_servers.<server>.*` overrides (nothing
+ * is written to the user's `config.toml`), each with its tools approved (`exec` never asks, so a
  * tool that needs approval fails): troupe's, with a tool time-out of a day
  * (Codex's default of 60 s would cut a worker short; troupe's own time
  * limits apply) and parallel calls allowed, and the agent's own (stdio or
@@ -124,6 +125,7 @@ export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOpt
     resume: { command: [...program, 'exec', 'resume', '{mcp}', ...rest, '{sessionId}', '-'] },
     output: 'jsonl',
     prompt: 'stdin',
+    usageReport: 'cumulative',
     mcp: {
       ...(options.serverName === undefined ? {} : { serverName: options.serverName }),
       configure({ troupe, servers }: McpLaunch) {

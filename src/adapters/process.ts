@@ -16,6 +16,7 @@ import { runCommand, startCommand, type CommandResult } from './process-command.
 import { killGroup } from './process-group.js';
 import { launchCli, type ProcessMcpOptions } from './process-launch.js';
 import { supersededError, type CliToolCalls } from './process-tools.js';
+import { CumulativeUsage } from './process-usage.js';
 import { inputText } from './scripted.js';
 
 export { DEFAULT_TOOL_CALL_GATHER_MS } from './process-tools.js';
@@ -72,6 +73,16 @@ export interface ProcessAdapterOptions {
   extractText?: (output: ProcessOutput) => string;
   /** The turn's usage from the output. Default: the last `usage` object among the JSON events ({@link defaultExtractUsage}). */
   extractUsage?: (output: ProcessOutput) => Partial<Usage> | undefined;
+  /**
+   * What the usage in a turn's output counts: `per-turn`, that turn alone;
+   * `cumulative`, everything the tool's session has used so far (as
+   * `codex exec resume` reports it). For `cumulative` the adapter reports
+   * each turn's difference from the previous turn of the same tool session
+   * (a turn that starts a new tool session, or whose totals went down,
+   * counts as it is). Default: `per-turn`; {@link codexProfile} sets
+   * `cumulative`.
+   */
+  usageReport?: 'per-turn' | 'cumulative';
   /**
    * How later turns know the earlier ones: `resume` runs `resume.command`
    * with the tool's session id; `transcript` sends the earlier turns in the
@@ -226,6 +237,8 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
       const mcpArgs = launch?.config.args ?? [];
       const history: Array<{ role: 'user' | 'assistant'; text: string }> = [];
       let toolSessionId: string | undefined;
+      let resumedTurn = false;
+      const totals = options.usageReport === 'cumulative' ? new CumulativeUsage() : undefined;
       let turn = 0;
       let running: ChildProcess | undefined;
       let asked = '';
@@ -234,6 +247,7 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
       const prepare = (text: string) => {
         turn++;
         const resumed = continuity === 'resume' && toolSessionId !== undefined;
+        resumedTurn = resumed;
         const prompt = formatPrompt({
           input: text,
           system: spec.system,
@@ -256,7 +270,8 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
         const reply = extractText(out);
         if (continuity === 'resume') toolSessionId = extractSessionId(out) ?? toolSessionId;
         history.push({ role: 'user', text }, { role: 'assistant', text: reply });
-        const usage = extractUsage(out);
+        const reported = extractUsage(out);
+        const usage = totals ? totals.turn(reported, { session: toolSessionId, resumed: resumedTurn }) : reported;
         return { text: reply, toolCalls: [], ...(usage && { usage }) };
       };
       /** A turn with MCP: a message starts the command; tool results answer its waiting calls; either way, on to its next calls or its end. */
@@ -347,6 +362,9 @@ function validate(options: ProcessAdapterOptions): void {
     for (const [name, argv] of [['command', options.command], ['resume.command', options.resume?.command]] as const) {
       if (argv && !argv.includes(TOOLS_PLACEHOLDER)) throw new ConfigurationError(`\`${name}\` needs the argument "${TOOLS_PLACEHOLDER}" where the CLI's tool arguments go, since \`toolArgs\` is set`);
     }
+  }
+  if (options.usageReport !== undefined && options.usageReport !== 'per-turn' && options.usageReport !== 'cumulative') {
+    throw new ConfigurationError(`Expected \`usageReport\` to be "per-turn" or "cumulative", got ${describeValue(options.usageReport)}`);
   }
   if (options.dashPrompt !== undefined && !['auto', 'separator', 'stdin'].includes(options.dashPrompt)) {
     throw new ConfigurationError(`Expected \`dashPrompt\` to be "auto", "separator" or "stdin", got ${describeValue(options.dashPrompt)}`);

@@ -21,6 +21,7 @@ import { run, startRun } from '../../src/core/run.js';
 import { defineTool, type ToolDefinition } from '../../src/core/tools.js';
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
+import { reflect } from '../../src/patterns/reflect.js';
 import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic.js';
 import { startMockResponses, type MockResponses } from '../helpers/mock-responses.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
@@ -344,6 +345,22 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     // Codex runs the two calls at once (some 40 ms apart): one troupe turn with both, the workers in parallel.
     expect(toolCallTurns(events, 'lead')).toEqual([2, 0]);
     expect(nestedWorkers(result.trace)).toEqual(['orchestrate > coder', 'orchestrate > tester']);
+  });
+
+  it('counts the usage of each turn of a resumed thread once: a two-turn loop is 84/14', SLOW, async () => {
+    // Codex reports the thread's total so far: 42/7 after the first request, 84/14 after the second.
+    const { mock, adapter } = await codex([
+      { text: 'Draft: refresh only before expiresAt.', usage: { input: 42, output: 7 } },
+      { text: 'Final: refresh only before expiresAt.\n[[REFLECTION_COMPLETE]]', usage: { input: 42, output: 7 } },
+    ]);
+    const events: TroupeEvent[] = [];
+    const result = await run(reflect(agent({ name: 'writer', adapter }), { maxIterations: 3 }), 'Fix the token refresh', { onEvent: (e) => events.push(e) });
+    expect(result).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(mock.turns).toHaveLength(2);
+    expect(JSON.stringify(mock.turns[1]?.input)).toContain('Draft: refresh only before expiresAt.'); // the second turn resumed the thread
+    const turns = events.filter((e): e is TroupeEvent<'agent.turn'> => e.type === 'agent.turn').map((e) => [e.usage.inputTokens, e.usage.outputTokens]);
+    expect(turns).toEqual([[42, 7], [42, 7]]);
+    expect(result.usage).toMatchObject({ inputTokens: 84, outputTokens: 14 });
   });
 
   it('ends Codex and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {

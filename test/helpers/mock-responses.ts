@@ -12,6 +12,8 @@ import type { AddressInfo } from 'node:net';
 export interface ResponsesTurn {
   text?: string;
   calls?: Array<{ namespace?: string; name: string; arguments: Record<string, unknown> }>;
+  /** The usage the response reports. Default: about a quarter of the request's and the answer's JSON length, in tokens. */
+  usage?: { input: number; output: number };
 }
 
 /** A request the mock received. */
@@ -80,8 +82,8 @@ export async function startMockResponses(script: ResponsesTurn[] | ((request: Re
       }
       event('response.output_item.done', { output_index: index, item });
     });
-    const input = Math.ceil(JSON.stringify(body.input ?? []).length / 4);
-    const output = Math.ceil(JSON.stringify(items).length / 4);
+    const input = turn.usage?.input ?? Math.ceil(JSON.stringify(body.input ?? []).length / 4);
+    const output = turn.usage?.output ?? Math.ceil(JSON.stringify(items).length / 4);
     event('response.completed', {
       response: {
         id,
