@@ -28,8 +28,11 @@ import { capEntries, splitEntries } from '../src/squad/caps.js';
 import { parseTeamMd } from '../src/squad/team-md.js';
 import { fencedBlocks } from '../src/text/fences.js';
 import { normalizeText } from '../src/text/lines.js';
+import { nameKey } from '../src/text/names.js';
 
 const MB = 1024 * 1024;
+/** Worker names that share their first seven words. */
+const LONG_NAMES = ['code review lead one two three four five', 'code review lead one two three four', 'code'];
 const SIZES = [0.25, 0.5, 1];
 
 /** `unit(i)` repeated to exactly `bytes` characters, after `head`. */
@@ -68,10 +71,16 @@ const cases: Case[] = [
   { reader: 'parseRouteLine', input: '`ROUTE:` then spaces', make: (b) => fill(b, () => ' ', 'ROUTE:', '!'), run: (t) => parseRouteLine(t) },
   { reader: 'parseSentinels', input: 'fence lines of growing length', make: (b) => fill(b, (i) => `${'`'.repeat(3 + (i % 5))}\n[[REFLECTION_COMPLETE]]\n`), run: (t) => parseSentinels(t) },
   { reader: 'stripSentinels', input: '`[[` repeated', make: (b) => fill(b, () => '[['), run: (t) => stripSentinels(t) },
+  { reader: 'parseSentinels', input: 'a closing run of sentinels over blank lines', make: (b) => fill(b, (i) => (i % 3 === 0 ? '\n' : ' [[NEEDS_ITERATION]]'), 'Done.'), run: (t) => parseSentinels(t) },
+  { reader: 'stripSentinels', input: 'a closing run of sentinels over blank lines', make: (b) => fill(b, (i) => (i % 3 === 0 ? '\n' : ' [[NEEDS_ITERATION]]'), 'Done.'), run: (t) => stripSentinels(t) },
   { reader: 'parseTeamReply', input: 'marker lines and fences', make: (b) => fill(b, (i) => (i % 7 === 0 ? '~~~\n' : '[[VOTE_CONCLUDE]]\n')), run: (t) => parseTeamReply(t) },
   { reader: 'parseAssignments', input: '`@worker:` repeated', make: (b) => fill(b, () => '@worker:'), run: (t) => parseAssignments(t, ['a', 'b']) },
   { reader: 'parseAssignments', input: '`@worker:` lines, fenced `@`', make: (b) => fill(b, (i) => (i % 10 === 0 ? '```\n@worker:b\n' : `@worker:a\ntask ${i}\n`)), run: (t) => parseAssignments(t, ['a', 'b']) },
+  { reader: 'parseAssignments', input: 'names of seven and eight words sharing seven', make: (b) => fill(b, () => '@Worker:code review lead one two three four six\n'), run: (t) => parseAssignments(t, LONG_NAMES) },
+  { reader: 'parseAssignments', input: '`@worker:` and emoji words on one line', make: (b) => fill(b, () => '@worker:a 🚀 🚀 '), run: (t) => parseAssignments(t, ['a b', 'a']) },
+  { reader: 'nameKey', input: 'words and emoji', make: (b) => fill(b, () => 'Code 🚀 '), run: (t) => nameKey(t) },
   { reader: 'parseEvaluation', input: '`SCORE:` and a long line', make: (b) => fill(b, () => '9', 'SCORE: '), run: (t) => parseEvaluation(t) },
+  { reader: 'parseEvaluation', input: 'a rationale ending in `[[A]]` markers', make: (b) => fill(b, () => ' [[A]]', 'SCORE: 0.5\nRATIONALE: x'), run: (t) => parseEvaluation(t) },
   { reader: 'parseVerdict', input: '`FAIL:` and a long reason', make: (b) => fill(b, () => ' -', 'FAIL:'), run: (t) => parseVerdict(t) },
   { reader: 'StallDetector.check', input: 'distinct tokens (one check)', make: (b) => fill(b, (i) => `t${i} `), run: (t) => new StallDetector().check(t) },
   { reader: 'jaccard', input: 'distinct tokens (two texts of half the size)', make: (b) => fill(b, (i) => `t${i} `), run: (t) => jaccard(t.slice(0, t.length / 2), t.slice(t.length / 2)) },

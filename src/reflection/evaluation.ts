@@ -5,7 +5,7 @@
  */
 import { ParseError } from '../core/errors.js';
 import type { SafeParseResult } from '../core/parse-result.js';
-import { readableText } from '../text/lines.js';
+import { isWhiteSpace, readableText } from '../text/lines.js';
 import { stripSentinels } from './sentinels.js';
 
 /** A scored evaluation. */
@@ -88,13 +88,24 @@ const MAX_MARKER = 64;
  * trailing `[[NAME]]` markers (letters, digits and `_`), trimmed.
  */
 function withoutMarkers(text: string): string {
-  let rest = stripSentinels(text);
+  if (!text.includes('[[')) return text;
+  const rest = stripSentinels(text);
+  let end = rest.length;
   for (;;) {
-    if (!rest.endsWith(']]')) return rest;
-    const open = rest.lastIndexOf('[[', rest.length - 2);
-    if (open < 0 || rest.length - open - 4 > MAX_MARKER || !/^[A-Za-z0-9_]+$/.test(rest.slice(open + 2, -2))) return rest;
-    rest = rest.slice(0, open).trimEnd();
+    if (end < 4 || rest[end - 1] !== ']' || rest[end - 2] !== ']') break;
+    let open = end - 3;
+    while (open >= 0 && end - open - 2 <= MAX_MARKER && isMarkerChar(rest.charCodeAt(open))) open--;
+    // `open` is at the second `[` of `[[` when the marker is well formed.
+    if (open < 1 || open === end - 3 || rest[open] !== '[' || rest[open - 1] !== '[') break;
+    end = open - 1;
+    while (end > 0 && isWhiteSpace(rest.charCodeAt(end - 1))) end--;
   }
+  return rest.slice(0, end);
+}
+
+/** Letters, digits and `_` (ASCII), what a `[[NAME]]` marker is made of. */
+function isMarkerChar(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
 }
 
 /**

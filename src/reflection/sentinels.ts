@@ -4,7 +4,7 @@
  * `[[GROUP_REFLECT_COMPLETE]]`) or must go on (`[[NEEDS_ITERATION]]`).
  * @module
  */
-import { scanLines, type LineKind } from '../text/fences.js';
+import { scanLines } from '../text/fences.js';
 import { expectText } from '../text/lines.js';
 
 /** The single-agent completion sentinel (matched exactly). */
@@ -77,56 +77,79 @@ const ENDINGS: ReadonlyArray<readonly [SentinelKind, string]> = [
 
 const isBlank = (c: string | undefined): boolean => c === ' ' || c === '\t';
 
-/** Where the sentinels of a text are: on lines of their own, and closing the answer. */
-interface SentinelMap {
-  /** The lines of the (normalised) text. */
-  lines: Array<{ text: string; kind: LineKind; marker: SentinelKind | undefined }>;
-  /** The sentinels that close the answer (outside the standalone lines). */
-  closing: SentinelKind[];
-  /** The last line that keeps text: lines after it are dropped by `stripSentinels`, and it is cut to `keepTo`. */
-  lastKept: number;
-  keepTo: number;
+/** What {@link scanSentinels} found. */
+interface SentinelScan {
+  /** Sentinels on lines of their own, and those that close the answer. */
+  found: Sentinels;
+  /** With `keep`: the text without the counted sentinels, line by line. */
+  kept: string[];
 }
 
 /**
- * The one scan of {@link parseSentinels} and {@link stripSentinels}.
- * Standalone sentinel lines count anywhere outside fences. Then, from the
- * end: the answer's closing sentinels are the run of sentinels, separated
- * by white space, that ends the text, outside fences, the first of them at
- * the start of a line or after white space, on a line that is not a block
- * quote (`>`). Linear in the text.
+ * The one pass of {@link parseSentinels} and {@link stripSentinels}.
+ * Standalone sentinel lines count anywhere outside fences. The answer's
+ * closing sentinels are the run of sentinels, separated by white space,
+ * that ends the text outside fences, the first of them at the start of a
+ * line or after white space, on a line that is not a block quote (`>`):
+ * the candidate run is kept while scanning and starts over at every line
+ * with other text, and at every fence line. Linear in the text.
  */
-function mapSentinels(text: string): SentinelMap {
-  const lines: SentinelMap['lines'] = [];
+function scanSentinels(text: string, keep: boolean): SentinelScan {
+  const found: Sentinels = { reflectionComplete: false, groupComplete: false, needsIteration: false };
+  const kept: string[] = [];
+  let closing: SentinelKind[] = [];
+  // Where the text before the closing run ends: the index in `kept` of its line, and the length kept of it.
+  let cut: { index: number; to: number } | undefined;
   scanLines(expectText(text, 'the text'), (line) => {
-    lines.push({ text: line.text, kind: line.kind, marker: line.kind === 'text' ? sentinelOf(line.text.trim()) : undefined });
-  });
-  const closing: SentinelKind[] = [];
-  let lastKept = lines.length - 1;
-  let keepTo = lines[lastKept]?.text.length ?? 0;
-  // Walk back over the closing run: every line of it is text; each loses its sentinels from the end.
-  for (let i = lines.length - 1; i >= 0; i--) {
-    const line = lines[i]!;
-    if (line.kind !== 'text') break;
-    let end = line.text.length;
-    while (end > 0 && isBlank(line.text[end - 1])) end--;
-    const found: SentinelKind[] = [];
-    for (;;) {
-      const at = sentinelAtEnd(line.text, end);
-      if (!at || (at.start > 0 && !isBlank(line.text[at.start - 1]))) break;
-      found.push(at.kind);
-      end = at.start;
-      while (end > 0 && isBlank(line.text[end - 1])) end--;
+    const standalone = line.kind === 'text' ? sentinelOf(line.text.trim()) : undefined;
+    if (standalone) found[standalone] = true;
+    else if (keep) kept.push(line.text);
+    if (line.kind !== 'text') {
+      closing = [];
+      cut = keep ? { index: kept.length - 1, to: line.text.length } : undefined;
+      return;
     }
-    if (end > 0 && line.text.slice(0, end).trimStart().startsWith('>')) break; // quoted
-    closing.push(...found);
-    lastKept = i;
-    keepTo = end;
-    if (end > 0) break; // the run ends on this line, after its text
-    lastKept = i - 1;
-    keepTo = lines[i - 1]?.text.length ?? 0;
+    let last = line.text.length - 1;
+    while (last >= 0 && isBlank(line.text[last])) last--;
+    if (last >= 0 && line.text[last] !== ']') {
+      // Most lines: no sentinel at their end, so the run starts over after them.
+      closing = [];
+      cut = keep ? { index: kept.length - 1, to: line.text.length } : undefined;
+      return;
+    }
+    const tail = closingTail(line.text);
+    if (tail.end === 0) closing.push(...tail.found); // blank, or only sentinels: the run goes on
+    else {
+      closing = tail.quoted ? [] : tail.found;
+      cut = keep ? { index: kept.length - 1, to: tail.quoted ? line.text.length : tail.end } : undefined;
+    }
+  });
+  for (const kind of closing) found[kind] = true;
+  if (keep) {
+    if (cut === undefined) kept.length = 0;
+    else {
+      kept.length = cut.index + 1;
+      kept[cut.index] = kept[cut.index]!.slice(0, cut.to);
+    }
   }
-  return { lines, closing, lastKept, keepTo };
+  return { found, kept };
+}
+
+/** The sentinels that end `line` (each at its start or after white space), where the text before them ends, and whether the line is a block quote. */
+function closingTail(line: string): { found: SentinelKind[]; end: number; quoted: boolean } {
+  let end = line.length;
+  while (end > 0 && isBlank(line[end - 1])) end--;
+  const found: SentinelKind[] = [];
+  for (;;) {
+    const at = sentinelAtEnd(line, end);
+    if (!at || (at.start > 0 && !isBlank(line[at.start - 1]))) break;
+    found.push(at.kind);
+    end = at.start;
+    while (end > 0 && isBlank(line[end - 1])) end--;
+  }
+  let first = 0;
+  while (first < end && isBlank(line[first])) first++;
+  return { found, end, quoted: end > 0 && line[first] === '>' };
 }
 
 /**
@@ -146,11 +169,7 @@ function mapSentinels(text: string): SentinelMap {
  * ```
  */
 export function parseSentinels(text: string): Sentinels {
-  const found: Sentinels = { reflectionComplete: false, groupComplete: false, needsIteration: false };
-  const map = mapSentinels(text);
-  for (const line of map.lines) if (line.marker) found[line.marker] = true;
-  for (const kind of map.closing) found[kind] = true;
-  return found;
+  return scanSentinels(text, false).found;
 }
 
 /**
@@ -165,12 +184,5 @@ export function parseSentinels(text: string): Sentinels {
  * ```
  */
 export function stripSentinels(text: string): string {
-  const map = mapSentinels(text);
-  const kept: string[] = [];
-  for (let i = 0; i <= map.lastKept; i++) {
-    const line = map.lines[i]!;
-    if (line.marker) continue;
-    kept.push(i === map.lastKept ? line.text.slice(0, map.keepTo) : line.text);
-  }
-  return kept.join('\n').trimEnd();
+  return scanSentinels(text, true).kept.join('\n').trimEnd();
 }

@@ -34,6 +34,19 @@ function unwrap(word: string): string {
   return word.slice(start, end);
 }
 
+/** True when every character of `text` is ASCII: then it holds no decoration and is already in NFC. */
+function isAscii(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
+  return true;
+}
+
+/** {@link wordsOf} for one word of a text (no white space in it), without regular expressions when it is ASCII. */
+function wordsOfToken(token: string): string[] {
+  if (!isAscii(token)) return wordsOf(token);
+  const word = unwrap(token.toLowerCase());
+  return word === '' ? [] : [word];
+}
+
 /** The words of a name as they are compared: decoration dropped, Unicode-normalised (NFC), lower case, wrappers dropped. Linear. */
 function wordsOf(text: string): string[] {
   const words: string[] = [];
@@ -154,7 +167,7 @@ export class NameMatcher {
       if (at >= stop) break;
       let end = at;
       while (end < stop && !isBlank(text.charCodeAt(end))) end++;
-      for (const word of wordsOf(text.slice(at, end))) {
+      for (const word of wordsOfToken(text.slice(at, end))) {
         const child = node.next.get(word);
         if (!child) return best;
         node = child;
