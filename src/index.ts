@@ -105,6 +105,7 @@ export { sequential, formatEarlierAnswers, type SequentialOptions, type Sequenti
 export { RoutingError } from './core/errors.js';
 // Reading model output and files: line ends, the one fence scanner, JSON candidates
 export { normalizeText } from './text/lines.js';
+export { NameMatcher, nameKey, sameName, type NameMatch } from './text/names.js';
 export { fencedBlocks, scanLines, type Fence, type FencedBlock, type LineKind, type ScannedLine } from './text/fences.js';
 export {
   MAX_JSON_CANDIDATES,
@@ -126,12 +127,32 @@ export { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION, REFLECTION_COMPLETE, parseSent
 export { TASK_SEPARATOR, parseAssignments, requireAssignments, safeParseAssignments, type Assignment, type ParsedAssignments } from './reflection/assignments.js';
 export { StallDetector, jaccard, tokenSet, type StallCheck, type StallDetectorOptions } from './reflection/stall.js';
 export { QUALITY_STEP, QualityTracker, qualityTrend, type QualityRecord, type QualityScore, type QualityTrend } from './reflection/quality.js';
-export { DEFAULT_SCORE, normaliseScore, parseEvaluation, parseScore, parseVerdict, safeParseScore, type Evaluation, type Verdict } from './reflection/evaluation.js';
+export {
+  DEFAULT_SCORE,
+  NEEDS_ITERATION_SCORE,
+  SELF_EVALUATION_SCORE,
+  normaliseScore,
+  parseEvaluation,
+  parseScore,
+  parseVerdict,
+  safeParseScore,
+  type Evaluation,
+  type Verdict,
+} from './reflection/evaluation.js';
+export {
+  DEFAULT_MIN_ANSWER_CHARS,
+  feedbackAdjustments,
+  type AdjustmentKind,
+  type AdjustmentWorkerResult,
+  type FeedbackInput,
+  type LoopAdjustment,
+} from './reflection/adjust.js';
 export { formatDuration, loopSummary, type ControllableLoop, type ErrorBudgetOptions, type LoopControls, type LoopStatus } from './patterns/loop.js';
 export { reflect, reflectPrompt, reflectStateSchema, DEFAULT_EVALUATION_PROMPT, type ReflectOptions, type ReflectOutcome, type ReflectState, type Reflection } from './patterns/reflect.js';
 export { orchestrate, type Orchestration, type OrchestrateOptions, type OrchestrateOutcome } from './patterns/orchestrate.js';
-export { DELEGATE_TOOL, DEFAULT_WORKER_TIMEOUT_MS, GENERIC_WORKER_INSTRUCTION, workerPrompt } from './patterns/orchestrate-dispatch.js';
+export { DELEGATE_TOOL, DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, GENERIC_WORKER_INSTRUCTION, workerPrompt } from './patterns/orchestrate-dispatch.js';
 export {
+  loopAdjustmentSchema,
   loopEvaluationSchema,
   orchestrateModes,
   orchestrateStateSchema,

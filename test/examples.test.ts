@@ -17,6 +17,12 @@ const expected: Record<string, RegExp[]> = {
   'reading-replies.ts': [/steps \(text, repaired\):\n- read the logs/, /reflection complete: false/, /lead actions: \[\{"type":"review","taskId":"t2"/],
   'cli-agent-mcp.ts': [/^troupe ran escalate \{"ticket":"4711"/m, /lookup_ticket: Ticket 4711: the printer on floor 2 is out of toner/],
   'cli-orchestrator.ts': [/the CLI called delegate_to_worker \{"worker":"coder"/, /the CLI called delegate_to_worker \{"worker":"tester"/, /└ worker coder \[completed\]/, /└ worker tester \[completed\]/],
+  'reflect-feedback.ts': [
+    /adjustment after iteration 1 \(worker-failed\): Worker "Test Writer" failed \(the test runner crashed\)/,
+    /Auth fixes \(orchestrator-reflect\): ✅ Goal met \(2\/4\)/,
+    /iteration 2: score 0\.95 - Fixed and tested\.$/m,
+    /two regression tests cover it\. All done\.$/m,
+  ],
   'manager-advisors.ts': [/failed ops: Advisor consultation failed for ops/, /Decided on 3 advisor sections/],
   'observe-run.ts': [/^ {6}invoke_workflow delivery$/m, /invoke_agent builder \[chunk 3\] \(error\)/, /^33 spans:$/m, /report: .*troupe-example-report\.html \(\d+ KB\)/],
   'redis-store.ts': redisTarget().url
