@@ -47,6 +47,9 @@ function fill(bytes: number, unit: (i: number) => string, head = '', tail = ''):
   return (parts.join('') + tail).slice(0, bytes - tail.length) + tail;
 }
 
+/** `Done.` then whole sentinels and blank lines to about `bytes`: every one of them closes the answer. */
+const closingRun = (bytes: number) => `Done.${'\n [[NEEDS_ITERATION]] [[NEEDS_ITERATION]]'.repeat(Math.floor((bytes - 5) / 41))}`;
+
 type Case = { reader: string; input: string; make: (bytes: number) => string; run: (text: string) => unknown };
 
 const plan = (i: number) => `{"sequenceIndex": ${i}, "title": "t${i}", "prompt": "do part ${i} of it", "dependsOnIndexes": [], "complexity": "Low", "role": "Generic"},`;
@@ -71,8 +74,8 @@ const cases: Case[] = [
   { reader: 'parseRouteLine', input: '`ROUTE:` then spaces', make: (b) => fill(b, () => ' ', 'ROUTE:', '!'), run: (t) => parseRouteLine(t) },
   { reader: 'parseSentinels', input: 'fence lines of growing length', make: (b) => fill(b, (i) => `${'`'.repeat(3 + (i % 5))}\n[[REFLECTION_COMPLETE]]\n`), run: (t) => parseSentinels(t) },
   { reader: 'stripSentinels', input: '`[[` repeated', make: (b) => fill(b, () => '[['), run: (t) => stripSentinels(t) },
-  { reader: 'parseSentinels', input: 'a closing run of sentinels over blank lines', make: (b) => fill(b, (i) => (i % 3 === 0 ? '\n' : ' [[NEEDS_ITERATION]]'), 'Done.'), run: (t) => parseSentinels(t) },
-  { reader: 'stripSentinels', input: 'a closing run of sentinels over blank lines', make: (b) => fill(b, (i) => (i % 3 === 0 ? '\n' : ' [[NEEDS_ITERATION]]'), 'Done.'), run: (t) => stripSentinels(t) },
+  { reader: 'parseSentinels', input: 'a closing run of sentinels over blank lines', make: closingRun, run: (t) => parseSentinels(t) },
+  { reader: 'stripSentinels', input: 'a closing run of sentinels over blank lines', make: closingRun, run: (t) => stripSentinels(t) },
   { reader: 'parseTeamReply', input: 'marker lines and fences', make: (b) => fill(b, (i) => (i % 7 === 0 ? '~~~\n' : '[[VOTE_CONCLUDE]]\n')), run: (t) => parseTeamReply(t) },
   { reader: 'parseAssignments', input: '`@worker:` repeated', make: (b) => fill(b, () => '@worker:'), run: (t) => parseAssignments(t, ['a', 'b']) },
   { reader: 'parseAssignments', input: '`@worker:` lines, fenced `@`', make: (b) => fill(b, (i) => (i % 10 === 0 ? '```\n@worker:b\n' : `@worker:a\ntask ${i}\n`)), run: (t) => parseAssignments(t, ['a', 'b']) },
@@ -80,7 +83,7 @@ const cases: Case[] = [
   { reader: 'parseAssignments', input: '`@worker:` and emoji words on one line', make: (b) => fill(b, () => '@worker:a 🚀 🚀 '), run: (t) => parseAssignments(t, ['a b', 'a']) },
   { reader: 'nameKey', input: 'words and emoji', make: (b) => fill(b, () => 'Code 🚀 '), run: (t) => nameKey(t) },
   { reader: 'parseEvaluation', input: '`SCORE:` and a long line', make: (b) => fill(b, () => '9', 'SCORE: '), run: (t) => parseEvaluation(t) },
-  { reader: 'parseEvaluation', input: 'a rationale ending in `[[A]]` markers', make: (b) => fill(b, () => ' [[A]]', 'SCORE: 0.5\nRATIONALE: x'), run: (t) => parseEvaluation(t) },
+  { reader: 'parseEvaluation', input: 'a rationale ending in `[[A]]` markers', make: (b) => `SCORE: 0.5\nRATIONALE: x${' [[A]]'.repeat(Math.floor((b - 24) / 6))}`, run: (t) => parseEvaluation(t) },
   { reader: 'parseVerdict', input: '`FAIL:` and a long reason', make: (b) => fill(b, () => ' -', 'FAIL:'), run: (t) => parseVerdict(t) },
   { reader: 'StallDetector.check', input: 'distinct tokens (one check)', make: (b) => fill(b, (i) => `t${i} `), run: (t) => new StallDetector().check(t) },
   { reader: 'jaccard', input: 'distinct tokens (two texts of half the size)', make: (b) => fill(b, (i) => `t${i} `), run: (t) => jaccard(t.slice(0, t.length / 2), t.slice(t.length / 2)) },
