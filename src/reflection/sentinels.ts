@@ -102,8 +102,11 @@ function scanSentinels(text: string, keep: boolean): SentinelScan {
   let cut: { index: number; to: number } | undefined;
   scanLines(expectText(text, 'the text'), (line) => {
     const standalone = line.kind === 'text' ? sentinelOf(line.text.trim()) : undefined;
-    if (standalone) found[standalone] = true;
-    else if (keep) kept.push(line.text);
+    if (standalone) {
+      found[standalone] = true;
+      return; // a line of only a sentinel: counted, never kept, and a closing run goes on through it
+    }
+    if (keep) kept.push(line.text);
     if (line.kind !== 'text') {
       closing = [];
       cut = keep ? { index: kept.length - 1, to: line.text.length } : undefined;
