@@ -1,25 +1,16 @@
 import { defineConfig, type Options } from 'tsup';
+import { adapters, entryPoints } from './scripts/entry-points.js';
 
 // Vendor packages are optional peers, loaded lazily by their adapters and integrations: never bundled.
 const vendors = ['ai', 'openai', 'ioredis', '@opentelemetry/api', /^ai\//, /^openai\//, /^@ai-sdk\//, /^@modelcontextprotocol\//];
 
 const shared: Options = {
+  // One entry per public subpath (scripts/entry-points.ts): `dist/<subpath>/index.*`, the root `dist/index.*`.
   entry: {
-    index: 'src/index.ts',
-    'testing/index': 'src/testing/index.ts',
-    'adapters/scripted': 'src/adapters/scripted.ts',
-    'adapters/recording': 'src/adapters/recording.ts',
-    'adapters/ai-sdk': 'src/adapters/ai-sdk.ts',
-    'adapters/openai': 'src/adapters/openai.ts',
-    'adapters/process': 'src/adapters/process.ts',
-    'adapters/env': 'src/adapters/env.ts',
-    'adapters/rate-limit': 'src/adapters/rate-limit.ts',
-    'redis/index': 'src/integrations/redis/index.ts',
-    'otel/index': 'src/integrations/otel/index.ts',
-    'report/index': 'src/views/report/index.ts',
-    'mcp/index': 'src/integrations/mcp/index.ts',
-    'http/index': 'src/integrations/http/index.ts',
+    ...Object.fromEntries(Object.entries(entryPoints).map(([subpath, source]) => [subpath === '.' ? 'index' : `${subpath}/index`, source])),
+    ...Object.fromEntries(adapters.map((name) => [`adapters/${name}`, `src/adapters/${name}.ts`])),
   },
+
   dts: true,
   sourcemap: true,
   target: 'node20',

@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { entryPoints } from './scripts/entry-points.js';
 
 const src = (p: string) => fileURLToPath(new URL(`./src/${p}`, import.meta.url));
 
@@ -8,13 +9,10 @@ export default defineConfig({
     // Examples and tests import the package by name; resolve it to the sources.
     alias: [
       { find: /^troupe\/adapters\/(.*)$/, replacement: src('adapters/$1.ts') },
-      { find: /^troupe\/testing$/, replacement: src('testing/index.ts') },
-      { find: /^troupe\/redis$/, replacement: src('integrations/redis/index.ts') },
-      { find: /^troupe\/otel$/, replacement: src('integrations/otel/index.ts') },
-      { find: /^troupe\/report$/, replacement: src('views/report/index.ts') },
-      { find: /^troupe\/mcp$/, replacement: src('integrations/mcp/index.ts') },
-      { find: /^troupe\/http$/, replacement: src('integrations/http/index.ts') },
-      { find: /^troupe$/, replacement: src('index.ts') },
+      ...Object.entries(entryPoints).map(([subpath, source]) => ({
+        find: new RegExp(`^troupe${subpath === '.' ? '' : `\\/${subpath}`}$`),
+        replacement: fileURLToPath(new URL(`./${source}`, import.meta.url)),
+      })),
     ],
   },
   test: {

@@ -6,7 +6,8 @@
  */
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { trace } from '@opentelemetry/api';
-import { executePlan, type Plan, type TroupeEvent } from 'troupe';
+import type { TroupeEvent } from 'troupe';
+import { executePlan, type Plan } from 'troupe/plan';
 import { otelTracing } from 'troupe/otel';
 import { buildReportData, renderRunReport } from 'troupe/report';
 import { scriptedAdapter } from 'troupe/testing';

@@ -24,10 +24,10 @@ import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { loadTroupe } from './scheduler/load.js';
 import { realMakespan, simulatedMakespan, variants, type Variant } from './scheduler/makespan.js';
 import { fmt, median } from './scheduler/workloads.js';
 
-type Troupe = typeof import('../src/index.js');
 type Testing = typeof import('../src/testing/index.js');
 
 const root = resolve(import.meta.dirname, '..');
@@ -138,7 +138,7 @@ async function makespan(versions: Version[]): Promise<void> {
   const loaded = await Promise.all(
     versions.map(async (v) => ({
       v,
-      troupe: (await import(pathToFileURL(v.src).href)) as Troupe,
+      troupe: await loadTroupe(v.src),
       testing: (await import(pathToFileURL(v.src.replace(/index\.ts$/, 'testing/index.ts')).href)) as Testing,
     })),
   );

@@ -12,7 +12,8 @@
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
-import { compileAgents, defineTool, formatOpTree, inspectAgents, loadAgentFolder, run, writeAgentFile, type AgentResolutionOptions } from 'troupe';
+import { defineTool, formatOpTree, run } from 'troupe';
+import { compileAgents, inspectAgents, loadAgentFolder, writeAgentFile, type AgentResolutionOptions } from 'troupe/agents';
 import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 

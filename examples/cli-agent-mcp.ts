@@ -18,7 +18,8 @@
  */
 import { join } from 'node:path';
 import { z } from 'zod';
-import { compileAgents, defineTool, loadAgentFolder, run, type ModelAdapter } from 'troupe';
+import { defineTool, run, type ModelAdapter } from 'troupe';
+import { compileAgents, loadAgentFolder } from 'troupe/agents';
 import { DEFAULT_PASS_ENV, claudeCodeProfile, codexProfile, copilotProfile, processAdapter, type ProcessAdapterOptions } from 'troupe/adapters/process';
 
 const here = import.meta.dirname;

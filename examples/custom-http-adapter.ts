@@ -8,7 +8,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AdapterError, agent, run, type ModelAdapter, type ModelSession, type ModelTurn } from 'troupe';
+import { agent, run, type ModelAdapter } from 'troupe';
+import { AdapterError, type ModelSession, type ModelTurn } from 'troupe/kernel';
 
 /** Options of the HTTP chat adapter. */
 export interface HttpChatAdapterOptions {

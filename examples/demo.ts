@@ -7,7 +7,9 @@
  * approval agent, which owns the answer. The answer, the terminal agent, the
  * op tree with usage, and the pattern events are printed.
  */
-import { compileAgents, formatOpTree, parseAgentFile, startRun, terminalsOf, usageByAgent, validateAgents } from 'troupe';
+import { formatOpTree, startRun } from 'troupe';
+import { compileAgents, parseAgentFile, terminalsOf, validateAgents } from 'troupe/agents';
+import { usageByAgent } from 'troupe/kernel';
 import { scriptedAdapter } from 'troupe/testing';
 
 // Agent files: YAML frontmatter, the body is the system prompt.

@@ -6,7 +6,9 @@
  *
  *   npx tsx examples/lead-coordination.ts
  */
-import { agent, coordinate, memoryStore, run, type TroupeEvent } from 'troupe';
+import { agent, run, type TroupeEvent } from 'troupe';
+import { memoryStore } from 'troupe/persistence';
+import { coordinate } from 'troupe/coordination';
 import { SimulatedClock, scriptedAdapter } from 'troupe/testing';
 
 const clock = new SimulatedClock();

@@ -8,7 +8,7 @@
  *
  *   npx tsx examples/memory-leaks.ts
  */
-import { PlanningSession, buildStages, criticalPath, toMermaid, type Plan } from 'troupe';
+import { PlanningSession, buildStages, criticalPath, toMermaid, type Plan } from 'troupe/plan';
 import { scriptedAdapter } from 'troupe/testing';
 
 const plan: Plan = {

@@ -7,7 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agent, defineRunnable, exportRun, fileStore, run, timeline } from 'troupe';
+import { agent, defineRunnable, run } from 'troupe';
+import { exportRun, fileStore, timeline } from 'troupe/persistence';
 import { replayAdapter, scriptedAdapter } from 'troupe/testing';
 
 const researcher = agent({ name: 'researcher', system: 'Find the key facts.' });

@@ -8,7 +8,10 @@
  *   TROUPE_ADAPTER=openai OPENAI_BASE_URL=http://localhost:11434/v1 TROUPE_MODEL=llama3.2 npx tsx examples/reading-replies.ts
  */
 import { z } from 'zod';
-import { agent, parseLeadActions, parseSentinels, run, safeFindJson } from 'troupe';
+import { agent, run } from 'troupe';
+import { parseLeadActions } from 'troupe/coordination';
+import { parseSentinels } from 'troupe/reflection';
+import { safeFindJson } from 'troupe/text';
 import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 

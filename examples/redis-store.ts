@@ -9,7 +9,10 @@
  * and stops.
  */
 import { randomUUID } from 'node:crypto';
-import { agent, readRun, run, StoreError, TaskStore } from 'troupe';
+import { agent, run } from 'troupe';
+import { readRun } from 'troupe/persistence';
+import { TaskStore } from 'troupe/coordination';
+import { StoreError } from 'troupe/kernel';
 import { redisStore } from 'troupe/redis';
 import { scriptedAdapter } from 'troupe/testing';
 

@@ -11,7 +11,8 @@
  *   npx tsx examples/reflect-feedback.ts
  *   TROUPE_ADAPTER=openai OPENAI_BASE_URL=http://localhost:11434/v1 TROUPE_MODEL=llama3.2 npx tsx examples/reflect-feedback.ts
  */
-import { agent, memoryStore, orchestrate, run, teamRegistry, type TeamRegistryState } from 'troupe';
+import { agent, orchestrate, run } from 'troupe';
+import { memoryStore, teamRegistry, type TeamRegistryState } from 'troupe/persistence';
 import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 

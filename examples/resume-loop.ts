@@ -9,7 +9,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { agent, fileStore, orchestrate, resume, run, type OrchestrateState, type TroupeEvent } from 'troupe';
+import { agent, orchestrate, resume, run, type TroupeEvent } from 'troupe';
+import type { OrchestrateState } from 'troupe/patterns';
+import { fileStore } from 'troupe/persistence';
 import { scriptedAdapter } from 'troupe/testing';
 
 const loop = (onCheckpoint?: (state: OrchestrateState) => void) =>

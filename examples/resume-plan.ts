@@ -8,7 +8,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { executePlan, fileStore, planRunnable, resume, type Plan, type PlanChunk, type TroupeEvent } from 'troupe';
+import { resume, type TroupeEvent } from 'troupe';
+import { executePlan, planRunnable, type Plan, type PlanChunk } from 'troupe/plan';
+import { fileStore } from 'troupe/persistence';
 import { scriptedAdapter } from 'troupe/testing';
 
 const step = (sequenceIndex: number, title: string, dependsOnIndexes: number[]): PlanChunk => ({

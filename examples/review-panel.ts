@@ -6,7 +6,8 @@
  *
  *   npx tsx examples/review-panel.ts
  */
-import { agent, run, team, type TeamState } from 'troupe';
+import { agent, run, team } from 'troupe';
+import type { TeamState } from 'troupe/patterns';
 import { scriptedAdapter } from 'troupe/testing';
 
 const change = 'PR 42: add `GET /export?file=<name>` that streams a CSV report from ./reports.';

@@ -9,7 +9,8 @@
  *   npx tsx examples/squad.ts [repository-root]
  */
 import { fileURLToPath } from 'node:url';
-import { builtInPresets, discoverSquad, formatOpTree, fromPreset, mergePresets, run } from 'troupe';
+import { formatOpTree, run } from 'troupe';
+import { builtInPresets, discoverSquad, fromPreset, mergePresets } from 'troupe/squad';
 import { scriptedAdapter } from 'troupe/testing';
 
 const root = process.argv[2] ?? fileURLToPath(new URL('../test/fixtures/squad/Azure-Samples__eShopLite', import.meta.url));

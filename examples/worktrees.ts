@@ -11,7 +11,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
-import { agent, defineTool, gitWorktree, run, type Workspace } from 'troupe';
+import { agent, defineTool, run } from 'troupe';
+import { gitWorktree, type Workspace } from 'troupe/workspaces';
 import { scriptedAdapter } from 'troupe/testing';
 
 /** A `write_file` tool that writes inside one workspace and nowhere else. */

@@ -5,6 +5,7 @@
 // - type-checks the README's Usage snippet strictly (module nodenext), as an
 //   ES module and as CommonJS, against the packed declarations;
 // - runs both and checks they print what the README says;
+// - type-checks and loads every subpath of the exports map that needs no optional peer, ESM and CommonJS;
 // - runs storeSuite from the packed troupe/testing under node:test.
 // Offline: npm installs from its cache (`--prefer-offline`), which `npm ci`
 // has filled with every dependency.
@@ -64,6 +65,16 @@ try {
   const { code, printed } = usageSnippet();
   writeFileSync(join(project, 'usage.mts'), code);
   writeFileSync(join(project, 'usage.cts'), asCommonJs(code));
+  // Every subpath of the exports map (one adapter for the wildcard) but the integrations on optional peers
+  // this project does not install (check:exports loads those): it type-checks and loads.
+  const needsPeer = ['./redis', './otel', './mcp', './package.json'];
+  const subpaths = Object.keys(pkg.exports)
+    .filter((sp) => !needsPeer.includes(sp))
+    .map((sp) => (sp === '.' ? pkg.name : `${pkg.name}/${sp.slice(2).replace('*', 'scripted')}`));
+  const load = subpaths.map((name, i) => `import * as m${i} from '${name}';`).join('\n');
+  const check = `const loaded = [${subpaths.map((_, i) => `m${i}`).join(', ')}].map((m) => Object.keys(m).length);\nif (loaded.some((n) => n === 0)) throw new Error('an entry point exports nothing: ' + loaded.join(','));\nconsole.log(loaded.length + ' entry points');\n`;
+  writeFileSync(join(project, 'subpaths.mts'), `${load}\n${check}`);
+  writeFileSync(join(project, 'subpaths.cts'), `${load}\n${check}`);
   writeFileSync(
     join(project, 'tsconfig.json'),
     JSON.stringify(
@@ -81,7 +92,7 @@ try {
           typeRoots: [join(root, 'node_modules', '@types')],
           outDir: 'out',
         },
-        files: ['usage.mts', 'usage.cts'],
+        files: ['usage.mts', 'usage.cts', 'subpaths.mts', 'subpaths.cts'],
       },
       null,
       2,
@@ -97,6 +108,12 @@ try {
     if (first !== printed) throw new Error(`${file} printed ${JSON.stringify(first)} first; the README says ${JSON.stringify(printed)}`);
   }
 
+  for (const file of ['out/subpaths.mjs', 'out/subpaths.cjs']) {
+    step(`running ${file}`);
+    const out = run(process.execPath, [file], project).trim();
+    if (out !== `${subpaths.length} entry points`) throw new Error(`${file} printed ${JSON.stringify(out)}`);
+  }
+
   step('running storeSuite from troupe/testing under node:test');
   writeFileSync(
     join(project, 'store.test.mjs'),
@@ -106,7 +123,7 @@ try {
   const passed = Number(/^# pass (\d+)$/m.exec(tap)?.[1] ?? 0);
   if (!/^# fail 0$/m.test(tap) || passed === 0) throw new Error(`storeSuite under node:test did not pass:\n${tap}`);
 
-  console.log(`consumer test ok: ${packed.filename} installs with zod alone; the README's Usage type-checks and runs as ESM and CommonJS; troupe/testing runs ${passed} store tests under node:test without vitest`);
+  console.log(`consumer test ok: ${packed.filename} installs with zod alone; the README's Usage and an import of every entry point type-check and run as ESM and CommonJS; troupe/testing runs ${passed} store tests under node:test without vitest`);
 } catch (error) {
   const detail = [error.stdout, error.stderr].filter(Boolean).join('\n');
   console.error(`consumer test failed: ${error.message}${detail ? `\n${detail}` : ''}`);

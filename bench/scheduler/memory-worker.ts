@@ -9,12 +9,12 @@
  *
  *   node --max-old-space-size=200 --expose-gc --import tsx bench/scheduler/memory-worker.ts <src/index.ts> <chunks>
  */
-import { pathToFileURL } from 'node:url';
+import { loadTroupe, type BenchTroupe } from './load.js';
 import { layered } from './workloads.js';
 
-type Troupe = typeof import('../../src/index.js');
+type Troupe = BenchTroupe;
 const [source, chunksArg] = process.argv.slice(2) as [string, string];
-const troupe = (await import(pathToFileURL(source).href)) as Troupe;
+const troupe = await loadTroupe(source);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 const n = Number(chunksArg);

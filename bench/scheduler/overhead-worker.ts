@@ -9,11 +9,8 @@
  *   node --import tsx bench/scheduler/overhead-worker.ts <floor|troupe> <src/index.ts> <chunks> <runs> <quiet|events|runlog|store>
  */
 import { EventEmitter } from 'eventemitter3';
-import { pathToFileURL } from 'node:url';
+import { loadRunLogWriter, loadTroupe } from './load.js';
 import { bareKahn, layered } from './workloads.js';
-
-type Troupe = typeof import('../../src/index.js');
-type RunLogModule = typeof import('../../src/persistence/run-log.js');
 
 const [engine, source, chunksArg, runsArg, mode] = process.argv.slice(2) as [string, string, string, string, string];
 const n = Number(chunksArg);
@@ -25,8 +22,8 @@ let once: () => Promise<unknown>;
 if (engine === 'floor') {
   once = () => bareKahn(plan, 8, zero);
 } else {
-  const troupe = (await import(pathToFileURL(source).href)) as Troupe;
-  const runLog = (await import(pathToFileURL(source.replace(/index\.ts$/, 'persistence/run-log.ts')).href)) as RunLogModule;
+  const troupe = await loadTroupe(source);
+  const createRunLogWriter = await loadRunLogWriter(source);
   let events = 0;
   let id = 0;
   once = async () => {
@@ -36,7 +33,7 @@ if (engine === 'floor') {
     // The run log alone: what `store` attaches to the run's events, without the plan's checkpoints.
     const runId = `run-${id++}`;
     const emitter = new EventEmitter();
-    const log = runLog.createRunLogWriter(troupe.memoryStore(), runId, (error) => {
+    const log = createRunLogWriter(troupe.memoryStore(), runId, (error) => {
       throw error;
     });
     emitter.on('*', log.write);

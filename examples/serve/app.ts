@@ -5,7 +5,9 @@
  * node:http. Offline on the scripted adapter; set TROUPE_ADAPTER (see
  * troupe/adapters/env) to run it on a real model.
  */
-import { ApprovalQueue, defineTool, memoryStore, planRunnable, startRun, type Plan, type RunHandle, type Store } from 'troupe';
+import { defineTool, startRun, type RunHandle, type Store } from 'troupe';
+import { ApprovalQueue, planRunnable, type Plan } from 'troupe/plan';
+import { memoryStore } from 'troupe/persistence';
 import { adapterFromEnv } from 'troupe/adapters/env';
 import { cancellationSignal, remoteApprovals, runHandler, type Principal } from 'troupe/http';
 import { scriptedAdapter } from 'troupe/testing';

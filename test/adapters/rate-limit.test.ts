@@ -5,7 +5,8 @@
 // one limit shared through Redis.
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { RateLimitError, isTroupeError, type ModelAdapter, type ModelTurn } from 'troupe';
+import { isTroupeError, type ModelAdapter } from 'troupe';
+import { RateLimitError, type ModelTurn } from 'troupe/kernel';
 import { SimulatedClock } from 'troupe/testing';
 import { memoryRateLimitState, rateLimited } from 'troupe/adapters/rate-limit';
 import { openaiAdapter } from 'troupe/adapters/openai';

@@ -1,17 +1,11 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { adapters, entryPoints } from '../../scripts/entry-points.js';
 
 const root = join(import.meta.dirname, '..', '..');
 /** The sources of every public entry point (`scripts/check-exports.mjs` checks the built ones). */
-const entries = [
-  'src/index.ts',
-  'src/testing/index.ts',
-  ...['scripted', 'recording', 'ai-sdk', 'openai', 'process', 'env', 'rate-limit'].map((name) => `src/adapters/${name}.ts`),
-  'src/integrations/redis/index.ts',
-  'src/integrations/mcp/index.ts',
-  'src/integrations/http/index.ts',
-];
+const entries = [...Object.values(entryPoints), ...adapters.map((name) => `src/adapters/${name}.ts`)];
 
 describe('importing troupe', () => {
   it('adds no signal listeners (the package says sideEffects: false)', () => {

@@ -7,7 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readRun } from 'troupe';
+import { readRun } from 'troupe/persistence';
 import { namespacedStore } from 'troupe/http';
 import { createApp } from '../../../examples/serve/app.js';
 import { ENABLE_CHROMIUM, chromiumRequired, findChromium, launchChromium } from '../../helpers/chromium.js';

@@ -1,5 +1,6 @@
 // Flows for the troupe/http tests.
-import { defineRunnable, sleep, type Clock } from 'troupe';
+import { defineRunnable } from 'troupe';
+import { sleep, type Clock } from 'troupe/kernel';
 
 /** A flow that emits `count` warnings `gapMs` apart (on `clock`), then answers. */
 export function ticker(count: number, gapMs: number, clock: Clock) {

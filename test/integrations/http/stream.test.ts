@@ -4,7 +4,9 @@
 // heartbeats; a slow reader bounded; 204 once an ended run has nothing more.
 import { EventSource } from 'eventsource';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readRun, realClock, startRun, type TroupeEvent } from 'troupe';
+import { startRun, type TroupeEvent } from 'troupe';
+import { readRun } from 'troupe/persistence';
+import { realClock } from 'troupe/kernel';
 import { SimulatedClock, memoryStore } from 'troupe/testing';
 import { positionAfter, runEventStream, runHandler } from 'troupe/http';
 import { parseFrames, readFrames, startServer, type TestServer } from '../../helpers/http-server.js';

@@ -4,7 +4,8 @@
 // of another; ids from requests are checked before they reach a key.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { ApprovalQueue, agent, defineTool, startRun, type RunHandle } from 'troupe';
+import { agent, defineTool, startRun, type RunHandle } from 'troupe';
+import { ApprovalQueue } from 'troupe/plan';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
 import { isSafeId, namespacedName, namespacedStore, pendingRequests, remoteApprovals, runHandler, type Handler, type Principal, type Refusal } from 'troupe/http';
 

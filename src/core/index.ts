@@ -1,0 +1,80 @@
+/**
+ * `troupe/kernel`: the contracts and the run kernel, for authors of
+ * patterns, adapters and stores. Everything a runnable, an adapter or a
+ * store is built on: the run context, the event map, the op tree and usage,
+ * sessions and the tool loop, the clock and signal helpers, and every
+ * error class. Applications rarely need more than the root `troupe`.
+ * @module
+ */
+
+// The adapter contract
+export type {
+  AdapterCapabilities,
+  JsonSchema,
+  ModelAdapter,
+  ModelSession,
+  ModelTurn,
+  SendOptions,
+  SessionEvent,
+  SessionSpec,
+  ToolCall,
+  ToolResult,
+  ToolSchema,
+  CliToolList,
+  McpServerConfig,
+  McpServerSpec,
+} from './adapter.js';
+export { CLI_TOOLS_KEY, MCP_SERVERS_KEY } from './adapter.js';
+
+// Runnables, the run and its context
+export { defineRunnable, type Outcome, type OutcomeStatus, type Runnable, type RunnableSpec } from './runnable.js';
+export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './run.js';
+export { RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './context.js';
+export type {
+  ChunkStatusName,
+  CoordDecisionKind,
+  CoordMessageKind,
+  CoordMessageRecord,
+  CoordTaskStatus,
+  EventBase,
+  InputKind,
+  PlanGraphNode,
+  TeamChannelMessage,
+  TroupeEvent,
+  TroupeEventListeners,
+  TroupeEventName,
+  TroupeEventPayloads,
+} from './events.js';
+export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpNode } from './ops.js';
+export { addUsage, emptyUsage, totalTokens, type Usage } from './usage.js';
+export type { ParseIssue, SafeParseResult } from './parse-result.js';
+export type { TurnRecord } from './turn-record.js';
+
+// Sessions and tools
+export { SessionHandle, openSession, type SessionHandleOptions } from './session.js';
+export { runToolLoop, executeToolCall, type ToolLoopOptions, type ToolLoopResult } from './tool-loop.js';
+export { defineTool, toToolSchema, type ToolContext, type ToolDefinition } from './tools.js';
+
+// Time and cancellation
+export { realClock, sleep, abortError, type Clock } from './clock.js';
+export { combineSignals, raceAbort, throwIfAborted, timeoutSignal, withTimeout, type TimeoutSignal } from './abort.js';
+
+// Errors
+export {
+  AdapterError,
+  CancelledError,
+  ConfigurationError,
+  MaxTurnsExceededError,
+  ModelBehaviorError,
+  ParseError,
+  RateLimitError,
+  RoutingError,
+  SessionBusyError,
+  StoreError,
+  TimeoutError,
+  TroupeError,
+  WorkspaceError,
+  isTroupeError,
+  type TroupeErrorCode,
+  type TroupeErrorOptions,
+} from './errors.js';

@@ -1,0 +1,47 @@
+/**
+ * `troupe/patterns`: every pattern with its options, outcome and state
+ * types, the message formats the patterns share, and the team protocol.
+ * The root `troupe` re-exports the pattern functions and their options.
+ * @module
+ */
+export { agent, type Agent, type AgentOptions, type Conversation, type ConversationReply, type ConverseOptions } from './agent.js';
+export { handoff, formatHandoff, type HandoffOptions, type HandoffOutcome } from './handoff.js';
+export { router, type RouterOptions, type RouterOutcome } from './router.js';
+export { advisors, consultAdvisors, formatAdvice, type AdvisorResult, type AdvisorsOptions, type AdvisorsOutcome } from './advisors.js';
+export { broadcast, type BroadcastOptions, type BroadcastOutcome } from './broadcast.js';
+export { sequential, formatEarlierAnswers, type SequentialOptions, type SequentialOutcome } from './sequential.js';
+export { asTool, type AsToolArguments, type AsToolOptions } from './as-tool.js';
+export {
+  HANDOFF_TOOL,
+  formatHandoffChoice,
+  handoffChoices,
+  parseHandoffLine,
+  type HandoffApprover,
+  type HandoffChoice,
+  type HandoffChoicesOptions,
+  type HandoffChoicesOutcome,
+  type TakenHandoff,
+} from './handoff-choices.js';
+
+// Teams: members deliberating over a shared channel
+export { team, TeamFailedError, type Team, type TeamOptions, type TeamOutcome, type TeamVote } from './team.js';
+export { teamMessageSchema, teamStateSchema, type TeamMessage, type TeamState, type TeamStatus, type TerminationMode } from './team-state.js';
+export { parseTeamReply, VOTE_MARKER, CONCLUDE_MARKER, type ParsedReply } from './team-protocol.js';
+
+// Loops: reflect and orchestrate
+export type { ControllableLoop, ErrorBudgetOptions, LoopControls, LoopStatus } from './loop.js';
+export { reflect, reflectPrompt, reflectStateSchema, DEFAULT_EVALUATION_PROMPT, type ReflectOptions, type ReflectOutcome, type ReflectState, type Reflection } from './reflect.js';
+export { orchestrate, type Orchestration, type OrchestrateOptions, type OrchestrateOutcome } from './orchestrate.js';
+export { DELEGATE_TOOL, DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, GENERIC_WORKER_INSTRUCTION, workerPrompt } from './orchestrate-dispatch.js';
+export {
+  loopAdjustmentSchema,
+  loopEvaluationSchema,
+  orchestrateModes,
+  orchestrateStateSchema,
+  stallSnapshotSchema,
+  workerResultSchema,
+  type LoopEvaluation,
+  type OrchestrateMode,
+  type OrchestrateState,
+  type WorkerResult,
+} from './orchestrate-state.js';

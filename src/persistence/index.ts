@@ -1,0 +1,54 @@
+/**
+ * `troupe/persistence`: stores (memory and file), the store contract, run
+ * logs (read, timeline, export, prune), checkpoints and resume, and the
+ * team registry.
+ * @module
+ */
+export type {
+  CompareAndSetStore,
+  SetIfResult,
+  Store,
+  StoreCallOptions,
+  StoreReadOptions,
+  StoreReadResult,
+  StoreSetIfOptions,
+  VersionedDocument,
+} from './store.js';
+export { supportsCompareAndSet } from './store.js';
+export { memoryStore, type MemoryStore } from './memory-store.js';
+export { fileStore, encodeKey, decodeKey, type FileStore, type FileStoreOptions } from './file-store.js';
+export { CHECKPOINT_SCHEMA_VERSION, loadCheckpoint, saveCheckpoint, type Checkpoint, type LoadCheckpointOptions, type SaveCheckpointOptions } from './checkpoint.js';
+export {
+  exportRun,
+  pruneRuns,
+  readRun,
+  timeline,
+  type ExportedRun,
+  type PruneRunsOptions,
+  type RunLog,
+  type RunMeta,
+  type SkippedRecord,
+  type TimelineEntry,
+  type TimelineOptions,
+} from './run-log.js';
+export { resume, type ResumeOptions, type ResumeRunOptions } from './resume.js';
+export {
+  TEAM_REGISTRY_SCHEMA_VERSION,
+  deleteGroup,
+  isMultiAgentGroup,
+  parseTeamRegistry,
+  reconcile,
+  safeParseTeamRegistry,
+  teamRegistry,
+  type DeleteGroupResult,
+  type LoadedTeamRegistry,
+  type ReconcileAgent,
+  type ReconcileChange,
+  type ReconcileResult,
+  type TeamGroup,
+  type TeamMember,
+  type TeamRegistry,
+  type TeamRegistryOptions,
+  type TeamRegistryParseResult,
+  type TeamRegistryState,
+} from './team-registry.js';

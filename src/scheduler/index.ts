@@ -1,0 +1,39 @@
+/**
+ * `troupe/plan`: plans as dependency graphs of chunks — the plan schema and
+ * its checks, the decomposer, the DAG scheduler and its executors, roles,
+ * the aggregator, approvals and the interactive planning session.
+ * @module
+ */
+export {
+  planChunkSchema,
+  planSchema,
+  validatePlan,
+  validatePlanJson,
+  PlanValidationError,
+  type ChunkRole,
+  type Plan,
+  type PlanChunk,
+  type PlanJsonValidation,
+  type PlanValidation,
+} from './plan.js';
+export { buildStages, criticalPath, toMermaid, type ChunkWeight, type CriticalPath } from './dag.js';
+export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
+export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type ChunkJobData, type Executor, type InProcessExecutorOptions } from './executor.js';
+export { chunkStatuses, chunkStateSchema, planExecutionStateSchema, terminalStatuses, type ChunkState, type ChunkStatus, type PlanExecutionState } from './state.js';
+export {
+  executePlan,
+  planRunnable,
+  type ChunkResult,
+  type ChunkRunInput,
+  type ChunkRunner,
+  type ExecutePlanOptions,
+  type PlanOutcome,
+  type PlanRunOptions,
+  type RetryOptions,
+} from './execute.js';
+export { aggregate, type AggregateOptions, type AggregateReport, type PlanStats } from './aggregate.js';
+export type { ConversationOptions, TextSession } from './conversation.js';
+export { decompose, type DecomposeOptions } from './decompose.js';
+export { PlanningPhaseError, PlanningSession, type PlanningPhase, type PlanningRun, type PlanningSessionOptions, type PlanningStep } from './planning-session.js';
+export { ApprovalQueue, type ApprovalDecision, type ApprovalHandler, type ApprovalQueueEvents, type ApprovalRequest, type ApprovalScope } from './approvals.js';
+export type { ChunkStatusName, PlanGraphNode } from '../core/events.js';

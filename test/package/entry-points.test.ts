@@ -1,0 +1,60 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+import { adapters, entryPoints } from '../../scripts/entry-points.js';
+
+const root = join(import.meta.dirname, '..', '..');
+const json = (file: string) => JSON.parse(readFileSync(join(root, file), 'utf8')) as Record<string, unknown>;
+
+/** The names (values and types) a source entry point exports, as the compiler sees them. */
+function exportedNames(files: readonly string[]): Map<string, string[]> {
+  const program = ts.createProgram(
+    files.map((f) => join(root, f)),
+    { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+  );
+  const checker = program.getTypeChecker();
+  const out = new Map<string, string[]>();
+  for (const file of files) {
+    const symbol = checker.getSymbolAtLocation(program.getSourceFile(join(root, file))!)!;
+    out.set(file, checker.getExportsOfModule(symbol).map((s) => s.name).sort());
+  }
+  return out;
+}
+
+describe('entry points', () => {
+  const subpaths = Object.keys(entryPoints);
+
+  it('package.json exports every entry point, and only those (plus troupe/adapters/* and package.json)', () => {
+    const exports = Object.keys(json('package.json')['exports'] as Record<string, unknown>);
+    const expected = [...subpaths.map((s) => (s === '.' ? '.' : `./${s}`)), './adapters/*', './package.json'];
+    expect([...exports].sort()).toEqual([...expected].sort());
+  });
+
+  it('tsconfig paths resolve every subpath to its source, so tests and examples import the package by name', () => {
+    const paths = (json('tsconfig.json')['compilerOptions'] as { paths: Record<string, string[]> }).paths;
+    const expected = Object.fromEntries([
+      ...Object.entries(entryPoints).map(([s, src]) => [s === '.' ? 'troupe' : `troupe/${s}`, [`./${src}`]]),
+      ['troupe/adapters/*', ['./src/adapters/*.ts']],
+    ]);
+    expect(paths).toEqual(expected);
+  });
+
+  it('typedoc documents every entry point', () => {
+    expect([...(json('typedoc.json')['entryPoints'] as string[])].sort()).toEqual(Object.values(entryPoints).sort());
+  });
+
+  it('every adapter of troupe/adapters/* is a source file', () => {
+    for (const name of adapters) expect(() => readFileSync(join(root, 'src', 'adapters', `${name}.ts`))).not.toThrow();
+  });
+
+  it('the root exports at most 50 names, each also exported by its layer subpath', () => {
+    const names = exportedNames(Object.values(entryPoints));
+    const rootNames = names.get(entryPoints['.']!)!;
+    expect(rootNames.length).toBeLessThanOrEqual(50);
+    const elsewhere = new Set(Object.entries(entryPoints).filter(([s]) => s !== '.').flatMap(([, src]) => names.get(src)!));
+    expect(rootNames.filter((n) => !elsewhere.has(n))).toEqual([]);
+    // Every subpath exports something.
+    for (const [subpath, src] of Object.entries(entryPoints)) expect(names.get(src)!.length, subpath).toBeGreaterThan(0);
+  });
+});
