@@ -17,7 +17,7 @@ import { readTaskList } from '../src/coordination/lead-prompts.js';
 import { parseLeadActions, parseQuestion } from '../src/coordination/tools.js';
 import { parseRouteLine } from '../src/patterns/router.js';
 import { parseTeamReply } from '../src/patterns/team-protocol.js';
-import { memoryStore } from '../src/persistence/memory-store.js';
+import { memoryStore } from '../src/core/memory-store.js';
 import { runEventsStream, timeline } from '../src/persistence/run-log.js';
 import { parseAssignments } from '../src/reflection/assignments.js';
 import { parseEvaluation, parseVerdict } from '../src/reflection/evaluation.js';

@@ -6,6 +6,7 @@
 //   ES module and as CommonJS, against the packed declarations;
 // - runs both and checks they print what the README says;
 // - type-checks and loads every subpath of the exports map that needs no optional peer, ESM and CommonJS;
+// - type-checks a listener of the root's `TroupeEvent` that reads events of every layer;
 // - runs storeSuite from the packed troupe/testing under node:test.
 // Offline: npm installs from its cache (`--prefer-offline`), which `npm ci`
 // has filled with every dependency.
@@ -75,6 +76,19 @@ try {
   const check = `const loaded = [${subpaths.map((_, i) => `m${i}`).join(', ')}].map((m) => Object.keys(m).length);\nif (loaded.some((n) => n === 0)) throw new Error('an entry point exports nothing: ' + loaded.join(','));\nconsole.log(loaded.length + ' entry points');\n`;
   writeFileSync(join(project, 'subpaths.mts'), `${load}\n${check}`);
   writeFileSync(join(project, 'subpaths.cts'), `${load}\n${check}`);
+  // The event map from the root alone knows every layer's events (each layer merges its own into it).
+  const events = `import type { TroupeEvent } from 'troupe';
+export function describeEvent(e: TroupeEvent): string {
+  switch (e.type) {
+    case 'op.started': return e.path ?? '';
+    case 'team.vote': return \`\${e.member} \${e.vote}\`;
+    case 'chunk.status': return \`\${e.chunkId} \${e.previous} -> \${e.status}\`;
+    case 'coord.task': return \`\${e.task} \${e.to}\`;
+    default: return e.type;
+  }
+}
+`;
+  writeFileSync(join(project, 'events.mts'), events);
   writeFileSync(
     join(project, 'tsconfig.json'),
     JSON.stringify(
@@ -100,6 +114,11 @@ try {
   );
   step('type-checking the Usage snippet (strict, nodenext, ESM and CommonJS) against the packed declarations');
   run(process.execPath, [tsc, '-p', 'tsconfig.json'], project);
+
+  step('type-checking a listener of the event map with only the root imported');
+  const base = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8'));
+  writeFileSync(join(project, 'tsconfig.events.json'), JSON.stringify({ compilerOptions: { ...base.compilerOptions, noEmit: true }, files: ['events.mts'] }, null, 2));
+  run(process.execPath, [tsc, '-p', 'tsconfig.events.json'], project);
 
   for (const file of ['out/usage.mjs', 'out/usage.cjs']) {
     step(`running ${file}`);

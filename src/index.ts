@@ -14,17 +14,23 @@
  * @module
  */
 
+// The events of the layers (merged into the event map), so that `TroupeEvent` knows them all.
+import './patterns/events.js';
+import './scheduler/events.js';
+import './coordination/events.js';
+
 // Running
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './core/run.js';
 export { resume, type ResumeOptions } from './persistence/resume.js';
 export type { RunContext } from './core/context.js';
-export { defineRunnable, type Outcome, type OutcomeStatus, type Runnable, type RunnableSpec } from './core/runnable.js';
+export type { Outcome, OutcomeStatus } from './core/outcome.js';
+export { defineRunnable, type Runnable, type RunnableSpec } from './core/runnable.js';
 export { defineTool, type ToolDefinition } from './core/tools.js';
 export type { ModelAdapter } from './core/adapter.js';
 export type { TroupeEvent, TroupeEventName } from './core/events.js';
 export { formatOpTree, type OpNode } from './core/ops.js';
 export type { Usage } from './core/usage.js';
-export type { Store } from './persistence/store.js';
+export type { Store } from './core/store.js';
 
 // Errors: one base class with a literal code
 export { TroupeError, isTroupeError, CancelledError, ConfigurationError, TimeoutError, type TroupeErrorCode } from './core/errors.js';

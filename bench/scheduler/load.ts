@@ -22,10 +22,10 @@ export async function loadTroupe(source: string): Promise<BenchTroupe> {
 }
 
 /** The module of a version that holds the run-log writer (`createRunLogWriter`). */
-export async function loadRunLogWriter(source: string): Promise<typeof import('../../src/persistence/run-log.js')['createRunLogWriter']> {
+export async function loadRunLogWriter(source: string): Promise<typeof import('../../src/core/run-log-writer.js')['createRunLogWriter']> {
   const candidates = ['core/run-log-writer.ts', 'persistence/run-log.ts'].map((file) => join(dirname(source), file));
   const file = candidates.find((f) => existsSync(f));
   if (!file) throw new Error(`No run-log writer next to ${source}`);
-  const mod = (await import(pathToFileURL(file).href)) as { createRunLogWriter: typeof import('../../src/persistence/run-log.js')['createRunLogWriter'] };
+  const mod = (await import(pathToFileURL(file).href)) as { createRunLogWriter: typeof import('../../src/core/run-log-writer.js')['createRunLogWriter'] };
   return mod.createRunLogWriter;
 }

@@ -10,19 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type McpServerSpec, type SessionSpec } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
-import { CliToolCalls } from './process-tools.js';
+import { CliToolCalls, type McpServerLaunch } from './process-tools.js';
 
-/** Where the CLI finds troupe's MCP server, which serves the session's tools. */
-export interface McpServerLaunch {
-  /** The server's name: the CLI shows the tools under it (Claude Code: `mcp__<name>__<tool>`). */
-  readonly name: string;
-  /** The program of the stdio server the CLI starts (this process's Node.js). */
-  readonly command: string;
-  /** Its arguments (the bridge script). */
-  readonly args: readonly string[];
-  /** The names of the tools served. */
-  readonly tools: readonly string[];
-}
+export type { McpServerLaunch } from './process-tools.js';
 
 /** What {@link ProcessMcpOptions.configure} declares to the CLI for one session. */
 export interface McpLaunch {

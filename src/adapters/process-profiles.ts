@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { McpServerSpec } from '../core/adapter.js';
 import { ConfigurationError } from '../core/errors.js';
-import type { ProcessAdapterOptions } from './process.js';
+import type { ProcessAdapterOptions } from './process-options.js';
 import { copilotToolArgs } from './process-copilot-tools.js';
 import type { McpLaunch } from './process-launch.js';
 

@@ -11,7 +11,18 @@ import { AdapterError } from '../core/errors.js';
 import { startToolBridge, type ToolBridge } from '../integrations/mcp/bridge.js';
 import type { McpToolAnswer } from '../integrations/mcp/server.js';
 import type { CommandResult, RunningCommand } from './process-command.js';
-import type { McpServerLaunch } from './process-launch.js';
+
+/** Where the CLI finds troupe's MCP server, which serves the session's tools. */
+export interface McpServerLaunch {
+  /** The server's name: the CLI shows the tools under it (Claude Code: `mcp__<name>__<tool>`). */
+  readonly name: string;
+  /** The program of the stdio server the CLI starts (this process's Node.js). */
+  readonly command: string;
+  /** Its arguments (the bridge script). */
+  readonly args: readonly string[];
+  /** The names of the tools served. */
+  readonly tools: readonly string[];
+}
 
 /**
  * How long to wait for more calls once a call has arrived, before the turn

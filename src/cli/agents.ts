@@ -10,7 +10,7 @@ import { AGENT_FORMATS, type AgentFormat, type AgentIssue } from '../agents/defi
 import { inspectAgents, type AgentInspection } from '../agents/inspect.js';
 import { loadAgentFolder, type LoadedAgents } from '../agents/load.js';
 import { ConfigurationError, errorMessage } from '../core/errors.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './io.js';
 import { formatTable } from './squad.js';
 
 /** The help text of `troupe agents`. */

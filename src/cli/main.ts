@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { compileAgents } from '../agents/compile.js';
 import type { AgentDefinition } from '../agents/definition.js';
 import { validateAgents } from '../agents/validate.js';
-import { realClock, type Clock } from '../core/clock.js';
+import { realClock } from '../core/clock.js';
 import { ConfigurationError, ParseError, errorMessage, isTroupeError } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
 import { writeFileAtomic } from '../core/fs.js';
@@ -25,24 +25,11 @@ import { renderRunReport } from '../views/report/render.js';
 import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
 import { AGENTS_HELP, agentsCommand, loadFolder, readModelMap, where } from './agents.js';
 import { formatAgentGraph, formatPlanGraph } from './graph.js';
-import { liveProgress, plainProgress, type Progress, type ProgressStream } from './progress.js';
+import { liveProgress, plainProgress, type Progress } from './progress.js';
+import type { CliIo } from './io.js';
 import { squadCommand } from './squad.js';
 
-/** Where the CLI writes, and the environment it reads. */
-export interface CliIo {
-  /** Write a line to standard output. */
-  out(text: string): void;
-  /** Write a line to standard error. */
-  err(text: string): void;
-  /** The environment (`TROUPE_ADAPTER`, ...). */
-  env: Readonly<Record<string, string | undefined>>;
-  /** Cancels a running `troupe run` (the executable wires it to Ctrl-C). */
-  signal?: AbortSignal;
-  /** Where `troupe run` draws live progress when it is a terminal (the executable passes standard error); otherwise progress goes to `err` as lines. */
-  progress?: ProgressStream;
-  /** The clock of `troupe run` (tests pass a simulated one). Default: the real clock. */
-  clock?: Clock;
-}
+export type { CliIo } from './io.js';
 
 const HELP: Record<string, string> = {
   main: `troupe: run and check teams of agents defined in agent files

@@ -13,7 +13,7 @@ import { discoverSquad } from '../squad/parse.js';
 import type { SquadPreset, TeamPreset } from '../squad/preset.js';
 import { builtInPresets, loadUserPresets, mergePresets, presetKey } from '../squad/presets.js';
 import { writeSquad } from '../squad/write.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './io.js';
 
 /** The help texts of `troupe squad`, by subcommand (`''` for `troupe squad` itself). */
 export const SQUAD_HELP: Readonly<Record<'' | 'show' | 'init', string>> = {

@@ -30,4 +30,4 @@ export {
   type LeadAction,
   type ParsedLeadActions,
 } from './tools.js';
-export type { CoordDecisionKind, CoordMessageKind, CoordMessageRecord, CoordTaskStatus } from '../core/events.js';
+export type { CoordDecisionKind, CoordinationEvents } from './events.js';

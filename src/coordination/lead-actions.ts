@@ -3,7 +3,7 @@
  * settle what the lead left unanswered, stop a stuck worker, spawn one.
  * @module
  */
-import type { CoordDecisionKind } from '../core/events.js';
+import type { CoordDecisionKind } from './events.js';
 import { isCancellation } from '../core/context.js';
 import { errorMessage, isTroupeError } from '../core/errors.js';
 import type { CoordMessage } from './message-bus.js';

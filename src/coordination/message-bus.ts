@@ -5,13 +5,37 @@
  */
 import { abortError } from '../core/clock.js';
 import type { Clock } from '../core/clock.js';
-import type { CoordMessageKind, CoordMessageRecord } from '../core/events.js';
 
-/** Kinds of messages: `status`, `question`, `answer`, `plan-submission`, `plan-approval`, `text`, `shutdown-request`, `shutdown-response`. */
-export type MessageKind = CoordMessageKind;
+/** Kinds of messages between the lead and its workers. */
+export type MessageKind =
+  | 'status'
+  | 'question'
+  | 'answer'
+  | 'plan-submission'
+  | 'plan-approval'
+  | 'text'
+  | 'shutdown-request'
+  | 'shutdown-response';
 
-/** A message between the lead and a worker. */
-export type CoordMessage = CoordMessageRecord;
+/** A message between the lead and a worker (as `coord.message` events carry it). */
+export interface CoordMessage {
+  /** Unique within the bus. */
+  id: string;
+  kind: MessageKind;
+  /** The lead's or a worker's name. */
+  sender: string;
+  recipient: string;
+  /** Clock time it was sent. */
+  time: number;
+  text: string;
+  /** The task it is about. */
+  taskId?: string | undefined;
+  /** For `plan-approval`: the verdict. */
+  approved?: boolean | undefined;
+  /** The message it answers. */
+  inReplyTo?: string | undefined;
+  metadata?: Record<string, unknown> | undefined;
+}
 
 /** What {@link MessageBus.send} accepts: a message without id and time. */
 export type MessageInput = Omit<CoordMessage, 'id' | 'time'>;

@@ -7,11 +7,10 @@
  */
 import { z } from 'zod';
 import { ConfigurationError, StoreError, TroupeError, describeValue } from '../core/errors.js';
-import type { CoordTaskStatus } from '../core/events.js';
-import { supportsCompareAndSet, type Store, type StoreCallOptions } from '../persistence/store.js';
+import { supportsCompareAndSet, type Store, type StoreCallOptions } from '../core/store.js';
 
 /** Status of a task: `pending` → `claimed` → `in-progress` → `done` | `failed`; or `blocked` / `cancelled`. */
-export type TaskStatus = CoordTaskStatus;
+export type TaskStatus = 'pending' | 'claimed' | 'in-progress' | 'blocked' | 'done' | 'failed' | 'cancelled';
 
 /** A task of the shared list. */
 export interface CoordTask {

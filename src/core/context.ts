@@ -10,8 +10,8 @@ import type { Clock } from './clock.js';
 import { CancelledError, ConfigurationError, TimeoutError, errorMessage, isTroupeError } from './errors.js';
 import type { TroupeEvent, TroupeEventListeners, TroupeEventName, TroupeEventPayloads } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
-import type { Outcome } from './runnable.js';
-import type { Store } from '../persistence/store.js';
+import type { Outcome } from './outcome.js';
+import type { Store } from './store.js';
 import { addUsage, type Usage } from './usage.js';
 
 /** The typed event emitter of a run. */

@@ -1,33 +1,37 @@
 /**
- * The typed event map. Every event troupe emits is listed here once, with a
- * dot-namespaced name; listeners receive the payload plus {@link EventBase}.
+ * The typed event map. Every event has a dot-namespaced name and a payload;
+ * listeners receive the payload plus {@link EventBase}.
+ *
+ * The kernel declares its own events here ({@link KernelEvents}: the run,
+ * its ops, agents' turns and tool calls, checkpoints, warnings). Each layer
+ * declares its events in its own `events.ts` and adds them to the map by
+ * merging an interface into `TroupeLayerEvents`:
+ *
+ * ```ts
+ * export interface PlanEvents { 'plan.started': { planId: string; chunks: number } }
+ * declare global {
+ *   interface TroupeLayerEvents extends PlanEvents {}
+ * }
+ * ```
+ *
+ * The merge point is a global interface because a module augmentation
+ * (`declare module '../core/events.js'`) does not survive the bundled
+ * declaration files of the package (see docs/decisions.md). An integration
+ * adds its own events the same way.
  * @module
  */
 import type { SessionEvent, ToolCall } from './adapter.js';
-import type { OutcomeStatus } from './runnable.js';
+import type { OutcomeStatus } from './outcome.js';
 import type { TurnRecord } from './turn-record.js';
 import type { Usage } from './usage.js';
 
-/** A plan chunk's status (see `chunkStatuses` in the scheduler). */
-export type ChunkStatusName =
-  | 'Pending'
-  | 'WaitingForDependencies'
-  | 'Queued'
-  | 'Running'
-  | 'Succeeded'
-  | 'Failed'
-  | 'Retrying'
-  | 'Aborted'
-  | 'Skipped';
-
-/** One chunk of a plan as `plan.started` describes it: enough to draw the dependency graph. */
-export interface PlanGraphNode {
-  /** The chunk's id (its sequence index, as text). */
-  chunkId: string;
-  title: string;
-  role: string;
-  /** Ids of the chunks it depends on. */
-  dependsOn: string[];
+declare global {
+  /**
+   * The events of the layers above the kernel, merged in by each layer's
+   * `events.ts` (`interface TroupeLayerEvents extends PlanEvents {}`).
+   * Read the whole map as `TroupeEventPayloads`.
+   */
+  interface TroupeLayerEvents {}
 }
 
 /** Fields every event carries. */
@@ -40,163 +44,37 @@ export interface EventBase {
   opId?: string;
 }
 
-/** A message of a team's channel, as team events carry it (the pattern's `TeamMessage`). */
-export interface TeamChannelMessage {
-  from: string;
-  round: number;
-  text: string;
-  member?: string | undefined;
-  to?: string | undefined;
-  vote?: boolean | undefined;
-}
-
-/** Status of a task of a lead coordination. */
-export type CoordTaskStatus = 'pending' | 'claimed' | 'in-progress' | 'blocked' | 'done' | 'failed' | 'cancelled';
-
-/** Kinds of messages between a coordination's lead and its workers. */
-export type CoordMessageKind =
-  | 'status'
-  | 'question'
-  | 'answer'
-  | 'plan-submission'
-  | 'plan-approval'
-  | 'text'
-  | 'shutdown-request'
-  | 'shutdown-response';
-
-/** A message of a coordination's bus, as `coord.message` events carry it. */
-export interface CoordMessageRecord {
-  id: string;
-  kind: CoordMessageKind;
-  sender: string;
-  recipient: string;
-  time: number;
-  text: string;
-  taskId?: string | undefined;
-  approved?: boolean | undefined;
-  inReplyTo?: string | undefined;
-  metadata?: Record<string, unknown> | undefined;
-}
-
-/** What a coordination decided (`coord.decision`). */
-export type CoordDecisionKind =
-  | 'tasks-planned'
-  | 'plan-approved'
-  | 'plan-rejected'
-  | 'task-blocked'
-  | 'task-added'
-  | 'task-split'
-  | 'task-cancelled'
-  | 'task-reassigned'
-  | 'status-check'
-  | 'worker-stuck'
-  | 'worker-spawned'
-  | 'worker-stopped'
-  | 'question-unanswered';
-
-/** What a run asks a person for: a tool approval, an answer to a question, a verdict on a plan. */
-export type InputKind = 'approval' | 'question' | 'plan-approval';
-
-/** Payloads of every troupe event, by name. */
-export interface TroupeEventPayloads {
-  /** `resumed` is set when the run continues an earlier one with the same id. */
+/** The kernel's events, by name. */
+export interface KernelEvents {
+  /** A run starts, with the runnable's name and the input; `resumed` is set when it continues an earlier run with the same id. */
   'run.started': { runnable: string; input: string; resumed?: boolean };
+  /** A run resolved: its status, the answer, the usage of the whole op tree and its duration on the run's clock. */
   'run.completed': { runnable: string; status: OutcomeStatus; output: string; usage: Usage; durationMs: number };
+  /** A run rejected (it failed or was cancelled), with the error's message and code. */
   'run.failed': { runnable: string; error: string; code?: string };
   /**
-   * `path` is the op's place in the run (its `RunContext.checkpointPath`):
-   * views read a plan chunk's ops from it (they run under `<plan path>/chunk-<n>`).
+   * An op node opened (every runnable opens one): its kind, name and agent,
+   * its parent op and depth, and `path`, its place in the run
+   * (`RunContext.checkpointPath`): views read a plan chunk's ops from it
+   * (they run under `<plan path>/chunk-<n>`).
    */
   'op.started': { kind: string; name: string; agent?: string; parentId?: string; depth: number; path?: string };
-  /** `error` and `code` say why an op `failed` or was `cancelled`. */
+  /** An op node closed with its status, the usage of its subtree and its duration; `error` and `code` say why an op `failed` or was `cancelled`. */
   'op.completed': { kind: string; name: string; agent?: string; status: OutcomeStatus; usage: Usage; durationMs: number; error?: string; code?: string };
+  /** An agent starts on its input (its session is opened on the first turn). */
   'agent.started': { agent: string; input: string };
+  /** One turn of an agent's tool loop ended: its number, the reply's text, how many tool calls it asked for, and its usage. */
   'agent.turn': { agent: string; turn: number; text: string; toolCalls: number; usage: Usage };
+  /** An agent answered: the answer, the turns it took and their usage. */
   'agent.completed': { agent: string; output: string; turns: number; usage: Usage };
+  /** An agent failed (not for cancellations), with the error's message and code. */
   'agent.failed': { agent: string; error: string; code?: string };
+  /** An event the adapter streamed during a turn (a text delta, a tool call as it arrives), from session `sessionId` of `agent`. */
   'session.event': { agent: string; sessionId: string; event: SessionEvent };
+  /** The tool loop runs a tool call the model asked for (unknown tools and bad arguments included: they get an error result). */
   'tool.called': { agent: string; call: ToolCall };
+  /** A tool call finished; its result (or error, with `isError`) goes back to the model. */
   'tool.completed': { agent: string; callId: string; name: string; isError: boolean; content: string };
-  /** `graph` lists every chunk with the chunks it depends on, so views can draw the plan. */
-  'plan.started': { planId: string; chunks: number; resumed: boolean; graph?: PlanGraphNode[] };
-  'plan.completed': { planId: string; status: OutcomeStatus; succeeded: number; failed: number; skipped: number };
-  'chunk.status': {
-    planId: string;
-    chunkId: string;
-    sequenceIndex: number;
-    title: string;
-    role: string;
-    attempt: number;
-    status: ChunkStatusName;
-    previous: ChunkStatusName;
-    error?: string;
-  };
-  'phase.changed': { sessionId: string; from: string; to: string };
-  'plan.instruction': { planId: string; instruction: string };
-  'warning': { message: string; code?: string; data?: unknown };
-  'team.round.started': { team: string; round: number; members: string[] };
-  'team.message': { team: string; message: TeamChannelMessage };
-  'team.vote': { team: string; member: string; round: number; vote: boolean; reason?: string };
-  'team.concluded': { team: string; status: OutcomeStatus; rounds: number; output: string; transcript: TeamChannelMessage[] };
-  'workspace.fallback': { message: string; primary: string; fallback: string; baseDir: string };
-  // patterns: handoff, router, advisors, broadcast, sequential
-  'handoff.started': { from: string; to: string };
-  'handoff.completed': { from: string; to: string; agent: string };
-  'handoff.failed': { from: string; to: string; stage: string; error: string; code?: string };
-  'handoff.declined': { from: string; to: string; label?: string; reason: 'denied' | 'no-approvals' | 'limit' };
-  'router.selected': { router: string; destination: string; reason?: string; attempt: number; form: 'tool' | 'text' | 'fallback' };
-  'router.retry': { router: string; choice?: string; valid: string[] };
-  'advisor.completed': { main: string; advisor: string; output: string; usage: Usage };
-  'advisor.failed': { main: string; advisor: string; error: string; code?: string };
-  'broadcast.completed': { name: string; answered: string[] };
-  'sequential.step': { name: string; step: number; agent: string };
-  'reflect.iteration.started': { loop: string; iteration: number; maxIterations: number };
-  'reflect.iteration.failed': { loop: string; iteration: number; error: string; code?: string; consecutive: number };
-  'reflect.dispatched': { loop: string; iteration: number; assignments: Array<{ worker: string; task: string }> };
-  'reflect.worker.completed': { loop: string; iteration: number; worker: string; success: boolean; durationMs: number; error?: string };
-  'reflect.evaluated': { loop: string; iteration: number; score: number; rationale: string; trend: 'improving' | 'stable' | 'degrading'; goalMet: boolean; evaluator: string };
-  'reflect.quality.degrading': { loop: string; iteration: number; score: number; previous: number; suggestion: string };
-  /** An adjustment the last evaluation calls for (a failed worker, a short answer, a score drop), also put into the next planning prompt. */
-  'reflect.adjustment': {
-    loop: string;
-    iteration: number;
-    kind: 'worker-failed' | 'short-answer' | 'score-drop';
-    message: string;
-    worker?: string;
-    error?: string;
-    chars?: number;
-    score?: number;
-    previous?: number;
-  };
-  'reflect.stall.warning': { loop: string; iteration: number; similarity: number; consecutive: number };
-  'reflect.stalled': { loop: string; iteration: number; consecutive: number };
-  'reflect.completed': { loop: string; status: OutcomeStatus; goalMet: boolean; iterations: number; summary: string; durationMs: number };
-  /** A checkpointing pattern picked up its checkpoint in a resumed run (`completed`: it returns its saved outcome). */
-  'checkpoint.restored': { kind: string; name: string; path: string; completed: boolean };
-  'coord.task': { coordination: string; task: string; title: string; from?: CoordTaskStatus; to: CoordTaskStatus; worker?: string; reason?: string; version: number };
-  'coord.message': { coordination: string; message: CoordMessageRecord };
-  'coord.decision': { coordination: string; decision: CoordDecisionKind; task?: string; worker?: string; detail?: string };
-  'coord.completed': { coordination: string; done: string[]; failed: string[]; cancelled: string[]; blocked: string[]; durationMs: number };
-  /**
-   * The run waits for a person (`troupe/http` serves these): `requestId`
-   * names the request document `runs/<runId>/requests/<requestId>` of the
-   * run's store, where the answer is written.
-   */
-  'input.requested': {
-    requestId: string;
-    kind: InputKind;
-    prompt: string;
-    agent?: string;
-    tool?: string;
-    toolCallId?: string;
-    arguments?: unknown;
-    questions?: string[];
-    plan?: unknown;
-  };
-  /** The request was answered (from any process, through the store). */
-  'input.answered': { requestId: string; kind: InputKind; answer: Record<string, unknown> };
-  /** The run stopped waiting without an answer (cancelled or timed out). */
-  'input.withdrawn': { requestId: string; kind: InputKind; reason: string };
   /**
    * One model turn, with everything needed to replay it: the adapter, the
    * agent, which session of that agent in the run (1-based, in opening
@@ -204,7 +82,20 @@ export interface TroupeEventPayloads {
    * the reply (or the error). Same fields as a recording's `TurnRecord`.
    */
   'model.turn': TurnRecord;
+  /** A checkpointing pattern picked up its checkpoint in a resumed run (`completed`: it returns its saved outcome without running). */
+  'checkpoint.restored': { kind: string; name: string; path: string; completed: boolean };
+  /**
+   * Something went wrong that does not stop the run: a listener threw
+   * (`listener_error`), the run log or a checkpoint could not be written
+   * (`run_log_failed`, `checkpoint_failed`), a model answer was repaired
+   * (`json_repaired`), a team member or a worker failed, a workspace could
+   * not be cleaned up. `code` says which; `data` may hold details.
+   */
+  'warning': { message: string; code?: string; data?: unknown };
 }
+
+/** Payloads of every troupe event, by name: the kernel's and every layer's. */
+export interface TroupeEventPayloads extends KernelEvents, TroupeLayerEvents {}
 
 /** Names of every troupe event. */
 export type TroupeEventName = keyof TroupeEventPayloads;

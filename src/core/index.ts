@@ -27,19 +27,13 @@ export type {
 export { CLI_TOOLS_KEY, MCP_SERVERS_KEY } from './adapter.js';
 
 // Runnables, the run and its context
-export { defineRunnable, type Outcome, type OutcomeStatus, type Runnable, type RunnableSpec } from './runnable.js';
+export { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js';
+export { defineRunnable, type Runnable, type RunnableSpec } from './runnable.js';
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './run.js';
 export { RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './context.js';
 export type {
-  ChunkStatusName,
-  CoordDecisionKind,
-  CoordMessageKind,
-  CoordMessageRecord,
-  CoordTaskStatus,
   EventBase,
-  InputKind,
-  PlanGraphNode,
-  TeamChannelMessage,
+  KernelEvents,
   TroupeEvent,
   TroupeEventListeners,
   TroupeEventName,
@@ -54,6 +48,22 @@ export type { TurnRecord } from './turn-record.js';
 export { SessionHandle, openSession, type SessionHandleOptions } from './session.js';
 export { runToolLoop, executeToolCall, type ToolLoopOptions, type ToolLoopResult } from './tool-loop.js';
 export { defineTool, toToolSchema, type ToolContext, type ToolDefinition } from './tools.js';
+
+// The store contract (stores are in troupe/persistence, troupe/redis and troupe/testing)
+export {
+  supportsCompareAndSet,
+  type CompareAndSetStore,
+  type SetIfResult,
+  type Store,
+  type StoreCallOptions,
+  type StoreReadOptions,
+  type StoreReadResult,
+  type StoreSetIfOptions,
+  type VersionedDocument,
+} from './store.js';
+
+// Optional peers: a vendor package loaded on first use
+export { loadPeer } from './peer.js';
 
 // Time and cancellation
 export { realClock, sleep, abortError, type Clock } from './clock.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import { addUsage, emptyUsage, type Usage } from './usage.js';
-import type { OutcomeStatus } from './runnable.js';
+import type { OutcomeStatus } from './outcome.js';
 
 /** One node of a run's op tree. */
 export interface OpNode {

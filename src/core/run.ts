@@ -14,8 +14,8 @@ import { expectPositiveInteger, expectPositiveNumber } from './options.js';
 import type { TroupeEvent, TroupeEventListeners } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome, Runnable } from './runnable.js';
-import type { Store } from '../persistence/store.js';
-import { createRunLogWriter } from '../persistence/run-log.js';
+import type { Store } from './store.js';
+import { createRunLogWriter } from './run-log-writer.js';
 
 /** Options of {@link run} and {@link startRun}. */
 export interface RunOptions {

@@ -5,33 +5,10 @@
  * @module
  */
 import type { RunContext } from './context.js';
+import type { Outcome } from './outcome.js';
 import type { Usage } from './usage.js';
 
-/** Why a runnable finished. */
-export type OutcomeStatus =
-  | 'completed'
-  | 'goal-met'
-  | 'max-iterations'
-  | 'stalled'
-  | 'error-budget'
-  | 'paused'
-  | 'consensus'
-  | 'coordinator'
-  | 'max-rounds'
-  | 'cancelled'
-  | 'failed';
-
-/** What a runnable produces. */
-export interface Outcome {
-  /** The final answer. */
-  output: string;
-  /** The terminal agent that owns the answer. */
-  agent: string;
-  /** Why it finished. */
-  status: OutcomeStatus;
-  /** Usage rolled up over everything below (set by the kernel from the op tree). */
-  usage: Usage;
-}
+export { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js';
 
 /** Anything that takes an input and produces an {@link Outcome}. */
 export interface Runnable<O extends Outcome = Outcome> {

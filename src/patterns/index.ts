@@ -45,3 +45,4 @@ export {
   type OrchestrateState,
   type WorkerResult,
 } from './orchestrate-state.js';
+export type { PatternEvents } from './events.js';

@@ -13,7 +13,7 @@ import type { Outcome, OutcomeStatus, Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
 import type { z } from 'zod';
 import type { StallDetector } from '../reflection/stall.js';
-import { isFinished, restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../persistence/op-checkpoint.js';
+import { isFinished, restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../core/op-checkpoint.js';
 
 /** How a loop ended. */
 export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'cancelled' | 'paused' | 'completed'>;

@@ -13,7 +13,7 @@ import { TeamParticipant, type TeamReply } from './team-member.js';
 import { checkResumeState, initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
 import { renderIntro, renderMessages } from './team-protocol.js';
 import { TEAM_SENDER, USER_SENDER, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamState, type TeamStatus } from './team-state.js';
-import { restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../persistence/op-checkpoint.js';
+import { restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../core/op-checkpoint.js';
 
 const teamOutcomeSchema = savedOutcomeSchema.extend({ transcript: z.array(teamMessageSchema), rounds: z.number().int().nonnegative() });
 

@@ -9,8 +9,8 @@ import { combineSignals, throwIfAborted } from '../core/abort.js';
 import { realClock, sleep, type Clock } from '../core/clock.js';
 import { syncFolder, writeFileAtomic } from '../core/fs.js';
 import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
-import { KeyedQueue, checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from './internal.js';
-import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from './store.js';
+import { KeyedQueue, checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from '../core/store-internal.js';
+import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from '../core/store.js';
 
 /** Options of {@link fileStore}. */
 export interface FileStoreOptions {

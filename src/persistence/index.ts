@@ -13,11 +13,11 @@ export type {
   StoreReadResult,
   StoreSetIfOptions,
   VersionedDocument,
-} from './store.js';
-export { supportsCompareAndSet } from './store.js';
-export { memoryStore, type MemoryStore } from './memory-store.js';
+} from '../core/store.js';
+export { supportsCompareAndSet } from '../core/store.js';
+export { memoryStore, type MemoryStore } from '../core/memory-store.js';
 export { fileStore, encodeKey, decodeKey, type FileStore, type FileStoreOptions } from './file-store.js';
-export { CHECKPOINT_SCHEMA_VERSION, loadCheckpoint, saveCheckpoint, type Checkpoint, type LoadCheckpointOptions, type SaveCheckpointOptions } from './checkpoint.js';
+export { CHECKPOINT_SCHEMA_VERSION, loadCheckpoint, saveCheckpoint, type Checkpoint, type LoadCheckpointOptions, type SaveCheckpointOptions } from '../core/checkpoint.js';
 export {
   exportRun,
   pruneRuns,

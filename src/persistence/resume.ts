@@ -7,7 +7,7 @@ import { ConfigurationError, StoreError, describeValue } from '../core/errors.js
 import { run, type RunOptions, type RunResult } from '../core/run.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { readRun } from './run-log.js';
-import type { Store } from './store.js';
+import type { Store } from '../core/store.js';
 
 /** Options of {@link resume}: those of `run`, with the store required. */
 export interface ResumeOptions extends Omit<RunOptions, 'store' | 'runId' | 'resume'> {

@@ -1,135 +1,17 @@
 /**
- * Run logs: every event of a run appended to `runs/<runId>/events` (the
- * file `runs/<runId>/events.jsonl` in a file store), and the tools to read
- * one back: {@link readRun}, {@link timeline}, {@link exportRun},
+ * Run logs: every event of a run is appended to `runs/<runId>/events` (the
+ * file `runs/<runId>/events.jsonl` in a file store) by the kernel's writer
+ * (`src/core/run-log-writer.ts`); this module reads one back: {@link readRun}, {@link timeline}, {@link exportRun},
  * {@link pruneRuns}. Replay a run with `replayAdapter(await exportRun(...))`.
  * @module
  */
 import { realClock, type Clock } from '../core/clock.js';
-import { ConfigurationError, StoreError, describeValue, errorMessage } from '../core/errors.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
-import type { OutcomeStatus } from '../core/runnable.js';
-import type { Store, StoreCallOptions } from './store.js';
+import { runEventsStream, runMetaKey, type RunMeta } from '../core/run-log-writer.js';
+import type { Store, StoreCallOptions } from '../core/store.js';
 
-/** The stream that holds a run's events. */
-export function runEventsStream(runId: string): string {
-  return `runs/${runId}/events`;
-}
-
-/** The document that describes a run (for listing and pruning). */
-export function runMetaKey(runId: string): string {
-  return `runs/${runId}/meta`;
-}
-
-/** What `runs/<runId>/meta` holds. */
-export interface RunMeta {
-  schemaVersion: 1;
-  runId: string;
-  runnable: string;
-  /** Clock time of `run.started`. */
-  startedAt: number;
-  /** Clock time of `run.completed` or `run.failed`. */
-  endedAt?: number;
-  /** The run's status once it ended (`failed` for a failed run). */
-  status?: OutcomeStatus;
-}
-
-/** Queues a run's events to its log; see {@link createRunLogWriter}. */
-export interface RunLogWriter {
-  /** Queue one event (events of other runs are ignored). Never blocks, never throws. */
-  write(event: TroupeEvent): void;
-  /**
-   * Resolves when every queued event is in the store, or the log failed, or
-   * `timeoutMs` passed on `clock` (then the log fails with a `StoreError`
-   * reported through `onError`, and later events are dropped).
-   */
-  flush(options?: { clock?: Clock; timeoutMs?: number }): Promise<void>;
-}
-
-/** How long a run waits for its log to be flushed before giving up on it (ms). */
-export const RUN_LOG_FLUSH_TIMEOUT_MS = 30_000;
-
-/**
- * Start the log of run `runId`: events are snapshotted when written and
- * appended in order by one background loop, so the run never waits on the
- * store. The first store failure is reported once through `onError` and
- * stops the log (later events would leave a gap); the run goes on.
- */
-export function createRunLogWriter(store: Store, runId: string, onError: (error: unknown) => void): RunLogWriter {
-  const stream = runEventsStream(runId);
-  // A queue read from `head` (Array#shift is linear on long arrays): compacted once half of it is done.
-  const pending: Array<() => Promise<void>> = [];
-  let head = 0;
-  let failed = false;
-  let draining: Promise<void> | undefined;
-  let meta: RunMeta | undefined;
-
-  const fail = (error: unknown) => {
-    if (failed) return;
-    failed = true;
-    pending.length = 0;
-    head = 0;
-    onError(error);
-  };
-  const drain = async () => {
-    while (head < pending.length && !failed) {
-      const job = pending[head++]!;
-      if (head > 1024 && head * 2 > pending.length) {
-        pending.splice(0, head);
-        head = 0;
-      }
-      try {
-        await job();
-      } catch (error) {
-        fail(error);
-      }
-    }
-    draining = undefined;
-  };
-
-  return {
-    write(event) {
-      if (failed || event.runId !== runId) return;
-      let record: unknown;
-      try {
-        record = JSON.parse(JSON.stringify(event));
-      } catch (error) {
-        onError(new StoreError(`Event "${event.type}" is not JSON-serialisable: ${errorMessage(error)}`, { cause: error }));
-        return;
-      }
-      pending.push(() => store.append(stream, record));
-      if (event.type === 'run.started') {
-        meta = { schemaVersion: 1, runId, runnable: event.runnable, startedAt: event.time };
-      } else if (meta && (event.type === 'run.completed' || event.type === 'run.failed')) {
-        meta = { ...meta, endedAt: event.time, status: event.type === 'run.completed' ? event.status : 'failed' };
-      }
-      if (event.type === 'run.started' || event.type === 'run.completed' || event.type === 'run.failed') {
-        const snapshot = meta;
-        pending.push(() => store.set(runMetaKey(runId), snapshot));
-      }
-      draining ??= drain();
-    },
-    async flush({ clock = realClock, timeoutMs = RUN_LOG_FLUSH_TIMEOUT_MS } = {}) {
-      if (!draining) return;
-      let cancel: (() => void) | undefined;
-      const timedOut = new Promise<void>((resolve) => {
-        cancel = clock.setTimer(() => {
-          fail(new StoreError(`The run log was not flushed within ${timeoutMs} ms; ${pending.length - head} queued events were dropped`));
-          resolve();
-        }, timeoutMs);
-      });
-      try {
-        const current = (): Promise<void> | undefined => draining;
-        const settled = (async () => {
-          for (let d = current(); d && !failed; d = current()) await d;
-        })();
-        await Promise.race([settled, timedOut]);
-      } finally {
-        cancel?.();
-      }
-    },
-  };
-}
+export { runEventsStream, runMetaKey, type RunMeta } from '../core/run-log-writer.js';
 
 /** A record of a run log that is not an event, left out of {@link RunLog.events}. */
 export interface SkippedRecord {

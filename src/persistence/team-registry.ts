@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, StoreError, describeValue, isTroupeError } from '../core/errors.js';
 import { orchestrateModes, type OrchestrateMode } from '../patterns/orchestrate-state.js';
-import type { Store, StoreCallOptions } from './store.js';
+import type { Store, StoreCallOptions } from '../core/store.js';
 
 /** The version of the registry document written today. */
 export const TEAM_REGISTRY_SCHEMA_VERSION = 3;

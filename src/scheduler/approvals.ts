@@ -10,8 +10,8 @@ import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
-import { memoryStore } from '../persistence/memory-store.js';
-import type { Store } from '../persistence/store.js';
+import { memoryStore } from '../core/memory-store.js';
+import type { Store } from '../core/store.js';
 
 /** How long a decision holds: this request, the requesting session, or everyone. */
 export type ApprovalScope = 'once' | 'session' | 'global';

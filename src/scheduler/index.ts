@@ -36,4 +36,4 @@ export type { ConversationOptions, TextSession } from './conversation.js';
 export { decompose, type DecomposeOptions } from './decompose.js';
 export { PlanningPhaseError, PlanningSession, type PlanningPhase, type PlanningRun, type PlanningSessionOptions, type PlanningStep } from './planning-session.js';
 export { ApprovalQueue, type ApprovalDecision, type ApprovalHandler, type ApprovalQueueEvents, type ApprovalRequest, type ApprovalScope } from './approvals.js';
-export type { ChunkStatusName, PlanGraphNode } from '../core/events.js';
+export type { PlanEvents, PlanGraphNode } from './events.js';

@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { RunContext } from '../core/context.js';
 import { errorMessage } from '../core/errors.js';
 import type { OutcomeStatus } from '../core/runnable.js';
-import { isFinished, restoreCheckpoint, saveStepCheckpoint, savedOutcomeSchema } from '../persistence/op-checkpoint.js';
+import { isFinished, restoreCheckpoint, saveStepCheckpoint, savedOutcomeSchema } from '../core/op-checkpoint.js';
 import type { PlanIndex } from './dag.js';
 import { planSchema, type Plan } from './plan.js';
 import type { ChunkRecord } from './record.js';

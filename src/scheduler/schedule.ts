@@ -7,7 +7,7 @@
  */
 import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
-import type { PlanGraphNode } from '../core/events.js';
+import type { PlanGraphNode } from './events.js';
 import { WorkspaceError, errorMessage } from '../core/errors.js';
 import { totalUsage } from '../core/ops.js';
 import type { OutcomeStatus } from '../core/runnable.js';

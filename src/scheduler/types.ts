@@ -12,7 +12,7 @@ import type { TroupeEvent } from '../core/events.js';
 import type { Outcome } from '../core/runnable.js';
 import type { ToolDefinition } from '../core/tools.js';
 import type { Usage } from '../core/usage.js';
-import type { Store } from '../persistence/store.js';
+import type { Store } from '../core/store.js';
 import type { Workspace, WorkspaceStrategy } from '../workspaces/types.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { ChunkWeight, PlanIndex } from './dag.js';

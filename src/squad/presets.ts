@@ -6,7 +6,7 @@
  */
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, ParseError } from '../core/errors.js';
-import type { Store } from '../persistence/store.js';
+import type { Store } from '../core/store.js';
 import { isPresetTeam, isOrchestratedTeamOptions, presetFromTeam, type PresetTeam, type OrchestratedTeamOptions } from './from-preset.js';
 import { formatPresetIssues, safeParseTeamPreset, type PresetSource, type TeamPreset, type TeamPresetInput } from './preset.js';
 import { squadSlug } from './slug.js';

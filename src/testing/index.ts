@@ -38,4 +38,4 @@ export { adapterSuite, type AdapterScenario, type AdapterSuiteOptions } from './
 export { workspaceSuite, type WorkspaceFixture, type WorkspaceSuiteOptions } from './workspace-suite.js';
 export { storeSuite, adversarialKeys, type StoreSuiteOptions } from './store-suite.js';
 export type { SuiteRunner, SuiteTestContext } from './runner.js';
-export { memoryStore, type MemoryStore } from '../persistence/memory-store.js';
+export { memoryStore, type MemoryStore } from '../core/memory-store.js';

@@ -3,7 +3,7 @@
  * @module
  */
 import { CancelledError, StoreError } from '../core/errors.js';
-import { supportsCompareAndSet, type Store } from '../persistence/store.js';
+import { supportsCompareAndSet, type Store } from '../core/store.js';
 import { expect } from './expect.js';
 import { resolveRunner, type SuiteRunner } from './runner.js';
 

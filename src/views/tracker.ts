@@ -6,7 +6,12 @@
  * through it; it keeps no state in the kernel and needs nothing but events.
  * @module
  */
-import type { ChunkStatusName, PlanGraphNode, TroupeEvent } from '../core/events.js';
+import type { TroupeEvent } from '../core/events.js';
+// The events of the layers this reader folds (their declarations merge into `TroupeEvent`; these modules hold types only).
+import '../patterns/events.js';
+import '../coordination/events.js';
+import type { PlanGraphNode } from '../scheduler/events.js';
+import type { ChunkStatus } from '../scheduler/state.js';
 import type { OutcomeStatus } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
 
@@ -68,7 +73,7 @@ export interface TrackedChunk {
   role: string;
   /** Chunks it depends on (from `plan.started`; empty when the log predates it). */
   dependsOn: string[];
-  status: ChunkStatusName;
+  status: ChunkStatus;
   /** The current (or last) attempt, 0 before the first. */
   attempt: number;
 }
@@ -86,7 +91,7 @@ export interface TrackedPlan {
 }
 
 /** Statuses after which a chunk does not run again. */
-export const FINISHED_CHUNK_STATUSES: ReadonlySet<ChunkStatusName> = new Set(['Succeeded', 'Failed', 'Aborted', 'Skipped']);
+export const FINISHED_CHUNK_STATUSES: ReadonlySet<ChunkStatus> = new Set(['Succeeded', 'Failed', 'Aborted', 'Skipped']);
 
 interface RunState {
   readonly runId: string;

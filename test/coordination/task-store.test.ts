@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ConfigurationError, TroupeError } from '../../src/core/errors.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { TaskStore, type TaskTransition } from '../../src/coordination/task-store.js';
 
 describe('TaskStore', () => {

@@ -7,7 +7,7 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run } from '../../src/core/run.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { feedbackAdjustments } from '../../src/reflection/adjust.js';
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate, type OrchestrateOptions } from '../../src/patterns/orchestrate.js';

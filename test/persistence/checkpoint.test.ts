@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { StoreError } from '../../src/core/errors.js';
-import { checkpointKey, loadCheckpoint, saveCheckpoint } from '../../src/persistence/checkpoint.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { checkpointKey, loadCheckpoint, saveCheckpoint } from '../../src/core/checkpoint.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 
 const planState = z.object({ schemaVersion: z.literal(1), done: z.array(z.string()), retries: z.number().default(0) });
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { loadCheckpoint } from '../../src/persistence/checkpoint.js';
+import { loadCheckpoint } from '../../src/core/checkpoint.js';
 import { fileStore } from '../../src/persistence/file-store.js';
 import { z } from 'zod';
 import { payloadFor } from '../fixtures/persistence/crash-state.js';

@@ -8,7 +8,7 @@ import { agent } from '../../src/patterns/agent.js';
 import { handoff } from '../../src/patterns/handoff.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { team } from '../../src/patterns/team.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { exportRun } from '../../src/persistence/run-log.js';
 import type { ModelAdapter } from '../../src/core/adapter.js';
 

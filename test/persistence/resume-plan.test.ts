@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { resume } from '../../src/persistence/resume.js';
 import { executePlan, planRunnable, type PlanRunOptions } from '../../src/scheduler/execute.js';
 import { planExecutionStateSchema } from '../../src/scheduler/state.js';

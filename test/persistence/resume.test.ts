@@ -15,12 +15,12 @@ import { team } from '../../src/patterns/team.js';
 import { teamStateSchema } from '../../src/patterns/team-state.js';
 import { orchestrateStateSchema } from '../../src/patterns/orchestrate-state.js';
 import { planExecutionStateSchema } from '../../src/scheduler/state.js';
-import { CHECKPOINT_SCHEMA_VERSION } from '../../src/persistence/checkpoint.js';
+import { CHECKPOINT_SCHEMA_VERSION } from '../../src/core/checkpoint.js';
 import { fileStore } from '../../src/persistence/file-store.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
-import { opCheckpointKey } from '../../src/persistence/op-checkpoint.js';
+import { memoryStore } from '../../src/core/memory-store.js';
+import { opCheckpointKey } from '../../src/core/op-checkpoint.js';
 import { resume } from '../../src/persistence/resume.js';
-import type { Store } from '../../src/persistence/store.js';
+import type { Store } from '../../src/core/store.js';
 import { readRun } from '../../src/persistence/run-log.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 

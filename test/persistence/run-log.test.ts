@@ -12,9 +12,9 @@ import { defineRunnable } from '../../src/core/runnable.js';
 import { defineTool } from '../../src/core/tools.js';
 import { agent } from '../../src/patterns/agent.js';
 import { fileStore } from '../../src/persistence/file-store.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { exportRun, pruneRuns, readRun, runEventsStream, timeline } from '../../src/persistence/run-log.js';
-import type { Store } from '../../src/persistence/store.js';
+import type { Store } from '../../src/core/store.js';
 
 /** A chain: the writer drafts (with a tool), the editor polishes the draft. */
 function chain() {

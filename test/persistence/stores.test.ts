@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { CancelledError } from '../../src/core/errors.js';
 import { decodeKey, encodeKey, fileStore } from '../../src/persistence/file-store.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { adversarialKeys, storeSuite } from '../../src/testing/store-suite.js';
 import { runIncrementers } from '../helpers/cas-processes.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { fileStore } from '../../src/persistence/file-store.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import {
   TEAM_REGISTRY_SCHEMA_VERSION,
   deleteGroup,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { ApprovalQueue, type ApprovalDecision, type ApprovalRequest } from '../../src/scheduler/approvals.js';
 
 function manual() {

@@ -4,7 +4,7 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { isTroupeError } from '../../src/core/errors.js';
 import { run } from '../../src/core/run.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { agent } from '../../src/patterns/agent.js';
 import { defaultEvaluatorPrompt, defaultOrchestratorPrompt, fromPreset, presetFromTeam } from '../../src/squad/from-preset.js';
 import { discoverSquad } from '../../src/squad/parse.js';

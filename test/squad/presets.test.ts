@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isTroupeError } from '../../src/core/errors.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
-import type { Store } from '../../src/persistence/store.js';
+import type { Store } from '../../src/core/store.js';
 import { discoverSquad } from '../../src/squad/parse.js';
 import { parseTeamPreset, safeParseTeamPreset, type TeamPreset } from '../../src/squad/preset.js';
 import { builtInPresets, loadUserPresets, mergePresets, saveTeamAsPreset } from '../../src/squad/presets.js';

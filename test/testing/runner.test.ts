@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { resolveRunner } from '../../src/testing/runner.js';
 import { storeSuite } from '../../src/testing/store-suite.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 
 describe('the suites’ test runner', () => {
   it('is the one given, else the global describe and it, else a clear ConfigurationError', () => {

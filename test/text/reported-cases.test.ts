@@ -7,7 +7,7 @@ import { validateAgents } from '../../src/agents/validate.js';
 import { parseLeadActions, parseQuestion } from '../../src/coordination/tools.js';
 import { isTroupeError } from '../../src/core/errors.js';
 import { parseTeamReply } from '../../src/patterns/team-protocol.js';
-import { memoryStore } from '../../src/persistence/memory-store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { runEventsStream, timeline } from '../../src/persistence/run-log.js';
 import { jaccard, StallDetector } from '../../src/reflection/stall.js';
 import { parseSentinels } from '../../src/reflection/sentinels.js';

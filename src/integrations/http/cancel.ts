@@ -6,7 +6,7 @@
 import { realClock, sleep, type Clock } from '../../core/clock.js';
 import { CancelledError } from '../../core/errors.js';
 import { expectPositiveNumber } from '../../core/options.js';
-import type { Store, StoreCallOptions } from '../../persistence/store.js';
+import type { Store, StoreCallOptions } from '../../core/store.js';
 import { DEFAULT_POLL_MS } from './follow.js';
 import { checkId } from './ids.js';
 

@@ -6,8 +6,8 @@
  */
 import { sleep, realClock, type Clock } from '../../core/clock.js';
 import type { TroupeEvent } from '../../core/events.js';
-import { runEventsStream } from '../../persistence/run-log.js';
-import type { Store } from '../../persistence/store.js';
+import { runEventsStream } from '../../core/run-log-writer.js';
+import type { Store } from '../../core/store.js';
 
 /** How often a follower looks for new events by default (ms). */
 export const DEFAULT_POLL_MS = 250;

@@ -9,8 +9,8 @@
 import { randomUUID } from 'node:crypto';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
 import { expectPositiveNumber } from '../../core/options.js';
-import { runEventsStream, runMetaKey, type RunMeta } from '../../persistence/run-log.js';
-import type { Store } from '../../persistence/store.js';
+import { runEventsStream, runMetaKey, type RunMeta } from '../../core/run-log-writer.js';
+import type { Store } from '../../core/store.js';
 import { aguiInputSchema, lastUserText, type AguiInput } from './agui.js';
 import { requestCancel } from './cancel.js';
 import { isSafeId } from './ids.js';

@@ -6,6 +6,7 @@
  * written through the store, and tenants are a namespace in every key.
  * @module
  */
+export type { InputEvents, InputKind } from './events.js';
 export { runHandler, jsonResponse, errorResponse, type Authorize, type Handler, type Principal, type Refusal, type RunHandlerOptions, type StartRunRequest } from './handler.js';
 export { toNodeListener, type NodeListenerOptions } from './node.js';
 export {

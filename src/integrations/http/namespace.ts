@@ -4,7 +4,7 @@
  * write, so nothing below them knows about principals.
  * @module
  */
-import type { Store } from '../../persistence/store.js';
+import type { Store } from '../../core/store.js';
 import { checkId } from './ids.js';
 
 /** The key prefix of a tenant: `tenants/<tenant>/`. */

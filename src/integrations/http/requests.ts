@@ -12,9 +12,10 @@ import { combineSignals } from '../../core/abort.js';
 import { abortError, sleep, type Clock } from '../../core/clock.js';
 import type { RunContext } from '../../core/context.js';
 import { ConfigurationError, StoreError, describeValue, errorMessage } from '../../core/errors.js';
-import type { InputKind, TroupeEventPayloads } from '../../core/events.js';
+import type { TroupeEventPayloads } from '../../core/events.js';
+import type { InputKind } from './events.js';
 import { expectPositiveNumber } from '../../core/options.js';
-import { supportsCompareAndSet, type CompareAndSetStore, type Store, type StoreCallOptions } from '../../persistence/store.js';
+import { supportsCompareAndSet, type CompareAndSetStore, type Store, type StoreCallOptions } from '../../core/store.js';
 import { checkId } from './ids.js';
 
 /** How often a waiting request looks for its answer by default (ms). */

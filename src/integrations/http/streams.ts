@@ -4,8 +4,8 @@
  */
 import { realClock, sleep } from '../../core/clock.js';
 import type { TroupeEvent } from '../../core/events.js';
-import { runEventsStream, runMetaKey, type RunMeta } from '../../persistence/run-log.js';
-import type { Store, StoreCallOptions } from '../../persistence/store.js';
+import { runEventsStream, runMetaKey, type RunMeta } from '../../core/run-log-writer.js';
+import type { Store, StoreCallOptions } from '../../core/store.js';
 import { AguiMapper } from './agui.js';
 import { followRunLog, isEventRecord } from './follow.js';
 import { checkId } from './ids.js';

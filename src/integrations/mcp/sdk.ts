@@ -4,7 +4,7 @@
  * @module
  * @internal
  */
-import { loadPeer } from '../../adapters/peer.js';
+import { loadPeer } from '../../core/peer.js';
 
 /** The SDK's server class and the schemas troupe needs. */
 export type McpSdk = Awaited<ReturnType<typeof importSdk>>;

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import { loadPeer } from '../../adapters/peer.js';
+import { loadPeer } from '../../core/peer.js';
 import { MAX_TIMER_DELAY_MS } from '../../core/clock.js';
 import { StoreError, errorMessage } from '../../core/errors.js';
 

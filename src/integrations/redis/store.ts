@@ -7,8 +7,8 @@ import { raceAbort, throwIfAborted } from '../../core/abort.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../../core/errors.js';
 import { expectPositiveNumber } from '../../core/options.js';
-import { checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from '../../persistence/internal.js';
-import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from '../../persistence/store.js';
+import { checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from '../../core/store-internal.js';
+import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from '../../core/store.js';
 import { RedisLink, isCluster, type RedisClient, type RedisConnection } from './connection.js';
 
 /** Options of {@link redisStore}. */

@@ -6,7 +6,8 @@
  * @module
  */
 import type { ToolCall, ToolResult } from '../../core/adapter.js';
-import type { ChunkStatusName, TroupeEvent } from '../../core/events.js';
+import type { TroupeEvent } from '../../core/events.js';
+import type { ChunkStatus } from '../../scheduler/state.js';
 import type { OutcomeStatus } from '../../core/runnable.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
 import { RunTracker, type TrackedOp } from '../tracker.js';
@@ -68,7 +69,7 @@ export interface ReportAttempt {
   start: number;
   end?: number;
   /** How the attempt ended: `Succeeded`, `Retrying` (failed, tried again), `Failed`, `Aborted`, or `Running`. */
-  status: ChunkStatusName;
+  status: ChunkStatus;
   error?: string;
 }
 
@@ -78,7 +79,7 @@ export interface ReportChunk {
   title: string;
   role: string;
   dependsOn: string[];
-  status: ChunkStatusName;
+  status: ChunkStatus;
   attempts: ReportAttempt[];
   /** From its first start to its end (0 when it never ran). */
   durationMs: number;

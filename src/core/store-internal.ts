@@ -4,8 +4,8 @@
  * @module
  */
 import { createHash } from 'node:crypto';
-import { raceAbort, throwIfAborted } from '../core/abort.js';
-import { StoreError, describeValue, errorMessage } from '../core/errors.js';
+import { raceAbort, throwIfAborted } from './abort.js';
+import { StoreError, describeValue, errorMessage } from './errors.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 

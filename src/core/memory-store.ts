@@ -2,8 +2,8 @@
  * `memoryStore()`: a {@link Store} in memory, for tests and short-lived runs.
  * @module
  */
-import { throwIfAborted } from '../core/abort.js';
-import { checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from './internal.js';
+import { throwIfAborted } from './abort.js';
+import { checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from './store-internal.js';
 import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from './store.js';
 
 /** A memory store; `clear()` empties it. */

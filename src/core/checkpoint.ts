@@ -4,8 +4,8 @@
  * @module
  */
 import { z } from 'zod';
-import { realClock, type Clock } from '../core/clock.js';
-import { ConfigurationError, StoreError, describeValue } from '../core/errors.js';
+import { realClock, type Clock } from './clock.js';
+import { ConfigurationError, StoreError, describeValue } from './errors.js';
 import type { Store, StoreCallOptions } from './store.js';
 
 /** The version of the checkpoint document (not of the state inside it). */

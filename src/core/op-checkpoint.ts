@@ -6,15 +6,11 @@
  * @module
  */
 import { z } from 'zod';
-import { isCancellation, type RunContext } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
-import type { Outcome, OutcomeStatus } from '../core/runnable.js';
+import { isCancellation, type RunContext } from './context.js';
+import { errorMessage } from './errors.js';
+import { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js';
 import { loadCheckpoint, saveCheckpoint } from './checkpoint.js';
 
-const outcomeStatuses = [
-  'completed', 'goal-met', 'max-iterations', 'stalled', 'error-budget', 'paused',
-  'consensus', 'coordinator', 'max-rounds', 'cancelled', 'failed',
-] as const satisfies readonly OutcomeStatus[];
 
 /** The schema every saved outcome must match; pattern fields pass through. */
 export const savedOutcomeSchema = z.looseObject({

@@ -1,0 +1,66 @@
+/**
+ * The events of plans and planning sessions, added to the run's event map
+ * (see `TroupeLayerEvents` in `src/core/events.ts`).
+ * @module
+ */
+import type { WorkspaceWarning } from '../workspaces/types.js';
+import type { ChunkRole } from './plan.js';
+import type { ChunkStatus } from './state.js';
+
+/** One chunk of a plan as `plan.started` describes it: enough to draw the dependency graph. */
+export interface PlanGraphNode {
+  /** The chunk's id (its sequence index, as text). */
+  chunkId: string;
+  title: string;
+  role: ChunkRole;
+  /** Ids of the chunks it depends on. */
+  dependsOn: string[];
+}
+
+/** The events of plan executions and planning sessions, by name. */
+export interface PlanEvents {
+  /**
+   * A plan starts executing (in its op, after its checkpoint was loaded):
+   * `chunks` is its size, `resumed` is true when it continues a checkpoint,
+   * and `graph` (present when someone listens) lists every chunk with the
+   * chunks it depends on, so views can draw the plan.
+   */
+  'plan.started': { planId: string; chunks: number; resumed: boolean; graph?: PlanGraphNode[] };
+  /**
+   * A plan finished executing (before its checkpoint's last save), with its
+   * status (`completed`, `failed` when a chunk failed, `error-budget` at
+   * the abort threshold) and the number of chunks that succeeded, failed
+   * and were skipped. A cancelled plan emits none.
+   */
+  'plan.completed': { planId: string; status: 'completed' | 'failed' | 'error-budget'; succeeded: number; failed: number; skipped: number };
+  /**
+   * A chunk changed status: one event per transition of the scheduler's
+   * state machine (`Pending`/`WaitingForDependencies` → `Queued` → `Running`
+   * → `Succeeded`, or `Retrying` and `Queued` again, or `Failed`; `Skipped`
+   * when a dependency failed; `Aborted` when the plan stopped). `attempt`
+   * counts the chunk's attempts so far; `error` is set on `Failed`,
+   * `Retrying`, `Skipped` and `Aborted` when there is one. Built only when
+   * someone listens.
+   */
+  'chunk.status': {
+    planId: string;
+    chunkId: string;
+    sequenceIndex: number;
+    title: string;
+    role: ChunkRole;
+    attempt: number;
+    status: ChunkStatus;
+    previous: ChunkStatus;
+    error?: string;
+  };
+  /** A planning session moved to another phase (`idle`, `clarifying`, `planning`, `awaiting-approval`, `executing`, `aggregating`, `completed`, `cancelled`); `runId` is the session's id. */
+  'phase.changed': { sessionId: string; from: string; to: string };
+  /** An instruction was injected into a planning session while its plan executes; chunks that start later see it in their prompt. */
+  'plan.instruction': { planId: string; instruction: string };
+  /** A plan's workspace strategy fell back to its second strategy in `baseDir` (for example git worktrees where there is no git repository), once per base directory. */
+  'workspace.fallback': WorkspaceWarning;
+}
+
+declare global {
+  interface TroupeLayerEvents extends PlanEvents {}
+}
