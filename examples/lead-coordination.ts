@@ -42,7 +42,6 @@ const flow = coordinate({
   ],
   planApproval: true,
   stuck: { expectedTaskMs: 1_000, statusTimeoutMs: 1_000 },
-  store: memoryStore(),
 });
 
 const log = (e: TroupeEvent) => {
@@ -52,7 +51,8 @@ const log = (e: TroupeEvent) => {
   if (e.type === 'coord.decision' && e.decision !== 'tasks-planned') console.log(`${at}  lead: ${[e.decision, e.task, e.worker, e.detail].filter(Boolean).join(' ')}`);
 };
 
-const result = run(flow, 'Ship dark mode, a settings page and CSV export', { adapter, clock, onEvent: log });
+// The store checkpoints the task list after every batch of transitions (resume the run with `resume(flow, runId, { store })`).
+const result = run(flow, 'Ship dark mode, a settings page and CSV export', { adapter, clock, onEvent: log, store: memoryStore() });
 let settled = false;
 void result.finally(() => (settled = true)).catch(() => undefined);
 while (!settled) await clock.advance(100);

@@ -10,18 +10,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agent, orchestrate, resume, run, type TroupeEvent } from 'troupe';
-import type { OrchestrateState } from 'troupe/patterns';
 import { fileStore } from 'troupe/persistence';
 import { scriptedAdapter } from 'troupe/testing';
 
-const loop = (onCheckpoint?: (state: OrchestrateState) => void) =>
+const loop = () =>
   orchestrate({
     name: 'login-form',
     orchestrator: agent({ name: 'lead', system: 'You lead the team.' }),
     workers: [agent({ name: 'coder', system: 'You write TypeScript.' })],
     evaluator: agent({ name: 'judge', system: 'You score the work.' }),
     maxIterations: 4,
-    ...(onCheckpoint ? { onCheckpoint } : {}),
   });
 
 /** The scripted team; the judge gives the scores in order, the lead numbers its versions from `version`. */
@@ -39,11 +37,16 @@ const dir = mkdtempSync(join(tmpdir(), 'troupe-resume-loop-'));
 try {
   const store = fileStore(dir);
 
-  // 1. Run, and kill the run once iteration 2 is checkpointed.
+  // 1. Run, and kill the run once iteration 2 is checkpointed (the loop's second `checkpoint.saved`).
   const kill = new AbortController();
   const firstEvents: TroupeEvent[] = [];
-  const first = await run(loop((s) => void (s.iteration === 2 && kill.abort())), 'Add a login form', {
-    adapter: team([0.3, 0.6], 1), store, runId: 'login-loop', signal: kill.signal, onEvent: (e) => firstEvents.push(e),
+  let saves = 0;
+  const first = await run(loop(), 'Add a login form', {
+    adapter: team([0.3, 0.6], 1), store, runId: 'login-loop', signal: kill.signal,
+    onEvent: (e) => {
+      firstEvents.push(e);
+      if (e.type === 'checkpoint.saved' && e.kind === 'orchestrate' && ++saves === 2) kill.abort();
+    },
   });
   console.log(`first half: iterations ${iterations(firstEvents).join(', ')} -> ${first.summary}`);
 

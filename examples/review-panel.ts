@@ -6,8 +6,8 @@
  *
  *   npx tsx examples/review-panel.ts
  */
-import { agent, run, team } from 'troupe';
-import type { TeamState } from 'troupe/patterns';
+import { agent, run, team, type TroupeEvent } from 'troupe';
+import { memoryStore } from 'troupe/persistence';
 import { scriptedAdapter } from 'troupe/testing';
 
 const change = 'PR 42: add `GET /export?file=<name>` that streams a CSV report from ./reports.';
@@ -53,10 +53,13 @@ const panel = team({
   terminationMode: 'coordinatorDecides',
   maxRounds: 4,
   onVote: (v) => console.log(`  vote: ${v.member} ${v.vote ? 'votes to conclude' : 'withdraws'} (round ${v.round})`),
-  onCheckpoint: (state: TeamState) => console.log(`  checkpoint after round ${state.round}: ${state.transcript.length} messages`),
 });
 
-const result = await run(panel, change, { adapter });
+// With a store, the team's state is saved after every round (`resume(panel, runId, { store })` would continue it).
+const onEvent = (e: TroupeEvent) => {
+  if (e.type === 'checkpoint.saved' && !e.finished) console.log(`  checkpoint of ${e.kind} "${e.name}" saved`);
+};
+const result = await run(panel, change, { adapter, store: memoryStore(), onEvent });
 console.log('\nTranscript:');
 for (const m of result.transcript) console.log(`  [${m.from}, round ${m.round}${m.vote ? ', votes' : ''}] ${m.text}`);
 console.log(`\nStatus: ${result.status} after ${result.rounds} rounds (${result.summary ?? 'no summary'})`);

@@ -21,7 +21,7 @@ import './coordination/events.js';
 
 // Running
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './core/run.js';
-export { resume, type ResumeOptions } from './persistence/resume.js';
+export { resume, type ResumeOptions } from './core/resume.js';
 export type { RunContext } from './core/context.js';
 export type { Outcome, OutcomeStatus } from './core/outcome.js';
 export { defineRunnable, type Runnable, type RunnableSpec } from './core/runnable.js';

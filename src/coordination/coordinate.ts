@@ -12,9 +12,6 @@ import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { CoordDecisionKind } from './events.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
-import { loadCheckpoint, saveCheckpoint } from '../core/checkpoint.js';
-import { restoreCheckpoint, saveStepCheckpoint } from '../core/op-checkpoint.js';
-import type { Store } from '../core/store.js';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
 import { applyAction, settleUnanswered, spawn, stopStuck } from './lead-actions.js';
 import { decompose, delegateLead, describeTasks, leadSystem, synthesisPrompt, updatePrompt } from './lead-prompts.js';
@@ -43,10 +40,6 @@ export interface CoordinateOptions {
   planApproval?: boolean | PlanApprovalOptions;
   /** Stuck detection: `expectedTaskMs` until there is an average; `statusTimeoutMs` default 60000. */
   stuck: StuckOptions;
-  /** Checkpoints the coordination after every batch of transitions (`runs/<runId>/checkpoint`). */
-  store?: Store;
-  /** Continue a coordination: the run id of its checkpoint in `store`, or its state. Done tasks are not redone. */
-  resumeFrom?: string | CoordinationState;
   /** A workspace per task, from this strategy, in `baseDir`. */
   workspace?: { strategy: WorkspaceStrategy; baseDir: string };
   /** Text every worker receives with its task. */
@@ -79,7 +72,7 @@ export interface CoordinationOutcome extends Outcome {
   needsPerson: CoordTask[];
   /** Every message of the bus. */
   messages: CoordMessage[];
-  /** The final state (resume from it with `resumeFrom`). */
+  /** The final state (what the coordination's checkpoint holds). */
   state: CoordinationState;
 }
 
@@ -107,9 +100,10 @@ type Resolved = ReturnType<typeof validate>;
 
 async function runCoordination(o: Resolved, input: string, ctx: RunContext): Promise<Omit<CoordinationOutcome, 'usage'>> {
   const started = ctx.clock.now();
-  const restored = o.resumeFrom === undefined ? await restoreCheckpoint<typeof coordinationStateSchema, CoordinationOutcome>(ctx, 'coordinate', coordinationStateSchema) : undefined;
+  const checkpoint = ctx.checkpoint<CoordinationState, CoordinationOutcome>({ kind: 'coordinate', version: 1, state: coordinationStateSchema });
+  const restored = await checkpoint.restore();
   if (restored?.outcome) return restored.outcome;
-  const from = restored ? (restored.state as CoordinationState) : await loadState(o, ctx);
+  const from = restored?.state;
   const request = from?.request ?? input;
   const decide = (decision: CoordDecisionKind, extra: { task?: string; worker?: string; detail?: string } = {}) =>
     ctx.emit('coord.decision', { coordination: o.name, decision, ...extra });
@@ -174,14 +168,13 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
       ...(concluded === undefined ? {} : { synthesis: concluded }),
     });
     let savedVersion = -1;
-    const checkpoint = async (outcome?: Omit<CoordinationOutcome, 'usage'>) => {
-      if ((!o.store && !ctx.store) || (outcome === undefined && tasks!.version === savedVersion)) return;
+    const save = async (outcome?: Omit<CoordinationOutcome, 'usage'>) => {
+      if (!checkpoint.enabled || (outcome === undefined && tasks!.version === savedVersion)) return;
       savedVersion = tasks!.version;
-      const current = state();
-      if (o.store) await saveCheckpoint(o.store, ctx.runId, 'coordinate', current, { clock: ctx.clock, signal: ctx.signal });
-      await saveStepCheckpoint(ctx, 'coordinate', current, outcome);
+      if (outcome) await checkpoint.finish(state(), outcome);
+      else await checkpoint.save(state());
     };
-    await checkpoint();
+    await save();
     for (const slot of slots.values()) spawn(runtime, slot);
 
     // The lead's loop: messages, stuck checks, completion.
@@ -207,7 +200,7 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
       if (live.length === 0 && !tasks.allResolved()) {
         for (const t of tasks.list()) if (t.status === 'pending' || t.status === 'claimed') tasks.block(t.id, 'No worker left to do it');
       }
-      await checkpoint();
+      await save();
       if (tasks.allResolved() && live.every((s) => s.state === 'idle') && bus.peek(o.lead.name).length === 0) break;
       await waitForChange(ctx, changes, seq, stuck.nextDeadline());
     }
@@ -225,7 +218,7 @@ async function runCoordination(o: Resolved, input: string, ctx: RunContext): Pro
     const outcome: Omit<CoordinationOutcome, 'usage'> = {
       output: synthesis, agent: o.lead.name, status: 'completed', synthesis, tasks: all, needsPerson: all.filter((t) => t.status === 'blocked'), messages: bus.history(), state: state(),
     };
-    await checkpoint(outcome);
+    await save(outcome);
     const ids = (status: CoordTask['status']) => all.filter((t) => t.status === status).map((t) => t.id);
     ctx.emit('coord.completed', { coordination: o.name, done: ids('done'), failed: ids('failed'), cancelled: ids('cancelled'), blocked: ids('blocked'), durationMs: ctx.clock.now() - started });
     return outcome;
@@ -250,15 +243,6 @@ async function waitForChange(ctx: RunContext, changes: Changes, seq: number, dea
   throwIfAborted(ctx.signal);
 }
 
-async function loadState(o: Resolved, ctx: RunContext): Promise<CoordinationState | undefined> {
-  if (o.resumeFrom === undefined) return undefined;
-  if (typeof o.resumeFrom !== 'string') return o.resumeFrom;
-  if (!o.store) throw new ConfigurationError('`resumeFrom` names a run; pass the `store` that holds its checkpoint');
-  const saved = await loadCheckpoint(o.store, o.resumeFrom, coordinationStateSchema, { kind: 'coordinate', signal: ctx.signal });
-  if (!saved) throw new ConfigurationError(`No coordination checkpoint of run "${o.resumeFrom}" in the store`, { details: { runId: o.resumeFrom } });
-  return saved.state as CoordinationState;
-}
-
 function validate(options: CoordinateOptions) {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected coordinate options to be an object, got ${describeValue(options)}`);
   if (!options.lead || options.lead.kind !== 'agent') throw new ConfigurationError(`Expected \`lead\` to be an agent, got ${describeValue(options.lead)}`);
@@ -277,9 +261,6 @@ function validate(options: CoordinateOptions) {
   if (options.tasks !== undefined) {
     if (!Array.isArray(options.tasks) || options.tasks.length === 0) throw new ConfigurationError(`Expected \`tasks\` to be a non-empty list, got ${describeValue(options.tasks)}`);
     new TaskStore(options.tasks);
-  }
-  if (options.resumeFrom !== undefined && typeof options.resumeFrom !== 'string' && !coordinationStateSchema.safeParse(options.resumeFrom).success) {
-    throw new ConfigurationError('Expected `resumeFrom` to be a run id or a coordination state (schemaVersion 1)');
   }
   return {
     ...options,

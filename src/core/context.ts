@@ -6,6 +6,7 @@
 import { EventEmitter } from 'eventemitter3';
 import type { ModelAdapter } from './adapter.js';
 import { throwIfAborted } from './abort.js';
+import { Checkpoint, type CheckpointSpec } from './checkpoint.js';
 import type { Clock } from './clock.js';
 import { CancelledError, ConfigurationError, TimeoutError, errorMessage, isTroupeError } from './errors.js';
 import type { TroupeEvent, TroupeEventListeners, TroupeEventName, TroupeEventPayloads } from './events.js';
@@ -148,6 +149,38 @@ export class RunContext {
   /** True when this run continues an earlier run with the same id (see `resume`). */
   get resuming(): boolean {
     return this.#shared.resuming;
+  }
+
+  /**
+   * The checkpoint of the pattern running in this context (its op context),
+   * keyed by {@link RunContext.checkpointPath}: the one way a pattern saves
+   * its state to the run's store and finds it again when the run is resumed
+   * (see `Checkpoint`). Without a store it saves nothing and restores
+   * nothing.
+   *
+   * @example
+   * ```ts
+   * const checkpoint = ctx.checkpoint({ kind: 'reflect', version: 1, state: reflectStateSchema });
+   * const saved = await checkpoint.restore();
+   * ```
+   */
+  checkpoint<S, O extends Outcome = Outcome, E = never>(spec: CheckpointSpec<S, E>): Checkpoint<S, O, E> {
+    const ctx = this;
+    return new Checkpoint<S, O, E>(
+      {
+        runId: this.runId,
+        path: this.checkpointPath,
+        name: this.op.name,
+        store: this.store,
+        resuming: this.resuming,
+        clock: this.clock,
+        signal: this.signal,
+        restored: (kind, completed) => ctx.emit('checkpoint.restored', { kind, name: ctx.op.name, path: ctx.checkpointPath, completed }),
+        saved: (kind, finished) => ctx.emit('checkpoint.saved', { kind, name: ctx.op.name, path: ctx.checkpointPath, finished }),
+        warn: (message) => ctx.emit('warning', { message, code: 'checkpoint_failed' }),
+      },
+      spec,
+    );
   }
 
   /**

@@ -35,6 +35,7 @@ export type TroupeErrorCode =
   | 'cancelled'
   // infrastructure
   | 'store_error'
+  | 'checkpoint_version'
   | 'workspace_error'
   | 'parse_error'
   | 'execution_failed'
@@ -146,10 +147,14 @@ export class RoutingError extends ModelBehaviorError {
   }
 }
 
-/** A store failed to read or write. */
+/**
+ * A store failed to read or write, or holds a document that cannot be used
+ * (code `store_error`; `checkpoint_version` for a checkpoint written in a
+ * schema version this troupe does not read).
+ */
 export class StoreError extends TroupeError {
-  constructor(message: string, options: TroupeErrorOptions = {}) {
-    super('store_error', message, options);
+  constructor(message: string, options: TroupeErrorOptions & { code?: 'store_error' | 'checkpoint_version' } = {}) {
+    super(options.code ?? 'store_error', message, options);
   }
 }
 

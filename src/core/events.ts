@@ -85,6 +85,12 @@ export interface KernelEvents {
   /** A checkpointing pattern picked up its checkpoint in a resumed run (`completed`: it returns its saved outcome without running). */
   'checkpoint.restored': { kind: string; name: string; path: string; completed: boolean };
   /**
+   * A checkpointing pattern saved its state (after an iteration, a round, a
+   * batch of task transitions, the start of a plan) or, with `finished`,
+   * its outcome. Entries appended one by one (a plan's chunks) emit none.
+   */
+  'checkpoint.saved': { kind: string; name: string; path: string; finished: boolean };
+  /**
    * Something went wrong that does not stop the run: a listener threw
    * (`listener_error`), the run log or a checkpoint could not be written
    * (`run_log_failed`, `checkpoint_failed`), a model answer was repaired

@@ -30,6 +30,7 @@ export { CLI_TOOLS_KEY, MCP_SERVERS_KEY } from './adapter.js';
 export { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js';
 export { defineRunnable, type Runnable, type RunnableSpec } from './runnable.js';
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './run.js';
+export { resume, type ResumeOptions } from './resume.js';
 export { RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './context.js';
 export type {
   EventBase,
@@ -61,6 +62,16 @@ export {
   type StoreSetIfOptions,
   type VersionedDocument,
 } from './store.js';
+
+// Checkpoints: how a pattern saves its state and finds it again when the run is resumed
+export {
+  CHECKPOINT_SCHEMA_VERSION,
+  Checkpoint,
+  savedOutcomeSchema,
+  type CheckpointDocument,
+  type CheckpointSpec,
+  type RestoredCheckpoint,
+} from './checkpoint.js';
 
 // Optional peers: a vendor package loaded on first use
 export { loadPeer } from './peer.js';

@@ -38,20 +38,16 @@ export interface RunOptions {
   /** Use this emitter instead of a new one (to share listeners across runs). */
   emitter?: TroupeEmitter;
   /**
-   * Append every event of the run to the stream `runs/<runId>/events` of
-   * this store (and keep `runs/<runId>/meta` up to date). Appends are queued
-   * and never slow the run; the result settles once the log is flushed (at
-   * most 30 s on `clock`). A store failure becomes a `warning` event and
-   * stops the log, never the run.
+   * The run's store. Every event of the run is appended to the stream
+   * `runs/<runId>/events` (and `runs/<runId>/meta` kept up to date):
+   * appends are queued and never slow the run; the result settles once the
+   * log is flushed (at most 30 s on `clock`). Every checkpointing pattern
+   * saves its state here through `ctx.checkpoint` (loops, teams, plans,
+   * planning sessions, coordinations), so that `resume(runnable, runId,
+   * { store })` continues the run. A store failure becomes a `warning`
+   * event and stops the log, never the run.
    */
   store?: Store;
-  /**
-   * Continue the earlier run `runId` logged in `store`: every checkpointing
-   * pattern loads its checkpoint and goes on from it, and events are
-   * appended to the same run log. Prefer `resume(runnable, runId, ...)`,
-   * which also reads the run's input back from its log.
-   */
-  resume?: boolean;
 }
 
 /** An outcome with the run's id, trace and duration. */
@@ -98,7 +94,20 @@ export function run<O extends Outcome>(runnable: Runnable<O>, input: string, opt
  * synchronously see every event.
  */
 export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string, options: RunOptions = {}): RunHandle<O> {
+  return launch(runnable, input, options, false);
+}
+
+/**
+ * Start a run; with `resuming`, it continues the earlier run `options.runId`
+ * logged in `options.store` (`resume` reads the input back and calls this):
+ * every checkpointing pattern loads its checkpoint, and events are appended
+ * to the same run log.
+ */
+export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, options: RunOptions, resuming: boolean): RunHandle<O> {
   validateRunOptions(runnable, input, options);
+  if (resuming && (options.store === undefined || options.runId === undefined)) {
+    throw new ConfigurationError('Resuming a run needs the `store` it was logged in and its `runId`');
+  }
   const clock = options.clock ?? realClock;
   const runId = options.runId ?? randomUUID();
   const emitter = options.emitter ?? new EventEmitter<TroupeEventListeners>();
@@ -116,7 +125,7 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
     ...(options.adapters === undefined ? {} : { adapters: options.adapters }),
     ...(options.adapter === undefined ? {} : { defaultAdapter: options.adapter }),
     ...(options.store === undefined ? {} : { store: options.store }),
-    ...(options.resume === true ? { resuming: true } : {}),
+    ...(resuming ? { resuming: true } : {}),
   });
   const onEvent = options.onEvent;
   if (onEvent) emitter.on('*', onEvent);
@@ -145,7 +154,7 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
 
   const result = (async (): Promise<RunResult<O>> => {
     await Promise.resolve();
-    ctx.emit('run.started', { runnable: runnable.name, input, ...(options.resume === true ? { resumed: true } : {}) });
+    ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}) });
     try {
       const outcome = await runnable.run(input, ctx);
       root.end = clock.now();
@@ -232,12 +241,6 @@ function validateRunOptions(runnable: Runnable<Outcome>, input: string, options:
   expectPositiveNumber('timeoutMs', options.timeoutMs);
   if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null || typeof options.store.append !== 'function')) {
     throw new ConfigurationError(`Expected \`store\` to be a store (an object with \`append\`), got ${describeValue(options.store)}`);
-  }
-  if (options.resume !== undefined && typeof options.resume !== 'boolean') {
-    throw new ConfigurationError(`Expected \`resume\` to be a boolean, got ${describeValue(options.resume)}`);
-  }
-  if (options.resume === true && (options.store === undefined || options.runId === undefined)) {
-    throw new ConfigurationError('Resuming a run needs the `store` it was logged in and its `runId`');
   }
   expectPositiveInteger('maxDepth', options.maxDepth);
 }

@@ -12,8 +12,8 @@ import { expectPositiveInteger } from '../core/options.js';
 import type { Outcome, OutcomeStatus, Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
 import type { z } from 'zod';
+import { savedOutcomeSchema, type Checkpoint } from '../core/checkpoint.js';
 import type { StallDetector } from '../reflection/stall.js';
-import { isFinished, restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../core/op-checkpoint.js';
 
 /** How a loop ended. */
 export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'cancelled' | 'paused' | 'completed'>;
@@ -99,8 +99,8 @@ export interface DriveLoopOptions<S extends LoopStateCore> {
   state: S;
   /** The loop's stall detector, snapshotted into the state after each iteration. */
   stall: StallDetector;
-  /** Called (and awaited) with a copy of the state after every iteration (after the run's store, when it has one, saved it). */
-  onCheckpoint?: ((state: S, info: { signal: AbortSignal }) => void | Promise<void>) | undefined;
+  /** The loop's checkpoint: the state is saved after every iteration. */
+  checkpoint: Checkpoint<S>;
   maxIterations: number;
   retryBackoffMs: number;
   maxConsecutiveErrors: number;
@@ -172,8 +172,7 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
       completed = iteration;
       state.iteration = iteration;
       state.stall = options.stall.snapshot();
-      await saveStepCheckpoint(ctx, state.kind, state);
-      await options.onCheckpoint?.(structuredClone(state), { signal });
+      await options.checkpoint.save(state);
       if (result.exit) return { status: result.exit, completed };
     }
     return { status: 'max-iterations', completed };
@@ -234,17 +233,26 @@ export type ControllableLoop<K extends string, S, O extends Outcome> = Runnable<
     readonly pausedState: S | undefined;
   };
 
+/** One run of a loop body, as {@link controllableLoop} hands it over. */
+export interface LoopRun<S> {
+  controller: LoopController;
+  /** The state to continue from (undefined: a fresh start). */
+  from: S | undefined;
+  /** Forget the stall history (after a pause was lifted). */
+  resetStall: boolean;
+  /** The loop's checkpoint in the run. */
+  checkpoint: Checkpoint<S>;
+}
+
 /** What {@link controllableLoop} needs. */
 export interface ControllableLoopSpec<K extends string, S extends { request: string }, O extends Outcome & { state: S }> {
   name: string;
   kind: K;
   agent?: string;
-  /** The checkpoint to continue from when there is no paused state. */
-  resumeFrom?: S | undefined;
-  /** The state's schema, to validate the run's automatic checkpoint when resumed. */
+  /** The state's schema (`schemaVersion: 1`), to validate the loop's checkpoint when the run is resumed. */
   stateSchema: z.ZodType<S>;
-  /** Run the loop from `from` (undefined: a fresh start); `resetStall` after a resume. */
-  run(input: string, ctx: RunContext, controller: LoopController, from: S | undefined, resetStall: boolean): Promise<Omit<O, 'usage'>>;
+  /** Run the loop body. */
+  run(input: string, ctx: RunContext, loop: LoopRun<S>): Promise<Omit<O, 'usage'>>;
 }
 
 /**
@@ -274,14 +282,15 @@ export function controllableLoop<K extends string, S extends { request: string }
         // After a pause, continue from where it stopped (still paused: stop again at once).
         const fromPause = pausedState !== undefined && pausedState.request === input;
         const resuming = fromPause && !controller.paused;
-        // In a resumed run, the run's own checkpoint: a finished loop returns its outcome.
-        const saved = fromPause ? undefined : await restoreCheckpoint<z.ZodType<S>, O>(ctx, spec.kind, spec.stateSchema, savedOutcomeSchema.extend({ state: spec.stateSchema }));
+        // In a resumed run, the loop's checkpoint: a finished loop returns its outcome.
+        const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome: savedOutcomeSchema.extend({ state: spec.stateSchema }) });
+        const saved = fromPause ? undefined : await checkpoint.restore();
         if (saved?.outcome) return saved.outcome;
-        const from = fromPause ? pausedState : (saved?.state ?? spec.resumeFrom);
+        const from = fromPause ? pausedState : saved?.state;
         if (resuming) pausedState = undefined;
-        const outcome = await spec.run(input, ctx, controller, from, resuming);
+        const outcome = await spec.run(input, ctx, { controller, from, resetStall: resuming, checkpoint });
         if (outcome.status === 'paused') pausedState = outcome.state;
-        if (isFinished(outcome.status)) await saveStepCheckpoint(ctx, spec.kind, outcome.state, outcome);
+        await checkpoint.finish(outcome.state, outcome);
         return outcome;
       });
     },

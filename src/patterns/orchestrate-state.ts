@@ -1,7 +1,7 @@
 /**
  * The serialisable state of an orchestrate loop after each iteration, with
- * its zod schema, so that a store can checkpoint it and a later run can
- * resume from it (`resumeFrom`).
+ * its zod schema: what the loop's checkpoint holds, validated when a
+ * resumed run loads it.
  * @module
  */
 import { z } from 'zod';

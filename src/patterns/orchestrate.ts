@@ -18,7 +18,7 @@ import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js
 import type { Agent, Conversation } from './agent.js';
 import {
   controllableLoop, driveLoop, loopLimits,
-  type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult,
+  type ControllableLoop, type ErrorBudgetOptions, type LoopRun, type StepResult,
 } from './loop.js';
 import {
   DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
@@ -67,10 +67,6 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
   autoAdjust?: boolean | { minAnswerChars?: number };
   /** Longest worker answer quoted in the evaluator's prompt, in characters; longer ones are cut with a note. Default: 2000. */
   evaluatorAnswerChars?: number;
-  /** Called (and awaited) with the loop state after every iteration. */
-  onCheckpoint?: (state: OrchestrateState, info: { signal: AbortSignal }) => void | Promise<void>;
-  /** Continue from a checkpoint at its next iteration, with its evaluations and stall state. */
-  resumeFrom?: OrchestrateState;
 }
 
 /** What {@link orchestrate} produces. */
@@ -87,7 +83,7 @@ export interface OrchestrateOutcome extends Outcome {
   summary: string;
   /** The worker results of the last iteration. */
   results: WorkerResult[];
-  /** The final state (resume from it with `resumeFrom`). */
+  /** The final state (what the loop's checkpoint holds). */
   state: OrchestrateState;
   /** The last error, when the error budget ran out. */
   error?: string;
@@ -111,17 +107,17 @@ export function orchestrate(options: OrchestrateOptions): Orchestration {
   return controllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>({
     name: o.name,
     kind: 'orchestrate',
-    resumeFrom: o.resumeFrom,
     stateSchema: orchestrateStateSchema,
-    run: (input, ctx, controller, from, resetStall) => runOrchestration(o, input, ctx, controller, from, resetStall),
+    run: (input, ctx, loop) => runOrchestration(o, input, ctx, loop),
   });
 }
 
 type Resolved = ReturnType<typeof validate>;
 
 async function runOrchestration(
-  o: Resolved, input: string, ctx: RunContext, controller: LoopController, from: OrchestrateState | undefined, resetStall: boolean,
+  o: Resolved, input: string, ctx: RunContext, loop: LoopRun<OrchestrateState>,
 ): Promise<Omit<OrchestrateOutcome, 'usage'>> {
+  const { controller, from, resetStall, checkpoint } = loop;
   const { signal, release } = controller.attach(ctx.signal);
   const stall = new StallDetector(o.stall);
   if (from && !resetStall) stall.restore(from.stall);
@@ -300,7 +296,7 @@ async function runOrchestration(
 
   try {
     const ended = await driveLoop({
-      ctx, signal, controller, loop: o.name, state, stall, onCheckpoint: o.onCheckpoint, maxIterations,
+      ctx, signal, controller, loop: o.name, state, stall, checkpoint, maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
       goalMetOn: (status) => status === 'goal-met' || (!reflect && status === 'completed'),
       fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
@@ -366,14 +362,8 @@ function validate(options: OrchestrateOptions) {
     throw new ConfigurationError(`Expected \`autoAdjust.minAnswerChars\` to be a non-negative integer, got ${describeValue(minAnswerChars)}`);
   }
   if (options.stall) new StallDetector(options.stall);
-  let resumeFrom: OrchestrateState | undefined;
-  if (options.resumeFrom !== undefined) {
-    const parsed = orchestrateStateSchema.safeParse(options.resumeFrom);
-    if (!parsed.success) throw new ConfigurationError(`Expected \`resumeFrom\` to be an orchestrate state (schemaVersion 1): ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ')}`);
-    resumeFrom = parsed.data;
-  }
   return {
-    ...options, ...limits, name: options.name ?? 'orchestrate', mode, dispatch, goalScore, workerTimeoutMs, maxNudges, resumeFrom,
+    ...options, ...limits, name: options.name ?? 'orchestrate', mode, dispatch, goalScore, workerTimeoutMs, maxNudges,
     evaluatorAnswerChars, autoAdjust: autoAdjust !== false, minAnswerChars,
   };
 }

@@ -14,7 +14,7 @@ import { QualityTracker } from '../reflection/quality.js';
 import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflection/sentinels.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
-import { controllableLoop, driveLoop, loopLimits, type ControllableLoop, type ErrorBudgetOptions, type LoopController, type StepResult } from './loop.js';
+import { controllableLoop, driveLoop, loopLimits, type ControllableLoop, type ErrorBudgetOptions, type LoopRun, type StepResult } from './loop.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -56,10 +56,6 @@ export interface ReflectOptions extends ErrorBudgetOptions {
   evaluationPrompt?: string;
   /** Stall detector options. */
   stall?: StallDetectorOptions;
-  /** Called (and awaited) with the loop state after every iteration. */
-  onCheckpoint?: (state: ReflectState, info: { signal: AbortSignal }) => void | Promise<void>;
-  /** Continue from a checkpoint at its next iteration. */
-  resumeFrom?: ReflectState;
 }
 
 /** What {@link reflect} produces. */
@@ -109,25 +105,22 @@ export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection
   }
   const limits = loopLimits(options);
   if (options.stall) new StallDetector(options.stall);
-  if (options.resumeFrom !== undefined && !reflectStateSchema.safeParse(options.resumeFrom).success) {
-    throw new ConfigurationError('Expected `resumeFrom` to be a reflect state (schemaVersion 1)');
-  }
   const name = options.name ?? `reflect:${worker.name}`;
   return controllableLoop<'reflect', ReflectState, ReflectOutcome>({
     name,
     kind: 'reflect',
     agent: worker.name,
-    resumeFrom: options.resumeFrom,
     stateSchema: reflectStateSchema,
-    run: (input, ctx, controller, from, resetStall) => runReflect(worker, { ...options, ...limits, name }, input, ctx, controller, from, resetStall),
+    run: (input, ctx, loop) => runReflect(worker, { ...options, ...limits, name }, input, ctx, loop),
   });
 }
 
 async function runReflect(
   worker: Agent,
   o: ReflectOptions & ReturnType<typeof loopLimits> & { name: string },
-  input: string, ctx: RunContext, controller: LoopController, from: ReflectState | undefined, resetStall: boolean,
+  input: string, ctx: RunContext, loop: LoopRun<ReflectState>,
 ): Promise<Omit<ReflectOutcome, 'usage'>> {
+  const { controller, from, resetStall, checkpoint } = loop;
   const { signal, release } = controller.attach(ctx.signal);
   const stall = new StallDetector(o.stall);
   if (from && !resetStall) stall.restore(from.stall);
@@ -177,7 +170,7 @@ async function runReflect(
 
   try {
     const ended = await driveLoop({
-      ctx, signal, controller, loop: o.name, state, stall, onCheckpoint: o.onCheckpoint, maxIterations: o.maxIterations,
+      ctx, signal, controller, loop: o.name, state, stall, checkpoint, maxIterations: o.maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
       fatal: (error) => error instanceof ConfigurationError,
       step,

@@ -5,7 +5,7 @@
 import type { Runnable } from '../core/runnable.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { expectPositiveInteger } from '../core/options.js';
-import { TEAM_SENDER, USER_SENDER, teamStateSchema, type TeamMessage, type TeamState, type TerminationMode } from './team-state.js';
+import { TEAM_SENDER, USER_SENDER, type TeamMessage, type TeamState, type TerminationMode } from './team-state.js';
 
 /** A vote cast or withdrawn, as `onVote` and the `team.vote` event report it. */
 export interface TeamVote {
@@ -36,10 +36,6 @@ export interface TeamOptions {
   onVote?: (vote: TeamVote) => void | Promise<void>;
   /** Called after every round that did not conclude; `false` ends the deliberation (status `completed`). */
   shouldContinue?: (state: TeamState) => boolean | Promise<boolean>;
-  /** Called, and awaited, with the state after every round. */
-  onCheckpoint?: (state: TeamState, options: { signal: AbortSignal }) => void | Promise<void>;
-  /** Continue from a checkpointed state at its next round (the run's input is then ignored). */
-  resumeFrom?: TeamState;
 }
 
 /** Team options with defaults applied. */
@@ -86,19 +82,11 @@ export function validateTeamOptions(options: TeamOptions): ResolvedTeamOptions {
     throw new ConfigurationError(`Expected \`terminationMode\` to be one of ${MODES.join(', ')}, got ${describeValue(terminationMode)}`);
   }
   const maxRounds = expectPositiveInteger('maxRounds', options.maxRounds) ?? 10;
-  const resolved: ResolvedTeamOptions = { ...options, name, terminationMode, maxRounds, turnBased: options.turnBased ?? false };
-  if (options.resumeFrom !== undefined) resolved.resumeFrom = checkResumeState(options.resumeFrom, resolved);
-  return resolved;
+  return { ...options, name, terminationMode, maxRounds, turnBased: options.turnBased ?? false };
 }
 
-/** Validate a saved team state against the team's options (members and coordinator must match). */
-export function checkResumeState(value: unknown, opts: ResolvedTeamOptions): TeamState {
-  const parsed = teamStateSchema.safeParse(value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
-    throw new ConfigurationError(`Expected \`resumeFrom\` to be a team state (schemaVersion 1): ${issues}`);
-  }
-  const state = parsed.data;
+/** Check a restored team state against the team's options (members and coordinator must match). */
+export function checkResumeState(state: TeamState, opts: ResolvedTeamOptions): TeamState {
   const want = opts.members.map((m) => m.name).join(',');
   const got = state.members.map((m) => m.name).join(',');
   if (want !== got || state.coordinator.name !== opts.coordinator.name) {

@@ -28,7 +28,7 @@ export const teamMessageSchema = z.object({
 
 /**
  * The zod schema of a team's checkpointed state (`schemaVersion: 1`).
- * Validate a stored state with it before passing it as `resumeFrom`.
+ * A resumed run validates the team's checkpoint against it.
  */
 export const teamStateSchema = z.object({
   schemaVersion: z.literal(1),

@@ -13,7 +13,7 @@ import { TeamParticipant, type TeamReply } from './team-member.js';
 import { checkResumeState, initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
 import { renderIntro, renderMessages } from './team-protocol.js';
 import { TEAM_SENDER, USER_SENDER, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamState, type TeamStatus } from './team-state.js';
-import { restoreCheckpoint, savedOutcomeSchema, saveStepCheckpoint } from '../core/op-checkpoint.js';
+import { savedOutcomeSchema } from '../core/checkpoint.js';
 
 const teamOutcomeSchema = savedOutcomeSchema.extend({ transcript: z.array(teamMessageSchema), rounds: z.number().int().nonnegative() });
 
@@ -85,12 +85,13 @@ export function team(options: TeamOptions): Team {
 
 async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunContext, pending: Array<{ to: string; text: string }>): Promise<Omit<TeamOutcome, 'usage'>> {
   // In a resumed run, the run's own checkpoint: a finished team returns its outcome.
-  const saved = await restoreCheckpoint<typeof teamStateSchema, TeamOutcome>(ctx, 'team', teamStateSchema, teamOutcomeSchema);
+  const checkpoint = ctx.checkpoint<TeamState, TeamOutcome>({ kind: 'team', version: 1, state: teamStateSchema, outcome: teamOutcomeSchema });
+  const saved = await checkpoint.restore();
   if (saved?.outcome) return saved.outcome;
   // Ends turns still in flight when the team ends early (a member's configuration error, a failed hook).
   const stop = new AbortController();
   const turnCtx = ctx.withSignal(combineSignals(ctx.signal, stop.signal));
-  const from = saved ? checkResumeState(saved.state, opts) : opts.resumeFrom;
+  const from = saved?.state ? checkResumeState(saved.state, opts) : undefined;
   const state: TeamState = from ? structuredClone(from) : initialState(opts, input);
   const memberNames = opts.members.map((m) => m.name);
   const members = opts.members.map((m) => new TeamParticipant(m, 'member', false));
@@ -187,8 +188,7 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
       if (!state.conclusion && opts.shouldContinue && !(await opts.shouldContinue(structuredClone(state)))) {
         state.conclusion = { status: 'completed' };
       }
-      await saveStepCheckpoint(ctx, 'team', state);
-      await opts.onCheckpoint?.(structuredClone(state), { signal: ctx.signal });
+      await checkpoint.save(state);
     }
     const conclusion = state.conclusion;
     const final = await turn(coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.status]}. Write the final answer to the task.`, 'final');
@@ -202,7 +202,7 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
       rounds: state.round,
     };
     if (conclusion.summary !== undefined) outcome.summary = conclusion.summary;
-    await saveStepCheckpoint(ctx, 'team', state, outcome);
+    await checkpoint.finish(state, outcome);
     return outcome;
   } finally {
     const status = ctx.signal.aborted ? 'cancelled' : 'completed';

@@ -1,7 +1,8 @@
 /**
  * `troupe/persistence`: stores (memory and file), the store contract, run
- * logs (read, timeline, export, prune), checkpoints and resume, and the
- * team registry.
+ * logs (read, timeline, export, prune), and the team registry. Checkpoints
+ * and `resume` are the kernel's (`troupe/kernel`, and `resume` from
+ * `troupe`).
  * @module
  */
 export type {
@@ -17,7 +18,6 @@ export type {
 export { supportsCompareAndSet } from '../core/store.js';
 export { memoryStore, type MemoryStore } from '../core/memory-store.js';
 export { fileStore, encodeKey, decodeKey, type FileStore, type FileStoreOptions } from './file-store.js';
-export { CHECKPOINT_SCHEMA_VERSION, loadCheckpoint, saveCheckpoint, type Checkpoint, type LoadCheckpointOptions, type SaveCheckpointOptions } from '../core/checkpoint.js';
 export {
   exportRun,
   pruneRuns,
@@ -31,7 +31,6 @@ export {
   type TimelineEntry,
   type TimelineOptions,
 } from './run-log.js';
-export { resume, type ResumeOptions, type ResumeRunOptions } from './resume.js';
 export {
   TEAM_REGISTRY_SCHEMA_VERSION,
   deleteGroup,

@@ -92,6 +92,7 @@ export class Attempt implements ChunkJob, ChunkRunInput {
       prompt: this.prompt,
       role: typeof adapter === 'string' ? { ...role, adapter } : role,
       attempt: this.attempt,
+      checkpointPath: this.#host.ctx.checkpointPath,
     };
   }
 }

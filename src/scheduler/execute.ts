@@ -20,9 +20,8 @@ import { agent } from '../patterns/agent.js';
 import { ApprovalQueue } from './approvals.js';
 import { indexPlan } from './dag.js';
 import { validatePlan, type Plan } from './plan.js';
-import { loadPlanStart } from './plan-checkpoint.js';
+import { loadPlanStart, planCheckpoint } from './plan-checkpoint.js';
 import { schedule } from './schedule.js';
-import { planExecutionStateSchema } from './state.js';
 import type { ChunkResult, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 
 export type { ChunkResult, ChunkRunInput, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, RetryOptions } from './types.js';
@@ -33,17 +32,18 @@ export type { ChunkResult, ChunkRunInput, ChunkRunner, ExecutePlanOptions, PlanO
  */
 export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable<PlanOutcome> {
   const settings = validateOptions(plan, options);
-  const planId = options.planId ?? options.resumeFrom?.planId ?? 'plan';
+  const planId = options.planId ?? 'plan';
   return {
     name: planId,
     kind: 'plan',
     run: (input, parent) =>
       parent.enter<PlanOutcome>({ kind: 'plan', name: planId }, async (ctx) => {
-        // In a resumed run, the run's own checkpoint: a finished plan returns its outcome, chunks that succeeded keep their results.
-        const start = await loadPlanStart(ctx, options.resumeFrom);
+        // In a resumed run, the plan's checkpoint: a finished plan returns its outcome, chunks that succeeded keep their results.
+        const checkpoint = planCheckpoint(ctx);
+        const start = await loadPlanStart(checkpoint, plan, planId);
         if (start.outcome) return start.outcome;
         const runner = options.runChunk ?? roleRunner(options.adapter, workerTools(options));
-        return schedule(plan, input, ctx, { ...options, ...settings, planId, runner, ...(start.state ? { resumeFrom: start.state } : {}) });
+        return schedule(plan, input, ctx, { ...options, ...settings, planId, runner, checkpoint, resumeFrom: start.state });
       }),
   };
 }
@@ -95,9 +95,6 @@ function validateOptions(plan: Plan, o: PlanRunOptions): PlanSettings {
     throw new ConfigurationError(`Expected \`weight\` to be a function of a chunk, got ${describeValue(o.weight)}`);
   }
   for (const [role, config] of Object.entries(o.roles ?? {})) expectPositiveNumber(`roles.${role}.estimatedMs`, config?.estimatedMs);
-  if (o.resumeFrom !== undefined && !planExecutionStateSchema.safeParse(o.resumeFrom).success) {
-    throw new ConfigurationError('Expected `resumeFrom` to be a plan execution state (schemaVersion 1)');
-  }
   return {
     index,
     capacity: o.executor ? o.executor.capacity : (expectPositiveInteger('maxParallel', o.maxParallel) ?? 5),

@@ -17,6 +17,12 @@ export interface ChunkAttemptResult {
   output: string;
   /** Files the worker touched, when known. */
   files?: string[];
+  /**
+   * The executor already recorded this result in the plan's checkpoint
+   * (a worker called `recordChunkResult`), so the scheduler does not write
+   * it again.
+   */
+  recorded?: boolean;
 }
 
 /**
@@ -38,6 +44,12 @@ export interface ChunkJobData {
   role: Omit<RoleConfig, 'adapter'> & { adapter?: string };
   /** 1-based attempt number. */
   attempt: number;
+  /**
+   * The plan's checkpoint path in the run: with `runId`, where a worker
+   * records the attempt's result (`recordChunkResult`) so that a resumed
+   * run counts the chunk as done.
+   */
+  checkpointPath: string;
 }
 
 /**

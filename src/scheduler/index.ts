@@ -18,6 +18,7 @@ export {
 } from './plan.js';
 export { buildStages, criticalPath, toMermaid, type ChunkWeight, type CriticalPath } from './dag.js';
 export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
+export { recordChunkResult } from './plan-checkpoint.js';
 export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type ChunkJobData, type Executor, type InProcessExecutorOptions } from './executor.js';
 export { chunkStatuses, chunkStateSchema, planExecutionStateSchema, terminalStatuses, type ChunkState, type ChunkStatus, type PlanExecutionState } from './state.js';
 export {

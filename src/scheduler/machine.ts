@@ -13,9 +13,10 @@
  * | cancelled | `#cancelled` | anything not finished → Aborted (a running attempt is aborted) |
  *
  * Each change of status emits one `chunk.status` event (built only when
- * someone listens). `pump` starts the highest-priority ready chunks while
- * slots are free; the machine is done when nothing runs, waits for a retry
- * or is being saved.
+ * someone listens); each chunk that succeeds is appended to the plan's
+ * checkpoint. `pump` starts the highest-priority ready chunks while slots
+ * are free; the machine is done when nothing runs, waits for a retry or is
+ * being written to the checkpoint.
  * @module
  */
 import { abortError } from '../core/clock.js';
@@ -44,7 +45,7 @@ export interface MachineSetup {
   finishRunning: boolean;
   executor: Executor;
   estimates: DurationEstimates;
-  /** Present when checkpoints are saved; the machine then pumps again when a save completes. */
+  /** Present when the run has a store: every chunk that succeeds is appended to the plan's checkpoint. */
   checkpoints: PlanCheckpoints | undefined;
   /** A new attempt of `record` (its `attempts` already counts it). */
   attempt(record: ChunkRecord): Attempt;
@@ -65,6 +66,7 @@ export class PlanMachine {
   #retrying = 0;
   #listening = false;
   #ended = false;
+  #flushing = false;
   #end!: () => void;
   /** Records keep times relative to this (small integers on a millisecond clock). */
   readonly #t0: number;
@@ -99,8 +101,9 @@ export class PlanMachine {
     const { records, settings, checkpoints } = this.#m;
     this.#listening = this.#listens();
     while (this.stopping === undefined && this.#running < settings.capacity && this.#queue.size > 0) this.#dispatch(records[this.#queue.pop()!]!);
-    if (this.#ended || this.#running > 0 || this.#retrying > 0 || (checkpoints !== undefined && !checkpoints.idle)) return;
+    if (this.#ended || this.#running > 0 || this.#retrying > 0) return;
     if (this.#queue.size > 0 && this.stopping === undefined) return;
+    if (checkpoints !== undefined && !checkpoints.idle) return this.#flush(checkpoints);
     this.#ended = true;
     this.#deadlines.stop();
     this.#end();
@@ -166,10 +169,12 @@ export class PlanMachine {
   }
 
   #finished(r: ChunkRecord, out: unknown): void {
+    let recorded = false;
     if (typeof out === 'string') r.output = out;
     else if (isAttemptResult(out)) {
       r.output = out.output;
       if (out.files) r.files = out.files;
+      recorded = out.recorded === true;
     } else {
       const c = r.chunk;
       return this.#failed(r, new ConfigurationError(`Expected the attempt of chunk ${c.sequenceIndex} to give a string or { output: string, files?: string[] }, got ${describeValue(out)}`));
@@ -180,6 +185,7 @@ export class PlanMachine {
     const now = ctx.clock.now();
     if (estimates.observe(r.position, now - this.#t0 - r.attemptStart)) this.#queue.rebuild();
     this.#terminal(r, 'Succeeded', now);
+    this.#m.checkpoints?.succeeded(r, recorded);
     for (const d of settings.index.dependents[r.position]!) {
       const next = records[d]!;
       if (--next.unmet === 0 && next.status === 'WaitingForDependencies' && this.stopping === undefined) this.#ready(next, now);
@@ -266,11 +272,19 @@ export class PlanMachine {
     this.#terminal(r, 'Aborted', now);
   }
 
-  /** A chunk reached a terminal status: save a checkpoint (then pump), or pump now. */
+  /** A chunk reached a terminal status: start what is ready now. */
   #settled(): void {
-    const checkpoints = this.#m.checkpoints;
-    if (checkpoints) checkpoints.request();
-    else this.pump();
+    this.pump();
+  }
+
+  /** Everything settled but checkpoint entries still being written: end once they are. */
+  #flush(checkpoints: PlanCheckpoints): void {
+    if (this.#flushing) return;
+    this.#flushing = true;
+    void checkpoints.flush().then(() => {
+      this.#flushing = false;
+      this.pump();
+    });
   }
 
   #release(r: ChunkRecord): void {

@@ -1,22 +1,30 @@
 /**
- * Everything about plan checkpoints, in one place: the state that
- * `onCheckpoint` and the run's store receive, reading a saved state back
- * (`resumeFrom`, or the run's own checkpoint when the run resumes), and
- * saving — one save at a time, in order, each with the latest state. The
- * scheduler only calls {@link PlanCheckpoints.request} when a chunk reaches a
- * terminal status.
+ * Plan checkpoints, on the run's checkpoint facility (`ctx.checkpoint`):
+ *
+ * - when a plan starts, its state (the plan, every chunk's status, the
+ *   instructions) is saved once;
+ * - every chunk that succeeds is one entry appended to the checkpoint's
+ *   stream (`runs/<runId>/checkpoint-entries<plan path>`), not a new copy
+ *   of the whole state, so a plan of n chunks writes O(n), not O(n²);
+ * - a finished plan saves its outcome;
+ * - a resumed plan reads the state and the entries after it, and keeps
+ *   the chunks that succeeded — also those another process recorded in
+ *   the stream while no scheduler ran ({@link recordChunkResult}: a worker
+ *   of a queue-backed executor) — then saves its state again with those
+ *   entries folded in.
  * @module
  */
 import { z } from 'zod';
+import { savedOutcomeSchema, checkpointStream, type Checkpoint } from '../core/checkpoint.js';
 import type { RunContext } from '../core/context.js';
-import { errorMessage } from '../core/errors.js';
-import type { OutcomeStatus } from '../core/runnable.js';
-import { isFinished, restoreCheckpoint, saveStepCheckpoint, savedOutcomeSchema } from '../core/op-checkpoint.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
+import type { Store, StoreCallOptions } from '../core/store.js';
 import type { PlanIndex } from './dag.js';
+import type { ChunkAttemptResult, ChunkJobData } from './executor.js';
 import { planSchema, type Plan } from './plan.js';
 import type { ChunkRecord } from './record.js';
-import { chunkStatuses, planExecutionStateSchema, type ChunkState, type PlanExecutionState } from './state.js';
-import type { PlanOutcome, PlanRunOptions } from './types.js';
+import { chunkStateSchema, chunkStatuses, planExecutionStateSchema, type ChunkState, type PlanExecutionState } from './state.js';
+import type { PlanOutcome } from './types.js';
 
 /** The saved outcome of a finished plan, checked when a resumed run returns it. */
 const planOutcomeSchema = savedOutcomeSchema.extend({
@@ -26,18 +34,38 @@ const planOutcomeSchema = savedOutcomeSchema.extend({
   instructions: z.array(z.string()),
 });
 
+/** A plan's checkpoint in a run. */
+export type PlanCheckpoint = Checkpoint<PlanExecutionState, PlanOutcome, ChunkState>;
+
+/** The plan's checkpoint in its op context. */
+export function planCheckpoint(ctx: RunContext): PlanCheckpoint {
+  return ctx.checkpoint<PlanExecutionState, PlanOutcome, ChunkState>({ kind: 'plan', version: 1, state: planExecutionStateSchema, outcome: planOutcomeSchema, entry: chunkStateSchema });
+}
+
 /** What a plan starts from: a finished outcome to return as it is, or a state to continue. */
 export interface PlanStart {
   outcome?: Omit<PlanOutcome, 'usage'>;
   state?: PlanExecutionState;
 }
 
-/** In a resumed run, the plan's own checkpoint in the run's store; else `resumeFrom`. */
-export async function loadPlanStart(ctx: RunContext, resumeFrom: PlanExecutionState | undefined): Promise<PlanStart> {
-  const saved = await restoreCheckpoint<typeof planExecutionStateSchema, PlanOutcome>(ctx, 'plan', planExecutionStateSchema, planOutcomeSchema);
-  if (saved?.outcome) return { outcome: saved.outcome };
-  const state = saved?.state ?? resumeFrom;
-  return state ? { state } : {};
+/** In a resumed run, the plan's checkpoint: its outcome when it finished, else its state with the entries appended since folded in. */
+export async function loadPlanStart(checkpoint: PlanCheckpoint, plan: Plan, planId: string): Promise<PlanStart> {
+  const saved = await checkpoint.restore();
+  if (!saved) return {};
+  if (saved.outcome) return { outcome: saved.outcome };
+  const base = saved.state ?? { schemaVersion: 1 as const, planId, plan, chunks: [], instructions: [], updatedAt: 0 };
+  return { state: foldEntries(base, saved.entries) };
+}
+
+/** The state with later entries applied: the last entry of a chunk wins, except that a chunk that succeeded stays succeeded. */
+export function foldEntries(state: PlanExecutionState, entries: readonly ChunkState[]): PlanExecutionState {
+  if (entries.length === 0) return state;
+  const chunks = new Map(state.chunks.map((c) => [c.sequenceIndex, c]));
+  for (const entry of entries) {
+    if (chunks.get(entry.sequenceIndex)?.status === 'Succeeded' && entry.status !== 'Succeeded') continue;
+    chunks.set(entry.sequenceIndex, entry);
+  }
+  return { ...state, chunks: [...chunks.values()] };
 }
 
 /** Give the chunks that succeeded in `state` their saved results, and count again the dependencies each chunk waits for. */
@@ -58,82 +86,98 @@ export function restoreRecords(records: readonly ChunkRecord[], index: PlanIndex
   }
 }
 
-/** What {@link PlanCheckpoints} saves, and whom it tells. */
+/** What {@link PlanCheckpoints} saves. */
 export interface PlanCheckpointsOptions {
-  /** The plan's op context (its store, clock and signal). */
+  /** The plan's op context (its clock). */
   ctx: RunContext;
+  checkpoint: PlanCheckpoint;
   plan: Plan;
   planId: string;
   records: readonly ChunkRecord[];
   /** The instructions so far. */
   instructions: () => readonly string[];
-  /** The caller's hook. */
-  onCheckpoint: PlanRunOptions['onCheckpoint'];
-  /** Called after every save (or batch of saves) completes. */
-  saved: () => void;
 }
 
-/** Saves a running plan's state: to the run's store when it has one, then to `onCheckpoint`. */
+/** A running plan's checkpoint: the state when it starts, one entry per chunk that succeeds, the outcome when it ends. */
 export class PlanCheckpoints {
   readonly #o: PlanCheckpointsOptions;
-  #saving = false;
-  #requested = false;
 
   constructor(options: PlanCheckpointsOptions) {
     this.#o = options;
   }
 
-  /** Whether anything is saved at all (a store or a hook). */
+  /** Whether anything is saved at all (the run has a store). */
   get enabled(): boolean {
-    return this.#o.onCheckpoint !== undefined || this.#o.ctx.store !== undefined;
+    return this.#o.checkpoint.enabled;
   }
 
-  /** True when no save runs or waits. */
+  /** True when no entry is still being written. */
   get idle(): boolean {
-    return !this.#saving && !this.#requested;
+    return this.#o.checkpoint.idle;
   }
 
-  /** Save the state soon; requests made while a save runs are served by one more save after it. */
-  request(): void {
-    this.#requested = true;
-    if (this.#saving) return;
-    this.#saving = true;
-    void Promise.resolve().then(() => this.#drain());
+  /** Resolves when every entry is written. */
+  flush(): Promise<void> {
+    return this.#o.checkpoint.flush();
+  }
+
+  /** Save the state the plan starts from. */
+  async start(): Promise<void> {
+    await this.#o.checkpoint.save(this.state());
+  }
+
+  /** A chunk succeeded: append its entry (unless the executor already recorded it, see {@link recordChunkResult}). */
+  succeeded(r: ChunkRecord, recorded: boolean): void {
+    if (!recorded) this.#o.checkpoint.append(chunkState(r));
   }
 
   /** The state now. */
   state(): PlanExecutionState {
     const { ctx, plan, planId, records, instructions } = this.#o;
-    const chunks: ChunkState[] = records.map((r) => {
-      const saved: ChunkState = { sequenceIndex: r.chunk.sequenceIndex, status: r.status, attempts: r.attempts };
-      if (r.output !== undefined) saved.output = r.output;
-      if (r.error !== undefined) saved.error = r.error;
-      if (r.files !== undefined) saved.files = [...r.files];
-      return saved;
-    });
-    return { schemaVersion: 1, planId, plan, chunks, instructions: [...instructions()], updatedAt: ctx.clock.now() };
+    return { schemaVersion: 1, planId, plan, chunks: records.map(chunkState), instructions: [...instructions()], updatedAt: ctx.clock.now() };
   }
 
   /** Save the final state with the outcome, so that a resumed run returns it (finished statuses only). */
-  async finish(status: OutcomeStatus, outcome: Omit<PlanOutcome, 'usage'>): Promise<void> {
-    const ctx = this.#o.ctx;
-    if (ctx.store && isFinished(status)) await saveStepCheckpoint(ctx, 'plan', this.state(), outcome);
+  async finish(outcome: Omit<PlanOutcome, 'usage'>): Promise<void> {
+    await this.#o.checkpoint.finish(this.state(), outcome);
   }
+}
 
-  async #drain(): Promise<void> {
-    const { ctx, onCheckpoint, saved } = this.#o;
-    while (this.#requested) {
-      this.#requested = false;
-      try {
-        const state = this.state();
-        // The run's store first (when it has one), then the caller's hook.
-        await saveStepCheckpoint(ctx, 'plan', state);
-        await onCheckpoint?.(state, { signal: ctx.signal });
-      } catch (error) {
-        ctx.emit('warning', { message: `onCheckpoint failed: ${errorMessage(error)}`, code: 'checkpoint_failed' });
-      }
-    }
-    this.#saving = false;
-    saved();
+function chunkState(r: ChunkRecord): ChunkState {
+  const saved: ChunkState = { sequenceIndex: r.chunk.sequenceIndex, status: r.status, attempts: r.attempts };
+  if (r.output !== undefined) saved.output = r.output;
+  if (r.error !== undefined) saved.error = r.error;
+  if (r.files !== undefined) saved.files = [...r.files];
+  return saved;
+}
+
+/**
+ * Record a finished attempt of a chunk in its plan's checkpoint, from any
+ * process that shares the run's store: a worker of a queue-backed executor
+ * calls it when an attempt succeeds, so that a scheduler that resumes the
+ * run later (`resume(runnable, runId, { store })`) counts the chunk as done
+ * and does not run it again, even if no scheduler was running when it
+ * finished. `job` is the attempt's {@link ChunkJobData} (its `runId` and
+ * `checkpointPath` name the plan's checkpoint). An executor that reports
+ * the attempt's result back with `recorded: true` saves the scheduler
+ * writing it a second time (a second entry would be harmless).
+ *
+ * @example
+ * ```ts
+ * // in a worker, after running the attempt described by `job`
+ * const output = await runAttempt(job);
+ * await recordChunkResult(store, job, { output });
+ * ```
+ */
+export async function recordChunkResult(store: Store, job: Pick<ChunkJobData, 'runId' | 'checkpointPath' | 'chunk' | 'attempt'>, result: string | ChunkAttemptResult, options: StoreCallOptions = {}): Promise<void> {
+  const entry = chunkStateSchema.safeParse({
+    sequenceIndex: job.chunk?.sequenceIndex,
+    status: 'Succeeded',
+    attempts: job.attempt,
+    ...(typeof result === 'string' ? { output: result } : { output: result?.output, ...(result?.files ? { files: result.files } : {}) }),
+  });
+  if (!entry.success || entry.data.output === undefined || typeof job.runId !== 'string' || typeof job.checkpointPath !== 'string') {
+    throw new ConfigurationError(`Expected a chunk job (runId, checkpointPath, chunk, attempt) and its result (a string or { output, files? }), got ${describeValue(result)} for ${describeValue(job)}`);
   }
+  await store.append(checkpointStream(job.runId, job.checkpointPath), entry.data, options);
 }

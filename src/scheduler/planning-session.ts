@@ -8,18 +8,22 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import { z } from 'zod';
 import type { ModelAdapter } from '../core/adapter.js';
+import { checkpointKey, parseCheckpoint, savedOutcomeSchema, type Checkpoint, type CheckpointSpec } from '../core/checkpoint.js';
 import { realClock, type Clock } from '../core/clock.js';
-import type { TroupeEmitter } from '../core/context.js';
+import type { RunContext, TroupeEmitter } from '../core/context.js';
 import { CancelledError, ConfigurationError, describeValue } from '../core/errors.js';
 import type { TroupeEvent, TroupeEventListeners } from '../core/events.js';
+import type { Outcome } from '../core/outcome.js';
+import { resume } from '../core/resume.js';
 import { run } from '../core/run.js';
 import { defineRunnable } from '../core/runnable.js';
+import type { Store } from '../core/store.js';
 import { aggregate, type AggregateReport } from './aggregate.js';
 import { withConversation } from './conversation.js';
 import { decompose } from './decompose.js';
 import { executePlan } from './execute.js';
 import { safeFindJson } from '../text/json.js';
-import type { ChunkRole, Plan } from './plan.js';
+import { planSchema, type ChunkRole, type Plan } from './plan.js';
 import type { PlanOutcome, PlanRunOptions } from './types.js';
 
 /** The phases of a {@link PlanningSession}. */
@@ -36,7 +40,7 @@ export class PlanningPhaseError extends ConfigurationError {
 }
 
 /** Options of {@link PlanningSession}. */
-export interface PlanningSessionOptions extends Omit<PlanRunOptions, 'instructions' | 'aggregate' | 'resumeFrom' | 'adapter'> {
+export interface PlanningSessionOptions extends Omit<PlanRunOptions, 'instructions' | 'aggregate' | 'adapter'> {
   /** The adapter of the planner, the workers and the synthesis. */
   adapter: ModelAdapter;
   /** Adapters by name, for roles that name one. */
@@ -55,6 +59,14 @@ export interface PlanningSessionOptions extends Omit<PlanRunOptions, 'instructio
   maxPlanAttempts?: number;
   /** Cancels the session as `cancel()` does: model calls and the execution stop, and the phase becomes `cancelled`. */
   signal?: AbortSignal;
+  /**
+   * The store of the executions: each is a run with the session's id as its
+   * run id, logged and checkpointed here (the session's task, plan and
+   * instructions, and the plan's chunks), so that
+   * {@link PlanningSession.restore} can continue an execution that a crash
+   * or a restart interrupted.
+   */
+  store?: Store;
 }
 
 /** Where the session stands after a call. */
@@ -76,6 +88,29 @@ export interface PlanningRun {
   outcome: PlanOutcome;
   report: AggregateReport;
 }
+
+/** The checkpoint of a session's execution: the task, the plan and the instructions injected so far. */
+const sessionStateSchema = z.object({
+  schemaVersion: z.literal(1),
+  sessionId: z.string(),
+  task: z.string(),
+  plan: planSchema,
+  instructions: z.array(z.string()),
+});
+type SessionState = z.infer<typeof sessionStateSchema>;
+
+/** What a finished execution saves: the synthesis, and the plan's outcome and report, for `runs` after a restore. */
+interface ExecutionOutcome extends Outcome {
+  planOutcome: Omit<PlanOutcome, 'usage'>;
+  report: AggregateReport;
+}
+const executionOutcomeSchema = savedOutcomeSchema.extend({
+  planOutcome: savedOutcomeSchema.extend({ plan: planSchema, results: z.array(z.looseObject({})), stats: z.looseObject({}), instructions: z.array(z.string()) }),
+  report: z.looseObject({ summary: z.string(), stats: z.looseObject({}), conflicts: z.array(z.looseObject({})) }),
+});
+const sessionCheckpoint: CheckpointSpec<SessionState> = { kind: 'planning-session', version: 1, state: sessionStateSchema, outcome: executionOutcomeSchema };
+/** The checkpoint path of an execution's runnable: the first op under the run's root. */
+const EXECUTION_PATH = '/planning-session:planning-session#0';
 
 const decideSystem =
   'You decide whether a task is clear enough to plan. Answer with one JSON object: {"action":"clarify","questions":["..."]} ' +
@@ -109,6 +144,10 @@ export class PlanningSession {
   #instructions: string[] = [];
   #runs: PlanningRun[] = [];
   #controller = new AbortController();
+  /** The execution's checkpoint while it runs. */
+  #checkpoint: Checkpoint<SessionState, ExecutionOutcome> | undefined;
+  /** Set by {@link PlanningSession.restore}: the next approval resumes the interrupted execution. */
+  #interrupted = false;
 
   constructor(options: PlanningSessionOptions) {
     if (!options?.adapter || typeof options.adapter.openSession !== 'function') {
@@ -122,6 +161,43 @@ export class PlanningSession {
     this.#clock = options.clock ?? realClock;
     this.id = options.id ?? randomUUID();
     this.emitter = options.emitter ?? new EventEmitter<TroupeEventListeners>();
+  }
+
+  /**
+   * A session whose execution was interrupted (the process died, or it was
+   * cancelled), read back from its checkpoint in `options.store` under
+   * `options.id`: in phase `awaiting-approval` with its task, plan and
+   * injected instructions, where `approvePlan('approve')` continues the
+   * execution (`resume`: chunks that succeeded are not run again); or in
+   * phase `completed`, with the execution in `runs`, when it had finished.
+   *
+   * @example
+   * ```ts
+   * const session = await PlanningSession.restore({ adapter, store, id: 'release-42' });
+   * if (session.phase === 'awaiting-approval') await session.approvePlan('approve');
+   * ```
+   */
+  static async restore(options: PlanningSessionOptions & { store: Store; id: string }): Promise<PlanningSession> {
+    if (!options?.store || typeof options.store.get !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options?.store)}`);
+    if (typeof options.id !== 'string' || options.id === '') throw new ConfigurationError(`Expected \`id\` to be the session's id, got ${describeValue(options.id)}`);
+    const session = new PlanningSession(options);
+    const key = checkpointKey(options.id, EXECUTION_PATH);
+    const raw = await options.store.get(key, options.signal ? { signal: options.signal } : {});
+    if (raw === undefined) throw new ConfigurationError(`No execution of planning session "${options.id}" in the store (no checkpoint "${key}")`, { details: { id: options.id } });
+    const saved = parseCheckpoint(raw, { key, runId: options.id }, sessionCheckpoint);
+    session.#task = saved.state.task;
+    session.#plan = saved.state.plan;
+    session.#instructions = [...saved.state.instructions];
+    if (saved.outcome === undefined) {
+      session.#interrupted = true;
+      session.#phase = 'awaiting-approval';
+      return session;
+    }
+    const done = saved.outcome as Omit<ExecutionOutcome, 'usage'>;
+    const outcome: PlanOutcome = { ...done.planOutcome, output: done.report.summary, agent: 'synthesis', report: done.report, stats: done.report.stats, usage: done.report.stats.usage };
+    session.#runs.push({ task: saved.state.task, plan: saved.state.plan, instructions: [...saved.state.instructions], outcome, report: done.report });
+    session.#phase = 'completed';
+    return session;
   }
 
   /** The current phase. */
@@ -185,6 +261,7 @@ export class PlanningSession {
     }
     this.#instructions.push(instruction);
     this.#emit({ type: 'plan.instruction', planId: this.id, instruction });
+    void this.#checkpoint?.save(this.#state());
   }
 
   /** After completion: plan a follow-up, with the previous plan and report as context. */
@@ -254,29 +331,59 @@ export class PlanningSession {
     const plan = this.#plan!;
     const task = this.#task!;
     const signal = this.#controller.signal;
-    this.#instructions = [];
+    const resuming = this.#interrupted;
+    this.#interrupted = false;
+    if (!resuming) this.#instructions = [];
     const instructions = this.#instructions;
     this.#setPhase('executing');
-    const { adapter, adapters, clock, emitter: _e, id: _i, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _a, signal: _s, ...scheduling } = this.#options;
-    let outcome: PlanOutcome | undefined;
-    let report: AggregateReport | undefined;
-    const flow = defineRunnable({
+    const { adapter, adapters, clock, store, emitter: _e, id: _i, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _a, signal: _s, ...scheduling } = this.#options;
+    const flow = defineRunnable<ExecutionOutcome>({
       name: 'planning-session',
       kind: 'planning-session',
       run: async (input, ctx) => {
-        outcome = await executePlan(plan, { ...scheduling, adapter, ctx, task: input, planId: scheduling.planId ?? this.id, instructions: () => instructions });
-        if (ctx.signal.aborted) return { output: outcome.output, agent: outcome.agent, status: 'cancelled' };
-        this.#setPhase('aggregating');
-        report = await aggregate(plan, outcome.results, { ctx, adapter, task: input, durationMs: outcome.stats.durationMs });
-        return { output: report.summary, agent: 'synthesis', status: outcome.status };
+        const checkpoint = ctx.checkpoint<SessionState, ExecutionOutcome>(sessionCheckpoint);
+        const saved = await checkpoint.restore();
+        if (saved?.outcome) return saved.outcome;
+        this.#checkpoint = checkpoint;
+        try {
+          await checkpoint.save(this.#state());
+          return await this.#executePlan(plan, input, ctx, { ...scheduling, adapter, instructions: () => instructions }, checkpoint);
+        } finally {
+          this.#checkpoint = undefined;
+        }
       },
     });
-    await run(flow, task, { adapter, signal, emitter: this.emitter, runId: this.id, ...(adapters ? { adapters } : {}), ...(clock ? { clock } : {}) });
+    const options = { adapter, signal, emitter: this.emitter, ...(adapters ? { adapters } : {}), ...(clock ? { clock } : {}) };
+    const result = resuming && store ? await resume(flow, this.id, { ...options, store }) : await run(flow, task, { ...options, runId: this.id, ...(store ? { store } : {}) });
     this.#guard(signal);
-    const final: PlanOutcome = { ...outcome!, output: report!.summary, agent: 'synthesis', report: report!, stats: report!.stats, usage: report!.stats.usage };
-    this.#runs.push({ task, plan, instructions: [...instructions], outcome: final, report: report! });
+    const { planOutcome, report } = result;
+    const final: PlanOutcome = { ...planOutcome, output: report.summary, agent: 'synthesis', report, stats: report.stats, usage: report.stats.usage };
+    this.#runs.push({ task, plan, instructions: [...instructions], outcome: final, report });
     this.#setPhase('completed');
     return { phase: 'completed', plan, outcome: final };
+  }
+
+  /** Execute the plan and aggregate its results in the execution's context; a finished execution is saved in its checkpoint. */
+  async #executePlan(
+    plan: Plan,
+    task: string,
+    ctx: RunContext,
+    options: PlanRunOptions & { adapter: ModelAdapter },
+    checkpoint: Checkpoint<SessionState, ExecutionOutcome>,
+  ): Promise<Omit<ExecutionOutcome, 'usage'>> {
+    const outcome = await executePlan(plan, { ...options, ctx, task, planId: options.planId ?? this.id });
+    if (ctx.signal.aborted) throw new CancelledError('The planning session was cancelled');
+    this.#setPhase('aggregating');
+    const report = await aggregate(plan, outcome.results, { ctx, adapter: options.adapter, task, durationMs: outcome.stats.durationMs });
+    const { usage: _usage, ...planOutcome } = outcome;
+    const result: Omit<ExecutionOutcome, 'usage'> = { output: report.summary, agent: 'synthesis', status: outcome.status, planOutcome, report };
+    await checkpoint.finish(this.#state(), result);
+    return result;
+  }
+
+  /** The execution's checkpoint state. */
+  #state(): SessionState {
+    return { schemaVersion: 1, sessionId: this.id, task: this.#task ?? '', plan: this.#plan!, instructions: [...this.#instructions] };
   }
 
   /** Run `work`, cancelling the session when the `signal` option aborts (the listener lives only as long as the call). */

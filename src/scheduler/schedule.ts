@@ -19,28 +19,28 @@ import { DurationEstimates } from './estimates.js';
 import { directExecutor, type ChunkAttemptResult } from './executor.js';
 import { PlanMachine } from './machine.js';
 import type { ChunkRole, Plan } from './plan.js';
-import { PlanCheckpoints, restoreRecords } from './plan-checkpoint.js';
+import { PlanCheckpoints, restoreRecords, type PlanCheckpoint } from './plan-checkpoint.js';
+import type { PlanExecutionState } from './state.js';
 import { chunkPrompt } from './prompt.js';
 import { chunkRecord, chunkResult, type ChunkRecord } from './record.js';
 import { resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
 import type { ChunkResult, ChunkRunner, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 
-/** Everything an execution needs: the options, validated settings, the plan's id and the runner. */
-export type ScheduleOptions = PlanRunOptions & PlanSettings & { planId: string; runner: ChunkRunner };
+/** Everything an execution needs: the options, validated settings, the plan's id, the runner, its checkpoint and the state it continues. */
+export type ScheduleOptions = PlanRunOptions &
+  PlanSettings & { planId: string; runner: ChunkRunner; checkpoint: PlanCheckpoint; resumeFrom?: PlanExecutionState | undefined };
 
 const none: readonly string[] = [];
 
-/** Run `plan` for `task` in `ctx` (the plan's op context), continuing `o.resumeFrom` when given. */
+/** Run `plan` for `task` in `ctx` (the plan's op context), continuing `o.resumeFrom` (restored from its checkpoint) when given. */
 export async function schedule(plan: Plan, task: string, ctx: RunContext, o: ScheduleOptions): Promise<Omit<PlanOutcome, 'usage'>> {
   const records = plan.chunks.map((c, i) => chunkRecord(i, c, o.index.deps[i]!.length));
   if (o.resumeFrom) restoreRecords(records, o.index, o.resumeFrom);
   const roleOf = roleResolver(o.roles);
-  const earlier = o.resumeFrom?.instructions ?? none;
-  const instructions = (): readonly string[] => {
-    const live = o.instructions?.() ?? none;
-    return earlier.length === 0 ? live : [...earlier, ...live];
-  };
-  const checkpoints = new PlanCheckpoints({ ctx, plan, planId: o.planId, records, instructions, onCheckpoint: o.onCheckpoint, saved: () => machine.pump() });
+  // A resumed plan takes its instructions from the caller when it gives them, else from its checkpoint.
+  const saved = o.resumeFrom?.instructions ?? none;
+  const instructions = o.instructions ?? ((): readonly string[] => saved);
+  const checkpoints = new PlanCheckpoints({ ctx, checkpoint: o.checkpoint, plan, planId: o.planId, records, instructions });
   const host = attemptHost(ctx, o, records, instructions);
   const machine = new PlanMachine({
     ctx,
@@ -53,10 +53,11 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     checkpoints: checkpoints.enabled ? checkpoints : undefined,
     attempt: (r) => new Attempt(host, r.chunk, roleOf(r.chunk.role), r.attempts, r.error),
   });
+  if (checkpoints.enabled) await checkpoints.start();
   await drive(machine, plan, ctx, o);
   if (machine.stopping === 'cancelled') throw abortError(ctx.signal);
   const outcome = await planOutcome(plan, task, ctx, o, records, machine, instructions());
-  await checkpoints.finish(outcome.status, outcome);
+  await checkpoints.finish(outcome);
   return outcome;
 }
 

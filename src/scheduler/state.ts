@@ -1,6 +1,6 @@
 /**
- * The serialisable state of a plan execution: what `onCheckpoint` receives
- * after every chunk finishes, and what `resumeFrom` continues from.
+ * The serialisable state of a plan execution: what the plan's checkpoint
+ * holds, and what a resumed plan continues from.
  * @module
  */
 import { z } from 'zod';

@@ -19,7 +19,7 @@ import type { ChunkWeight, PlanIndex } from './dag.js';
 import type { ChunkAttemptResult, Executor } from './executor.js';
 import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import type { RoleConfig, RoleOverrides } from './roles.js';
-import type { ChunkStatus, PlanExecutionState } from './state.js';
+import type { ChunkStatus } from './state.js';
 
 /** What a {@link ChunkRunner} receives for one attempt. */
 export interface ChunkRunInput {
@@ -92,13 +92,6 @@ export interface PlanRunOptions {
   instructions?: () => readonly string[];
   /** Summarise the results with a synthesis session (`true`: the chunks' adapter). Default: false. */
   aggregate?: boolean | { adapter?: ModelAdapter; system?: string };
-  /**
-   * Called (and awaited) with the state after chunks reach a terminal status: one call at a time, in
-   * order; chunks that finish while a call runs are in the next call's state.
-   */
-  onCheckpoint?: (state: PlanExecutionState, options: { signal: AbortSignal }) => void | Promise<void>;
-  /** Continue a saved execution: chunks that succeeded there are not run again. */
-  resumeFrom?: PlanExecutionState;
 }
 
 /** Options of `executePlan`: scheduling, plus how to run standalone or inside a context. */

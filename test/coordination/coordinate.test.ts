@@ -10,8 +10,8 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { replayAdapter } from '../../src/adapters/recording.js';
 import { memoryStore } from '../../src/core/memory-store.js';
 import { exportRun } from '../../src/persistence/run-log.js';
-import { resume } from '../../src/persistence/resume.js';
-import { loadCheckpoint } from '../../src/core/checkpoint.js';
+import { resume } from '../../src/core/resume.js';
+import { checkpointKey, parseCheckpoint } from '../../src/core/checkpoint.js';
 import { coordinate, coordinationStateSchema, DELEGATE_INSTRUCTION } from '../../src/coordination/coordinate.js';
 import { COORDINATION_TOOL_NAMES } from '../../src/coordination/tools.js';
 import type { WorkspaceStrategy } from '../../src/workspaces/types.js';
@@ -323,16 +323,18 @@ describe('coordinate', () => {
     const make = () => scriptedAdapter({ clock, rules: [{ agent: 'lead', reply: 'OK' }, { agent: 'w1', reply: (r) => ({ text: report(r), delayMs: 100 }) }] });
     const first = make();
     const controller = new AbortController();
-    const killed = run(coordinate({ lead: lead(), workers: workers(1), tasks, stuck, store }), 'x', { adapter: first, clock, store, runId: 'first', signal: controller.signal });
+    const flow = () => coordinate({ lead: lead(), workers: workers(1), tasks, stuck });
+    const killed = run(flow(), 'x', { adapter: first, clock, store, runId: 'first', signal: controller.signal });
     const failure = killed.catch((e: unknown) => e);
     await clock.advance(150); // t1 done at 100, t2 in progress
     controller.abort();
     expect(await failure).toBeInstanceOf(CancelledError);
-    const saved = await loadCheckpoint(store, 'first', coordinationStateSchema, { kind: 'coordinate' });
-    expect(saved?.state.tasks.tasks.map((t) => [t.id, t.status])).toEqual([['t1', 'done'], ['t2', 'in-progress'], ['t3', 'pending']]);
+    const key = checkpointKey('first', '/coordinate:coordinate#0');
+    const saved = parseCheckpoint(await store.get(key), { key, runId: 'first' }, { kind: 'coordinate', version: 1, state: coordinationStateSchema });
+    expect(saved.state.tasks.tasks.map((t) => [t.id, t.status])).toEqual([['t1', 'done'], ['t2', 'in-progress'], ['t3', 'pending']]);
 
     const second = make();
-    const resumed = await drive(clock, run(coordinate({ lead: lead(), workers: workers(1), stuck, store, resumeFrom: 'first' }), 'ignored', { adapter: second, clock, store, runId: 'second' }));
+    const resumed = await drive(clock, resume(flow(), 'first', { adapter: second, clock, store }));
     expect(second.inputsOf('w1').map((t) => /Task (\S+):/.exec(t)?.[1])).toEqual(['t2', 't3']);
     expect(resumed.tasks.map((t) => [t.id, t.status, t.result])).toEqual([['t1', 'done', 'Report: t1'], ['t2', 'done', 'Report: t2'], ['t3', 'done', 'Report: t3']]);
     expect(second.inputsOf('w1')[0]).toContain('Overall request:\nx'); // the request comes from the checkpoint
@@ -362,17 +364,6 @@ describe('coordinate', () => {
     expect(third.calls).toHaveLength(0);
     expect(again.tasks).toEqual(resumed.tasks);
     expect(again.output).toBe(resumed.output);
-  });
-
-  it('resumes from a state object; a finished coordination only writes its synthesis again', async () => {
-    const adapter = scriptedAdapter({ rules: [{ agent: 'lead', match: 'Every task', reply: 'Recap.' }, { agent: 'lead', reply: 'OK' }, { agent: 'w1', reply: report }] });
-    const first = await run(coordinate({ lead: lead(), workers: workers(1), tasks: [{ id: 'a', title: 'A' }], stuck }), 'x', { adapter });
-    const calls = adapter.calls.length;
-    const again = await run(coordinate({ lead: lead(), workers: workers(1), stuck, resumeFrom: first.state }), 'x', { adapter });
-    expect(adapter.calls.slice(calls).map((c) => c.agent)).toEqual(['lead']);
-    expect(again.tasks).toEqual(first.tasks);
-    expect(() => coordinate({ lead: lead(), workers: workers(1), stuck, resumeFrom: { nope: 1 } as never })).toThrow(/resumeFrom/);
-    await expect(run(coordinate({ lead: lead(), workers: workers(1), stuck, resumeFrom: 'gone', store: memoryStore() }), 'x', { adapter })).rejects.toThrow(/No coordination checkpoint of run "gone"/);
   });
 
   it('makes no model call after the run is aborted', async () => {

@@ -7,7 +7,8 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run } from '../../src/core/run.js';
-import { memoryStore } from '../../src/core/memory-store.js';
+import { resume } from '../../src/core/resume.js';
+import { checkpointRecorder } from '../helpers/checkpoints.js';
 import { feedbackAdjustments } from '../../src/reflection/adjust.js';
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate, type OrchestrateOptions } from '../../src/patterns/orchestrate.js';
@@ -114,8 +115,7 @@ describe('adjustment from feedback in orchestrate', () => {
   });
 
   it('keeps the adjustments in the checkpoint, so a resumed loop plans with them', async () => {
-    const store = memoryStore();
-    const states: OrchestrateState[] = [];
+    const saves = checkpointRecorder<OrchestrateState>('orchestrate', 1);
     const first = scriptedAdapter({
       rules: [
         { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? 'Synthesis one' : PLAN) },
@@ -125,13 +125,13 @@ describe('adjustment from feedback in orchestrate', () => {
       ],
       replies: { judge: ['SCORE: 0.3\nRATIONALE: The fix is missing.'] },
     });
-    await run(team({ maxIterations: 1, onCheckpoint: (s) => void states.push(s) }), REQUEST, { adapter: first, store });
-    const saved = states.at(-1)!;
+    await run(team({ maxIterations: 3 }), REQUEST, { adapter: first, store: saves.store, runId: 'fb', signal: saves.signal, onEvent: saves.onEvent });
+    const saved = saves.states.at(-1)!;
     expect(orchestrateStateSchema.parse(saved).adjustments?.map((a) => a.kind)).toEqual(['worker-failed']);
     const second = scriptedAdapter({
       rules: [{ agent: 'lead', reply: 'It is all done now, nothing to delegate.' }],
     });
-    const resumed = await run(team({ maxIterations: 3, resumeFrom: saved }), REQUEST, { adapter: second });
+    const resumed = await resume(team({ maxIterations: 3 }), 'fb', { adapter: second, store: saves.store });
     expect(resumed).toMatchObject({ status: 'goal-met', iterations: 2 });
     expect(second.inputsOf('lead')[0]).toContain('- Worker "coder" failed (out of quota)');
   });

@@ -6,6 +6,8 @@ import { scriptedAdapter, type ScriptedAdapterOptions } from '../../src/adapters
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate, type OrchestrateOptions } from '../../src/patterns/orchestrate.js';
 import { orchestrateStateSchema, type OrchestrateState } from '../../src/patterns/orchestrate-state.js';
+import { resume } from '../../src/core/resume.js';
+import { checkpointRecorder } from '../helpers/checkpoints.js';
 
 const REQUEST = 'Add a login form with validation';
 const PLAN = '@worker:coder\nWrite the form.\n@end\n@worker:tester\nWrite the tests.\n@end';
@@ -300,29 +302,28 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(degrading[0]).toMatchObject({ iteration: 2, score: 0.3, previous: 0.8 });
   });
 
-  it('checkpoints a serialisable state after every iteration and resumes from it', async () => {
-    const states: OrchestrateState[] = [];
+  it('checkpoints a serialisable state after every iteration in the run store and resumes from it', async () => {
+    const saves = checkpointRecorder<OrchestrateState>('orchestrate', 2);
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['Same.\n[[NEEDS_ITERATION]]']) }] });
-    const first = await run(team({ maxIterations: 2, onCheckpoint: async (s) => { states.push(s); } }), REQUEST, { adapter, clock });
-    expect(first.status).toBe('max-iterations');
-    expect(states.map((s) => s.iteration)).toEqual([1, 2]);
-    for (const s of states) {
+    const first = await run(team({ maxIterations: 5 }), REQUEST, { adapter, clock, store: saves.store, runId: 'o', signal: saves.signal, onEvent: saves.onEvent });
+    expect(first.status).toBe('cancelled');
+    expect(saves.states.map((s) => s.iteration)).toEqual([1, 2]);
+    for (const s of saves.states) {
       expect(s.schemaVersion).toBe(1);
-      expect(orchestrateStateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s);
+      expect(orchestrateStateSchema.parse(s)).toEqual(s);
     }
-    expect(states[1]!.stall.consecutive).toBe(1);
+    expect(saves.states[1]!.stall.consecutive).toBe(1);
 
-    // Resume from iteration 2: the evaluation history and the stall state carry over.
+    // Resume at iteration 3: the evaluation history and the stall state carry over.
     const events: TroupeEvent[] = [];
-    const resumed = await run(team({ maxIterations: 5, resumeFrom: JSON.parse(JSON.stringify(states[1])) as OrchestrateState }), 'ignored', { adapter, clock, onEvent: (e) => events.push(e) });
+    const resumed = await resume(team({ maxIterations: 5 }), 'o', { adapter, clock, store: saves.store, onEvent: (e) => events.push(e) });
     expect((events.find((e) => e.type === 'reflect.iteration.started') as TroupeEvent<'reflect.iteration.started'>).iteration).toBe(3);
     expect(resumed).toMatchObject({ status: 'stalled', iterations: 3 });
     expect(resumed.evaluations.map((e) => e.iteration)).toEqual([1, 2, 3]);
     expect(adapter.inputsOf('coder').at(-1)).toContain(REQUEST);
   });
 
-  it('rejects an invalid resumeFrom and bad options with clear messages', () => {
-    expect(() => team({ resumeFrom: { schemaVersion: 2 } as unknown as OrchestrateState })).toThrow(/resumeFrom/);
+  it('rejects bad options with clear messages', () => {
     expect(() => team({ maxIterations: 0 })).toThrow('Expected `maxIterations` to be a positive integer, got 0 (number)');
     expect(() => team({ goalScore: 2 })).toThrow(/goalScore/);
     expect(() => orchestrate({ workers: [] })).toThrow(/workers/);

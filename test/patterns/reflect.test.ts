@@ -5,6 +5,8 @@ import { run, startRun } from '../../src/core/run.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { agent } from '../../src/patterns/agent.js';
 import { reflect, reflectStateSchema, type ReflectState } from '../../src/patterns/reflect.js';
+import { resume } from '../../src/core/resume.js';
+import { checkpointRecorder } from '../helpers/checkpoints.js';
 
 const writer = () => agent({ name: 'writer', system: 'You write haiku.' });
 
@@ -87,15 +89,15 @@ describe('reflect', () => {
     expect(adapter.inputsOf('writer')[1]).toContain('## Iteration 2/5');
   });
 
-  it('checkpoints after every iteration and resumes from a checkpoint', async () => {
-    const states: ReflectState[] = [];
+  it('checkpoints after every iteration in the run store and resumes from it', async () => {
+    const saves = checkpointRecorder<ReflectState>('reflect', 2);
     const adapter = scriptedAdapter({ replies: { writer: ['one', 'two', 'three\n[[REFLECTION_COMPLETE]]'] } });
-    await run(reflect(writer(), { maxIterations: 2, onCheckpoint: (s) => void states.push(s) }), 'go', { adapter, clock: new SimulatedClock() });
-    expect(states.map((s) => s.iteration)).toEqual([1, 2]);
-    expect(reflectStateSchema.parse(JSON.parse(JSON.stringify(states[1])))).toEqual(states[1]);
-    const result = await run(reflect(writer(), { maxIterations: 4, resumeFrom: states[1]! }), 'go', { adapter, clock: new SimulatedClock() });
+    const first = await run(reflect(writer(), { maxIterations: 4 }), 'go', { adapter, clock: new SimulatedClock(), store: saves.store, runId: 'w', signal: saves.signal, onEvent: saves.onEvent });
+    expect(first.status).toBe('cancelled');
+    expect(saves.states.map((s) => s.iteration)).toEqual([1, 2]);
+    expect(reflectStateSchema.parse(saves.states[1])).toEqual(saves.states[1]);
+    const result = await resume(reflect(writer(), { maxIterations: 4 }), 'w', { adapter, clock: new SimulatedClock(), store: saves.store });
     expect(result).toMatchObject({ status: 'goal-met', iterations: 3, output: 'three' });
     expect(adapter.inputsOf('writer')[2]).toContain('## Your Previous Answer\ntwo');
-    expect(() => reflect(writer(), { resumeFrom: { kind: 'orchestrate' } as unknown as ReflectState })).toThrow(/resumeFrom/);
   });
 });

@@ -12,6 +12,11 @@ import { team, type TeamVote } from '../../src/patterns/team.js';
 import { teamStateSchema, type TeamState } from '../../src/patterns/team-state.js';
 import { parseTeamReply } from '../../src/patterns/team-protocol.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import { checkpointKey } from '../../src/core/checkpoint.js';
+import { resume } from '../../src/core/resume.js';
+import type { Store } from '../../src/core/store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
+import { checkpointRecorder } from '../helpers/checkpoints.js';
 
 const vote = (reason = 'done') => ({ toolCalls: [{ name: 'vote_conclude', arguments: { reason } }] });
 const intro = (self: string, members: string, tools = true) =>
@@ -100,15 +105,15 @@ describe('team', () => {
         { agent: 'lead', reply: 'Best effort.' },
       ],
     });
-    const checkpoints: TeamState[] = [];
+    const saves = checkpointRecorder<TeamState>('team');
     const panel = team({
       members: [agent({ name: 'a' }), agent({ name: 'b' })],
       coordinator: agent({ name: 'lead' }),
       terminationMode: 'coordinatorDecides',
       maxRounds: 3,
-      onCheckpoint: (state) => void checkpoints.push(state),
     });
-    const result = await run(panel, 'Review PR 7', { adapter });
+    const result = await run(panel, 'Review PR 7', { adapter, store: saves.store });
+    const checkpoints = saves.states;
     expect(result).toMatchObject({ status: 'max-rounds', rounds: 3, output: 'Best effort.' });
     expect(adapter.inputsOf('a')).toHaveLength(3);
     expect(result.transcript.filter((m) => m.from === 'lead').map((m) => m.round)).toEqual([1, 2, 3]);
@@ -334,10 +339,10 @@ describe('team', () => {
   it('checkpoints a serialisable state after every round and resumes from it', async () => {
     const script = () =>
       scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: (r) => `${r.agent} turn ${r.turn}` }, { agent: 'lead', reply: 'Final.' }] });
-    const make = (extra: { resumeFrom?: TeamState; onCheckpoint?: (s: TeamState) => void }) =>
-      team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 3, ...extra });
-    const states: TeamState[] = [];
-    const full = await run(make({ onCheckpoint: (s) => void states.push(s) }), 'Review PR 7', { adapter: script() });
+    const make = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 3 });
+    const recorded = checkpointRecorder<TeamState>('team');
+    const full = await run(make(), 'Review PR 7', { adapter: script(), store: recorded.store });
+    const states = recorded.states;
     expect(states.map((s) => s.round)).toEqual([1, 2, 3]);
     for (const s of states) expect(teamStateSchema.parse(JSON.parse(JSON.stringify(s)))).toEqual(s);
     expect(states[0]).toEqual({
@@ -352,9 +357,11 @@ describe('team', () => {
       votes: [],
     });
 
+    const saves = checkpointRecorder<TeamState>('team', 1);
+    await expect(run(make(), 'Review PR 7', { adapter: script(), store: saves.store, runId: 't', signal: saves.signal, onEvent: saves.onEvent })).rejects.toThrow();
+    expect(saves.states).toEqual([states[0]]);
     const adapter = script();
-    const saved = JSON.parse(JSON.stringify(states[0])) as TeamState;
-    const resumed = await run(make({ resumeFrom: saved }), 'ignored', { adapter });
+    const resumed = await resume(make(), 't', { adapter, store: saves.store });
     expect(resumed).toMatchObject({ status: 'max-rounds', rounds: 3 });
     // a reopened session is sent the intro and everything it may see, its own messages marked
     expect(adapter.inputsOf('a')).toEqual([
@@ -362,9 +369,6 @@ describe('team', () => {
       'Round 3. New messages:\n[b, round 2]: b turn 1',
     ]);
     expect(resumed.transcript.map((m) => [m.from, m.round])).toEqual(full.transcript.map((m) => [m.from, m.round]));
-
-    expect(() => make({ resumeFrom: { ...saved, schemaVersion: 2 } as unknown as TeamState })).toThrow(/schemaVersion 1/);
-    expect(() => team({ members: [agent({ name: 'x' })], coordinator: agent({ name: 'lead' }), resumeFrom: saved })).toThrow(/Cannot resume/);
   });
 
   it('validates its options with clear messages', () => {
@@ -384,8 +388,12 @@ describe('team state', () => {
   it('resumes from a stored schemaVersion 1 state', async () => {
     const state = teamStateSchema.parse(fixture());
     const adapter = scriptedAdapter({ replies: { a: [vote(), 'Agreed.'], b: [vote(), 'Still good.'], lead: ['Approved.'] } });
-    const panel = team({ name: 'review', members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), resumeFrom: state });
-    const result = await run(panel, '', { adapter });
+    const panel = team({ name: 'review', members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
+    // The state as the team's checkpoint in a run's store, and the run's log.
+    const store = memoryStore();
+    await store.set(checkpointKey('fx', '/team:review#0'), { schemaVersion: 1, kind: 'team', runId: 'fx', savedAt: 0, state, path: '/team:review#0' });
+    await store.append('runs/fx/events', { type: 'run.started', runId: 'fx', time: 0, runnable: 'review', input: state.task });
+    const result = await resume(panel, 'fx', { adapter, store });
     expect(result).toMatchObject({ status: 'consensus', rounds: 2, output: 'Approved.' });
     expect(adapter.inputsOf('a')[0]).toBe(
       `${intro('a', 'a, b')}\n\nRound 2. New messages:\n[user, round 1, to you]: Mind the migration.\n[a (you), round 1]: Looks fine.\n[b, round 1, votes to conclude]: Ship it.`,
@@ -393,21 +401,24 @@ describe('team state', () => {
     expect(adapter.inputsOf('b')[0]).toBe(`${intro('b', 'a, b')}\n\nRound 2. New messages:\n[a, round 1]: Looks fine.\n[b (you), round 1, votes to conclude]: Ship it.`);
   });
 
-  it('awaits onCheckpoint before the next round starts', async () => {
+  it('saves its checkpoint before the next round starts', async () => {
     const clock = new SimulatedClock();
     const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: 'A' }, { agent: 'lead', reply: 'Final.' }] });
     const seenAt: number[] = [];
-    const panel = team({
-      members: [agent({ name: 'a' })],
-      coordinator: agent({ name: 'lead' }),
-      terminationMode: 'maxRounds',
-      maxRounds: 2,
-      onCheckpoint: async (_state, { signal }) => {
-        seenAt.push(adapter.calls.length);
-        await sleep(clock, 1000, signal);
+    const inner = memoryStore();
+    // A store whose checkpoint writes take a second on the clock.
+    const store: Store = {
+      ...inner,
+      set: async (key, value) => {
+        if (key.includes('/checkpoints/') && (value as { outcome?: unknown }).outcome === undefined) {
+          seenAt.push(adapter.calls.length);
+          await sleep(clock, 1000);
+        }
+        return inner.set(key, value);
       },
-    });
-    const result = run(panel, 'Review PR 7', { adapter, clock });
+    };
+    const panel = team({ members: [agent({ name: 'a' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
+    const result = run(panel, 'Review PR 7', { adapter, clock, store });
     await clock.advance(999);
     expect(adapter.calls).toHaveLength(1);
     await clock.runAll();

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { describe, expect, it } from 'vitest';
-import { loadCheckpoint } from '../../src/core/checkpoint.js';
+import { parseCheckpoint } from '../../src/core/checkpoint.js';
 import { fileStore } from '../../src/persistence/file-store.js';
 import { z } from 'zod';
 import { payloadFor } from '../fixtures/persistence/crash-state.js';
@@ -50,9 +50,9 @@ describe('crash safety of the file store', () => {
     for (let round = 0; round < 20; round++) {
       const { acks } = await runAndKill(script, dir, Math.floor(Math.random() * 25));
       lastAck = Math.max(lastAck, ...acks);
-      const loaded = await loadCheckpoint(fileStore(dir), 'crash', crashState);
-      expect(loaded).toBeDefined();
-      const { version, payload } = loaded!.state;
+      const raw = await fileStore(dir).get('runs/crash/checkpoint');
+      expect(raw).toBeDefined();
+      const { version, payload } = parseCheckpoint(raw, { key: 'runs/crash/checkpoint', runId: 'crash' }, { kind: 'crash-test', version: 1, state: crashState }).state;
       // Nothing acknowledged is lost; at most the write in flight also landed.
       expect([lastAck, lastAck + 1]).toContain(version);
       expect(payload).toBe(payloadFor(version));

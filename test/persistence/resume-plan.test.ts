@@ -4,8 +4,12 @@ import { describe, expect, it } from 'vitest';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { memoryStore } from '../../src/core/memory-store.js';
-import { resume } from '../../src/persistence/resume.js';
+import { checkpointKey, checkpointStream } from '../../src/core/checkpoint.js';
+import { resume } from '../../src/core/resume.js';
+import type { Store } from '../../src/core/store.js';
 import { executePlan, planRunnable, type PlanRunOptions } from '../../src/scheduler/execute.js';
+import type { ChunkJobData, Executor } from '../../src/scheduler/executor.js';
+import { recordChunkResult } from '../../src/scheduler/plan-checkpoint.js';
 import { planExecutionStateSchema } from '../../src/scheduler/state.js';
 import { reflect } from '../../src/patterns/reflect.js';
 import { agent } from '../../src/patterns/agent.js';
@@ -29,8 +33,11 @@ describe('resuming a plan execution', () => {
     await expect(executePlan(plan, { ...options, adapter: first, store, runId: 'p1', signal: controller.signal, onEvent })).rejects.toMatchObject({ code: 'cancelled' });
     const ranFirst = chunksRun(first);
     expect(ranFirst).toHaveLength(3);
+    // The state is saved once, when the plan starts; each chunk that succeeds is one entry of the checkpoint's stream.
     const saved = planExecutionStateSchema.parse((await store.get('runs/p1/checkpoints/plan:six#0') as { state: unknown }).state);
-    expect(saved.chunks.filter((c) => c.status === 'Succeeded').map((c) => c.sequenceIndex)).toEqual(ranFirst.sort());
+    expect(saved.chunks.map((c) => c.status)).toEqual(['Pending', 'Pending', 'Pending', 'Pending', 'Pending', 'Pending']);
+    const entries = (await store.read(checkpointStream('p1', '/plan:six#0'))).records as Array<{ sequenceIndex: number; status: string; output: string }>;
+    expect(entries.map((e) => [e.sequenceIndex, e.status, e.output])).toEqual(ranFirst.map((i) => [i, 'Succeeded', `done ${i}`]));
 
     const second = script();
     const events: TroupeEvent[] = [];
@@ -92,5 +99,73 @@ describe('the plan checkpoint fixture', () => {
     const resumed = await resume(three, 'fx', { store, adapter });
     expect(adapter.calls).toHaveLength(2);
     expect(resumed.results.map((r) => r.output)).toEqual(['done', 'again', 'again']);
+  });
+});
+
+describe('chunk results recorded by another process (a queue-backed executor)', () => {
+  /** An executor that hands attempts to "workers": each records its result in the store, then reports it back as recorded. */
+  function workerExecutor(store: Store, jobs: ChunkJobData[], stopAfter?: { count: number; controller: AbortController }): Executor {
+    let done = 0;
+    return {
+      kind: 'test-queue',
+      capacity: 1,
+      async dispatch(job) {
+        const data = job.toJSON();
+        jobs.push(data);
+        const output = `worker did ${data.chunk.sequenceIndex}`;
+        await recordChunkResult(store, data, { output, files: [`f${data.chunk.sequenceIndex}`] });
+        if (stopAfter && ++done === stopAfter.count) stopAfter.controller.abort();
+        return { output, recorded: true };
+      },
+    };
+  }
+
+  it('counts the chunks workers recorded while no scheduler ran as done when the run is resumed', async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    const jobs: ChunkJobData[] = [];
+    const flow = (executor?: Executor) => planRunnable(plan, { ...options, ...(executor ? { executor } : {}) });
+    // The scheduler dies after two chunks ...
+    const first = executePlan(plan, { ...options, executor: workerExecutor(store, jobs, { count: 2, controller }), store, runId: 'q1', signal: controller.signal });
+    await expect(first).rejects.toMatchObject({ code: 'cancelled' });
+    expect(jobs.map((j) => [j.runId, j.checkpointPath, j.attempt])).toEqual([['q1', '/plan:six#0', 1], ['q1', '/plan:six#0', 1]]);
+    // ... and a worker finishes chunk 2 (a job of the dead scheduler's queue) while no scheduler is up.
+    const taken = { ...jobs[1]!, chunk: plan.chunks[2]! };
+    await recordChunkResult(store, taken, 'worker did 2 late');
+    // The new scheduler runs only what nobody finished; results recorded as done are not written again.
+    const resumedJobs: ChunkJobData[] = [];
+    const resumed = await resume(flow(workerExecutor(store, resumedJobs)), 'q1', { store });
+    expect(resumedJobs.map((j) => j.chunk.sequenceIndex).sort()).toEqual([3, 4, 5]);
+    expect(resumed.results.map((r) => r.output)).toEqual(['worker did 0', 'worker did 1', 'worker did 2 late', 'worker did 3', 'worker did 4', 'worker did 5']);
+    expect(resumed.results[0]!.files).toEqual(['f0']);
+    const entries = (await store.read(checkpointStream('q1', '/plan:six#0'))).records;
+    expect(entries).toHaveLength(6); // one per chunk, all written by the workers
+  });
+
+  it('compacts: a resumed plan saves its state with the entries folded in, and later reads only the entries after it', async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    let succeeded = 0;
+    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'Succeeded' && ++succeeded === 2 && controller.abort());
+    await expect(executePlan(plan, { ...options, adapter: script(), store, runId: 'q2', signal: controller.signal, onEvent })).rejects.toThrow();
+    const controller2 = new AbortController();
+    let again = 0;
+    const onEvent2 = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'Succeeded' && ++again === 2 && controller2.abort());
+    await expect(resume(planRunnable(plan, options), 'q2', { store, adapter: script(), signal: controller2.signal, onEvent: onEvent2 })).rejects.toThrow();
+    const doc = (await store.get(checkpointKey('q2', '/plan:six#0'))) as { entriesFrom: number; state: { chunks: Array<{ status: string }> } };
+    expect(doc.entriesFrom).toBe(2);
+    expect(doc.state.chunks.filter((c) => c.status === 'Succeeded')).toHaveLength(2);
+    const adapter = script();
+    const done = await resume(planRunnable(plan, options), 'q2', { store, adapter });
+    expect(chunksRun(adapter)).toHaveLength(2);
+    expect(done.status).toBe('completed');
+  });
+
+  it('refuses a result that is not one, with a clear error', async () => {
+    const store = memoryStore();
+    const job = { runId: 'r', checkpointPath: '/plan:x#0', chunk: plan.chunks[0]!, attempt: 1 };
+    await expect(recordChunkResult(store, job, { output: 3 } as never)).rejects.toThrow(/Expected a chunk job .* and its result/);
+    await expect(recordChunkResult(store, { ...job, checkpointPath: undefined } as never, 'x')).rejects.toThrow(/Expected a chunk job/);
+    expect((await store.read(checkpointStream('r', '/plan:x#0'))).records).toEqual([]);
   });
 });

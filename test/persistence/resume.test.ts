@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { z } from 'zod';
 import { scriptedAdapter, type ScriptedAdapterOptions } from '../../src/adapters/scripted.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { ConfigurationError, StoreError } from '../../src/core/errors.js';
@@ -10,30 +11,31 @@ import { defineRunnable } from '../../src/core/runnable.js';
 import { agent } from '../../src/patterns/agent.js';
 import { handoff } from '../../src/patterns/handoff.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
-import { reflect, reflectStateSchema, type ReflectState } from '../../src/patterns/reflect.js';
+import { reflect, reflectStateSchema } from '../../src/patterns/reflect.js';
 import { team } from '../../src/patterns/team.js';
 import { teamStateSchema } from '../../src/patterns/team-state.js';
 import { orchestrateStateSchema } from '../../src/patterns/orchestrate-state.js';
 import { planExecutionStateSchema } from '../../src/scheduler/state.js';
-import { CHECKPOINT_SCHEMA_VERSION } from '../../src/core/checkpoint.js';
+import { CHECKPOINT_SCHEMA_VERSION, checkpointKey, parseCheckpoint } from '../../src/core/checkpoint.js';
 import { fileStore } from '../../src/persistence/file-store.js';
 import { memoryStore } from '../../src/core/memory-store.js';
-import { opCheckpointKey } from '../../src/core/op-checkpoint.js';
-import { resume } from '../../src/persistence/resume.js';
+import { resume } from '../../src/core/resume.js';
 import type { Store } from '../../src/core/store.js';
 import { readRun } from '../../src/persistence/run-log.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 
 const tempDir = tempDirs('troupe-resume-');
 
-/** A loop that aborts its run once `killAt` iterations are checkpointed. */
-function killingHook(killAt: number) {
+/** Aborts the run once `kind` saved its checkpoint `saves` times (after iteration or round `saves`). */
+function killAfter(kind: string, saves: number) {
   const controller = new AbortController();
-  return { signal: controller.signal, hook: (s: { iteration: number }) => void (s.iteration === killAt && controller.abort()) };
+  let seen = 0;
+  const onEvent = (e: TroupeEvent) => void (e.type === 'checkpoint.saved' && e.kind === kind && !e.finished && ++seen === saves && controller.abort());
+  return { signal: controller.signal, onEvent };
 }
 
-function writerLoop(extra: { onCheckpoint?: (s: ReflectState) => void } = {}) {
-  return reflect(agent({ name: 'writer' }), { goal: 'A haiku about autumn', maxIterations: 4, evaluator: agent({ name: 'critic' }), ...extra });
+function writerLoop() {
+  return reflect(agent({ name: 'writer' }), { goal: 'A haiku about autumn', maxIterations: 4, evaluator: agent({ name: 'critic' }) });
 }
 
 const collect = () => {
@@ -47,9 +49,9 @@ describe('automatic checkpoints and resume', () => {
   it('resumes a reflect loop killed after iteration 2 of 4 at iteration 3, with its evaluation history', async () => {
     const store = memoryStore();
     const clock = new SimulatedClock();
-    const kill = killingHook(2);
-    const first = await run(writerLoop({ onCheckpoint: kill.hook }), 'Write', {
-      store, clock, runId: 'r1', signal: kill.signal,
+    const kill = killAfter('reflect', 2);
+    const first = await run(writerLoop(), 'Write', {
+      store, clock, runId: 'r1', signal: kill.signal, onEvent: kill.onEvent,
       adapter: scriptedAdapter({ replies: { writer: ['Draft 1', 'Draft 2'], critic: ['FAIL: no season', 'FAIL: too long'] } }),
     });
     expect(first).toMatchObject({ status: 'cancelled', iterations: 2 });
@@ -74,9 +76,9 @@ describe('automatic checkpoints and resume', () => {
 
   it('carries the stall state of a reflect loop over a resume', async () => {
     const store = memoryStore();
-    const kill = killingHook(2);
-    const loop = (extra = {}) => reflect(agent({ name: 'writer' }), { maxIterations: 4, ...extra });
-    await run(loop({ onCheckpoint: kill.hook }), 'go', { store, runId: 'st', signal: kill.signal, adapter: scriptedAdapter({ rules: [{ agent: 'writer', reply: 'Same poem.' }] }) });
+    const kill = killAfter('reflect', 2);
+    const loop = () => reflect(agent({ name: 'writer' }), { maxIterations: 4 });
+    await run(loop(), 'go', { store, runId: 'st', signal: kill.signal, onEvent: kill.onEvent, adapter: scriptedAdapter({ rules: [{ agent: 'writer', reply: 'Same poem.' }] }) });
     const adapter = scriptedAdapter({ rules: [{ agent: 'writer', reply: 'Same poem.' }] });
     const resumed = await resume(loop(), 'st', { store, adapter });
     // Two repeats before the kill, one after: a stall at iteration 3, not 5.
@@ -96,13 +98,9 @@ describe('automatic checkpoints and resume', () => {
         { agent: 'coder', reply: (r) => `code ${r.turn}` },
       ],
     });
-    const loop = (onCheckpoint?: (s: { iteration: number }) => void) =>
-      orchestrate({
-        orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'coder' })], evaluator: agent({ name: 'judge' }), maxIterations: 4,
-        ...(onCheckpoint ? { onCheckpoint } : {}),
-      });
-    const kill = killingHook(2);
-    const first = await run(loop(kill.hook), 'Add a login form', { store, clock, runId: 'o1', signal: kill.signal, adapter: scriptedAdapter(script(['SCORE: 0.2', 'SCORE: 0.5'])) });
+    const loop = () => orchestrate({ orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'coder' })], evaluator: agent({ name: 'judge' }), maxIterations: 4 });
+    const kill = killAfter('orchestrate', 2);
+    const first = await run(loop(), 'Add a login form', { store, clock, runId: 'o1', signal: kill.signal, onEvent: kill.onEvent, adapter: scriptedAdapter(script(['SCORE: 0.2', 'SCORE: 0.5'])) });
     expect(first).toMatchObject({ status: 'cancelled', iterations: 2 });
 
     const adapter = scriptedAdapter(script(['SCORE: 0.6', 'SCORE: 0.95']));
@@ -120,10 +118,9 @@ describe('automatic checkpoints and resume', () => {
   it('resumes a team killed after round 1 at round 2', async () => {
     const store = memoryStore();
     const script = () => scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: (r) => `${r.agent} turn ${r.turn}` }, { agent: 'lead', reply: 'Final.' }] });
-    const controller = new AbortController();
-    const panel = (onCheckpoint?: (s: { round: number }) => void) =>
-      team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 3, ...(onCheckpoint ? { onCheckpoint } : {}) });
-    await expect(run(panel((s) => void (s.round === 1 && controller.abort())), 'Review PR 7', { store, runId: 't1', signal: controller.signal, adapter: script() })).rejects.toThrow();
+    const kill = killAfter('team', 1);
+    const panel = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 3 });
+    await expect(run(panel(), 'Review PR 7', { store, runId: 't1', signal: kill.signal, onEvent: kill.onEvent, adapter: script() })).rejects.toThrow();
 
     const adapter = script();
     const { events, onEvent } = collect();
@@ -152,7 +149,7 @@ describe('automatic checkpoints and resume', () => {
     const controller = new AbortController();
     const onEvent = (e: TroupeEvent) => void (e.type === 'reflect.completed' && controller.abort());
     await expect(run(flow(), 'Write', { store, runId: 'h1', signal: controller.signal, onEvent, adapter: scriptedAdapter({ replies: { writer: ['Leaves'], critic: ['PASS'] } }) })).rejects.toThrow();
-    expect(await store.list('runs/h1/checkpoints')).toEqual([opCheckpointKey('h1', '/handoff:reflect:writer -> editor#0/reflect:reflect:writer#0')]);
+    expect(await store.list('runs/h1/checkpoints')).toEqual([checkpointKey('h1', '/handoff:reflect:writer -> editor#0/reflect:reflect:writer#0')]);
 
     const adapter = scriptedAdapter({ replies: { editor: ['Polished leaves'] } });
     const resumed = await resume(flow(), 'h1', { store, adapter });
@@ -165,11 +162,10 @@ describe('automatic checkpoints and resume', () => {
   it('keys the loops inside a team member by round, so a resumed round does not reuse an earlier round', async () => {
     const store = memoryStore();
     const member = () => reflect(agent({ name: 'w' }), { name: 'drafts', maxIterations: 1 });
-    const panel = (onCheckpoint?: (s: { round: number }) => void) =>
-      team({ members: [member()], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2, ...(onCheckpoint ? { onCheckpoint } : {}) });
-    const controller = new AbortController();
+    const panel = () => team({ members: [member()], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
+    const kill = killAfter('team', 1);
     const script = () => scriptedAdapter({ rules: [{ agent: 'w', reply: (r) => `draft for ${r.text.includes('Round 2') ? 'round 2' : 'round 1'}` }, { agent: 'lead', reply: 'Final.' }] });
-    await expect(run(panel((s) => void (s.round === 1 && controller.abort())), 'Go', { store, runId: 'tm', signal: controller.signal, adapter: script() })).rejects.toThrow();
+    await expect(run(panel(), 'Go', { store, runId: 'tm', signal: kill.signal, onEvent: kill.onEvent, adapter: script() })).rejects.toThrow();
     const adapter = script();
     const resumed = await resume(panel(), 'tm', { store, adapter });
     expect(adapter.inputsOf('w')).toHaveLength(1);
@@ -195,20 +191,20 @@ describe('automatic checkpoints and resume', () => {
     expect(await keysOf()).toEqual(keys);
   });
 
-  it('fails with a clear StoreError on a checkpoint of another schema version', async () => {
+  it('fails with a versioned StoreError on a checkpoint of another schema version', async () => {
     const store = memoryStore();
     await run(writerLoop(), 'Write', { store, runId: 'v', adapter: scriptedAdapter({ replies: { writer: ['a'], critic: ['PASS'] } }) });
-    const key = opCheckpointKey('v', '/reflect:reflect:writer#0');
+    const key = checkpointKey('v', '/reflect:reflect:writer#0');
     const doc = (await store.get(key)) as { state: Record<string, unknown>; outcome: Record<string, unknown> };
     await store.set(key, { ...doc, schemaVersion: 2 });
     const envelope = await resume(writerLoop(), 'v', { store, adapter: scriptedAdapter({}) }).catch((e: unknown) => e);
     expect(envelope).toBeInstanceOf(StoreError);
-    expect((envelope as Error).message).toMatch(/Checkpoint "runs\/v\/checkpoints\/reflect:reflect:writer#0" is not a checkpoint document/);
+    expect(envelope).toMatchObject({ code: 'checkpoint_version' });
+    expect((envelope as Error).message).toBe('Checkpoint "runs/v/checkpoints/reflect:reflect:writer#0" is a document of schema version 2; this version of troupe reads version 1');
     await store.set(key, { ...doc, state: { ...doc.state, schemaVersion: 2 } });
     const state = await resume(writerLoop(), 'v', { store, adapter: scriptedAdapter({}) }).catch((e: unknown) => e);
-    expect(state).toBeInstanceOf(StoreError);
-    expect((state as Error).message).toMatch(/\(reflect\) holds a state that does not match its schema/);
-    expect((state as Error).message).toMatch(/schemaVersion/);
+    expect(state).toMatchObject({ code: 'checkpoint_version' });
+    expect((state as Error).message).toMatch(/holds a reflect state of schema version 2; this version of troupe reads version 1/);
   });
 
   it('fails with a clear StoreError on a corrupted checkpoint file', async () => {
@@ -224,19 +220,20 @@ describe('automatic checkpoints and resume', () => {
     expect((error as Error).message).toMatch(/checkpoints/);
   });
 
-  it('loads one fixture per checkpoint schema version', () => {
+  it('loads one fixture per checkpoint schema version through the checkpoint facility', () => {
     const fixtures = join(import.meta.dirname, '..', 'fixtures', 'persistence');
-    const read = (name: string) => JSON.parse(readFileSync(join(fixtures, name), 'utf8')) as { schemaVersion: number; state: unknown };
     const cases = [
-      ['checkpoint-reflect.v1.json', reflectStateSchema],
-      ['checkpoint-orchestrate.v1.json', orchestrateStateSchema],
-      ['checkpoint-team.v1.json', teamStateSchema],
-      ['checkpoint-plan.v1.json', planExecutionStateSchema],
+      ['checkpoint-reflect.v1.json', 'reflect', reflectStateSchema],
+      ['checkpoint-orchestrate.v1.json', 'orchestrate', orchestrateStateSchema],
+      ['checkpoint-team.v1.json', 'team', teamStateSchema],
+      ['checkpoint-plan.v1.json', 'plan', planExecutionStateSchema],
     ] as const;
-    for (const [name, schema] of cases) {
-      const doc = read(name);
+    for (const [name, kind, state] of cases) {
+      const doc = JSON.parse(readFileSync(join(fixtures, name), 'utf8')) as { schemaVersion: number; runId: string; path: string };
       expect(doc.schemaVersion).toBe(CHECKPOINT_SCHEMA_VERSION);
-      expect(schema.safeParse(doc.state).success).toBe(true);
+      const key = checkpointKey(doc.runId, doc.path);
+      const loaded = parseCheckpoint(doc, { key, runId: doc.runId }, { kind, version: 1, state: state as z.ZodType<unknown> });
+      expect(loaded).toMatchObject({ kind, runId: doc.runId, path: doc.path });
     }
   });
 
@@ -244,29 +241,11 @@ describe('automatic checkpoints and resume', () => {
     const store = memoryStore();
     const doc = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'fixtures', 'persistence', 'checkpoint-reflect.v1.json'), 'utf8')) as { path: string; runId: string };
     await run(writerLoop(), 'Write', { store, runId: doc.runId, signal: AbortSignal.abort(), adapter: scriptedAdapter({}) }).catch(() => undefined);
-    await store.set(opCheckpointKey(doc.runId, doc.path), doc);
+    await store.set(checkpointKey(doc.runId, doc.path), doc);
     const adapter = scriptedAdapter({ replies: { writer: ['Leaves'], critic: ['PASS'] } });
     const resumed = await resume(writerLoop(), doc.runId, { store, adapter });
     expect(resumed).toMatchObject({ status: 'goal-met', iterations: 3 });
     expect(adapter.inputsOf('writer')[0]).toContain('## Iteration 3/4');
-  });
-
-  it('accepts the call shape resume(runId, { runnable, store, ... })', async () => {
-    const store = memoryStore();
-    const clock = new SimulatedClock();
-    const kill = killingHook(2);
-    await run(writerLoop({ onCheckpoint: kill.hook }), 'Write', {
-      store, clock, runId: 'shape', signal: kill.signal,
-      adapter: scriptedAdapter({ replies: { writer: ['Draft 1', 'Draft 2'], critic: ['FAIL: no season', 'FAIL: too long'] } }),
-    });
-    const adapter = scriptedAdapter({ replies: { writer: ['Draft 3', 'Leaves fall'], critic: ['FAIL: almost', 'PASS'] } });
-    const resumed = await resume('shape', { runnable: writerLoop(), store, clock, adapter });
-    expect(resumed).toMatchObject({ status: 'goal-met', iterations: 4, output: 'Leaves fall', runId: 'shape' });
-    expect(adapter.calls).toHaveLength(4);
-    // @ts-expect-error the runnable is required in this call shape
-    await expect(resume('shape', { store })).rejects.toThrow(ConfigurationError);
-    // @ts-expect-error the options are required in this call shape
-    await expect(resume('shape')).rejects.toThrow(/options of `resume\(runId, options\)`/);
   });
 
   it('rejects a run it cannot resume with a clear error', async () => {
@@ -277,19 +256,19 @@ describe('automatic checkpoints and resume', () => {
     await expect(resume(writerLoop(), 'x', { store })).rejects.toThrow(ConfigurationError);
     await expect(resume(writerLoop(), 'x', { store })).rejects.toThrow('Cannot resume run "x" with "reflect:writer": it was a run of "x"');
     await expect(resume(writerLoop(), '', { store })).rejects.toThrow(/runId/);
-    expect(() => run(writerLoop(), 'q', { resume: true })).toThrow(/needs the `store`/);
+    // @ts-expect-error resume takes the runnable first, then the run id (the one call shape)
+    await expect(resume('x', { runnable: writerLoop(), store })).rejects.toThrow(ConfigurationError);
   });
 });
 
 describe('resuming a team whose members changed', () => {
   it('refuses with a clear ConfigurationError', async () => {
     const store = memoryStore();
-    const controller = new AbortController();
     const members = (names: string[]) => names.map((name) => agent({ name }));
-    const panel = (names: string[], onCheckpoint?: () => void) =>
-      team({ members: members(names), coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2, ...(onCheckpoint ? { onCheckpoint } : {}) });
+    const panel = (names: string[]) => team({ members: members(names), coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
     const adapter = scriptedAdapter({ fallback: 'ok' });
-    await expect(run(panel(['a', 'b'], () => controller.abort()), 'Go', { store, runId: 'tc', signal: controller.signal, adapter })).rejects.toThrow();
+    const kill = killAfter('team', 1);
+    await expect(run(panel(['a', 'b']), 'Go', { store, runId: 'tc', signal: kill.signal, onEvent: kill.onEvent, adapter })).rejects.toThrow();
     await expect(resume(panel(['a', 'c']), 'tc', { store, adapter })).rejects.toThrow(/Cannot resume team "team": the state has members \[a,b\]/);
   });
 });

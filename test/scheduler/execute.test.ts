@@ -9,7 +9,8 @@ import { inProcessExecutor, type Executor } from '../../src/scheduler/executor.j
 import { ApprovalQueue, type ApprovalRequest } from '../../src/scheduler/approvals.js';
 import { defineTool } from '../../src/core/tools.js';
 import { z } from 'zod';
-import { planExecutionStateSchema, type PlanExecutionState } from '../../src/scheduler/state.js';
+import { resume } from '../../src/core/resume.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import type { WorkspaceStrategy } from '../../src/workspaces/types.js';
 import { chunk, drive, planOf } from './helpers.js';
 
@@ -284,42 +285,35 @@ describe('executePlan', () => {
     expect(outcome.instructions).toEqual(['Use tabs, not spaces']);
   });
 
-  it('checkpoints after every chunk; a plan stopped after 3 chunks resumes and runs only the other 3', async () => {
+  it('checkpoints every chunk that succeeds in the run store; a plan stopped after 3 chunks resumes and runs only the other 3', async () => {
     const plan = planOf(chunk(0), chunk(1, [0]), chunk(2, [1]), chunk(3, [2]), chunk(4, [3]), chunk(5, [4]));
+    const store = memoryStore();
     const controller = new AbortController();
-    const saved: PlanExecutionState[] = [];
     const ran: number[] = [];
     const runChunk: ChunkRunner = async ({ chunk: c, prompt }) => {
       ran.push(c.sequenceIndex);
       return `out ${c.sequenceIndex} <${prompt.length}>`;
     };
-    await expect(
-      executePlan(plan, {
-        maxParallel: 1,
-        signal: controller.signal,
-        runChunk,
-        onCheckpoint: async (state) => {
-          saved.push(JSON.parse(JSON.stringify(state)) as PlanExecutionState);
-          if (state.chunks.filter((c) => c.status === 'Succeeded').length === 3) controller.abort();
-        },
-      }),
-    ).rejects.toMatchObject({ code: 'cancelled' });
+    let succeeded = 0;
+    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'Succeeded' && ++succeeded === 3 && controller.abort());
+    await expect(executePlan(plan, { maxParallel: 1, signal: controller.signal, runChunk, store, runId: 'six', onEvent })).rejects.toMatchObject({ code: 'cancelled' });
     expect(ran).toEqual([0, 1, 2]);
-    const last = planExecutionStateSchema.parse(saved.at(-1));
-    expect(last.schemaVersion).toBe(1);
-    expect(last.chunks.map((c) => c.status)).toEqual(['Succeeded', 'Succeeded', 'Succeeded', 'Aborted', 'Aborted', 'Aborted']);
 
     ran.length = 0;
     const prompts: string[] = [];
-    const resumed = await executePlan(plan, {
-      resumeFrom: last,
-      runChunk: async (input) => {
-        prompts.push(input.prompt);
-        return runChunk(input);
-      },
-    });
+    const resumed = await resume(
+      planRunnable(plan, {
+        runChunk: async (input) => {
+          prompts.push(input.prompt);
+          return runChunk(input);
+        },
+      }),
+      'six',
+      { store },
+    );
     expect(ran).toEqual([3, 4, 5]);
-    expect(prompts[0]).toContain(last.chunks[2]!.output!);
+    expect(prompts[0]).toContain(resumed.results[2]!.output!);
+    expect(resumed.results[2]!.output).toMatch(/^out 2 </);
     expect(resumed.results.map((r) => r.status)).toEqual(Array(6).fill('Succeeded'));
   });
 
@@ -399,6 +393,5 @@ describe('executePlan', () => {
     await expect(executePlan(planOf(chunk(0), chunk(1, [0, 2])))).rejects.toMatchObject({ code: 'invalid_graph' });
     expect(() => planRunnable(planOf(chunk(0)), { maxParallel: -1 })).toThrow('Expected `maxParallel` to be a positive integer, got -1 (number)');
     expect(() => planRunnable(planOf(chunk(0)), { abortThreshold: 0 })).toThrow(/abortThreshold/);
-    expect(() => planRunnable(planOf(chunk(0)), { resumeFrom: { schemaVersion: 2 } as unknown as PlanExecutionState })).toThrow(/resumeFrom/);
   });
 });

@@ -4,7 +4,8 @@ import { SimulatedClock, sleep } from '../../src/core/clock.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { executePlan, type ChunkRunner } from '../../src/scheduler/execute.js';
 import type { ChunkJob, ChunkJobData, Executor } from '../../src/scheduler/executor.js';
-import type { PlanExecutionState } from '../../src/scheduler/state.js';
+import type { Store } from '../../src/core/store.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { chunk, drive, planOf } from './helpers.js';
 
 describe('the plan state machine', () => {
@@ -34,30 +35,36 @@ describe('the plan state machine', () => {
     expect([...last]).toEqual([[0, 'Succeeded'], [1, 'Aborted'], [2, 'Aborted']]);
   });
 
-  it('saves checkpoints one at a time, in order, the last one holding every chunk', async () => {
+  it('appends one checkpoint entry per chunk that succeeds, without waiting for the store, and ends once they are written', async () => {
     const clock = new SimulatedClock();
-    let saving = 0;
-    let overlap = false;
-    const succeeded: number[] = [];
-    const onCheckpoint = async (state: PlanExecutionState) => {
-      overlap ||= saving > 0;
-      saving++;
-      succeeded.push(state.chunks.filter((c) => c.status === 'Succeeded').length);
-      await sleep(clock, 7);
-      saving--;
+    const inner = memoryStore();
+    let writing = 0;
+    let most = 0;
+    // A slow store: every append takes 7 ms on the clock.
+    const store: Store = {
+      ...inner,
+      get: (k, o) => inner.get(k, o),
+      set: (k, v, o) => inner.set(k, v, o),
+      read: (k, o) => inner.read(k, o),
+      append: async (stream, record) => {
+        if (!stream.includes('checkpoint-entries')) return inner.append(stream, record);
+        most = Math.max(most, ++writing);
+        await sleep(clock, 7);
+        writing--;
+        return inner.append(stream, record);
+      },
     };
     const runChunk: ChunkRunner = async ({ chunk: c, signal }) => {
       await sleep(clock, 3 + (c.sequenceIndex % 3), signal);
-      return 'ok';
+      return `ok ${c.sequenceIndex}`;
     };
     const plan = planOf(...Array.from({ length: 8 }, (_, i) => chunk(i)));
-    const outcome = await drive(clock, executePlan(plan, { clock, maxParallel: 4, onCheckpoint, runChunk }));
+    const outcome = await drive(clock, executePlan(plan, { clock, maxParallel: 4, runChunk, store, runId: 'slow' }));
     expect(outcome.status).toBe('completed');
-    expect(overlap).toBe(false);
-    expect(succeeded).toEqual([...succeeded].sort((a, b) => a - b));
-    expect(succeeded.at(-1)).toBe(8);
-    // Chunks that finished while a save ran share the next save.
-    expect(succeeded.length).toBeLessThan(8);
+    expect(most).toBeGreaterThan(1); // chunks went on while entries were written
+    expect(writing).toBe(0);
+    const entries = (await inner.read('runs/slow/checkpoint-entries/plan:plan#0')).records as Array<{ sequenceIndex: number; output: string }>;
+    expect(entries.map((e) => e.output).sort()).toEqual(Array.from({ length: 8 }, (_, i) => `ok ${i}`));
   });
 
   it('leaves no timer behind, whether the plan completes, fails or is cancelled', async () => {
@@ -94,10 +101,10 @@ describe('chunk jobs', () => {
     const outcome = await executePlan(plan, { executor: remote, runId: 'run-7', planId: 'p', roles: { Generic: { adapter }, Testing: { adapter: 'fast', model: 'small' } } });
     expect(outcome.status).toBe('completed');
     expect(sent.map((j) => Object.keys(j).sort())).toEqual([
-      ['attempt', 'chunk', 'planId', 'prompt', 'role', 'runId'],
-      ['attempt', 'chunk', 'planId', 'prompt', 'role', 'runId'],
+      ['attempt', 'checkpointPath', 'chunk', 'planId', 'prompt', 'role', 'runId'],
+      ['attempt', 'checkpointPath', 'chunk', 'planId', 'prompt', 'role', 'runId'],
     ]);
-    expect(sent[0]).toMatchObject({ runId: 'run-7', planId: 'p', chunk: plan.chunks[0], attempt: 1 });
+    expect(sent[0]).toMatchObject({ runId: 'run-7', planId: 'p', chunk: plan.chunks[0], attempt: 1, checkpointPath: '/plan:p#0' });
     expect(sent[0]!.role).not.toHaveProperty('adapter');
     expect(sent[1]!.role).toMatchObject({ adapter: 'fast', model: 'small' });
     expect(sent[1]!.prompt).toContain('### 0. Chunk A (Generic)\n\ndone 0');

@@ -3,6 +3,7 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import type { ChunkRunner } from '../../src/scheduler/execute.js';
 import { PlanningPhaseError, PlanningSession } from '../../src/scheduler/planning-session.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 import { chunk, planOf } from './helpers.js';
 
 const plan = JSON.stringify(planOf(chunk(0), chunk(1, [0], { role: 'Synthesis' })));
@@ -153,5 +154,53 @@ describe('PlanningSession', () => {
     expect(() => session.cancel()).toThrow(PlanningPhaseError);
     session.reset();
     expect(session.phase).toBe('idle');
+  });
+});
+
+describe('PlanningSession.restore', () => {
+  const threeChunks = JSON.stringify(planOf(chunk(0), chunk(1, [0]), chunk(2, [1])));
+
+  it('continues an interrupted execution from its checkpoint: chunks that succeeded are not run again, injected instructions are kept', async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    const ran: number[] = [];
+    const prompts: string[] = [];
+    let session!: PlanningSession;
+    const runChunk: ChunkRunner = async ({ chunk: c, prompt }) => {
+      ran.push(c.sequenceIndex);
+      prompts.push(prompt);
+      if (c.sequenceIndex === 0) session.inject('Prefer WeakMap');
+      if (c.sequenceIndex === 1) controller.abort(); // the process dies during chunk 1
+      return `did ${c.sequenceIndex}`;
+    };
+    const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', threeChunks] }, rules: [{ agent: 'synthesis', reply: 'summary' }] });
+    session = new PlanningSession({ adapter, id: 'rel-1', store, runChunk, signal: controller.signal });
+    await session.submitTask('Fix the leaks');
+    await expect(session.approvePlan('approve')).rejects.toThrow();
+    expect(ran).toEqual([0, 1]);
+
+    ran.length = 0;
+    prompts.length = 0;
+    const restored = await PlanningSession.restore({ adapter, id: 'rel-1', store, runChunk });
+    expect(restored.phase).toBe('awaiting-approval');
+    expect(restored.plan?.chunks).toHaveLength(3);
+    expect(restored.instructions).toEqual(['Prefer WeakMap']);
+    session = restored;
+    const done = await restored.approvePlan('approve');
+    expect(done.phase).toBe('completed');
+    expect(ran).toEqual([1, 2]);
+    expect(prompts[0]).toContain('Prefer WeakMap');
+    expect(done.outcome?.results.map((r) => r.output)).toEqual(['did 0', 'did 1', 'did 2']);
+    expect(done.outcome?.output).toBe('summary');
+
+    // A finished execution restores as completed, with its run.
+    const again = await PlanningSession.restore({ adapter, id: 'rel-1', store, runChunk });
+    expect(again.phase).toBe('completed');
+    expect(again.runs.map((r) => [r.task, r.report.summary, r.outcome.results.length])).toEqual([['Fix the leaks', 'summary', 3]]);
+  });
+
+  it('refuses to restore a session the store does not hold', async () => {
+    const adapter = scriptedAdapter({});
+    await expect(PlanningSession.restore({ adapter, id: 'nope', store: memoryStore() })).rejects.toThrow(/No execution of planning session "nope" in the store/);
   });
 });

@@ -1,0 +1,67 @@
+/**
+ * `resume(runnable, runId, options)`: continue a run that was cancelled,
+ * crashed or timed out, from the checkpoints its patterns saved to the run's
+ * store. The one way to resume.
+ * @module
+ */
+import { ConfigurationError, StoreError, describeValue } from './errors.js';
+import type { TroupeEvent } from './events.js';
+import type { Outcome } from './outcome.js';
+import { runEventsStream } from './run-log-writer.js';
+import { launch, type RunOptions, type RunResult } from './run.js';
+import type { Runnable } from './runnable.js';
+import type { Store } from './store.js';
+
+/** Options of {@link resume}: those of `run`, with the store required and no `runId` (it is the second argument). */
+export interface ResumeOptions extends Omit<RunOptions, 'store' | 'runId'> {
+  /** The store the run was logged in. */
+  store: Store;
+}
+
+/**
+ * Continue run `runId`: read its input back from its run log in `store`,
+ * then run `runnable` again under the same run id, marked as resuming.
+ * Every checkpointing pattern (reflect and orchestrate loops, teams, plans,
+ * planning sessions, coordinations) loads its checkpoint: a finished one
+ * returns its saved outcome with no model call, an unfinished one continues
+ * at its next iteration, round, batch or chunk (a plan also counts the
+ * chunks other processes recorded as done in its checkpoint). Events are
+ * appended to the same run log. Work that is not inside a checkpointing
+ * pattern runs again.
+ *
+ * @example
+ * ```ts
+ * const first = startRun(loop, 'Ship the feature', { adapter, store, runId: 'ship-1' });
+ * // ... the process dies, or first.abort() ...
+ * const result = await resume(loop, 'ship-1', { adapter, store });
+ * ```
+ */
+export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: string, options: ResumeOptions): Promise<RunResult<O>> {
+  if (!runnable || typeof runnable.run !== 'function') {
+    throw new ConfigurationError(`Expected a runnable (an object with a \`run\` method), got ${describeValue(runnable)}`);
+  }
+  if (typeof runId !== 'string' || runId === '') throw new ConfigurationError(`Expected \`runId\` to be a non-empty string, got ${describeValue(runId)}`);
+  if (!options || typeof options.store?.read !== 'function') {
+    throw new ConfigurationError(`Expected \`store\` to be a store (an object with \`read\`), got ${describeValue(options?.store)}`);
+  }
+  const { store } = options;
+  const started = await firstStart(store, runId, options.signal);
+  if (started.runnable !== runnable.name) {
+    throw new ConfigurationError(`Cannot resume run "${runId}" with "${runnable.name}": it was a run of "${started.runnable}"`, {
+      details: { runId, runnable: started.runnable },
+    });
+  }
+  return launch(runnable, started.input, { ...options, store, runId }, true).result;
+}
+
+/** The run's first `run.started` event in its log. */
+async function firstStart(store: Store, runId: string, signal: AbortSignal | undefined): Promise<TroupeEvent<'run.started'>> {
+  const { records } = await store.read(runEventsStream(runId), signal ? { signal } : {});
+  for (const record of records) {
+    if (typeof record === 'object' && record !== null && (record as { type?: unknown }).type === 'run.started') {
+      const e = record as Partial<TroupeEvent<'run.started'>>;
+      if (typeof e.runnable === 'string' && typeof e.input === 'string') return e as TroupeEvent<'run.started'>;
+    }
+  }
+  throw new StoreError(`Cannot resume run "${runId}": the store holds no run log for it (no run.started event)`, { details: { runId } });
+}
