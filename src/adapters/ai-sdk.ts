@@ -114,48 +114,12 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
           throwIfAborted(turnSignal);
           const added = toMessages(input);
           const turnMessages = [...messages, ...added];
-          const exchange = async () => {
-            if (!streaming) {
-              const result = await sdk.generateText(call(turnMessages, turnSignal));
-              return { text: result.text, calls: result.toolCalls as SdkToolCall[], usage: result.usage as SdkUsage, response: result.response.messages };
-            }
-            // Errors arrive as `error` parts and are thrown below; keep the AI SDK from also logging them.
-            const result = sdk.streamText({ ...call(turnMessages, turnSignal), onError: () => undefined });
-            let text = '';
-            for await (const part of result.fullStream) {
-              if (part.type === 'text-delta') {
-                text += part.text;
-                sendOptions.onEvent?.({ type: 'text-delta', text: part.text });
-              } else if (part.type === 'error') {
-                throw part.error;
-              } else if (part.type === 'abort') {
-                throw abortError(turnSignal);
-              }
-            }
-            const [calls, usage, { messages: response }] = await Promise.all([result.toolCalls, result.usage, result.response]);
-            return { text, calls: calls as SdkToolCall[], usage: usage as SdkUsage, response };
-          };
-          let reply: Awaited<ReturnType<typeof exchange>>;
+          let reply: SdkReply;
           try {
             // raceAbort: reject at once on abort even if a provider ignores the signal.
-            reply = await raceAbort(exchange(), turnSignal);
+            reply = await raceAbort(exchange(sdk, call(turnMessages, turnSignal), streaming, sendOptions), turnSignal);
           } catch (error) {
-            if (turnSignal?.aborted) throw abortError(turnSignal);
-            // An APICallError, or the last one of the AI SDK's own retries (RetryError.lastError).
-            const failure = (error as { lastError?: unknown } | null)?.lastError ?? error;
-            const status = (failure as { statusCode?: unknown } | null)?.statusCode;
-            if (status === 429) {
-              const wait = retryAfterMs((failure as { responseHeaders?: HeaderSource }).responseHeaders);
-              throw new RateLimitError(`AI SDK call was rate limited (HTTP 429): ${errorMessage(error)}`, {
-                cause: error,
-                details: { status },
-                ...(wait === undefined ? {} : { retryAfterMs: wait }),
-              });
-            }
-            throw new AdapterError(`AI SDK call failed: ${errorMessage(error)}`, {
-              cause: error,
-              ...(typeof status === 'number' && { details: { status } }),
-            });
+            throw sdkFailure(error, turnSignal);
           }
           const { text, calls, usage, response } = reply;
           // Keep the model's own assistant messages (they may carry reasoning and
@@ -171,6 +135,57 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
       };
     },
   };
+}
+
+/** What one exchange with the AI SDK gives back. */
+interface SdkReply {
+  text: string;
+  calls: SdkToolCall[];
+  usage: SdkUsage;
+  response: ModelMessage[];
+}
+
+/** One call of `generateText`, or of `streamText` with its text deltas reported as they arrive. */
+async function exchange(sdk: AiModule, request: Parameters<AiModule['generateText']>[0], streaming: boolean, sendOptions: SendOptions): Promise<SdkReply> {
+  if (!streaming) {
+    const result = await sdk.generateText(request);
+    return { text: result.text, calls: result.toolCalls as SdkToolCall[], usage: result.usage as SdkUsage, response: result.response.messages };
+  }
+  // Errors arrive as `error` parts and are thrown below; keep the AI SDK from also logging them.
+  const result = sdk.streamText({ ...(request as Parameters<AiModule['streamText']>[0]), onError: () => undefined });
+  let text = '';
+  for await (const part of result.fullStream) {
+    if (part.type === 'text-delta') {
+      text += part.text;
+      sendOptions.onEvent?.({ type: 'text-delta', text: part.text });
+    } else if (part.type === 'error') {
+      throw part.error;
+    } else if (part.type === 'abort') {
+      throw abortError(sendOptions.signal);
+    }
+  }
+  const [calls, usage, { messages: response }] = await Promise.all([result.toolCalls, result.usage, result.response]);
+  return { text, calls: calls as SdkToolCall[], usage: usage as SdkUsage, response };
+}
+
+/** A failed AI SDK call as a troupe error: the abort's reason, a `RateLimitError` for HTTP 429, else an `AdapterError`. */
+function sdkFailure(error: unknown, turnSignal: AbortSignal | undefined): Error {
+  if (turnSignal?.aborted) return abortError(turnSignal);
+  // An APICallError, or the last one of the AI SDK's own retries (RetryError.lastError).
+  const failure = (error as { lastError?: unknown } | null)?.lastError ?? error;
+  const status = (failure as { statusCode?: unknown } | null)?.statusCode;
+  if (status === 429) {
+    const wait = retryAfterMs((failure as { responseHeaders?: HeaderSource }).responseHeaders);
+    return new RateLimitError(`AI SDK call was rate limited (HTTP 429): ${errorMessage(error)}`, {
+      cause: error,
+      details: { status },
+      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+    });
+  }
+  return new AdapterError(`AI SDK call failed: ${errorMessage(error)}`, {
+    cause: error,
+    ...(typeof status === 'number' && { details: { status } }),
+  });
 }
 
 function toMessages(input: string | ToolResult[]): ModelMessage[] {

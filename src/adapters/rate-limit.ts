@@ -180,6 +180,22 @@ function inputChars(input: string | ToolResult[]): number {
  */
 export function rateLimited(adapter: ModelAdapter, options: RateLimitOptions = {}): RateLimitedAdapter {
   if (!adapter || typeof adapter.openSession !== 'function') throw new ConfigurationError(`Expected \`adapter\` to be a model adapter, got ${describeValue(adapter)}`);
+  checkOptions(options);
+  const limiter = new RateLimiter(options);
+  return {
+    id: adapter.id,
+    capabilities: adapter.capabilities,
+    inner: adapter,
+    get retried() {
+      return limiter.retried;
+    },
+    async openSession(spec, signal) {
+      return limiter.session(await adapter.openSession(spec, signal), spec);
+    },
+  };
+}
+
+function checkOptions(options: RateLimitOptions): void {
   expectPositiveInteger('requestsPerMinute', options.requestsPerMinute);
   expectPositiveInteger('tokensPerMinute', options.tokensPerMinute);
   expectPositiveInteger('concurrency', options.concurrency);
@@ -190,100 +206,112 @@ export function rateLimited(adapter: ModelAdapter, options: RateLimitOptions = {
   expectPositiveNumber('leaseMs', options.leaseMs);
   if (options.state !== undefined && typeof options.state?.acquire !== 'function') throw new ConfigurationError(`Expected \`state\` to be a rate-limit state, got ${describeValue(options.state)}`);
   if (options.estimateTokens !== undefined && typeof options.estimateTokens !== 'function') throw new ConfigurationError(`Expected \`estimateTokens\` to be a function, got ${describeValue(options.estimateTokens)}`);
-  const clock = options.clock ?? realClock;
-  const state = options.state ?? memoryRateLimitState();
-  const windowMs = options.windowMs ?? 60_000;
-  const maxRetries = options.maxRetries ?? 8;
-  const defaultRetryAfterMs = options.defaultRetryAfterMs ?? 1000;
-  const pollMs = options.pollMs ?? 50;
-  const leaseMs = options.leaseMs ?? 600_000;
-  const limits: RateLimits = {
-    ...(options.requestsPerMinute === undefined ? {} : { requestsPerMinute: options.requestsPerMinute }),
-    ...(options.tokensPerMinute === undefined ? {} : { tokensPerMinute: options.tokensPerMinute }),
-    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-  };
-  const estimate = options.estimateTokens ?? (({ input, historyChars }) => Math.ceil((historyChars + inputChars(input)) / 4));
-  // Calls of this process waiting for a slot another call of this process frees: woken at once.
-  const waiters = new Set<() => void>();
-  const wakeAll = () => {
-    for (const w of [...waiters]) w();
-  };
-  let retried = 0;
+}
 
-  const wait = (ms: number, signal: AbortSignal | undefined) =>
-    new Promise<void>((resolve, reject) => {
-      if (signal?.aborted) return reject(abortError(signal));
-      const done = () => {
-        cancel();
-        waiters.delete(done);
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const onAbort = () => {
-        cancel();
-        waiters.delete(done);
-        reject(abortError(signal));
-      };
-      const cancel = clock.setTimer(done, ms);
-      waiters.add(done);
-      signal?.addEventListener('abort', onAbort, { once: true });
-    });
+/** The limits of one `rateLimited` adapter: slots taken from its state, waits on its clock, retries of refused calls. */
+class RateLimiter {
+  /** Calls retried after a 429. */
+  retried = 0;
+  readonly #clock: Clock;
+  readonly #state: RateLimitState;
+  readonly #windowMs: number;
+  readonly #maxRetries: number;
+  readonly #defaultRetryAfterMs: number;
+  readonly #pollMs: number;
+  readonly #leaseMs: number;
+  readonly #limits: RateLimits;
+  readonly #estimate: NonNullable<RateLimitOptions['estimateTokens']>;
+  /** Calls of this process waiting for a slot another call of this process frees: woken at once. */
+  readonly #waiters = new Set<() => void>();
 
-  const acquire = async (tokens: number, signal: AbortSignal | undefined): Promise<string> => {
-    const leaseId = randomUUID();
-    for (;;) {
-      throwIfAborted(signal);
-      const now = clock.now();
-      const taken = await state.acquire({ now, windowMs, limits, tokens, leaseId, leaseExpiresAt: now + leaseMs }, signal);
-      if (taken.ok) return leaseId;
-      await wait(taken.reason === 'concurrency' ? Math.min(taken.waitMs, pollMs) : taken.waitMs, signal);
-    }
-  };
+  constructor(options: RateLimitOptions) {
+    this.#clock = options.clock ?? realClock;
+    this.#state = options.state ?? memoryRateLimitState();
+    this.#windowMs = options.windowMs ?? 60_000;
+    this.#maxRetries = options.maxRetries ?? 8;
+    this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 1000;
+    this.#pollMs = options.pollMs ?? 50;
+    this.#leaseMs = options.leaseMs ?? 600_000;
+    this.#limits = {
+      ...(options.requestsPerMinute === undefined ? {} : { requestsPerMinute: options.requestsPerMinute }),
+      ...(options.tokensPerMinute === undefined ? {} : { tokensPerMinute: options.tokensPerMinute }),
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    };
+    this.#estimate = options.estimateTokens ?? (({ input, historyChars }) => Math.ceil((historyChars + inputChars(input)) / 4));
+  }
 
-  const limitedSession = (session: ModelSession, spec: SessionSpec): ModelSession => {
+  /** `session` with every send inside the limits. */
+  session(session: ModelSession, spec: SessionSpec): ModelSession {
     let historyChars = spec.system?.length ?? 0;
     return {
       id: session.id,
-      async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
-        const signal = sendOptions.signal;
-        const reserved = Math.max(0, Math.ceil(estimate({ input, spec, historyChars })));
-        for (let attempt = 0; ; attempt++) {
-          const leaseId = await acquire(reserved, signal);
-          let used = reserved;
-          let refused = false;
-          try {
-            const turn = await session.send(input, sendOptions);
-            if (turn?.usage) used = (turn.usage.inputTokens ?? 0) + (turn.usage.outputTokens ?? 0);
-            historyChars += inputChars(input) + (turn?.text.length ?? 0);
-            return turn;
-          } catch (error) {
-            if (!isTroupeError(error, 'rate_limited')) throw error;
-            // The provider did not take the call: it counts against no window.
-            refused = true;
-            if (attempt >= maxRetries || signal?.aborted) throw error;
-            const after = (error as RateLimitError).retryAfterMs ?? defaultRetryAfterMs;
-            const now = clock.now();
-            await state.pause({ now, until: now + after, windowMs }, signal);
-            retried++;
-          } finally {
-            await state.release({ now: clock.now(), leaseId, tokens: used, ...(refused ? { refused } : {}) }).catch(() => undefined);
-            wakeAll();
-          }
-        }
+      send: async (input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> => {
+        const reserved = Math.max(0, Math.ceil(this.#estimate({ input, spec, historyChars })));
+        const turn = await this.#send(session, input, sendOptions, reserved);
+        historyChars += inputChars(input) + (turn?.text.length ?? 0);
+        return turn;
       },
       close: () => session.close(),
     };
-  };
+  }
 
-  return {
-    id: adapter.id,
-    capabilities: adapter.capabilities,
-    inner: adapter,
-    get retried() {
-      return retried;
-    },
-    async openSession(spec, signal) {
-      return limitedSession(await adapter.openSession(spec, signal), spec);
-    },
-  };
+  /** Send within the limits; a call the provider refused (429) waits as it asked and is sent again, up to `maxRetries` times. */
+  async #send(session: ModelSession, input: string | ToolResult[], sendOptions: SendOptions, reserved: number): Promise<ModelTurn> {
+    const signal = sendOptions.signal;
+    const clock = this.#clock;
+    for (let attempt = 0; ; attempt++) {
+      const leaseId = await this.#acquire(reserved, signal);
+      let used = reserved;
+      let refused = false;
+      try {
+        const turn = await session.send(input, sendOptions);
+        if (turn?.usage) used = (turn.usage.inputTokens ?? 0) + (turn.usage.outputTokens ?? 0);
+        return turn;
+      } catch (error) {
+        if (!isTroupeError(error, 'rate_limited')) throw error;
+        // The provider did not take the call: it counts against no window.
+        refused = true;
+        if (attempt >= this.#maxRetries || signal?.aborted) throw error;
+        const after = (error as RateLimitError).retryAfterMs ?? this.#defaultRetryAfterMs;
+        const now = clock.now();
+        await this.#state.pause({ now, until: now + after, windowMs: this.#windowMs }, signal);
+        this.retried++;
+      } finally {
+        await this.#state.release({ now: clock.now(), leaseId, tokens: used, ...(refused ? { refused } : {}) }).catch(() => undefined);
+        for (const w of [...this.#waiters]) w();
+      }
+    }
+  }
+
+  async #acquire(tokens: number, signal: AbortSignal | undefined): Promise<string> {
+    const leaseId = randomUUID();
+    for (;;) {
+      throwIfAborted(signal);
+      const now = this.#clock.now();
+      const taken = await this.#state.acquire({ now, windowMs: this.#windowMs, limits: this.#limits, tokens, leaseId, leaseExpiresAt: now + this.#leaseMs }, signal);
+      if (taken.ok) return leaseId;
+      await this.#wait(taken.reason === 'concurrency' ? Math.min(taken.waitMs, this.#pollMs) : taken.waitMs, signal);
+    }
+  }
+
+  /** Wait `ms` on the clock, or until a call of this process frees a slot. */
+  #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      if (signal?.aborted) return reject(abortError(signal));
+      const done = (): void => {
+        cancel();
+        this.#waiters.delete(done);
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        cancel();
+        this.#waiters.delete(done);
+        reject(abortError(signal));
+      };
+      const cancel = this.#clock.setTimer(done, ms);
+      this.#waiters.add(done);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
 }

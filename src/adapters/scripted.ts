@@ -211,35 +211,7 @@ export function scriptedAdapter(options: ScriptedAdapterOptions = {}): ScriptedA
           const scripted: ScriptedTurn = typeof resolved === 'string' ? { text: resolved } : resolved;
           const delay = (options.latencyMs ?? 0) + (scripted.delayMs ?? 0);
           if (delay > 0) await sleep(clock, delay, turnSignal);
-          switch (scripted.fault) {
-            case 'throw':
-              throw scripted.error instanceof Error
-                ? scripted.error
-                : new AdapterError(scripted.error ?? `Scripted fault for agent "${spec.agent}"`);
-            case 'hang':
-              return raceAbort(new Promise<ModelTurn>(() => undefined), turnSignal);
-            case 'empty':
-              return { text: '', toolCalls: [], usage: { inputTokens: estimateTokens(text), outputTokens: 0 } };
-            case 'malformed-tool-call':
-              return {
-                text: '',
-                toolCalls: [{ id: `call_${nextCall++}`, name: scripted.toolCalls?.[0]?.name ?? 'unknown', arguments: undefined, rawArguments: '{"broken": ' }],
-              };
-            default:
-              break;
-          }
-          const outText = scripted.text ?? '';
-          const toolCalls: ToolCall[] = (scripted.toolCalls ?? []).map((c) => ({
-            id: c.id ?? `call_${nextCall++}`,
-            name: c.name,
-            arguments: c.arguments ?? {},
-          }));
-          if (outText && adapter.capabilities.streaming) sendOptions.onEvent?.({ type: 'text-delta', text: outText });
-          const usage: Partial<Usage> = scripted.usage ?? {
-            inputTokens: estimateTokens(text) + (turn === 1 ? estimateTokens(spec.system ?? '') : 0),
-            outputTokens: estimateTokens(outText) + toolCalls.length * 8,
-          };
-          return { text: outText, toolCalls, usage };
+          return scriptedTurn(scripted, req, { streaming: adapter.capabilities.streaming, sendOptions, callId: () => `call_${nextCall++}` });
         },
         async close() {
           closedSessions++;
@@ -248,6 +220,35 @@ export function scriptedAdapter(options: ScriptedAdapterOptions = {}): ScriptedA
     },
   };
   return adapter;
+}
+
+/** The model turn a scripted reply stands for: its fault, or its text and tool calls with usage (estimated when not given). */
+function scriptedTurn(
+  scripted: ScriptedTurn,
+  req: ScriptedRequest,
+  how: { streaming: boolean; sendOptions: SendOptions; callId: () => string },
+): ModelTurn | Promise<ModelTurn> {
+  const { spec, text, turn } = req;
+  switch (scripted.fault) {
+    case 'throw':
+      throw scripted.error instanceof Error ? scripted.error : new AdapterError(scripted.error ?? `Scripted fault for agent "${spec.agent}"`);
+    case 'hang':
+      return raceAbort(new Promise<ModelTurn>(() => undefined), how.sendOptions.signal);
+    case 'empty':
+      return { text: '', toolCalls: [], usage: { inputTokens: estimateTokens(text), outputTokens: 0 } };
+    case 'malformed-tool-call':
+      return { text: '', toolCalls: [{ id: how.callId(), name: scripted.toolCalls?.[0]?.name ?? 'unknown', arguments: undefined, rawArguments: '{"broken": ' }] };
+    default:
+      break;
+  }
+  const outText = scripted.text ?? '';
+  const toolCalls: ToolCall[] = (scripted.toolCalls ?? []).map((c) => ({ id: c.id ?? how.callId(), name: c.name, arguments: c.arguments ?? {} }));
+  if (outText && how.streaming) how.sendOptions.onEvent?.({ type: 'text-delta', text: outText });
+  const usage: Partial<Usage> = scripted.usage ?? {
+    inputTokens: estimateTokens(text) + (turn === 1 ? estimateTokens(spec.system ?? '') : 0),
+    outputTokens: estimateTokens(outText) + toolCalls.length * 8,
+  };
+  return { text: outText, toolCalls, usage };
 }
 
 function matchesAgent(pattern: string | RegExp | undefined, agent: string): boolean {

@@ -105,55 +105,16 @@ model, evaluator scores per iteration, and any op's details on click.
 
 /** Run the CLI with `argv` (without `node` and the script); resolves with the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        help: { type: 'boolean', short: 'h' },
-        format: { type: 'string' },
-        adapter: { type: 'string' },
-        script: { type: 'string' },
-        trace: { type: 'boolean' },
-        preset: { type: 'string' },
-        force: { type: 'boolean' },
-        store: { type: 'string' },
-        json: { type: 'boolean' },
-        quiet: { type: 'boolean' },
-        out: { type: 'string' },
-        agent: { type: 'string' },
-        approve: { type: 'boolean' },
-        as: { type: 'string' },
-        models: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    io.err(`${errorMessage(error)}\n\n${HELP.main}`);
-    return 2;
-  }
+  const parsed = parseCommandLine(argv, io);
+  if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
   const [command, ...rest] = positionals;
   if (command === undefined || command === 'help') {
     (values.help || command === 'help' ? io.out : io.err)(HELP.main!);
     return values.help || command === 'help' ? 0 : 2;
   }
-  if (command === 'squad') {
-    try {
-      return await squadCommand(rest, values, io);
-    } catch (error) {
-      io.err(`${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}`);
-      return 1;
-    }
-  }
-  if (command === 'agents') {
-    try {
-      return await agentsCommand(rest, values, io);
-    } catch (error) {
-      io.err(`${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}`);
-      return 1;
-    }
-  }
+  if (command === 'squad') return reportFailure(io, () => squadCommand(rest, values, io));
+  if (command === 'agents') return reportFailure(io, () => agentsCommand(rest, values, io));
   const help = HELP[command];
   if (help === undefined || command === 'main') {
     io.err(`Unknown command "${command}".\n\n${HELP.main}`);
@@ -172,38 +133,78 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     io.err(`Expected --format to be mermaid or dot, got "${values.format}".`);
     return 2;
   }
+  return reportFailure(io, () => folderCommand(command, rest, values, io));
+}
+
+type CommandLine = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  format: { type: 'string' },
+  adapter: { type: 'string' },
+  script: { type: 'string' },
+  trace: { type: 'boolean' },
+  preset: { type: 'string' },
+  force: { type: 'boolean' },
+  store: { type: 'string' },
+  json: { type: 'boolean' },
+  quiet: { type: 'boolean' },
+  out: { type: 'string' },
+  agent: { type: 'string' },
+  approve: { type: 'boolean' },
+  as: { type: 'string' },
+  models: { type: 'string' },
+} as const;
+
+/** The parsed command line, or the exit code of a command line that does not parse (after saying why). */
+function parseCommandLine(argv: readonly string[], io: CliIo): CommandLine | number {
   try {
-    if (command === 'report') return await reportCommand(rest[0]!, values, io);
-    if (command === 'graph' && (await isFile(rest[0]!))) {
-      io.out(formatPlanGraph(await readPlan(rest[0]!), (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
-      return 0;
-    }
-    const loaded = await loadFolder(rest[0]!, values, io);
-    const defs = loaded.agents;
-    const modelMap = await readModelMap(values.models);
-    const resolution = { unknownTools: 'warn' as const, ...(modelMap === undefined ? {} : { modelMap }) };
-    const { errors, warnings: found } = validateAgents(defs, resolution);
-    const warnings = [...loaded.warnings, ...found];
-    if (command === 'validate') {
-      for (const w of warnings) io.out(`warning  ${where(w)}${w.message}`);
-      for (const e of errors) io.err(`error    ${where(e)}${e.message}`);
-      io.out(`${defs.length} agent${defs.length === 1 ? '' : 's'}, ${errors.length} error${errors.length === 1 ? '' : 's'}, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`);
-      return errors.length > 0 ? 1 : 0;
-    }
-    if (command === 'graph') {
-      io.out(formatAgentGraph(defs, (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
-      return 0;
-    }
-    if (errors.length > 0) {
-      for (const e of errors) io.err(`error    ${where(e)}${e.message}`);
-      return 1;
-    }
-    const [agentName, input] = values.agent === undefined ? [rest[1]!, rest[2]!] : [values.agent, rest[1]!];
-    return await runCommand(defs, agentName, input, { ...values, ...(modelMap === undefined ? {} : { modelMap }) }, io);
+    return parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    io.err(`${errorMessage(error)}\n\n${HELP.main}`);
+    return 2;
+  }
+}
+
+/** Run a command; a failure is one line on standard error (with its code) and exit code 1. */
+async function reportFailure(io: CliIo, command: () => Promise<number>): Promise<number> {
+  try {
+    return await command();
   } catch (error) {
     io.err(`${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}`);
     return 1;
   }
+}
+
+/** `report`, `graph` (of a plan file or an agent folder), `validate` and `run`: the commands on a file or an agent folder. */
+async function folderCommand(command: string, rest: readonly string[], values: CommandLine['values'], io: CliIo): Promise<number> {
+  if (command === 'report') return reportCommand(rest[0]!, values, io);
+  if (command === 'graph' && (await isFile(rest[0]!))) {
+    io.out(formatPlanGraph(await readPlan(rest[0]!), (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
+    return 0;
+  }
+  const loaded = await loadFolder(rest[0]!, values, io);
+  const defs = loaded.agents;
+  const modelMap = await readModelMap(values.models);
+  const resolution = { unknownTools: 'warn' as const, ...(modelMap === undefined ? {} : { modelMap }) };
+  const { errors, warnings: found } = validateAgents(defs, resolution);
+  const warnings = [...loaded.warnings, ...found];
+  if (command === 'validate') {
+    for (const w of warnings) io.out(`warning  ${where(w)}${w.message}`);
+    for (const e of errors) io.err(`error    ${where(e)}${e.message}`);
+    io.out(`${defs.length} agent${defs.length === 1 ? '' : 's'}, ${errors.length} error${errors.length === 1 ? '' : 's'}, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`);
+    return errors.length > 0 ? 1 : 0;
+  }
+  if (command === 'graph') {
+    io.out(formatAgentGraph(defs, (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
+    return 0;
+  }
+  if (errors.length > 0) {
+    for (const e of errors) io.err(`error    ${where(e)}${e.message}`);
+    return 1;
+  }
+  const [agentName, input] = values.agent === undefined ? [rest[1]!, rest[2]!] : [values.agent, rest[1]!];
+  return runCommand(defs, agentName, input, { ...values, ...(modelMap === undefined ? {} : { modelMap }) }, io);
 }
 
 /** The flags `troupe run` reads. */

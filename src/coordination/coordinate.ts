@@ -7,7 +7,9 @@
 import { z } from 'zod';
 import { throwIfAborted } from '../core/abort.js';
 import { sleep } from '../core/clock.js';
+import type { Checkpoint } from '../core/checkpoint.js';
 import type { RunContext } from '../core/context.js';
+import type { ToolDefinition } from '../core/tools.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { CoordDecisionKind } from './events.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
@@ -99,135 +101,201 @@ export function coordinate(options: CoordinateOptions): Runnable<CoordinationOut
 type Resolved = ReturnType<typeof validate>;
 
 async function runCoordination(o: Resolved, input: string, ctx: RunContext): Promise<Omit<CoordinationOutcome, 'usage'>> {
-  const started = ctx.clock.now();
   const checkpoint = ctx.checkpoint<CoordinationState, CoordinationOutcome>({ kind: 'coordinate', version: 1, state: coordinationStateSchema });
   const restored = await checkpoint.restore();
   if (restored?.outcome) return restored.outcome;
-  const from = restored?.state;
-  const request = from?.request ?? input;
-  const decide = (decision: CoordDecisionKind, extra: { task?: string; worker?: string; detail?: string } = {}) =>
-    ctx.emit('coord.decision', { coordination: o.name, decision, ...extra });
-  const stuck = new StuckDetector(o.stuck);
-  if (from) stuck.restoreDurations(from.durations);
-  const changes = new Changes();
-  const onTransition = ({ task, from: was, to, reason, version }: { task: CoordTask; from?: CoordTask['status']; to: CoordTask['status']; reason?: string; version: number }) => {
-    ctx.emit('coord.task', { coordination: o.name, task: task.id, title: task.title, to, version, ...(was === undefined ? {} : { from: was }), ...(task.assignee === undefined ? {} : { worker: task.assignee }), ...(reason === undefined ? {} : { reason }) });
-    changes.notify();
-  };
-  const slots = new Map<string, WorkerSlot>(o.workers.map((w) => [w.name, { agent: w, state: 'idle', controller: new AbortController(), shutdown: false }]));
-  const bus = new MessageBus({
-    clock: ctx.clock,
-    onMessage: (message) => {
-      if (slots.has(message.sender)) stuck.heard(message.sender, message.time);
-      ctx.emit('coord.message', { coordination: o.name, message });
-    },
-  });
-
-  // The lead's session: coordination tools only in delegate mode, never the lead's own tools there.
-  const toolForm = o.lead.resolveAdapter(ctx).capabilities.tools;
-  const leadAgent = o.delegateMode ? delegateLead(o.lead) : o.lead;
-  let concluded: string | undefined;
-  let tasks: TaskStore | undefined;
-  let runtime: Runtime | undefined;
-  const planning = 'Not available while the task list is being written: reply with the JSON task list.';
-  let closing = false;
-  const apply = (action: LeadAction): string => {
-    if (!runtime) return planning;
-    if (closing && action.type !== 'conclude') return 'Every task is resolved and the workers have stopped: only `conclude` is available now.';
-    return applyAction(runtime, slots, action, decide, (s) => (concluded = s), reviews);
-  };
-  const reviews = new Map<string, CoordMessage>();
-  const tools = toolForm ? coordinationTools((a) => apply(a), () => (runtime ? describeTasks(runtime.tasks.list()) : planning)) : [];
-  let lead: Conversation | undefined;
-  const talk = async (text: string): Promise<string> => {
-    lead ??= await leadAgent.converse(ctx, { ...(tools.length ? { extraTools: tools } : {}), system: leadSystem(o.workers, leadAgent, toolForm) });
-    return (await lead.send(text, { signal: ctx.signal })).text;
-  };
-  const sendLead = async (text: string): Promise<string> => {
-    const reply = await talk(text);
-    for (const action of parseLeadActions(reply).actions) apply(action);
-    return reply;
-  };
-
+  const run = new CoordinationRun(o, ctx, checkpoint, restored?.state, input);
   try {
-    if (from) {
-      tasks = TaskStore.restore(from.tasks, { onTransition, now: () => ctx.clock.now() });
+    const runtime = await run.start();
+    await run.coordinate(runtime);
+    return await run.finish(runtime);
+  } finally {
+    await run.close();
+  }
+}
+
+/** One run of a coordination: the task list, the bus, the workers' slots and the lead's session. */
+class CoordinationRun {
+  readonly #o: Resolved;
+  readonly #ctx: RunContext;
+  readonly #checkpoint: Checkpoint<CoordinationState, CoordinationOutcome>;
+  readonly #from: CoordinationState | undefined;
+  readonly #request: string;
+  readonly #started: number;
+  readonly #stuck: StuckDetector;
+  readonly #changes = new Changes();
+  readonly #slots: Map<string, WorkerSlot>;
+  readonly #bus: MessageBus;
+  readonly #reviews = new Map<string, CoordMessage>();
+  readonly #leadAgent: Agent;
+  readonly #toolForm: boolean;
+  readonly #tools: ToolDefinition[];
+  #lead: Conversation | undefined;
+  #runtime: Runtime | undefined;
+  #concluded: string | undefined;
+  #closing = false;
+  #savedVersion = -1;
+
+  constructor(o: Resolved, ctx: RunContext, checkpoint: Checkpoint<CoordinationState, CoordinationOutcome>, from: CoordinationState | undefined, input: string) {
+    this.#o = o;
+    this.#ctx = ctx;
+    this.#checkpoint = checkpoint;
+    this.#from = from;
+    this.#request = from?.request ?? input;
+    this.#started = ctx.clock.now();
+    this.#stuck = new StuckDetector(o.stuck);
+    if (from) this.#stuck.restoreDurations(from.durations);
+    this.#slots = new Map<string, WorkerSlot>(o.workers.map((w) => [w.name, { agent: w, state: 'idle', controller: new AbortController(), shutdown: false }]));
+    this.#bus = new MessageBus({
+      clock: ctx.clock,
+      onMessage: (message) => {
+        if (this.#slots.has(message.sender)) this.#stuck.heard(message.sender, message.time);
+        ctx.emit('coord.message', { coordination: o.name, message });
+      },
+    });
+    // The lead's session: coordination tools only in delegate mode, never the lead's own tools there.
+    this.#toolForm = o.lead.resolveAdapter(ctx).capabilities.tools;
+    this.#leadAgent = o.delegateMode ? delegateLead(o.lead) : o.lead;
+    this.#tools = this.#toolForm ? coordinationTools((a) => this.#apply(a), () => (this.#runtime ? describeTasks(this.#runtime.tasks.list()) : PLANNING)) : [];
+  }
+
+  /** The task list (restored, or given, or decomposed by the lead), saved; the workers started. */
+  async start(): Promise<Runtime> {
+    const ctx = this.#ctx;
+    const o = this.#o;
+    const onTransition = ({ task, from: was, to, reason, version }: { task: CoordTask; from?: CoordTask['status']; to: CoordTask['status']; reason?: string; version: number }) => {
+      ctx.emit('coord.task', { coordination: o.name, task: task.id, title: task.title, to, version, ...(was === undefined ? {} : { from: was }), ...(task.assignee === undefined ? {} : { worker: task.assignee }), ...(reason === undefined ? {} : { reason }) });
+      this.#changes.notify();
+    };
+    let tasks: TaskStore;
+    if (this.#from) {
+      tasks = TaskStore.restore(this.#from.tasks, { onTransition, now: () => ctx.clock.now() });
       for (const t of tasks.list()) if (t.status === 'claimed' || t.status === 'in-progress') tasks.reassign(t.id, undefined, 'resumed');
     } else {
       tasks = new TaskStore([], { onTransition, now: () => ctx.clock.now() });
-      const list = o.tasks ?? (await decompose(request, talk, o.workers, (message) => ctx.emit('warning', { message, code: 'json_repaired' })));
+      const list = o.tasks ?? (await decompose(this.#request, (text) => this.#talk(text), o.workers, (message) => ctx.emit('warning', { message, code: 'json_repaired' })));
       for (const t of list) tasks.add(t);
-      decide('tasks-planned', { detail: `${list.length} tasks` });
+      this.#decide('tasks-planned', { detail: `${list.length} tasks` });
     }
-    runtime = {
-      name: o.name, lead: o.lead.name, ctx, request, tasks, bus, stuck, changes,
+    const runtime: Runtime = {
+      name: o.name, lead: o.lead.name, ctx, request: this.#request, tasks, bus: this.#bus, stuck: this.#stuck, changes: this.#changes,
       planApproval: o.planApproval, workspace: o.workspace, sharedContext: o.sharedContext, maxQuestions: o.maxQuestions,
     };
-    const state = (): CoordinationState => ({
-      schemaVersion: 1, kind: 'coordinate', name: o.name, request, tasks: tasks!.snapshot(), durations: stuck.durations(),
-      ...(concluded === undefined ? {} : { synthesis: concluded }),
-    });
-    let savedVersion = -1;
-    const save = async (outcome?: Omit<CoordinationOutcome, 'usage'>) => {
-      if (!checkpoint.enabled || (outcome === undefined && tasks!.version === savedVersion)) return;
-      savedVersion = tasks!.version;
-      if (outcome) await checkpoint.finish(state(), outcome);
-      else await checkpoint.save(state());
-    };
-    await save();
-    for (const slot of slots.values()) spawn(runtime, slot);
+    this.#runtime = runtime;
+    await this.#save(runtime);
+    for (const slot of this.#slots.values()) spawn(runtime, slot);
+    return runtime;
+  }
 
-    // The lead's loop: messages, stuck checks, completion.
+  /** The lead's loop: messages, stuck checks, until every task is resolved and the workers are idle. */
+  async coordinate(runtime: Runtime): Promise<void> {
+    const { tasks } = runtime;
+    const lead = this.#o.lead.name;
     for (;;) {
-      throwIfAborted(ctx.signal);
-      const seq = changes.seq;
-      const inbox = bus.poll(o.lead.name);
-      for (const action of stuck.check(ctx.clock.now())) {
-        if (action.type === 'status-check') {
-          sendMessage(runtime, { kind: 'status', sender: o.lead.name, recipient: action.worker, taskId: action.task, text: `Status check: how is task ${action.task} going?`, metadata: { statusCheck: true } });
-          decide('status-check', { worker: action.worker, task: action.task, detail: `silent for ${action.silentMs} ms` });
-        } else {
-          stopStuck(runtime, slots, action.worker, action.task, decide);
-        }
-      }
+      throwIfAborted(this.#ctx.signal);
+      const seq = this.#changes.seq;
+      const inbox = this.#bus.poll(lead);
+      this.#checkStuck(runtime);
       const needLead = inbox.filter((m) => m.kind === 'question' || m.kind === 'plan-submission' || (m.kind === 'status' && ['done', 'failed'].includes(String(m.metadata?.['state']))));
       if (needLead.length > 0) {
-        for (const m of needLead) if (m.kind === 'plan-submission' && m.taskId) reviews.set(m.taskId, m);
-        await sendLead(updatePrompt(runtime, needLead));
-        settleUnanswered(runtime, slots, needLead, reviews, decide);
+        for (const m of needLead) if (m.kind === 'plan-submission' && m.taskId) this.#reviews.set(m.taskId, m);
+        await this.#sendLead(updatePrompt(runtime, needLead));
+        settleUnanswered(runtime, this.#slots, needLead, this.#reviews, (d, e) => this.#decide(d, e));
       }
-      const live = [...slots.values()].filter((s) => s.state === 'idle' || s.state === 'busy');
+      const live = [...this.#slots.values()].filter((s) => s.state === 'idle' || s.state === 'busy');
       if (live.length === 0 && !tasks.allResolved()) {
         for (const t of tasks.list()) if (t.status === 'pending' || t.status === 'claimed') tasks.block(t.id, 'No worker left to do it');
       }
-      await save();
-      if (tasks.allResolved() && live.every((s) => s.state === 'idle') && bus.peek(o.lead.name).length === 0) break;
-      await waitForChange(ctx, changes, seq, stuck.nextDeadline());
+      await this.#save(runtime);
+      if (tasks.allResolved() && live.every((s) => s.state === 'idle') && this.#bus.peek(lead).length === 0) return;
+      await waitForChange(this.#ctx, this.#changes, seq, this.#stuck.nextDeadline());
     }
+  }
 
-    closing = true;
-    for (const slot of slots.values()) {
+  /** Stop the workers, have the lead write the synthesis, save the outcome. */
+  async finish(runtime: Runtime): Promise<Omit<CoordinationOutcome, 'usage'>> {
+    const o = this.#o;
+    const ctx = this.#ctx;
+    this.#closing = true;
+    for (const slot of this.#slots.values()) {
       if (slot.state === 'idle' || slot.state === 'busy') sendMessage(runtime, { kind: 'shutdown-request', sender: o.lead.name, recipient: slot.agent.name, text: 'All tasks are resolved.' });
     }
-    await Promise.allSettled([...slots.values()].map((s) => s.promise));
-    bus.poll(o.lead.name);
-    const synthesisReply = await sendLead(synthesisPrompt(tasks.list()));
-    const synthesis = concluded ?? synthesisReply;
-    concluded = synthesis;
-    const all = tasks.list();
+    await Promise.allSettled([...this.#slots.values()].map((s) => s.promise));
+    this.#bus.poll(o.lead.name);
+    const synthesisReply = await this.#sendLead(synthesisPrompt(runtime.tasks.list()));
+    const synthesis = this.#concluded ?? synthesisReply;
+    this.#concluded = synthesis;
+    const all = runtime.tasks.list();
     const outcome: Omit<CoordinationOutcome, 'usage'> = {
-      output: synthesis, agent: o.lead.name, status: 'completed', synthesis, tasks: all, needsPerson: all.filter((t) => t.status === 'blocked'), messages: bus.history(), state: state(),
+      output: synthesis, agent: o.lead.name, status: 'completed', synthesis, tasks: all, needsPerson: all.filter((t) => t.status === 'blocked'), messages: this.#bus.history(), state: this.#state(runtime),
     };
-    await save(outcome);
+    await this.#save(runtime, outcome);
     const ids = (status: CoordTask['status']) => all.filter((t) => t.status === status).map((t) => t.id);
-    ctx.emit('coord.completed', { coordination: o.name, done: ids('done'), failed: ids('failed'), cancelled: ids('cancelled'), blocked: ids('blocked'), durationMs: ctx.clock.now() - started });
+    ctx.emit('coord.completed', { coordination: o.name, done: ids('done'), failed: ids('failed'), cancelled: ids('cancelled'), blocked: ids('blocked'), durationMs: ctx.clock.now() - this.#started });
     return outcome;
-  } finally {
-    for (const slot of slots.values()) slot.controller.abort();
-    await Promise.allSettled([...slots.values()].map((s) => s.promise));
-    await lead?.close().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    for (const slot of this.#slots.values()) slot.controller.abort();
+    await Promise.allSettled([...this.#slots.values()].map((s) => s.promise));
+    await this.#lead?.close().catch(() => undefined);
+  }
+
+  #decide(decision: CoordDecisionKind, extra: { task?: string; worker?: string; detail?: string } = {}): void {
+    this.#ctx.emit('coord.decision', { coordination: this.#o.name, decision, ...extra });
+  }
+
+  /** Status checks for workers that went silent, and stuck workers stopped. */
+  #checkStuck(runtime: Runtime): void {
+    const lead = this.#o.lead.name;
+    for (const action of this.#stuck.check(this.#ctx.clock.now())) {
+      if (action.type === 'status-check') {
+        sendMessage(runtime, { kind: 'status', sender: lead, recipient: action.worker, taskId: action.task, text: `Status check: how is task ${action.task} going?`, metadata: { statusCheck: true } });
+        this.#decide('status-check', { worker: action.worker, task: action.task, detail: `silent for ${action.silentMs} ms` });
+      } else {
+        stopStuck(runtime, this.#slots, action.worker, action.task, (d, e) => this.#decide(d, e));
+      }
+    }
+  }
+
+  #apply(action: LeadAction): string {
+    const runtime = this.#runtime;
+    if (!runtime) return PLANNING;
+    if (this.#closing && action.type !== 'conclude') return 'Every task is resolved and the workers have stopped: only `conclude` is available now.';
+    return applyAction(runtime, this.#slots, action, (d, e) => this.#decide(d, e), (s) => (this.#concluded = s), this.#reviews);
+  }
+
+  async #talk(text: string): Promise<string> {
+    const o = this.#o;
+    this.#lead ??= await this.#leadAgent.converse(this.#ctx, { ...(this.#tools.length ? { extraTools: this.#tools } : {}), system: leadSystem(o.workers, this.#leadAgent, this.#toolForm) });
+    return (await this.#lead.send(text, { signal: this.#ctx.signal })).text;
+  }
+
+  async #sendLead(text: string): Promise<string> {
+    const reply = await this.#talk(text);
+    for (const action of parseLeadActions(reply).actions) this.#apply(action);
+    return reply;
+  }
+
+  #state(runtime: Runtime): CoordinationState {
+    const o = this.#o;
+    return {
+      schemaVersion: 1, kind: 'coordinate', name: o.name, request: this.#request, tasks: runtime.tasks.snapshot(), durations: this.#stuck.durations(),
+      ...(this.#concluded === undefined ? {} : { synthesis: this.#concluded }),
+    };
+  }
+
+  /** Save the state when the task list changed since the last save (and always with the outcome). */
+  async #save(runtime: Runtime, outcome?: Omit<CoordinationOutcome, 'usage'>): Promise<void> {
+    const checkpoint = this.#checkpoint;
+    if (!checkpoint.enabled || (outcome === undefined && runtime.tasks.version === this.#savedVersion)) return;
+    this.#savedVersion = runtime.tasks.version;
+    if (outcome) await checkpoint.finish(this.#state(runtime), outcome);
+    else await checkpoint.save(this.#state(runtime));
   }
 }
+
+const PLANNING = 'Not available while the task list is being written: reply with the JSON task list.';
 
 async function waitForChange(ctx: RunContext, changes: Changes, seq: number, deadline: number | undefined): Promise<void> {
   const controller = new AbortController();

@@ -127,71 +127,18 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(resuming ? { resuming: true } : {}),
   });
-  const onEvent = options.onEvent;
-  if (onEvent) emitter.on('*', onEvent);
-  const log = options.store
-    ? createRunLogWriter(options.store, runId, (error) =>
-        ctx.emit('warning', { message: `The run log could not be written: ${errorMessage(error)}`, code: 'run_log_failed' }),
-      )
-    : undefined;
-  if (log) emitter.on('*', log.write);
-
-  // Async iteration: a queue per iterator, fed from the '*' channel. The
-  // forwarding listener is attached only while an iterator exists, so code
-  // that skips building events nobody listens to can tell.
-  const iterators = new Set<{ push(e: TroupeEvent | null): void }>();
-  let finished = false;
-  const forward = (e: TroupeEvent) => {
-    for (const it of iterators) it.push(e);
-  };
-  const addIterator = (it: { push(e: TroupeEvent | null): void }) => {
-    if (iterators.size === 0) emitter.on('*', forward);
-    iterators.add(it);
-  };
-  const removeIterator = (it: { push(e: TroupeEvent | null): void }) => {
-    if (iterators.delete(it) && iterators.size === 0) emitter.off('*', forward);
-  };
-
+  const listeners = attachListeners(ctx, options);
+  const iterators = new EventIterators(emitter);
   const result = (async (): Promise<RunResult<O>> => {
     await Promise.resolve();
-    ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}) });
     try {
-      const outcome = await runnable.run(input, ctx);
-      root.end = clock.now();
-      root.status = outcome.status;
-      const usage = totalUsage(root);
-      ctx.emit('run.completed', {
-        runnable: runnable.name,
-        status: outcome.status,
-        output: outcome.output,
-        usage,
-        durationMs: root.end - root.start,
-      });
-      return { ...outcome, usage, runId, trace: root, durationMs: root.end - root.start };
-    } catch (error) {
-      root.end = clock.now();
-      root.status = signal.aborted && !isTroupeError(error, 'timeout') ? 'cancelled' : 'failed';
-      root.error = errorMessage(error);
-      ctx.emit('run.failed', {
-        runnable: runnable.name,
-        error: errorMessage(error),
-        ...(isTroupeError(error) ? { code: error.code } : {}),
-      });
-      throw error;
+      return await execute(runnable, input, ctx, resuming);
     } finally {
       timer?.clear();
-      if (log) {
-        await log.flush({ clock });
-        emitter.off('*', log.write);
-      }
-      finished = true;
-      for (const it of iterators) it.push(null);
-      iterators.clear();
-      emitter.off('*', forward);
-      if (onEvent) emitter.off('*', onEvent);
+      await listeners.detach();
+      iterators.close();
     }
   })();
-
   return {
     runId,
     emitter,
@@ -200,35 +147,120 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
     abort(reason?: unknown) {
       controller.abort(reason);
     },
-    [Symbol.asyncIterator](): AsyncIterator<TroupeEvent> {
-      const buffer: Array<TroupeEvent | null> = [];
-      let wake: (() => void) | undefined;
-      const it = {
-        push(e: TroupeEvent | null) {
-          buffer.push(e);
-          wake?.();
-        },
-      };
-      if (finished) buffer.push(null);
-      else addIterator(it);
-      return {
-        async next(): Promise<IteratorResult<TroupeEvent>> {
-          while (buffer.length === 0) await new Promise<void>((r) => (wake = r));
-          wake = undefined;
-          const e = buffer.shift();
-          if (e === null || e === undefined) {
-            removeIterator(it);
-            return { done: true, value: undefined };
-          }
-          return { done: false, value: e };
-        },
-        async return(): Promise<IteratorResult<TroupeEvent>> {
-          removeIterator(it);
-          return { done: true, value: undefined };
-        },
-      };
+    [Symbol.asyncIterator]: () => iterators.iterator(),
+  };
+}
+
+/** Run `runnable` in the root context `ctx`, with `run.started` first and `run.completed` or `run.failed` last. */
+async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, ctx: RunContext, resuming: boolean): Promise<RunResult<O>> {
+  const root = ctx.op;
+  const { clock, runId } = ctx;
+  ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}) });
+  try {
+    const outcome = await runnable.run(input, ctx);
+    root.end = clock.now();
+    root.status = outcome.status;
+    const usage = totalUsage(root);
+    ctx.emit('run.completed', { runnable: runnable.name, status: outcome.status, output: outcome.output, usage, durationMs: root.end - root.start });
+    return { ...outcome, usage, runId, trace: root, durationMs: root.end - root.start };
+  } catch (error) {
+    root.end = clock.now();
+    root.status = ctx.signal.aborted && !isTroupeError(error, 'timeout') ? 'cancelled' : 'failed';
+    root.error = errorMessage(error);
+    ctx.emit('run.failed', { runnable: runnable.name, error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) });
+    throw error;
+  }
+}
+
+/** The run's own listeners: `onEvent`, and the run log when there is a store. `detach` flushes the log and removes them. */
+function attachListeners(ctx: RunContext, options: RunOptions): { detach(): Promise<void> } {
+  const { emitter, runId, clock } = ctx;
+  const onEvent = options.onEvent;
+  if (onEvent) emitter.on('*', onEvent);
+  const log = options.store
+    ? createRunLogWriter(options.store, runId, (error) =>
+        ctx.emit('warning', { message: `The run log could not be written: ${errorMessage(error)}`, code: 'run_log_failed' }),
+      )
+    : undefined;
+  if (log) emitter.on('*', log.write);
+  return {
+    async detach() {
+      if (log) {
+        await log.flush({ clock });
+        emitter.off('*', log.write);
+      }
+      if (onEvent) emitter.off('*', onEvent);
     },
   };
+}
+
+interface EventQueue {
+  push(e: TroupeEvent | null): void;
+}
+
+/**
+ * The async iterators of a run handle: a queue per iterator, fed from the
+ * `*` channel. The forwarding listener is attached only while an iterator
+ * exists, so code that skips building events nobody listens to can tell.
+ */
+class EventIterators {
+  readonly #emitter: TroupeEmitter;
+  readonly #queues = new Set<EventQueue>();
+  #finished = false;
+  readonly #forward = (e: TroupeEvent): void => {
+    for (const q of this.#queues) q.push(e);
+  };
+
+  constructor(emitter: TroupeEmitter) {
+    this.#emitter = emitter;
+  }
+
+  /** The run ended: every iterator finishes after the events it holds. */
+  close(): void {
+    this.#finished = true;
+    for (const q of this.#queues) q.push(null);
+    this.#queues.clear();
+    this.#emitter.off('*', this.#forward);
+  }
+
+  /** A new iterator over the events emitted from now on. */
+  iterator(): AsyncIterator<TroupeEvent> {
+    const buffer: Array<TroupeEvent | null> = [];
+    let wake: (() => void) | undefined;
+    const queue: EventQueue = {
+      push(e) {
+        buffer.push(e);
+        wake?.();
+      },
+    };
+    if (this.#finished) buffer.push(null);
+    else this.#add(queue);
+    return {
+      next: async (): Promise<IteratorResult<TroupeEvent>> => {
+        while (buffer.length === 0) await new Promise<void>((r) => (wake = r));
+        wake = undefined;
+        const e = buffer.shift();
+        if (e === null || e === undefined) {
+          this.#remove(queue);
+          return { done: true, value: undefined };
+        }
+        return { done: false, value: e };
+      },
+      return: async (): Promise<IteratorResult<TroupeEvent>> => {
+        this.#remove(queue);
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  #add(queue: EventQueue): void {
+    if (this.#queues.size === 0) this.#emitter.on('*', this.#forward);
+    this.#queues.add(queue);
+  }
+
+  #remove(queue: EventQueue): void {
+    if (this.#queues.delete(queue) && this.#queues.size === 0) this.#emitter.off('*', this.#forward);
+  }
 }
 
 function validateRunOptions(runnable: Runnable<Outcome>, input: string, options: RunOptions): void {

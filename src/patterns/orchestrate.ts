@@ -18,7 +18,7 @@ import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js
 import type { Agent, Conversation } from './agent.js';
 import {
   controllableLoop, driveLoop, loopLimits,
-  type ControllableLoop, type ErrorBudgetOptions, type LoopRun, type StepResult,
+  type ControllableLoop, type DriveLoopResult, type ErrorBudgetOptions, type LoopController, type LoopRun, type StepResult,
 } from './loop.js';
 import {
   DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
@@ -117,136 +117,226 @@ type Resolved = ReturnType<typeof validate>;
 async function runOrchestration(
   o: Resolved, input: string, ctx: RunContext, loop: LoopRun<OrchestrateState>,
 ): Promise<Omit<OrchestrateOutcome, 'usage'>> {
-  const { controller, from, resetStall, checkpoint } = loop;
+  const { controller, checkpoint } = loop;
   const { signal, release } = controller.attach(ctx.signal);
-  const stall = new StallDetector(o.stall);
-  if (from && !resetStall) stall.restore(from.stall);
-  const state: OrchestrateState = from
-    ? { ...structuredClone(from), stall: stall.snapshot() }
-    : { schemaVersion: 1, kind: 'orchestrate', loop: o.name, mode: o.mode, request: input, iteration: 0, maxIterations: o.maxIterations, evaluations: [], stall: stall.snapshot(), lastResults: [], startedAt: ctx.clock.now() };
-  state.maxIterations = o.maxIterations;
-  const request = state.request;
-  const quality = new QualityTracker(state.evaluations);
-  const reflect = o.mode === 'orchestrator-reflect';
-  const maxIterations = reflect ? o.maxIterations : 1;
-  let orch: Conversation | undefined;
-  let judge: Conversation | undefined;
-  let current: { iteration: number; results: WorkerResult[] } = { iteration: 0, results: [] };
-  let toolMode = false;
-  let output: string | undefined;
-  const prompts = (): PromptContext => ({ request, workers: o.workers, sharedContext: o.sharedContext, routingContext: o.routingContext, dispatch: toolMode ? 'tool' : 'text', reflect });
-
-  const dispatchOne = async (name: string, task: string, prompt: string, sig: AbortSignal): Promise<WorkerResult> => {
-    const worker = o.workers.find((w) => w.name === name)!;
-    const result = await runWorker(ctx, worker, task, prompt, { signal: sig, timeoutMs: o.workerTimeoutMs });
-    ctx.emit('reflect.worker.completed', {
-      loop: o.name, iteration: current.iteration, worker: name, success: result.success, durationMs: result.durationMs,
-      ...(result.error === undefined ? {} : { error: result.error }),
+  const run = new OrchestrationRun(o, input, ctx, loop);
+  try {
+    const ended = await driveLoop({
+      ctx, signal, controller, loop: o.name, state: run.state, stall: run.stall, checkpoint, maxIterations: run.maxIterations,
+      retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
+      goalMetOn: (status) => status === 'goal-met' || (!run.reflect && status === 'completed'),
+      fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
+      step: (iteration, sig) => run.step(iteration, sig),
+      onError: () => run.dropOrchestrator(),
     });
-    current.results.push(result);
-    return result;
-  };
-  const promptFor = (a: Assignment) => workerPrompt(o.workers.find((w) => w.name === a.worker)!, request, a.task, o.sharedContext);
-  const dispatchAll = async (assignments: Assignment[], sig: AbortSignal, prompt = promptFor): Promise<WorkerResult[]> => {
-    ctx.emit('reflect.dispatched', { loop: o.name, iteration: current.iteration, assignments });
-    const results = await Promise.all(assignments.map((a) => dispatchOne(a.worker, a.task, prompt(a), sig)));
-    throwIfAborted(sig);
-    return results;
-  };
-  const openOrchestrator = async (): Promise<Conversation> => {
-    if (orch) return orch;
-    const orchestrator = o.orchestrator!;
-    toolMode = o.dispatch === 'tool' && orchestrator.resolveAdapter(ctx).capabilities.tools;
-    const delegate = delegateTool(o.workers, (worker, task, sig) => {
-      ctx.emit('reflect.dispatched', { loop: o.name, iteration: current.iteration, assignments: [{ worker, task }] });
-      return dispatchOne(worker, task, promptFor({ worker, task }), sig);
-    });
-    orch = await orchestrator.converse(ctx, toolMode ? { extraTools: [delegate] } : {});
-    return orch;
-  };
-  const synthesise = async (results: WorkerResult[], sig: AbortSignal): Promise<string> => {
-    if (!o.orchestrator) return results.map((r) => `### ${r.worker}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`).join('\n\n');
-    const conversation = await openOrchestrator();
-    return (await conversation.send(`## User Request\n${request}\n\n${synthesisPrompt(prompts(), results)}`, { signal: sig })).text;
-  };
+    return run.outcome(ended);
+  } finally {
+    release();
+    await run.close();
+  }
+}
 
-  /** broadcast and sequential: no planning. */
-  const passThrough = async (sig: AbortSignal): Promise<StepResult> => {
-    const base = o.sharedContext ? `${o.sharedContext}\n\n${request}` : request;
-    if (o.mode === 'broadcast') {
-      const results = await dispatchAll(o.workers.map((w) => ({ worker: w.name, task: request })), sig, () => base);
-      controller.checkPause();
-      output = await synthesise(results, sig);
-    } else {
-      for (const w of o.workers) {
-        controller.checkPause();
-        ctx.emit('reflect.dispatched', { loop: o.name, iteration: current.iteration, assignments: [{ worker: w.name, task: request }] });
-        const earlier = current.results.map((r) => `### ${r.worker}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`).join('\n\n');
-        await dispatchOne(w.name, request, earlier ? `${base}\n\n## Earlier Responses\n${earlier}` : base, sig);
-        throwIfAborted(sig);
-      }
-      output = o.orchestrator ? await synthesise(current.results, sig) : [...current.results].reverse().find((r) => r.success)?.output ?? '';
-    }
-    state.lastSynthesis = output;
-    state.lastResults = current.results;
-    return { exit: 'completed' };
-  };
+/** What a plan of one iteration gave: the reply and its assignments, or `exit` when the reply is the answer. */
+type Planned = { exit?: 'goal-met'; reply: string; assignments: Assignment[] };
 
-  const step = async (iteration: number, sig: AbortSignal): Promise<StepResult> => {
-    current = { iteration, results: [] };
-    ctx.emit('reflect.iteration.started', { loop: o.name, iteration, maxIterations });
-    if (o.mode === 'broadcast' || o.mode === 'sequential') return passThrough(sig);
-    const conversation = await openOrchestrator();
-    const last = state.evaluations.at(-1);
-    const previous = { ...(last ? { evaluation: last } : {}), ...(state.lastSynthesis === undefined ? {} : { synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
-    let reply = await conversation.send(planPrompt(prompts(), iteration, maxIterations, previous), { signal: sig });
-    let assignments = toolMode ? [] : parseAssignments(reply.text, o.workers.map((w) => w.name)).assignments;
-    const nothing = () => (toolMode ? current.results.length === 0 : assignments.length === 0);
-    if (nothing() && iteration > 1) {
-      // A later plan that assigns nothing is the orchestrator's direct answer: the goal is met.
-      output = stripSentinels(reply.text);
-      state.lastSynthesis = output;
-      delete state.adjustments;
-      return { exit: 'goal-met' };
-    }
-    for (let nudge = 1; nothing(); nudge++) {
-      if (nudge > o.maxNudges) {
-        throw new ModelBehaviorError(
-          `Orchestrator "${o.orchestrator!.name}" assigned no task to a worker after ${o.maxNudges} nudges (workers: ${o.workers.map((w) => w.name).join(', ')})`,
-          { code: 'no_assignments', details: { orchestrator: o.orchestrator!.name, nudges: o.maxNudges } },
-        );
-      }
-      throwIfAborted(sig);
-      reply = await conversation.send(nudgePrompt(o.workers, toolMode ? 'tool' : 'text'), { signal: sig });
-      if (!toolMode) assignments = parseAssignments(reply.text, o.workers.map((w) => w.name)).assignments;
-    }
-    controller.checkPause();
-    const results = toolMode ? current.results : await dispatchAll(assignments, sig);
-    controller.checkPause();
-    const synthesis = toolMode ? reply.text : await synthesise(results, sig);
+/** One run of an orchestration: its state, its conversations, and one method per part of an iteration. */
+class OrchestrationRun {
+  readonly state: OrchestrateState;
+  readonly stall: StallDetector;
+  readonly reflect: boolean;
+  readonly maxIterations: number;
+  readonly #o: Resolved;
+  readonly #ctx: RunContext;
+  readonly #controller: LoopController;
+  readonly #request: string;
+  readonly #quality: QualityTracker;
+  #orch: Conversation | undefined;
+  #judge: Conversation | undefined;
+  #current: { iteration: number; results: WorkerResult[] } = { iteration: 0, results: [] };
+  #toolMode = false;
+  #output: string | undefined;
+
+  constructor(o: Resolved, input: string, ctx: RunContext, loop: LoopRun<OrchestrateState>) {
+    const { from, resetStall } = loop;
+    this.#o = o;
+    this.#ctx = ctx;
+    this.#controller = loop.controller;
+    this.stall = new StallDetector(o.stall);
+    if (from && !resetStall) this.stall.restore(from.stall);
+    this.state = from
+      ? { ...structuredClone(from), stall: this.stall.snapshot() }
+      : { schemaVersion: 1, kind: 'orchestrate', loop: o.name, mode: o.mode, request: input, iteration: 0, maxIterations: o.maxIterations, evaluations: [], stall: this.stall.snapshot(), lastResults: [], startedAt: ctx.clock.now() };
+    this.state.maxIterations = o.maxIterations;
+    this.#request = this.state.request;
+    this.#quality = new QualityTracker(this.state.evaluations);
+    this.reflect = o.mode === 'orchestrator-reflect';
+    this.maxIterations = this.reflect ? o.maxIterations : 1;
+  }
+
+  /** Iteration `iteration`: plan, dispatch, collect, synthesise and (in `orchestrator-reflect`) evaluate and adjust. */
+  async step(iteration: number, sig: AbortSignal): Promise<StepResult> {
+    const o = this.#o;
+    const state = this.state;
+    this.#current = { iteration, results: [] };
+    this.#ctx.emit('reflect.iteration.started', { loop: o.name, iteration, maxIterations: this.maxIterations });
+    if (o.mode === 'broadcast' || o.mode === 'sequential') return this.#passThrough(sig);
+    const planned = await this.#plan(iteration, sig);
+    if (planned.exit) return { exit: planned.exit };
+    this.#controller.checkPause();
+    const results = this.#toolMode ? this.#current.results : await this.#dispatchAll(planned.assignments, sig);
+    this.#controller.checkPause();
+    const synthesis = this.#toolMode ? planned.reply : await this.#synthesise(results, sig);
     const clean = stripSentinels(synthesis);
     state.lastResults = results;
     state.lastSynthesis = clean;
-    if (!reflect) return { exit: 'completed' };
-    controller.checkPause();
-    const evaluation = await evaluate(iteration, synthesis, clean, results, sig);
+    if (!this.reflect) return { exit: 'completed' };
+    this.#controller.checkPause();
+    const evaluation = await this.#evaluate(iteration, synthesis, clean, results, sig);
     if (evaluation.goalMet) {
       delete state.adjustments;
       return { exit: 'goal-met' };
     }
-    adjust(iteration, results);
-    const check = stall.check(clean);
-    state.stall = stall.snapshot();
-    if (check.warn && !check.stalled) ctx.emit('reflect.stall.warning', { loop: o.name, iteration, similarity: check.similarity, consecutive: check.consecutive });
-    if (check.stalled) {
-      ctx.emit('reflect.stalled', { loop: o.name, iteration, consecutive: check.consecutive });
-      return { exit: 'stalled' };
+    this.#adjust(iteration, results);
+    return this.#checkStall(iteration, clean);
+  }
+
+  /** The outcome of the run once the loop ended. */
+  outcome(ended: DriveLoopResult): Omit<OrchestrateOutcome, 'usage'> {
+    const o = this.#o;
+    const state = this.state;
+    const { goalMet, summary } = ended;
+    const result: Omit<OrchestrateOutcome, 'usage'> = {
+      output: this.#output ?? state.lastSynthesis ?? '',
+      agent: o.orchestrator?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
+      status: ended.status, goalMet, cancelled: !goalMet, iterations: ended.completed,
+      evaluations: [...state.evaluations], summary, results: [...state.lastResults],
+      state: structuredClone(state),
+    };
+    if (ended.error !== undefined) result.error = ended.error;
+    return result;
+  }
+
+  /** After a failed iteration: the orchestrator's session is in an unknown state, open a new one next time. */
+  dropOrchestrator(): void {
+    void this.#orch?.close().catch(() => undefined);
+    this.#orch = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.#orch?.close().catch(() => undefined);
+    await this.#judge?.close().catch(() => undefined);
+  }
+
+  /**
+   * Ask the orchestrator for this iteration's assignments, nudging it when it
+   * assigns nothing. From the second iteration on, a plan that assigns
+   * nothing is the orchestrator's direct answer: the goal is met.
+   */
+  async #plan(iteration: number, sig: AbortSignal): Promise<Planned> {
+    const o = this.#o;
+    const state = this.state;
+    const conversation = await this.#openOrchestrator();
+    const last = state.evaluations.at(-1);
+    const previous = { ...(last ? { evaluation: last } : {}), ...(state.lastSynthesis === undefined ? {} : { synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
+    let reply = await conversation.send(planPrompt(this.#prompts(), iteration, this.maxIterations, previous), { signal: sig });
+    const names = o.workers.map((w) => w.name);
+    let assignments = this.#toolMode ? [] : parseAssignments(reply.text, names).assignments;
+    const nothing = () => (this.#toolMode ? this.#current.results.length === 0 : assignments.length === 0);
+    if (nothing() && iteration > 1) {
+      this.#output = stripSentinels(reply.text);
+      state.lastSynthesis = this.#output;
+      delete state.adjustments;
+      return { exit: 'goal-met', reply: reply.text, assignments };
     }
-    return {};
-  };
+    for (let nudge = 1; nothing(); nudge++) {
+      if (nudge > o.maxNudges) {
+        throw new ModelBehaviorError(`Orchestrator "${o.orchestrator!.name}" assigned no task to a worker after ${o.maxNudges} nudges (workers: ${names.join(', ')})`, {
+          code: 'no_assignments',
+          details: { orchestrator: o.orchestrator!.name, nudges: o.maxNudges },
+        });
+      }
+      throwIfAborted(sig);
+      reply = await conversation.send(nudgePrompt(o.workers, this.#toolMode ? 'tool' : 'text'), { signal: sig });
+      if (!this.#toolMode) assignments = parseAssignments(reply.text, names).assignments;
+    }
+    return { reply: reply.text, assignments };
+  }
+
+  /** broadcast and sequential: no planning. */
+  async #passThrough(sig: AbortSignal): Promise<StepResult> {
+    const o = this.#o;
+    const request = this.#request;
+    const base = o.sharedContext ? `${o.sharedContext}\n\n${request}` : request;
+    if (o.mode === 'broadcast') {
+      const results = await this.#dispatchAll(o.workers.map((w) => ({ worker: w.name, task: request })), sig, () => base);
+      this.#controller.checkPause();
+      this.#output = await this.#synthesise(results, sig);
+    } else {
+      for (const w of o.workers) {
+        this.#controller.checkPause();
+        this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker: w.name, task: request }] });
+        const earlier = formatResults(this.#current.results);
+        await this.#dispatchOne(w.name, request, earlier ? `${base}\n\n## Earlier Responses\n${earlier}` : base, sig);
+        throwIfAborted(sig);
+      }
+      this.#output = o.orchestrator ? await this.#synthesise(this.#current.results, sig) : ([...this.#current.results].reverse().find((r) => r.success)?.output ?? '');
+    }
+    this.state.lastSynthesis = this.#output;
+    this.state.lastResults = this.#current.results;
+    return { exit: 'completed' };
+  }
+
+  #prompts(): PromptContext {
+    const o = this.#o;
+    return { request: this.#request, workers: o.workers, sharedContext: o.sharedContext, routingContext: o.routingContext, dispatch: this.#toolMode ? 'tool' : 'text', reflect: this.reflect };
+  }
+
+  #promptFor(a: Assignment): string {
+    return workerPrompt(this.#o.workers.find((w) => w.name === a.worker)!, this.#request, a.task, this.#o.sharedContext);
+  }
+
+  async #dispatchOne(name: string, task: string, prompt: string, sig: AbortSignal): Promise<WorkerResult> {
+    const o = this.#o;
+    const worker = o.workers.find((w) => w.name === name)!;
+    const result = await runWorker(this.#ctx, worker, task, prompt, { signal: sig, timeoutMs: o.workerTimeoutMs });
+    this.#ctx.emit('reflect.worker.completed', {
+      loop: o.name, iteration: this.#current.iteration, worker: name, success: result.success, durationMs: result.durationMs,
+      ...(result.error === undefined ? {} : { error: result.error }),
+    });
+    this.#current.results.push(result);
+    return result;
+  }
+
+  async #dispatchAll(assignments: Assignment[], sig: AbortSignal, prompt = (a: Assignment) => this.#promptFor(a)): Promise<WorkerResult[]> {
+    this.#ctx.emit('reflect.dispatched', { loop: this.#o.name, iteration: this.#current.iteration, assignments });
+    const results = await Promise.all(assignments.map((a) => this.#dispatchOne(a.worker, a.task, prompt(a), sig)));
+    throwIfAborted(sig);
+    return results;
+  }
+
+  async #openOrchestrator(): Promise<Conversation> {
+    if (this.#orch) return this.#orch;
+    const o = this.#o;
+    const orchestrator = o.orchestrator!;
+    this.#toolMode = o.dispatch === 'tool' && orchestrator.resolveAdapter(this.#ctx).capabilities.tools;
+    const delegate = delegateTool(o.workers, (worker, task, sig) => {
+      this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker, task }] });
+      return this.#dispatchOne(worker, task, this.#promptFor({ worker, task }), sig);
+    });
+    this.#orch = await orchestrator.converse(this.#ctx, this.#toolMode ? { extraTools: [delegate] } : {});
+    return this.#orch;
+  }
+
+  async #synthesise(results: WorkerResult[], sig: AbortSignal): Promise<string> {
+    if (!this.#o.orchestrator) return formatResults(results);
+    const conversation = await this.#openOrchestrator();
+    return (await conversation.send(`## User Request\n${this.#request}\n\n${synthesisPrompt(this.#prompts(), results)}`, { signal: sig })).text;
+  }
 
   /** After an evaluation that did not meet the goal: the adjustments for the next plan, each also an event. */
-  const adjust = (iteration: number, results: WorkerResult[]) => {
+  #adjust(iteration: number, results: WorkerResult[]): void {
+    const o = this.#o;
+    const state = this.state;
     if (o.autoAdjust === false) return;
     const last = state.evaluations.at(-1);
     const previous = state.evaluations.at(-2);
@@ -255,22 +345,22 @@ async function runOrchestration(
       ...(last?.iteration === iteration ? { score: last.score, ...(previous ? { previous: previous.score } : {}) } : {}),
     });
     state.adjustments = adjustments;
-    for (const adjustment of adjustments) ctx.emit('reflect.adjustment', { loop: o.name, iteration, ...adjustment });
-  };
+    for (const adjustment of adjustments) this.#ctx.emit('reflect.adjustment', { loop: o.name, iteration, ...adjustment });
+  }
 
-  const evaluate = async (iteration: number, synthesis: string, clean: string, results: WorkerResult[], sig: AbortSignal): Promise<LoopEvaluation> => {
+  /** Score the iteration (by the evaluator, else by the orchestrator's sentinels) and record the trend. */
+  async #evaluate(iteration: number, synthesis: string, clean: string, results: WorkerResult[], sig: AbortSignal): Promise<LoopEvaluation> {
+    const o = this.#o;
+    const state = this.state;
     let score: number;
     let rationale: string;
     let goalMet: boolean;
     let evaluator: string;
     if (o.evaluator) {
-      judge ??= await o.evaluator.converse(ctx);
-      const prompt = evaluationPrompt({
-        request, synthesis: clean, iteration, maxIterations, previous: state.evaluations.at(-1), results, answerChars: o.evaluatorAnswerChars,
-      });
-      const text = (await judge.send(prompt, { signal: sig })).text;
-      const parsed = parseEvaluation(text);
-      ({ score, rationale } = parsed);
+      this.#judge ??= await o.evaluator.converse(this.#ctx);
+      const prompt = evaluationPrompt({ request: this.#request, synthesis: clean, iteration, maxIterations: this.maxIterations, previous: state.evaluations.at(-1), results, answerChars: o.evaluatorAnswerChars });
+      const text = (await this.#judge.send(prompt, { signal: sig })).text;
+      ({ score, rationale } = parseEvaluation(text));
       goalMet = score >= o.goalScore || parseSentinels(text).groupComplete;
       evaluator = o.evaluator.name;
     } else {
@@ -280,47 +370,34 @@ async function runOrchestration(
       rationale = goalMet ? 'The orchestrator declared the goal met.' : sentinels.needsIteration ? 'The orchestrator asked for another iteration.' : 'The orchestrator gave no verdict.';
       evaluator = o.orchestrator!.name;
     }
-    const previous = quality.history.at(-1)?.score;
-    const trend = quality.record({ score, rationale, evaluator });
+    const previous = this.#quality.history.at(-1)?.score;
+    const trend = this.#quality.record({ score, rationale, evaluator });
     const evaluation: LoopEvaluation = { iteration, score, rationale, evaluator, trend, goalMet };
     state.evaluations.push(evaluation);
-    ctx.emit('reflect.evaluated', { loop: o.name, ...evaluation });
+    this.#ctx.emit('reflect.evaluated', { loop: o.name, ...evaluation });
     if (trend === 'degrading' && previous !== undefined) {
-      ctx.emit('reflect.quality.degrading', {
+      this.#ctx.emit('reflect.quality.degrading', {
         loop: o.name, iteration, score, previous,
         suggestion: 'Quality is degrading: consider another model for the orchestrator, or other workers for the tasks.',
       });
     }
     return evaluation;
-  };
-
-  try {
-    const ended = await driveLoop({
-      ctx, signal, controller, loop: o.name, state, stall, checkpoint, maxIterations,
-      retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
-      goalMetOn: (status) => status === 'goal-met' || (!reflect && status === 'completed'),
-      fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
-      step,
-      onError() {
-        void orch?.close().catch(() => undefined);
-        orch = undefined;
-      },
-    });
-    const { goalMet, summary } = ended;
-    const result: Omit<OrchestrateOutcome, 'usage'> = {
-      output: output ?? state.lastSynthesis ?? '',
-      agent: o.orchestrator?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
-      status: ended.status, goalMet, cancelled: !goalMet, iterations: ended.completed,
-      evaluations: [...state.evaluations], summary, results: [...state.lastResults],
-      state: structuredClone(state),
-    };
-    if (ended.error !== undefined) result.error = ended.error;
-    return result;
-  } finally {
-    release();
-    await orch?.close().catch(() => undefined);
-    await judge?.close().catch(() => undefined);
   }
+
+  #checkStall(iteration: number, clean: string): StepResult {
+    const check = this.stall.check(clean);
+    this.state.stall = this.stall.snapshot();
+    const loop = this.#o.name;
+    if (check.warn && !check.stalled) this.#ctx.emit('reflect.stall.warning', { loop, iteration, similarity: check.similarity, consecutive: check.consecutive });
+    if (!check.stalled) return {};
+    this.#ctx.emit('reflect.stalled', { loop, iteration, consecutive: check.consecutive });
+    return { exit: 'stalled' };
+  }
+}
+
+/** Worker results as sections, for a synthesis without an orchestrator and for the next step of a sequence. */
+function formatResults(results: readonly WorkerResult[]): string {
+  return results.map((r) => `### ${r.worker}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`).join('\n\n');
 }
 
 function validate(options: OrchestrateOptions) {

@@ -88,38 +88,139 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
   const checkpoint = ctx.checkpoint<TeamState, TeamOutcome>({ kind: 'team', version: 1, state: teamStateSchema, outcome: teamOutcomeSchema });
   const saved = await checkpoint.restore();
   if (saved?.outcome) return saved.outcome;
-  // Ends turns still in flight when the team ends early (a member's configuration error, a failed hook).
-  const stop = new AbortController();
-  const turnCtx = ctx.withSignal(combineSignals(ctx.signal, stop.signal));
   const from = saved?.state ? checkResumeState(saved.state, opts) : undefined;
-  const state: TeamState = from ? structuredClone(from) : initialState(opts, input);
-  const memberNames = opts.members.map((m) => m.name);
-  const members = opts.members.map((m) => new TeamParticipant(m, 'member', false));
-  const coordinator = new TeamParticipant(opts.coordinator, 'coordinator', opts.terminationMode === 'coordinatorDecides');
-  const entry = (name: string) => state.members.find((m) => m.name === name)!;
-  const seenOf = (p: TeamParticipant) => (p === coordinator ? state.coordinator : entry(p.name));
+  const deliberation = new Deliberation(opts, ctx, from ? structuredClone(from) : initialState(opts, input));
+  try {
+    while (!deliberation.state.conclusion) {
+      await deliberation.round(pending);
+      await checkpoint.save(deliberation.state);
+    }
+    const outcome = await deliberation.conclude();
+    await checkpoint.finish(deliberation.state, outcome);
+    return outcome;
+  } finally {
+    await deliberation.close();
+  }
+}
 
-  const add = async (message: TeamMessage) => {
-    state.transcript.push(message);
-    ctx.emit('team.message', { team: opts.name, message });
-    await opts.onMessage?.(message);
-  };
-  const setVote = async (member: string, round: number, vote: boolean, reason?: string) => {
+/** A member's failed turn (after its retry). */
+type Failure = { failure: unknown };
+
+/** The deliberation of one run of a team: its state, its participants, one round at a time. */
+class Deliberation {
+  readonly state: TeamState;
+  readonly #opts: ResolvedTeamOptions;
+  readonly #ctx: RunContext;
+  /** Ends turns still in flight when the team ends early (a member's configuration error, a failed hook). */
+  readonly #stop = new AbortController();
+  readonly #turnCtx: RunContext;
+  readonly #members: TeamParticipant[];
+  readonly #coordinator: TeamParticipant;
+  readonly #memberNames: string[];
+  #lastFailure: unknown;
+
+  constructor(opts: ResolvedTeamOptions, ctx: RunContext, state: TeamState) {
+    this.#opts = opts;
+    this.#ctx = ctx;
+    this.state = state;
+    this.#turnCtx = ctx.withSignal(combineSignals(ctx.signal, this.#stop.signal));
+    this.#memberNames = opts.members.map((m) => m.name);
+    this.#members = opts.members.map((m) => new TeamParticipant(m, 'member', false));
+    this.#coordinator = new TeamParticipant(opts.coordinator, 'coordinator', opts.terminationMode === 'coordinatorDecides');
+  }
+
+  /** One round: injected messages, every active member's turn, then the termination checks. */
+  async round(pending: Array<{ to: string; text: string }>): Promise<void> {
+    const { state } = this;
+    const opts = this.#opts;
+    const round = state.round + 1;
+    for (const { to, text } of pending.splice(0)) await this.#add({ from: USER_SENDER, round, text, ...(to === 'all' ? {} : { to }) });
+    const active = this.#members.filter((p) => this.#entry(p.name).active);
+    this.#ctx.emit('team.round.started', { team: opts.name, round, members: active.map((p) => p.name) });
+    if (opts.turnBased) {
+      for (const p of active) await this.#speak(p, round, await this.#turn(p, round, state.transcript.length));
+    } else {
+      const upTo = state.transcript.length;
+      const results = await Promise.all(active.map((p) => this.#turn(p, round, upTo)));
+      for (const [i, p] of active.entries()) await this.#speak(p, round, results[i]!);
+    }
+    if (!state.members.some((m) => m.active)) this.#fail('every member failed', this.#lastFailure);
+    await this.#conclusion(round);
+    state.round = round;
+    if (!state.conclusion && round >= opts.maxRounds) state.conclusion = { status: 'max-rounds' };
+    if (!state.conclusion && opts.shouldContinue && !(await opts.shouldContinue(structuredClone(state)))) state.conclusion = { status: 'completed' };
+  }
+
+  /** The coordinator writes the final answer. */
+  async conclude(): Promise<Omit<TeamOutcome, 'usage'>> {
+    const { state } = this;
+    const conclusion = state.conclusion!;
+    const final = await this.#turn(this.#coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.status]}. Write the final answer to the task.`, 'final');
+    if ('failure' in final) return this.#fail('the coordinator could not write the final answer', final.failure);
+    this.#ctx.emit('team.concluded', { team: this.#opts.name, status: conclusion.status, rounds: state.round, output: final.text, transcript: structuredClone(state.transcript) });
+    const outcome: Omit<TeamOutcome, 'usage'> = { output: final.text, agent: final.from, status: conclusion.status, transcript: structuredClone(state.transcript), rounds: state.round };
+    if (conclusion.summary !== undefined) outcome.summary = conclusion.summary;
+    return outcome;
+  }
+
+  async close(): Promise<void> {
+    const status = this.#ctx.signal.aborted ? 'cancelled' : 'completed';
+    this.#stop.abort(new CancelledError(`Team "${this.#opts.name}" has ended`));
+    await Promise.all([...this.#members, this.#coordinator].map((p) => p.close(status)));
+  }
+
+  /** Consensus, or the coordinator's review in `coordinatorDecides`. */
+  async #conclusion(round: number): Promise<void> {
+    const { state } = this;
+    const opts = this.#opts;
+    const stillActive = state.members.filter((m) => m.active).map((m) => m.name);
+    if (opts.terminationMode === 'consensus' && stillActive.every((m) => state.votes.includes(m))) {
+      state.conclusion = { status: 'consensus' };
+    } else if (opts.terminationMode === 'coordinatorDecides') {
+      const coordinator = this.#coordinator;
+      const review = await this.#turn(coordinator, round, state.transcript.length, `\n\nReview round ${round}: reply with guidance for the team, or conclude.`);
+      if ('failure' in review) return this.#fail('the coordinator failed', review.failure);
+      const { text, conclude, summary } = review;
+      if (text !== '') await this.#add({ from: review.from, round, text, ...(review.from === coordinator.name ? {} : { member: coordinator.name }) });
+      if (conclude) state.conclusion = { status: 'coordinator', ...(summary === undefined ? {} : { summary }) };
+    }
+  }
+
+  #entry(name: string): TeamState['members'][number] {
+    return this.state.members.find((m) => m.name === name)!;
+  }
+
+  #seenOf(p: TeamParticipant): { seen: number } {
+    return p === this.#coordinator ? this.state.coordinator : this.#entry(p.name);
+  }
+
+  async #add(message: TeamMessage): Promise<void> {
+    this.state.transcript.push(message);
+    this.#ctx.emit('team.message', { team: this.#opts.name, message });
+    await this.#opts.onMessage?.(message);
+  }
+
+  async #setVote(member: string, round: number, vote: boolean, reason?: string): Promise<void> {
+    const { state } = this;
     const had = state.votes.includes(member);
     if (vote === had && !vote) return;
     state.votes = state.votes.filter((v) => v !== member);
     if (vote) state.votes.push(member);
     const event: TeamVote = { member, round, vote, ...(reason === undefined ? {} : { reason }) };
-    ctx.emit('team.vote', { team: opts.name, ...event });
-    await opts.onVote?.(event);
-  };
+    this.#ctx.emit('team.vote', { team: this.#opts.name, ...event });
+    await this.#opts.onVote?.(event);
+  }
+
   /** One turn with one retry; a cancellation propagates, a second failure is returned. */
-  const turn = async (p: TeamParticipant, round: number, upTo: number, suffix = '', scope = `round-${round}`) => {
-    const seen = seenOf(p);
+  async #turn(p: TeamParticipant, round: number, upTo: number, suffix = '', scope = `round-${round}`): Promise<TeamReply | Failure> {
+    const { state } = this;
+    const opts = this.#opts;
+    const turnCtx = this.#turnCtx;
+    const seen = this.#seenOf(p);
     const messages = visibleTo(state.transcript, p.name, p.fresh ? 0 : seen.seen, upTo, p.fresh);
     let text = renderMessages(messages, p.name, round) + suffix;
     if (p.fresh) {
-      const intro = renderIntro({ task: state.task, self: p.name, members: memberNames, coordinator: coordinator.name, role: p.role, tools: p.usesTools(turnCtx), mode: opts.terminationMode });
+      const intro = renderIntro({ task: state.task, self: p.name, members: this.#memberNames, coordinator: this.#coordinator.name, role: p.role, tools: p.usesTools(turnCtx), mode: opts.terminationMode });
       text = `${intro}\n\n${text}`;
     }
     let failure: unknown;
@@ -135,78 +236,30 @@ async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunCont
         // cancellation and configuration mistakes are not a member's failure
         if (turnCtx.signal.aborted || isCancellation(error, turnCtx.signal) || error instanceof ConfigurationError) throw error;
         failure = error;
-        ctx.emit('warning', { message: `Team "${opts.name}": ${p.name} failed (attempt ${attempt} of 2): ${errorMessage(error)}`, code: 'team_member_failed' });
+        this.#ctx.emit('warning', { message: `Team "${opts.name}": ${p.name} failed (attempt ${attempt} of 2): ${errorMessage(error)}`, code: 'team_member_failed' });
       }
     }
     return { failure };
-  };
-  let lastFailure: unknown;
-  const speak = async (p: TeamParticipant, round: number, result: TeamReply | { failure: unknown }) => {
+  }
+
+  /** A member's turn goes to the channel (with its vote); a member that failed twice leaves the team. */
+  async #speak(p: TeamParticipant, round: number, result: TeamReply | Failure): Promise<void> {
+    const { state } = this;
     if ('failure' in result) {
-      lastFailure = result.failure;
-      entry(p.name).active = false;
+      this.#lastFailure = result.failure;
+      this.#entry(p.name).active = false;
       state.votes = state.votes.filter((v) => v !== p.name);
       await p.close('failed');
-      await add({ from: TEAM_SENDER, round, text: `${p.name} failed twice and left the team: ${errorMessage(result.failure)}` });
+      await this.#add({ from: TEAM_SENDER, round, text: `${p.name} failed twice and left the team: ${errorMessage(result.failure)}` });
       return;
     }
     if (result.text !== '' || result.vote) {
-      await add({ from: result.from, round, text: result.text, ...(result.from === p.name ? {} : { member: p.name }), ...(result.vote ? { vote: true } : {}) });
+      await this.#add({ from: result.from, round, text: result.text, ...(result.from === p.name ? {} : { member: p.name }), ...(result.vote ? { vote: true } : {}) });
     }
-    await setVote(p.name, round, result.vote, result.reason);
-  };
-  const fail = (message: string, cause?: unknown): never => {
-    throw new TeamFailedError(`Team "${opts.name}" failed: ${message}`, structuredClone(state), cause);
-  };
+    await this.#setVote(p.name, round, result.vote, result.reason);
+  }
 
-  try {
-    while (!state.conclusion) {
-      const round = state.round + 1;
-      for (const { to, text } of pending.splice(0)) await add({ from: USER_SENDER, round, text, ...(to === 'all' ? {} : { to }) });
-      const active = members.filter((p) => entry(p.name).active);
-      ctx.emit('team.round.started', { team: opts.name, round, members: active.map((p) => p.name) });
-      if (opts.turnBased) {
-        for (const p of active) await speak(p, round, await turn(p, round, state.transcript.length));
-      } else {
-        const upTo = state.transcript.length;
-        const results = await Promise.all(active.map((p) => turn(p, round, upTo)));
-        for (const [i, p] of active.entries()) await speak(p, round, results[i]!);
-      }
-      if (!state.members.some((m) => m.active)) fail('every member failed', lastFailure);
-      const stillActive = state.members.filter((m) => m.active).map((m) => m.name);
-      if (opts.terminationMode === 'consensus' && stillActive.every((m) => state.votes.includes(m))) {
-        state.conclusion = { status: 'consensus' };
-      } else if (opts.terminationMode === 'coordinatorDecides') {
-        const review = await turn(coordinator, round, state.transcript.length, `\n\nReview round ${round}: reply with guidance for the team, or conclude.`);
-        if ('failure' in review) return fail('the coordinator failed', review.failure);
-        const { text, conclude, summary } = review;
-        if (text !== '') await add({ from: review.from, round, text, ...(review.from === coordinator.name ? {} : { member: coordinator.name }) });
-        if (conclude) state.conclusion = { status: 'coordinator', ...(summary === undefined ? {} : { summary }) };
-      }
-      state.round = round;
-      if (!state.conclusion && round >= opts.maxRounds) state.conclusion = { status: 'max-rounds' };
-      if (!state.conclusion && opts.shouldContinue && !(await opts.shouldContinue(structuredClone(state)))) {
-        state.conclusion = { status: 'completed' };
-      }
-      await checkpoint.save(state);
-    }
-    const conclusion = state.conclusion;
-    const final = await turn(coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.status]}. Write the final answer to the task.`, 'final');
-    if ('failure' in final) return fail('the coordinator could not write the final answer', final.failure);
-    ctx.emit('team.concluded', { team: opts.name, status: conclusion.status, rounds: state.round, output: final.text, transcript: structuredClone(state.transcript) });
-    const outcome: Omit<TeamOutcome, 'usage'> = {
-      output: final.text,
-      agent: final.from,
-      status: conclusion.status,
-      transcript: structuredClone(state.transcript),
-      rounds: state.round,
-    };
-    if (conclusion.summary !== undefined) outcome.summary = conclusion.summary;
-    await checkpoint.finish(state, outcome);
-    return outcome;
-  } finally {
-    const status = ctx.signal.aborted ? 'cancelled' : 'completed';
-    stop.abort(new CancelledError(`Team "${opts.name}" has ended`));
-    await Promise.all([...members, coordinator].map((p) => p.close(status)));
+  #fail(message: string, cause?: unknown): never {
+    throw new TeamFailedError(`Team "${this.#opts.name}" failed: ${message}`, structuredClone(this.state), cause);
   }
 }

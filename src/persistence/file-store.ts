@@ -61,19 +61,42 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): FileStor
     throw new ConfigurationError(`Expected \`dir\` to be a non-empty string, got ${describeValue(dir)}`);
   }
   const root = resolve(dir);
-  const fsync = options.fsync ?? true;
-  const clock = options.clock ?? realClock;
-  const queue = new KeyedQueue();
-  const repaired = new Set<string>();
-  const pathOf = (key: string, ext: string) => join(root, encodeKey(key) + ext);
-
   const fail = (action: string, name: string, error: unknown): never => {
     if (error instanceof TroupeError || (error instanceof Error && error.name === 'AbortError')) throw error;
     throw new StoreError(`Could not ${action} "${name}" in ${root}: ${errorMessage(error)}`, { cause: error, details: { key: name, dir: root } });
   };
+  const env: FileStoreEnv = {
+    root,
+    fsync: options.fsync ?? true,
+    clock: options.clock ?? realClock,
+    queue: new KeyedQueue(),
+    repaired: new Set<string>(),
+    pathOf: (key, ext) => join(root, encodeKey(key) + ext),
+    fail,
+  };
+  return { dir: root, ...documents(env), ...streams(env) };
+}
 
+/** What the methods of one file store share. */
+interface FileStoreEnv {
+  /** The store's absolute folder. */
+  root: string;
+  fsync: boolean;
+  clock: Clock;
+  /** Writes of one file, one at a time in call order. */
+  queue: KeyedQueue;
+  /** Streams whose torn tail was cut off (once per stream). */
+  repaired: Set<string>;
+  /** The file of a key or stream. */
+  pathOf(key: string, ext: string): string;
+  /** Rethrow a failure as a `StoreError` naming the action and the key. */
+  fail(action: string, name: string, error: unknown): never;
+}
+
+/** The document methods of a file store. */
+function documents(env: FileStoreEnv): Pick<FileStore, 'get' | 'getVersioned' | 'setIf' | 'set' | 'delete' | 'list'> {
+  const { root, fsync, clock, queue, pathOf, fail } = env;
   return {
-    dir: root,
     async get(key, opts = {}) {
       throwIfAborted(opts.signal);
       checkKey(key);
@@ -132,6 +155,13 @@ export function fileStore(dir: string, options: FileStoreOptions = {}): FileStor
       await walk(base, whole.length ? whole.join('/') : undefined, found, opts.signal).catch((e: unknown) => fail('list', prefix, e));
       return found.filter((k) => k.startsWith(prefix)).sort();
     },
+  };
+}
+
+/** The stream methods of a file store. */
+function streams(env: FileStoreEnv): Pick<FileStore, 'append' | 'read' | 'deleteStream'> {
+  const { fsync, queue, repaired, pathOf, fail } = env;
+  return {
     async append(stream, record, opts = {}) {
       checkKey(stream, 'stream');
       const line = `${toJsonText(record, `stream "${stream}"`)}\n`;

@@ -64,101 +64,113 @@ export function workspaceSuite(
         }
       });
 
-    it('is available in its base directory', async () => {
-      const { strategy, baseDir } = await setup();
-      expect(await strategy.isAvailable(baseDir)).toBe(true);
-    });
+    basicCases(setup, it, options);
+    safetyCases(setup, it, options);
+  });
+}
 
-    it('prepares an existing directory for the chunk', async () => {
-      const { strategy, baseDir } = await setup();
-      const ws = await strategy.prepare({ id: 'first', title: 'First' }, baseDir);
+/** A test of the workspace suite, which disposes of the fixtures it made. */
+type WorkspaceIt = (title: string, fn: (t: SuiteTestContext) => Promise<void>) => void;
+
+/** Cases of {@link workspaceSuite}. */
+function basicCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, options: WorkspaceSuiteOptions): void {
+  it('is available in its base directory', async () => {
+    const { strategy, baseDir } = await setup();
+    expect(await strategy.isAvailable(baseDir)).toBe(true);
+  });
+
+  it('prepares an existing directory for the chunk', async () => {
+    const { strategy, baseDir } = await setup();
+    const ws = await strategy.prepare({ id: 'first', title: 'First' }, baseDir);
+    try {
+      expect(ws.chunkId).toBe('first');
+      expect(typeof ws.kind).toBe('string');
+      expect(isAbsolute(ws.path)).toBe(true);
+      expect(existsSync(join(ws.path, 'README.md'))).toBe(true);
+      if (options.isolated) expect(ws.path).not.toBe(ws.baseDir);
+    } finally {
+      await strategy.cleanup(ws);
+    }
+  });
+
+  it('brings a change written in the workspace into the base directory', async (t) => {
+    if (options.readOnly) return t.skip();
+    const { strategy, baseDir } = await setup();
+    const ws = await strategy.prepare({ id: 'writer', title: 'Writer', workingScope: ['notes.txt'] }, baseDir);
+    try {
+      await writeFile(join(ws.path, 'notes.txt'), 'hello\n');
+      if (options.isolated) expect(existsSync(join(baseDir, 'notes.txt'))).toBe(false);
+      const result = await strategy.merge(ws, baseDir);
+      expect(result.conflicts).toEqual([]);
+      expect(result.status).toBe(options.isolated ? 'merged' : 'nothing-to-merge');
+      expect(await readFile(join(baseDir, 'notes.txt'), 'utf8')).toBe('hello\n');
+    } finally {
+      await strategy.cleanup(ws);
+    }
+  });
+
+  it('reports nothing to merge when nothing changed', async () => {
+    const { strategy, baseDir } = await setup();
+    const ws = await strategy.prepare({ id: 'idle', title: 'Idle' }, baseDir);
+    try {
+      expect(await strategy.merge(ws, baseDir)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
+    } finally {
+      await strategy.cleanup(ws);
+    }
+  });
+
+  it('cleans up idempotently', async () => {
+    const { strategy, baseDir } = await setup();
+    const ws = await strategy.prepare({ id: 'twice', title: 'Twice' }, baseDir);
+    await strategy.cleanup(ws);
+    await strategy.cleanup(ws);
+    if (ws.path !== ws.baseDir) expect(existsSync(ws.path)).toBe(false);
+    expect(existsSync(join(baseDir, 'README.md'))).toBe(true);
+  });
+}
+
+/** Cases of {@link workspaceSuite}. */
+function safetyCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, options: WorkspaceSuiteOptions): void {
+  it('rejects a prepare whose signal has aborted', async () => {
+    const { strategy, baseDir } = await setup();
+    const controller = new AbortController();
+    controller.abort();
+    await expect(strategy.prepare({ id: 'cancelled', title: 'Cancelled' }, baseDir, controller.signal)).rejects.toMatchObject({
+      code: 'cancelled',
+    });
+    // Nothing is held: the same chunk can be prepared again.
+    const ws = await strategy.prepare({ id: 'cancelled', title: 'Cancelled' }, baseDir);
+    await strategy.cleanup(ws);
+  });
+
+  it('keeps hostile chunk ids and titles harmless', async () => {
+    const { strategy, baseDir } = await setup();
+    const hostile = ['x; rm -rf /', '--upload-pack=touch pwned', '../../etc', '-b', '$(touch pwned)'];
+    for (const id of hostile) {
+      const ws = await strategy.prepare({ id, planId: id, title: id }, baseDir);
       try {
-        expect(ws.chunkId).toBe('first');
-        expect(typeof ws.kind).toBe('string');
-        expect(isAbsolute(ws.path)).toBe(true);
-        expect(existsSync(join(ws.path, 'README.md'))).toBe(true);
-        if (options.isolated) expect(ws.path).not.toBe(ws.baseDir);
+        expect(ws.chunkId).toBe(id);
+        expect(ws.path.split(/[\\/]/)).not.toContain('..');
+        if (ws.branch !== undefined) expect(ws.branch.startsWith('-')).toBe(false);
+        if (!options.readOnly) await writeFile(join(ws.path, 'hostile.txt'), id);
+        const merged = await strategy.merge(ws, baseDir);
+        expect(merged.conflicts).toEqual([]);
       } finally {
         await strategy.cleanup(ws);
       }
-    });
+    }
+    expect(existsSync(join(baseDir, 'pwned'))).toBe(false);
+    expect(existsSync(join(process.cwd(), 'pwned'))).toBe(false);
+  });
 
-    it('brings a change written in the workspace into the base directory', async (t) => {
-      if (options.readOnly) return t.skip();
-      const { strategy, baseDir } = await setup();
-      const ws = await strategy.prepare({ id: 'writer', title: 'Writer', workingScope: ['notes.txt'] }, baseDir);
-      try {
-        await writeFile(join(ws.path, 'notes.txt'), 'hello\n');
-        if (options.isolated) expect(existsSync(join(baseDir, 'notes.txt'))).toBe(false);
-        const result = await strategy.merge(ws, baseDir);
-        expect(result.conflicts).toEqual([]);
-        expect(result.status).toBe(options.isolated ? 'merged' : 'nothing-to-merge');
-        expect(await readFile(join(baseDir, 'notes.txt'), 'utf8')).toBe('hello\n');
-      } finally {
-        await strategy.cleanup(ws);
-      }
-    });
-
-    it('reports nothing to merge when nothing changed', async () => {
-      const { strategy, baseDir } = await setup();
-      const ws = await strategy.prepare({ id: 'idle', title: 'Idle' }, baseDir);
-      try {
-        expect(await strategy.merge(ws, baseDir)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
-      } finally {
-        await strategy.cleanup(ws);
-      }
-    });
-
-    it('cleans up idempotently', async () => {
-      const { strategy, baseDir } = await setup();
-      const ws = await strategy.prepare({ id: 'twice', title: 'Twice' }, baseDir);
-      await strategy.cleanup(ws);
-      await strategy.cleanup(ws);
-      if (ws.path !== ws.baseDir) expect(existsSync(ws.path)).toBe(false);
-      expect(existsSync(join(baseDir, 'README.md'))).toBe(true);
-    });
-
-    it('rejects a prepare whose signal has aborted', async () => {
-      const { strategy, baseDir } = await setup();
-      const controller = new AbortController();
-      controller.abort();
-      await expect(strategy.prepare({ id: 'cancelled', title: 'Cancelled' }, baseDir, controller.signal)).rejects.toMatchObject({
-        code: 'cancelled',
-      });
-      // Nothing is held: the same chunk can be prepared again.
-      const ws = await strategy.prepare({ id: 'cancelled', title: 'Cancelled' }, baseDir);
-      await strategy.cleanup(ws);
-    });
-
-    it('keeps hostile chunk ids and titles harmless', async () => {
-      const { strategy, baseDir } = await setup();
-      const hostile = ['x; rm -rf /', '--upload-pack=touch pwned', '../../etc', '-b', '$(touch pwned)'];
-      for (const id of hostile) {
-        const ws = await strategy.prepare({ id, planId: id, title: id }, baseDir);
-        try {
-          expect(ws.chunkId).toBe(id);
-          expect(ws.path.split(/[\\/]/)).not.toContain('..');
-          if (ws.branch !== undefined) expect(ws.branch.startsWith('-')).toBe(false);
-          if (!options.readOnly) await writeFile(join(ws.path, 'hostile.txt'), id);
-          const merged = await strategy.merge(ws, baseDir);
-          expect(merged.conflicts).toEqual([]);
-        } finally {
-          await strategy.cleanup(ws);
-        }
-      }
-      expect(existsSync(join(baseDir, 'pwned'))).toBe(false);
-      expect(existsSync(join(process.cwd(), 'pwned'))).toBe(false);
-    });
-
-    it('prepares concurrent chunks with disjoint scopes', async () => {
-      const { strategy, baseDir } = await setup();
-      const [a, b] = await Promise.all([
-        strategy.prepare({ id: 'a', title: 'A', workingScope: ['a/**'] }, baseDir),
-        strategy.prepare({ id: 'b', title: 'B', workingScope: ['b/**'] }, baseDir),
-      ]);
-      await Promise.all([strategy.cleanup(a), strategy.cleanup(b)]);
-      expect(a.chunkId).toBe('a');
-      expect(b.chunkId).toBe('b');
-    });
+  it('prepares concurrent chunks with disjoint scopes', async () => {
+    const { strategy, baseDir } = await setup();
+    const [a, b] = await Promise.all([
+      strategy.prepare({ id: 'a', title: 'A', workingScope: ['a/**'] }, baseDir),
+      strategy.prepare({ id: 'b', title: 'B', workingScope: ['b/**'] }, baseDir),
+    ]);
+    await Promise.all([strategy.cleanup(a), strategy.cleanup(b)]);
+    expect(a.chunkId).toBe('a');
+    expect(b.chunkId).toBe('b');
   });
 }

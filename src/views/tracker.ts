@@ -118,66 +118,15 @@ export class RunTracker {
   /** Fold one event in. Events of ops it never saw start are ignored. */
   apply(event: TroupeEvent): void {
     switch (event.type) {
-      case 'run.started': {
-        const state: RunState = { runId: event.runId, ops: new Map(), plans: new Map(), ended: false };
-        this.#runs.set(event.runId, state);
-        const id = event.opId ?? 'op-0';
-        state.ops.set(id, { runId: event.runId, id, kind: 'run', name: event.runnable, depth: 0, start: event.time, status: 'running', mark: event.time });
-        return;
-      }
+      case 'run.started':
+        return this.#runStarted(event);
       case 'run.completed':
-      case 'run.failed': {
-        const state = this.#runs.get(event.runId);
-        if (!state) return;
-        state.ended = true;
-        const root = state.ops.get(event.opId ?? 'op-0');
-        if (root && root.kind === 'run') {
-          root.end = event.time;
-          if (event.type === 'run.completed') {
-            root.status = event.status;
-            root.usage = event.usage;
-          } else {
-            root.status = event.code === 'cancelled' ? 'cancelled' : 'failed';
-            root.error = event.error;
-            if (event.code !== undefined) root.code = event.code;
-          }
-        }
-        return;
-      }
-      case 'op.started': {
-        const state = this.#state(event.runId);
-        if (event.opId === undefined) return;
-        const parent = event.parentId === undefined ? undefined : state.ops.get(event.parentId);
-        const op: TrackedOp = {
-          runId: event.runId,
-          id: event.opId,
-          kind: event.kind,
-          name: event.name,
-          ...(event.agent === undefined ? {} : { agent: event.agent }),
-          ...(event.parentId === undefined ? {} : { parentId: event.parentId }),
-          depth: event.depth,
-          ...(event.path === undefined ? {} : { path: event.path }),
-          start: event.time,
-          status: 'running',
-          mark: event.time,
-        };
-        if (parent) inherit(op, parent, state);
-        state.ops.set(op.id, op);
-        return;
-      }
-      case 'op.completed': {
-        const op = this.op(event.runId, event.opId);
-        if (!op) return;
-        op.end = event.time;
-        op.status = event.status;
-        op.usage = event.usage;
-        // The op above goes on from here (a turn it makes next starts now).
-        const parent = this.parent(op);
-        if (parent) parent.mark = Math.max(parent.mark, event.time);
-        if (event.error !== undefined) op.error = event.error;
-        if (event.code !== undefined) op.code = event.code;
-        return;
-      }
+      case 'run.failed':
+        return this.#runEnded(event);
+      case 'op.started':
+        return this.#opStarted(event);
+      case 'op.completed':
+        return this.#opCompleted(event);
       case 'agent.started':
       case 'tool.completed':
       case 'model.turn': {
@@ -185,49 +134,108 @@ export class RunTracker {
         if (op) op.mark = event.time;
         return;
       }
-      case 'reflect.iteration.started': {
-        const op = this.op(event.runId, event.opId);
-        if (!op) return;
-        op.currentIteration = event.iteration;
-        op.mark = event.time;
-        op.stepMark = event.time;
-        return;
-      }
-      case 'team.round.started': {
-        const op = this.op(event.runId, event.opId);
-        if (!op) return;
-        op.currentRound = event.round;
-        op.mark = event.time;
-        op.stepMark = event.time;
-        return;
-      }
-      case 'plan.started': {
-        const state = this.#state(event.runId);
-        const op = event.opId === undefined ? undefined : state.ops.get(event.opId);
-        if (!op) return;
-        op.planId = event.planId;
-        const plan: TrackedPlan = { opId: op.id, planId: event.planId, total: event.chunks, done: 0, chunks: new Map() };
-        for (const node of event.graph ?? []) plan.chunks.set(node.chunkId, newChunk(plan, node));
-        state.plans.set(op.id, plan);
-        return;
-      }
-      case 'chunk.status': {
-        const plan = event.opId === undefined ? undefined : this.#runs.get(event.runId)?.plans.get(event.opId);
-        if (!plan) return;
-        let chunk = plan.chunks.get(event.chunkId);
-        if (!chunk) {
-          chunk = newChunk(plan, { chunkId: event.chunkId, title: event.title, role: event.role, dependsOn: [] });
-          plan.chunks.set(event.chunkId, chunk);
-        }
-        const wasDone = FINISHED_CHUNK_STATUSES.has(chunk.status);
-        chunk.status = event.status;
-        chunk.attempt = event.attempt;
-        plan.done += (FINISHED_CHUNK_STATUSES.has(chunk.status) ? 1 : 0) - (wasDone ? 1 : 0);
-        return;
-      }
+      case 'reflect.iteration.started':
+      case 'team.round.started':
+        return this.#stepStarted(event);
+      case 'plan.started':
+        return this.#planStarted(event);
+      case 'chunk.status':
+        return this.#chunkStatus(event);
       default:
         return;
     }
+  }
+
+  #runStarted(event: TroupeEvent<'run.started'>): void {
+    const state: RunState = { runId: event.runId, ops: new Map(), plans: new Map(), ended: false };
+    this.#runs.set(event.runId, state);
+    const id = event.opId ?? 'op-0';
+    state.ops.set(id, { runId: event.runId, id, kind: 'run', name: event.runnable, depth: 0, start: event.time, status: 'running', mark: event.time });
+  }
+
+  #runEnded(event: TroupeEvent<'run.completed' | 'run.failed'>): void {
+    const state = this.#runs.get(event.runId);
+    if (!state) return;
+    state.ended = true;
+    const root = state.ops.get(event.opId ?? 'op-0');
+    if (!root || root.kind !== 'run') return;
+    root.end = event.time;
+    if (event.type === 'run.completed') {
+      root.status = event.status;
+      root.usage = event.usage;
+    } else {
+      root.status = event.code === 'cancelled' ? 'cancelled' : 'failed';
+      root.error = event.error;
+      if (event.code !== undefined) root.code = event.code;
+    }
+  }
+
+  #opStarted(event: TroupeEvent<'op.started'>): void {
+    const state = this.#state(event.runId);
+    if (event.opId === undefined) return;
+    const parent = event.parentId === undefined ? undefined : state.ops.get(event.parentId);
+    const op: TrackedOp = {
+      runId: event.runId,
+      id: event.opId,
+      kind: event.kind,
+      name: event.name,
+      ...(event.agent === undefined ? {} : { agent: event.agent }),
+      ...(event.parentId === undefined ? {} : { parentId: event.parentId }),
+      depth: event.depth,
+      ...(event.path === undefined ? {} : { path: event.path }),
+      start: event.time,
+      status: 'running',
+      mark: event.time,
+    };
+    if (parent) inherit(op, parent, state);
+    state.ops.set(op.id, op);
+  }
+
+  #opCompleted(event: TroupeEvent<'op.completed'>): void {
+    const op = this.op(event.runId, event.opId);
+    if (!op) return;
+    op.end = event.time;
+    op.status = event.status;
+    op.usage = event.usage;
+    // The op above goes on from here (a turn it makes next starts now).
+    const parent = this.parent(op);
+    if (parent) parent.mark = Math.max(parent.mark, event.time);
+    if (event.error !== undefined) op.error = event.error;
+    if (event.code !== undefined) op.code = event.code;
+  }
+
+  /** A loop's iteration or a team's round starts: the ops below it belong to it. */
+  #stepStarted(event: TroupeEvent<'reflect.iteration.started' | 'team.round.started'>): void {
+    const op = this.op(event.runId, event.opId);
+    if (!op) return;
+    if (event.type === 'reflect.iteration.started') op.currentIteration = event.iteration;
+    else op.currentRound = event.round;
+    op.mark = event.time;
+    op.stepMark = event.time;
+  }
+
+  #planStarted(event: TroupeEvent<'plan.started'>): void {
+    const state = this.#state(event.runId);
+    const op = event.opId === undefined ? undefined : state.ops.get(event.opId);
+    if (!op) return;
+    op.planId = event.planId;
+    const plan: TrackedPlan = { opId: op.id, planId: event.planId, total: event.chunks, done: 0, chunks: new Map() };
+    for (const node of event.graph ?? []) plan.chunks.set(node.chunkId, newChunk(plan, node));
+    state.plans.set(op.id, plan);
+  }
+
+  #chunkStatus(event: TroupeEvent<'chunk.status'>): void {
+    const plan = event.opId === undefined ? undefined : this.#runs.get(event.runId)?.plans.get(event.opId);
+    if (!plan) return;
+    let chunk = plan.chunks.get(event.chunkId);
+    if (!chunk) {
+      chunk = newChunk(plan, { chunkId: event.chunkId, title: event.title, role: event.role, dependsOn: [] });
+      plan.chunks.set(event.chunkId, chunk);
+    }
+    const wasDone = FINISHED_CHUNK_STATUSES.has(chunk.status);
+    chunk.status = event.status;
+    chunk.attempt = event.attempt;
+    plan.done += (FINISHED_CHUNK_STATUSES.has(chunk.status) ? 1 : 0) - (wasDone ? 1 : 0);
   }
 
   /** The op `opId` of run `runId`. */

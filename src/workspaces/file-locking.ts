@@ -101,40 +101,102 @@ function prefixesOverlap(a: readonly string[][], b: readonly string[][]): boolea
  * ```
  */
 export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy {
-  const clock = options.clock ?? realClock;
   const pollMs = expectPositiveNumber('pollMs', options.pollMs) ?? 100;
   const staleMs = options.staleMs ?? 10_000;
   if (!(Number.isFinite(staleMs) && staleMs >= 2000)) {
     throw new ConfigurationError(`Expected \`staleMs\` to be a number of at least 2000, got ${describeValue(options.staleMs)}`);
   }
-  const lockDir = resolve(options.lockDir ?? join(tmpdir(), 'troupe-locks'));
-  const dirs = new Map<string, DirState>();
+  return new FileLocks(options, pollMs, staleMs);
+}
 
+/** The file-locking strategy: scope locks per base directory in this process, and one lock file per directory across processes. */
+class FileLocks implements WorkspaceStrategy {
+  readonly kind = 'file-locking';
+  readonly #options: FileLockingOptions;
+  readonly #clock: Clock;
+  readonly #pollMs: number;
+  readonly #staleMs: number;
+  readonly #lockDir: string;
+  readonly #dirs = new Map<string, DirState>();
   /** Real paths of base directories (cached, so prepares queue in the order they were called). */
-  const realDirs = new Map<string, Promise<string>>();
-  function realDir(baseDir: string): Promise<string> {
+  readonly #realDirs = new Map<string, Promise<string>>();
+
+  constructor(options: FileLockingOptions, pollMs: number, staleMs: number) {
+    this.#options = options;
+    this.#clock = options.clock ?? realClock;
+    this.#pollMs = pollMs;
+    this.#staleMs = staleMs;
+    this.#lockDir = resolve(options.lockDir ?? join(tmpdir(), 'troupe-locks'));
+  }
+
+  async isAvailable(baseDir: string): Promise<boolean> {
+    return (await stat(baseDir).catch(() => undefined))?.isDirectory() === true;
+  }
+
+  async prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace> {
+    if (!chunk || typeof chunk.id !== 'string' || chunk.id === '') {
+      throw new ConfigurationError(`Expected chunk \`id\` to be a non-empty string, got ${describeValue(chunk?.id)}`);
+    }
+    const scope = (chunk.workingScope ?? []).map(staticPrefix);
+    if (scope.length === 0) scope.push([]);
+    throwIfAborted(signal);
+    const dir = await this.#realDir(baseDir);
+    const s = this.#state(dir);
+    if (s.held.has(chunk.id) || s.waiting.some((w) => w.chunkId === chunk.id)) {
+      throw new WorkspaceError(`Chunk ${chunk.id} already holds or awaits a workspace in ${dir}`, { details: { chunkId: chunk.id } });
+    }
+    await this.#waitForScope(s, chunk.id, scope, signal);
+    s.refs += 1;
+    if (this.#options.crossProcess !== false && !s.processLock) {
+      const stop = new AbortController();
+      const acquired = this.#lockProcess(dir, stop.signal);
+      acquired.catch(() => undefined);
+      s.processLock = { acquired, stop };
+    }
+    const pending = s.processLock;
+    try {
+      if (pending) await raceAbort(pending.acquired, signal);
+    } catch (error) {
+      // A failed attempt (not a cancelled wait) must not be shared with the chunks that come next.
+      if (!signal?.aborted && s.processLock === pending) delete s.processLock;
+      await this.#release(dir, chunk.id);
+      throw error;
+    }
+    return { kind: 'file-locking', path: dir, chunkId: chunk.id, baseDir: dir };
+  }
+
+  async merge(): Promise<MergeResult> {
+    return { status: 'nothing-to-merge', conflicts: [] };
+  }
+
+  async cleanup(workspace: Workspace): Promise<void> {
+    await this.#release(workspace.baseDir, workspace.chunkId);
+  }
+
+  #realDir(baseDir: string): Promise<string> {
     const dir = resolve(baseDir);
-    let real = realDirs.get(dir);
+    let real = this.#realDirs.get(dir);
     if (!real) {
       real = realpath(dir).catch((error: unknown) => {
-        realDirs.delete(dir);
+        this.#realDirs.delete(dir);
         throw new WorkspaceError(`The base directory ${baseDir} does not exist`, { cause: error, details: { baseDir } });
       });
-      realDirs.set(dir, real);
+      this.#realDirs.set(dir, real);
     }
     return real;
   }
 
-  function state(dir: string): DirState {
-    let s = dirs.get(dir);
+  #state(dir: string): DirState {
+    let s = this.#dirs.get(dir);
     if (!s) {
       s = { held: new Map(), waiting: [], refs: 0 };
-      dirs.set(dir, s);
+      this.#dirs.set(dir, s);
     }
     return s;
   }
 
-  function pump(s: DirState): void {
+  /** Grant waiting chunks whose scopes overlap nothing held (nor a waiter before them), in order. */
+  #pump(s: DirState): void {
     const blocked: string[][][] = [];
     for (const waiter of [...s.waiting]) {
       const busy = [...s.held.values(), ...blocked].some((other) => prefixesOverlap(other, waiter.scope));
@@ -148,13 +210,13 @@ export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy
     }
   }
 
-  function waitForScope(s: DirState, chunkId: string, scope: string[][], signal?: AbortSignal): Promise<void> {
+  #waitForScope(s: DirState, chunkId: string, scope: string[][], signal?: AbortSignal): Promise<void> {
     return new Promise<void>((resolveGrant, reject) => {
       const onAbort = () => {
         const index = s.waiting.indexOf(waiter);
         if (index >= 0) s.waiting.splice(index, 1);
         reject(abortError(signal));
-        pump(s);
+        this.#pump(s);
       };
       const waiter: Waiter = {
         chunkId,
@@ -166,14 +228,16 @@ export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy
       };
       s.waiting.push(waiter);
       signal?.addEventListener('abort', onAbort, { once: true });
-      pump(s);
+      this.#pump(s);
     });
   }
 
-  async function lockProcess(dir: string, stop: AbortSignal): Promise<() => Promise<void>> {
-    await mkdir(lockDir, { recursive: true });
-    const target = join(lockDir, pathKey(dir));
+  /** Take the cross-process lock of `dir`, polling on the clock until it is free or `stop` aborts; resolves with the unlock. */
+  async #lockProcess(dir: string, stop: AbortSignal): Promise<() => Promise<void>> {
+    await mkdir(this.#lockDir, { recursive: true });
+    const target = join(this.#lockDir, pathKey(dir));
     const lockfile = await loadLockfile();
+    const staleMs = this.#staleMs;
     for (;;) {
       try {
         return await lockfile.lock(target, {
@@ -183,78 +247,30 @@ export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy
           update: Math.min(staleMs / 2, MAX_TIMER_DELAY_MS),
           retries: 0,
           onCompromised: (error) =>
-            options.onWarning?.({ message: `The lock on ${dir} was compromised: ${error.message}`, code: 'lock_compromised', baseDir: dir }),
+            this.#options.onWarning?.({ message: `The lock on ${dir} was compromised: ${error.message}`, code: 'lock_compromised', baseDir: dir }),
         });
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') {
           throw new WorkspaceError(`Could not lock ${dir}: ${errorMessage(error)}`, { cause: error, details: { baseDir: dir } });
         }
       }
-      await sleep(clock, pollMs, stop);
+      await sleep(this.#clock, this.#pollMs, stop);
     }
   }
 
-  async function release(dir: string, chunkId: string): Promise<void> {
-    const s = dirs.get(dir);
+  async #release(dir: string, chunkId: string): Promise<void> {
+    const s = this.#dirs.get(dir);
     if (!s || !s.held.delete(chunkId)) return;
     s.refs -= 1;
-    pump(s);
+    this.#pump(s);
     if (s.refs > 0 || !s.processLock) return;
     const { acquired, stop } = s.processLock;
     delete s.processLock;
     stop.abort();
     const unlock = await acquired.catch(() => undefined);
     await unlock?.().catch(() => undefined);
-    if (s.refs === 0 && s.waiting.length === 0 && s.held.size === 0 && !s.processLock) dirs.delete(dir);
+    if (s.refs === 0 && s.waiting.length === 0 && s.held.size === 0 && !s.processLock) this.#dirs.delete(dir);
   }
-
-  return {
-    kind: 'file-locking',
-
-    async isAvailable(baseDir) {
-      return (await stat(baseDir).catch(() => undefined))?.isDirectory() === true;
-    },
-
-    async prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace> {
-      if (!chunk || typeof chunk.id !== 'string' || chunk.id === '') {
-        throw new ConfigurationError(`Expected chunk \`id\` to be a non-empty string, got ${describeValue(chunk?.id)}`);
-      }
-      const scope = (chunk.workingScope ?? []).map(staticPrefix);
-      if (scope.length === 0) scope.push([]);
-      throwIfAborted(signal);
-      const dir = await realDir(baseDir);
-      const s = state(dir);
-      if (s.held.has(chunk.id) || s.waiting.some((w) => w.chunkId === chunk.id)) {
-        throw new WorkspaceError(`Chunk ${chunk.id} already holds or awaits a workspace in ${dir}`, { details: { chunkId: chunk.id } });
-      }
-      await waitForScope(s, chunk.id, scope, signal);
-      s.refs += 1;
-      if (options.crossProcess !== false && !s.processLock) {
-        const stop = new AbortController();
-        const acquired = lockProcess(dir, stop.signal);
-        acquired.catch(() => undefined);
-        s.processLock = { acquired, stop };
-      }
-      const pending = s.processLock;
-      try {
-        if (pending) await raceAbort(pending.acquired, signal);
-      } catch (error) {
-        // A failed attempt (not a cancelled wait) must not be shared with the chunks that come next.
-        if (!signal?.aborted && s.processLock === pending) delete s.processLock;
-        await release(dir, chunk.id);
-        throw error;
-      }
-      return { kind: 'file-locking', path: dir, chunkId: chunk.id, baseDir: dir };
-    },
-
-    async merge(): Promise<MergeResult> {
-      return { status: 'nothing-to-merge', conflicts: [] };
-    },
-
-    async cleanup(workspace: Workspace) {
-      await release(workspace.baseDir, workspace.chunkId);
-    },
-  };
 }
 
 type Lockfile = typeof import('proper-lockfile');

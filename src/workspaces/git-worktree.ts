@@ -69,205 +69,225 @@ export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrate
   if (options.baseBranch !== undefined && options.baseBranch.startsWith('-')) {
     throw new ConfigurationError(`Expected \`baseBranch\` to be a branch name, got ${describeValue(options.baseBranch)}`);
   }
-  const git = options.git ?? 'git';
-  const root = resolve(options.root ?? join(tmpdir(), 'troupe-worktrees'));
-  const defaultPlan = sanitizeName(options.planId ?? randomUUID().slice(0, 8), 'plan');
-  const queue = new KeyedSerialQueue();
-  /** Branches of the workspaces this instance holds, by repository. */
-  const active = new Map<string, Set<string>>();
+  return new GitWorktrees(options);
+}
 
+/** The git worktree strategy: one branch and worktree per chunk, merged into the base branch. */
+class GitWorktrees implements GitWorktreeStrategy {
+  readonly kind = 'git-worktree';
+  readonly root: string;
+  readonly #git: string;
+  readonly #baseBranch: string | undefined;
+  readonly #defaultPlan: string;
+  /** Operations on one repository, one at a time. */
+  readonly #queue = new KeyedSerialQueue();
+  /** Branches of the workspaces this instance holds, by repository. */
+  readonly #active = new Map<string, Set<string>>();
   /** Top-level folder of the repository of each base directory (cached, so calls queue in the order they were made). */
-  const toplevels = new Map<string, Promise<string>>();
-  function toplevel(baseDir: string): Promise<string> {
+  readonly #toplevels = new Map<string, Promise<string>>();
+
+  constructor(options: GitWorktreeOptions) {
+    this.#git = options.git ?? 'git';
+    this.root = resolve(options.root ?? join(tmpdir(), 'troupe-worktrees'));
+    this.#baseBranch = options.baseBranch;
+    this.#defaultPlan = sanitizeName(options.planId ?? randomUUID().slice(0, 8), 'plan');
+  }
+
+  async isAvailable(baseDir: string): Promise<boolean> {
+    const inside = await runGit(this.#git, ['rev-parse', '--is-inside-work-tree'], resolve(baseDir)).catch(() => undefined);
+    if (!inside || inside.code !== 0 || inside.stdout.trim() !== 'true') return false;
+    const head = await runGit(this.#git, ['rev-parse', '--verify', '--quiet', 'HEAD'], resolve(baseDir));
+    return head.code === 0;
+  }
+
+  async prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace> {
+    validateChunk(chunk);
+    throwIfAborted(signal);
+    const top = await this.#toplevel(baseDir);
+    const plan = chunk.planId === undefined ? this.#defaultPlan : sanitizeName(chunk.planId, 'plan');
+    const id = sanitizeName(chunk.id);
+    const branch = `${BRANCH_PREFIX}${plan}/${id}`;
+    return this.#queue.run(top, () => this.#addWorktree(top, chunk, { plan, id, branch }, signal), signal);
+  }
+
+  async merge(workspace: Workspace, baseDir: string, signal?: AbortSignal): Promise<MergeResult> {
+    const branch = workspace.branch;
+    if (branch === undefined || !branch.startsWith(BRANCH_PREFIX)) {
+      throw new WorkspaceError(`Workspace of chunk ${workspace.chunkId} has no troupe branch to merge`);
+    }
+    throwIfAborted(signal);
+    const top = await this.#toplevel(baseDir);
+    return this.#queue.run(
+      top,
+      async () => {
+        await this.#commit(workspace);
+        return this.#mergeBranch(top, branch, signal);
+      },
+      signal,
+    );
+  }
+
+  async cleanup(workspace: Workspace): Promise<void> {
+    let top: string;
+    try {
+      top = await this.#toplevel(workspace.baseDir);
+    } catch {
+      return; // the repository itself is gone
+    }
+    await this.#queue.run(top, async () => {
+      const folder = await this.#repoRoot(top);
+      await this.#removeWorktree(top, workspace.path, workspace.branch, folder);
+      if (workspace.branch !== undefined) this.#active.get(top)?.delete(workspace.branch);
+    });
+  }
+
+  async cleanupStale(baseDir: string, signal?: AbortSignal): Promise<StaleCleanupResult> {
+    throwIfAborted(signal);
+    const top = await this.#toplevel(baseDir);
+    return this.#queue.run(
+      top,
+      async () => {
+        const folder = await this.#repoRoot(top);
+        const keep = this.#active.get(top) ?? new Set<string>();
+        const removed: StaleCleanupResult = { worktrees: await this.#removeStaleWorktrees(top, folder, keep), branches: await this.#removeStaleBranches(top, keep) };
+        if (keep.size === 0) await rm(folder, { recursive: true, force: true });
+        return removed;
+      },
+      signal,
+    );
+  }
+
+  /** Create the chunk's branch and worktree (in the repository's queue). */
+  async #addWorktree(top: string, chunk: WorkspaceChunk, names: { plan: string; id: string; branch: string }, signal: AbortSignal | undefined): Promise<Workspace> {
+    const git = this.#git;
+    const { plan, id, branch } = names;
+    const folder = await this.#repoRoot(top);
+    const path = join(folder, plan, id);
+    const start = this.#baseBranch ?? 'HEAD';
+    const exists = await runGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top);
+    if (exists.code === 0) {
+      throw new WorkspaceError(`Branch ${branch} already exists: chunk ${id} is already prepared, or an earlier run crashed (call cleanupStale)`, {
+        details: { branch, chunkId: chunk.id },
+      });
+    }
+    await mkdir(dirname(path), { recursive: true });
+    await mustGit(git, ['worktree', 'add', '--quiet', '-b', branch, '--', path, start], top, `create the worktree for chunk ${id}`);
+    const held = this.#active.get(top) ?? new Set<string>();
+    held.add(branch);
+    this.#active.set(top, held);
+    const workspace: Workspace = { kind: 'git-worktree', path, branch, chunkId: chunk.id, baseDir: top };
+    if (signal?.aborted) {
+      await this.#removeWorktree(top, path, branch, folder);
+      held.delete(branch);
+      throwIfAborted(signal);
+    }
+    return workspace;
+  }
+
+  /** Commit what the worker left in its worktree. */
+  async #commit(workspace: Workspace): Promise<void> {
+    const git = this.#git;
+    await mustGit(git, ['add', '--all'], workspace.path, "stage the worker's changes");
+    const staged = await runGit(git, ['diff', '--cached', '--quiet'], workspace.path);
+    if (staged.code !== 1) return;
+    await mustGit(git, [...GIT_IDENTITY, 'commit', '--quiet', '--no-verify', '-m', `troupe: chunk ${sanitizeName(workspace.chunkId)}`], workspace.path, "commit the worker's changes");
+  }
+
+  /** Merge `branch` into the base branch checked out in `top` (`--no-ff`); a conflict is aborted and reported. */
+  async #mergeBranch(top: string, branch: string, signal: AbortSignal | undefined): Promise<MergeResult> {
+    const git = this.#git;
+    const base = this.#baseBranch ?? (await this.#currentBranch(top));
+    const checkedOut = await this.#currentBranch(top);
+    if (checkedOut !== base) throw new WorkspaceError(`The base directory has ${checkedOut} checked out, not the base branch ${base}`);
+    const ahead = await mustGit(git, ['rev-list', '--count', `${base}..${branch}`, '--'], top, 'compare branches');
+    if (Number(ahead.trim()) === 0) return { status: 'nothing-to-merge', conflicts: [] };
+    const dirty = await runGit(git, ['status', '--porcelain', '--untracked-files=no'], top);
+    if (dirty.stdout.trim() !== '') {
+      throw new WorkspaceError(`The base directory ${top} has uncommitted changes; commit or stash them before merging`, { details: { baseDir: top } });
+    }
+    throwIfAborted(signal);
+    const merged = await runGit(git, [...GIT_IDENTITY, 'merge', '--no-ff', '--no-edit', '-m', `Merge ${branch}`, '--', branch], top);
+    if (merged.code === 0) return { status: 'merged', conflicts: [] };
+    const unmerged = await runGit(git, ['diff', '--name-only', '--diff-filter=U', '-z'], top);
+    const conflicts = unmerged.stdout.split('\0').filter((p) => p !== '');
+    await runGit(git, ['merge', '--abort'], top);
+    if (conflicts.length === 0) {
+      throw new WorkspaceError(`git failed to merge ${branch}: ${merged.stderr.trim() || merged.stdout.trim()}`, { details: { branch } });
+    }
+    return { status: 'conflict', conflicts: conflicts.sort() };
+  }
+
+  /** Remove the worktrees of troupe branches (or under the root) that this instance does not hold. */
+  async #removeStaleWorktrees(top: string, folder: string, keep: ReadonlySet<string>): Promise<string[]> {
+    const git = this.#git;
+    const removed: string[] = [];
+    const list = await mustGit(git, ['worktree', 'list', '--porcelain'], top, 'list worktrees');
+    for (const entry of parseWorktrees(list)) {
+      if (entry.branch !== undefined && keep.has(entry.branch)) continue;
+      const ours = entry.branch?.startsWith(BRANCH_PREFIX) === true || isInside(entry.path, folder);
+      if (!ours || entry.path === top) continue;
+      await runGit(git, ['worktree', 'remove', '--force', '--force', '--', entry.path], top);
+      if (isInside(entry.path, folder)) await rm(entry.path, { recursive: true, force: true });
+      removed.push(entry.path);
+    }
+    await runGit(git, ['worktree', 'prune'], top);
+    return removed;
+  }
+
+  /** Delete the troupe branches that this instance does not hold. */
+  async #removeStaleBranches(top: string, keep: ReadonlySet<string>): Promise<string[]> {
+    const git = this.#git;
+    const removed: string[] = [];
+    const refs = await mustGit(git, ['for-each-ref', '--format=%(refname)', '--', 'refs/heads/troupe/'], top, 'list branches');
+    for (const ref of refs.split('\n').filter((r) => r !== '')) {
+      const branch = ref.slice('refs/heads/'.length);
+      if (keep.has(branch)) continue;
+      const deleted = await runGit(git, ['branch', '-D', '--', branch], top);
+      if (deleted.code === 0) removed.push(branch);
+    }
+    return removed;
+  }
+
+  #toplevel(baseDir: string): Promise<string> {
     const dir = resolve(baseDir);
-    let top = toplevels.get(dir);
+    let top = this.#toplevels.get(dir);
     if (!top) {
-      top = mustGit(git, ['rev-parse', '--show-toplevel'], dir, 'find the repository').then((out) => realpath(out.trim()));
-      toplevels.set(dir, top);
-      top.catch(() => toplevels.delete(dir));
+      top = mustGit(this.#git, ['rev-parse', '--show-toplevel'], dir, 'find the repository').then((out) => realpath(out.trim()));
+      this.#toplevels.set(dir, top);
+      top.catch(() => this.#toplevels.delete(dir));
     }
     return top;
   }
 
-  async function repoRoot(top: string): Promise<string> {
-    const realRoot = await realpathOfMaybe(root);
+  /** The folder of the repository's worktrees under the root (which must lie outside the repository). */
+  async #repoRoot(top: string): Promise<string> {
+    const realRoot = await realpathOfMaybe(this.root);
     const rel = relative(top, realRoot);
     if (rel === '' || (!rel.startsWith('..') && !rel.startsWith(sep) && !/^[A-Za-z]:/.test(rel))) {
-      throw new ConfigurationError(`The worktree root ${realRoot} must lie outside the repository ${top}`, {
-        details: { root: realRoot, repository: top },
-      });
+      throw new ConfigurationError(`The worktree root ${realRoot} must lie outside the repository ${top}`, { details: { root: realRoot, repository: top } });
     }
     await mkdir(realRoot, { recursive: true });
     return join(realRoot, `${sanitizeName(basename(top), 'repo')}-${pathKey(top)}`);
   }
 
-  function isInside(path: string, folder: string): boolean {
-    const rel = relative(folder, path);
-    return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && resolve(folder, rel) === path;
-  }
-
-  async function removeWorktree(top: string, path: string, branch: string | undefined, folder: string): Promise<void> {
+  async #removeWorktree(top: string, path: string, branch: string | undefined, folder: string): Promise<void> {
+    const git = this.#git;
     await runGit(git, ['worktree', 'remove', '--force', '--force', '--', path], top);
     if (isInside(path, folder)) await rm(path, { recursive: true, force: true });
     await runGit(git, ['worktree', 'prune'], top);
-    if (branch !== undefined && branch.startsWith(BRANCH_PREFIX)) {
-      await runGit(git, ['branch', '-D', '--', branch], top);
-    }
+    if (branch !== undefined && branch.startsWith(BRANCH_PREFIX)) await runGit(git, ['branch', '-D', '--', branch], top);
   }
 
-  async function currentBranch(dir: string): Promise<string> {
-    const out = await runGit(git, ['symbolic-ref', '--quiet', '--short', 'HEAD'], dir);
+  async #currentBranch(dir: string): Promise<string> {
+    const out = await runGit(this.#git, ['symbolic-ref', '--quiet', '--short', 'HEAD'], dir);
     if (out.code !== 0) throw new WorkspaceError(`The base directory ${dir} has no branch checked out (detached HEAD)`);
     return out.stdout.trim();
   }
+}
 
-  const strategy: GitWorktreeStrategy = {
-    kind: 'git-worktree',
-    root,
-
-    async isAvailable(baseDir) {
-      const inside = await runGit(git, ['rev-parse', '--is-inside-work-tree'], resolve(baseDir)).catch(() => undefined);
-      if (!inside || inside.code !== 0 || inside.stdout.trim() !== 'true') return false;
-      const head = await runGit(git, ['rev-parse', '--verify', '--quiet', 'HEAD'], resolve(baseDir));
-      return head.code === 0;
-    },
-
-    async prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace> {
-      validateChunk(chunk);
-      throwIfAborted(signal);
-      const top = await toplevel(baseDir);
-      const plan = chunk.planId === undefined ? defaultPlan : sanitizeName(chunk.planId, 'plan');
-      const id = sanitizeName(chunk.id);
-      const branch = `${BRANCH_PREFIX}${plan}/${id}`;
-      return queue.run(
-        top,
-        async () => {
-          const folder = await repoRoot(top);
-          const path = join(folder, plan, id);
-          const start = options.baseBranch ?? 'HEAD';
-          const exists = await runGit(git, ['rev-parse', '--verify', '--quiet', `refs/heads/${branch}`], top);
-          if (exists.code === 0) {
-            throw new WorkspaceError(
-              `Branch ${branch} already exists: chunk ${id} is already prepared, or an earlier run crashed (call cleanupStale)`,
-              { details: { branch, chunkId: chunk.id } },
-            );
-          }
-          await mkdir(dirname(path), { recursive: true });
-          await mustGit(git, ['worktree', 'add', '--quiet', '-b', branch, '--', path, start], top, `create the worktree for chunk ${id}`);
-          const held = active.get(top) ?? new Set<string>();
-          held.add(branch);
-          active.set(top, held);
-          const workspace: Workspace = { kind: 'git-worktree', path, branch, chunkId: chunk.id, baseDir: top };
-          if (signal?.aborted) {
-            await removeWorktree(top, path, branch, folder);
-            held.delete(branch);
-            throwIfAborted(signal);
-          }
-          return workspace;
-        },
-        signal,
-      );
-    },
-
-    async merge(workspace: Workspace, baseDir: string, signal?: AbortSignal): Promise<MergeResult> {
-      const branch = workspace.branch;
-      if (branch === undefined || !branch.startsWith(BRANCH_PREFIX)) {
-        throw new WorkspaceError(`Workspace of chunk ${workspace.chunkId} has no troupe branch to merge`);
-      }
-      throwIfAborted(signal);
-      const top = await toplevel(baseDir);
-      return queue.run(
-        top,
-        async () => {
-          // Commit what the worker left in its worktree.
-          await mustGit(git, ['add', '--all'], workspace.path, 'stage the worker\'s changes');
-          const staged = await runGit(git, ['diff', '--cached', '--quiet'], workspace.path);
-          if (staged.code === 1) {
-            await mustGit(
-              git,
-              [...GIT_IDENTITY, 'commit', '--quiet', '--no-verify', '-m', `troupe: chunk ${sanitizeName(workspace.chunkId)}`],
-              workspace.path,
-              'commit the worker\'s changes',
-            );
-          }
-          const base = options.baseBranch ?? (await currentBranch(top));
-          const checkedOut = await currentBranch(top);
-          if (checkedOut !== base) {
-            throw new WorkspaceError(`The base directory has ${checkedOut} checked out, not the base branch ${base}`);
-          }
-          const ahead = await mustGit(git, ['rev-list', '--count', `${base}..${branch}`, '--'], top, 'compare branches');
-          if (Number(ahead.trim()) === 0) return { status: 'nothing-to-merge', conflicts: [] };
-          const dirty = await runGit(git, ['status', '--porcelain', '--untracked-files=no'], top);
-          if (dirty.stdout.trim() !== '') {
-            throw new WorkspaceError(`The base directory ${top} has uncommitted changes; commit or stash them before merging`, {
-              details: { baseDir: top },
-            });
-          }
-          throwIfAborted(signal);
-          const merged = await runGit(git, [...GIT_IDENTITY, 'merge', '--no-ff', '--no-edit', '-m', `Merge ${branch}`, '--', branch], top);
-          if (merged.code === 0) return { status: 'merged', conflicts: [] };
-          const unmerged = await runGit(git, ['diff', '--name-only', '--diff-filter=U', '-z'], top);
-          const conflicts = unmerged.stdout.split('\0').filter((p) => p !== '');
-          await runGit(git, ['merge', '--abort'], top);
-          if (conflicts.length === 0) {
-            throw new WorkspaceError(`git failed to merge ${branch}: ${merged.stderr.trim() || merged.stdout.trim()}`, {
-              details: { branch },
-            });
-          }
-          return { status: 'conflict', conflicts: conflicts.sort() };
-        },
-        signal,
-      );
-    },
-
-    async cleanup(workspace: Workspace) {
-      let top: string;
-      try {
-        top = await toplevel(workspace.baseDir);
-      } catch {
-        return; // the repository itself is gone
-      }
-      await queue.run(top, async () => {
-        const folder = await repoRoot(top);
-        await removeWorktree(top, workspace.path, workspace.branch, folder);
-        if (workspace.branch !== undefined) active.get(top)?.delete(workspace.branch);
-      });
-    },
-
-    async cleanupStale(baseDir, signal) {
-      throwIfAborted(signal);
-      const top = await toplevel(baseDir);
-      return queue.run(
-        top,
-        async () => {
-          const folder = await repoRoot(top);
-          const keep = active.get(top) ?? new Set<string>();
-          const removed: StaleCleanupResult = { worktrees: [], branches: [] };
-          const list = await mustGit(git, ['worktree', 'list', '--porcelain'], top, 'list worktrees');
-          for (const entry of parseWorktrees(list)) {
-            if (entry.branch !== undefined && keep.has(entry.branch)) continue;
-            const ours = entry.branch?.startsWith(BRANCH_PREFIX) === true || isInside(entry.path, folder);
-            if (!ours || entry.path === top) continue;
-            await runGit(git, ['worktree', 'remove', '--force', '--force', '--', entry.path], top);
-            if (isInside(entry.path, folder)) await rm(entry.path, { recursive: true, force: true });
-            removed.worktrees.push(entry.path);
-          }
-          await runGit(git, ['worktree', 'prune'], top);
-          const refs = await mustGit(git, ['for-each-ref', '--format=%(refname)', '--', 'refs/heads/troupe/'], top, 'list branches');
-          for (const ref of refs.split('\n').filter((r) => r !== '')) {
-            const branch = ref.slice('refs/heads/'.length);
-            if (keep.has(branch)) continue;
-            const deleted = await runGit(git, ['branch', '-D', '--', branch], top);
-            if (deleted.code === 0) removed.branches.push(branch);
-          }
-          if (keep.size === 0) await rm(folder, { recursive: true, force: true });
-          return removed;
-        },
-        signal,
-      );
-    },
-  };
-  return strategy;
+function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && resolve(folder, rel) === path;
 }
 
 function validateChunk(chunk: WorkspaceChunk): void {

@@ -104,28 +104,204 @@ interface RunSpans {
  */
 export function otelTracing(options: OtelTracingOptions = {}): OtelTracing {
   checkOptions(options);
-  const tracer = options.tracer ?? trace.getTracer('troupe');
-  const content = options.captureContent === true;
-  const tracker = new RunTracker();
-  const runs = new Map<string, RunSpans>();
-
-  const parentOf = (runId: string): Context => {
-    const p = options.parent;
-    const chosen = typeof p === 'function' ? p(runId) : p;
-    return chosen ?? otelContext.active();
+  const spans = new RunSpanTracker(options);
+  return {
+    onEvent: (event) => spans.onEvent(event),
+    context(ref) {
+      const span = spans.spanOf(ref.runId, ref.opId);
+      return span ? trace.setSpan(otelContext.active(), span) : undefined;
+    },
+    inject<C extends TraceCarrier>(ref: OpRef, carrier?: C): C {
+      const target = (carrier ?? {}) as C;
+      const ctx = this.context(ref);
+      if (ctx) injectTraceContext(ctx, target, options.propagator);
+      return target;
+    },
+    end: () => spans.end(),
   };
+}
 
-  const spanOf = (runId: string, opId: string | undefined): Span | undefined => {
-    const spans = runs.get(runId);
+/** The spans of the runs one tracing follows, kept in step with the run tracker's ops. */
+class RunSpanTracker {
+  readonly #options: OtelTracingOptions;
+  readonly #tracer: Tracer;
+  readonly #content: boolean;
+  readonly #tracker = new RunTracker();
+  readonly #runs = new Map<string, RunSpans>();
+
+  constructor(options: OtelTracingOptions) {
+    this.#options = options;
+    this.#tracer = options.tracer ?? trace.getTracer('troupe');
+    this.#content = options.captureContent === true;
+  }
+
+  onEvent(event: TroupeEvent): void {
+    const runs = this.#runs;
+    if (event.type === 'run.started') {
+      if (runs.has(event.runId)) this.#endRun(event.runId, event.time);
+      runs.set(event.runId, { ops: new Map(), tools: new Map(), callers: new Map(), last: event.time });
+    }
+    // A turn began at the boundary before it: read it before the turn moves the boundary.
+    const turnStart = event.type === 'model.turn' ? this.#tracker.turnStart(event) : 0;
+    this.#tracker.apply(event);
+    const spans = runs.get(event.runId);
+    if (!spans) return;
+    spans.last = Math.max(spans.last, event.time);
+    switch (event.type) {
+      case 'run.started':
+      case 'op.started':
+      case 'op.completed':
+      case 'run.completed':
+      case 'run.failed':
+        return this.#lifecycle(event, spans);
+      case 'model.turn':
+        return this.#chatSpan(event, spans, turnStart);
+      case 'tool.called':
+      case 'tool.completed':
+        return this.#toolSpan(event, spans);
+      default:
+        return this.#annotate(event, spans);
+    }
+  }
+
+  /** The span of an op, or of the nearest op above it that has one (the run's, else). */
+  spanOf(runId: string, opId: string | undefined): Span | undefined {
+    const spans = this.#runs.get(runId);
     if (!spans) return undefined;
-    for (let op = tracker.op(runId, opId); op; op = tracker.parent(op)) {
+    for (let op = this.#tracker.op(runId, opId); op; op = this.#tracker.parent(op)) {
       const span = spans.ops.get(op.id);
       if (span) return span;
     }
     return spans.ops.get('op-0');
-  };
+  }
 
-  const opAttributes = (op: TrackedOp): Attributes => {
+  /** End every span still open (ops of runs that never ended), marked `abandoned`. */
+  end(): void {
+    for (const [runId, spans] of [...this.#runs]) {
+      for (const op of this.#tracker.ops(runId)) if (op.status === 'running') op.error = 'abandoned';
+      this.#endRun(runId, spans.last);
+    }
+  }
+
+  /** Runs and ops start and end their spans. */
+  #lifecycle(event: TroupeEvent<'run.started' | 'op.started' | 'op.completed' | 'run.completed' | 'run.failed'>, spans: RunSpans): void {
+    const tracker = this.#tracker;
+    const content = this.#content;
+    switch (event.type) {
+      case 'run.started': {
+        const root = tracker.op(event.runId, event.opId ?? 'op-0');
+        if (!root) return;
+        const extra: Attributes = {};
+        if (event.resumed === true) extra[TROUPE.resumed] = true;
+        if (content) extra[GEN_AI.inputMessages] = inputMessages(event.input);
+        return this.#startOp(root, this.#parentOf(event.runId), extra);
+      }
+      case 'op.started': {
+        const op = tracker.op(event.runId, event.opId);
+        if (!op) return;
+        const parent = this.spanOf(event.runId, op.parentId);
+        return this.#startOp(op, parent ? trace.setSpan(otelContext.active(), parent) : this.#parentOf(event.runId));
+      }
+      case 'op.completed': {
+        const op = tracker.op(event.runId, event.opId);
+        if (op) this.#endOp(event.runId, op, event.time);
+        return;
+      }
+      default: {
+        const root = spans.ops.get(event.opId ?? 'op-0');
+        if (root && event.type === 'run.completed' && content) root.setAttribute(GEN_AI.outputMessages, outputMessages(event.output));
+        return this.#endRun(event.runId, event.time);
+      }
+    }
+  }
+
+  /** A tool call's `execute_tool` span, under the chat span that asked for it. */
+  #toolSpan(event: TroupeEvent<'tool.called' | 'tool.completed'>, spans: RunSpans): void {
+    if (event.type === 'tool.completed') {
+      const key = `${event.opId ?? ''}|${event.callId}`;
+      const span = spans.tools.get(key);
+      if (!span) return;
+      spans.tools.delete(key);
+      if (this.#content) span.setAttribute(GEN_AI.toolCallResult, event.content);
+      if (event.isError) finishError(span, 'tool_error', event.content, false);
+      span.end(hr(event.time));
+      return;
+    }
+    const parent = spans.callers.get(event.call.id) ?? this.spanOf(event.runId, event.opId);
+    spans.callers.delete(event.call.id);
+    const attributes: Attributes = {
+      [GEN_AI.operationName]: 'execute_tool' satisfies GenAiOperation,
+      [GEN_AI.toolName]: event.call.name,
+      [GEN_AI.toolCallId]: event.call.id,
+      [GEN_AI.toolType]: 'function',
+      [GEN_AI.agentName]: event.agent,
+      [TROUPE.runId]: event.runId,
+    };
+    if (this.#content) attributes[GEN_AI.toolCallArguments] = JSON.stringify(event.call.arguments ?? event.call.rawArguments ?? null);
+    const span = this.#tracer.startSpan(
+      `execute_tool ${event.call.name}`,
+      { kind: SpanKind.INTERNAL, startTime: hr(event.time), attributes },
+      parent ? trace.setSpan(otelContext.active(), parent) : this.#parentOf(event.runId),
+    );
+    spans.tools.set(`${event.opId ?? ''}|${event.call.id}`, span);
+  }
+
+  /** Other events as attributes and span events of their op's span. */
+  #annotate(event: TroupeEvent, spans: RunSpans): void {
+    const content = this.#content;
+    const at = hr(event.time);
+    switch (event.type) {
+      case 'agent.started':
+        if (content) spans.ops.get(event.opId ?? '')?.setAttribute(GEN_AI.inputMessages, inputMessages(event.input));
+        return;
+      case 'agent.completed':
+        if (content) spans.ops.get(event.opId ?? '')?.setAttribute(GEN_AI.outputMessages, outputMessages(event.output));
+        return;
+      case 'plan.started':
+        spans.ops.get(event.opId ?? '')?.setAttributes({ [TROUPE.planId]: event.planId, [TROUPE.planChunks]: event.chunks });
+        return;
+      case 'chunk.status':
+        spans.ops.get(event.opId ?? '')?.addEvent(
+          'troupe.chunk.status',
+          {
+            [TROUPE.chunkId]: event.chunkId,
+            [TROUPE.chunkAttempt]: event.attempt,
+            'troupe.chunk.title': event.title,
+            'troupe.chunk.status': event.status,
+            ...(event.error === undefined ? {} : { 'troupe.chunk.error': event.error }),
+          },
+          at,
+        );
+        return;
+      case 'reflect.evaluated':
+        this.spanOf(event.runId, event.opId)?.addEvent(
+          'troupe.evaluation',
+          { [TROUPE.iteration]: event.iteration, 'troupe.evaluation.score': event.score, 'troupe.evaluation.trend': event.trend, 'troupe.evaluation.goal_met': event.goalMet },
+          at,
+        );
+        return;
+      case 'reflect.stall.warning':
+      case 'reflect.stalled':
+        this.spanOf(event.runId, event.opId)?.addEvent(`troupe.${event.type.slice('reflect.'.length)}`, { [TROUPE.iteration]: event.iteration, 'troupe.stall.consecutive': event.consecutive }, at);
+        return;
+      case 'router.selected':
+        this.spanOf(event.runId, event.opId)?.addEvent('troupe.router.selected', { 'troupe.router.destination': event.destination, 'troupe.router.form': event.form }, at);
+        return;
+      case 'warning':
+        this.spanOf(event.runId, event.opId)?.addEvent('troupe.warning', { 'troupe.warning.message': event.message, ...(event.code === undefined ? {} : { 'troupe.warning.code': event.code }) }, at);
+        return;
+      default:
+        return;
+    }
+  }
+
+  #parentOf(runId: string): Context {
+    const p = this.#options.parent;
+    const chosen = typeof p === 'function' ? p(runId) : p;
+    return chosen ?? otelContext.active();
+  }
+
+  #opAttributes(op: TrackedOp): Attributes {
     const agentOp = isAgentOp(op);
     const attributes: Attributes = {
       [GEN_AI.operationName]: (agentOp ? 'invoke_agent' : 'invoke_workflow') satisfies GenAiOperation,
@@ -140,18 +316,18 @@ export function otelTracing(options: OtelTracingOptions = {}): OtelTracing {
     }
     Object.assign(attributes, scopeAttributes(op));
     return attributes;
-  };
+  }
 
-  const startOp = (op: TrackedOp, parent: Context, extra: Attributes = {}): void => {
-    const spans = runs.get(op.runId);
+  #startOp(op: TrackedOp, parent: Context, extra: Attributes = {}): void {
+    const spans = this.#runs.get(op.runId);
     if (!spans) return;
     const name = isAgentOp(op) ? `invoke_agent ${op.agent ?? op.name}` : `invoke_workflow ${op.name}`;
-    const span = tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: hr(op.start), attributes: { ...opAttributes(op), ...extra } }, parent);
+    const span = this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: hr(op.start), attributes: { ...this.#opAttributes(op), ...extra } }, parent);
     spans.ops.set(op.id, span);
-  };
+  }
 
-  const endOp = (runId: string, op: TrackedOp, time: number): void => {
-    const spans = runs.get(runId);
+  #endOp(runId: string, op: TrackedOp, time: number): void {
+    const spans = this.#runs.get(runId);
     const span = spans?.ops.get(op.id);
     if (!spans || !span) return;
     // Tool calls that never reported back were cut off with their op.
@@ -167,148 +343,44 @@ export function otelTracing(options: OtelTracingOptions = {}): OtelTracing {
     else if (op.status === 'cancelled') finishError(span, 'cancelled', op.error ?? 'cancelled', false);
     span.end(hr(time));
     spans.ops.delete(op.id);
-  };
+  }
 
-  const endRun = (runId: string, time: number): void => {
-    const spans = runs.get(runId);
+  #endRun(runId: string, time: number): void {
+    const spans = this.#runs.get(runId);
     if (!spans) return;
     for (const span of spans.tools.values()) {
       finishError(span, 'cancelled', 'The run ended before the tool call did', false);
       span.end(hr(time));
     }
     // Ops still open when their run ended (children first, the run last).
-    const open = tracker.ops(runId).filter((op) => spans.ops.has(op.id)).reverse();
+    const open = this.#tracker.ops(runId).filter((op) => spans.ops.has(op.id)).reverse();
     for (const op of open) {
       if (op.status === 'running') {
         op.status = 'cancelled';
         op.error ??= 'The run ended before the op did';
       }
-      endOp(runId, op, op.end ?? time);
+      this.#endOp(runId, op, op.end ?? time);
     }
-    runs.delete(runId);
-    tracker.forget(runId);
-  };
-
-  const onEvent = (event: TroupeEvent): void => {
-    if (event.type === 'run.started') {
-      if (runs.has(event.runId)) endRun(event.runId, event.time);
-      runs.set(event.runId, { ops: new Map(), tools: new Map(), callers: new Map(), last: event.time });
-    }
-    // A turn began at the boundary before it: read it before the turn moves the boundary.
-    const turnStart = event.type === 'model.turn' ? tracker.turnStart(event) : 0;
-    tracker.apply(event);
-    const spans = runs.get(event.runId);
-    if (!spans) return;
-    spans.last = Math.max(spans.last, event.time);
-    switch (event.type) {
-      case 'run.started': {
-        const root = tracker.op(event.runId, event.opId ?? 'op-0');
-        if (!root) return;
-        const extra: Attributes = {};
-        if (event.resumed === true) extra[TROUPE.resumed] = true;
-        if (content) extra[GEN_AI.inputMessages] = inputMessages(event.input);
-        startOp(root, parentOf(event.runId), extra);
-        return;
-      }
-      case 'op.started': {
-        const op = tracker.op(event.runId, event.opId);
-        if (!op) return;
-        const parent = spanOf(event.runId, op.parentId);
-        startOp(op, parent ? trace.setSpan(otelContext.active(), parent) : parentOf(event.runId));
-        return;
-      }
-      case 'op.completed': {
-        const op = tracker.op(event.runId, event.opId);
-        if (op) endOp(event.runId, op, event.time);
-        return;
-      }
-      case 'run.completed':
-      case 'run.failed': {
-        const root = spans.ops.get(event.opId ?? 'op-0');
-        if (root && event.type === 'run.completed' && content) root.setAttribute(GEN_AI.outputMessages, outputMessages(event.output));
-        endRun(event.runId, event.time);
-        return;
-      }
-      case 'agent.started':
-        if (content) spans.ops.get(event.opId ?? '')?.setAttribute(GEN_AI.inputMessages, inputMessages(event.input));
-        return;
-      case 'agent.completed':
-        if (content) spans.ops.get(event.opId ?? '')?.setAttribute(GEN_AI.outputMessages, outputMessages(event.output));
-        return;
-      case 'model.turn':
-        return chatSpan(event, spans, turnStart);
-      case 'tool.called': {
-        const parent = spans.callers.get(event.call.id) ?? spanOf(event.runId, event.opId);
-        spans.callers.delete(event.call.id);
-        const attributes: Attributes = {
-          [GEN_AI.operationName]: 'execute_tool' satisfies GenAiOperation,
-          [GEN_AI.toolName]: event.call.name,
-          [GEN_AI.toolCallId]: event.call.id,
-          [GEN_AI.toolType]: 'function',
-          [GEN_AI.agentName]: event.agent,
-          [TROUPE.runId]: event.runId,
-        };
-        if (content) attributes[GEN_AI.toolCallArguments] = JSON.stringify(event.call.arguments ?? event.call.rawArguments ?? null);
-        const span = tracer.startSpan(
-          `execute_tool ${event.call.name}`,
-          { kind: SpanKind.INTERNAL, startTime: hr(event.time), attributes },
-          parent ? trace.setSpan(otelContext.active(), parent) : parentOf(event.runId),
-        );
-        spans.tools.set(`${event.opId ?? ''}|${event.call.id}`, span);
-        return;
-      }
-      case 'tool.completed': {
-        const key = `${event.opId ?? ''}|${event.callId}`;
-        const span = spans.tools.get(key);
-        if (!span) return;
-        spans.tools.delete(key);
-        if (content) span.setAttribute(GEN_AI.toolCallResult, event.content);
-        if (event.isError) finishError(span, 'tool_error', event.content, false);
-        span.end(hr(event.time));
-        return;
-      }
-      case 'plan.started':
-        spans.ops.get(event.opId ?? '')?.setAttributes({ [TROUPE.planId]: event.planId, [TROUPE.planChunks]: event.chunks });
-        return;
-      case 'chunk.status':
-        spans.ops.get(event.opId ?? '')?.addEvent(
-          'troupe.chunk.status',
-          {
-            [TROUPE.chunkId]: event.chunkId,
-            [TROUPE.chunkAttempt]: event.attempt,
-            'troupe.chunk.title': event.title,
-            'troupe.chunk.status': event.status,
-            ...(event.error === undefined ? {} : { 'troupe.chunk.error': event.error }),
-          },
-          hr(event.time),
-        );
-        return;
-      case 'reflect.evaluated':
-        spanOf(event.runId, event.opId)?.addEvent(
-          'troupe.evaluation',
-          { [TROUPE.iteration]: event.iteration, 'troupe.evaluation.score': event.score, 'troupe.evaluation.trend': event.trend, 'troupe.evaluation.goal_met': event.goalMet },
-          hr(event.time),
-        );
-        return;
-      case 'reflect.stall.warning':
-      case 'reflect.stalled':
-        spanOf(event.runId, event.opId)?.addEvent(`troupe.${event.type.slice('reflect.'.length)}`, { [TROUPE.iteration]: event.iteration, 'troupe.stall.consecutive': event.consecutive }, hr(event.time));
-        return;
-      case 'router.selected':
-        spanOf(event.runId, event.opId)?.addEvent('troupe.router.selected', { 'troupe.router.destination': event.destination, 'troupe.router.form': event.form }, hr(event.time));
-        return;
-      case 'warning':
-        spanOf(event.runId, event.opId)?.addEvent('troupe.warning', { 'troupe.warning.message': event.message, ...(event.code === undefined ? {} : { 'troupe.warning.code': event.code }) }, hr(event.time));
-        return;
-      default:
-        return;
-    }
-  };
+    this.#runs.delete(runId);
+    this.#tracker.forget(runId);
+  }
 
   /** One model turn: a `chat` span under its op, from the turn's reconstructed start to its end. */
-  const chatSpan = (event: TroupeEvent<'model.turn'>, spans: RunSpans, start: number): void => {
-    const op = tracker.op(event.runId, event.opId);
-    const parent = spanOf(event.runId, event.opId);
+  #chatSpan(event: TroupeEvent<'model.turn'>, spans: RunSpans, start: number): void {
+    const parent = this.spanOf(event.runId, event.opId);
+    const model = event.spec.model;
+    const span = this.#tracer.startSpan(
+      model === undefined ? 'chat' : `chat ${model}`,
+      { kind: SpanKind.CLIENT, startTime: hr(start), attributes: this.#chatAttributes(event) },
+      parent ? trace.setSpan(otelContext.active(), parent) : this.#parentOf(event.runId),
+    );
+    if (event.error !== undefined) finishError(span, '_OTHER', event.error, true);
+    for (const call of event.reply?.toolCalls ?? []) spans.callers.set(call.id, span);
+    span.end(hr(event.time));
+  }
+
+  #chatAttributes(event: TroupeEvent<'model.turn'>): Attributes {
+    const op = this.#tracker.op(event.runId, event.opId);
     const model = event.spec.model;
     const attributes: Attributes = {
       [GEN_AI.operationName]: 'chat' satisfies GenAiOperation,
@@ -333,40 +405,13 @@ export function otelTracing(options: OtelTracingOptions = {}): OtelTracing {
       if (reply.usage?.cachedTokens) attributes[GEN_AI.cacheReadInputTokens] = reply.usage.cachedTokens;
       if (reply.usage?.costUsd) attributes[TROUPE.costUsd] = reply.usage.costUsd;
     }
-    if (content) {
+    if (this.#content) {
       if (event.spec.system !== undefined && event.turn === 1) attributes[GEN_AI.systemInstructions] = systemInstructions(event.spec.system);
       attributes[GEN_AI.inputMessages] = inputMessages(event.input);
       if (reply) attributes[GEN_AI.outputMessages] = outputMessages(reply.text, reply.toolCalls);
     }
-    const span = tracer.startSpan(
-      model === undefined ? 'chat' : `chat ${model}`,
-      { kind: SpanKind.CLIENT, startTime: hr(start), attributes },
-      parent ? trace.setSpan(otelContext.active(), parent) : parentOf(event.runId),
-    );
-    if (event.error !== undefined) finishError(span, '_OTHER', event.error, true);
-    for (const call of reply?.toolCalls ?? []) spans.callers.set(call.id, span);
-    span.end(hr(event.time));
-  };
-
-  return {
-    onEvent,
-    context(ref) {
-      const span = spanOf(ref.runId, ref.opId);
-      return span ? trace.setSpan(otelContext.active(), span) : undefined;
-    },
-    inject<C extends TraceCarrier>(ref: OpRef, carrier?: C): C {
-      const target = (carrier ?? {}) as C;
-      const ctx = this.context(ref);
-      if (ctx) injectTraceContext(ctx, target, options.propagator);
-      return target;
-    },
-    end() {
-      for (const [runId, spans] of [...runs]) {
-        for (const op of tracker.ops(runId)) if (op.status === 'running') op.error = 'abandoned';
-        endRun(runId, spans.last);
-      }
-    },
-  };
+    return attributes;
+  }
 }
 
 /**

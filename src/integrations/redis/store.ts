@@ -99,27 +99,55 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
   }
   const prefix = checkPrefix(options.prefix ?? 'troupe:');
   const timeoutMs = expectPositiveNumber('timeoutMs', options.timeoutMs) ?? 10_000;
-  const clock = options.clock ?? realClock;
   const link = new RedisLink(connection, timeoutMs);
-  const docs = `${prefix}d:`;
-  const streams = `${prefix}s:`;
-  const docKey = (key: string) => docs + encodeRedisKey(key);
-  const streamKey = (stream: string) => streams + encodeRedisKey(stream);
-
   const onClose = () => void link.close();
   options.signal?.addEventListener('abort', onClose, { once: true });
   if (options.signal?.aborted) onClose();
+  const env: RedisEnv = {
+    prefix,
+    docs: `${prefix}d:`,
+    docKey: (key) => `${prefix}d:${encodeRedisKey(key)}`,
+    streamKey: (stream) => `${prefix}s:${encodeRedisKey(stream)}`,
+    call: redisCall({ link, prefix, timeoutMs, clock: options.clock ?? realClock, storeSignal: options.signal }),
+  };
+  return {
+    prefix,
+    ...redisDocuments(env),
+    ...redisStreams(env),
+    async close() {
+      options.signal?.removeEventListener('abort', onClose);
+      await link.close();
+    },
+  };
+}
 
-  /**
-   * Run `command` once the client is ready, within the call's signal, the
-   * store's signal and the time-out; translate failures into `StoreError`s.
-   * The time-out is a plain timer and signals are only listened to when
-   * given: an AbortSignal listener costs more than a Redis round trip on
-   * 127.0.0.1.
-   */
-  async function call<T>(action: string, name: string, signal: AbortSignal | undefined, command: (client: RedisClient, stopped: () => boolean) => Promise<T>): Promise<T> {
+/** One Redis call of a store: `command` with its action and key for errors, within the call's signal. */
+type RedisCall = <T>(action: string, name: string, signal: AbortSignal | undefined, command: (client: RedisClient, stopped: () => boolean) => Promise<T>) => Promise<T>;
+
+/** What the methods of one Redis store share. */
+interface RedisEnv {
+  prefix: string;
+  /** The prefix of document keys. */
+  docs: string;
+  docKey(key: string): string;
+  streamKey(stream: string): string;
+  call: RedisCall;
+}
+
+/**
+ * How a store sends its calls: each runs `command` once the client is ready,
+ * within the call's signal, the store's signal and the time-out, and turns
+ * failures into `StoreError`s. The time-out is a plain timer and signals are
+ * only listened to when given: an AbortSignal listener costs more than a
+ * Redis round trip on 127.0.0.1.
+ */
+function redisCall(env: { link: RedisLink; prefix: string; timeoutMs: number; clock: Clock; storeSignal: AbortSignal | undefined }): RedisCall {
+  const { link, prefix, timeoutMs, clock, storeSignal } = env;
+  const closed = (signal: AbortSignal): StoreError =>
+    new StoreError('The Redis store is closed: its signal aborted', { cause: signal.reason, details: { prefix, closed: true } });
+  return async function call<T>(action: string, name: string, signal: AbortSignal | undefined, command: (client: RedisClient, stopped: () => boolean) => Promise<T>): Promise<T> {
     throwIfAborted(signal);
-    if (options.signal?.aborted) throw closed(options.signal);
+    if (storeSignal?.aborted) throw closed(storeSignal);
     let timedOut = false;
     let cancelTimer = () => {};
     const timeout = new Promise<never>((_, reject) => {
@@ -128,7 +156,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
         reject(new StoreError(`Redis did not answer within ${timeoutMs} ms (${action} "${name}")${link.describeFailure()}`, { details: { key: name, prefix, timeoutMs } }));
       }, timeoutMs);
     });
-    const stopped = () => timedOut || signal?.aborted === true || options.signal?.aborted === true;
+    const stopped = () => timedOut || signal?.aborted === true || storeSignal?.aborted === true;
     const work = async () => {
       const client = await link.ready();
       // The call has ended (aborted, timed out) while it waited for the connection: send nothing.
@@ -136,19 +164,22 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       return command(client, stopped);
     };
     try {
-      return await raceAbort(raceAbort(Promise.race([work(), timeout]), signal), options.signal);
+      return await raceAbort(raceAbort(Promise.race([work(), timeout]), signal), storeSignal);
     } catch (error) {
       if (signal?.aborted) throw error;
-      if (options.signal?.aborted) throw closed(options.signal);
+      if (storeSignal?.aborted) throw closed(storeSignal);
       if (error instanceof TroupeError) throw error;
       throw new StoreError(`Could not ${action} "${name}" in Redis: ${errorMessage(error)}`, { cause: error, details: { key: name, prefix } });
     } finally {
       cancelTimer();
     }
-  }
+  };
+}
 
+/** The document methods of a Redis store. */
+function redisDocuments(env: RedisEnv): Pick<RedisStore, 'get' | 'getVersioned' | 'set' | 'setIf' | 'delete' | 'list'> {
+  const { call, docKey, docs } = env;
   return {
-    prefix,
     async get(key, opts = {}) {
       checkKey(key);
       const text = await call('read', key, opts.signal, (client) => client.get(docKey(key)));
@@ -188,6 +219,13 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       }
       return [...keys].filter((k) => k.startsWith(keyPrefix)).sort();
     },
+  };
+}
+
+/** The stream methods of a Redis store. */
+function redisStreams(env: RedisEnv): Pick<RedisStore, 'append' | 'read' | 'deleteStream'> {
+  const { call, streamKey } = env;
+  return {
     async append(stream, record, opts = {}) {
       checkKey(stream, 'stream');
       const text = toJsonText(record, `stream "${stream}"`);
@@ -204,15 +242,7 @@ export function redisStore(options: RedisStoreOptions): RedisStore {
       checkKey(stream, 'stream');
       return (await call('delete', stream, opts.signal, (client) => client.del(streamKey(stream)))) > 0;
     },
-    async close() {
-      options.signal?.removeEventListener('abort', onClose);
-      await link.close();
-    },
   };
-
-  function closed(signal: AbortSignal): StoreError {
-    return new StoreError('The Redis store is closed: its signal aborted', { cause: signal.reason, details: { prefix, closed: true } });
-  }
 }
 
 /** Encode a store key for Redis: `%` → `%25`, `:` → `%3A` (so an encoded key holds no `:`). */

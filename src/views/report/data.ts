@@ -193,222 +193,265 @@ export interface ReportDataOptions {
 
 /** Build the report data from a run's events (records that are not events are skipped and counted). */
 export function buildReportData(records: readonly unknown[], options: ReportDataOptions = {}): RunReportData {
-  const max = options.maxTextLength ?? 20_000;
-  let truncated = 0;
-  const cut = (text: string): string => {
-    if (text.length <= max) return text;
-    truncated++;
-    return `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
-  };
   const events: TroupeEvent[] = [];
   let skipped = 0;
   for (const r of records) {
     if (isEvent(r)) events.push(r);
     else skipped++;
   }
+  const builder = new ReportBuilder(events[0], options.maxTextLength ?? 20_000);
+  for (const e of events) builder.add(e);
+  return builder.result(events, skipped);
+}
 
-  const tracker = new RunTracker();
-  const ops = new Map<string, ReportOp>();
-  const turns: ReportTurn[] = [];
-  const tools: ReportToolCall[] = [];
-  const openTools = new Map<string, ReportToolCall>();
-  const loops = new Map<string, ReportLoop>();
-  const warnings: RunReportData['warnings'] = [];
-  const markers = new Map<string, ReportMarker[]>();
-  const plans = new Map<string, PlanBuild>();
-  const run: RunReportData['run'] = { runId: events[0]?.runId ?? '', name: '', status: 'running', start: events[0]?.time ?? 0, usage: emptyUsage(), segments: 0 };
-  const rootRunId = run.runId;
-  let segment = -1;
-  const uid = (opId: string | undefined): string | undefined => (opId === undefined ? undefined : segment > 0 ? `s${segment}/${opId}` : opId);
-  const mark = (opId: string | undefined, marker: ReportMarker) => {
-    const key = uid(opId) ?? 'op-0';
-    markers.set(key, [...(markers.get(key) ?? []), marker]);
-  };
-  const toReportOp = (op: TrackedOp): ReportOp => {
-    const out: ReportOp = { id: uid(op.id)!, kind: op.kind, name: op.name, depth: op.depth, start: op.start, status: op.status };
-    if (op.parentId !== undefined) out.parentId = uid(op.parentId)!;
+/** Builds the report of one run from its events, in order. */
+class ReportBuilder {
+  readonly #max: number;
+  #truncated = 0;
+  readonly #tracker = new RunTracker();
+  readonly #ops = new Map<string, ReportOp>();
+  readonly #turns: ReportTurn[] = [];
+  readonly #tools: ReportToolCall[] = [];
+  readonly #openTools = new Map<string, ReportToolCall>();
+  readonly #loops = new Map<string, ReportLoop>();
+  readonly #warnings: RunReportData['warnings'] = [];
+  readonly #markers = new Map<string, ReportMarker[]>();
+  readonly #plans = new Map<string, PlanBuild>();
+  readonly #run: RunReportData['run'];
+  readonly #rootRunId: string;
+  /** Which part of a resumed run the events belong to (op ids restart with each part). */
+  #segment = -1;
+
+  constructor(first: TroupeEvent | undefined, max: number) {
+    this.#max = max;
+    this.#run = { runId: first?.runId ?? '', name: '', status: 'running', start: first?.time ?? 0, usage: emptyUsage(), segments: 0 };
+    this.#rootRunId = this.#run.runId;
+  }
+
+  /** Fold one event in. Events of other runs (a nested standalone run logged in the same stream) keep their own tracker state but are not drawn. */
+  add(e: TroupeEvent): void {
+    const tracker = this.#tracker;
+    const turnStart = e.type === 'model.turn' ? tracker.turnStart(e) : 0;
+    if (e.type === 'run.started' && e.runId === this.#rootRunId) this.#newSegment(e);
+    tracker.apply(e);
+    if (e.runId !== this.#rootRunId) return;
+    const op = tracker.op(e.runId, e.opId);
+    switch (e.type) {
+      case 'run.started':
+      case 'op.started':
+        if (op) this.#ops.set(this.#uid(op.id)!, this.#toReportOp(op));
+        return;
+      case 'op.completed':
+        return this.#opCompleted(e, op);
+      case 'run.completed':
+      case 'run.failed':
+        return this.#runEnded(e);
+      case 'agent.started':
+      case 'agent.completed': {
+        const reportOp = op ? this.#ops.get(this.#uid(op.id)!) : undefined;
+        if (reportOp && e.type === 'agent.started') reportOp.input = this.#cut(e.input);
+        else if (reportOp && e.type === 'agent.completed') reportOp.output = this.#cut(e.output);
+        return;
+      }
+      case 'model.turn':
+        return this.#turn(e, turnStart);
+      case 'tool.called':
+      case 'tool.completed':
+        return this.#tool(e);
+      case 'plan.started':
+        return this.#planStarted(e);
+      case 'chunk.status':
+        return this.#chunkStatus(e);
+      default:
+        return this.#markEvent(e);
+    }
+  }
+
+  /** The report, once every event is in. */
+  result(events: readonly TroupeEvent[], skipped: number): RunReportData {
+    const run = this.#run;
+    const opList = [...this.#ops.values()];
+    const root = opList.find((o) => o.kind === 'run');
+    let turnUsage = emptyUsage();
+    for (const t of this.#turns) turnUsage = addUsage(turnUsage, { turns: 1, ...t.usage });
+    run.usage = root?.usage ?? turnUsage;
+    let lastTime = run.start;
+    for (const e of events) if (e.runId === this.#rootRunId && e.time > lastTime) lastTime = e.time;
+    const planList = [...this.#plans.values()].map((p) => finishPlan(p, opList, lastTime));
+    return {
+      format: 'troupe.report',
+      version: 1,
+      run,
+      ops: opList,
+      turns: this.#turns,
+      tools: this.#tools,
+      plans: planList,
+      lanes: buildLanes(opList, this.#turns, planList, this.#markers, lastTime),
+      usage: usageRows(this.#turns),
+      loops: [...this.#loops.values()],
+      warnings: this.#warnings,
+      skipped,
+      truncated: this.#truncated,
+    };
+  }
+
+  #newSegment(e: TroupeEvent<'run.started'>): void {
+    this.#segment++;
+    this.#run.segments++;
+    if (this.#segment !== 0) return;
+    this.#run.name = e.runnable;
+    this.#run.input = this.#cut(e.input);
+    this.#run.start = e.time;
+  }
+
+  #cut(text: string): string {
+    const max = this.#max;
+    if (text.length <= max) return text;
+    this.#truncated++;
+    return `${text.slice(0, max)}\n… (${text.length - max} more characters)`;
+  }
+
+  /** An op id unique over the parts of a resumed run. */
+  #uid(opId: string | undefined): string | undefined {
+    return opId === undefined ? undefined : this.#segment > 0 ? `s${this.#segment}/${opId}` : opId;
+  }
+
+  #mark(opId: string | undefined, marker: ReportMarker): void {
+    const key = this.#uid(opId) ?? 'op-0';
+    this.#markers.set(key, [...(this.#markers.get(key) ?? []), marker]);
+  }
+
+  #toReportOp(op: TrackedOp): ReportOp {
+    const out: ReportOp = { id: this.#uid(op.id)!, kind: op.kind, name: op.name, depth: op.depth, start: op.start, status: op.status };
+    if (op.parentId !== undefined) out.parentId = this.#uid(op.parentId)!;
     if (op.agent !== undefined) out.agent = op.agent;
     if (op.plan) out.plan = { planId: op.plan.planId, ...(op.plan.chunkId === undefined ? {} : { chunkId: op.plan.chunkId }), ...(op.plan.attempt === undefined ? {} : { attempt: op.plan.attempt }) };
     if (op.iteration !== undefined) out.iteration = op.iteration;
     if (op.round !== undefined) out.round = op.round;
     return out;
-  };
+  }
 
-  for (const e of events) {
-    // Events of other runs (a nested standalone run logged in the same stream) keep their own tracker state but are not drawn.
-    const turnStart = e.type === 'model.turn' ? tracker.turnStart(e) : 0;
-    if (e.type === 'run.started' && e.runId === rootRunId) {
-      segment++;
-      run.segments++;
-      if (segment === 0) {
-        run.name = e.runnable;
-        run.input = cut(e.input);
-        run.start = e.time;
-      }
+  #opCompleted(e: TroupeEvent<'op.completed'>, op: TrackedOp | undefined): void {
+    const reportOp = op ? this.#ops.get(this.#uid(op.id)!) : undefined;
+    if (!op || !reportOp) return;
+    reportOp.status = op.status;
+    if (op.end !== undefined) reportOp.end = op.end;
+    if (op.usage) reportOp.usage = op.usage;
+    if (op.error !== undefined) reportOp.error = op.error;
+    if (op.code !== undefined) reportOp.code = op.code;
+    if (op.status === 'cancelled') this.#mark(op.id, { time: e.time, kind: 'cancel', label: `${op.kind} ${op.name} cancelled` });
+  }
+
+  #runEnded(e: TroupeEvent<'run.completed' | 'run.failed'>): void {
+    const run = this.#run;
+    const root = this.#tracker.op(e.runId, e.opId ?? 'op-0');
+    const rootOp = this.#ops.get(this.#uid(e.opId ?? 'op-0')!);
+    if (root && rootOp) {
+      rootOp.status = root.status;
+      rootOp.end = e.time;
+      if (root.usage) rootOp.usage = root.usage;
+      if (root.error !== undefined) rootOp.error = root.error;
+      if (root.code !== undefined) rootOp.code = root.code;
     }
-    tracker.apply(e);
-    if (e.runId !== rootRunId) continue;
-    const op = tracker.op(e.runId, e.opId);
-    const reportOp = op ? ops.get(uid(op.id)!) : undefined;
+    run.status = root?.status ?? (e.type === 'run.completed' ? e.status : 'failed');
+    run.end = e.time;
+    if (e.type === 'run.completed') {
+      run.output = this.#cut(e.output);
+      if (rootOp) rootOp.output = run.output;
+      delete run.error;
+    } else run.error = e.error;
+  }
+
+  #turn(e: TroupeEvent<'model.turn'>, start: number): void {
+    const t: ReportTurn = { agent: e.agent, adapter: e.adapter, session: e.session, turn: e.turn, start, end: e.time, input: this.#cut(renderInput(e.input)) };
+    if (e.opId !== undefined) t.opId = this.#uid(e.opId)!;
+    if (e.spec.model !== undefined) t.model = e.spec.model;
+    if (e.reply) {
+      t.output = this.#cut(e.reply.text);
+      if (e.reply.usage) t.usage = e.reply.usage;
+      if (e.reply.toolCalls.length > 0) t.toolCalls = e.reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: this.#cut(renderArguments(c)) }));
+    }
+    if (e.error !== undefined) t.error = e.error;
+    this.#turns.push(t);
+  }
+
+  #tool(e: TroupeEvent<'tool.called' | 'tool.completed'>): void {
+    if (e.type === 'tool.called') {
+      const call: ReportToolCall = { agent: e.agent, callId: e.call.id, name: e.call.name, start: e.time, arguments: this.#cut(renderArguments(e.call)) };
+      if (e.opId !== undefined) call.opId = this.#uid(e.opId)!;
+      this.#tools.push(call);
+      this.#openTools.set(`${call.opId ?? ''}|${call.callId}`, call);
+      return;
+    }
+    const key = `${this.#uid(e.opId) ?? ''}|${e.callId}`;
+    const call = this.#openTools.get(key);
+    if (!call) return;
+    this.#openTools.delete(key);
+    call.end = e.time;
+    call.result = this.#cut(e.content);
+    if (e.isError) call.isError = true;
+  }
+
+  #planStarted(e: TroupeEvent<'plan.started'>): void {
+    const planOpId = this.#uid(e.opId);
+    if (planOpId === undefined) return;
+    const build: PlanBuild = { planId: e.planId, opId: planOpId, hasGraph: e.graph !== undefined, chunks: new Map() };
+    for (const node of e.graph ?? []) build.chunks.set(node.chunkId, { chunkId: node.chunkId, title: node.title, role: node.role, dependsOn: [...node.dependsOn], status: 'Pending', attempts: [], durationMs: 0, critical: false, opIds: [] });
+    this.#plans.set(planOpId, build);
+  }
+
+  #chunkStatus(e: TroupeEvent<'chunk.status'>): void {
+    const build = this.#plans.get(this.#uid(e.opId) ?? '');
+    if (!build) return;
+    let c = build.chunks.get(e.chunkId);
+    if (!c) {
+      c = { chunkId: e.chunkId, title: e.title, role: e.role, dependsOn: [], status: 'Pending', attempts: [], durationMs: 0, critical: false, opIds: [] };
+      build.chunks.set(e.chunkId, c);
+    }
+    c.status = e.status;
+    if (e.error !== undefined) c.error = e.error;
+    else if (e.status === 'Succeeded') delete c.error;
+    const last = c.attempts.at(-1);
+    if (e.status === 'Running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'Running' });
+    else if (last && last.end === undefined && e.status !== 'Queued' && e.status !== 'WaitingForDependencies') {
+      last.end = e.time;
+      last.status = e.status;
+      if (e.error !== undefined) last.error = e.error;
+    }
+    if (e.status === 'Retrying') this.#mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
+  }
+
+  /** Loops' scores and stalls, retries, failures and warnings: markers on the timeline. */
+  #markEvent(e: TroupeEvent): void {
+    const loops = this.#loops;
     switch (e.type) {
-      case 'run.started':
-      case 'op.started':
-        if (op) ops.set(uid(op.id)!, toReportOp(op));
-        break;
-      case 'op.completed':
-        if (op && reportOp) {
-          reportOp.status = op.status;
-          if (op.end !== undefined) reportOp.end = op.end;
-          if (op.usage) reportOp.usage = op.usage;
-          if (op.error !== undefined) reportOp.error = op.error;
-          if (op.code !== undefined) reportOp.code = op.code;
-          if (op.status === 'cancelled') mark(op.id, { time: e.time, kind: 'cancel', label: `${op.kind} ${op.name} cancelled` });
-        }
-        break;
-      case 'run.completed':
-      case 'run.failed': {
-        const root = tracker.op(e.runId, e.opId ?? 'op-0');
-        const rootOp = ops.get(uid(e.opId ?? 'op-0')!);
-        if (root && rootOp) {
-          rootOp.status = root.status;
-          rootOp.end = e.time;
-          if (root.usage) rootOp.usage = root.usage;
-          if (root.error !== undefined) rootOp.error = root.error;
-          if (root.code !== undefined) rootOp.code = root.code;
-        }
-        run.status = root?.status ?? (e.type === 'run.completed' ? e.status : 'failed');
-        run.end = e.time;
-        if (e.type === 'run.completed') {
-          run.output = cut(e.output);
-          if (rootOp) rootOp.output = run.output;
-          delete run.error;
-        } else run.error = e.error;
-        break;
-      }
-      case 'agent.started':
-        if (reportOp) reportOp.input = cut(e.input);
-        break;
-      case 'agent.completed':
-        if (reportOp) reportOp.output = cut(e.output);
-        break;
-      case 'model.turn': {
-        const t: ReportTurn = {
-          agent: e.agent,
-          adapter: e.adapter,
-          session: e.session,
-          turn: e.turn,
-          start: turnStart,
-          end: e.time,
-          input: cut(renderInput(e.input)),
-        };
-        if (e.opId !== undefined) t.opId = uid(e.opId)!;
-        if (e.spec.model !== undefined) t.model = e.spec.model;
-        if (e.reply) {
-          t.output = cut(e.reply.text);
-          if (e.reply.usage) t.usage = e.reply.usage;
-          if (e.reply.toolCalls.length > 0) t.toolCalls = e.reply.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: cut(renderArguments(c)) }));
-        }
-        if (e.error !== undefined) t.error = e.error;
-        turns.push(t);
-        break;
-      }
-      case 'tool.called': {
-        const call: ReportToolCall = { agent: e.agent, callId: e.call.id, name: e.call.name, start: e.time, arguments: cut(renderArguments(e.call)) };
-        if (e.opId !== undefined) call.opId = uid(e.opId)!;
-        tools.push(call);
-        openTools.set(`${call.opId ?? ''}|${call.callId}`, call);
-        break;
-      }
-      case 'tool.completed': {
-        const key = `${uid(e.opId) ?? ''}|${e.callId}`;
-        const call = openTools.get(key);
-        if (!call) break;
-        openTools.delete(key);
-        call.end = e.time;
-        call.result = cut(e.content);
-        if (e.isError) call.isError = true;
-        break;
-      }
-      case 'plan.started': {
-        const planOpId = uid(e.opId);
-        if (planOpId === undefined) break;
-        const build: PlanBuild = { planId: e.planId, opId: planOpId, hasGraph: e.graph !== undefined, chunks: new Map() };
-        for (const node of e.graph ?? []) build.chunks.set(node.chunkId, { chunkId: node.chunkId, title: node.title, role: node.role, dependsOn: [...node.dependsOn], status: 'Pending', attempts: [], durationMs: 0, critical: false, opIds: [] });
-        plans.set(planOpId, build);
-        break;
-      }
-      case 'chunk.status': {
-        const build = plans.get(uid(e.opId) ?? '');
-        if (!build) break;
-        let c = build.chunks.get(e.chunkId);
-        if (!c) {
-          c = { chunkId: e.chunkId, title: e.title, role: e.role, dependsOn: [], status: 'Pending', attempts: [], durationMs: 0, critical: false, opIds: [] };
-          build.chunks.set(e.chunkId, c);
-        }
-        c.status = e.status;
-        if (e.error !== undefined) c.error = e.error;
-        else if (e.status === 'Succeeded') delete c.error;
-        const last = c.attempts.at(-1);
-        if (e.status === 'Running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'Running' });
-        else if (last && last.end === undefined && e.status !== 'Queued' && e.status !== 'WaitingForDependencies') {
-          last.end = e.time;
-          last.status = e.status;
-          if (e.error !== undefined) last.error = e.error;
-        }
-        if (e.status === 'Retrying') mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
-        break;
-      }
       case 'reflect.iteration.started':
-        loopOf(loops, uid(e.opId), e.loop);
-        break;
+        loopOf(loops, this.#uid(e.opId), e.loop);
+        return;
       case 'reflect.evaluated':
-        loopOf(loops, uid(e.opId), e.loop).scores.push({ iteration: e.iteration, score: e.score, trend: e.trend, goalMet: e.goalMet, evaluator: e.evaluator, rationale: cut(e.rationale) });
-        break;
+        loopOf(loops, this.#uid(e.opId), e.loop).scores.push({ iteration: e.iteration, score: e.score, trend: e.trend, goalMet: e.goalMet, evaluator: e.evaluator, rationale: this.#cut(e.rationale) });
+        return;
       case 'reflect.stall.warning':
       case 'reflect.stalled': {
         const stalled = e.type === 'reflect.stalled';
-        loopOf(loops, uid(e.opId), e.loop).stalls.push({ iteration: e.iteration, stalled });
-        mark(e.opId, { time: e.time, kind: 'stall', label: stalled ? `stalled at iteration ${e.iteration}` : `stall warning at iteration ${e.iteration}` });
-        break;
+        loopOf(loops, this.#uid(e.opId), e.loop).stalls.push({ iteration: e.iteration, stalled });
+        this.#mark(e.opId, { time: e.time, kind: 'stall', label: stalled ? `stalled at iteration ${e.iteration}` : `stall warning at iteration ${e.iteration}` });
+        return;
       }
       case 'router.retry':
-        mark(e.opId, { time: e.time, kind: 'retry', label: `router ${e.router} asked again${e.choice === undefined ? '' : ` (invalid choice "${e.choice}")`}` });
-        break;
+        this.#mark(e.opId, { time: e.time, kind: 'retry', label: `router ${e.router} asked again${e.choice === undefined ? '' : ` (invalid choice "${e.choice}")`}` });
+        return;
       case 'reflect.iteration.failed':
-        mark(e.opId, { time: e.time, kind: 'failure', label: `iteration ${e.iteration} failed: ${e.error}` });
-        break;
+        this.#mark(e.opId, { time: e.time, kind: 'failure', label: `iteration ${e.iteration} failed: ${e.error}` });
+        return;
       case 'warning':
-        warnings.push({ time: e.time, message: e.message, ...(e.code === undefined ? {} : { code: e.code }) });
-        mark(e.opId, { time: e.time, kind: 'warning', label: e.message });
-        break;
+        this.#warnings.push({ time: e.time, message: e.message, ...(e.code === undefined ? {} : { code: e.code }) });
+        this.#mark(e.opId, { time: e.time, kind: 'warning', label: e.message });
+        return;
       default:
-        break;
+        return;
     }
   }
-
-  const opList = [...ops.values()];
-  const root = opList.find((o) => o.kind === 'run');
-  let turnUsage = emptyUsage();
-  for (const t of turns) turnUsage = addUsage(turnUsage, { turns: 1, ...t.usage });
-  run.usage = root?.usage ?? turnUsage;
-  let lastTime = run.start;
-  for (const e of events) if (e.runId === rootRunId && e.time > lastTime) lastTime = e.time;
-  const planList = [...plans.values()].map((p) => finishPlan(p, opList, lastTime));
-  return {
-    format: 'troupe.report',
-    version: 1,
-    run,
-    ops: opList,
-    turns,
-    tools,
-    plans: planList,
-    lanes: buildLanes(opList, turns, planList, markers, lastTime),
-    usage: usageRows(turns),
-    loops: [...loops.values()],
-    warnings,
-    skipped,
-    truncated,
-  };
 }
 
 interface PlanBuild {

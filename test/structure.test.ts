@@ -6,11 +6,11 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..');
 const src = join(root, 'src');
 
-/** Every TypeScript file of `src/` (the report page's browser script has its own tsconfig and imports nothing of troupe). */
-function sourceFiles(dir = src): string[] {
+/** Every TypeScript file of `src/`; without `page`, the report page's browser script (it has its own tsconfig and imports nothing of troupe). */
+function sourceFiles(dir = src, page = false): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
-    if (statSync(path).isDirectory()) return path.endsWith(join('report', 'page')) ? [] : sourceFiles(path);
+    if (statSync(path).isDirectory()) return !page && path.endsWith(join('report', 'page')) ? [] : sourceFiles(path, page);
     return path.endsWith('.ts') ? [path] : [];
   });
 }
@@ -102,5 +102,23 @@ describe('the layers of src/ (docs/architecture.md)', () => {
     };
     for (const f of files) visit(f, []);
     expect(rings).toEqual([]);
+  });
+});
+
+describe('the functions of src/', () => {
+  it('are at most 100 lines long (the scheduler: 60, see test/scheduler/structure.test.ts)', () => {
+    const long: string[] = [];
+    for (const file of sourceFiles(src, true)) {
+      const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+      const visit = (node: ts.Node): void => {
+        if (ts.isFunctionLike(node) && 'body' in node && node.body) {
+          const lines = sf.getLineAndCharacterOfPosition(node.end).line - sf.getLineAndCharacterOfPosition(node.getStart()).line + 1;
+          if (lines > 100) long.push(`${relative(root, file)}: ${node.name?.getText() ?? 'a function'} (${lines} lines)`);
+        }
+        ts.forEachChild(node, visit);
+      };
+      visit(sf);
+    }
+    expect(long).toEqual([]);
   });
 });
