@@ -76,18 +76,8 @@ const MCP_PLACEHOLDER = '{mcp}';
  */
 export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
   validate(options);
-  const output = options.output ?? 'text';
-  const continuity = options.continuity ?? (options.resume ? 'resume' : 'transcript');
-  const promptMode = options.prompt ?? (options.command.some((a) => a.includes('{prompt}')) ? 'argument' : 'stdin');
-  const extractText = options.extractText ?? ((o: ProcessOutput) => (output === 'text' ? o.stdout.trim() : defaultExtractText(o)));
-  const extractUsage = options.extractUsage ?? defaultExtractUsage;
-  const extractSessionId = options.resume?.sessionId ?? defaultExtractSessionId;
-  const formatPrompt = options.formatPrompt ?? defaultFormatPrompt;
-  const tailChars = options.stderrTailChars ?? 2000;
-  const maxOutputBytes = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const dashPrompt = options.dashPrompt ?? 'auto';
+  const settings = resolveSettings(options);
   let nextSession = 1;
-
   return {
     id: options.id ?? 'process',
     capabilities: { tools: options.mcp !== undefined, streaming: false, mcpServers: options.mcp !== undefined },
@@ -98,104 +88,146 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
       const toolArgs = cliToolArgs(options, spec);
       // The profile declares the session's MCP servers (troupe's, serving its tools for as long as it is open, and the agent's own) and allow-lists.
       const launch = options.mcp ? await launchCli(options.mcp, spec, signal) : undefined;
-      const tools = launch?.calls;
       const env = { ...buildEnv(options.passEnv ?? DEFAULT_PASS_ENV, options.env), ...launch?.config.env };
-      const mcpArgs = launch?.config.args ?? [];
-      const history: Array<{ role: 'user' | 'assistant'; text: string }> = [];
-      let toolSessionId: string | undefined;
-      let resumedTurn = false;
-      const totals = options.usageReport === 'cumulative' ? new CumulativeUsage() : undefined;
-      let turn = 0;
-      let running: ChildProcess | undefined;
-      let asked = '';
-
-      /** The command line and stdin of a new turn on `text`. */
-      const prepare = (text: string) => {
-        turn++;
-        const resumed = continuity === 'resume' && toolSessionId !== undefined;
-        resumedTurn = resumed;
-        const prompt = formatPrompt({
-          input: text,
-          system: spec.system,
-          history: continuity === 'transcript' ? history : [],
-          turn,
-          resumed,
-        });
-        const template = resumed ? options.resume!.command : options.command;
-        const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: toolSessionId ?? '' };
-        const placed = placePrompt(template, prompt, dashPrompt);
-        const argv = placed.template.flatMap((arg) =>
-          arg === MCP_PLACEHOLDER ? mcpArgs : arg === TOOLS_PLACEHOLDER ? toolArgs : [arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? '')],
-        );
-        const stdin = promptMode === 'stdin' || placed.stdin ? prompt : undefined;
-        return { argv, stdin };
-      };
-      /** The final turn of a command that has ended. */
-      const finish = (text: string, result: CommandResult): ModelTurn => {
-        const out: ProcessOutput = { ...result, events: output === 'jsonl' ? parseJsonLines(result.stdout) : [] };
-        const reply = extractText(out);
-        if (continuity === 'resume') toolSessionId = extractSessionId(out) ?? toolSessionId;
-        history.push({ role: 'user', text }, { role: 'assistant', text: reply });
-        const reported = extractUsage(out);
-        const usage = totals ? totals.turn(reported, { session: toolSessionId, resumed: resumedTurn }) : reported;
-        return { text: reply, toolCalls: [], ...(usage && { usage }) };
-      };
-      /** A turn with MCP: a message starts the command; tool results answer its waiting calls; either way, on to its next calls or its end. */
-      const sendWithTools = async (calls: CliToolCalls, input: string | ToolResult[], turnSignal: AbortSignal): Promise<ModelTurn> => {
-        if (typeof input === 'string') {
-          if (calls.running) await calls.stop(supersededError());
-          asked = input;
-          const { argv, stdin } = prepare(input);
-          throwIfAborted(turnSignal);
-          calls.attach(startCommand(argv, { cwd, env, stdin, tailChars, maxOutputBytes }));
-        } else {
-          if (!calls.running) {
-            throw new AdapterError(`Tool results were sent to the session of agent "${spec.agent}", but no command of it waits for any`, {
-              details: { agent: spec.agent },
-            });
-          }
-          calls.answer(input);
-        }
-        const event = await calls.next(turnSignal);
-        return 'calls' in event ? { text: '', toolCalls: event.calls } : finish(asked, event.result);
-      };
-
-      return {
-        id: `process-${nextSession++}`,
-        async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
-          throwIfAborted(sendOptions.signal);
-          const timer =
-            options.timeoutMs === undefined
-              ? undefined
-              : timeoutSignal(options.timeoutMs, options.clock ?? realClock, `Command "${options.command[0]}" timed out after ${options.timeoutMs} ms`);
-          const turnSignal = combineSignals(sendOptions.signal, timer?.signal);
-          try {
-            if (tools) return await sendWithTools(tools, input, turnSignal);
-            const text = inputText(input);
-            const { argv, stdin } = prepare(text);
-            const result = await runCommand(argv, {
-              cwd,
-              env,
-              stdin,
-              signal: turnSignal,
-              tailChars,
-              maxOutputBytes,
-              onSpawn: (child) => (running = child),
-            });
-            return finish(text, result);
-          } finally {
-            running = undefined;
-            timer?.clear();
-          }
-        },
-        async close() {
-          if (running) killGroup(running);
-          history.length = 0;
-          await launch?.close();
-        },
-      };
+      return new ProcessSession(`process-${nextSession++}`, settings, spec, { cwd, env, toolArgs, launch });
     },
   };
+}
+
+/** The options of a process adapter with their defaults. */
+type ProcessSettings = ReturnType<typeof resolveSettings>;
+
+function resolveSettings(options: ProcessAdapterOptions) {
+  const output = options.output ?? 'text';
+  return {
+    options,
+    output,
+    continuity: options.continuity ?? (options.resume ? 'resume' : 'transcript'),
+    promptMode: options.prompt ?? (options.command.some((a) => a.includes('{prompt}')) ? 'argument' : 'stdin'),
+    extractText: options.extractText ?? ((o: ProcessOutput) => (output === 'text' ? o.stdout.trim() : defaultExtractText(o))),
+    extractUsage: options.extractUsage ?? defaultExtractUsage,
+    extractSessionId: options.resume?.sessionId ?? defaultExtractSessionId,
+    formatPrompt: options.formatPrompt ?? defaultFormatPrompt,
+    tailChars: options.stderrTailChars ?? 2000,
+    maxOutputBytes: options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES,
+    dashPrompt: options.dashPrompt ?? 'auto',
+  } as const;
+}
+
+/** Where a session's commands run, and with what. */
+interface ProcessPlace {
+  cwd: string;
+  env: Record<string, string>;
+  /** The `{tools}` arguments. */
+  toolArgs: readonly string[];
+  /** What the profile declared to the CLI (MCP servers, the tools served, allow-lists), when it declared anything. */
+  launch: Awaited<ReturnType<typeof launchCli>>;
+}
+
+/** A session of the process adapter: one command per turn (or per user message, with tools over MCP). */
+class ProcessSession implements ModelSession {
+  readonly #s: ProcessSettings;
+  readonly #spec: SessionSpec;
+  readonly #place: ProcessPlace;
+  readonly #history: Array<{ role: 'user' | 'assistant'; text: string }> = [];
+  /** Turns' usage when the CLI reports its session's totals (`usageReport: 'cumulative'`). */
+  readonly #totals: CumulativeUsage | undefined;
+  #toolSessionId: string | undefined;
+  #resumedTurn = false;
+  #turn = 0;
+  #running: ChildProcess | undefined;
+  #asked = '';
+
+  constructor(
+    readonly id: string,
+    settings: ProcessSettings,
+    spec: SessionSpec,
+    place: ProcessPlace,
+  ) {
+    this.#s = settings;
+    this.#spec = spec;
+    this.#place = place;
+    this.#totals = settings.options.usageReport === 'cumulative' ? new CumulativeUsage() : undefined;
+  }
+
+  async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
+    throwIfAborted(sendOptions.signal);
+    const { options, tailChars, maxOutputBytes } = this.#s;
+    const timer =
+      options.timeoutMs === undefined
+        ? undefined
+        : timeoutSignal(options.timeoutMs, options.clock ?? realClock, `Command "${options.command[0]}" timed out after ${options.timeoutMs} ms`);
+    const turnSignal = combineSignals(sendOptions.signal, timer?.signal);
+    try {
+      const { cwd, env, launch } = this.#place;
+      if (launch?.calls) return await this.#sendWithTools(launch.calls, input, turnSignal);
+      const text = inputText(input);
+      const { argv, stdin } = this.#prepare(text);
+      const result = await runCommand(argv, { cwd, env, stdin, signal: turnSignal, tailChars, maxOutputBytes, onSpawn: (child) => (this.#running = child) });
+      return this.#finish(text, result);
+    } finally {
+      this.#running = undefined;
+      timer?.clear();
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.#running) killGroup(this.#running);
+    this.#history.length = 0;
+    await this.#place.launch?.close();
+  }
+
+  /** The command line and stdin of a new turn on `text`. */
+  #prepare(text: string): { argv: string[]; stdin: string | undefined } {
+    const { options, continuity, formatPrompt, dashPrompt, promptMode } = this.#s;
+    const spec = this.#spec;
+    this.#turn++;
+    const resumed = continuity === 'resume' && this.#toolSessionId !== undefined;
+    this.#resumedTurn = resumed;
+    const prompt = formatPrompt({ input: text, system: spec.system, history: continuity === 'transcript' ? this.#history : [], turn: this.#turn, resumed });
+    const template = resumed ? options.resume!.command : options.command;
+    const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: this.#toolSessionId ?? '' };
+    const placed = placePrompt(template, prompt, dashPrompt);
+    const mcpArgs = this.#place.launch?.config.args ?? [];
+    const argv = placed.template.flatMap((arg) =>
+      arg === MCP_PLACEHOLDER ? mcpArgs : arg === TOOLS_PLACEHOLDER ? this.#place.toolArgs : [arg.replace(PLACEHOLDER, (_m, name: string) => values[name] ?? '')],
+    );
+    const stdin = promptMode === 'stdin' || placed.stdin ? prompt : undefined;
+    return { argv, stdin };
+  }
+
+  /** The final turn of a command that has ended. */
+  #finish(text: string, result: CommandResult): ModelTurn {
+    const { output, extractText, extractUsage, extractSessionId, continuity } = this.#s;
+    const out: ProcessOutput = { ...result, events: output === 'jsonl' ? parseJsonLines(result.stdout) : [] };
+    const reply = extractText(out);
+    if (continuity === 'resume') this.#toolSessionId = extractSessionId(out) ?? this.#toolSessionId;
+    this.#history.push({ role: 'user', text }, { role: 'assistant', text: reply });
+    const reported = extractUsage(out);
+    const usage = this.#totals ? this.#totals.turn(reported, { session: this.#toolSessionId, resumed: this.#resumedTurn }) : reported;
+    return { text: reply, toolCalls: [], ...(usage && { usage }) };
+  }
+
+  /** A turn with MCP: a message starts the command; tool results answer its waiting calls; either way, on to its next calls or its end. */
+  async #sendWithTools(calls: CliToolCalls, input: string | ToolResult[], turnSignal: AbortSignal): Promise<ModelTurn> {
+    const { tailChars, maxOutputBytes } = this.#s;
+    if (typeof input === 'string') {
+      if (calls.running) await calls.stop(supersededError());
+      this.#asked = input;
+      const { argv, stdin } = this.#prepare(input);
+      throwIfAborted(turnSignal);
+      calls.attach(startCommand(argv, { cwd: this.#place.cwd, env: this.#place.env, stdin, tailChars, maxOutputBytes }));
+    } else {
+      if (!calls.running) {
+        throw new AdapterError(`Tool results were sent to the session of agent "${this.#spec.agent}", but no command of it waits for any`, {
+          details: { agent: this.#spec.agent },
+        });
+      }
+      calls.answer(input);
+    }
+    const event = await calls.next(turnSignal);
+    return 'calls' in event ? { text: '', toolCalls: event.calls } : this.#finish(this.#asked, event.result);
+  }
 }
 
 /** The `{tools}` arguments of a session: `toolArgs` of its `metadata.cliTools`, checked. */

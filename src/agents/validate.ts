@@ -113,9 +113,32 @@ const STATIC_KINDS: readonly AgentEdgeKind[] = ['handoff', 'router', 'advisor', 
  * ```
  */
 export function validateAgents(defs: readonly AgentDefinition[], options?: AgentResolutionOptions): AgentValidation {
-  const errors: AgentIssue[] = [];
-  const warnings: AgentIssue[] = defs.flatMap((d) => d.warnings ?? []);
-  const at = (def: AgentDefinition) => (def.file === undefined ? {} : { file: def.file });
+  const issues: Issues = { errors: [], warnings: defs.flatMap((d) => d.warnings ?? []) };
+  const { byName, seen } = checkNames(defs, issues);
+  checkReferences(defs, byName, seen, issues);
+  for (const def of defs) {
+    checkShape(def, byName, issues);
+    if (options !== undefined) checkResolution(def, options, issues);
+  }
+  checkCycles(defs, byName, issues);
+  issues.errors.sort((a, b) => (a.agent ?? '').localeCompare(b.agent ?? '') || a.code.localeCompare(b.code));
+  return issues;
+}
+
+/** The errors and warnings found so far. */
+interface Issues {
+  errors: AgentIssue[];
+  warnings: AgentIssue[];
+}
+
+/** Where an issue of `def` is: its file, when it has one. */
+function at(def: AgentDefinition): { file?: string } {
+  return def.file === undefined ? {} : { file: def.file };
+}
+
+/** Names used twice (case-insensitively); the definitions by name, and by lower-cased name. */
+function checkNames(defs: readonly AgentDefinition[], issues: Issues): { byName: Map<string, AgentDefinition>; seen: Map<string, AgentDefinition> } {
+  const { errors } = issues;
   const byName = new Map<string, AgentDefinition>();
   const seen = new Map<string, AgentDefinition>();
   for (const def of defs) {
@@ -131,6 +154,12 @@ export function validateAgents(defs: readonly AgentDefinition[], options?: Agent
     } else seen.set(key, def);
     byName.set(def.name, def);
   }
+  return { byName, seen };
+}
+
+/** References to agents that are not in the folder, and sub-agents whose file says no model may call them. */
+function checkReferences(defs: readonly AgentDefinition[], byName: ReadonlyMap<string, AgentDefinition>, seen: ReadonlyMap<string, AgentDefinition>, issues: Issues): void {
+  const { errors, warnings } = issues;
   for (const edge of agentEdges(defs)) {
     if (byName.has(edge.to)) continue;
     const def = byName.get(edge.from)!;
@@ -155,93 +184,102 @@ export function validateAgents(defs: readonly AgentDefinition[], options?: Agent
       ...at(byName.get(edge.from)!),
     });
   }
-  for (const def of defs) {
-    if (def.router && def.router.destinations.length === 0) {
-      errors.push({ code: 'empty_router', message: `Router "${def.name}" has no destinations`, agent: def.name, path: ['router'], ...at(def) });
-    }
-    if (def.router && (def.tools?.length ?? 0) > 0) {
+}
+
+/** Combinations that cannot work: routers with tools, hand-offs beside other patterns, a coordinator that hands off. */
+function checkShape(def: AgentDefinition, byName: ReadonlyMap<string, AgentDefinition>, issues: Issues): void {
+  const { errors } = issues;
+  if (def.router && def.router.destinations.length === 0) {
+    errors.push({ code: 'empty_router', message: `Router "${def.name}" has no destinations`, agent: def.name, path: ['router'], ...at(def) });
+  }
+  if (def.router && (def.tools?.length ?? 0) > 0) {
+    errors.push({
+      code: 'router_with_tools',
+      message: `Router "${def.name}" declares its own tools (${def.tools!.join(', ')}); a router's one turn only chooses a destination`,
+      agent: def.name,
+      path: ['tools'],
+      ...at(def),
+    });
+  }
+  if (def.router && (def.subAgents?.length ?? 0) > 0) {
+    errors.push({
+      code: 'router_with_tools',
+      message: `Router "${def.name}" declares sub-agents (${def.subAgents!.join(', ')}); a router's one turn only chooses a destination`,
+      agent: def.name,
+      path: ['agents'],
+      ...at(def),
+    });
+  }
+  if ((def.handoffs?.length ?? 0) > 0) {
+    const beside = (['router', 'team', 'handoff', 'advisors'] as const).filter((k) => def[k] !== undefined);
+    if (beside.length > 0) {
       errors.push({
-        code: 'router_with_tools',
-        message: `Router "${def.name}" declares its own tools (${def.tools!.join(', ')}); a router's one turn only chooses a destination`,
+        code: 'incompatible_handoffs',
+        message: `Agent "${def.name}" offers hand-offs beside ${beside.map((k) => `\`${k}\``).join(', ')}; an agent that offers hand-offs answers itself`,
         agent: def.name,
-        path: ['tools'],
-        ...at(def),
-      });
-    }
-    if (def.router && (def.subAgents?.length ?? 0) > 0) {
-      errors.push({
-        code: 'router_with_tools',
-        message: `Router "${def.name}" declares sub-agents (${def.subAgents!.join(', ')}); a router's one turn only chooses a destination`,
-        agent: def.name,
-        path: ['agents'],
-        ...at(def),
-      });
-    }
-    if ((def.handoffs?.length ?? 0) > 0) {
-      const beside = (['router', 'team', 'handoff', 'advisors'] as const).filter((k) => def[k] !== undefined);
-      if (beside.length > 0) {
-        errors.push({
-          code: 'incompatible_handoffs',
-          message: `Agent "${def.name}" offers hand-offs beside ${beside.map((k) => `\`${k}\``).join(', ')}; an agent that offers hand-offs answers itself`,
-          agent: def.name,
-          path: ['handoffs'],
-          ...at(def),
-        });
-      }
-    }
-    if (options !== undefined) {
-      const unresolved = resolveAgentTools(def, options).unresolved;
-      if (unresolved.length > 0) {
-        const issue: AgentIssue = {
-          code: 'unresolved_tool',
-          message: `Agent "${def.name}": ${unresolved.length} tool${unresolved.length === 1 ? '' : 's'} resolve${unresolved.length === 1 ? 's' : ''} to nothing: ${unresolved.join(', ')}`,
-          agent: def.name,
-          path: ['tools', ...unresolved],
-          ...at(def),
-        };
-        ((options.unknownTools ?? 'error') === 'error' ? errors : warnings).push(issue);
-      }
-      const models = resolveAgentModel(def, options).unresolved;
-      if (models.length > 0) {
-        warnings.push({
-          code: 'unresolved_model',
-          message: `Agent "${def.name}": model ${models.map((m) => `"${m}"`).join(', ')} is not in the model map; the adapter's default model is used`,
-          agent: def.name,
-          path: ['model', ...models],
-          ...at(def),
-        });
-      }
-      const mcp = resolveAgentMcpServers(def, options);
-      errors.push(...mcp.errors);
-      warnings.push(...mcp.warnings);
-      if (mcp.unresolved.length > 0) {
-        ((options.unknownTools ?? 'error') === 'error' ? errors : warnings).push({
-          code: 'unresolved_mcp_server',
-          message: `Agent "${def.name}": MCP server${mcp.unresolved.length === 1 ? '' : 's'} ${mcp.unresolved.map((n) => `"${n}"`).join(', ')} named without a configuration, and not in \`mcpServers\``,
-          agent: def.name,
-          path: ['mcpServers', ...mcp.unresolved],
-          ...at(def),
-        });
-      }
-    }
-    const coordinator = def.team?.coordinator === undefined ? undefined : byName.get(def.team.coordinator);
-    if (coordinator?.handoff !== undefined) {
-      errors.push({
-        code: 'coordinator_handoff',
-        message: `Team "${def.name}" has coordinator "${coordinator.name}", which hands off to "${coordinator.handoff}"; a coordinator owns the team's answer`,
-        agent: def.name,
-        path: ['team', 'coordinator'],
+        path: ['handoffs'],
         ...at(def),
       });
     }
   }
+  const coordinator = def.team?.coordinator === undefined ? undefined : byName.get(def.team.coordinator);
+  if (coordinator?.handoff !== undefined) {
+    errors.push({
+      code: 'coordinator_handoff',
+      message: `Team "${def.name}" has coordinator "${coordinator.name}", which hands off to "${coordinator.handoff}"; a coordinator owns the team's answer`,
+      agent: def.name,
+      path: ['team', 'coordinator'],
+      ...at(def),
+    });
+  }
+}
+
+/** Tools, models and MCP servers that resolve to nothing with the resolution options. */
+function checkResolution(def: AgentDefinition, options: AgentResolutionOptions, issues: Issues): void {
+  const { errors, warnings } = issues;
+  const unresolved = resolveAgentTools(def, options).unresolved;
+  if (unresolved.length > 0) {
+    const issue: AgentIssue = {
+      code: 'unresolved_tool',
+      message: `Agent "${def.name}": ${unresolved.length} tool${unresolved.length === 1 ? '' : 's'} resolve${unresolved.length === 1 ? 's' : ''} to nothing: ${unresolved.join(', ')}`,
+      agent: def.name,
+      path: ['tools', ...unresolved],
+      ...at(def),
+    };
+    ((options.unknownTools ?? 'error') === 'error' ? errors : warnings).push(issue);
+  }
+  const models = resolveAgentModel(def, options).unresolved;
+  if (models.length > 0) {
+    warnings.push({
+      code: 'unresolved_model',
+      message: `Agent "${def.name}": model ${models.map((m) => `"${m}"`).join(', ')} is not in the model map; the adapter's default model is used`,
+      agent: def.name,
+      path: ['model', ...models],
+      ...at(def),
+    });
+  }
+  const mcp = resolveAgentMcpServers(def, options);
+  errors.push(...mcp.errors);
+  warnings.push(...mcp.warnings);
+  if (mcp.unresolved.length > 0) {
+    ((options.unknownTools ?? 'error') === 'error' ? errors : warnings).push({
+      code: 'unresolved_mcp_server',
+      message: `Agent "${def.name}": MCP server${mcp.unresolved.length === 1 ? '' : 's'} ${mcp.unresolved.map((n) => `"${n}"`).join(', ')} named without a configuration, and not in \`mcpServers\``,
+      agent: def.name,
+      path: ['mcpServers', ...mcp.unresolved],
+      ...at(def),
+    });
+  }
+}
+
+/** Cycles through hand-offs, routers, advisors and teams, with their path. */
+function checkCycles(defs: readonly AgentDefinition[], byName: ReadonlyMap<string, AgentDefinition>, issues: Issues): void {
+  const { errors } = issues;
   const graph = agentGraph(defs, STATIC_KINDS);
   for (const component of alg.findCycles(graph)) {
     const path = cyclePath(graph, component);
     errors.push({ code: 'cycle', message: `Cycle: ${path.join(' -> ')}`, agent: path[0]!, path, ...at(byName.get(path[0]!)!) });
   }
-  errors.sort((a, b) => (a.agent ?? '').localeCompare(b.agent ?? '') || a.code.localeCompare(b.code));
-  return { errors, warnings };
 }
 
 /** A closed path through a strongly connected component, starting at its first name in sort order. */

@@ -117,60 +117,15 @@ export function agent(options: AgentOptions): Agent {
           { details: { agent: opts.name, adapter: adapter.id } },
         );
       }
-      const spec: SessionSpec = { agent: opts.name };
-      const system = converse.system ?? opts.system;
-      if (system !== undefined) spec.system = system;
-      const model = opts.model ?? opts.models?.[0];
-      if (model !== undefined) spec.model = model;
-      if (opts.temperature !== undefined) spec.temperature = opts.temperature;
-      const workspace = converse.workspace ?? opts.workspace;
-      if (workspace !== undefined) spec.workspace = workspace;
-      if (opts.metadata !== undefined) spec.metadata = opts.metadata;
-      const servers = opts.metadata?.[MCP_SERVERS_KEY];
-      if (Array.isArray(servers) && servers.length > 0 && adapter.capabilities.mcpServers !== true) {
-        const names = servers.map((s: { name?: unknown }) => String(s?.name)).join(', ');
-        ctx.emit('warning', {
-          message: `Agent "${opts.name}": its MCP servers (${names}) are not started: adapter "${adapter.id}" does not start an agent's own MCP servers`,
-          code: 'mcp_servers_unused',
-          data: { agent: opts.name, adapter: adapter.id },
-        });
-      }
+      const spec = sessionSpec(opts, converse, adapter, ctx);
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
-      // Every turn becomes a `model.turn` event, so a run log can be replayed.
-      const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
-        const ordinal = ctx.nextSessionOrdinal(opts.name);
-        return recordSession(await openSession(adapter, sessionSpec, signal), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
-          ctx.emit('model.turn', record),
-        );
-      };
-      const models = modelList(opts);
-      const session =
-        models.length > 1
-          ? await openWithModelFallback(models, (model, signal) => openRecorded({ ...spec, model }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
-              ctx.emit('warning', {
-                message: `Agent "${opts.name}": model "${from}" failed (${error.message}); trying "${to}"`,
-                code: 'model_fallback',
-                data: { agent: opts.name, from, to },
-              }),
-            )
-          : await openRecorded(spec, ctx.signal);
-      const handle = new SessionHandle(session, {
-        agent: opts.name,
-        onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),
-      });
+      const handle = await openAgentSession(opts, adapter, spec, ctx);
       return {
         agent: opts.name,
         handle,
         send(input, sendOptions = {}) {
           return withTimeout(
-            (signal) =>
-              runToolLoop(handle, input, {
-                ctx,
-                agent: opts.name,
-                tools: [...tools, ...(sendOptions.tools ?? [])],
-                maxTurns: opts.maxTurns,
-                signal,
-              }),
+            (signal) => runToolLoop(handle, input, { ctx, agent: opts.name, tools: [...tools, ...(sendOptions.tools ?? [])], maxTurns: opts.maxTurns, signal }),
             {
               signal: sendOptions.signal ?? ctx.signal,
               clock: ctx.clock,
@@ -207,6 +162,57 @@ export function agent(options: AgentOptions): Agent {
   return self;
 }
 
+/** An agent's options with their defaults. */
+type ResolvedAgentOptions = AgentOptions & { maxTurns: number };
+
+/** The session spec of an agent's conversation (its tools are added by the caller); warns when the adapter will not start the agent's MCP servers. */
+function sessionSpec(opts: ResolvedAgentOptions, converse: ConverseOptions, adapter: ModelAdapter, ctx: RunContext): SessionSpec {
+  const spec: SessionSpec = { agent: opts.name };
+  const system = converse.system ?? opts.system;
+  if (system !== undefined) spec.system = system;
+  const model = opts.model ?? opts.models?.[0];
+  if (model !== undefined) spec.model = model;
+  if (opts.temperature !== undefined) spec.temperature = opts.temperature;
+  const workspace = converse.workspace ?? opts.workspace;
+  if (workspace !== undefined) spec.workspace = workspace;
+  if (opts.metadata !== undefined) spec.metadata = opts.metadata;
+  const servers = opts.metadata?.[MCP_SERVERS_KEY];
+  if (Array.isArray(servers) && servers.length > 0 && adapter.capabilities.mcpServers !== true) {
+    const names = servers.map((s: { name?: unknown }) => String(s?.name)).join(', ');
+    ctx.emit('warning', {
+      message: `Agent "${opts.name}": its MCP servers (${names}) are not started: adapter "${adapter.id}" does not start an agent's own MCP servers`,
+      code: 'mcp_servers_unused',
+      data: { agent: opts.name, adapter: adapter.id },
+    });
+  }
+  return spec;
+}
+
+/** Open the agent's session, recorded (every turn a `model.turn` event, so a run log can be replayed), with model fallback when it lists several models. */
+async function openAgentSession(opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext): Promise<SessionHandle> {
+  const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
+    const ordinal = ctx.nextSessionOrdinal(opts.name);
+    return recordSession(await openSession(adapter, sessionSpec, signal), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
+      ctx.emit('model.turn', record),
+    );
+  };
+  const models = modelList(opts);
+  const session =
+    models.length > 1
+      ? await openWithModelFallback(models, (model, signal) => openRecorded({ ...spec, model }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
+          ctx.emit('warning', {
+            message: `Agent "${opts.name}": model "${from}" failed (${error.message}); trying "${to}"`,
+            code: 'model_fallback',
+            data: { agent: opts.name, from, to },
+          }),
+        )
+      : await openRecorded(spec, ctx.signal);
+  return new SessionHandle(session, {
+    agent: opts.name,
+    onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),
+  });
+}
+
 /** The adapter for `choice` in `ctx`: an adapter object, a registered name, or the run's default. */
 export function resolveAdapter(ctx: RunContext, choice: ModelAdapter | string | undefined, agentName: string): ModelAdapter {
   if (choice !== undefined && typeof choice !== 'string') return choice;
@@ -231,7 +237,7 @@ export function resolveAdapter(ctx: RunContext, choice: ModelAdapter | string | 
   return ctx.defaultAdapter;
 }
 
-function validateAgentOptions(options: AgentOptions): AgentOptions & { maxTurns: number } {
+function validateAgentOptions(options: AgentOptions): ResolvedAgentOptions {
   if (!options || typeof options !== 'object') {
     throw new ConfigurationError(`Expected agent options to be an object, got ${describeValue(options)}`);
   }
