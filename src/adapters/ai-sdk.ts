@@ -4,13 +4,14 @@
  * @module
  */
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
-import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
+import type { ModelAdapter, ModelSession, ModelTurn, OpenSessionOptions, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
 import { abortError, raceAbort, throwIfAborted } from '../core/abort.js';
 import { AdapterError, ConfigurationError, RateLimitError, errorMessage } from '../core/errors.js';
 import { retryAfterMs, type HeaderSource } from './retry-after.js';
 import type { Usage } from '../core/usage.js';
 import { expectNonNegativeInteger } from './options.js';
 import { loadPeer } from './peer.js';
+import { defined } from '../core/defined.js';
 
 /** Picks the language model for a session from the agent's `model` (which may be absent). */
 export type AiSdkModelResolver = (modelId: string | undefined) => LanguageModel | Promise<LanguageModel>;
@@ -84,7 +85,7 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
   return {
     id: options.id ?? 'ai-sdk',
     capabilities: { tools: true, streaming },
-    async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+    async openSession(spec: SessionSpec, { signal }: OpenSessionOptions = {}): Promise<ModelSession> {
       throwIfAborted(signal);
       ai ??= loadPeer('ai', () => import('ai'), 'aiSdkAdapter');
       ai.catch(() => (ai = undefined));
@@ -179,7 +180,7 @@ function sdkFailure(error: unknown, turnSignal: AbortSignal | undefined): Error 
     return new RateLimitError(`AI SDK call was rate limited (HTTP 429): ${errorMessage(error)}`, {
       cause: error,
       details: { status },
-      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+      ...defined({ retryAfterMs: wait }),
     });
   }
   return new AdapterError(`AI SDK call failed: ${errorMessage(error)}`, {

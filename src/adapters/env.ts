@@ -5,7 +5,7 @@
  * @module
  */
 import type { LanguageModel } from 'ai';
-import type { ModelAdapter, ModelSession, SessionSpec } from '../core/adapter.js';
+import type { ModelAdapter, ModelSession, OpenSessionOptions, SessionSpec } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { aiSdkAdapter, type AiSdkAdapterOptions } from './ai-sdk.js';
 import { openaiAdapter, type OpenAIAdapterOptions } from './openai.js';
@@ -104,7 +104,7 @@ function withModel(adapter: ModelAdapter, model: string | undefined): ModelAdapt
   return {
     id: adapter.id,
     capabilities: adapter.capabilities,
-    openSession: (spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> => adapter.openSession({ ...spec, model }, signal),
+    openSession: (spec: SessionSpec, options?: OpenSessionOptions): Promise<ModelSession> => adapter.openSession({ ...spec, model }, options),
   };
 }
 

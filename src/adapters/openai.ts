@@ -14,13 +14,14 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
+import type { ModelAdapter, ModelSession, ModelTurn, OpenSessionOptions, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
 import { abortError, throwIfAborted } from '../core/abort.js';
 import { AdapterError, ConfigurationError, RateLimitError, describeValue, errorMessage } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
 import { expectNonNegativeInteger, expectPositiveNumber } from './options.js';
 import { loadPeer, parseArguments } from './peer.js';
 import { retryAfterMs, type HeaderSource } from './retry-after.js';
+import { defined } from '../core/defined.js';
 
 /** Options of {@link openaiAdapter}. */
 export interface OpenAIAdapterOptions {
@@ -86,7 +87,7 @@ export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter 
   return {
     id: options.id ?? 'openai',
     capabilities: { tools: true, streaming },
-    async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+    async openSession(spec: SessionSpec, { signal }: OpenSessionOptions = {}): Promise<ModelSession> {
       throwIfAborted(signal);
       const model = spec.model ?? options.model;
       if (!model) {
@@ -232,7 +233,7 @@ function toAdapterError(error: unknown, signal: AbortSignal | undefined): Error 
     return new RateLimitError(`Chat Completions request was rate limited (HTTP 429)${wait === undefined ? '' : `; retry after ${wait} ms`}: ${errorMessage(error)}`, {
       cause: error,
       details: { status },
-      ...(wait === undefined ? {} : { retryAfterMs: wait }),
+      ...defined({ retryAfterMs: wait }),
     });
   }
   if (typeof status === 'number') {

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type McpServerSpec, type SessionSpec } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { CliToolCalls, type McpServerLaunch } from './process-tools.js';
+import { defined } from '../core/defined.js';
 
 export type { McpServerLaunch } from './process-tools.js';
 
@@ -146,7 +147,7 @@ export async function launchCli(mcp: ProcessMcpOptions, spec: SessionSpec, signa
   };
   try {
     dir ??= await mkdtemp(join(tmpdir(), 'troupe-cli-'));
-    const config = await mcp.configure({ ...(calls ? { troupe: calls.server } : {}), servers, ...(cliTools === undefined ? {} : { cliTools }), dir });
+    const config = await mcp.configure({ ...(calls ? { troupe: calls.server } : {}), servers, ...defined({ cliTools }), dir });
     if (!config || !Array.isArray(config.args) || !config.args.every((a) => typeof a === 'string')) {
       throw new ConfigurationError(`Expected \`mcp.configure\` to return { args: string[] }, got ${describeValue(config)}`);
     }

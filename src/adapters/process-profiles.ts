@@ -13,6 +13,7 @@ import { ConfigurationError } from '../core/errors.js';
 import type { ProcessAdapterOptions } from './process-options.js';
 import { copilotToolArgs } from './process-copilot-tools.js';
 import type { McpLaunch } from './process-launch.js';
+import { defined } from '../core/defined.js';
 
 /** Options of the built-in CLI profiles. */
 export interface CliProfileOptions {
@@ -58,7 +59,7 @@ export function claudeCodeProfile(options: CliProfileOptions = {}): ProcessAdapt
     output: 'jsonl',
     prompt: 'stdin',
     mcp: {
-      ...(options.serverName === undefined ? {} : { serverName: options.serverName }),
+      ...defined({ serverName: options.serverName }),
       async configure({ troupe, servers, cliTools, dir }) {
         const args: string[] = [];
         const config: Record<string, unknown> = {};
@@ -127,7 +128,7 @@ export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOpt
     prompt: 'stdin',
     usageReport: 'cumulative',
     mcp: {
-      ...(options.serverName === undefined ? {} : { serverName: options.serverName }),
+      ...defined({ serverName: options.serverName }),
       configure({ troupe, servers }: McpLaunch) {
         const args: string[] = [];
         const set = (server: string, key: string, value: string) => args.push('-c', `mcp_servers.${server}.${key}=${value}`);
@@ -187,7 +188,7 @@ export function copilotProfile(options: CliProfileOptions = {}): ProcessAdapterO
     id: 'copilot',
     command: [...program, '{mcp}', '-s', '--no-auto-update', ...(options.args ?? []), '-p', '{prompt}'],
     mcp: {
-      ...(options.serverName === undefined ? {} : { serverName: options.serverName }),
+      ...defined({ serverName: options.serverName }),
       async configure({ troupe, servers, cliTools, dir }: McpLaunch) {
         const args: string[] = [];
         const config: Record<string, unknown> = {};

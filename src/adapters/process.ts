@@ -6,7 +6,7 @@
  * @module
  */
 import type { ChildProcess } from 'node:child_process';
-import { CLI_TOOLS_KEY, type CliToolList, type ModelAdapter, type ModelSession, type ModelTurn, type SendOptions, type SessionSpec, type ToolResult } from '../core/adapter.js';
+import { CLI_TOOLS_KEY, type CliToolList, type ModelAdapter, type ModelSession, type ModelTurn, type OpenSessionOptions, type SendOptions, type SessionSpec, type ToolResult } from '../core/adapter.js';
 import { combineSignals, throwIfAborted, timeoutSignal } from '../core/abort.js';
 import { realClock } from '../core/clock.js';
 import { AdapterError, ConfigurationError, describeValue } from '../core/errors.js';
@@ -81,7 +81,7 @@ export function processAdapter(options: ProcessAdapterOptions): ModelAdapter {
   return {
     id: options.id ?? 'process',
     capabilities: { tools: options.mcp !== undefined, streaming: false, mcpServers: options.mcp !== undefined },
-    async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+    async openSession(spec: SessionSpec, { signal }: OpenSessionOptions = {}): Promise<ModelSession> {
       throwIfAborted(signal);
       const cwd = options.cwd ?? spec.workspace ?? process.cwd();
       // The CLI's own tools (checked before anything is started for the session).

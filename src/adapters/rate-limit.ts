@@ -14,6 +14,7 @@ import { throwIfAborted } from '../core/abort.js';
 import { abortError, realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, describeValue, isTroupeError, RateLimitError } from '../core/errors.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
+import { defined } from '../core/defined.js';
 
 /** The limits, each optional (absent: no limit of that kind). */
 export interface RateLimits {
@@ -189,8 +190,8 @@ export function rateLimited(adapter: ModelAdapter, options: RateLimitOptions = {
     get retried() {
       return limiter.retried;
     },
-    async openSession(spec, signal) {
-      return limiter.session(await adapter.openSession(spec, signal), spec);
+    async openSession(spec, options) {
+      return limiter.session(await adapter.openSession(spec, options), spec);
     },
   };
 }
@@ -233,9 +234,7 @@ class RateLimiter {
     this.#pollMs = options.pollMs ?? 50;
     this.#leaseMs = options.leaseMs ?? 600_000;
     this.#limits = {
-      ...(options.requestsPerMinute === undefined ? {} : { requestsPerMinute: options.requestsPerMinute }),
-      ...(options.tokensPerMinute === undefined ? {} : { tokensPerMinute: options.tokensPerMinute }),
-      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      ...defined({ requestsPerMinute: options.requestsPerMinute, tokensPerMinute: options.tokensPerMinute, concurrency: options.concurrency }),
     };
     this.#estimate = options.estimateTokens ?? (({ input, historyChars }) => Math.ceil((historyChars + inputChars(input)) / 4));
   }

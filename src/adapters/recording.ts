@@ -5,7 +5,7 @@
  * @module
  */
 import { appendFileSync } from 'node:fs';
-import type { AdapterCapabilities, ModelAdapter, ModelSession, SessionSpec } from '../core/adapter.js';
+import type { AdapterCapabilities, ModelAdapter, ModelSession, OpenSessionOptions, SessionSpec } from '../core/adapter.js';
 import { abortError } from '../core/clock.js';
 import { AdapterError, ParseError, TroupeError, errorMessage } from '../core/errors.js';
 import { recordSession, turnRecordsFromEvents, type TurnRecord } from '../core/turn-record.js';
@@ -43,8 +43,8 @@ export function recordingAdapter(inner: ModelAdapter, options: RecordingOptions 
     capabilities: inner.capabilities,
     records,
     toJsonl: () => records.map((r) => `${JSON.stringify(r)}\n`).join(''),
-    async openSession(spec, signal) {
-      const session = await inner.openSession(spec, signal);
+    async openSession(spec, options) {
+      const session = await inner.openSession(spec, options);
       const ordinal = (opened.get(spec.agent) ?? 0) + 1;
       opened.set(spec.agent, ordinal);
       return recordSession(session, { adapter: inner.id, session: ordinal, spec }, write);
@@ -142,7 +142,7 @@ export function replayAdapter(recording: ReplaySource, options: ReplayOptions = 
     get remaining() {
       return records.length - served;
     },
-    async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+    async openSession(spec: SessionSpec, { signal }: OpenSessionOptions = {}): Promise<ModelSession> {
       if (signal?.aborted) throw abortError(signal);
       const ordinal = (opened.get(spec.agent) ?? 0) + 1;
       opened.set(spec.agent, ordinal);

@@ -10,6 +10,7 @@ import type {
   ModelAdapter,
   ModelSession,
   ModelTurn,
+  OpenSessionOptions,
   SendOptions,
   SessionSpec,
   ToolCall,
@@ -184,7 +185,7 @@ export function scriptedAdapter(options: ScriptedAdapterOptions = {}): ScriptedA
       q.push(...replies);
       queues.set(agent, q);
     },
-    async openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+    async openSession(spec: SessionSpec, { signal }: OpenSessionOptions = {}): Promise<ModelSession> {
       if (signal?.aborted) throw abortError(signal);
       sessions.push(spec);
       const id = `scripted-${nextSession++}`;

@@ -21,6 +21,7 @@ import type { AgentDefinition, AgentIssue } from './definition.js';
 import { resolveAgentMcpServers } from './mcp-servers.js';
 import { resolveAgentModel, resolveAgentTools, subAgentToolName, type AgentResolutionOptions } from './resolve.js';
 import { subAgentsOf, validateAgents } from './validate.js';
+import { defined } from '../core/defined.js';
 
 /** Options of {@link compileAgents}. */
 export interface CompileAgentsOptions extends AgentResolutionOptions {
@@ -104,7 +105,7 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
       );
       flow = router(self, destinations, {
         descriptions,
-        ...(def.router.fallback === undefined ? {} : { fallback: def.router.fallback }),
+        ...defined({ fallback: def.router.fallback }),
         ...(prepare ? { prepare } : {}),
       });
     } else if (advisorList.length) {
@@ -119,7 +120,7 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
   const choices: Record<string, HandoffChoice[]> = Object.fromEntries(
     offering.map((d) => [
       d.name,
-      d.handoffs!.map((h) => ({ to: h.agent, ...(h.label === undefined ? {} : { label: h.label }), ...(h.prompt === undefined ? {} : { prompt: h.prompt }), ...(h.send === undefined ? {} : { send: h.send }) })),
+      d.handoffs!.map((h) => ({ to: h.agent, ...defined({ label: h.label, prompt: h.prompt, send: h.send }) })),
     ]),
   );
   const everyCore = (): Record<string, Runnable> => Object.fromEntries(defs.map((d) => [d.name, core(d.name)]));
@@ -130,8 +131,7 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
         ? handoffChoices(d.name, {
             agents: everyCore(),
             choices,
-            ...(options.approvals === undefined ? {} : { approvals: options.approvals }),
-            ...(options.maxHandoffs === undefined ? {} : { maxHandoffs: options.maxHandoffs }),
+            ...defined({ approvals: options.approvals, maxHandoffs: options.maxHandoffs }),
           })
         : core(d.name),
     ]),
@@ -149,9 +149,7 @@ function compileTeam(def: AgentDefinition, self: Agent, build: (name: string) =>
     name: `${def.name} (team)`,
     members: spec.members.map(build),
     coordinator,
-    ...(spec.terminationMode === undefined ? {} : { terminationMode: spec.terminationMode }),
-    ...(spec.maxRounds === undefined ? {} : { maxRounds: spec.maxRounds }),
-    ...(spec.turnBased === undefined ? {} : { turnBased: spec.turnBased }),
+    ...defined({ terminationMode: spec.terminationMode, maxRounds: spec.maxRounds, turnBased: spec.turnBased }),
   });
 }
 
@@ -167,7 +165,7 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTo
       { code: 'invalid_agent', details: { agent: def.name, tools: resolved.unresolved } },
     );
   }
-  const at = def.file === undefined ? {} : { file: def.file };
+  const at = defined({ file: def.file });
   if (resolved.unresolved.length > 0) {
     options.onWarning?.({ code: 'unresolved_tool', message: `Agent "${def.name}": left out ${resolved.unresolved.length === 1 ? 'a tool that resolves' : 'tools that resolve'} to nothing: ${resolved.unresolved.join(', ')}`, agent: def.name, path: ['tools', ...resolved.unresolved], ...at });
   }
@@ -203,15 +201,13 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTo
   return {
     name: def.name,
     system: def.system,
-    ...(def.description === undefined ? {} : { description: def.description }),
-    ...(models[0] === undefined ? {} : { model: models[0] }),
+    ...defined({ description: def.description, model: models[0] }),
     ...(models.length > 1 ? { models } : {}),
-    ...(adapter === undefined ? {} : { adapter }),
+    ...defined({ adapter }),
     ...(tools.length ? { tools } : {}),
-    ...(def.temperature === undefined ? {} : { temperature: def.temperature }),
-    ...(def.limits?.maxTurns === undefined ? {} : { maxTurns: def.limits.maxTurns }),
-    ...(def.limits?.timeoutMs === undefined ? {} : { timeoutMs: def.limits.timeoutMs }),
-    ...(metadata === undefined ? {} : { metadata }),
+    ...defined({ temperature: def.temperature }),
+    ...defined({ maxTurns: def.limits?.maxTurns, timeoutMs: def.limits?.timeoutMs }),
+    ...defined({ metadata }),
   };
 }
 
@@ -225,7 +221,7 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTo
  */
 function agentMcpServers(def: AgentDefinition, options: CompileAgentsOptions, adapter: ModelAdapter | undefined) {
   if ((def.mcpServers?.length ?? 0) === 0) return undefined;
-  const at = def.file === undefined ? {} : { file: def.file };
+  const at = defined({ file: def.file });
   if (adapter !== undefined && adapter.capabilities.mcpServers !== true) {
     const names = def.mcpServers!.map((s) => s.name).join(', ');
     options.onWarning?.({

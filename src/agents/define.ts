@@ -6,6 +6,7 @@
 import { ConfigurationError } from '../core/errors.js';
 import type { AgentDefinition } from './definition.js';
 import { troupeFormat } from './formats/troupe.js';
+import { defined } from '../core/defined.js';
 
 /** What {@link defineAgent} accepts: a definition in code (`system` may be omitted; `advisors` may be one name). */
 export type AgentDefinitionInput = Omit<AgentDefinition, 'system' | 'warnings' | 'extra' | 'file' | 'advisors' | 'format'> & {
@@ -27,7 +28,7 @@ export function defineAgent(input: AgentDefinitionInput): AgentDefinition {
   const { system = '', subAgents, mcpServers, ...rest } = (input ?? {}) as AgentDefinitionInput;
   const data: Record<string, unknown> = {
     ...rest,
-    ...(subAgents === undefined ? {} : { agents: subAgents }),
+    ...defined({ agents: subAgents }),
     ...(mcpServers === undefined ? {} : { mcpServers: Array.isArray(mcpServers) ? mcpServers.map((s) => (s?.config === undefined ? s?.name : { [s.name]: s.config })) : mcpServers }),
   };
   const result = troupeFormat.read({ data, body: system });

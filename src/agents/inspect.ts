@@ -7,6 +7,7 @@
 import type { AgentDefinition, AgentFormat, AgentIssue } from './definition.js';
 import { resolveAgentModel, resolveAgentTools, type AgentResolutionOptions } from './resolve.js';
 import { subAgentsOf, validateAgents } from './validate.js';
+import { defined } from '../core/defined.js';
 
 /** One agent as troupe understood it. */
 export interface AgentInspection {
@@ -62,7 +63,7 @@ export function inspectAgents(defs: readonly AgentDefinition[], options: AgentRe
       models: model.models,
       unresolvedModels: model.unresolved,
       subAgents: subAgentsOf(def, defs),
-      handoffs: (def.handoffs ?? []).map((h) => ({ to: h.agent, ...(h.label === undefined ? {} : { label: h.label }), send: h.send === true })),
+      handoffs: (def.handoffs ?? []).map((h) => ({ to: h.agent, ...defined({ label: h.label }), send: h.send === true })),
       errors: about(errors, def.name),
       warnings: about(warnings, def.name),
     };

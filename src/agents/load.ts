@@ -12,6 +12,7 @@ import type { AgentDefinition, AgentFormat, AgentIssue } from './definition.js';
 import { detectFormatByPlace, nameFromFileName } from './formats/index.js';
 import { MAX_AGENT_FILE_BYTES, agentFileError, safeParseAgentFile } from './parse.js';
 import { resolveReferences } from './references.js';
+import { defined } from '../core/defined.js';
 
 /** The extensions of agent files (`.agent.md` and `.chatmode.md` end in `.md`). */
 export const AGENT_FILE_EXTENSIONS = ['.md', '.ai'] as const;
@@ -108,7 +109,7 @@ export async function loadAgentFolder(dir: string, options: LoadAgentsOptions = 
       name: nameFromFileName(path),
       file,
       path: real,
-      ...(placed === undefined ? {} : { format: placed }),
+      ...defined({ format: placed }),
     });
     if (result.success) defs.push(result.data);
     else {

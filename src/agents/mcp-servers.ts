@@ -11,6 +11,7 @@ import type { McpServerConfig, McpServerSpec } from '../core/adapter.js';
 import { describeValue } from '../core/errors.js';
 import type { AgentDefinition, AgentIssue, McpServerReference } from './definition.js';
 import type { AgentResolutionOptions } from './resolve.js';
+import { defined } from '../core/defined.js';
 
 /** What an MCP server's name must match: it becomes part of tool names (`mcp__<name>__<tool>`) and config keys. */
 export const MCP_SERVER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
@@ -46,7 +47,7 @@ const USED_KEYS = new Set(['type', 'command', 'args', 'env', 'url', 'headers', '
  */
 export function resolveAgentMcpServers(def: AgentDefinition, options: Pick<AgentResolutionOptions, 'mcpServers'> = {}): ResolvedMcpServers {
   const out: ResolvedMcpServers = { servers: [], unresolved: [], errors: [], warnings: [] };
-  const at = def.file === undefined ? {} : { file: def.file };
+  const at = defined({ file: def.file });
   const seen = new Set<string>();
   for (const reference of def.mcpServers ?? []) {
     const { name } = reference;
@@ -110,13 +111,13 @@ function readConfig(config: Record<string, unknown>, issue: (message: string, pa
     const envMap = textRecord(env);
     if (envMap === null) return wrong('env', 'a mapping of variable names to values', env);
     for (const key of ['url', 'headers']) if (config[key] !== undefined) unused.push(key);
-    return { config: { type, command, ...(argList === undefined ? {} : { args: argList }), ...(envMap === undefined ? {} : { env: envMap }), ...only }, unused };
+    return { config: { type, command, ...defined({ args: argList, env: envMap }), ...only }, unused };
   }
   if (typeof url !== 'string' || url.trim() === '') return wrong('url', 'a URL', url);
   const headerMap = textRecord(headers);
   if (headerMap === null) return wrong('headers', 'a mapping of header names to values', headers);
   for (const key of ['command', 'args', 'env']) if (config[key] !== undefined) unused.push(key);
-  return { config: { type, url, ...(headerMap === undefined ? {} : { headers: headerMap }), ...only }, unused };
+  return { config: { type, url, ...defined({ headers: headerMap }), ...only }, unused };
 }
 
 type Scalar = string | number | boolean;

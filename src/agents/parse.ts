@@ -10,6 +10,7 @@ import { expectText, normalizeText } from '../text/lines.js';
 import type { AgentDefinition, AgentFormat, AgentIssue, AgentParseResult } from './definition.js';
 import { agentFormats, detectFormatByFields, detectFormatByPlace, nameFromFileName } from './formats/index.js';
 import { readFrontMatterData, readFrontMatterLeniently, reopenDoubledFence, splitFrontMatter, startsWithYamlKey, type FrontMatter, type LenientFrontMatter } from './front-matter.js';
+import { defined } from '../core/defined.js';
 
 export { MAX_YAML_ALIASES } from './front-matter.js';
 
@@ -48,7 +49,7 @@ const UNREADABLE = new Set(['too_large', 'code_frontmatter', 'invalid_yaml', 'un
 export function safeParseAgentFile(text: string, options: ParseAgentFileOptions = {}): AgentParseResult<AgentDefinition> {
   const fail = (code: string, message: string): AgentParseResult<AgentDefinition> => ({
     success: false,
-    issues: [{ code, message, ...(options.file === undefined ? {} : { file: options.file }) }],
+    issues: [{ code, message, ...defined({ file: options.file }) }],
   });
   expectText(text, 'the agent file');
   if (Buffer.byteLength(text, 'utf8') > MAX_AGENT_FILE_BYTES) {
@@ -63,7 +64,7 @@ export function safeParseAgentFile(text: string, options: ParseAgentFileOptions 
     source = eol === -1 ? '' : source.slice(eol + 1);
   }
   const path = options.path ?? options.file;
-  const placed = options.format ?? detectFormatByPlace({ ...(path === undefined ? {} : { path }), ...(firstLine === undefined ? {} : { firstLine }) })?.format;
+  const placed = options.format ?? detectFormatByPlace({ ...defined({ path, firstLine }) })?.format;
   const split = splitFrontMatter(source);
   if (!split.success) return fail(split.issues[0]!.code, split.issues[0]!.message);
   const notes: AgentIssue[] = [];
@@ -102,13 +103,12 @@ export function safeParseAgentFile(text: string, options: ParseAgentFileOptions 
   const result = module.read({
     data: read.data,
     body: frontMatter.body,
-    ...(name === undefined ? {} : { name }),
-    ...(options.file === undefined ? {} : { file: options.file }),
+    ...defined({ name, file: options.file }),
   });
   if (!result.success) return result;
   const def = result.data;
   def.warnings = [
-    ...notes.map((n) => ({ ...n, agent: def.name, ...(options.file === undefined ? {} : { file: options.file }) })),
+    ...notes.map((n) => ({ ...n, agent: def.name, ...defined({ file: options.file }) })),
     ...(def.warnings ?? []),
   ];
   return result;
@@ -141,7 +141,7 @@ export function parseAgentFile(text: string, options: ParseAgentFileOptions = {}
 export function agentFileError(issues: readonly AgentIssue[], file?: string): TroupeError {
   const where = file === undefined ? 'Agent file' : `Agent file ${file}`;
   const message = `${where}: ${issues.map((i) => i.message).join('; ')}`;
-  const details = { issues, ...(file === undefined ? {} : { file }) };
+  const details = { issues, ...defined({ file }) };
   const unreadable = issues.some((i) => UNREADABLE.has(i.code));
   return unreadable ? new ParseError(message, { details }) : new ConfigurationError(message, { code: 'invalid_agent', details });
 }

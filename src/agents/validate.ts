@@ -8,6 +8,7 @@ import { Graph, alg } from '@dagrejs/graphlib';
 import { isPathReference, type AgentDefinition, type AgentIssue } from './definition.js';
 import { resolveAgentMcpServers } from './mcp-servers.js';
 import { resolveAgentModel, resolveAgentTools, type AgentResolutionOptions } from './resolve.js';
+import { defined } from '../core/defined.js';
 
 /**
  * The kind of an edge between two agents: `subagent` (called as a tool),
@@ -133,7 +134,7 @@ interface Issues {
 
 /** Where an issue of `def` is: its file, when it has one. */
 function at(def: AgentDefinition): { file?: string } {
-  return def.file === undefined ? {} : { file: def.file };
+  return defined({ file: def.file });
 }
 
 /** Names used twice (case-insensitively); the definitions by name, and by lower-cased name. */

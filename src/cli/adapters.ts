@@ -11,6 +11,7 @@ import { ConfigurationError, errorMessage } from '../core/errors.js';
 import type { AgentDefinition } from '../agents/definition.js';
 import { adapterFromEnv, ENV_ADAPTERS } from '../adapters/env.js';
 import { scriptedAdapter, type ScriptedRequest } from '../adapters/scripted.js';
+import { defined } from '../core/defined.js';
 
 /** What an adapter factory receives from the command line. */
 export interface CliAdapterContext {
@@ -92,8 +93,7 @@ async function scriptedCliAdapter(context: CliAdapterContext): Promise<ModelAdap
   return scriptedAdapter({
     ...(script.replies ? { replies: script.replies } : {}),
     fallback: script.fallback ?? fallback,
-    ...(script.latencyMs === undefined ? {} : { latencyMs: script.latencyMs }),
-    ...(context.clock === undefined ? {} : { clock: context.clock }),
+    ...defined({ latencyMs: script.latencyMs, clock: context.clock }),
     ...(script.capabilities ? { capabilities: script.capabilities } : {}),
   });
 }

@@ -12,6 +12,7 @@ import { loadAgentFolder, type LoadedAgents } from '../agents/load.js';
 import { ConfigurationError, errorMessage } from '../core/errors.js';
 import type { CliIo } from './io.js';
 import { formatTable } from './squad.js';
+import { defined } from '../core/defined.js';
 
 /** The help text of `troupe agents`. */
 export const AGENTS_HELP = `Usage: troupe agents inspect <dir> [--as <format>] [--models <map.json>] [--json]
@@ -60,7 +61,7 @@ export async function readModelMap(file: string | undefined): Promise<Record<str
 /** Load an agent folder as the flags say. */
 export async function loadFolder(dir: string, flags: AgentFolderFlags, io: CliIo): Promise<LoadedAgents> {
   const format = formatFlag(flags.as);
-  return loadAgentFolder(dir, { ...(io.signal === undefined ? {} : { signal: io.signal }), ...(format === undefined ? {} : { format }) });
+  return loadAgentFolder(dir, { ...defined({ signal: io.signal, format }) });
 }
 
 /** Where an issue is, for a line of output. */
@@ -85,7 +86,7 @@ export async function agentsCommand(args: readonly string[], flags: AgentFolderF
   }
   const loaded = await loadFolder(rest[0]!, flags, io);
   const modelMap = await readModelMap(flags.models);
-  const rows = inspectAgents(loaded.agents, { unknownTools: 'warn', ...(modelMap === undefined ? {} : { modelMap }) });
+  const rows = inspectAgents(loaded.agents, { unknownTools: 'warn', ...defined({ modelMap }) });
   if (flags.json) {
     io.out(JSON.stringify({ agents: rows, warnings: loaded.warnings }, null, 2));
     return 0;

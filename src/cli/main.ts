@@ -28,6 +28,7 @@ import { formatAgentGraph, formatPlanGraph } from './graph.js';
 import { liveProgress, plainProgress, type Progress } from './progress.js';
 import type { CliIo } from './io.js';
 import { squadCommand } from './squad.js';
+import { defined } from '../core/defined.js';
 
 export type { CliIo } from './io.js';
 
@@ -186,7 +187,7 @@ async function folderCommand(command: string, rest: readonly string[], values: C
   const loaded = await loadFolder(rest[0]!, values, io);
   const defs = loaded.agents;
   const modelMap = await readModelMap(values.models);
-  const resolution = { unknownTools: 'warn' as const, ...(modelMap === undefined ? {} : { modelMap }) };
+  const resolution = { unknownTools: 'warn' as const, ...defined({ modelMap }) };
   const { errors, warnings: found } = validateAgents(defs, resolution);
   const warnings = [...loaded.warnings, ...found];
   if (command === 'validate') {
@@ -204,7 +205,7 @@ async function folderCommand(command: string, rest: readonly string[], values: C
     return 1;
   }
   const [agentName, input] = values.agent === undefined ? [rest[1]!, rest[2]!] : [values.agent, rest[1]!];
-  return runCommand(defs, agentName, input, { ...values, ...(modelMap === undefined ? {} : { modelMap }) }, io);
+  return runCommand(defs, agentName, input, { ...values, ...defined({ modelMap }) }, io);
 }
 
 /** The flags `troupe run` reads. */
@@ -236,7 +237,7 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
   const flows = compileAgents(defs, {
     unknownTools: 'warn',
     approvals,
-    ...(values.modelMap === undefined ? {} : { modelMap: values.modelMap }),
+    ...defined({ modelMap: values.modelMap }),
     // A model alias the map lacks is said before the run (tools that resolve to nothing: see `troupe validate`).
     onWarning: (issue) => {
       if (issue.code === 'unresolved_model' && !values.json && !values.quiet) io.err(`warning  ${where(issue)}${issue.message}`);
@@ -245,8 +246,7 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), {
     defs,
     env: io.env,
-    ...(values.script === undefined ? {} : { script: values.script }),
-    ...(io.clock === undefined ? {} : { clock: io.clock }),
+    ...defined({ script: values.script, clock: io.clock }),
   });
   const storeDir = values.store ?? (io.env.TROUPE_STORE || undefined);
   let progress: Progress | undefined;
@@ -260,9 +260,7 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
   try {
     result = await run(flows[name]!, input, {
       adapter,
-      ...(onEvent === undefined ? {} : { onEvent }),
-      ...(io.signal === undefined ? {} : { signal: io.signal }),
-      ...(io.clock === undefined ? {} : { clock: io.clock }),
+      ...defined({ onEvent, signal: io.signal, clock: io.clock }),
       ...(storeDir === undefined ? {} : { store: fileStore(storeDir) }),
     });
   } finally {
@@ -308,7 +306,7 @@ async function reportCommand(source: string, values: { store?: string | undefine
       io.err(`"${source}" is not a file; to read run "${source}" from a store, give --store <dir> (or set TROUPE_STORE).`);
       return 2;
     }
-    const log = await readRun(fileStore(dir), source, io.signal === undefined ? {} : { signal: io.signal });
+    const log = await readRun(fileStore(dir), source, defined({ signal: io.signal }));
     if (log.events.length === 0) {
       io.err(`No run "${source}" is logged in ${dir}.`);
       return 1;

@@ -14,6 +14,7 @@ import type { SquadPreset, TeamPreset } from '../squad/preset.js';
 import { builtInPresets, loadUserPresets, mergePresets, presetKey } from '../squad/presets.js';
 import { writeSquad } from '../squad/write.js';
 import type { CliIo } from './io.js';
+import { defined } from '../core/defined.js';
 
 /** The help texts of `troupe squad`, by subcommand (`''` for `troupe squad` itself). */
 export const SQUAD_HELP: Readonly<Record<'' | 'show' | 'init', string>> = {
@@ -84,7 +85,7 @@ export async function squadCommand(args: readonly string[], flags: SquadFlags, i
 }
 
 async function show(repo: string, io: CliIo): Promise<number> {
-  const team = await discoverSquad(repo, io.signal === undefined ? {} : { signal: io.signal });
+  const team = await discoverSquad(repo, defined({ signal: io.signal }));
   if (team === null) {
     io.err(`No squad team in ${repo} (no .squad/team.md or .ai-team/team.md)`);
     return 1;
@@ -122,7 +123,7 @@ async function rosterRows(team: SquadPreset): Promise<string[][]> {
 }
 
 async function init(repo: string, name: string, flags: SquadFlags, io: CliIo): Promise<number> {
-  const signalOption = io.signal === undefined ? {} : { signal: io.signal };
+  const signalOption = defined({ signal: io.signal });
   const storeDir = flags.store ?? (io.env.TROUPE_STORE || undefined);
   const user = storeDir === undefined ? [] : await loadUserPresets(fileStore(storeDir), signalOption);
   const presets = mergePresets(builtInPresets(), user, []);

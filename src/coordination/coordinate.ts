@@ -12,7 +12,7 @@ import type { RunContext } from '../core/context.js';
 import type { ToolDefinition } from '../core/tools.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { CoordDecisionKind } from './events.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
 import { applyAction, settleUnanswered, spawn, stopStuck } from './lead-actions.js';
@@ -23,6 +23,7 @@ import { StuckDetector, type StuckOptions } from './stuck.js';
 import { TaskStore, taskListSchema, type CoordTask, type TaskInput } from './task-store.js';
 import { coordinationTools, parseLeadActions, type LeadAction } from './tools.js';
 import { Changes, sendMessage, type Runtime, type WorkerSlot } from './worker.js';
+import { defined } from '../core/defined.js';
 
 export { DELEGATE_INSTRUCTION } from './lead-prompts.js';
 
@@ -90,12 +91,12 @@ export interface CoordinationOutcome extends Outcome {
  */
 export function coordinate(options: CoordinateOptions): Runnable<CoordinationOutcome> {
   const o = validate(options);
-  return {
+  return defineRunnable<CoordinationOutcome>({
     name: o.name,
     kind: 'coordinate',
-    run: (input, parent) =>
-      parent.enter<CoordinationOutcome>({ kind: 'coordinate', name: o.name, agent: o.lead.name }, (ctx) => runCoordination(o, input, ctx)),
-  };
+    agent: o.lead.name,
+    run: (input, ctx) => runCoordination(o, input, ctx),
+  });
 }
 
 type Resolved = ReturnType<typeof validate>;
@@ -164,7 +165,7 @@ class CoordinationRun {
     const ctx = this.#ctx;
     const o = this.#o;
     const onTransition = ({ task, from: was, to, reason, version }: { task: CoordTask; from?: CoordTask['status']; to: CoordTask['status']; reason?: string; version: number }) => {
-      ctx.emit('coord.task', { coordination: o.name, task: task.id, title: task.title, to, version, ...(was === undefined ? {} : { from: was }), ...(task.assignee === undefined ? {} : { worker: task.assignee }), ...(reason === undefined ? {} : { reason }) });
+      ctx.emit('coord.task', { coordination: o.name, task: task.id, title: task.title, to, version, ...defined({ from: was, worker: task.assignee, reason }) });
       this.#changes.notify();
     };
     let tasks: TaskStore;
@@ -281,7 +282,7 @@ class CoordinationRun {
     const o = this.#o;
     return {
       schemaVersion: 1, kind: 'coordinate', name: o.name, request: this.#request, tasks: runtime.tasks.snapshot(), durations: this.#stuck.durations(),
-      ...(this.#concluded === undefined ? {} : { synthesis: this.#concluded }),
+      ...defined({ synthesis: this.#concluded }),
     };
   }
 

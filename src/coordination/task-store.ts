@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { ConfigurationError, StoreError, TroupeError, describeValue } from '../core/errors.js';
 import { supportsCompareAndSet, type Store, type StoreCallOptions } from '../core/store.js';
+import { defined } from '../core/defined.js';
 
 /** Status of a task: `pending` → `claimed` → `in-progress` → `done` | `failed`; or `blocked` / `cancelled`. */
 export type TaskStatus = 'pending' | 'claimed' | 'in-progress' | 'blocked' | 'done' | 'failed' | 'cancelled';
@@ -282,7 +283,7 @@ export class TaskStore {
 
   #changedElsewhere(key: string, stored?: number): TroupeError {
     const found = stored === undefined ? 'written while saving' : `stored version ${stored}`;
-    return conflict(`Task list "${key}" was changed elsewhere (${found}, loaded ${this.#saved})`, undefined, { key, ...(stored === undefined ? {} : { stored }) });
+    return conflict(`Task list "${key}" was changed elsewhere (${found}, loaded ${this.#saved})`, undefined, { key, ...defined({ stored }) });
   }
 
   /** Load a list saved with {@link TaskStore.save}; undefined when there is none. */
@@ -323,7 +324,7 @@ export class TaskStore {
   #transition(task: CoordTask, from: TaskStatus | undefined, to: TaskStatus, reason?: string): void {
     task.status = to;
     this.#version++;
-    this.#options.onTransition?.({ task: structuredClone(task), ...(from === undefined ? {} : { from }), to, ...(reason === undefined ? {} : { reason }), version: this.#version });
+    this.#options.onTransition?.({ task: structuredClone(task), ...defined({ from }), to, ...defined({ reason }), version: this.#version });
   }
 
   #expect(id: string, statuses: TaskStatus[]): CoordTask {
@@ -351,5 +352,5 @@ export class TaskStore {
 }
 
 function conflict(message: string, task?: string, details: Record<string, unknown> = {}): TroupeError {
-  return new TroupeError('task_conflict', message, { details: { ...(task === undefined ? {} : { task }), ...details } });
+  return new TroupeError('task_conflict', message, { details: { ...defined({ task }), ...details } });
 }

@@ -10,6 +10,7 @@ import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
 import { taskInputSchema, type TaskInput } from './task-store.js';
+import { defined } from '../core/defined.js';
 
 /** Something the lead decided. */
 export type LeadAction =
@@ -65,17 +66,17 @@ export function coordinationTools(apply: ApplyLeadAction, listTasks: () => strin
     defineTool({
       name: 'cancel_task', description: 'Cancel a task that is no longer needed.',
       parameters: z.object({ taskId: z.string(), reason: z.string().optional() }),
-      execute: ({ taskId, reason }) => apply({ type: 'cancel', taskId, ...(reason === undefined ? {} : { reason }) }),
+      execute: ({ taskId, reason }) => apply({ type: 'cancel', taskId, ...defined({ reason }) }),
     }),
     defineTool({
       name: 'reassign_task', description: 'Take a task from its worker and give it to another (or back to the list).',
       parameters: z.object({ taskId: z.string(), to: z.string().optional() }),
-      execute: ({ taskId, to }) => apply({ type: 'reassign', taskId, ...(to === undefined ? {} : { to }) }),
+      execute: ({ taskId, to }) => apply({ type: 'reassign', taskId, ...defined({ to }) }),
     }),
     defineTool({
       name: 'review_plan', description: 'Approve or reject a worker\'s plan, with feedback when rejecting.',
       parameters: z.object({ taskId: z.string(), approved: z.boolean(), feedback: z.string().optional() }),
-      execute: ({ taskId, approved, feedback }) => apply({ type: 'review', taskId, approved, ...(feedback === undefined ? {} : { feedback }) }),
+      execute: ({ taskId, approved, feedback }) => apply({ type: 'review', taskId, approved, ...defined({ feedback }) }),
     }),
     defineTool({
       name: 'conclude', description: 'Write the final synthesis: what was done, what failed, what needs a person.',

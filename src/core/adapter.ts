@@ -153,6 +153,12 @@ export type McpServerSpec = McpServerConfig & {
   name: string;
 };
 
+/** Options of {@link ModelAdapter.openSession}. */
+export interface OpenSessionOptions {
+  /** Aborts the opening. The adapter should reject promptly, with `abortError(signal)`. */
+  signal?: AbortSignal;
+}
+
 /** An event a session may report while a turn is in progress. */
 export type SessionEvent =
   | { type: 'text-delta'; text: string }
@@ -209,5 +215,5 @@ export interface ModelAdapter {
   /** What the adapter supports. */
   readonly capabilities: AdapterCapabilities;
   /** Open a new session for one agent. */
-  openSession(spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession>;
+  openSession(spec: SessionSpec, options?: OpenSessionOptions): Promise<ModelSession>;
 }

@@ -14,6 +14,7 @@ import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome } from './outcome.js';
 import type { Store } from './store.js';
 import { addUsage, type Usage } from './usage.js';
+import { defined } from './defined.js';
 
 /** The typed event emitter of a run. */
 export type TroupeEmitter = EventEmitter<TroupeEventListeners>;
@@ -272,7 +273,7 @@ export class RunContext {
     child.emit('op.started', {
       kind: node.kind,
       name: node.name,
-      ...(node.agent === undefined ? {} : { agent: node.agent }),
+      ...defined({ agent: node.agent }),
       parentId: this.op.id,
       depth,
       path: child.checkpointPath,
@@ -292,12 +293,11 @@ export class RunContext {
       child.emit('op.completed', {
         kind: node.kind,
         name: node.name,
-        ...(node.agent === undefined ? {} : { agent: node.agent }),
+        ...defined({ agent: node.agent }),
         status: node.status === 'running' ? 'failed' : node.status,
         usage: totalUsage(node),
         durationMs: node.end - node.start,
-        ...(node.error === undefined ? {} : { error: node.error }),
-        ...(code === undefined ? {} : { code }),
+        ...defined({ error: node.error, code }),
       });
     }
   }

@@ -1,3 +1,4 @@
+import { defined } from './defined.js';
 /**
  * Errors. Every error troupe throws is a {@link TroupeError} with a literal
  * `code`; subclasses say who is at fault (configuration, the model, a
@@ -114,7 +115,7 @@ export class RateLimitError extends AdapterError {
   /** How long the provider asked to wait before the next call, in ms (undefined: it did not say). */
   readonly retryAfterMs: number | undefined;
   constructor(message: string, options: TroupeErrorOptions & { retryAfterMs?: number } = {}) {
-    super(message, { ...options, code: 'rate_limited', details: { ...options.details, ...(options.retryAfterMs === undefined ? {} : { retryAfterMs: options.retryAfterMs }) } });
+    super(message, { ...options, code: 'rate_limited', details: { ...options.details, ...defined({ retryAfterMs: options.retryAfterMs }) } });
     this.retryAfterMs = options.retryAfterMs;
   }
 }

@@ -15,6 +15,7 @@ export type {
   ModelSession,
   ModelTurn,
   SendOptions,
+  OpenSessionOptions,
   SessionEvent,
   SessionSpec,
   ToolCall,

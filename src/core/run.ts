@@ -16,6 +16,7 @@ import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome, Runnable } from './runnable.js';
 import type { Store } from './store.js';
 import { createRunLogWriter } from './run-log-writer.js';
+import { defined } from './defined.js';
 
 /** Options of {@link run} and {@link startRun}. */
 export interface RunOptions {
@@ -121,10 +122,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
     signal,
     emitter,
     root,
-    ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
-    ...(options.adapters === undefined ? {} : { adapters: options.adapters }),
-    ...(options.adapter === undefined ? {} : { defaultAdapter: options.adapter }),
-    ...(options.store === undefined ? {} : { store: options.store }),
+    ...defined({ maxDepth: options.maxDepth, adapters: options.adapters, defaultAdapter: options.adapter, store: options.store }),
     ...(resuming ? { resuming: true } : {}),
   });
   const listeners = attachListeners(ctx, options);

@@ -7,6 +7,7 @@
 import type { RunContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { Usage } from './usage.js';
+import { defined } from './defined.js';
 
 export { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js';
 
@@ -51,7 +52,7 @@ export function defineRunnable<O extends Outcome = Outcome>(spec: RunnableSpec<O
     name,
     kind,
     run(input: string, ctx: RunContext): Promise<O> {
-      return ctx.enter({ kind, name, ...(agent === undefined ? {} : { agent }) }, (child) => spec.run(input, child));
+      return ctx.enter({ kind, name, ...defined({ agent }) }, (child) => spec.run(input, child));
     },
   };
 }

@@ -3,9 +3,10 @@
  * invariants so adapters do not have to.
  * @module
  */
-import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionEvent, SessionSpec, ToolCall, ToolResult } from './adapter.js';
+import type { ModelAdapter, ModelSession, ModelTurn, OpenSessionOptions, SendOptions, SessionEvent, SessionSpec, ToolCall, ToolResult } from './adapter.js';
 import { abortError, raceAbort, throwIfAborted } from './abort.js';
 import { AdapterError, ModelBehaviorError, SessionBusyError, TroupeError, errorMessage } from './errors.js';
+import { defined } from './defined.js';
 
 /** Options of a {@link SessionHandle}. */
 export interface SessionHandleOptions {
@@ -142,8 +143,7 @@ export function adapterFailure(error: unknown, context: AdapterFailureContext): 
     details: {
       agent: context.agent,
       action: context.action,
-      ...(context.adapter === undefined ? {} : { adapter: context.adapter }),
-      ...(context.sessionId === undefined ? {} : { sessionId: context.sessionId }),
+      ...defined({ adapter: context.adapter, sessionId: context.sessionId }),
     },
   });
 }
@@ -157,10 +157,11 @@ export function adapterFailure(error: unknown, context: AdapterFailureContext): 
  * checked, so whatever wraps it (recording, model fallback, the
  * {@link SessionHandle}) only ever sees typed errors and well-formed turns.
  */
-export async function openSession(adapter: ModelAdapter, spec: SessionSpec, signal?: AbortSignal): Promise<ModelSession> {
+export async function openSession(adapter: ModelAdapter, spec: SessionSpec, options: OpenSessionOptions = {}): Promise<ModelSession> {
+  const { signal } = options;
   throwIfAborted(signal);
   const context = { agent: spec.agent, adapter: adapter.id };
-  const opening = Promise.resolve().then(() => adapter.openSession(spec, signal));
+  const opening = Promise.resolve().then(() => adapter.openSession(spec, signal ? { signal } : {}));
   let session: ModelSession;
   try {
     session = await raceAbort(opening, signal);

@@ -6,6 +6,7 @@
  */
 import type { ModelSession, ModelTurn, SessionSpec, ToolResult } from './adapter.js';
 import { errorMessage } from './errors.js';
+import { defined } from './defined.js';
 
 /** One recorded turn. */
 export interface TurnRecord {
@@ -73,7 +74,7 @@ export function turnRecordsFromEvents(events: readonly unknown[]): TurnRecord[] 
   for (const e of events) {
     if (!e || typeof e !== 'object' || (e as { type?: unknown }).type !== 'model.turn') continue;
     const { v, adapter, agent, session, turn, spec, input, reply, error } = e as TurnRecord;
-    out.push({ v, adapter, agent, session, turn, spec, input, ...(reply === undefined ? {} : { reply }), ...(error === undefined ? {} : { error }) });
+    out.push({ v, adapter, agent, session, turn, spec, input, ...defined({ reply, error }) });
   }
   return out;
 }

@@ -9,8 +9,9 @@ import type { RunContext } from '../core/context.js';
 import { isCancellation } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
+import { defined } from '../core/defined.js';
 
 /** Options of {@link advisors} and {@link consultAdvisors}. */
 export interface AdvisorsOptions {
@@ -74,7 +75,7 @@ export async function consultAdvisors(
       const outcome = await withTimeout((s) => advisor.run(input, ctx.withSignal(s)), {
         signal,
         clock: ctx.clock,
-        ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+        ...defined({ timeoutMs: options.timeoutMs }),
         message: `Advisor "${advisor.name}" timed out after ${options.timeoutMs} ms`,
       });
       ctx.emit('advisor.completed', { main, advisor: advisor.name, output: outcome.output, usage: outcome.usage });
@@ -114,17 +115,15 @@ export async function consultAdvisors(
 export function advisors(main: Runnable, list: Runnable[], options: AdvisorsOptions = {}): Runnable<AdvisorsOutcome> {
   validateAdvisorsOptions(main.name, list, options);
   const name = options.name ?? `${main.name} + advisors`;
-  return {
+  return defineRunnable<AdvisorsOutcome>({
     name,
     kind: 'advisors',
-    run(input: string, parent: RunContext): Promise<AdvisorsOutcome> {
-      return parent.enter<AdvisorsOutcome>({ kind: 'advisors', name }, async (ctx) => {
-        const advice = await consultAdvisors(main.name, list, input, ctx, options);
-        const outcome = await main.run(formatAdvice(input, advice), ctx);
-        return { output: outcome.output, agent: outcome.agent, status: outcome.status, advice };
-      });
+    async run(input, ctx) {
+      const advice = await consultAdvisors(main.name, list, input, ctx, options);
+      const outcome = await main.run(formatAdvice(input, advice), ctx);
+      return { output: outcome.output, agent: outcome.agent, status: outcome.status, advice };
     },
-  };
+  });
 }
 
 /** Check the options of {@link advisors} eagerly. */

@@ -8,12 +8,13 @@ import { withTimeout } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { SessionHandle, openSession } from '../core/session.js';
 import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
 import { toToolSchema, type ToolDefinition } from '../core/tools.js';
 import { recordSession } from '../core/turn-record.js';
 import { openWithModelFallback } from './model-fallback.js';
+import { defined } from '../core/defined.js';
 
 /** Options of {@link agent}. */
 export interface AgentOptions {
@@ -101,8 +102,32 @@ export interface Agent extends Runnable<Outcome> {
  */
 export function agent(options: AgentOptions): Agent {
   const opts = validateAgentOptions(options);
-  const self: Agent = {
+  const runnable = defineRunnable<Outcome>({
     name: opts.name,
+    kind: 'agent',
+    agent: opts.name,
+    async run(input, ctx) {
+      ctx.emit('agent.started', { agent: opts.name, input });
+      let conversation: Conversation | undefined;
+      try {
+        conversation = await self.converse(ctx);
+        const reply = await conversation.send(input);
+        ctx.emit('agent.completed', { agent: opts.name, output: reply.text, turns: reply.turns, usage: reply.usage });
+        return { output: reply.text, agent: opts.name, status: 'completed' };
+      } catch (error) {
+        ctx.emit('agent.failed', {
+          agent: opts.name,
+          error: errorMessage(error),
+          ...(isTroupeError(error) ? { code: error.code } : {}),
+        });
+        throw error;
+      } finally {
+        await conversation?.close().catch(() => undefined);
+      }
+    },
+  });
+  const self: Agent = {
+    ...runnable,
     kind: 'agent',
     options: opts,
     resolveAdapter(ctx) {
@@ -129,34 +154,13 @@ export function agent(options: AgentOptions): Agent {
             {
               signal: sendOptions.signal ?? ctx.signal,
               clock: ctx.clock,
-              ...(opts.timeoutMs === undefined ? {} : { timeoutMs: opts.timeoutMs }),
+              ...defined({ timeoutMs: opts.timeoutMs }),
               message: `Agent "${opts.name}" timed out after ${opts.timeoutMs} ms`,
             },
           );
         },
         close: () => handle.close(),
       };
-    },
-    run(input, parent) {
-      return parent.enter<Outcome>({ kind: 'agent', name: opts.name, agent: opts.name }, async (ctx) => {
-        ctx.emit('agent.started', { agent: opts.name, input });
-        let conversation: Conversation | undefined;
-        try {
-          conversation = await self.converse(ctx);
-          const reply = await conversation.send(input);
-          ctx.emit('agent.completed', { agent: opts.name, output: reply.text, turns: reply.turns, usage: reply.usage });
-          return { output: reply.text, agent: opts.name, status: 'completed' };
-        } catch (error) {
-          ctx.emit('agent.failed', {
-            agent: opts.name,
-            error: errorMessage(error),
-            ...(isTroupeError(error) ? { code: error.code } : {}),
-          });
-          throw error;
-        } finally {
-          await conversation?.close().catch(() => undefined);
-        }
-      });
     },
   };
   return self;
@@ -192,7 +196,7 @@ function sessionSpec(opts: ResolvedAgentOptions, converse: ConverseOptions, adap
 async function openAgentSession(opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext): Promise<SessionHandle> {
   const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
     const ordinal = ctx.nextSessionOrdinal(opts.name);
-    return recordSession(await openSession(adapter, sessionSpec, signal), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
+    return recordSession(await openSession(adapter, sessionSpec, defined({ signal })), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
       ctx.emit('model.turn', record),
     );
   };

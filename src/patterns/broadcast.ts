@@ -5,10 +5,9 @@
  */
 import pLimit from 'p-limit';
 import { combineSignals } from '../core/abort.js';
-import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { expectPositiveInteger } from '../core/options.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 
 /** Options of {@link broadcast}. */
 export interface BroadcastOptions {
@@ -40,33 +39,31 @@ export function broadcast(list: Runnable[], options: BroadcastOptions = {}): Run
   checkList(name, list);
   const { maxParallel } = options;
   expectPositiveInteger('maxParallel', maxParallel);
-  return {
+  return defineRunnable<BroadcastOutcome>({
     name,
     kind: 'broadcast',
-    run(input: string, parent: RunContext): Promise<BroadcastOutcome> {
-      return parent.enter<BroadcastOutcome>({ kind: 'broadcast', name }, async (ctx) => {
-        const limit = pLimit(maxParallel ?? list.length);
-        const siblings = new AbortController();
-        const branch = ctx.withSignal(combineSignals(ctx.signal, siblings.signal));
-        try {
-          const outcomes = await Promise.all(
-            list.map((r) =>
-              limit(() => r.run(input, branch)).catch((error: unknown) => {
-                if (!siblings.signal.aborted) siblings.abort(error);
-                throw siblings.signal.reason;
-              }),
-            ),
-          );
-          const results = outcomes.map((outcome, i) => ({ name: list[i]!.name, outcome }));
-          ctx.emit('broadcast.completed', { name, answered: results.map((r) => r.name) });
-          const output = results.map((r) => `### ${r.name}\n${r.outcome.output}`).join('\n\n');
-          return { output, agent: name, status: 'completed', results };
-        } finally {
-          limit.clearQueue();
-        }
-      });
+    async run(input, ctx) {
+      const limit = pLimit(maxParallel ?? list.length);
+      const siblings = new AbortController();
+      const branch = ctx.withSignal(combineSignals(ctx.signal, siblings.signal));
+      try {
+        const outcomes = await Promise.all(
+          list.map((r) =>
+            limit(() => r.run(input, branch)).catch((error: unknown) => {
+              if (!siblings.signal.aborted) siblings.abort(error);
+              throw siblings.signal.reason;
+            }),
+          ),
+        );
+        const results = outcomes.map((outcome, i) => ({ name: list[i]!.name, outcome }));
+        ctx.emit('broadcast.completed', { name, answered: results.map((r) => r.name) });
+        const output = results.map((r) => `### ${r.name}\n${r.outcome.output}`).join('\n\n');
+        return { output, agent: name, status: 'completed', results };
+      } finally {
+        limit.clearQueue();
+      }
     },
-  };
+  });
 }
 
 /** Check that `list` is a non-empty list of runnables. */

@@ -10,12 +10,13 @@
 import { z } from 'zod';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { defineTool } from '../core/tools.js';
 import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
 import type { Agent, Conversation } from './agent.js';
 import { formatHandoff } from './handoff.js';
+import { defined } from '../core/defined.js';
 
 /** One hand-off an agent offers. */
 export interface HandoffChoice {
@@ -136,48 +137,46 @@ export function handoffChoices(start: string, options: HandoffChoicesOptions): R
   }
   if (!agents[start]) throw new ConfigurationError(`The first agent "${start}" is not in \`agents\``);
   const name = options.name ?? `${start} (hand-offs)`;
-  return {
+  return defineRunnable<HandoffChoicesOutcome>({
     name,
     kind: 'handoff-choices',
-    run(input: string, parent: RunContext): Promise<HandoffChoicesOutcome> {
-      return parent.enter<HandoffChoicesOutcome>({ kind: 'handoff-choices', name }, async (ctx) => {
-        const taken: TakenHandoff[] = [];
-        let current = start;
-        let message = input;
-        for (;;) {
-          const offers = choices[current] ?? [];
-          const turn =
-            offers.length > 0
-              ? await answerWithChoice(agents[current] as Agent, message, offers, ctx)
-              : { outcome: await agents[current]!.run(message, ctx), choice: undefined };
-          const { outcome, choice } = turn;
-          if (taken.length > 0) ctx.emit('handoff.completed', { from: taken.at(-1)!.from, to: current, agent: outcome.agent });
-          const done = { output: outcome.output, agent: outcome.agent, status: outcome.status, handoffs: taken };
-          if (choice === undefined) return done;
-          const declined = (reason: 'denied' | 'no-approvals' | 'limit') => {
-            ctx.emit('handoff.declined', { from: current, to: choice.to, reason, ...(choice.label === undefined ? {} : { label: choice.label }) });
-            return done;
+    async run(input, ctx) {
+      const taken: TakenHandoff[] = [];
+      let current = start;
+      let message = input;
+      for (;;) {
+        const offers = choices[current] ?? [];
+        const turn =
+          offers.length > 0
+            ? await answerWithChoice(agents[current] as Agent, message, offers, ctx)
+            : { outcome: await agents[current]!.run(message, ctx), choice: undefined };
+        const { outcome, choice } = turn;
+        if (taken.length > 0) ctx.emit('handoff.completed', { from: taken.at(-1)!.from, to: current, agent: outcome.agent });
+        const done = { output: outcome.output, agent: outcome.agent, status: outcome.status, handoffs: taken };
+        if (choice === undefined) return done;
+        const declined = (reason: 'denied' | 'no-approvals' | 'limit') => {
+          ctx.emit('handoff.declined', { from: current, to: choice.to, reason, ...defined({ label: choice.label }) });
+          return done;
+        };
+        if (taken.length >= maxHandoffs) return declined('limit');
+        if (choice.send !== true) {
+          if (!options.approvals) return declined('no-approvals');
+          const request = {
+            tool: `handoff:${choice.to}`,
+            agent: current,
+            sessionId: ctx.op.id,
+            runId: ctx.runId,
+            arguments: { to: choice.to, ...defined({ label: choice.label, prompt: choice.prompt }) },
           };
-          if (taken.length >= maxHandoffs) return declined('limit');
-          if (choice.send !== true) {
-            if (!options.approvals) return declined('no-approvals');
-            const request = {
-              tool: `handoff:${choice.to}`,
-              agent: current,
-              sessionId: ctx.op.id,
-              runId: ctx.runId,
-              arguments: { to: choice.to, ...(choice.label === undefined ? {} : { label: choice.label }), ...(choice.prompt === undefined ? {} : { prompt: choice.prompt }) },
-            };
-            if (!(await options.approvals.request(request, { signal: ctx.signal, ctx }))) return declined('denied');
-          }
-          ctx.emit('handoff.started', { from: current, to: choice.to });
-          taken.push({ from: current, to: choice.to, ...(choice.label === undefined ? {} : { label: choice.label }) });
-          message = formatHandoffChoice(input, current, outcome.output, choice.prompt);
-          current = choice.to;
+          if (!(await options.approvals.request(request, { signal: ctx.signal, ctx }))) return declined('denied');
         }
-      });
+        ctx.emit('handoff.started', { from: current, to: choice.to });
+        taken.push({ from: current, to: choice.to, ...defined({ label: choice.label }) });
+        message = formatHandoffChoice(input, current, outcome.output, choice.prompt);
+        current = choice.to;
+      }
     },
-  };
+  });
 }
 
 /** One run of an agent that offers hand-offs: its answer, and the choice it made (if any). */

@@ -6,7 +6,7 @@
 import type { RunContext } from '../core/context.js';
 import { isCancellation } from '../core/context.js';
 import { ConfigurationError, TroupeError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 
 /** Options of {@link handoff}. */
 export interface HandoffOptions {
@@ -48,19 +48,17 @@ export function handoff(from: Runnable, to: Runnable, options: HandoffOptions = 
   }
   const name = options.name ?? `${from.name} -> ${to.name}`;
   const format = options.format ?? formatHandoff;
-  return {
+  return defineRunnable<HandoffOutcome>({
     name,
     kind: 'handoff',
-    run(input: string, parent: RunContext): Promise<HandoffOutcome> {
-      return parent.enter<HandoffOutcome>({ kind: 'handoff', name }, async (ctx) => {
-        const first = await stage(ctx, from, input, from.name, to.name);
-        ctx.emit('handoff.started', { from: first.agent, to: to.name });
-        const second = await stage(ctx, to, format(input, first.agent, first.output), from.name, to.name);
-        ctx.emit('handoff.completed', { from: first.agent, to: to.name, agent: second.agent });
-        return { output: second.output, agent: second.agent, status: second.status, from: first };
-      });
+    async run(input, ctx) {
+      const first = await stage(ctx, from, input, from.name, to.name);
+      ctx.emit('handoff.started', { from: first.agent, to: to.name });
+      const second = await stage(ctx, to, format(input, first.agent, first.output), from.name, to.name);
+      ctx.emit('handoff.completed', { from: first.agent, to: to.name, agent: second.agent });
+      return { output: second.output, agent: second.agent, status: second.status, from: first };
     },
-  };
+  });
 }
 
 async function stage(ctx: RunContext, runnable: Runnable, input: string, fromName: string, toName: string): Promise<Outcome> {

@@ -9,11 +9,12 @@ import { sleep } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import { expectPositiveInteger } from '../core/options.js';
-import type { Outcome, OutcomeStatus, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type OutcomeStatus, type Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
 import type { z } from 'zod';
 import { savedOutcomeSchema, type Checkpoint } from '../core/checkpoint.js';
 import type { StallDetector } from '../reflection/stall.js';
+import { defined } from '../core/defined.js';
 
 /** How a loop ended. */
 export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'cancelled' | 'paused' | 'completed'>;
@@ -162,7 +163,7 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
         if (options.fatal?.(error)) throw error;
         errors++;
         const { message, code } = describeError(error);
-        ctx.emit('reflect.iteration.failed', { loop: options.loop, iteration, error: message, ...(code === undefined ? {} : { code }), consecutive: errors });
+        ctx.emit('reflect.iteration.failed', { loop: options.loop, iteration, error: message, ...defined({ code }), consecutive: errors });
         options.onError?.(iteration, error);
         if (errors >= options.maxConsecutiveErrors) return { status: 'error-budget', completed, error };
         await sleep(ctx.clock, options.retryBackoffMs, signal);
@@ -264,9 +265,30 @@ export function controllableLoop<K extends string, S extends { request: string }
 ): ControllableLoop<K, S, O> {
   const controller = new LoopController();
   let pausedState: S | undefined;
-  return {
+  const runnable = defineRunnable<O>({
     name: spec.name,
     kind: spec.kind,
+    ...defined({ agent: spec.agent }),
+    async run(input, ctx) {
+      // After a pause, continue from where it stopped (still paused: stop again at once).
+      const fromPause = pausedState !== undefined && pausedState.request === input;
+      const resuming = fromPause && !controller.paused;
+      // In a resumed run, the loop's checkpoint: a finished loop returns its outcome.
+      const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome: savedOutcomeSchema.extend({ state: spec.stateSchema }) });
+      const saved = fromPause ? undefined : await checkpoint.restore();
+      if (saved?.outcome) return saved.outcome;
+      const from = fromPause ? pausedState : saved?.state;
+      if (resuming) pausedState = undefined;
+      const outcome = await spec.run(input, ctx, { controller, from, resetStall: resuming, checkpoint });
+      if (outcome.status === 'paused') pausedState = outcome.state;
+      await checkpoint.finish(outcome.state, outcome);
+      return outcome;
+    },
+  });
+  return {
+    name: runnable.name,
+    kind: spec.kind,
+    run: runnable.run,
     get paused() {
       return controller.paused;
     },
@@ -276,23 +298,5 @@ export function controllableLoop<K extends string, S extends { request: string }
     pause: () => controller.pause(),
     resume: () => controller.resume(),
     stop: (reason) => controller.stop(reason),
-    run(input, parent) {
-      const where = { kind: spec.kind, name: spec.name, ...(spec.agent === undefined ? {} : { agent: spec.agent }) };
-      return parent.enter<O>(where, async (ctx) => {
-        // After a pause, continue from where it stopped (still paused: stop again at once).
-        const fromPause = pausedState !== undefined && pausedState.request === input;
-        const resuming = fromPause && !controller.paused;
-        // In a resumed run, the loop's checkpoint: a finished loop returns its outcome.
-        const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome: savedOutcomeSchema.extend({ state: spec.stateSchema }) });
-        const saved = fromPause ? undefined : await checkpoint.restore();
-        if (saved?.outcome) return saved.outcome;
-        const from = fromPause ? pausedState : saved?.state;
-        if (resuming) pausedState = undefined;
-        const outcome = await spec.run(input, ctx, { controller, from, resetStall: resuming, checkpoint });
-        if (outcome.status === 'paused') pausedState = outcome.state;
-        await checkpoint.finish(outcome.state, outcome);
-        return outcome;
-      });
-    },
   };
 }

@@ -28,6 +28,7 @@ import {
   orchestrateModes, orchestrateStateSchema,
   type LoopEvaluation, type OrchestrateMode, type OrchestrateState, type WorkerResult,
 } from './orchestrate-state.js';
+import { defined } from '../core/defined.js';
 
 /** Options of {@link orchestrate}. */
 export interface OrchestrateOptions extends ErrorBudgetOptions {
@@ -73,8 +74,6 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
 export interface OrchestrateOutcome extends Outcome {
   /** The goal was met (always true for the one-pass modes when they complete). */
   goalMet: boolean;
-  /** True for every exit other than goal met (and a completed one-pass mode). */
-  cancelled: boolean;
   /** Iterations completed. */
   iterations: number;
   /** Every evaluation, oldest first. */
@@ -208,7 +207,7 @@ class OrchestrationRun {
     const result: Omit<OrchestrateOutcome, 'usage'> = {
       output: this.#output ?? state.lastSynthesis ?? '',
       agent: o.orchestrator?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
-      status: ended.status, goalMet, cancelled: !goalMet, iterations: ended.completed,
+      status: ended.status, goalMet, iterations: ended.completed,
       evaluations: [...state.evaluations], summary, results: [...state.lastResults],
       state: structuredClone(state),
     };
@@ -237,7 +236,7 @@ class OrchestrationRun {
     const state = this.state;
     const conversation = await this.#openOrchestrator();
     const last = state.evaluations.at(-1);
-    const previous = { ...(last ? { evaluation: last } : {}), ...(state.lastSynthesis === undefined ? {} : { synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
+    const previous = { ...(last ? { evaluation: last } : {}), ...defined({ synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
     let reply = await conversation.send(planPrompt(this.#prompts(), iteration, this.maxIterations, previous), { signal: sig });
     const names = o.workers.map((w) => w.name);
     let assignments = this.#toolMode ? [] : parseAssignments(reply.text, names).assignments;
@@ -301,7 +300,7 @@ class OrchestrationRun {
     const result = await runWorker(this.#ctx, worker, task, prompt, { signal: sig, timeoutMs: o.workerTimeoutMs });
     this.#ctx.emit('reflect.worker.completed', {
       loop: o.name, iteration: this.#current.iteration, worker: name, success: result.success, durationMs: result.durationMs,
-      ...(result.error === undefined ? {} : { error: result.error }),
+      ...defined({ error: result.error }),
     });
     this.#current.results.push(result);
     return result;

@@ -62,8 +62,6 @@ export interface ReflectOptions extends ErrorBudgetOptions {
 export interface ReflectOutcome extends Outcome {
   /** The sentinel or a PASS ended the loop. */
   goalMet: boolean;
-  /** True for every exit other than goal met. */
-  cancelled: boolean;
   /** Iterations completed. */
   iterations: number;
   /** The evaluator's verdicts as scores (PASS 1, FAIL 0). */
@@ -182,7 +180,7 @@ async function runReflect(
     const { goalMet, summary } = ended;
     state.stall = stall.snapshot();
     const result: Omit<ReflectOutcome, 'usage'> = {
-      output: state.lastOutput ?? '', agent: worker.name, status: ended.status, goalMet, cancelled: !goalMet,
+      output: state.lastOutput ?? '', agent: worker.name, status: ended.status, goalMet,
       iterations: ended.completed, evaluations: [...state.evaluations], summary, state: structuredClone(state),
     };
     if (ended.error !== undefined) result.error = ended.error;

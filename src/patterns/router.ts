@@ -9,12 +9,13 @@ import type { ModelTurn, ToolResult } from '../core/adapter.js';
 import type { RunContext } from '../core/context.js';
 import { withTimeout } from '../core/abort.js';
 import { ConfigurationError, RoutingError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { addUsage } from '../core/usage.js';
 import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
 import type { Agent, Conversation } from './agent.js';
+import { defined } from '../core/defined.js';
 
 /** Options of {@link router}. */
 export interface RouterOptions {
@@ -100,24 +101,23 @@ export function router(
     const line = options.descriptions?.[n] ?? (table.get(n) as Partial<Agent>).options?.description;
     return line ? `- ${n}: ${line}` : `- ${n}`;
   });
-  return {
+  return defineRunnable<RouterOutcome>({
     name,
     kind: 'router',
-    run(input: string, parent: RunContext): Promise<RouterOutcome> {
-      return parent.enter<RouterOutcome>({ kind: 'router', name, agent: routerAgent.name }, async (ctx) => {
-        const question = options.prepare ? await options.prepare(input, ctx) : input;
-        const choice = await decide(routerAgent, names, `${question}\n\nDestinations:\n${described.join('\n')}`, options.fallback, ctx);
-        const outcome = await table.get(choice.destination)!.run(input, ctx);
-        return {
-          output: outcome.output,
-          agent: outcome.agent,
-          status: outcome.status,
-          destination: choice.destination,
-          ...(choice.reason === undefined ? {} : { reason: choice.reason }),
-        };
-      });
+    agent: routerAgent.name,
+    async run(input, ctx) {
+      const question = options.prepare ? await options.prepare(input, ctx) : input;
+      const choice = await decide(routerAgent, names, `${question}\n\nDestinations:\n${described.join('\n')}`, options.fallback, ctx);
+      const outcome = await table.get(choice.destination)!.run(input, ctx);
+      return {
+        output: outcome.output,
+        agent: outcome.agent,
+        status: outcome.status,
+        destination: choice.destination,
+        ...defined({ reason: choice.reason }),
+      };
     },
-  };
+  });
 }
 
 function destinationTable(routerName: string, destinations: Runnable[] | Record<string, Runnable>): Map<string, Runnable> {
@@ -163,11 +163,11 @@ async function decide(routerAgent: Agent, names: string[], question: string, fal
       for (let attempt = 1; ; attempt++) {
         if (read.choice) {
           const form = read.form;
-          ctx.emit('router.selected', { router: routerAgent.name, destination: read.choice.destination, attempt, form, ...(read.choice.reason === undefined ? {} : { reason: read.choice.reason }) });
+          ctx.emit('router.selected', { router: routerAgent.name, destination: read.choice.destination, attempt, form, ...defined({ reason: read.choice.reason }) });
           return read.choice;
         }
         if (attempt === 2) break;
-        ctx.emit('router.retry', { router: routerAgent.name, valid: names, ...(read.raw === undefined ? {} : { choice: read.raw }) });
+        ctx.emit('router.retry', { router: routerAgent.name, valid: names, ...defined({ choice: read.raw }) });
         const correction =
           `${read.raw === undefined ? 'You did not choose a destination.' : `"${read.raw}" is not a valid destination.`} ` +
           `Valid names: ${names.join(', ')}. ${instructions(names, useTools)}`;
@@ -185,14 +185,14 @@ async function decide(routerAgent: Agent, names: string[], question: string, fal
       throw new RoutingError(
         `Router "${routerAgent.name}" did not choose a valid destination after a retry` +
           `${read.raw === undefined ? '' : ` (last choice: "${read.raw}")`}; valid names: ${names.join(', ')}`,
-        { details: { router: routerAgent.name, valid: names, ...(read.raw === undefined ? {} : { choice: read.raw }) } },
+        { details: { router: routerAgent.name, valid: names, ...defined({ choice: read.raw }) } },
       );
     };
     try {
       const choice = await withTimeout(choose, {
         signal: ctx.signal,
         clock: ctx.clock,
-        ...(timeoutMs === undefined ? {} : { timeoutMs }),
+        ...defined({ timeoutMs }),
         message: `Agent "${routerAgent.name}" timed out after ${timeoutMs} ms`,
       });
       ctx.emit('agent.completed', { agent: routerAgent.name, output: choice.destination, turns: ctx.op.usage.turns, usage: ctx.op.usage });
@@ -222,7 +222,7 @@ function readChoice(turn: ModelTurn, names: string[], routeTo: ToolDefinition): 
     const parsed = routeTo.parameters.safeParse(call.arguments ?? {});
     if (parsed.success) {
       const { agent, reason } = parsed.data as { agent: string; reason?: string };
-      return { choice: { destination: agent, ...(reason === undefined ? {} : { reason }) }, form: 'tool' };
+      return { choice: { destination: agent, ...defined({ reason }) }, form: 'tool' };
     }
     const raw = (call.arguments as { agent?: unknown } | undefined)?.agent;
     return { raw: typeof raw === 'string' ? raw : call.rawArguments ?? JSON.stringify(call.arguments ?? null), form: 'tool' };

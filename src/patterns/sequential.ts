@@ -3,8 +3,7 @@
  * answers before it; the last one owns the answer.
  * @module
  */
-import type { RunContext } from '../core/context.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { checkList } from './broadcast.js';
 
 /** Options of {@link sequential}. */
@@ -39,20 +38,18 @@ export function formatEarlierAnswers(request: string, earlier: ReadonlyArray<{ n
 export function sequential(list: Runnable[], options: SequentialOptions = {}): Runnable<SequentialOutcome> {
   const name = options.name ?? 'sequential';
   checkList(name, list);
-  return {
+  return defineRunnable<SequentialOutcome>({
     name,
     kind: 'sequential',
-    run(input: string, parent: RunContext): Promise<SequentialOutcome> {
-      return parent.enter<SequentialOutcome>({ kind: 'sequential', name }, async (ctx) => {
-        const steps: Array<{ name: string; outcome: Outcome }> = [];
-        for (const [i, step] of list.entries()) {
-          const outcome = await step.run(formatEarlierAnswers(input, steps), ctx);
-          steps.push({ name: step.name, outcome });
-          ctx.emit('sequential.step', { name, step: i + 1, agent: outcome.agent });
-        }
-        const last = steps.at(-1)!.outcome;
-        return { output: last.output, agent: last.agent, status: last.status, steps };
-      });
+    async run(input, ctx) {
+      const steps: Array<{ name: string; outcome: Outcome }> = [];
+      for (const [i, step] of list.entries()) {
+        const outcome = await step.run(formatEarlierAnswers(input, steps), ctx);
+        steps.push({ name: step.name, outcome });
+        ctx.emit('sequential.step', { name, step: i + 1, agent: outcome.agent });
+      }
+      const last = steps.at(-1)!.outcome;
+      return { output: last.output, agent: last.agent, status: last.status, steps };
     },
-  };
+  });
 }

@@ -8,6 +8,7 @@ import type { RunContext } from '../core/context.js';
 import type { OutcomeStatus, Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from './agent.js';
 import { concludeTool, parseTeamReply, voteTool, type ProtocolRecord } from './team-protocol.js';
+import { defined } from '../core/defined.js';
 
 /** What a participant said in one turn. */
 export interface TeamReply {
@@ -40,7 +41,7 @@ function openScope(parent: RunContext, name: string, agentName: string | undefin
   return new Promise<Scope>((resolve, reject) => {
     let release: (status: OutcomeStatus) => void = () => undefined;
     const done = new Promise<OutcomeStatus>((r) => (release = r));
-    const where = { kind: 'team-member', name, ...(agentName === undefined ? {} : { agent: agentName }) };
+    const where = { kind: 'team-member', name, ...defined({ agent: agentName }) };
     const finished = parent.enter(where, async (ctx) => {
       resolve({
         ctx,

@@ -8,12 +8,13 @@ import { z } from 'zod';
 import { combineSignals, throwIfAborted } from '../core/abort.js';
 import { isCancellation, type RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
-import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { TeamParticipant, type TeamReply } from './team-member.js';
 import { checkResumeState, initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
 import { renderIntro, renderMessages } from './team-protocol.js';
 import { TEAM_SENDER, USER_SENDER, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamState, type TeamStatus } from './team-state.js';
 import { savedOutcomeSchema } from '../core/checkpoint.js';
+import { defined } from '../core/defined.js';
 
 const teamOutcomeSchema = savedOutcomeSchema.extend({ transcript: z.array(teamMessageSchema), rounds: z.number().int().nonnegative() });
 
@@ -67,8 +68,9 @@ export function team(options: TeamOptions): Team {
   const opts = validateTeamOptions(options);
   const pending: Array<{ to: string; text: string }> = [];
   const names = new Set([...opts.members.map((m) => m.name), opts.coordinator.name]);
+  const runnable = defineRunnable<TeamOutcome>({ name: opts.name, kind: 'team', run: (input, ctx) => deliberate(opts, input, ctx, pending) });
   return {
-    name: opts.name,
+    ...runnable,
     kind: 'team',
     inject(to, message) {
       if (to !== 'all' && !names.has(to)) {
@@ -76,9 +78,6 @@ export function team(options: TeamOptions): Team {
       }
       if (typeof message !== 'string') throw new ConfigurationError(`Expected an injected message to be a string, got ${describeValue(message)}`);
       pending.push({ to, text: message });
-    },
-    run(input, parent) {
-      return parent.enter<TeamOutcome>({ kind: 'team', name: opts.name }, (ctx) => deliberate(opts, input, ctx, pending));
     },
   };
 }
@@ -182,7 +181,7 @@ class Deliberation {
       if ('failure' in review) return this.#fail('the coordinator failed', review.failure);
       const { text, conclude, summary } = review;
       if (text !== '') await this.#add({ from: review.from, round, text, ...(review.from === coordinator.name ? {} : { member: coordinator.name }) });
-      if (conclude) state.conclusion = { status: 'coordinator', ...(summary === undefined ? {} : { summary }) };
+      if (conclude) state.conclusion = { status: 'coordinator', ...defined({ summary }) };
     }
   }
 
@@ -206,7 +205,7 @@ class Deliberation {
     if (vote === had && !vote) return;
     state.votes = state.votes.filter((v) => v !== member);
     if (vote) state.votes.push(member);
-    const event: TeamVote = { member, round, vote, ...(reason === undefined ? {} : { reason }) };
+    const event: TeamVote = { member, round, vote, ...defined({ reason }) };
     this.#ctx.emit('team.vote', { team: this.#opts.name, ...event });
     await this.#opts.onVote?.(event);
   }

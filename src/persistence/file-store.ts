@@ -11,6 +11,7 @@ import { syncFolder, writeFileAtomic } from '../core/fs.js';
 import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
 import { KeyedQueue, checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from '../core/store-internal.js';
 import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from '../core/store.js';
+import { defined } from '../core/defined.js';
 
 /** Options of {@link fileStore}. */
 export interface FileStoreOptions {
@@ -138,7 +139,7 @@ function documents(env: FileStoreEnv): Pick<FileStore, 'get' | 'getVersioned' | 
       checkKey(key);
       const text = toJsonText(value, `key "${key}"`);
       const path = pathOf(key, DOC);
-      return queue.run(path, opts.signal, () => writeFileAtomic(path, text, { fsync, createFolder: true, ...(opts.signal === undefined ? {} : { signal: opts.signal }) }).catch((e: unknown) => fail('write', key, e)));
+      return queue.run(path, opts.signal, () => writeFileAtomic(path, text, { fsync, createFolder: true, ...defined({ signal: opts.signal }) }).catch((e: unknown) => fail('write', key, e)));
     },
     async delete(key, opts = {}) {
       checkKey(key);

@@ -10,6 +10,7 @@ import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
 import { runEventsStream, runMetaKey, type RunMeta } from '../core/run-log-writer.js';
 import type { Store, StoreCallOptions } from '../core/store.js';
+import { defined } from '../core/defined.js';
 
 export { runEventsStream, runMetaKey, type RunMeta } from '../core/run-log-writer.js';
 
@@ -49,7 +50,7 @@ export async function readRun(store: Store, runId: string, options: StoreCallOpt
   const { records, torn } = await store.read(runEventsStream(runId), options);
   const meta = (await store.get(runMetaKey(runId), options)) as RunMeta | undefined;
   const { events, skipped } = sortRecords(records);
-  return { runId, ...(meta === undefined ? {} : { meta }), events, ...(torn ? { torn } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
+  return { runId, ...defined({ meta }), events, ...(torn ? { torn } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
 function sortRecords(records: readonly unknown[]): { events: TroupeEvent[]; skipped: SkippedRecord[]; positions: number[] } {

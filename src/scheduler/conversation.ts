@@ -13,6 +13,7 @@ import { run } from '../core/run.js';
 import { defineRunnable } from '../core/runnable.js';
 import { emptyUsage, type Usage } from '../core/usage.js';
 import { agent } from '../patterns/agent.js';
+import { defined } from '../core/defined.js';
 
 /** Anything that answers text with text (an agent's `Conversation` is one). */
 export interface TextSession {
@@ -41,7 +42,7 @@ export async function withConversation<T>(
   body: (session: TextSession, signal: AbortSignal | undefined, ctx: RunContext | undefined) => Promise<T>,
 ): Promise<{ value: T; usage: Usage }> {
   if (options.session) return { value: await body(options.session, options.signal ?? options.ctx?.signal, options.ctx), usage: emptyUsage() };
-  const speaker = agent({ name, system, ...(options.adapter === undefined ? {} : { adapter: options.adapter }) });
+  const speaker = agent({ name, system, ...defined({ adapter: options.adapter }) });
   let value: T | undefined;
   const runnable = defineRunnable({
     name,
@@ -67,8 +68,7 @@ export async function withConversation<T>(
   if (!options.adapter) throw new ConfigurationError(`Expected \`session\`, \`adapter\` or \`ctx\` for the ${name} conversation`);
   const result = await run(runnable, '', {
     adapter: options.adapter,
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...defined({ signal: options.signal, clock: options.clock }),
   });
   return { value: value as T, usage: result.usage };
 }

@@ -15,7 +15,7 @@ import { ConfigurationError, describeValue } from '../core/errors.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import { run } from '../core/run.js';
 import type { ToolDefinition } from '../core/tools.js';
-import type { Runnable } from '../core/runnable.js';
+import { defineRunnable, type Runnable } from '../core/runnable.js';
 import { agent } from '../patterns/agent.js';
 import { ApprovalQueue } from './approvals.js';
 import { indexPlan } from './dag.js';
@@ -23,6 +23,7 @@ import { validatePlan, type Plan } from './plan.js';
 import { loadPlanStart, planCheckpoint } from './plan-checkpoint.js';
 import { schedule } from './schedule.js';
 import type { ChunkResult, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
+import { defined } from '../core/defined.js';
 
 export type { ChunkResult, ChunkRunInput, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, RetryOptions } from './types.js';
 
@@ -33,19 +34,18 @@ export type { ChunkResult, ChunkRunInput, ChunkRunner, ExecutePlanOptions, PlanO
 export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable<PlanOutcome> {
   const settings = validateOptions(plan, options);
   const planId = options.planId ?? 'plan';
-  return {
+  return defineRunnable<PlanOutcome>({
     name: planId,
     kind: 'plan',
-    run: (input, parent) =>
-      parent.enter<PlanOutcome>({ kind: 'plan', name: planId }, async (ctx) => {
-        // In a resumed run, the plan's checkpoint: a finished plan returns its outcome, chunks that succeeded keep their results.
-        const checkpoint = planCheckpoint(ctx);
-        const start = await loadPlanStart(checkpoint, plan, planId);
-        if (start.outcome) return start.outcome;
-        const runner = options.runChunk ?? roleRunner(options.adapter, workerTools(options));
-        return schedule(plan, input, ctx, { ...options, ...settings, planId, runner, checkpoint, resumeFrom: start.state });
-      }),
-  };
+    async run(input, ctx) {
+      // In a resumed run, the plan's checkpoint: a finished plan returns its outcome, chunks that succeeded keep their results.
+      const checkpoint = planCheckpoint(ctx);
+      const start = await loadPlanStart(checkpoint, plan, planId);
+      if (start.outcome) return start.outcome;
+      const runner = options.runChunk ?? roleRunner(options.adapter, workerTools(options));
+      return schedule(plan, input, ctx, { ...options, ...settings, planId, runner, checkpoint, resumeFrom: start.state });
+    },
+  });
 }
 
 /**
@@ -68,14 +68,7 @@ export function executePlan(plan: Plan, options: ExecutePlanOptions = {}): Promi
   const input = task ?? plan.planSummary;
   if (ctx) return runnable.run(input, ctx);
   return run(runnable, input, {
-    ...(rest.adapter === undefined ? {} : { adapter: rest.adapter }),
-    ...(adapters === undefined ? {} : { adapters }),
-    ...(signal === undefined ? {} : { signal }),
-    ...(clock === undefined ? {} : { clock }),
-    ...(onEvent === undefined ? {} : { onEvent }),
-    ...(emitter === undefined ? {} : { emitter }),
-    ...(store === undefined ? {} : { store }),
-    ...(runId === undefined ? {} : { runId }),
+    ...defined({ adapter: rest.adapter, adapters, signal, clock, onEvent, emitter, store, runId }),
   });
 }
 
@@ -122,9 +115,7 @@ function roleRunner(fallback: ModelAdapter | undefined, tools: ToolDefinition[])
       system: role.system,
       workspace: input.workspace.path,
       metadata: { planId: input.planId, chunk: chunk.sequenceIndex, attempt: input.attempt, preferredTools: role.preferredTools },
-      ...(role.model === undefined ? {} : { model: role.model }),
-      ...(role.temperature === undefined ? {} : { temperature: role.temperature }),
-      ...(adapter === undefined ? {} : { adapter }),
+      ...defined({ model: role.model, temperature: role.temperature, adapter }),
       ...(tools.length === 0 ? {} : { tools }),
     });
     const out = await worker.run(input.prompt, input.ctx);

@@ -25,6 +25,7 @@ import { executePlan } from './execute.js';
 import { safeFindJson } from '../text/json.js';
 import { planSchema, type ChunkRole, type Plan } from './plan.js';
 import type { PlanOutcome, PlanRunOptions } from './types.js';
+import { defined } from '../core/defined.js';
 
 /** The phases of a {@link PlanningSession}. */
 export type PlanningPhase = 'idle' | 'clarifying' | 'planning' | 'awaiting-approval' | 'executing' | 'aggregating' | 'completed' | 'cancelled';
@@ -319,7 +320,7 @@ export class PlanningSession {
       ...this.#conversation(),
       ...(this.#dialogue.length ? { context: this.#dialogue.join('\n\n') } : {}),
       ...(this.#options.planRoles ? { roles: this.#options.planRoles } : {}),
-      ...(this.#options.maxPlanAttempts === undefined ? {} : { maxAttempts: this.#options.maxPlanAttempts }),
+      ...defined({ maxAttempts: this.#options.maxPlanAttempts }),
     });
     this.#guard(signal);
     this.#plan = plan;

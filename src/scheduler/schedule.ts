@@ -25,6 +25,7 @@ import { chunkPrompt } from './prompt.js';
 import { chunkRecord, chunkResult, type ChunkRecord } from './record.js';
 import { resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
 import type { ChunkResult, ChunkRunner, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
+import { defined } from '../core/defined.js';
 
 /** Everything an execution needs: the options, validated settings, the plan's id, the runner, its checkpoint and the state it continues. */
 export type ScheduleOptions = PlanRunOptions &
@@ -150,7 +151,7 @@ async function planOutcome(
   if (o.aggregate) {
     const settings = o.aggregate === true ? {} : o.aggregate;
     const adapter = settings.adapter ?? o.adapter;
-    report = await aggregate(plan, results, { ctx, task, durationMs, ...(adapter === undefined ? {} : { adapter }), ...(settings.system === undefined ? {} : { system: settings.system }) });
+    report = await aggregate(plan, results, { ctx, task, durationMs, ...defined({ adapter, system: settings.system }) });
   }
   const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
   const stopped = machine.stopping === 'abort-threshold';

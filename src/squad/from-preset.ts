@@ -9,6 +9,7 @@ import { agent, type Agent, type AgentOptions } from '../patterns/agent.js';
 import { orchestrate, type OrchestrateOptions, type Orchestration } from '../patterns/orchestrate.js';
 import { genericCharter } from './parse.js';
 import { formatPresetIssues, safeParseTeamPreset, type PresetWorker, type TeamMode, type TeamPreset, type TeamPresetInput } from './preset.js';
+import { defined } from '../core/defined.js';
 
 /** A preset as {@link fromPreset} takes it: `mode` and `source` may be left out. */
 export type FromPresetInput = Omit<TeamPresetInput, 'mode'> & { mode?: TeamMode };
@@ -117,9 +118,7 @@ export function fromPreset(preset: FromPresetInput, options: FromPresetOptions =
 
   const workers = team.workers.map((w) =>
     build(w.name, w.systemPrompt.trim() !== '' ? w.systemPrompt : genericCharter(w.name, w.role ?? '', team.name), {
-      ...(w.role === undefined ? {} : { description: w.role }),
-      ...(w.model === undefined ? {} : { model: w.model }),
-      ...(w.adapter === undefined ? {} : { adapter: w.adapter }),
+      ...defined({ description: w.role, model: w.model, adapter: w.adapter }),
     }),
   );
   if (workers.some((w) => w.name === orchestratorName)) {
@@ -140,9 +139,7 @@ export function fromPreset(preset: FromPresetInput, options: FromPresetOptions =
     workers,
     ...(orchestrator ? { orchestrator } : {}),
     ...(evaluator ? { evaluator } : {}),
-    ...(team.sharedContext === undefined ? {} : { sharedContext: team.sharedContext }),
-    ...(team.routingContext === undefined ? {} : { routingContext: team.routingContext }),
-    ...(team.maxIterations === undefined ? {} : { maxIterations: team.maxIterations }),
+    ...defined({ sharedContext: team.sharedContext, routingContext: team.routingContext, maxIterations: team.maxIterations }),
     ...(team.goalScore === undefined ? {} : { goalScore: team.goalScore / 10 }),
   });
   return Object.assign(loop, { preset: team });

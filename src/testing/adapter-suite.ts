@@ -130,9 +130,9 @@ function abortCases(factory: AdapterFactory, it: SuiteRunner['it']): void {
     if (!adapter) return t.skip();
     const controller = new AbortController();
     controller.abort();
-    await expect(adapter.openSession({ agent: 'conformance' }, controller.signal)).rejects.toBeInstanceOf(CancelledError);
+    await expect(adapter.openSession({ agent: 'conformance' }, { signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
     const timeout = new TimeoutError('conformance: opening timed out');
-    await expect(adapter.openSession({ agent: 'conformance' }, AbortSignal.abort(timeout))).rejects.toBe(timeout);
+    await expect(adapter.openSession({ agent: 'conformance' }, { signal: AbortSignal.abort(timeout) })).rejects.toBe(timeout);
   });
 
   it('rejects promptly with a CancelledError when aborted while waiting', async (t) => {

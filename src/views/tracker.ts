@@ -14,6 +14,7 @@ import type { PlanGraphNode } from '../scheduler/events.js';
 import type { ChunkStatus } from '../scheduler/state.js';
 import type { OutcomeStatus } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
+import { defined } from '../core/defined.js';
 
 /** An op as the tracker knows it from `op.started` and `op.completed` (the run itself is `op-0`, kind `run`). */
 export interface TrackedOp {
@@ -179,10 +180,9 @@ export class RunTracker {
       id: event.opId,
       kind: event.kind,
       name: event.name,
-      ...(event.agent === undefined ? {} : { agent: event.agent }),
-      ...(event.parentId === undefined ? {} : { parentId: event.parentId }),
+      ...defined({ agent: event.agent, parentId: event.parentId }),
       depth: event.depth,
-      ...(event.path === undefined ? {} : { path: event.path }),
+      ...defined({ path: event.path }),
       start: event.time,
       status: 'running',
       mark: event.time,
@@ -315,7 +315,7 @@ function inherit(op: TrackedOp, parent: TrackedOp, state: RunState): void {
     const planId = parent.planId ?? parent.name;
     const chunkId = op.path !== undefined && parent.path !== undefined ? chunkOf(op.path, parent.path) : undefined;
     const attempt = chunkId === undefined ? undefined : plan?.chunks.get(chunkId)?.attempt;
-    op.plan = { opId: parent.id, planId, ...(chunkId === undefined ? {} : { chunkId }), ...(attempt ? { attempt } : {}) };
+    op.plan = { opId: parent.id, planId, ...defined({ chunkId }), ...(attempt ? { attempt } : {}) };
   } else if (parent.plan) {
     op.plan = parent.plan;
   }

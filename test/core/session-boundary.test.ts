@@ -66,14 +66,14 @@ describe('the session boundary', () => {
       openSession: () => new Promise<ModelSession>((resolve) => (open = resolve)),
     };
     const controller = new AbortController();
-    const pending = openSession(slow, { agent: 'a' }, controller.signal);
+    const pending = openSession(slow, { agent: 'a' }, { signal: controller.signal });
     await new Promise((resolve) => setImmediate(resolve));
     controller.abort();
     await expect(pending).rejects.toBeInstanceOf(CancelledError);
     open(sessionOf(() => Promise.resolve({ text: '', toolCalls: [] }), () => void closed++));
     await new Promise((resolve) => setImmediate(resolve));
     expect(closed).toBe(1);
-    await expect(openSession(slow, { agent: 'a' }, AbortSignal.abort())).rejects.toBeInstanceOf(CancelledError);
+    await expect(openSession(slow, { agent: 'a' }, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(CancelledError);
   });
 
   it('checks turns below the run log: a null or undefined turn is a ModelBehaviorError', async () => {

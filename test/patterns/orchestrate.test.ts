@@ -55,7 +55,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     });
     const loop = team({ evaluator: agent({ name: 'judge' }) });
     const result = await run(loop, REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, cancelled: false, iterations: 2, agent: 'lead' });
+    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 2, agent: 'lead' });
     expect(result.output).toBe('Final form with validation and tests.');
     expect(result.summary).toBe('✅ Goal met (2/5) in 0 ms');
     expect(result.evaluations.map((e) => [e.score, e.trend, e.evaluator])).toEqual([[0.5, 'stable', 'judge'], [0.95, 'improving', 'judge']]);
@@ -104,7 +104,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Attempt ${++n} with change-${n} and idea-${n}\n[[NEEDS_ITERATION]]` : PLAN) }],
     });
     const result = await run(team({ maxIterations: 3 }), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'max-iterations', goalMet: false, cancelled: true, iterations: 3 });
+    expect(result).toMatchObject({ status: 'max-iterations', goalMet: false, iterations: 3 });
     expect(result.summary).toBe('⏱️ Max iterations (3/3) in 0 ms');
     expect(result.evaluations.map((e) => e.score)).toEqual([0.4, 0.4, 0.4]);
     expect(result.output).toBe('Attempt 3 with change-3 and idea-3');
@@ -113,7 +113,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('stalls after two repeated syntheses', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: lead(['The same synthesis again.\n[[NEEDS_ITERATION]]']) }] });
     const result = await run(team(), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'stalled', iterations: 3, cancelled: true, goalMet: false });
+    expect(result).toMatchObject({ status: 'stalled', iterations: 3, goalMet: false });
     expect(result.summary).toMatch(/^⚠️ Stalled/);
     expect(events.filter((e) => e.type === 'reflect.stall.warning').map((e) => (e as TroupeEvent<'reflect.stall.warning'>).iteration)).toEqual([2]);
     expect(events.filter((e) => e.type === 'reflect.stalled').map((e) => (e as TroupeEvent<'reflect.stalled'>).iteration)).toEqual([3]);
@@ -122,7 +122,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('ends on the error budget after 3 consecutive errors, backing off on the clock', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: { fault: 'throw', error: 'model unavailable' } }] });
     const result = await drive(clock, run(team(), REQUEST, { adapter, clock, onEvent }));
-    expect(result).toMatchObject({ status: 'error-budget', iterations: 0, cancelled: true, error: 'model unavailable' });
+    expect(result).toMatchObject({ status: 'error-budget', iterations: 0, error: 'model unavailable' });
     expect(result.summary).toMatch(/^❌ Error budget exhausted \(0\/5\)/);
     expect(adapter.inputsOf('lead')).toHaveLength(3);
     expect(events.filter((e) => e.type === 'reflect.iteration.failed').map((e) => (e as TroupeEvent<'reflect.iteration.failed'>).consecutive)).toEqual([1, 2, 3]);
@@ -151,7 +151,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const calls = adapter.calls.length;
     controller.abort();
     const result = await drive(clock, p);
-    expect(result).toMatchObject({ status: 'cancelled', cancelled: true, goalMet: false, iterations: 0 });
+    expect(result).toMatchObject({ status: 'cancelled', goalMet: false, iterations: 0 });
     expect(result.summary).toMatch(/^⏹️ Cancelled/);
     await clock.runAll();
     expect(adapter.calls.length).toBe(calls);
@@ -164,7 +164,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     await clock.advance(1000);
     loop.stop();
     const result = await drive(clock, p);
-    expect(result).toMatchObject({ status: 'cancelled', cancelled: true });
+    expect(result).toMatchObject({ status: 'cancelled' });
     expect(adapter.inputsOf('lead')).toHaveLength(1);
   });
 
@@ -177,7 +177,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const first = startRun(loop, REQUEST, { adapter, clock });
     first.emitter.on('reflect.evaluated', () => loop.pause());
     const paused = await first.result;
-    expect(paused).toMatchObject({ status: 'paused', iterations: 1, cancelled: true });
+    expect(paused).toMatchObject({ status: 'paused', iterations: 1 });
     expect(paused.summary).toMatch(/^⏸️ Paused \(1\/2\)/);
     expect(loop.pausedState?.iteration).toBe(1);
 
@@ -277,7 +277,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('meets its goal with the direct answer when a later iteration assigns nothing', async () => {
     const { adapter, clock } = setup({ replies: { lead: [PLAN, 'Draft.\n[[NEEDS_ITERATION]]', 'Here is the answer myself.'] } });
     const result = await run(team(), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Here is the answer myself.', goalMet: true, cancelled: false });
+    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Here is the answer myself.', goalMet: true });
     expect(result.summary).toBe('✅ Goal met (2/5) in 0 ms');
   });
 
@@ -339,7 +339,7 @@ describe('orchestrate (one-pass modes)', () => {
     const result = await run(loop, REQUEST, { adapter, clock });
     expect(adapter.inputsOf('coder')).toEqual([`Context.\n\n${REQUEST}`]);
     expect(adapter.inputsOf('tester')).toEqual([`Context.\n\n${REQUEST}`]);
-    expect(result).toMatchObject({ status: 'completed', goalMet: true, cancelled: false, iterations: 1 });
+    expect(result).toMatchObject({ status: 'completed', goalMet: true, iterations: 1 });
     expect(result.output).toBe('### coder\ncoder: form done\n\n### tester\ntester: tests done');
   });
 

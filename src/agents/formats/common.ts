@@ -16,6 +16,7 @@ import {
   type AgentIssue,
   type AgentParseResult,
 } from '../definition.js';
+import { defined } from '../../core/defined.js';
 
 /** A key's path, as issues show it: `` `limits.maxTurns` ``. */
 const show = (path: ReadonlyArray<string | number>): string => `\`${path.join('.')}\``;
@@ -171,7 +172,7 @@ export class FieldReader {
     const at = (issue: AgentIssue): AgentIssue => ({
       ...issue,
       ...(def === undefined ? {} : { agent: def.name }),
-      ...(file === undefined ? {} : { file }),
+      ...defined({ file }),
     });
     if (def === undefined || this.issues.length > 0) return { success: false, issues: this.issues.map(at) };
     const extra: Record<string, unknown> = {};
@@ -437,9 +438,8 @@ export function mcpServerList(servers: AgentDefinition['mcpServers']): unknown[]
 /** The handoff choices as they are written: `{ label?, agent, prompt?, send? }` in that order. */
 export function handoffList(choices: AgentDefinition['handoffs']): unknown[] | undefined {
   return choices?.map((c) => ({
-    ...(c.label === undefined ? {} : { label: c.label }),
+    ...defined({ label: c.label }),
     agent: c.agent,
-    ...(c.prompt === undefined ? {} : { prompt: c.prompt }),
-    ...(c.send === undefined ? {} : { send: c.send }),
+    ...defined({ prompt: c.prompt, send: c.send }),
   }));
 }

@@ -10,6 +10,7 @@
 import type { AgentDefinition, ApprovalPolicy, ToolDecision } from '../definition.js';
 import { FieldReader, assign, fieldsLeft, notWritten, systemFrom, writeFrontMatter } from './common.js';
 import type { AgentFileInput, AgentFormatModule } from './types.js';
+import { defined } from '../../core/defined.js';
 
 const USED = ['description', 'mode', 'model', 'temperature', 'tools', 'permission', 'maxSteps', 'steps'];
 const UNUSED = ['top_p', 'prompt', 'disable', 'hidden', 'color', 'options'];
@@ -108,7 +109,7 @@ export const opencodeFormat: AgentFormatModule = {
     const permission =
       def.approval === undefined
         ? undefined
-        : { ...(def.approval.default === undefined ? {} : { '*': def.approval.default }), ...def.approval.tools };
+        : { ...defined({ '*': def.approval.default }), ...def.approval.tools };
     const text = writeFrontMatter(
       {
         description: def.description,

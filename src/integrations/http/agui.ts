@@ -13,6 +13,7 @@
 import { z } from 'zod';
 import type { TroupeEvent } from '../../core/events.js';
 import { answerJsonSchema } from './requests.js';
+import { defined } from '../../core/defined.js';
 
 /** One AG-UI event on the wire (see `@ag-ui/core`'s `EventSchemas` for every field). */
 export interface AguiEvent {
@@ -73,7 +74,7 @@ export class AguiMapper {
   /** `RUN_STARTED`, the steps still open and the state, to open a request. */
   open(time: number, input?: unknown): AguiEvent[] {
     const events: AguiEvent[] = [
-      { type: 'RUN_STARTED', threadId: this.#threadId, runId: this.#runId, protocolVersion: AGUI_PROTOCOL_VERSION, timestamp: time, ...(input === undefined ? {} : { input }) },
+      { type: 'RUN_STARTED', threadId: this.#threadId, runId: this.#runId, protocolVersion: AGUI_PROTOCOL_VERSION, timestamp: time, ...defined({ input }) },
     ];
     for (const stepName of this.#steps.values()) events.push({ type: 'STEP_STARTED', stepName, timestamp: time });
     if (this.#phase !== undefined || this.#chunks.size > 0) events.push(this.#snapshot(time));
@@ -132,14 +133,10 @@ export class AguiMapper {
           id: event.requestId,
           reason: event.kind,
           message: event.prompt,
-          ...(event.toolCallId === undefined ? {} : { toolCallId: event.toolCallId }),
+          ...defined({ toolCallId: event.toolCallId }),
           responseSchema: answerJsonSchema(event.kind),
           metadata: {
-            ...(event.agent === undefined ? {} : { agent: event.agent }),
-            ...(event.tool === undefined ? {} : { tool: event.tool }),
-            ...(event.arguments === undefined ? {} : { arguments: event.arguments }),
-            ...(event.questions === undefined ? {} : { questions: event.questions }),
-            ...(event.plan === undefined ? {} : { plan: event.plan }),
+            ...defined({ agent: event.agent, tool: event.tool, arguments: event.arguments, questions: event.questions, plan: event.plan }),
             seq,
           },
         };
@@ -162,7 +159,7 @@ export class AguiMapper {
         };
       case 'run.failed':
         if (event.code === 'cancelled') return { events: [...this.#closeSteps(timestamp), { type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId, timestamp, outcome: { type: 'cancelled' } }], end: true };
-        return { events: [{ type: 'RUN_ERROR', message: event.error, ...(event.code === undefined ? {} : { code: event.code }), timestamp }], end: true };
+        return { events: [{ type: 'RUN_ERROR', message: event.error, ...defined({ code: event.code }), timestamp }], end: true };
       default: {
         const events = INTERNAL.has(event.type) ? [] : [this.#custom(event)];
         if (stateChanged) events.push(this.#snapshot(timestamp));
@@ -208,7 +205,7 @@ export class AguiMapper {
 
   #snapshot(timestamp: number): AguiEvent {
     const troupe: AguiRunState = {
-      ...(this.#phase === undefined ? {} : { phase: this.#phase }),
+      ...defined({ phase: this.#phase }),
       ...(this.#chunks.size === 0 ? {} : { chunks: [...this.#chunks.values()] }),
     };
     return { type: 'STATE_SNAPSHOT', snapshot: { troupe }, timestamp };

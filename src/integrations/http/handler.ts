@@ -18,6 +18,7 @@ import { namespacedStore } from './namespace.js';
 import { answerRequest, pendingRequests, readRequest } from './requests.js';
 import { SSE_HEADERS, type SseOptions } from './sse.js';
 import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
+import { defined } from '../../core/defined.js';
 
 /** Who is calling: the tenant whose namespace every handler works in, and whatever else the application keeps. */
 export interface Principal {
@@ -289,8 +290,7 @@ async function startRoute(options: RunHandlerOptions, principal: Principal, stor
   await options.start({ principal, store, runId, input, body, request });
   const started = await waitForRun(store, runId, {
     signal: request.signal,
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.startTimeoutMs === undefined ? {} : { timeoutMs: options.startTimeoutMs }),
+    ...defined({ clock: options.clock, timeoutMs: options.startTimeoutMs }),
   });
   if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
   return jsonResponse(201, { runId });
@@ -299,12 +299,7 @@ async function startRoute(options: RunHandlerOptions, principal: Principal, stor
 function sseOptions(options: RunHandlerOptions, request: Request) {
   return {
     signal: request.signal,
-    ...(options.clock === undefined ? {} : { clock: options.clock }),
-    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
-    ...(options.bufferBytes === undefined ? {} : { bufferBytes: options.bufferBytes }),
-    ...(options.drainTimeoutMs === undefined ? {} : { drainTimeoutMs: options.drainTimeoutMs }),
-    ...(options.retryMs === undefined ? {} : { retryMs: options.retryMs }),
-    ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+    ...defined({ clock: options.clock, heartbeatMs: options.heartbeatMs, bufferBytes: options.bufferBytes, drainTimeoutMs: options.drainTimeoutMs, retryMs: options.retryMs, pollMs: options.pollMs }),
   };
 }
 
@@ -353,8 +348,7 @@ async function aguiRoute(options: RunHandlerOptions, principal: Principal, store
     await options.start({ principal, store, runId, input: text, body: input, request });
     const started = await waitForRun(store, runId, {
       signal: request.signal,
-      ...(options.clock === undefined ? {} : { clock: options.clock }),
-      ...(options.startTimeoutMs === undefined ? {} : { timeoutMs: options.startTimeoutMs }),
+      ...defined({ clock: options.clock, timeoutMs: options.startTimeoutMs }),
     });
     if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
   } else {

@@ -19,6 +19,7 @@ import type { Store } from '../../core/store.js';
 import type { ApprovalHandler } from '../../scheduler/approvals.js';
 import type { PlanningSession, PlanningStep } from '../../scheduler/planning-session.js';
 import { askPerson, type AskPersonOptions } from './requests.js';
+import { defined } from '../../core/defined.js';
 
 /**
  * An `ApprovalQueue` handler that asks a person through the run's store:
@@ -44,8 +45,7 @@ export function remoteApprovals(options: AskPersonOptions = {}): ApprovalHandler
         prompt: `${request.agent} asks to call \`${request.tool}\``,
         agent: request.agent,
         tool: request.tool,
-        ...(request.toolCallId === undefined ? {} : { toolCallId: request.toolCallId }),
-        ...(request.arguments === undefined ? {} : { arguments: request.arguments }),
+        ...defined({ toolCallId: request.toolCallId, arguments: request.arguments }),
       },
       { ...options, signal: combineSignals(signal, options.signal) },
     );
@@ -128,7 +128,7 @@ export async function runPlanningSession(session: PlanningSession, task: string,
     if (!['idle', 'completed', 'cancelled'].includes(session.phase)) session.cancel();
   };
   signal.addEventListener('abort', onAbort, { once: true });
-  const ask = { ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }) };
+  const ask = { ...defined({ pollMs: options.pollMs }) };
   own('run.started', { runnable: 'planning-session', input: task });
   try {
     let step = await session.submitTask(task);

@@ -11,6 +11,7 @@ import { followRunLog, isEventRecord } from './follow.js';
 import { checkId } from './ids.js';
 import { readRequest } from './requests.js';
 import { sseFrame, sseStream, type SseOptions } from './sse.js';
+import { defined } from '../../core/defined.js';
 
 /** Options of {@link runEventStream}. */
 export interface RunEventStreamOptions extends SseOptions {
@@ -44,7 +45,7 @@ export function runEventStream(options: RunEventStreamOptions): ReadableStream<U
       from: options.from ?? 0,
       signal: sink.signal,
       clock,
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      ...defined({ pollMs: options.pollMs }),
     });
     for await (const { seq, event } of follow) await sink.send(sseFrame(event, { id: seq }));
   }, options);
@@ -102,7 +103,7 @@ export function aguiEventStream(options: AguiEventStreamOptions): ReadableStream
       from,
       signal: sink.signal,
       clock,
-      ...(options.pollMs === undefined ? {} : { pollMs: options.pollMs }),
+      ...defined({ pollMs: options.pollMs }),
     });
     for await (const { seq, event } of follow) {
       const pending = event.type === 'input.requested' ? (await readRequest(options.store, options.runId, event.requestId, { signal: sink.signal }))?.status === 'pending' : false;

@@ -11,6 +11,7 @@ import { ConfigurationError } from '../../core/errors.js';
 import { executeToolCall } from '../../core/tool-loop.js';
 import { toToolSchema, type ToolDefinition } from '../../core/tools.js';
 import { createToolServer, type ToolServer } from './server.js';
+import { defined } from '../../core/defined.js';
 
 /** Options of {@link serveTools}. */
 export interface ServeToolsOptions {
@@ -53,8 +54,7 @@ export async function serveTools(tools: readonly ToolDefinition[], options: Serv
   return createToolServer({
     tools: tools.map((t) => toToolSchema(t)),
     signal: ctx.signal,
-    ...(options.name === undefined ? {} : { name: options.name }),
-    ...(options.version === undefined ? {} : { version: options.version }),
+    ...defined({ name: options.name, version: options.version }),
     async call(call) {
       const signal = combineSignals(ctx.signal, call.signal);
       const result = await executeToolCall({ id: `mcp-${randomUUID()}`, name: call.name, arguments: call.arguments }, byName, { ctx, agent, signal });

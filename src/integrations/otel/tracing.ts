@@ -30,6 +30,7 @@ import {
   type GenAiOperation,
 } from './attributes.js';
 import { injectTraceContext, type TraceCarrier } from './propagation.js';
+import { defined } from '../../core/defined.js';
 
 /** Options of {@link otelTracing}. */
 export interface OtelTracingOptions {
@@ -268,7 +269,7 @@ class RunSpanTracker {
             [TROUPE.chunkAttempt]: event.attempt,
             'troupe.chunk.title': event.title,
             'troupe.chunk.status': event.status,
-            ...(event.error === undefined ? {} : { 'troupe.chunk.error': event.error }),
+            ...defined({ 'troupe.chunk.error': event.error }),
           },
           at,
         );
@@ -288,7 +289,7 @@ class RunSpanTracker {
         this.spanOf(event.runId, event.opId)?.addEvent('troupe.router.selected', { 'troupe.router.destination': event.destination, 'troupe.router.form': event.form }, at);
         return;
       case 'warning':
-        this.spanOf(event.runId, event.opId)?.addEvent('troupe.warning', { 'troupe.warning.message': event.message, ...(event.code === undefined ? {} : { 'troupe.warning.code': event.code }) }, at);
+        this.spanOf(event.runId, event.opId)?.addEvent('troupe.warning', { 'troupe.warning.message': event.message, ...defined({ 'troupe.warning.code': event.code }) }, at);
         return;
       default:
         return;

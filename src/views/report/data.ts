@@ -11,6 +11,7 @@ import type { ChunkStatus } from '../../scheduler/state.js';
 import type { OutcomeStatus } from '../../core/runnable.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
 import { RunTracker, type TrackedOp } from '../tracker.js';
+import { defined } from '../../core/defined.js';
 
 /** An op of the report. Ids of a resumed run's later segments are prefixed (`s1/op-3`). */
 export interface ReportOp {
@@ -325,7 +326,7 @@ class ReportBuilder {
     const out: ReportOp = { id: this.#uid(op.id)!, kind: op.kind, name: op.name, depth: op.depth, start: op.start, status: op.status };
     if (op.parentId !== undefined) out.parentId = this.#uid(op.parentId)!;
     if (op.agent !== undefined) out.agent = op.agent;
-    if (op.plan) out.plan = { planId: op.plan.planId, ...(op.plan.chunkId === undefined ? {} : { chunkId: op.plan.chunkId }), ...(op.plan.attempt === undefined ? {} : { attempt: op.plan.attempt }) };
+    if (op.plan) out.plan = { planId: op.plan.planId, ...defined({ chunkId: op.plan.chunkId, attempt: op.plan.attempt }) };
     if (op.iteration !== undefined) out.iteration = op.iteration;
     if (op.round !== undefined) out.round = op.round;
     return out;
@@ -445,7 +446,7 @@ class ReportBuilder {
         this.#mark(e.opId, { time: e.time, kind: 'failure', label: `iteration ${e.iteration} failed: ${e.error}` });
         return;
       case 'warning':
-        this.#warnings.push({ time: e.time, message: e.message, ...(e.code === undefined ? {} : { code: e.code }) });
+        this.#warnings.push({ time: e.time, message: e.message, ...defined({ code: e.code }) });
         this.#mark(e.opId, { time: e.time, kind: 'warning', label: e.message });
         return;
       default:
@@ -571,7 +572,7 @@ function buildLanes(ops: readonly ReportOp[], turns: readonly ReportTurn[], plan
       kind: 'turn',
       status: t.error === undefined ? 'turn' : 'failed',
       label: `turn ${t.turn} of ${t.agent}${t.model ? ` (${t.model})` : ''}`,
-      ...(t.opId === undefined ? {} : { opId: t.opId }),
+      ...defined({ opId: t.opId }),
     });
   }
   const chunkLanes: ReportLane[] = [];
@@ -648,7 +649,7 @@ function loopOf(loops: Map<string, ReportLoop>, opId: string | undefined, name: 
   const key = opId ?? name;
   let loop = loops.get(key);
   if (!loop) {
-    loop = { name, scores: [], stalls: [], ...(opId === undefined ? {} : { opId }) };
+    loop = { name, scores: [], stalls: [], ...defined({ opId }) };
     loops.set(key, loop);
   }
   return loop;
