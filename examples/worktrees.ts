@@ -67,7 +67,7 @@ try {
   // Prepare a worktree per chunk and run both workers in parallel, each in its own.
   const outputs = await Promise.all(
     chunks.map(async (chunk) => {
-      const ws = await strategy.prepare(chunk, repo);
+      const ws = await strategy.prepare({ ...chunk, baseDir: repo });
       workspaces.push(ws);
       const worker = agent({ name: chunk.id, workspace: ws.path, tools: [writeFileTool(ws)] });
       const result = await run(worker, chunk.title, { adapter });
@@ -77,7 +77,7 @@ try {
   console.log(outputs.join('\n'));
   // Merge in a fixed order.
   for (const ws of [...workspaces].sort((a, b) => a.chunkId.localeCompare(b.chunkId))) {
-    const merged = await strategy.merge(ws, repo);
+    const merged = await strategy.merge(ws);
     console.log(`merge ${ws.branch}: ${merged.status}`);
   }
   console.log(git(repo, 'log', '--format=%s', '--first-parent').trim());

@@ -51,15 +51,21 @@ export type AcquireResult = { ok: true } | { ok: false; waitMs: number; reason: 
  */
 export interface RateLimitState {
   /** Take a request slot, `tokens` and a concurrency lease at once, or say how long to wait. */
-  acquire(request: AcquireRequest, signal?: AbortSignal): Promise<AcquireResult>;
+  acquire(request: AcquireRequest, options?: RateLimitCallOptions): Promise<AcquireResult>;
   /**
    * The call `leaseId` ended: free its lease and replace its reserved tokens
    * by `tokens` (its usage). `refused`: the provider refused it (a 429), so
    * it counts against no window at all.
    */
-  release(release: { now: number; leaseId: string; tokens: number; refused?: boolean }, signal?: AbortSignal): Promise<void>;
+  release(release: { now: number; leaseId: string; tokens: number; refused?: boolean }, options?: RateLimitCallOptions): Promise<void>;
   /** The provider asked to wait: nothing starts before `until` (clock time). */
-  pause(pause: { now: number; until: number; windowMs: number }, signal?: AbortSignal): Promise<void>;
+  pause(pause: { now: number; until: number; windowMs: number }, options?: RateLimitCallOptions): Promise<void>;
+}
+
+/** Options of every {@link RateLimitState} call. */
+export interface RateLimitCallOptions {
+  /** Cancels the call (a state in Redis: the command). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -273,7 +279,7 @@ class RateLimiter {
         if (attempt >= this.#maxRetries || signal?.aborted) throw error;
         const after = (error as RateLimitError).retryAfterMs ?? this.#defaultRetryAfterMs;
         const now = clock.now();
-        await this.#state.pause({ now, until: now + after, windowMs: this.#windowMs }, signal);
+        await this.#state.pause({ now, until: now + after, windowMs: this.#windowMs }, defined({ signal }));
         this.retried++;
       } finally {
         await this.#state.release({ now: clock.now(), leaseId, tokens: used, ...(refused ? { refused } : {}) }).catch(() => undefined);
@@ -287,7 +293,7 @@ class RateLimiter {
     for (;;) {
       throwIfAborted(signal);
       const now = this.#clock.now();
-      const taken = await this.#state.acquire({ now, windowMs: this.#windowMs, limits: this.#limits, tokens, leaseId, leaseExpiresAt: now + this.#leaseMs }, signal);
+      const taken = await this.#state.acquire({ now, windowMs: this.#windowMs, limits: this.#limits, tokens, leaseId, leaseExpiresAt: now + this.#leaseMs }, defined({ signal }));
       if (taken.ok) return leaseId;
       await this.#wait(taken.reason === 'concurrency' ? Math.min(taken.waitMs, this.#pollMs) : taken.waitMs, signal);
     }

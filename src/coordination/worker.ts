@@ -136,7 +136,7 @@ async function workOn(rt: Runtime, slot: WorkerSlot, claimed: CoordTask, workerS
   let workspace: Workspace | undefined;
   let conversation: Conversation | undefined;
   try {
-    if (rt.workspace) workspace = await rt.workspace.strategy.prepare({ id: task.id, planId: ctx.runId, title: task.title, ...(task.files ? { workingScope: task.files } : {}) }, rt.workspace.baseDir, signal);
+    if (rt.workspace) workspace = await rt.workspace.strategy.prepare({ id: task.id, planId: ctx.runId, title: task.title, baseDir: rt.workspace.baseDir, ...(task.files ? { workingScope: task.files } : {}) }, { signal });
     const ask = (question: string, sig: AbortSignal) => askLead(rt, slot, task.id, question, combineSignals(signal, sig));
     const toolForm = slot.agent.resolveAdapter(ctx).capabilities.tools;
     const workerCtx = ctx.withSignal(signal);
@@ -157,7 +157,7 @@ async function workOn(rt: Runtime, slot: WorkerSlot, claimed: CoordTask, workerS
       reply = await conversation.send(`Answer from the lead: ${answer}\n\nContinue with the task.`, { signal });
     }
     if (workspace) {
-      const merged = await rt.workspace!.strategy.merge(workspace, rt.workspace!.baseDir, signal);
+      const merged = await rt.workspace!.strategy.merge(workspace, { signal });
       if (merged.status === 'conflict') throw new WorkspaceError(`Merge conflict in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
     }
     if (!stillMine(rt, task.id, name)) return;

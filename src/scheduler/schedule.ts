@@ -120,12 +120,12 @@ function attemptHost(ctx: RunContext, o: ScheduleOptions, records: readonly Chun
 async function runInWorkspace(a: Attempt, where: { strategy: WorkspaceStrategy; baseDir: string; runner: ChunkRunner; ctx: RunContext }): Promise<string | ChunkAttemptResult> {
   const { strategy, baseDir, runner, ctx } = where;
   const c = a.chunk;
-  const scope = { id: String(c.sequenceIndex), planId: a.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
-  const workspace = await strategy.prepare(scope, baseDir, a.signal);
+  const scope = { id: String(c.sequenceIndex), planId: a.planId, title: c.title, baseDir, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
+  const workspace = await strategy.prepare(scope, { signal: a.signal });
   a.workspace = workspace;
   try {
     const result = await runner(a);
-    const merged = await strategy.merge(workspace, baseDir, a.signal);
+    const merged = await strategy.merge(workspace, { signal: a.signal });
     if (merged.status === 'conflict') {
       throw new WorkspaceError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
     }

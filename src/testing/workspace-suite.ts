@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
-import type { WorkspaceStrategy } from '../workspaces/types.js';
+import type { WorkspaceChunk, WorkspaceStrategy } from '../workspaces/types.js';
 import { expect } from './expect.js';
 import { resolveRunner, type SuiteRunner, type SuiteTestContext } from './runner.js';
 
@@ -81,7 +81,7 @@ function basicCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, opt
 
   it('prepares an existing directory for the chunk', async () => {
     const { strategy, baseDir } = await setup();
-    const ws = await strategy.prepare({ id: 'first', title: 'First' }, baseDir);
+    const ws = await strategy.prepare({ id: 'first', title: 'First', baseDir });
     try {
       expect(ws.chunkId).toBe('first');
       expect(typeof ws.kind).toBe('string');
@@ -96,11 +96,11 @@ function basicCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, opt
   it('brings a change written in the workspace into the base directory', async (t) => {
     if (options.readOnly) return t.skip();
     const { strategy, baseDir } = await setup();
-    const ws = await strategy.prepare({ id: 'writer', title: 'Writer', workingScope: ['notes.txt'] }, baseDir);
+    const ws = await strategy.prepare({ id: 'writer', title: 'Writer', workingScope: ['notes.txt'], baseDir });
     try {
       await writeFile(join(ws.path, 'notes.txt'), 'hello\n');
       if (options.isolated) expect(existsSync(join(baseDir, 'notes.txt'))).toBe(false);
-      const result = await strategy.merge(ws, baseDir);
+      const result = await strategy.merge(ws);
       expect(result.conflicts).toEqual([]);
       expect(result.status).toBe(options.isolated ? 'merged' : 'nothing-to-merge');
       expect(await readFile(join(baseDir, 'notes.txt'), 'utf8')).toBe('hello\n');
@@ -111,9 +111,9 @@ function basicCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, opt
 
   it('reports nothing to merge when nothing changed', async () => {
     const { strategy, baseDir } = await setup();
-    const ws = await strategy.prepare({ id: 'idle', title: 'Idle' }, baseDir);
+    const ws = await strategy.prepare({ id: 'idle', title: 'Idle', baseDir });
     try {
-      expect(await strategy.merge(ws, baseDir)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
+      expect(await strategy.merge(ws)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
     } finally {
       await strategy.cleanup(ws);
     }
@@ -121,7 +121,7 @@ function basicCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, opt
 
   it('cleans up idempotently', async () => {
     const { strategy, baseDir } = await setup();
-    const ws = await strategy.prepare({ id: 'twice', title: 'Twice' }, baseDir);
+    const ws = await strategy.prepare({ id: 'twice', title: 'Twice', baseDir });
     await strategy.cleanup(ws);
     await strategy.cleanup(ws);
     if (ws.path !== ws.baseDir) expect(existsSync(ws.path)).toBe(false);
@@ -131,15 +131,22 @@ function basicCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, opt
 
 /** Cases of {@link workspaceSuite}. */
 function safetyCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, options: WorkspaceSuiteOptions): void {
+  it('rejects a chunk without an id or a base directory, with a ConfigurationError', async () => {
+    const { strategy, baseDir } = await setup();
+    for (const chunk of [{ id: 'no-base', title: 'No base' }, { id: 'empty-base', title: 'Empty base', baseDir: '' }, { id: '', title: 'No id', baseDir }]) {
+      await expect(strategy.prepare(chunk as WorkspaceChunk)).rejects.toMatchObject({ name: 'ConfigurationError', code: 'invalid_option' });
+    }
+  });
+
   it('rejects a prepare whose signal has aborted', async () => {
     const { strategy, baseDir } = await setup();
     const controller = new AbortController();
     controller.abort();
-    await expect(strategy.prepare({ id: 'cancelled', title: 'Cancelled' }, baseDir, controller.signal)).rejects.toMatchObject({
+    await expect(strategy.prepare({ id: 'cancelled', title: 'Cancelled', baseDir }, { signal: controller.signal })).rejects.toMatchObject({
       code: 'cancelled',
     });
     // Nothing is held: the same chunk can be prepared again.
-    const ws = await strategy.prepare({ id: 'cancelled', title: 'Cancelled' }, baseDir);
+    const ws = await strategy.prepare({ id: 'cancelled', title: 'Cancelled', baseDir });
     await strategy.cleanup(ws);
   });
 
@@ -147,13 +154,13 @@ function safetyCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, op
     const { strategy, baseDir } = await setup();
     const hostile = ['x; rm -rf /', '--upload-pack=touch pwned', '../../etc', '-b', '$(touch pwned)'];
     for (const id of hostile) {
-      const ws = await strategy.prepare({ id, planId: id, title: id }, baseDir);
+      const ws = await strategy.prepare({ id, planId: id, title: id, baseDir });
       try {
         expect(ws.chunkId).toBe(id);
         expect(ws.path.split(/[\\/]/)).not.toContain('..');
         if (ws.branch !== undefined) expect(ws.branch.startsWith('-')).toBe(false);
         if (!options.readOnly) await writeFile(join(ws.path, 'hostile.txt'), id);
-        const merged = await strategy.merge(ws, baseDir);
+        const merged = await strategy.merge(ws);
         expect(merged.conflicts).toEqual([]);
       } finally {
         await strategy.cleanup(ws);
@@ -166,8 +173,8 @@ function safetyCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, op
   it('prepares concurrent chunks with disjoint scopes', async () => {
     const { strategy, baseDir } = await setup();
     const [a, b] = await Promise.all([
-      strategy.prepare({ id: 'a', title: 'A', workingScope: ['a/**'] }, baseDir),
-      strategy.prepare({ id: 'b', title: 'B', workingScope: ['b/**'] }, baseDir),
+      strategy.prepare({ id: 'a', title: 'A', workingScope: ['a/**'], baseDir }),
+      strategy.prepare({ id: 'b', title: 'B', workingScope: ['b/**'], baseDir }),
     ]);
     await Promise.all([strategy.cleanup(a), strategy.cleanup(b)]);
     expect(a.chunkId).toBe('a');

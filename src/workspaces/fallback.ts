@@ -4,6 +4,7 @@
  * @module
  */
 import { resolve } from 'node:path';
+import { expectChunk } from './chunk.js';
 import type { Workspace, WorkspaceStrategy, WorkspaceWarning } from './types.js';
 
 /** The warning {@link withFallback} reports (the payload of the `workspace.fallback` event). */
@@ -71,13 +72,14 @@ export function withFallback(primary: WorkspaceStrategy, fallback: WorkspaceStra
     async isAvailable(baseDir) {
       return (await primary.isAvailable(baseDir).catch(() => false)) || fallback.isAvailable(baseDir);
     },
-    async prepare(chunk, baseDir, signal) {
-      const strategy = await choose(baseDir);
-      const workspace = await strategy.prepare(chunk, baseDir, signal);
+    async prepare(chunk, options) {
+      expectChunk(chunk);
+      const strategy = await choose(chunk.baseDir);
+      const workspace = await strategy.prepare(chunk, options);
       preparedBy.set(workspace, strategy);
       return workspace;
     },
-    merge: (workspace, baseDir, signal) => owner(workspace).merge(workspace, baseDir, signal),
+    merge: (workspace, options) => owner(workspace).merge(workspace, options),
     cleanup: (workspace) => owner(workspace).cleanup(workspace),
     onWarning(listener) {
       listeners.add(listener);

@@ -13,7 +13,8 @@ import { MAX_TIMER_DELAY_MS, abortError, realClock, sleep, type Clock } from '..
 import { ConfigurationError, WorkspaceError, describeValue, errorMessage } from '../core/errors.js';
 import { expectPositiveNumber } from '../core/options.js';
 import { pathKey } from './git.js';
-import type { MergeResult, Workspace, WorkspaceChunk, WorkspaceStrategy } from './types.js';
+import { expectChunk } from './chunk.js';
+import type { MergeResult, Workspace, WorkspaceCallOptions, WorkspaceChunk, WorkspaceStrategy } from './types.js';
 
 /** Options of {@link fileLocking}. */
 export interface FileLockingOptions {
@@ -96,7 +97,7 @@ function prefixesOverlap(a: readonly string[][], b: readonly string[][]): boolea
  * @example
  * ```ts
  * const strategy = fileLocking();
- * const ws = await strategy.prepare({ id: 'docs', title: 'Docs', workingScope: ['docs/**'] }, repoDir, signal);
+ * const ws = await strategy.prepare({ id: 'docs', title: 'Docs', baseDir: repoDir, workingScope: ['docs/**'] }, { signal });
  * try { await work(ws.path); } finally { await strategy.cleanup(ws); }
  * ```
  */
@@ -133,14 +134,12 @@ class FileLocks implements WorkspaceStrategy {
     return (await stat(baseDir).catch(() => undefined))?.isDirectory() === true;
   }
 
-  async prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace> {
-    if (!chunk || typeof chunk.id !== 'string' || chunk.id === '') {
-      throw new ConfigurationError(`Expected chunk \`id\` to be a non-empty string, got ${describeValue(chunk?.id)}`);
-    }
+  async prepare(chunk: WorkspaceChunk, { signal }: WorkspaceCallOptions = {}): Promise<Workspace> {
+    expectChunk(chunk);
     const scope = (chunk.workingScope ?? []).map(staticPrefix);
     if (scope.length === 0) scope.push([]);
     throwIfAborted(signal);
-    const dir = await this.#realDir(baseDir);
+    const dir = await this.#realDir(chunk.baseDir);
     const s = this.#state(dir);
     if (s.held.has(chunk.id) || s.waiting.some((w) => w.chunkId === chunk.id)) {
       throw new WorkspaceError(`Chunk ${chunk.id} already holds or awaits a workspace in ${dir}`, { details: { chunkId: chunk.id } });

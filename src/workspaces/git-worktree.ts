@@ -12,7 +12,8 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, WorkspaceError, describeValue } from '../core/errors.js';
 import { GIT_IDENTITY, KeyedSerialQueue, mustGit, pathKey, runGit, sanitizeName } from './git.js';
-import type { MergeResult, Workspace, WorkspaceChunk, WorkspaceStrategy } from './types.js';
+import { expectChunk } from './chunk.js';
+import type { MergeResult, Workspace, WorkspaceCallOptions, WorkspaceChunk, WorkspaceStrategy } from './types.js';
 
 /** Options of {@link gitWorktree}. */
 export interface GitWorktreeOptions {
@@ -44,7 +45,7 @@ export interface GitWorktreeStrategy extends WorkspaceStrategy {
    * the repository of `baseDir`. Workspaces this instance holds are kept.
    * Call it when no other process is running chunks on the repository.
    */
-  cleanupStale(baseDir: string, signal?: AbortSignal): Promise<StaleCleanupResult>;
+  cleanupStale(baseDir: string, options?: WorkspaceCallOptions): Promise<StaleCleanupResult>;
 }
 
 const BRANCH_PREFIX = 'troupe/';
@@ -55,8 +56,8 @@ const BRANCH_PREFIX = 'troupe/';
  * @example
  * ```ts
  * const strategy = gitWorktree({ root: '/tmp/my-worktrees' });
- * const ws = await strategy.prepare({ id: 'parser', title: 'Fix the parser' }, repoDir);
- * try { await work(ws.path); await strategy.merge(ws, repoDir); } finally { await strategy.cleanup(ws); }
+ * const ws = await strategy.prepare({ id: 'parser', title: 'Fix the parser', baseDir: repoDir });
+ * try { await work(ws.path); await strategy.merge(ws); } finally { await strategy.cleanup(ws); }
  * ```
  */
 export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrategy {
@@ -100,23 +101,23 @@ class GitWorktrees implements GitWorktreeStrategy {
     return head.code === 0;
   }
 
-  async prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace> {
+  async prepare(chunk: WorkspaceChunk, { signal }: WorkspaceCallOptions = {}): Promise<Workspace> {
     validateChunk(chunk);
     throwIfAborted(signal);
-    const top = await this.#toplevel(baseDir);
+    const top = await this.#toplevel(chunk.baseDir);
     const plan = chunk.planId === undefined ? this.#defaultPlan : sanitizeName(chunk.planId, 'plan');
     const id = sanitizeName(chunk.id);
     const branch = `${BRANCH_PREFIX}${plan}/${id}`;
     return this.#queue.run(top, () => this.#addWorktree(top, chunk, { plan, id, branch }, signal), signal);
   }
 
-  async merge(workspace: Workspace, baseDir: string, signal?: AbortSignal): Promise<MergeResult> {
+  async merge(workspace: Workspace, { signal }: WorkspaceCallOptions = {}): Promise<MergeResult> {
     const branch = workspace.branch;
     if (branch === undefined || !branch.startsWith(BRANCH_PREFIX)) {
       throw new WorkspaceError(`Workspace of chunk ${workspace.chunkId} has no troupe branch to merge`);
     }
     throwIfAborted(signal);
-    const top = await this.#toplevel(baseDir);
+    const top = await this.#toplevel(workspace.baseDir);
     return this.#queue.run(
       top,
       async () => {
@@ -141,7 +142,7 @@ class GitWorktrees implements GitWorktreeStrategy {
     });
   }
 
-  async cleanupStale(baseDir: string, signal?: AbortSignal): Promise<StaleCleanupResult> {
+  async cleanupStale(baseDir: string, { signal }: WorkspaceCallOptions = {}): Promise<StaleCleanupResult> {
     throwIfAborted(signal);
     const top = await this.#toplevel(baseDir);
     return this.#queue.run(
@@ -291,12 +292,7 @@ function isInside(path: string, folder: string): boolean {
 }
 
 function validateChunk(chunk: WorkspaceChunk): void {
-  if (!chunk || typeof chunk !== 'object') {
-    throw new ConfigurationError(`Expected a workspace chunk object, got ${describeValue(chunk)}`);
-  }
-  if (typeof chunk.id !== 'string' || chunk.id === '') {
-    throw new ConfigurationError(`Expected chunk \`id\` to be a non-empty string, got ${describeValue(chunk.id)}`);
-  }
+  expectChunk(chunk);
   if (chunk.planId !== undefined && (typeof chunk.planId !== 'string' || chunk.planId === '')) {
     throw new ConfigurationError(`Expected chunk \`planId\` to be a non-empty string, got ${describeValue(chunk.planId)}`);
   }

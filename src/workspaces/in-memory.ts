@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
-import { ConfigurationError, describeValue } from '../core/errors.js';
+import { expectChunk } from './chunk.js';
 import type { Workspace, WorkspaceStrategy } from './types.js';
 
 /**
@@ -15,7 +15,7 @@ import type { Workspace, WorkspaceStrategy } from './types.js';
  *
  * @example
  * ```ts
- * const ws = await inMemory().prepare({ id: 'review', title: 'Review' }, repoDir);
+ * const ws = await inMemory().prepare({ id: 'review', title: 'Review', baseDir: repoDir });
  * // ws.path === repoDir
  * ```
  */
@@ -25,12 +25,10 @@ export function inMemory(): WorkspaceStrategy {
     async isAvailable(baseDir) {
       return (await stat(baseDir).catch(() => undefined))?.isDirectory() === true;
     },
-    async prepare(chunk, baseDir, signal): Promise<Workspace> {
-      if (!chunk || typeof chunk.id !== 'string' || chunk.id === '') {
-        throw new ConfigurationError(`Expected chunk \`id\` to be a non-empty string, got ${describeValue(chunk?.id)}`);
-      }
+    async prepare(chunk, { signal } = {}): Promise<Workspace> {
+      expectChunk(chunk);
       throwIfAborted(signal);
-      const dir = resolve(baseDir);
+      const dir = resolve(chunk.baseDir);
       return { kind: 'in-memory', path: dir, chunkId: chunk.id, baseDir: dir };
     },
     merge: async () => ({ status: 'nothing-to-merge', conflicts: [] }),

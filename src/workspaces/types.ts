@@ -10,11 +10,15 @@
  * `troupe/testing` is the conformance suite every strategy must pass.
  * @module
  */
+import { throwIfAborted } from '../core/abort.js';
+import { expectChunk } from './chunk.js';
 
 /** What a strategy needs to know of the work it prepares a workspace for. */
 export interface WorkspaceChunk {
   /** Unique within the plan (used in branch and folder names, after sanitising). */
   id: string;
+  /** The directory the work is done in (a git strategy: a folder of the repository); the workspace is prepared from it and merged back into it. */
+  baseDir: string;
   /** The plan the chunk belongs to (used in branch names, after sanitising). */
   planId?: string;
   /** A human title (never trusted as a path or an argument). */
@@ -44,16 +48,22 @@ export interface MergeResult {
   conflicts: string[];
 }
 
+/** Options of {@link WorkspaceStrategy.prepare} and {@link WorkspaceStrategy.merge}. */
+export interface WorkspaceCallOptions {
+  /** Cancels the call (a wait for locks, a git command). */
+  signal?: AbortSignal;
+}
+
 /** A way to isolate concurrent workers. */
 export interface WorkspaceStrategy {
   /** A short name (`git-worktree`, `file-locking`, `in-memory`, `none`). */
   readonly kind: string;
   /** Whether the strategy can work in `baseDir` (for example: it is a git repository). */
   isAvailable(baseDir: string): Promise<boolean>;
-  /** Prepare a workspace for a chunk. May wait (for locks); must honour `signal`. */
-  prepare(chunk: WorkspaceChunk, baseDir: string, signal?: AbortSignal): Promise<Workspace>;
-  /** Bring the workspace's changes back into `baseDir`. */
-  merge(workspace: Workspace, baseDir: string, signal?: AbortSignal): Promise<MergeResult>;
+  /** Prepare a workspace for a chunk, from `chunk.baseDir`. May wait (for locks); must honour `signal`. */
+  prepare(chunk: WorkspaceChunk, options?: WorkspaceCallOptions): Promise<Workspace>;
+  /** Bring the workspace's changes back into the base directory it was prepared from (`workspace.baseDir`). */
+  merge(workspace: Workspace, options?: WorkspaceCallOptions): Promise<MergeResult>;
   /** Release everything the workspace holds. Idempotent; never throws for a workspace already gone. Takes no signal: it must also run after a cancellation. */
   cleanup(workspace: Workspace): Promise<void>;
   /**
@@ -82,7 +92,11 @@ export function noWorkspace(): WorkspaceStrategy {
   return {
     kind: 'none',
     isAvailable: async () => true,
-    prepare: async (chunk, baseDir) => ({ kind: 'none', path: baseDir, chunkId: chunk.id, baseDir }),
+    async prepare(chunk, { signal } = {}) {
+      expectChunk(chunk);
+      throwIfAborted(signal);
+      return { kind: 'none', path: chunk.baseDir, chunkId: chunk.id, baseDir: chunk.baseDir };
+    },
     merge: async () => ({ status: 'nothing-to-merge', conflicts: [] }),
     cleanup: async () => undefined,
   };

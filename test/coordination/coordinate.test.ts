@@ -399,9 +399,9 @@ describe('coordinate', () => {
     const strategy: WorkspaceStrategy = {
       kind: 'fake',
       isAvailable: async () => true,
-      prepare: async (chunk, baseDir) => {
+      prepare: async (chunk) => {
         log.push(`prepare ${chunk.id} ${chunk.workingScope?.join(',') ?? ''}`);
-        return { kind: 'fake', path: `${baseDir}/ws-${chunk.id}`, chunkId: chunk.id, baseDir };
+        return { kind: 'fake', path: `${chunk.baseDir}/ws-${chunk.id}`, chunkId: chunk.id, baseDir: chunk.baseDir };
       },
       merge: async (ws) => {
         log.push(`merge ${ws.chunkId}`);

@@ -241,9 +241,9 @@ describe('executePlan', () => {
     const workspace: WorkspaceStrategy = {
       kind: 'test',
       isAvailable: async () => true,
-      prepare: async (c, baseDir) => {
+      prepare: async (c) => {
         log.push(`prepare ${c.id}`);
-        return { kind: 'test', path: `${baseDir}/ws-${c.id}`, chunkId: c.id, baseDir };
+        return { kind: 'test', path: `${c.baseDir}/ws-${c.id}`, chunkId: c.id, baseDir: c.baseDir };
       },
       merge: async (ws) => {
         log.push(`merge ${ws.chunkId}`);

@@ -6,6 +6,7 @@ import { fileLocking } from '../../src/workspaces/file-locking.js';
 import { gitWorktree } from '../../src/workspaces/git-worktree.js';
 import { inMemory } from '../../src/workspaces/in-memory.js';
 import { withFallback } from '../../src/workspaces/fallback.js';
+import { noWorkspace } from '../../src/workspaces/types.js';
 import { makeFolder, makeRepo, tempDir } from '../helpers/git-repo.js';
 
 const runner = { describe, it };
@@ -45,3 +46,12 @@ workspaceSuite('withFallback(gitWorktree, fileLocking) outside a repository', ()
     },
   };
 }, { runner });
+
+workspaceSuite(
+  'noWorkspace',
+  () => {
+    const { dir, dispose } = makeFolder();
+    return { strategy: noWorkspace(), baseDir: dir, dispose };
+  },
+  { readOnly: true, runner },
+);

@@ -21,8 +21,8 @@ describe('withFallback', () => {
     const strategy = withFallback(gitWorktree({ root }), fileLocking({ lockDir: join(root, 'locks') }), {
       onWarning: (w) => warnings.push(w),
     });
-    const a = await strategy.prepare({ id: 'a', title: 'A', workingScope: ['a.txt'] }, plain.dir);
-    const b = await strategy.prepare({ id: 'b', title: 'B', workingScope: ['b.txt'] }, plain.dir);
+    const a = await strategy.prepare({ id: 'a', title: 'A', workingScope: ['a.txt'], baseDir: plain.dir });
+    const b = await strategy.prepare({ id: 'b', title: 'B', workingScope: ['b.txt'], baseDir: plain.dir });
     expect(a.kind).toBe('file-locking');
     expect(a.path).toBe(plain.dir);
     expect(warnings).toEqual([
@@ -33,7 +33,7 @@ describe('withFallback', () => {
         baseDir: plain.dir,
       },
     ]);
-    expect(await strategy.merge(a, plain.dir)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
+    expect(await strategy.merge(a)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
     await strategy.cleanup(a);
     await strategy.cleanup(b);
   });
@@ -45,7 +45,7 @@ describe('withFallback', () => {
     const strategy = withFallback(gitWorktree({ root, git: join(root, 'no-such-git') }), inMemory(), {
       onWarning: (w) => warnings.push(w),
     });
-    const ws = await strategy.prepare({ id: 'a', title: 'A' }, repo);
+    const ws = await strategy.prepare({ id: 'a', title: 'A', baseDir: repo });
     expect(ws).toMatchObject({ kind: 'in-memory', path: repo });
     expect(warnings).toHaveLength(1);
     await strategy.cleanup(ws);
@@ -58,7 +58,7 @@ describe('withFallback', () => {
     const strategy = withFallback(gitWorktree({ root }), fileLocking({ crossProcess: false }), { onWarning: (w) => warnings.push(w) });
     expect(strategy.kind).toBe('git-worktree');
     expect(await strategy.isAvailable(repo)).toBe(true);
-    const ws = await strategy.prepare({ id: 'a', title: 'A' }, repo);
+    const ws = await strategy.prepare({ id: 'a', title: 'A', baseDir: repo });
     expect(ws.kind).toBe('git-worktree');
     await strategy.cleanup(ws);
     expect(existsSync(ws.path)).toBe(false);
@@ -72,11 +72,11 @@ describe('inMemory', () => {
     disposers.push(plain.dispose);
     const strategy = inMemory();
     const [a, b] = await Promise.all([
-      strategy.prepare({ id: 'a', title: 'A', workingScope: ['**'] }, plain.dir),
-      strategy.prepare({ id: 'b', title: 'B', workingScope: ['**'] }, plain.dir),
+      strategy.prepare({ id: 'a', title: 'A', workingScope: ['**'], baseDir: plain.dir }),
+      strategy.prepare({ id: 'b', title: 'B', workingScope: ['**'], baseDir: plain.dir }),
     ]);
     expect([a.path, b.path]).toEqual([plain.dir, plain.dir]);
-    expect(await strategy.merge(a, plain.dir)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
+    expect(await strategy.merge(a)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
     expect(await strategy.isAvailable(join(plain.dir, 'missing'))).toBe(false);
   });
 });

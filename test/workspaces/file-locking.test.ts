@@ -60,8 +60,8 @@ describe('fileLocking', () => {
   it('runs chunks with disjoint scopes in parallel in the base directory', async () => {
     const { dir, strategy } = setup();
     const [a, b] = await Promise.all([
-      strategy.prepare({ id: 'a', title: 'A', workingScope: ['src/**'] }, dir),
-      strategy.prepare({ id: 'b', title: 'B', workingScope: ['docs/**', 'README.md'] }, dir),
+      strategy.prepare({ id: 'a', title: 'A', workingScope: ['src/**'], baseDir: dir }),
+      strategy.prepare({ id: 'b', title: 'B', workingScope: ['docs/**', 'README.md'], baseDir: dir }),
     ]);
     expect(a.path).toBe(dir);
     expect(b.path).toBe(dir);
@@ -71,10 +71,10 @@ describe('fileLocking', () => {
 
   it('makes overlapping scopes wait in order, without overtaking', async () => {
     const { dir, strategy } = setup();
-    const a = await strategy.prepare({ id: 'a', title: 'A', workingScope: ['src/lib/**'] }, dir);
-    const b = track(strategy.prepare({ id: 'b', title: 'B', workingScope: ['src/**'] }, dir));
-    const c = track(strategy.prepare({ id: 'c', title: 'C', workingScope: ['src/app/main.ts'] }, dir));
-    const d = track(strategy.prepare({ id: 'd', title: 'D', workingScope: ['docs/**'] }, dir));
+    const a = await strategy.prepare({ id: 'a', title: 'A', workingScope: ['src/lib/**'], baseDir: dir });
+    const b = track(strategy.prepare({ id: 'b', title: 'B', workingScope: ['src/**'], baseDir: dir }));
+    const c = track(strategy.prepare({ id: 'c', title: 'C', workingScope: ['src/app/main.ts'], baseDir: dir }));
+    const d = track(strategy.prepare({ id: 'd', title: 'D', workingScope: ['docs/**'], baseDir: dir }));
     await settle();
     // d is disjoint from everything; c is disjoint from a but must not overtake b.
     expect([b.done, c.done, d.done]).toEqual([false, false, true]);
@@ -90,8 +90,8 @@ describe('fileLocking', () => {
 
   it('treats a chunk without a scope as locking the whole directory', async () => {
     const { dir, strategy } = setup();
-    const all = await strategy.prepare({ id: 'all', title: 'All' }, dir);
-    const other = track(strategy.prepare({ id: 'x', title: 'X', workingScope: ['x.txt'] }, dir));
+    const all = await strategy.prepare({ id: 'all', title: 'All', baseDir: dir });
+    const other = track(strategy.prepare({ id: 'x', title: 'X', workingScope: ['x.txt'], baseDir: dir }));
     await settle();
     expect(other.done).toBe(false);
     await strategy.cleanup(all);
@@ -101,7 +101,7 @@ describe('fileLocking', () => {
   it('releases the lock when the chunk fails', async () => {
     const { dir, strategy } = setup();
     const failing = async () => {
-      const ws = await strategy.prepare({ id: 'fails', title: 'Fails', workingScope: ['src/**'] }, dir);
+      const ws = await strategy.prepare({ id: 'fails', title: 'Fails', workingScope: ['src/**'], baseDir: dir });
       try {
         throw new Error('worker crashed');
       } finally {
@@ -109,7 +109,7 @@ describe('fileLocking', () => {
       }
     };
     const first = failing();
-    const next = track(strategy.prepare({ id: 'next', title: 'Next', workingScope: ['src/a.ts'] }, dir));
+    const next = track(strategy.prepare({ id: 'next', title: 'Next', workingScope: ['src/a.ts'], baseDir: dir }));
     await expect(first).rejects.toThrow('worker crashed');
     await settle();
     expect(next.done).toBe(true);
@@ -118,10 +118,10 @@ describe('fileLocking', () => {
 
   it('cancels a waiting prepare, which then holds nothing and blocks no one', async () => {
     const { dir, strategy } = setup();
-    const a = await strategy.prepare({ id: 'a', title: 'A', workingScope: ['src/**'] }, dir);
+    const a = await strategy.prepare({ id: 'a', title: 'A', workingScope: ['src/**'], baseDir: dir });
     const controller = new AbortController();
-    const waiting = strategy.prepare({ id: 'b', title: 'B', workingScope: ['**'] }, dir, controller.signal);
-    const behind = track(strategy.prepare({ id: 'c', title: 'C', workingScope: ['docs/**'] }, dir));
+    const waiting = strategy.prepare({ id: 'b', title: 'B', workingScope: ['**'], baseDir: dir }, { signal: controller.signal });
+    const behind = track(strategy.prepare({ id: 'c', title: 'C', workingScope: ['docs/**'], baseDir: dir }));
     await settle();
     expect(behind.done).toBe(false); // docs/** overlaps the waiting **
     controller.abort();
@@ -131,14 +131,14 @@ describe('fileLocking', () => {
     await strategy.cleanup(a);
     await strategy.cleanup(behind.value!);
     // b can be prepared again: nothing was left behind.
-    await strategy.cleanup(await strategy.prepare({ id: 'b', title: 'B', workingScope: ['**'] }, dir));
+    await strategy.cleanup(await strategy.prepare({ id: 'b', title: 'B', workingScope: ['**'], baseDir: dir }));
   });
 
   it('refuses bad scopes and a chunk prepared twice', async () => {
     const { dir, strategy } = setup();
-    await expect(strategy.prepare({ id: 'x', title: 'X', workingScope: ['../etc'] }, dir)).rejects.toMatchObject({ code: 'invalid_option' });
-    const ws = await strategy.prepare({ id: 'x', title: 'X', workingScope: ['a'] }, dir);
-    await expect(strategy.prepare({ id: 'x', title: 'X', workingScope: ['b'] }, dir)).rejects.toMatchObject({ code: 'workspace_error' });
+    await expect(strategy.prepare({ id: 'x', title: 'X', workingScope: ['../etc'], baseDir: dir })).rejects.toMatchObject({ code: 'invalid_option' });
+    const ws = await strategy.prepare({ id: 'x', title: 'X', workingScope: ['a'], baseDir: dir });
+    await expect(strategy.prepare({ id: 'x', title: 'X', workingScope: ['b'], baseDir: dir })).rejects.toMatchObject({ code: 'workspace_error' });
     await strategy.cleanup(ws);
     expect(() => fileLocking({ pollMs: -1 })).toThrow('Expected `pollMs` to be a positive number, got -1 (number)');
   });
@@ -175,7 +175,7 @@ describe('fileLocking', () => {
       };
       const strategy = fileLocking({ lockDir, pollMs: 10, clock: counting });
       // A disjoint scope: only the cross-process lock can make it wait.
-      const mine = track(strategy.prepare({ id: 'parent', title: 'Parent', workingScope: ['docs/**'] }, dir));
+      const mine = track(strategy.prepare({ id: 'parent', title: 'Parent', workingScope: ['docs/**'], baseDir: dir }));
       await new Promise<void>((resolve) => {
         pollsSeen = () => polls >= 3 && resolve();
       });

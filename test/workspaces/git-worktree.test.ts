@@ -34,7 +34,7 @@ describe('gitWorktree', () => {
   it('creates branch troupe/<planId>/<chunkId> in a worktree under the root', async () => {
     const { repo: dir, root } = repo();
     const strategy = gitWorktree({ root });
-    const ws = await strategy.prepare({ id: 'parser', planId: 'p1', title: 'Parser' }, dir);
+    const ws = await strategy.prepare({ id: 'parser', planId: 'p1', title: 'Parser', baseDir: dir });
     expect(ws.branch).toBe('troupe/p1/parser');
     expect(ws.path.startsWith(root)).toBe(true);
     expect(branches(dir)).toContain('troupe/p1/parser');
@@ -48,11 +48,11 @@ describe('gitWorktree', () => {
     const { repo: dir, root } = repo();
     const strategy = gitWorktree({ root });
     const [a, b] = await Promise.all([
-      strategy.prepare({ id: 'a', planId: 'p', title: 'A' }, dir),
-      strategy.prepare({ id: 'b', planId: 'p', title: 'B' }, dir),
+      strategy.prepare({ id: 'a', planId: 'p', title: 'A', baseDir: dir }),
+      strategy.prepare({ id: 'b', planId: 'p', title: 'B', baseDir: dir }),
     ]);
     await Promise.all([writeFile(join(a.path, 'a.txt'), 'from a\n'), writeFile(join(b.path, 'b.txt'), 'from b\n')]);
-    const results = await Promise.all([strategy.merge(a, dir), strategy.merge(b, dir)]);
+    const results = await Promise.all([strategy.merge(a), strategy.merge(b)]);
     expect(results).toEqual([
       { status: 'merged', conflicts: [] },
       { status: 'merged', conflicts: [] },
@@ -69,13 +69,13 @@ describe('gitWorktree', () => {
   it('reports a conflict on the same line, aborts the merge and leaves the base clean', async () => {
     const { repo: dir, root } = repo();
     const strategy = gitWorktree({ root });
-    const a = await strategy.prepare({ id: 'a', title: 'A' }, dir);
-    const b = await strategy.prepare({ id: 'b', title: 'B' }, dir);
+    const a = await strategy.prepare({ id: 'a', title: 'A', baseDir: dir });
+    const b = await strategy.prepare({ id: 'b', title: 'B', baseDir: dir });
     await writeFile(join(a.path, 'app.txt'), 'line 1\nline two (a)\nline 3\n');
     await writeFile(join(b.path, 'app.txt'), 'line 1\nline 2 (b)\nline 3\n');
-    expect(await strategy.merge(a, dir)).toEqual({ status: 'merged', conflicts: [] });
+    expect(await strategy.merge(a)).toEqual({ status: 'merged', conflicts: [] });
     const head = git(dir, 'rev-parse', 'HEAD');
-    expect(await strategy.merge(b, dir)).toEqual({ status: 'conflict', conflicts: ['app.txt'] });
+    expect(await strategy.merge(b)).toEqual({ status: 'conflict', conflicts: ['app.txt'] });
     expect(git(dir, 'status', '--porcelain')).toBe('');
     expect(git(dir, 'rev-parse', 'HEAD')).toBe(head);
     expect(existsSync(join(dir, '.git', 'MERGE_HEAD'))).toBe(false);
@@ -88,7 +88,7 @@ describe('gitWorktree', () => {
   it('commits the worker\'s changes even where git has no identity configured', async () => {
     const { repo: dir, root } = repo();
     const strategy = gitWorktree({ root });
-    const ws = await strategy.prepare({ id: 'anon', title: 'Anon' }, dir);
+    const ws = await strategy.prepare({ id: 'anon', title: 'Anon', baseDir: dir });
     await writeFile(join(ws.path, 'new.txt'), 'x\n');
     // No global or system configuration: the strategy passes its own identity.
     vi.stubEnv('GIT_CONFIG_GLOBAL', '/dev/null');
@@ -98,7 +98,7 @@ describe('gitWorktree', () => {
     vi.stubEnv('GIT_COMMITTER_NAME', undefined);
     vi.stubEnv('GIT_COMMITTER_EMAIL', undefined);
     vi.stubEnv('EMAIL', undefined);
-    const result = await strategy.merge(ws, dir);
+    const result = await strategy.merge(ws);
     expect(result.status).toBe('merged');
     expect(git(dir, 'log', '-1', '--format=%an', 'HEAD^2').trim()).toBe('troupe');
     await strategy.cleanup(ws);
@@ -108,11 +108,11 @@ describe('gitWorktree', () => {
     const { repo: dir, root } = repo();
     const strategy = gitWorktree({ root });
     const controller = new AbortController();
-    const ws = await strategy.prepare({ id: 'slow', title: 'Slow' }, dir, controller.signal);
+    const ws = await strategy.prepare({ id: 'slow', title: 'Slow', baseDir: dir }, { signal: controller.signal });
     await writeFile(join(ws.path, 'half.txt'), 'half done');
     controller.abort();
     // The executor always cleans up, also after a cancellation.
-    await expect(strategy.merge(ws, dir, controller.signal)).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(strategy.merge(ws, { signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
     await strategy.cleanup(ws);
     expect(existsSync(ws.path)).toBe(false);
     expect(branches(dir)).toEqual(['main']);
@@ -124,8 +124,8 @@ describe('gitWorktree', () => {
     const { repo: dir, root } = repo();
     const strategy = gitWorktree({ root });
     const controller = new AbortController();
-    const first = strategy.prepare({ id: 'first', title: 'First' }, dir);
-    const second = strategy.prepare({ id: 'second', title: 'Second' }, dir, controller.signal);
+    const first = strategy.prepare({ id: 'first', title: 'First', baseDir: dir });
+    const second = strategy.prepare({ id: 'second', title: 'Second', baseDir: dir }, { signal: controller.signal });
     controller.abort();
     await expect(second).rejects.toMatchObject({ code: 'cancelled' });
     await strategy.cleanup(await first);
@@ -138,7 +138,7 @@ describe('gitWorktree', () => {
     const strategy = gitWorktree({ root });
     const hostile = ['x; rm -rf /', '--upload-pack=touch pwned', '../../etc', '-c', 'a\nb', '.lock', 'ref@{1}'];
     const prepared = [];
-    for (const id of hostile) prepared.push(await strategy.prepare({ id, planId: '--plan', title: id }, dir));
+    for (const id of hostile) prepared.push(await strategy.prepare({ id, planId: '--plan', title: id, baseDir: dir }));
     for (const ws of prepared) {
       expect(ws.path.startsWith(root + '/')).toBe(true);
       expect(ws.path.split('/')).not.toContain('..');
@@ -164,17 +164,17 @@ describe('gitWorktree', () => {
   it('cleanupStale removes the worktrees and branches a crashed run left', async () => {
     const { repo: dir, root } = repo();
     const crashed = gitWorktree({ root });
-    const ws = await crashed.prepare({ id: 'left', planId: 'old', title: 'Left behind' }, dir);
+    const ws = await crashed.prepare({ id: 'left', planId: 'old', title: 'Left behind', baseDir: dir });
     git(dir, 'branch', 'troupe/old/orphan'); // a branch whose worktree is already gone
     git(dir, 'branch', 'feature'); // not ours: kept
     const fresh = gitWorktree({ root });
-    const keep = await fresh.prepare({ id: 'live', planId: 'new', title: 'Live' }, dir);
+    const keep = await fresh.prepare({ id: 'live', planId: 'new', title: 'Live', baseDir: dir });
     const removed = await fresh.cleanupStale(dir);
     expect(removed.worktrees).toEqual([ws.path]);
     expect(removed.branches.sort()).toEqual(['troupe/old/left', 'troupe/old/orphan']);
     expect(existsSync(ws.path)).toBe(false);
     expect(branches(dir)).toEqual(['feature', 'main', 'troupe/new/live']);
-    await expect(fresh.prepare({ id: 'live', planId: 'new', title: 'Again' }, dir)).rejects.toThrow(/already exists/);
+    await expect(fresh.prepare({ id: 'live', planId: 'new', title: 'Again', baseDir: dir })).rejects.toThrow(/already exists/);
     await fresh.cleanup(keep);
     expect(await fresh.cleanupStale(dir)).toEqual({ worktrees: [], branches: [] });
   });
@@ -192,7 +192,7 @@ describe('gitWorktree', () => {
 
   it('refuses a root inside the repository and bad options', async () => {
     const { repo: dir } = repo();
-    await expect(gitWorktree({ root: join(dir, 'wt') }).prepare({ id: 'a', title: 'A' }, dir)).rejects.toMatchObject({
+    await expect(gitWorktree({ root: join(dir, 'wt') }).prepare({ id: 'a', title: 'A', baseDir: dir })).rejects.toMatchObject({
       code: 'invalid_option',
     });
     expect(() => gitWorktree({ root: '' })).toThrow(/`root`/);
@@ -203,10 +203,10 @@ describe('gitWorktree', () => {
   it('refuses to merge into a base with uncommitted changes, without touching them', async () => {
     const { repo: dir, root } = repo();
     const strategy = gitWorktree({ root });
-    const ws = await strategy.prepare({ id: 'a', title: 'A' }, dir);
+    const ws = await strategy.prepare({ id: 'a', title: 'A', baseDir: dir });
     await writeFile(join(ws.path, 'a.txt'), 'a\n');
     writeFileSync(join(dir, 'README.md'), 'local edit\n');
-    await expect(strategy.merge(ws, dir)).rejects.toMatchObject({ code: 'workspace_error' });
+    await expect(strategy.merge(ws)).rejects.toMatchObject({ code: 'workspace_error' });
     expect(await readFile(join(dir, 'README.md'), 'utf8')).toBe('local edit\n');
     await strategy.cleanup(ws);
   });

@@ -5,7 +5,7 @@ import { fileLocking } from '../../src/workspaces/file-locking.js';
 
 const [dir, lockDir] = process.argv.slice(2) as [string, string];
 const strategy = fileLocking({ lockDir, pollMs: 20 });
-const ws = await strategy.prepare({ id: 'child', title: 'Child', workingScope: ['src/**'] }, dir);
+const ws = await strategy.prepare({ id: 'child', title: 'Child', workingScope: ['src/**'], baseDir: dir });
 process.stdout.write('locked\n');
 const lines = createInterface({ input: process.stdin });
 for await (const line of lines) {

@@ -151,7 +151,7 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
     }
   };
   return {
-    async acquire(r, signal): Promise<AcquireResult> {
+    async acquire(r, { signal } = {}): Promise<AcquireResult> {
       const result = (await run('take from', signal, (client) =>
         client.eval(
           ACQUIRE,
@@ -174,10 +174,10 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
       const [waitMs, reason = 1] = result;
       return waitMs === 0 ? { ok: true } : { ok: false, waitMs, reason: REASONS[reason] ?? 'paused' };
     },
-    async release(r, signal) {
+    async release(r, { signal } = {}) {
       await run('release', signal, (client) => client.eval(RELEASE, 4, keys.requests, keys.tokens, keys.counts, keys.leases, r.leaseId, r.tokens, r.refused ? '1' : '0'));
     },
-    async pause(p, signal) {
+    async pause(p, { signal } = {}) {
       await run('pause', signal, (client) => client.eval(PAUSE, 1, keys.pause, p.until, Math.ceil(Math.max(p.until - p.now, 0) + p.windowMs)));
     },
     close: () => link.close(),
