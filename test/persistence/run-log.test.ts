@@ -107,7 +107,7 @@ describe('run logs', () => {
   it('logs a failed run, and rejects a store that is not one', async () => {
     const store = memoryStore();
     const failing = scriptedAdapter({ fallback: { fault: 'throw' } });
-    await expect(run(agent({ name: 'a' }), 'q', { adapter: failing, store, runId: 'bad' })).rejects.toBeTruthy();
+    await expect(run(agent({ name: 'a' }), 'q', { adapter: failing, store, runId: 'bad' })).rejects.toMatchObject({ code: 'adapter_error' });
     const log = await readRun(store, 'bad');
     expect(log.events.at(-1)?.type).toBe('run.failed');
     expect(log.meta?.status).toBe('failed');

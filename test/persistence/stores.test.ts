@@ -66,7 +66,7 @@ describe('fileStore', () => {
     const controller = new AbortController();
     const first = store.set('q', 'first');
     const second = store.set('q', 'second', { signal: controller.signal });
-    const rejected = expect(second).rejects.toBeTruthy();
+    const rejected = expect(second).rejects.toMatchObject({ name: 'CancelledError', code: 'cancelled' });
     controller.abort();
     await first;
     await rejected;
