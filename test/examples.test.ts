@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redisTarget } from './helpers/redis.js';
 
-// Every example runs offline on the scripted adapter and exits 0.
+// Every example runs offline on the scripted adapter, exits 0 and prints what it is about.
 const dir = join(import.meta.dirname, '..', 'examples');
 const examples = readdirSync(dir).filter((f) => f.endsWith('.ts'));
 const tsx = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
-// What some examples must print to show what they are about.
+// What each example must print to show what it is about (an example without an entry fails).
 const expected: Record<string, RegExp[]> = {
   'support-desk.ts': [/charged twice\s+-> billing/, /log in\s+-> technical/, /contract\?\s+-> legal/],
   'claude-agents.ts': [/lead\s+claude-code\s+model claude-sonnet-4-5\s+tools: Read → read_file resolved; none not\s+sub-agents: code-reviewer, test-writer/, /answered by lead; 5 turns in all/, /└ subagent code-reviewer \[completed\]/, /name: lead\ndescription: "Change lead: splits/],
@@ -25,12 +25,39 @@ const expected: Record<string, RegExp[]> = {
   ],
   'manager-advisors.ts': [/failed ops: Advisor consultation failed for ops/, /Decided on 3 advisor sections/],
   'observe-run.ts': [/^ {6}invoke_workflow delivery$/m, /invoke_agent builder \[chunk 3\] \(error\)/, /^33 spans:$/m, /report: .*troupe-example-report\.html \(\d+ KB\)/],
+  'code-review-loop.ts': [/^✅ Goal met \(2\/4\)/m, /^iteration 1: score 0\.6 \(stable\)/m, /^iteration 2: score 0\.92 \(improving\) - Complete and actionable\.$/m, /^Review \(round 2\): SQL injection/m],
+  'custom-http-adapter.ts': [/^You said: hello over HTTP/m, /inputTokens: 15,\s+outputTokens: 25/],
+  'demo.ts': [
+    /Approved\. Hi Ada, invoice INV-77 charged you twice; we have refunded 12\.50\./,
+    /^Terminal agent: approval {3}status: completed/m,
+    /└ handoff billing -> approval \[completed\]/,
+    /router\.selected {5}front-desk -> billing \(tool: a duplicate charge\)/,
+  ],
+  'lead-coordination.ts': [
+    /lead: worker-stuck export ben no answer to the status check within 1000 ms/,
+    /lead: task-reassigned export ana from ben/,
+    /^ {2}export {5}done {5}ana$/m,
+    /^ {2}docs {7}done {5}cy$/m,
+    /^Synthesis: Done: dark mode, settings page, CSV export\./m,
+  ],
+  'memory-leaks.ts': [/^stages: \[\[0,1\],\[2\]\]$/m, /^critical path by estimate: 0 -> 2 \(5 min\)$/m, /^phase: aggregating -> completed$/m, /"total":3,"succeeded":3,"failed":0/],
+  'persistence.ts': [/^answer: Tides rise and fall/m, /^replayed: same answer$/m, /^model calls: 2 live, 2 turns served from the log$/m],
+  'quickstart.ts': [/^Your order A-1042 is on its way \(DHL\)\.$/m, /^ {2}└ agent support \[completed\] .* turns=2$/m],
+  'resume-loop.ts': [/^first half: iterations 1, 2 -> ⏹️ Cancelled \(2\/4\)/m, /^second half: iterations 3, 4 -> ✅ Goal met \(4\/4\)/m, /^scores: 0\.3, 0\.6, 0\.7, 0\.95$/m, /^answer: Login form, version 4\.$/m],
+  'resume-plan.ts': [/^first half ran chunks: 0, 1, 2$/m, /^second half ran chunks: 3, 4, 5$/m, /^plan completed: 0 Succeeded, 1 Succeeded, 2 Succeeded, 3 Succeeded, 4 Succeeded, 5 Succeeded$/m],
+  'review-panel.ts': [/vote: security votes to conclude \(round 2\)/, /^Status: coordinator after 2 rounds/m, /^lead: Verdict: request changes\./m],
+  'squad.ts': [/^Squad Team \(orchestrator-reflect\), read from /m, /'Ripley' +│ 'Lead'/, /^presets: code-review \[builtin\].*Squad Team \[repo\]$/m, /^✅ Goal met \(2\/5\)/m],
+  'worktrees.ts': [/^docs on troupe\/greeter\/docs: Documented greet\(\)\.$/m, /^merge troupe\/greeter\/coder: merged$/m, /^merge troupe\/greeter\/docs: merged$/m, /^src\/greet\.js$/m],
   'redis-store.ts': redisTarget().url
     ? [/run shared-1: \d+ events, status completed/, /conflict \(Task list "tasks" was changed elsewhere/, /claimed b/, /a=claimed by worker-\d, b=claimed by worker-\d/]
     : [/No Redis at redis:\/\/127\.0\.0\.1:1/],
 };
 
 describe('examples', () => {
+  it('each has what it must print', () => {
+    expect(examples.filter((file) => !expected[file]?.length)).toEqual([]);
+  });
+
   it.each(examples)('%s runs offline', (file) => {
     const out = execFileSync(process.execPath, [tsx, join(dir, file)], {
       encoding: 'utf8',
@@ -38,8 +65,7 @@ describe('examples', () => {
       env: { ...process.env, TROUPE_ADAPTER: '', REDIS_URL: redisTarget().url ?? 'redis://127.0.0.1:1' },
       timeout: 60_000,
     });
-    expect(out.length).toBeGreaterThan(0);
-    for (const pattern of expected[file] ?? []) expect(out).toMatch(pattern);
+    for (const pattern of expected[file]!) expect(out).toMatch(pattern);
   });
 
   it('serve/ starts a web service, streams a plan, takes an approval over HTTP and stops', () => {
