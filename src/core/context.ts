@@ -44,6 +44,28 @@ interface RunShared {
   resuming: boolean;
   /** How many children each checkpoint path has opened, by segment. */
   siblings: Map<string, number>;
+  /** The run's op tree. */
+  root: OpNode;
+  /** Aborts the run's signal (set by `run`). */
+  abortRun: ((reason: Error) => void) | undefined;
+  /** The error that ended the run early ({@link RunContext.halt}). */
+  halted: Error | undefined;
+}
+
+/**
+ * A key for a value that a context carries and its children inherit
+ * ({@link RunContext.withValue}): how a kernel facility (guardrails, for
+ * one) scopes its state to a subtree of the run without the context knowing
+ * its type. Compared by identity.
+ */
+export class ContextKey<T> {
+  /** Phantom field that keeps `T` in the type. */
+  declare readonly __value?: T;
+  /** A name for debugging. */
+  readonly name: string;
+  constructor(name: string) {
+    this.name = name;
+  }
 }
 
 /** Options to create a root context; {@link run} makes one for you. */
@@ -68,6 +90,8 @@ export interface CreateContextOptions {
   store?: Store;
   /** The run continues an earlier run with the same id: patterns load their checkpoints. */
   resuming?: boolean;
+  /** Aborts the run's signal with `reason`: what {@link RunContext.halt} calls. */
+  abortRun?: (reason: Error) => void;
 }
 
 /**
@@ -90,13 +114,16 @@ export class RunContext {
    * run finds each pattern's checkpoint under it.
    */
   readonly checkpointPath: string;
+  /** Values inherited by child contexts, by key ({@link RunContext.withValue}). */
+  readonly #values: ReadonlyMap<ContextKey<unknown>, unknown>;
 
-  private constructor(shared: RunShared, signal: AbortSignal, op: OpNode, depth: number, path: string) {
+  private constructor(shared: RunShared, signal: AbortSignal, op: OpNode, depth: number, path: string, values: ReadonlyMap<ContextKey<unknown>, unknown>) {
     this.#shared = shared;
     this.signal = signal;
     this.op = op;
     this.depth = depth;
     this.checkpointPath = path;
+    this.#values = values;
   }
 
   /** Create a root context. */
@@ -114,8 +141,11 @@ export class RunContext {
       store: options.store,
       resuming: options.resuming ?? false,
       siblings: new Map(),
+      root: options.root,
+      abortRun: options.abortRun,
+      halted: undefined,
     };
-    return new RunContext(shared, options.signal, options.root, 0, '');
+    return new RunContext(shared, options.signal, options.root, 0, '', new Map());
   }
 
   /** The run's id. */
@@ -191,7 +221,45 @@ export class RunContext {
    * checkpoints whatever ran before it.
    */
   withCheckpointScope(segment: string): RunContext {
-    return new RunContext(this.#shared, this.signal, this.op, this.depth, `${this.checkpointPath}/${pathSegment(segment)}`);
+    return new RunContext(this.#shared, this.signal, this.op, this.depth, `${this.checkpointPath}/${pathSegment(segment)}`, this.#values);
+  }
+
+  /** The run's op tree (its root is the run itself), live: the trace so far. */
+  get trace(): OpNode {
+    return this.#shared.root;
+  }
+
+  /**
+   * The value this context carries for `key` (set here or by an ancestor
+   * with {@link RunContext.withValue}), or `undefined`.
+   */
+  value<T>(key: ContextKey<T>): T | undefined {
+    return this.#values.get(key as ContextKey<unknown>) as T | undefined;
+  }
+
+  /** The same context carrying `value` for `key`; contexts derived from it inherit it. */
+  withValue<T>(key: ContextKey<T>, value: T): RunContext {
+    const values = new Map(this.#values);
+    values.set(key as ContextKey<unknown>, value);
+    return new RunContext(this.#shared, this.signal, this.op, this.depth, this.checkpointPath, values);
+  }
+
+  /**
+   * End the whole run with `error` (a guardrail's trip): the run's signal
+   * aborts with `error` as its reason, so nothing after it reaches a model or
+   * a tool, and the run rejects with `error` whatever the patterns above
+   * made of it. The first call wins; later ones do nothing.
+   */
+  halt(error: Error): void {
+    const shared = this.#shared;
+    if (shared.halted) return;
+    shared.halted = error;
+    shared.abortRun?.(error);
+  }
+
+  /** The error the run was halted with ({@link RunContext.halt}), if any. */
+  get halted(): Error | undefined {
+    return this.#shared.halted;
   }
 
   /** A new op id, unique within the run. */
@@ -247,7 +315,7 @@ export class RunContext {
 
   /** The same context with a narrower signal (for example a per-step time-out). */
   withSignal(signal: AbortSignal): RunContext {
-    return new RunContext(this.#shared, signal, this.op, this.depth, this.checkpointPath);
+    return new RunContext(this.#shared, signal, this.op, this.depth, this.checkpointPath, this.#values);
   }
 
   /**
@@ -269,7 +337,7 @@ export class RunContext {
     throwIfAborted(this.signal);
     const node = createOp(this.nextOpId(), where.kind, where.name, this.clock.now(), where.agent);
     this.op.children.push(node);
-    const child = new RunContext(this.#shared, this.signal, node, depth, this.#childPath(where));
+    const child = new RunContext(this.#shared, this.signal, node, depth, this.#childPath(where), this.#values);
     child.emit('op.started', {
       kind: node.kind,
       name: node.name,
@@ -311,7 +379,7 @@ function pathSegment(text: string): string {
 /** True when `error` is (or was caused by) a cancellation of `signal`. */
 export function isCancellation(error: unknown, signal?: AbortSignal): boolean {
   if (error instanceof CancelledError) return true;
-  if (error instanceof TimeoutError) return false;
+  if (error instanceof TimeoutError || isTroupeError(error, 'guardrail_tripped')) return false;
   if (signal?.aborted && (error === signal.reason || isTroupeError(signal.reason, 'cancelled'))) return true;
   return error instanceof Error && error.name === 'AbortError';
 }

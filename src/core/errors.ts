@@ -42,7 +42,9 @@ export type TroupeErrorCode =
   | 'execution_failed'
   // patterns
   | 'team_failed'
-  | 'task_conflict';
+  | 'task_conflict'
+  // guardrails
+  | 'guardrail_tripped';
 
 /** Options accepted by every troupe error constructor. */
 export interface TroupeErrorOptions {

@@ -91,6 +91,41 @@ export interface KernelEvents {
    */
   'checkpoint.saved': { kind: string; name: string; path: string; finished: boolean };
   /**
+   * A guardrail decided (every verdict is one event, and so one run-log
+   * record): which guardrail, at which stage (`input`, `output`, `stream`,
+   * `tool`), whether it tripped, its reason and findings, and where —
+   * the guarded runnable, the agent whose reply streamed, the tool and the
+   * calling agent. A tool guardrail's `action` is `allow`, `refuse` (the
+   * model gets the refusal as an error result) or `stop` (`tripped`).
+   */
+  'guardrail.checked': {
+    guardrail: string;
+    stage: 'input' | 'output' | 'stream' | 'tool';
+    tripped: boolean;
+    action?: 'allow' | 'refuse' | 'stop';
+    reason?: string;
+    info?: Record<string, unknown>;
+    runnable?: string;
+    agent?: string;
+    tool?: string;
+    durationMs: number;
+  };
+  /** A guardrail tripped and halted the run: the run rejects with a `GuardrailTripError` naming it. Follows its `guardrail.checked`. */
+  'guardrail.tripped': { guardrail: string; stage: 'input' | 'output' | 'stream' | 'tool'; reason?: string; runnable?: string; agent?: string; tool?: string };
+  /**
+   * Delegation hooks decided on a handoff, route, delegation or agent-tool
+   * call (only where hooks are set): `allowed` as built, `changed` (a
+   * filter or hook changed what the receiver gets), `refused` (with the
+   * hook's reason) or `disabled` (the target is not enabled).
+   */
+  'delegation.decided': {
+    kind: 'handoff' | 'route' | 'delegate' | 'agent-tool';
+    from: string;
+    to: string;
+    decision: 'allowed' | 'changed' | 'refused' | 'disabled';
+    reason?: string;
+  };
+  /**
    * Something went wrong that does not stop the run: a listener threw
    * (`listener_error`), the run log or a checkpoint could not be written
    * (`run_log_failed`, `checkpoint_failed`), a model answer was repaired

@@ -124,6 +124,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
     root,
     ...defined({ maxDepth: options.maxDepth, adapters: options.adapters, defaultAdapter: options.adapter, store: options.store }),
     ...(resuming ? { resuming: true } : {}),
+    abortRun: (reason) => controller.abort(reason),
   });
   const listeners = attachListeners(ctx, options);
   const iterators = new EventIterators(emitter);
@@ -156,14 +157,17 @@ async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, 
   ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}) });
   try {
     const outcome = await runnable.run(input, ctx);
+    // A halted run (a guardrail tripped) fails, whatever the patterns made of it.
+    if (ctx.halted) throw ctx.halted;
     root.end = clock.now();
     root.status = outcome.status;
     const usage = totalUsage(root);
     ctx.emit('run.completed', { runnable: runnable.name, status: outcome.status, output: outcome.output, usage, durationMs: root.end - root.start });
     return { ...outcome, usage, runId, trace: root, durationMs: root.end - root.start };
-  } catch (error) {
+  } catch (thrown) {
+    const error = ctx.halted ?? thrown;
     root.end = clock.now();
-    root.status = ctx.signal.aborted && !isTroupeError(error, 'timeout') ? 'cancelled' : 'failed';
+    root.status = ctx.signal.aborted && !ctx.halted && !isTroupeError(error, 'timeout') ? 'cancelled' : 'failed';
     root.error = errorMessage(error);
     ctx.emit('run.failed', { runnable: runnable.name, error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) });
     throw error;

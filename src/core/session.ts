@@ -14,6 +14,26 @@ export interface SessionHandleOptions {
   agent: string;
   /** Receives the events of the current session only. */
   onEvent?: (event: SessionEvent, sessionId: string) => void;
+  /** Called around every send: how guardrails watch model calls (`sendGuard` makes one from a run context). */
+  guard?: SendGuard;
+}
+
+/**
+ * Hooks around each send of a {@link SessionHandle} (guardrails use them):
+ * `begin` may wait or throw before the call, and its watch sees the
+ * streamed events and may hold or refuse the reply.
+ */
+export interface SendGuard {
+  /** Before the call: may wait (for a check still running) or throw. */
+  begin(): Promise<SendWatch>;
+}
+
+/** One send as a {@link SendGuard} watches it. */
+export interface SendWatch {
+  /** Each event the adapter streams during the send. */
+  event(event: SessionEvent): void;
+  /** The reply arrived: resolve to hand it on, reject to discard it. */
+  end(turn: ModelTurn): Promise<void>;
 }
 
 /**
@@ -66,17 +86,26 @@ export class SessionHandle {
     this.#busy = true;
     const generation = this.#generation;
     const session = this.#session;
+    let watch: SendWatch | undefined;
     const onEvent = (event: SessionEvent) => {
       if (this.#closed || generation !== this.#generation) return;
+      watch?.event(event);
       this.#options.onEvent?.(event, session.id);
       options.onEvent?.(event);
     };
     try {
+      const guard = this.#options.guard;
+      if (guard) {
+        watch = await raceAbort(guard.begin(), options.signal);
+        throwIfAborted(options.signal);
+      }
       const sendOptions: SendOptions = { onEvent };
       if (options.signal) sendOptions.signal = options.signal;
-      const turn = await raceAbort(Promise.resolve().then(() => session.send(input, sendOptions)), options.signal);
+      const raw = await raceAbort(Promise.resolve().then(() => session.send(input, sendOptions)), options.signal);
+      const turn = normalizeTurn(raw, this.#options.agent);
+      if (watch) await raceAbort(watch.end(turn), options.signal);
       this.#busy = false;
-      return normalizeTurn(turn, this.#options.agent);
+      return turn;
     } catch (error) {
       this.#busy = false;
       if (options.signal?.aborted) await this.close().catch(() => undefined);

@@ -5,7 +5,9 @@
  */
 import type { ModelTurn, ToolCall, ToolResult } from './adapter.js';
 import type { RunContext } from './context.js';
+import { throwIfAborted } from './abort.js';
 import { MaxTurnsExceededError, errorMessage } from './errors.js';
+import { guardToolCall } from './guard-scope.js';
 import type { SessionHandle } from './session.js';
 import type { ToolDefinition } from './tools.js';
 import { addUsage, emptyUsage, type Usage } from './usage.js';
@@ -93,13 +95,17 @@ export async function executeToolCall(
       const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`).join('; ');
       return fail(`Error: invalid arguments for "${call.name}": ${issues}`);
     }
-    try {
-      const value: unknown = await tool.execute(parsed.data, { ctx, agent, callId: call.id, signal });
-      return { callId: call.id, name: call.name, content: stringifyResult(value) };
-    } catch (error) {
-      if (signal.aborted) throw error;
-      return fail(`Error: ${errorMessage(error)}`);
-    }
+    return guardToolCall(env, call, async () => {
+      try {
+        // Nothing reaches a tool once the run was cancelled or halted.
+        throwIfAborted(signal);
+        const value: unknown = await tool.execute(parsed.data, { ctx, agent, callId: call.id, signal });
+        return { callId: call.id, name: call.name, content: stringifyResult(value) };
+      } catch (error) {
+        if (signal.aborted) throw error;
+        return fail(`Error: ${errorMessage(error)}`);
+      }
+    });
   })();
   ctx.emit('tool.completed', {
     agent,

@@ -33,6 +33,20 @@ export interface ToolDefinition<Args = unknown> {
   readonly parameters: z.ZodType<Args>;
   /** Execute the call. The return value is sent to the model (strings as is, anything else as JSON). */
   execute(args: Args, context: ToolContext): unknown;
+  /**
+   * Whether the tool is offered, evaluated each time a session that has it
+   * opens (an agent tool's per-target flag, a feature switch). Default:
+   * always.
+   */
+  enabled?(context: { ctx: RunContext; agent: string }): boolean | Promise<boolean>;
+}
+
+/** The tools of `tools` that are enabled for `agent` in `ctx` (see {@link ToolDefinition.enabled}), in order. */
+export async function enabledTools(tools: readonly ToolDefinition[], ctx: RunContext, agent: string): Promise<ToolDefinition[]> {
+  if (!tools.some((t) => t.enabled)) return [...tools];
+  const out: ToolDefinition[] = [];
+  for (const t of tools) if (!t.enabled || (await t.enabled({ ctx, agent }))) out.push(t);
+  return out;
 }
 
 const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;

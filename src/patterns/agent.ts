@@ -11,7 +11,8 @@ import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js'
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { SessionHandle, openSession } from '../core/session.js';
 import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
-import { toToolSchema, type ToolDefinition } from '../core/tools.js';
+import { enabledTools, toToolSchema, type ToolDefinition } from '../core/tools.js';
+import { sendGuard } from '../core/guard-scope.js';
 import { recordSession } from '../core/turn-record.js';
 import { openWithModelFallback } from './model-fallback.js';
 import { defined } from '../core/defined.js';
@@ -135,7 +136,7 @@ export function agent(options: AgentOptions): Agent {
     },
     async converse(ctx, converse = {}) {
       const adapter = self.resolveAdapter(ctx);
-      const tools = [...(opts.tools ?? []), ...(converse.extraTools ?? [])];
+      const tools = await enabledTools([...(opts.tools ?? []), ...(converse.extraTools ?? [])], ctx, opts.name);
       if (tools.length > 0 && !adapter.capabilities.tools) {
         throw new ConfigurationError(
           `Agent "${opts.name}" has tools but adapter "${adapter.id}" does not support tools`,
@@ -211,9 +212,11 @@ async function openAgentSession(opts: ResolvedAgentOptions, adapter: ModelAdapte
           }),
         )
       : await openRecorded(spec, ctx.signal);
+  const guard = sendGuard(ctx, opts.name);
   return new SessionHandle(session, {
     agent: opts.name,
     onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),
+    ...(guard === undefined ? {} : { guard }),
   });
 }
 
