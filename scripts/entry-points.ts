@@ -10,6 +10,7 @@ export const entryPoints: Record<string, string> = {
   '.': 'src/index.ts',
   kernel: 'src/core/index.ts',
   patterns: 'src/patterns/index.ts',
+  guardrails: 'src/guardrails/index.ts',
   reflection: 'src/reflection/index.ts',
   text: 'src/text/index.ts',
   workspaces: 'src/workspaces/index.ts',

@@ -38,11 +38,19 @@ export interface GuardScope {
   firstCall?: boolean;
 }
 
-const guardKey = new ContextKey<GuardScope>('guardrails');
+const guardKey = new ContextKey<GuardScope | undefined>('guardrails');
 
 /** The guard scope `ctx` runs in (the innermost guarded runnable's), if any. */
 export function guardScope(ctx: RunContext): GuardScope | undefined {
   return ctx.value(guardKey);
+}
+
+/**
+ * `ctx` without guard scopes: guardrails run their checks (a classifier
+ * agent) here, so a guardrail never guards itself or waits on its own check.
+ */
+export function unguarded(ctx: RunContext): RunContext {
+  return guardScope(ctx) === undefined ? ctx : ctx.withValue(guardKey, undefined);
 }
 
 /** Every scope from `scope` outwards. */
@@ -90,13 +98,14 @@ export async function checkText(
   place: { runnable: string; agent?: string; delta?: string },
 ): Promise<void> {
   const { delta, ...where } = place;
+  const free = unguarded(ctx);
   await Promise.all(
     guardrails.map(async (g) => {
       const start = ctx.clock.now();
       let verdict: GuardrailVerdict;
       let cause: unknown;
       try {
-        verdict = asVerdict(await g.check(text, { ctx, stage, signal: ctx.signal, ...where, ...(delta === undefined ? {} : { delta }) }));
+        verdict = asVerdict(await g.check(text, { ctx: free, stage, signal: ctx.signal, ...where, ...(delta === undefined ? {} : { delta }) }));
       } catch (error) {
         if (ctx.signal.aborted) throw abortError(ctx.signal);
         cause = error;
@@ -250,17 +259,18 @@ export async function guardToolCall(
 ): Promise<ToolResult> {
   const guards = toolGuards(env.ctx, call.name);
   if (guards.length === 0) return execute();
+  const free = { ...env, ctx: unguarded(env.ctx) };
   const refusal = (message: string): ToolResult => ({ callId: call.id, name: call.name, content: message, isError: true });
   for (const g of guards) {
     if (!g.beforeCall) continue;
-    const decision = await decide(env, g, call, () => g.beforeCall!(call, env));
+    const decision = await decide(env, g, call, () => g.beforeCall!(call, free));
     if (decision.action === 'refuse') return refusal(decision.message);
   }
   let result = await execute();
   for (const g of guards) {
     if (!g.afterCall) continue;
     const seen = result;
-    const decision = await decide(env, g, call, () => g.afterCall!(call, seen, env));
+    const decision = await decide(env, g, call, () => g.afterCall!(call, seen, free));
     if (decision.action === 'refuse') result = refusal(decision.message);
   }
   return result;

@@ -32,7 +32,7 @@ export { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js'
 export { defineRunnable, type Runnable, type RunnableSpec } from './runnable.js';
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './run.js';
 export { resume, type ResumeOptions } from './resume.js';
-export { RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './context.js';
+export { ContextKey, RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './context.js';
 export type {
   EventBase,
   KernelEvents,
@@ -47,9 +47,29 @@ export type { ParseIssue, SafeParseResult } from './parse-result.js';
 export type { TurnRecord } from './turn-record.js';
 
 // Sessions and tools
-export { SessionHandle, openSession, type SessionHandleOptions } from './session.js';
+export { SessionHandle, openSession, type SendGuard, type SendWatch, type SessionHandleOptions } from './session.js';
 export { runToolLoop, executeToolCall, type ToolLoopOptions, type ToolLoopResult } from './tool-loop.js';
-export { defineTool, toToolSchema, type ToolContext, type ToolDefinition } from './tools.js';
+export { defineTool, enabledTools, toToolSchema, type ToolContext, type ToolDefinition } from './tools.js';
+
+// Guardrails and delegation hooks: the contracts and where the kernel enforces them
+export {
+  GuardrailTripError,
+  defineGuardrail,
+  defineToolGuardrail,
+  validateGuardrailOptions,
+  type Guardrail,
+  type GuardrailCheckContext,
+  type GuardrailOptions,
+  type GuardrailStage,
+  type GuardrailVerdict,
+  type ToolGuardrail,
+  type ToolGuardrailContext,
+  type ToolGuardrailDecision,
+  type TripVerdict,
+} from './guardrails.js';
+export { checkText, guardScope, guardToolCall, runGuarded, scopeChain, sendGuard, unguarded, type GuardScope } from './guard-scope.js';
+export type { Delegation, DelegationDecision, DelegationHooks, DelegationKind, DelegationMessage, DelegationTarget } from './delegation.js';
+export { delegate, delegationHooks, enabledTargets, type DelegateResult } from './delegate.js';
 
 // The store contract (stores are in troupe/persistence, troupe/redis and troupe/testing)
 export {

@@ -5,7 +5,9 @@
  * @module
  */
 import { z } from 'zod';
-import { ConfigurationError, describeValue } from '../core/errors.js';
+import { ConfigurationError, TroupeError, describeValue } from '../core/errors.js';
+import { delegate, enabledTargets } from '../core/delegate.js';
+import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 
@@ -15,6 +17,14 @@ export interface AsToolOptions {
   name?: string;
   /** What the tool does, for the model. Default: `Ask <runnable> to do a task; returns its answer.` */
   description?: string;
+  /**
+   * Hooks on each call (with those of guarded runnables around it):
+   * `enabled` decides, each time a session that has the tool opens, whether
+   * it is offered at all; `inputFilter` and `beforeDelegation` shape or
+   * refuse the task the runnable gets. A refusal is an error result the
+   * calling model sees.
+   */
+  delegation?: DelegationHooks;
 }
 
 /** The arguments of a tool made by {@link asTool}. */
@@ -46,9 +56,14 @@ export function asTool(runnable: Runnable, options: AsToolOptions = {}): ToolDef
     name,
     description: options.description ?? `Ask ${runnable.name} to do a task; returns its answer.`,
     parameters: z.object({ task: z.string().min(1).describe(`What ${runnable.name} should do, with everything it needs to know`) }),
-    async execute({ task }, { ctx, signal }) {
+    enabled: async ({ ctx, agent }) => (await enabledTargets(ctx, 'agent-tool', agent, [runnable.name], options.delegation)).length > 0,
+    async execute({ task }, { ctx, agent, signal }) {
+      const history: DelegationMessage[] = [{ role: 'assistant', name: agent, content: task }];
+      const decided = await delegate(ctx, { kind: 'agent-tool', from: agent, to: runnable.name, input: task, history }, options.delegation);
+      // Thrown, so that the calling model gets the refusal as an error result.
+      if ('refused' in decided) throw new TroupeError('execution_failed', `Delegation refused: ${decided.refused}`);
       const outcome = await ctx.withSignal(signal).enter<Outcome>({ kind: 'subagent', name }, async (inner) => {
-        const result = await runnable.run(task, inner);
+        const result = await runnable.run(decided.input, inner);
         return { output: result.output, agent: result.agent, status: result.status };
       });
       return outcome.output;

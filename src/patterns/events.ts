@@ -21,9 +21,11 @@ export interface PatternEvents {
    * An agent of `handoffChoices` chose to hand off to `to` (through the
    * choice `label`) and it was not taken: a person `denied` it, there was
    * no approval queue to ask (`no-approvals`), or the hand-off `limit` was
-   * reached (the run ends with the answer so far).
+   * reached (the run ends with the answer so far). A `handoff` whose
+   * delegation hooks refused it (`refused`) or whose receiver is not enabled
+   * (`disabled`) is declined the same way: the sender's answer stands.
    */
-  'handoff.declined': { from: string; to: string; label?: string; reason: 'denied' | 'no-approvals' | 'limit' };
+  'handoff.declined': { from: string; to: string; label?: string; reason: 'denied' | 'no-approvals' | 'limit' | 'refused' | 'disabled' };
   /**
    * A router chose its destination: `form` says how (`tool`: a `route_to`
    * call, `text`: a `ROUTE:` line, `fallback`: the fallback after two

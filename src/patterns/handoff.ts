@@ -7,6 +7,10 @@ import type { RunContext } from '../core/context.js';
 import { isCancellation } from '../core/context.js';
 import { ConfigurationError, TroupeError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
+import { delegate, delegationHooks } from '../core/delegate.js';
+import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
+import type { TroupeEvent } from '../core/events.js';
+import { walk } from '../core/ops.js';
 
 /** Options of {@link handoff}. */
 export interface HandoffOptions {
@@ -14,6 +18,15 @@ export interface HandoffOptions {
   name?: string;
   /** Build the message `to` receives. Default: {@link formatHandoff}. */
   format?: (request: string, fromName: string, fromOutput: string) => string;
+  /**
+   * Hooks on the handoff (with those of guarded runnables around it): an
+   * input filter on what `to` receives (its history holds the request, the
+   * answers of the chain so far and the results of tools the sending side
+   * called), a hook that may change or refuse it, and whether `to` is
+   * enabled. A refused or disabled handoff leaves the sending side's answer
+   * as the answer (a `handoff.declined` event says so).
+   */
+  delegation?: DelegationHooks;
 }
 
 /** What a handoff produces: the receiving side's outcome, plus the sending side's. */
@@ -52,13 +65,48 @@ export function handoff(from: Runnable, to: Runnable, options: HandoffOptions = 
     name,
     kind: 'handoff',
     async run(input, ctx) {
-      const first = await stage(ctx, from, input, from.name, to.name);
+      const hooked = delegationHooks(ctx, options.delegation).length > 0;
+      const { outcome: first, tools } = hooked
+        ? await withToolResults(ctx, () => stage(ctx, from, input, from.name, to.name))
+        : { outcome: await stage(ctx, from, input, from.name, to.name), tools: [] };
+      const built = format(input, first.agent, first.output);
+      const history: DelegationMessage[] = [{ role: 'user', content: input }, ...answersOf((first as Partial<HandoffOutcome>).from), ...tools, { role: 'assistant', name: first.agent, content: first.output }];
+      const decided = hooked ? await delegate(ctx, { kind: 'handoff', from: first.agent, to: to.name, input: built, history }, options.delegation) : { input: built };
+      if ('refused' in decided) {
+        ctx.emit('handoff.declined', { from: first.agent, to: to.name, reason: decided.disabled ? 'disabled' : 'refused' });
+        return { output: first.output, agent: first.agent, status: first.status, from: first };
+      }
       ctx.emit('handoff.started', { from: first.agent, to: to.name });
-      const second = await stage(ctx, to, format(input, first.agent, first.output), from.name, to.name);
+      const second = await stage(ctx, to, decided.input, from.name, to.name);
       ctx.emit('handoff.completed', { from: first.agent, to: to.name, agent: second.agent });
       return { output: second.output, agent: second.agent, status: second.status, from: first };
     },
   });
+}
+
+/** The answers of a handoff chain's earlier stages (an outcome's `from`, recursively), oldest first. */
+function answersOf(outcome: Outcome | undefined): DelegationMessage[] {
+  if (!outcome) return [];
+  return [...answersOf((outcome as Partial<HandoffOutcome>).from), { role: 'assistant', name: outcome.agent, content: outcome.output }];
+}
+
+/** Run `body` (one runnable in `ctx`) and collect the results of the tools called under the op it opens. */
+async function withToolResults(ctx: RunContext, body: () => Promise<Outcome>): Promise<{ outcome: Outcome; tools: DelegationMessage[] }> {
+  const seen: Array<TroupeEvent<'tool.completed'>> = [];
+  const listen = (event: TroupeEvent<'tool.completed'>) => void seen.push(event);
+  const before = ctx.op.children.length;
+  ctx.emitter.on('tool.completed', listen);
+  try {
+    const outcome = await body();
+    const ops = new Set<string>();
+    for (const child of ctx.op.children.slice(before)) walk(child, (node) => void ops.add(node.id));
+    const tools = seen
+      .filter((e) => e.opId !== undefined && ops.has(e.opId) && !e.isError)
+      .map((e): DelegationMessage => ({ role: 'tool', name: e.name, content: e.content }));
+    return { outcome, tools };
+  } finally {
+    ctx.emitter.off('tool.completed', listen);
+  }
 }
 
 async function stage(ctx: RunContext, runnable: Runnable, input: string, fromName: string, toName: string): Promise<Outcome> {

@@ -6,7 +6,9 @@
  */
 import { throwIfAborted } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
-import { ConfigurationError, ModelBehaviorError, describeValue, isTroupeError } from '../core/errors.js';
+import { ConfigurationError, ModelBehaviorError, TroupeError, describeValue, isTroupeError } from '../core/errors.js';
+import { delegate, enabledTargets } from '../core/delegate.js';
+import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import type { Outcome } from '../core/runnable.js';
 import { parseAssignments, type Assignment } from '../reflection/assignments.js';
@@ -68,6 +70,16 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
   autoAdjust?: boolean | { minAnswerChars?: number };
   /** Longest worker answer quoted in the evaluator's prompt, in characters; longer ones are cut with a note. Default: 2000. */
   evaluatorAnswerChars?: number;
+  /**
+   * Hooks on every delegation to a worker (with those of guarded runnables
+   * around it): `enabled` decides at run time which workers the
+   * orchestrator is offered (the others are left out of its prompt and of
+   * the `delegate_to_worker` tool); `inputFilter` and `beforeDelegation`
+   * shape or refuse what a worker gets. A refusal is the worker's failed
+   * result: an error result of the orchestrator's `delegate_to_worker` call,
+   * or a failed worker in the synthesis prompt (text dispatch).
+   */
+  delegation?: DelegationHooks;
 }
 
 /** What {@link orchestrate} produces. */
@@ -153,12 +165,17 @@ class OrchestrationRun {
   #judge: Conversation | undefined;
   #current: { iteration: number; results: WorkerResult[] } = { iteration: 0, results: [] };
   #toolMode = false;
+  /** The workers the orchestrator is offered (those enabled, once it has opened). */
+  #offered: readonly Agent[];
+  /** Results that are refused delegations: the tool form reports them as errors. */
+  readonly #refused = new WeakSet<WorkerResult>();
   #output: string | undefined;
 
   constructor(o: Resolved, input: string, ctx: RunContext, loop: LoopRun<OrchestrateState>) {
     const { from, resetStall } = loop;
     this.#o = o;
     this.#ctx = ctx;
+    this.#offered = o.workers;
     this.#controller = loop.controller;
     this.stall = new StallDetector(o.stall);
     if (from && !resetStall) this.stall.restore(from.stall);
@@ -238,7 +255,7 @@ class OrchestrationRun {
     const last = state.evaluations.at(-1);
     const previous = { ...(last ? { evaluation: last } : {}), ...defined({ synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
     let reply = await conversation.send(planPrompt(this.#prompts(), iteration, this.maxIterations, previous), { signal: sig });
-    const names = o.workers.map((w) => w.name);
+    const names = this.#offered.map((w) => w.name);
     let assignments = this.#toolMode ? [] : parseAssignments(reply.text, names).assignments;
     const nothing = () => (this.#toolMode ? this.#current.results.length === 0 : assignments.length === 0);
     if (nothing() && iteration > 1) {
@@ -255,7 +272,7 @@ class OrchestrationRun {
         });
       }
       throwIfAborted(sig);
-      reply = await conversation.send(nudgePrompt(o.workers, this.#toolMode ? 'tool' : 'text'), { signal: sig });
+      reply = await conversation.send(nudgePrompt(this.#offered, this.#toolMode ? 'tool' : 'text'), { signal: sig });
       if (!this.#toolMode) assignments = parseAssignments(reply.text, names).assignments;
     }
     return { reply: reply.text, assignments };
@@ -287,7 +304,7 @@ class OrchestrationRun {
 
   #prompts(): PromptContext {
     const o = this.#o;
-    return { request: this.#request, workers: o.workers, sharedContext: o.sharedContext, routingContext: o.routingContext, dispatch: this.#toolMode ? 'tool' : 'text', reflect: this.reflect };
+    return { request: this.#request, workers: this.#offered, sharedContext: o.sharedContext, routingContext: o.routingContext, dispatch: this.#toolMode ? 'tool' : 'text', reflect: this.reflect };
   }
 
   #promptFor(a: Assignment): string {
@@ -297,7 +314,16 @@ class OrchestrationRun {
   async #dispatchOne(name: string, task: string, prompt: string, sig: AbortSignal): Promise<WorkerResult> {
     const o = this.#o;
     const worker = o.workers.find((w) => w.name === name)!;
-    const result = await runWorker(this.#ctx, worker, task, prompt, { signal: sig, timeoutMs: o.workerTimeoutMs });
+    const from = o.orchestrator?.name ?? o.name;
+    const history: DelegationMessage[] = [{ role: 'user', content: this.#request }, { role: 'assistant', name: from, content: task }];
+    const decided = await delegate(this.#ctx, { kind: 'delegate', from, to: name, input: prompt, history }, o.delegation);
+    let result: WorkerResult;
+    if ('refused' in decided) {
+      result = { worker: name, task, success: false, output: '', error: `Delegation refused: ${decided.refused}`, durationMs: 0 };
+      this.#refused.add(result);
+    } else {
+      result = await runWorker(this.#ctx, worker, task, decided.input, { signal: sig, timeoutMs: o.workerTimeoutMs });
+    }
     this.#ctx.emit('reflect.worker.completed', {
       loop: o.name, iteration: this.#current.iteration, worker: name, success: result.success, durationMs: result.durationMs,
       ...defined({ error: result.error }),
@@ -318,11 +344,19 @@ class OrchestrationRun {
     const o = this.#o;
     const orchestrator = o.orchestrator!;
     this.#toolMode = o.dispatch === 'tool' && orchestrator.resolveAdapter(this.#ctx).capabilities.tools;
-    const delegate = delegateTool(o.workers, (worker, task, sig) => {
+    const enabled = await enabledTargets(this.#ctx, 'delegate', orchestrator.name, o.workers.map((w) => w.name), o.delegation);
+    if (enabled.length === 0) {
+      throw new ConfigurationError(`Orchestrator "${orchestrator.name}" has no enabled worker (workers: ${o.workers.map((w) => w.name).join(', ')})`, { details: { orchestrator: orchestrator.name } });
+    }
+    this.#offered = o.workers.filter((w) => enabled.includes(w.name));
+    const tool = delegateTool(this.#offered, async (worker, task, sig) => {
       this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker, task }] });
-      return this.#dispatchOne(worker, task, this.#promptFor({ worker, task }), sig);
+      const result = await this.#dispatchOne(worker, task, this.#promptFor({ worker, task }), sig);
+      // A refusal goes back to the orchestrator as a tool error.
+      if (this.#refused.has(result)) throw new TroupeError('execution_failed', result.error ?? 'Delegation refused');
+      return result;
     });
-    this.#orch = await orchestrator.converse(this.#ctx, this.#toolMode ? { extraTools: [delegate] } : {});
+    this.#orch = await orchestrator.converse(this.#ctx, this.#toolMode ? { extraTools: [tool] } : {});
     return this.#orch;
   }
 

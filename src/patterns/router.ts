@@ -12,6 +12,8 @@ import { ConfigurationError, RoutingError, describeValue, errorMessage, isTroupe
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { addUsage } from '../core/usage.js';
+import { delegate, enabledTargets } from '../core/delegate.js';
+import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
 import type { Agent, Conversation } from './agent.js';
@@ -30,6 +32,15 @@ export interface RouterOptions {
   prepare?: (input: string, ctx: RunContext) => Promise<string>;
   /** One line per destination for the router agent. Default: the `description` of destinations that are agents. */
   descriptions?: Record<string, string>;
+  /**
+   * Hooks on the route (with those of guarded runnables around it):
+   * `enabled` decides at run time which destinations the router agent is
+   * offered; `inputFilter` and `beforeDelegation` shape or refuse what the
+   * chosen destination gets. A refusal goes back to the router agent as an
+   * error result of its `route_to` call (or a correction, in text form),
+   * and counts as its one retry.
+   */
+  delegation?: DelegationHooks;
 }
 
 /** What a router produces: the destination's outcome and the choice. */
@@ -97,18 +108,32 @@ export function router(
     );
   }
   const name = options.name ?? routerAgent.name;
-  const described = names.map((n) => {
+  const describe = (n: string) => {
     const line = options.descriptions?.[n] ?? (table.get(n) as Partial<Agent>).options?.description;
     return line ? `- ${n}: ${line}` : `- ${n}`;
-  });
+  };
   return defineRunnable<RouterOutcome>({
     name,
     kind: 'router',
     agent: routerAgent.name,
     async run(input, ctx) {
+      const offered = await enabledTargets(ctx, 'route', routerAgent.name, names, options.delegation);
+      if (offered.length === 0) {
+        throw new RoutingError(`Router "${routerAgent.name}" has no enabled destination (destinations: ${names.join(', ')})`, { details: { router: routerAgent.name, valid: [] } });
+      }
       const question = options.prepare ? await options.prepare(input, ctx) : input;
-      const choice = await decide(routerAgent, names, `${question}\n\nDestinations:\n${described.join('\n')}`, options.fallback, ctx);
-      const outcome = await table.get(choice.destination)!.run(input, ctx);
+      let routed = input;
+      const vet = async (choice: Choice): Promise<string | undefined> => {
+        const history: DelegationMessage[] = [{ role: 'user', content: input }, ...(choice.reason ? [{ role: 'assistant' as const, name: routerAgent.name, content: choice.reason }] : [])];
+        const decided = await delegate(ctx, { kind: 'route', from: routerAgent.name, to: choice.destination, input, history }, options.delegation);
+        if ('refused' in decided) return decided.refused;
+        routed = decided.input;
+        return undefined;
+      };
+      const fallback = options.fallback !== undefined && offered.includes(options.fallback) ? options.fallback : undefined;
+      const asked = `${question}\n\nDestinations:\n${offered.map(describe).join('\n')}`;
+      const choice = await decide(routerAgent, offered, asked, fallback, ctx, vet);
+      const outcome = await table.get(choice.destination)!.run(routed, ctx);
       return {
         output: outcome.output,
         agent: outcome.agent,
@@ -143,7 +168,14 @@ function instructions(names: string[], useTools: boolean): string {
 }
 
 /** One decision turn (plus one corrective retry) in the router agent's own op. */
-async function decide(routerAgent: Agent, names: string[], question: string, fallback: string | undefined, parent: RunContext): Promise<Choice> {
+async function decide(
+  routerAgent: Agent,
+  names: string[],
+  question: string,
+  fallback: string | undefined,
+  parent: RunContext,
+  vet: (choice: Choice) => Promise<string | undefined>,
+): Promise<Choice> {
   return parent.enter<Outcome & { choice: Choice }>({ kind: 'agent', name: routerAgent.name, agent: routerAgent.name }, async (ctx) => {
     const useTools = routerAgent.resolveAdapter(ctx).capabilities.tools;
     const routeTo: ToolDefinition = defineTool({
@@ -161,16 +193,25 @@ async function decide(routerAgent: Agent, names: string[], question: string, fal
       let turn = await sendOne(conversation, ctx, `${question}\n\n${instructions(names, useTools)}`, 1, signal);
       let read = readChoice(turn, names, routeTo);
       for (let attempt = 1; ; attempt++) {
+        let refusal: string | undefined;
         if (read.choice) {
-          const form = read.form;
-          ctx.emit('router.selected', { router: routerAgent.name, destination: read.choice.destination, attempt, form, ...defined({ reason: read.choice.reason }) });
-          return read.choice;
+          refusal = await vet(read.choice);
+          if (refusal === undefined) {
+            const form = read.form;
+            ctx.emit('router.selected', { router: routerAgent.name, destination: read.choice.destination, attempt, form, ...defined({ reason: read.choice.reason }) });
+            return read.choice;
+          }
         }
         if (attempt === 2) break;
-        ctx.emit('router.retry', { router: routerAgent.name, valid: names, ...defined({ choice: read.raw }) });
-        const correction =
-          `${read.raw === undefined ? 'You did not choose a destination.' : `"${read.raw}" is not a valid destination.`} ` +
-          `Valid names: ${names.join(', ')}. ${instructions(names, useTools)}`;
+        const raw = read.choice?.destination ?? read.raw;
+        ctx.emit('router.retry', { router: routerAgent.name, valid: names, ...defined({ choice: raw }) });
+        const problem =
+          refusal !== undefined
+            ? `Routing to "${raw}" was refused: ${refusal}.`
+            : read.raw === undefined
+              ? 'You did not choose a destination.'
+              : `"${read.raw}" is not a valid destination.`;
+        const correction = `${problem} Valid names: ${names.join(', ')}. ${instructions(names, useTools)}`;
         const retryInput: string | ToolResult[] =
           turn.toolCalls.length > 0
             ? turn.toolCalls.map((c) => ({ callId: c.id, name: c.name, content: `Error: ${correction}`, isError: true }))
@@ -178,7 +219,7 @@ async function decide(routerAgent: Agent, names: string[], question: string, fal
         turn = await sendOne(conversation, ctx, retryInput, 2, signal);
         read = readChoice(turn, names, routeTo);
       }
-      if (fallback !== undefined) {
+      if (fallback !== undefined && (await vet({ destination: fallback })) === undefined) {
         ctx.emit('router.selected', { router: routerAgent.name, destination: fallback, attempt: 2, form: 'fallback' });
         return { destination: fallback };
       }

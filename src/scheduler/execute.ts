@@ -14,6 +14,8 @@ import type { ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import { run } from '../core/run.js';
+import { runGuarded } from '../core/guard-scope.js';
+import { validateGuardrailOptions, type GuardrailOptions } from '../core/guardrails.js';
 import type { ToolDefinition } from '../core/tools.js';
 import { defineRunnable, type Runnable } from '../core/runnable.js';
 import { agent } from '../patterns/agent.js';
@@ -42,7 +44,7 @@ export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable
       const checkpoint = planCheckpoint(ctx);
       const start = await loadPlanStart(checkpoint, plan, planId);
       if (start.outcome) return start.outcome;
-      const runner = options.runChunk ?? roleRunner(options.adapter, workerTools(options));
+      const runner = guardedRunner(options.runChunk ?? roleRunner(options.adapter, workerTools(options)), options.guardrails);
       return schedule(plan, input, ctx, { ...options, ...settings, planId, runner, checkpoint, resumeFrom: start.state });
     },
   });
@@ -103,6 +105,27 @@ function validateOptions(plan: Plan, o: PlanRunOptions): PlanSettings {
 function workerTools(o: PlanRunOptions): ToolDefinition[] {
   const tools = [...(o.tools ?? [])];
   return o.approvals ? tools.map((t) => o.approvals!.guard(t)) : tools;
+}
+
+/**
+ * Every attempt of `runner` guarded by `guards` (input: the attempt's
+ * prompt; output: its answer; stream and tool guardrails on everything it
+ * runs). Without guardrails, `runner` itself.
+ */
+function guardedRunner(runner: ChunkRunner, guards: GuardrailOptions | undefined): ChunkRunner {
+  if (guards === undefined) return runner;
+  validateGuardrailOptions(guards);
+  return async (input) => {
+    let files: string[] | undefined;
+    const done = await runGuarded(input.ctx, `chunk ${input.chunk.sequenceIndex}`, guards, input.prompt, async (ctx) => {
+      const { planId, chunk, prompt, role, attempt, workspace, signal } = input;
+      const result = await runner({ planId, chunk, prompt, role, attempt, workspace, signal, ctx });
+      if (typeof result === 'string') return { output: result };
+      files = result.files;
+      return { output: result.output };
+    });
+    return files === undefined ? { output: done.output } : { output: done.output, files };
+  };
 }
 
 /** Run a chunk as an agent session built from its role. */

@@ -17,6 +17,7 @@ import type { Workspace, WorkspaceStrategy } from '../workspaces/types.js';
 import type { ApprovalQueue } from './approvals.js';
 import type { ChunkWeight, PlanIndex } from './dag.js';
 import type { ChunkAttemptResult, Executor } from './executor.js';
+import type { GuardrailOptions } from '../core/guardrails.js';
 import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import type { RoleConfig, RoleOverrides } from './roles.js';
 import type { ChunkStatus } from './state.js';
@@ -78,6 +79,14 @@ export interface PlanRunOptions {
   runChunk?: ChunkRunner;
   /** Tools every chunk worker may call (the default runner; a role's `preferredTools` stay hints). */
   tools?: readonly ToolDefinition[];
+  /**
+   * Guardrails on every attempt of every chunk, whatever runs it (the
+   * default role agent or `runChunk`): input guardrails on the attempt's
+   * prompt, output guardrails on its answer, stream and tool guardrails on
+   * everything it runs. A trip ends the whole run. Chunks sent to another
+   * process by an executor are guarded by that worker's own runnables.
+   */
+  guardrails?: GuardrailOptions;
   /** Ask this queue before every call of `tools` (see `ApprovalQueue.guard`). */
   approvals?: ApprovalQueue;
   /**
