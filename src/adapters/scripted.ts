@@ -32,6 +32,14 @@ export interface ScriptedTurn {
   /** Extra latency for this turn, on the adapter's clock. */
   delayMs?: number;
   /**
+   * Stream the reply in these pieces (the text is their concatenation when
+   * `text` is absent), one `text-delta` event each, `chunkDelayMs` apart on
+   * the adapter's clock: for tests of what watches a stream.
+   */
+  chunks?: string[];
+  /** Wait between two `chunks`, on the adapter's clock. Default: 0. */
+  chunkDelayMs?: number;
+  /**
    * Inject a fault: `throw` rejects with an `AdapterError` (message from
    * `error`); `hang` waits until the send is aborted; `malformed-tool-call`
    * returns a tool call whose arguments are not JSON; `empty` returns an
@@ -212,6 +220,10 @@ export function scriptedAdapter(options: ScriptedAdapterOptions = {}): ScriptedA
           const scripted: ScriptedTurn = typeof resolved === 'string' ? { text: resolved } : resolved;
           const delay = (options.latencyMs ?? 0) + (scripted.delayMs ?? 0);
           if (delay > 0) await sleep(clock, delay, turnSignal);
+          if (scripted.chunks && adapter.capabilities.streaming) {
+            await streamChunks(scripted.chunks, scripted.chunkDelayMs ?? 0, clock, sendOptions);
+            return scriptedTurn({ ...scripted, text: scripted.text ?? scripted.chunks.join('') }, req, { streaming: false, sendOptions, callId: () => `call_${nextCall++}` });
+          }
           return scriptedTurn(scripted, req, { streaming: adapter.capabilities.streaming, sendOptions, callId: () => `call_${nextCall++}` });
         },
         async close() {
@@ -221,6 +233,15 @@ export function scriptedAdapter(options: ScriptedAdapterOptions = {}): ScriptedA
     },
   };
   return adapter;
+}
+
+/** Emit `chunks` as text deltas, `delayMs` apart on `clock`; an abort stops the stream. */
+async function streamChunks(chunks: readonly string[], delayMs: number, clock: Clock, sendOptions: SendOptions): Promise<void> {
+  for (let i = 0; i < chunks.length; i++) {
+    if (i > 0 && delayMs > 0) await sleep(clock, delayMs, sendOptions.signal);
+    if (sendOptions.signal?.aborted) throw abortError(sendOptions.signal);
+    sendOptions.onEvent?.({ type: 'text-delta', text: chunks[i]! });
+  }
 }
 
 /** The model turn a scripted reply stands for: its fault, or its text and tool calls with usage (estimated when not given). */
