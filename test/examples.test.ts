@@ -23,6 +23,7 @@ const expected: Record<string, RegExp[]> = {
     /iteration 2: score 0\.95 - Fixed and tested\.$/m,
     /two regression tests cover it\. All done\.$/m,
   ],
+  'guardrails.ts': [/guardrail refund-limit \(tool\): refuse\nguardrail refund-limit \(tool\): allow/, /answer by writer: Dear customer, we refunded 40 EUR/, /stopped by on-topic at the input stage: homework help/],
   'manager-advisors.ts': [/failed ops: Advisor consultation failed for ops/, /Decided on 3 advisor sections/],
   'observe-run.ts': [/^ {6}invoke_workflow delivery$/m, /invoke_agent builder \[chunk 3\] \(error\)/, /^33 spans:$/m, /report: .*troupe-example-report\.html \(\d+ KB\)/],
   'code-review-loop.ts': [/^✅ Goal met \(2\/4\)/m, /^iteration 1: score 0\.6 \(stable\)/m, /^iteration 2: score 0\.92 \(improving\) - Complete and actionable\.$/m, /^Review \(round 2\): SQL injection/m],
