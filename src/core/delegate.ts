@@ -5,6 +5,7 @@
  * guarded runnable around it (see `delegation.ts`).
  * @module
  */
+import { defined } from './defined.js';
 import type { RunContext } from './context.js';
 import type { Delegation, DelegationHooks, DelegationKind } from './delegation.js';
 import { guardScope, scopeChain } from './guard-scope.js';
@@ -30,7 +31,7 @@ export async function delegate(ctx: RunContext, delegation: Delegation, local?: 
   if (hooks.length === 0) return { input: delegation.input };
   const { kind, from, to } = delegation;
   const decided = (decision: 'allowed' | 'changed' | 'refused' | 'disabled', reason?: string) =>
-    ctx.emit('delegation.decided', { kind, from, to, decision, ...(reason === undefined ? {} : { reason }) });
+    ctx.emit('delegation.decided', { kind, from, to, decision, ...defined({ reason }) });
   for (const h of hooks) {
     if (h.enabled && !(await h.enabled({ kind, from, to }, ctx))) {
       const reason = `"${to}" is not available`;

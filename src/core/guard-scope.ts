@@ -8,6 +8,7 @@
  * ({@link guardToolCall}). A trip halts the run (`RunContext.halt`).
  * @module
  */
+import { defined } from './defined.js';
 import type { ModelTurn, SessionEvent, ToolCall, ToolResult } from './adapter.js';
 import { abortError } from './clock.js';
 import { ContextKey, type RunContext } from './context.js';
@@ -72,7 +73,7 @@ function trip(ctx: RunContext, guardrail: string, stage: GuardrailStage, verdict
   const error = new GuardrailTripError({ guardrail, stage, verdict, trace: ctx.trace, ...place }, cause === undefined ? {} : { cause });
   if (!ctx.halted) {
     const reason = 'reason' in verdict ? verdict.reason : undefined;
-    ctx.emit('guardrail.tripped', { guardrail, stage, ...place, ...(reason === undefined ? {} : { reason }) });
+    ctx.emit('guardrail.tripped', { guardrail, stage, ...place, ...defined({ reason }) });
     ctx.halt(error);
   }
   return ctx.halted ?? error;
@@ -105,7 +106,7 @@ export async function checkText(
       let verdict: GuardrailVerdict;
       let cause: unknown;
       try {
-        verdict = asVerdict(await g.check(text, { ctx: free, stage, signal: ctx.signal, ...where, ...(delta === undefined ? {} : { delta }) }));
+        verdict = asVerdict(await g.check(text, { ctx: free, stage, signal: ctx.signal, ...where, ...defined({ delta }) }));
       } catch (error) {
         if (ctx.signal.aborted) throw abortError(ctx.signal);
         cause = error;
@@ -116,8 +117,8 @@ export async function checkText(
         stage,
         tripped: verdict.tripped,
         ...where,
-        ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
-        ...(verdict.info === undefined ? {} : { info: verdict.info }),
+        ...defined({ reason: verdict.reason }),
+        ...defined({ info: verdict.info }),
         durationMs: ctx.clock.now() - start,
       });
       if (verdict.tripped) throw trip(ctx, g.name, stage, verdict, where, cause);
@@ -302,8 +303,8 @@ async function decide(
     action: decision.action,
     agent,
     tool: call.name,
-    ...(reason === undefined ? {} : { reason }),
-    ...(decision.info === undefined ? {} : { info: decision.info }),
+    ...defined({ reason }),
+    ...defined({ info: decision.info }),
     durationMs: ctx.clock.now() - start,
   });
   if (decision.action === 'stop') throw trip(ctx, g.name, 'tool', decision, { agent, tool: call.name }, cause);

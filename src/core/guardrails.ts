@@ -6,6 +6,7 @@
  * guarded runnable runs, nested agents included; see `guard-scope.ts`.
  * @module
  */
+import { defined } from './defined.js';
 import type { ToolCall, ToolResult } from './adapter.js';
 import type { RunContext } from './context.js';
 import { ConfigurationError, TroupeError, describeValue } from './errors.js';
@@ -143,14 +144,14 @@ export class GuardrailTripError extends TroupeError {
     const reason = 'reason' in trip.verdict && trip.verdict.reason ? `: ${trip.verdict.reason}` : '';
     const where = trip.tool ? ` on tool "${trip.tool}"` : trip.runnable ? ` of "${trip.runnable}"` : '';
     super('guardrail_tripped', `Guardrail "${trip.guardrail}" tripped at the ${trip.stage} stage${where}${reason}`, {
-      ...(options.cause === undefined ? {} : { cause: options.cause }),
+      ...defined({ cause: options.cause }),
       details: {
         guardrail: trip.guardrail,
         stage: trip.stage,
         verdict: trip.verdict,
-        ...(trip.runnable === undefined ? {} : { runnable: trip.runnable }),
-        ...(trip.agent === undefined ? {} : { agent: trip.agent }),
-        ...(trip.tool === undefined ? {} : { tool: trip.tool }),
+        ...defined({ runnable: trip.runnable }),
+        ...defined({ agent: trip.agent }),
+        ...defined({ tool: trip.tool }),
       },
     });
     this.guardrail = trip.guardrail;

@@ -4,6 +4,7 @@
  * optionally with `REASON: ...`.
  * @module
  */
+import { defined } from '../core/defined.js';
 import type { Guardrail, GuardrailVerdict } from '../core/guardrails.js';
 import { ConfigurationError, ParseError, describeValue } from '../core/errors.js';
 import type { ParseIssue, SafeParseResult } from '../core/parse-result.js';
@@ -118,7 +119,7 @@ export function classifierGuardrail(classifier: Runnable, options: ClassifierGua
         return { tripped: options.unclear !== 'allow', reason, info: { classifier: classifier.name, unclear: true } };
       }
       const { verdict, reason } = parsed.data;
-      return { tripped: verdict === 'block', ...(reason === undefined ? {} : { reason }), info: { classifier: classifier.name, verdict } };
+      return { tripped: verdict === 'block', ...defined({ reason }), info: { classifier: classifier.name, verdict } };
     },
   };
 }

@@ -216,7 +216,7 @@ async function openAgentSession(opts: ResolvedAgentOptions, adapter: ModelAdapte
   return new SessionHandle(session, {
     agent: opts.name,
     onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),
-    ...(guard === undefined ? {} : { guard }),
+    ...defined({ guard }),
   });
 }
 

@@ -15,7 +15,7 @@ function collect() {
   const events: TroupeEvent[] = [];
   return {
     onEvent: (e: TroupeEvent) => void events.push(e),
-    of: <K extends TroupeEvent['type']>(type: K) => events.filter((e) => e.type === type) as Array<TroupeEvent<K>>,
+    of: <K extends TroupeEvent['type']>(type: K) => events.filter((e) => e.type === type) as unknown as Array<TroupeEvent<K>>,
   };
 }
 
