@@ -30,7 +30,7 @@ export function inputTokensOf(input: string | ToolResult[]): string {
   return input.map((r) => `[${r.isError ? 'tool error' : 'tool result'} ${r.name}#${r.callId}] ${r.content}`).join('\n');
 }
 
-/** How a conversation was compacted. */
+/** How a conversation was compacted (the `strategy` of a `context.compacted` event). */
 export type CompactionStrategy = 'summary' | 'drop';
 
 /**

@@ -23,7 +23,6 @@
 import type { SessionEvent, ToolCall } from './adapter.js';
 import type { OutcomeStatus } from './outcome.js';
 import type { BudgetExhaustion, BudgetLimitKey, BudgetLimits, BudgetSpend } from './budget.js';
-import type { CompactionStrategy } from './context-window.js';
 import type { TurnRecord } from './turn-record.js';
 import type { Usage } from './usage.js';
 
@@ -155,7 +154,7 @@ export interface KernelEvents {
     budget: number;
     before: number;
     after: number;
-    strategy: CompactionStrategy;
+    strategy: 'summary' | 'drop';
     dropped: { toolOutputs: number; results: number; exchanges: number };
     session: number;
   };
