@@ -125,6 +125,10 @@ export class ContextWindow {
   #reportedSize: number | undefined;
   /** Set after a compaction: the next send goes to a new session, prefixed with the compacted history. */
   #prefix: string | undefined;
+  /** Tokens of the lines around a compacted history, once there has been one. */
+  #framing = 0;
+  /** Tokens of the kept entries. */
+  #total = 0;
 
   constructor(options: ContextWindowOptions) {
     this.#o = options;
@@ -191,28 +195,41 @@ export class ContextWindow {
   #keepInput(input: string | ToolResult[]): void {
     const exchange = this.#exchange;
     if (typeof input !== 'string') {
-      for (const r of input) this.#entries.push(this.#entry('tool', 'tool-output', inputTokensOf([r]), exchange));
+      for (const r of input) this.#push(this.#entry('tool', 'tool-output', inputTokensOf([r]), exchange));
       return;
     }
     const kind = this.#entries.length === 0 ? 'request' : this.#nextKind;
     this.#nextKind = 'message';
-    this.#entries.push(this.#entry('user', kind, input, exchange));
+    this.#push(this.#entry('user', kind, input, exchange));
   }
 
   #keepReply(turn: ModelTurn): void {
     const calls = turn.toolCalls.map((c) => `[called ${c.name} ${JSON.stringify(c.arguments ?? {})}]`).join('\n');
     const text = [turn.text, calls].filter((t) => t !== '').join('\n');
-    this.#entries.push(this.#entry('assistant', 'reply', text, this.#exchange));
+    this.#push(this.#entry('assistant', 'reply', text, this.#exchange));
   }
 
+  /** An entry, counted as it would be rendered in a compacted history (so the count after a compaction holds). */
   #entry(role: Entry['role'], kind: Entry['kind'], text: string, exchange: number): Entry {
-    return { role, kind, text, tokens: this.#count(text), exchange };
+    const entry: Entry = { role, kind, text, tokens: 0, exchange };
+    entry.tokens = this.#count(renderEntry(entry)) + 1;
+    return entry;
   }
 
   #size(): number {
-    let n = 0;
-    for (const e of this.#entries) n += e.tokens;
-    return n;
+    return this.#framing + this.#total;
+  }
+
+  /** Replace the kept entries (and their total). */
+  #set(entries: Entry[]): void {
+    this.#entries = entries;
+    this.#total = 0;
+    for (const e of entries) this.#total += e.tokens;
+  }
+
+  #push(entry: Entry): void {
+    this.#entries.push(entry);
+    this.#total += entry.tokens;
   }
 
   /** Something before the latest exchange could go. */
@@ -224,6 +241,7 @@ export class ContextWindow {
   async #compact(old: ModelSession, input: string | ToolResult[], options: SendOptions | undefined): Promise<ModelSession> {
     const { budget, ctx, agent } = this.#o;
     const before = this.projected(input);
+    this.#framing = this.#count(FRAME_START + FRAME_END);
     const dropped = { toolOutputs: 0, results: 0, exchanges: 0 };
     let strategy: CompactionStrategy = 'drop';
     if (budget.summarizer) {
@@ -255,7 +273,9 @@ export class ContextWindow {
       if (e.kind !== kind || e.exchange >= this.#exchange) continue;
       e.kind = 'note';
       e.text = note;
-      e.tokens = this.#count(note);
+      this.#total -= e.tokens;
+      e.tokens = this.#count(renderEntry(e)) + 1;
+      this.#total += e.tokens;
       n++;
     }
     return n;
@@ -267,13 +287,14 @@ export class ContextWindow {
     let n = 0;
     for (const exchange of older) {
       if (fits()) break;
-      this.#entries = this.#entries.filter((e) => e.kind === 'request' || e.exchange !== exchange);
+      this.#set(this.#entries.filter((e) => e.kind === 'request' || e.exchange !== exchange));
       n++;
     }
     if (n > 0) {
-      const at = this.#entries.findIndex((e) => e.kind !== 'request');
-      const note = this.#entry('user', 'note', `[${n} earlier exchange${n === 1 ? '' : 's'} dropped to fit the context budget]`, -1);
-      this.#entries.splice(at < 0 ? this.#entries.length : at, 0, note);
+      const kept = [...this.#entries];
+      const at = kept.findIndex((e) => e.kind !== 'request');
+      kept.splice(at < 0 ? kept.length : at, 0, this.#entry('user', 'note', `[${n} earlier exchange${n === 1 ? '' : 's'} dropped to fit the context budget]`, -1));
+      this.#set(kept);
     }
     return n;
   }
@@ -288,15 +309,22 @@ export class ContextWindow {
     const kept = this.#entries.filter((e) => !older.includes(e));
     const at = kept.findIndex((e) => e.kind !== 'request');
     kept.splice(at < 0 ? kept.length : at, 0, summary);
-    this.#entries = kept;
+    this.#set(kept);
   }
 
   /** The compacted history as the first message of the new session. */
   #render(): string {
-    return `[The conversation so far, compacted to fit the context budget]\n\n${renderEntries(this.#entries)}\n\n[The conversation continues]\n\n`;
+    return `${FRAME_START}${renderEntries(this.#entries)}${FRAME_END}`;
   }
 }
 
+const FRAME_START = '[The conversation so far, compacted to fit the context budget]\n\n';
+const FRAME_END = '\n\n[The conversation continues]\n\n';
+
+function renderEntry(e: Entry): string {
+  return `### ${e.role === 'user' ? 'User' : e.role === 'assistant' ? 'Assistant' : 'Tool'}\n${e.text}`;
+}
+
 function renderEntries(entries: readonly Entry[]): string {
-  return entries.map((e) => `### ${e.role === 'user' ? 'User' : e.role === 'assistant' ? 'Assistant' : 'Tool'}\n${e.text}`).join('\n\n');
+  return entries.map(renderEntry).join('\n\n');
 }
