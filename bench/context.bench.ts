@@ -69,8 +69,8 @@ function measured(workerChars: number, measure: Measure): ModelAdapter {
   return {
     id: 'measured',
     capabilities: inner.capabilities,
-    async openSession(spec, signal) {
-      const session = await inner.openSession(spec, signal);
+    async openSession(spec, options) {
+      const session = await inner.openSession(spec, options);
       let history = (spec.system ?? '').length;
       return {
         id: session.id,

@@ -41,8 +41,8 @@ function measuring(inner: ModelAdapter, sizes: Record<string, number[]>): ModelA
   return {
     id: inner.id,
     capabilities: inner.capabilities,
-    async openSession(spec, signal) {
-      const session = await inner.openSession(spec, signal);
+    async openSession(spec, options) {
+      const session = await inner.openSession(spec, options);
       let history = estimateTokens(spec.system ?? '');
       return {
         id: session.id,
