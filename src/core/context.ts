@@ -385,6 +385,8 @@ export class RunContext {
       this.emit('budget.opened', { budgetId: meter.id, budget: meter.name, limits: { ...meter.limits }, shared: budget.shared === true });
     }
     const release = meter.enter();
+    const onOp = (this.op.budgets ??= []);
+    if (!onOp.some((b) => b.id === meter.id)) onOp.push({ id: meter.id, name: meter.name, limits: { ...meter.limits }, spent: meter.spent });
     const ctx = this.withValue(BUDGET_CHAIN, this.budgets.with(meter)).withSignal(combineSignals(this.signal, meter.signal));
     let left = false;
     return {

@@ -41,7 +41,7 @@ export type {
   TroupeEventName,
   TroupeEventPayloads,
 } from './events.js';
-export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpNode } from './ops.js';
+export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpBudget, type OpNode } from './ops.js';
 export { addUsage, emptyUsage, totalTokens, type Usage } from './usage.js';
 
 // Budgets on the op tree, and context budgets of sessions

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { BudgetExhaustedError } from '../../src/core/budget.js';
 import type { TroupeEvent } from '../../src/core/events.js';
-import { totalUsage, walk, type OpNode } from '../../src/core/ops.js';
+import { formatOpTree, totalUsage, walk, type OpNode } from '../../src/core/ops.js';
 import { run, startRun } from '../../src/core/run.js';
 import { defineTool } from '../../src/core/tools.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
@@ -55,6 +55,11 @@ describe('budgets', () => {
     expect(closed.get('run')!.spent.costUsd).toBeCloseTo(0.0375, 10);
     const total = totalUsage(result.trace);
     expect(total.inputTokens + total.outputTokens).toBe(413);
+    // The trace shows each budget on its op, with its spend.
+    expect(result.trace.budgets).toMatchObject([{ name: 'run', limits: { costUsd: 1 }, spent: { totalTokens: 413 } }]);
+    const researcherOp = find(result.trace, (n) => n.kind === 'agent' && n.name === 'researcher')[0]!;
+    expect(researcherOp.budgets).toMatchObject([{ name: 'researcher', spent: { totalTokens: 83 } }]);
+    expect(formatOpTree(result.trace)).toContain('budget researcher: totalTokens 83/1000');
   });
 
   it('refuses a model call that would overrun the budget: the op ends budget-exhausted with the answer so far', async () => {
