@@ -13,6 +13,7 @@ const tsx = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.
 const expected: Record<string, RegExp[]> = {
   'support-desk.ts': [/charged twice\s+-> billing/, /log in\s+-> technical/, /contract\?\s+-> legal/],
   'claude-agents.ts': [/lead\s+claude-code\s+model claude-sonnet-4-5\s+tools: Read → read_file resolved; none not\s+sub-agents: code-reviewer, test-writer/, /answered by lead; 5 turns in all/, /└ subagent code-reviewer \[completed\]/, /name: lead\ndescription: "Change lead: splits/],
+  'budgets.ts': [/^budget research exhausted: totalTokens reached \(max 2000\)$/m, /^compacted lead: \d+ -> \d+ tokens \(drop; 1 worker results/m, /^budget launch exhausted: costUsd reached \(max 0\.1\)$/m, /^status: budget-exhausted$/m, /^answer so far: Draft \d+: pricing page/m],
   'approval-chain.ts': [/APPROVED: PO for 3 laptops/, /\(answered by director\)/],
   'reading-replies.ts': [/steps \(text, repaired\):\n- read the logs/, /reflection complete: false/, /lead actions: \[\{"type":"review","taskId":"t2"/],
   'cli-agent-mcp.ts': [/^troupe ran escalate \{"ticket":"4711"/m, /lookup_ticket: Ticket 4711: the printer on floor 2 is out of toner/],

@@ -84,7 +84,7 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
 
   return {
     id: options.id ?? 'ai-sdk',
-    capabilities: { tools: true, streaming },
+    capabilities: { tools: true, streaming, contextUsage: true },
     async openSession(spec: SessionSpec, { signal }: OpenSessionOptions = {}): Promise<ModelSession> {
       throwIfAborted(signal);
       ai ??= loadPeer('ai', () => import('ai'), 'aiSdkAdapter');

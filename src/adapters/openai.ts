@@ -86,7 +86,7 @@ export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter 
 
   return {
     id: options.id ?? 'openai',
-    capabilities: { tools: true, streaming },
+    capabilities: { tools: true, streaming, contextUsage: true },
     async openSession(spec: SessionSpec, { signal }: OpenSessionOptions = {}): Promise<ModelSession> {
       throwIfAborted(signal);
       const model = spec.model ?? options.model;

@@ -206,6 +206,13 @@ export interface AdapterCapabilities {
   readonly streaming: boolean;
   /** The adapter starts an agent's own MCP servers (`metadata[MCP_SERVERS_KEY]`). Default: false. */
   readonly mcpServers?: boolean;
+  /**
+   * A turn's `usage.inputTokens` counts the whole context the model read
+   * (system prompt, history and input), as chat APIs that re-send the
+   * conversation report it; a context budget then measures with it.
+   * Default: false.
+   */
+  readonly contextUsage?: boolean;
 }
 
 /** A source of model sessions. */

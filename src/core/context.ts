@@ -5,7 +5,8 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import type { ModelAdapter } from './adapter.js';
-import { throwIfAborted } from './abort.js';
+import { combineSignals, throwIfAborted } from './abort.js';
+import { BudgetChain, BudgetExhaustedError, BudgetRegistry, emptySpend, type Budget, type BudgetMeter } from './budget.js';
 import { Checkpoint, type CheckpointSpec } from './checkpoint.js';
 import type { Clock } from './clock.js';
 import { CancelledError, ConfigurationError, TimeoutError, errorMessage, isTroupeError } from './errors.js';
@@ -27,6 +28,13 @@ export interface EnterOptions {
   name: string;
   /** The agent the op belongs to, when there is one; usage rolls up per agent. */
   agent?: string;
+  /**
+   * A budget for the op and everything under it (see `Budget`): model
+   * calls in the op are checked against it and spend from it, as from
+   * every enclosing budget. When it runs out the op ends with status
+   * `budget-exhausted`.
+   */
+  budget?: Budget;
 }
 
 /** State shared by every context of one run. */
@@ -50,6 +58,10 @@ interface RunShared {
   abortRun: ((reason: Error) => void) | undefined;
   /** The error that ended the run early ({@link RunContext.halt}). */
   halted: Error | undefined;
+  /** The run's budget meters (shared ones by budget object). */
+  budgets: BudgetRegistry;
+  /** The context each meter was opened in (where its events go). */
+  budgetOwners: WeakMap<BudgetMeter, RunContext>;
 }
 
 /**
@@ -92,6 +104,16 @@ export interface CreateContextOptions {
   resuming?: boolean;
   /** Aborts the run's signal with `reason`: what {@link RunContext.halt} calls. */
   abortRun?: (reason: Error) => void;
+}
+
+/** A context that spends from one more budget, and how to leave it: see {@link RunContext.enterBudget}. */
+export interface BudgetEntry {
+  /** The context with the budget in its chain (and the budget's signal in its own). */
+  readonly ctx: RunContext;
+  /** The budget's meter. */
+  readonly meter: BudgetMeter;
+  /** The op is done with the budget: stops its deadline when no other op spends from it, emits `budget.closed`. */
+  leave(): void;
 }
 
 /**
@@ -144,7 +166,15 @@ export class RunContext {
       root: options.root,
       abortRun: options.abortRun,
       halted: undefined,
+      budgets: undefined as unknown as BudgetRegistry,
+      budgetOwners: new WeakMap(),
     };
+    shared.budgets = new BudgetRegistry(options.clock, {
+      exhausted: (meter, error) => {
+        const { limit, max, reason } = error.info;
+        shared.budgetOwners.get(meter)?.emit('budget.exhausted', { budgetId: meter.id, budget: meter.name, limit, max, reason, spent: { ...meter.spent } });
+      },
+    });
     return new RunContext(shared, options.signal, options.root, 0, '', new Map());
   }
 
@@ -310,7 +340,65 @@ export class RunContext {
 
   /** Add model usage to the current op node. */
   recordUsage(usage: Partial<Usage>): void {
-    this.op.usage = addUsage(this.op.usage, { turns: 1, ...usage });
+    const turn = { turns: 1, ...usage };
+    this.op.usage = addUsage(this.op.usage, turn);
+    this.budgets.record(turn);
+  }
+
+  /** The budgets this context spends from: its op's own and every enclosing one. */
+  get budgets(): BudgetChain {
+    return this.value(BUDGET_CHAIN) ?? BudgetChain.empty;
+  }
+
+  /**
+   * Before a model call of about `inputTokens` prompt tokens: throw a
+   * `BudgetExhaustedError` when a budget of the chain has run out or the
+   * call would overrun one (`budget.exhausted` says so). The tool loop
+   * calls it before every turn.
+   */
+  checkBudgets(inputTokens: number): void {
+    const chain = this.budgets;
+    try {
+      chain.check(inputTokens);
+    } catch (error) {
+      if (error instanceof BudgetExhaustedError && error.info.reason === 'would-overrun') {
+        const { budgetId, budget, limit, max, reason } = error.info;
+        const meter = chain.meters.find((m) => m.id === budgetId);
+        this.emit('budget.exhausted', { budgetId, budget, limit, max, reason, spent: meter ? { ...meter.spent } : emptySpend() });
+      }
+      throw error;
+    }
+  }
+
+  /**
+   * This context spending from one more budget as well (its meter: a new
+   * one, or the run's meter of a `shared` budget): the returned context's
+   * signal also aborts when the budget runs out. `ctx.enter({ budget })`
+   * uses it; call it yourself for a budget over work that opens no op
+   * (the run's own budget). Call `leave` when done.
+   */
+  enterBudget(budget: Budget, fallbackName: string): BudgetEntry {
+    const shared = this.#shared;
+    const { meter, created } = shared.budgets.meter(budget, fallbackName);
+    if (created) {
+      shared.budgetOwners.set(meter, this);
+      this.emit('budget.opened', { budgetId: meter.id, budget: meter.name, limits: { ...meter.limits }, shared: budget.shared === true });
+    }
+    const release = meter.enter();
+    const onOp = (this.op.budgets ??= []);
+    if (!onOp.some((b) => b.id === meter.id)) onOp.push({ id: meter.id, name: meter.name, limits: { ...meter.limits }, spent: meter.spent });
+    const ctx = this.withValue(BUDGET_CHAIN, this.budgets.with(meter)).withSignal(combineSignals(this.signal, meter.signal));
+    let left = false;
+    return {
+      ctx,
+      meter,
+      leave: () => {
+        if (left) return;
+        left = true;
+        release();
+        this.emit('budget.closed', { budgetId: meter.id, budget: meter.name, limits: { ...meter.limits }, spent: { ...meter.spent }, exhausted: meter.exhausted !== undefined });
+      },
+    };
   }
 
   /** The same context with a narrower signal (for example a per-step time-out). */
@@ -337,7 +425,7 @@ export class RunContext {
     throwIfAborted(this.signal);
     const node = createOp(this.nextOpId(), where.kind, where.name, this.clock.now(), where.agent);
     this.op.children.push(node);
-    const child = new RunContext(this.#shared, this.signal, node, depth, this.#childPath(where), this.#values);
+    let child = new RunContext(this.#shared, this.signal, node, depth, this.#childPath(where), this.#values);
     child.emit('op.started', {
       kind: node.kind,
       name: node.name,
@@ -347,16 +435,22 @@ export class RunContext {
       path: child.checkpointPath,
     });
     let code: string | undefined;
+    let budget: BudgetEntry | undefined;
     try {
+      if (where.budget) {
+        budget = child.enterBudget(where.budget, `${where.kind}:${where.name}`);
+        child = budget.ctx;
+      }
       const result = await body(child);
       node.status = result.status;
       return { ...result, usage: totalUsage(node) } as O;
     } catch (error) {
-      node.status = isCancellation(error, this.signal) ? 'cancelled' : 'failed';
+      node.status = error instanceof BudgetExhaustedError ? 'budget-exhausted' : isCancellation(error, this.signal) ? 'cancelled' : 'failed';
       node.error = errorMessage(error);
       if (isTroupeError(error)) code = error.code;
       throw error;
     } finally {
+      budget?.leave();
       node.end = this.clock.now();
       child.emit('op.completed', {
         kind: node.kind,
@@ -371,6 +465,9 @@ export class RunContext {
   }
 }
 
+/** The context value that holds a context's budget chain (read it as `ctx.budgets`). */
+const BUDGET_CHAIN = new ContextKey<BudgetChain>('budgets');
+
 /** One segment of a checkpoint path: printable ASCII, no `/`, at most 80 characters. */
 function pathSegment(text: string): string {
   return text.replace(/[^\x20-\x7e]|\//g, '_').slice(0, 80);
@@ -379,7 +476,7 @@ function pathSegment(text: string): string {
 /** True when `error` is (or was caused by) a cancellation of `signal`. */
 export function isCancellation(error: unknown, signal?: AbortSignal): boolean {
   if (error instanceof CancelledError) return true;
-  if (error instanceof TimeoutError || isTroupeError(error, 'guardrail_tripped')) return false;
+  if (error instanceof TimeoutError || isTroupeError(error, 'guardrail_tripped') || error instanceof BudgetExhaustedError) return false;
   if (signal?.aborted && (error === signal.reason || isTroupeError(signal.reason, 'cancelled'))) return true;
   return error instanceof Error && error.name === 'AbortError';
 }

@@ -44,7 +44,9 @@ export type TroupeErrorCode =
   | 'team_failed'
   | 'task_conflict'
   // guardrails
-  | 'guardrail_tripped';
+  | 'guardrail_tripped'
+  // limits
+  | 'budget_exhausted';
 
 /** Options accepted by every troupe error constructor. */
 export interface TroupeErrorOptions {

@@ -22,6 +22,7 @@
  */
 import type { SessionEvent, ToolCall } from './adapter.js';
 import type { OutcomeStatus } from './outcome.js';
+import type { BudgetExhaustion, BudgetLimitKey, BudgetLimits, BudgetSpend } from './budget.js';
 import type { TurnRecord } from './turn-record.js';
 import type { Usage } from './usage.js';
 
@@ -124,6 +125,38 @@ export interface KernelEvents {
     to: string;
     decision: 'allowed' | 'changed' | 'refused' | 'disabled';
     reason?: string;
+  };
+  /**
+   * A budget's meter was created: when the first op entered with it opens
+   * (`opId` is that op). `budgetId` is unique in the run; `shared` budgets
+   * have one meter for every op entered with them.
+   */
+  'budget.opened': { budgetId: string; budget: string; limits: BudgetLimits; shared: boolean };
+  /**
+   * A budget ran out: `limit` reached its `max` (`reached`), the next model
+   * call would have passed it (`would-overrun`, emitted by the op whose
+   * call was refused), or its time ran out (`deadline`). `spent` is the
+   * whole spend so far. The ops it stops end with status `budget-exhausted`.
+   */
+  'budget.exhausted': { budgetId: string; budget: string; limit: BudgetLimitKey; max: number; reason: BudgetExhaustion; spent: BudgetSpend };
+  /** An op entered with a budget closed: the budget's limits and its whole spend so far (the last one of a budget is its final spend). */
+  'budget.closed': { budgetId: string; budget: string; limits: BudgetLimits; spent: BudgetSpend; exhausted: boolean };
+  /**
+   * A session's conversation was compacted before a turn that would have
+   * passed its context budget: tokens before and after (by the session's
+   * counter), how (`summary` by a summariser, `drop` of tool output, worker
+   * results and earlier exchanges), what was dropped, and the ordinal of
+   * the session that continues it (the conversation goes on in a new
+   * session of the same agent, so a replay finds the same turns).
+   */
+  'context.compacted': {
+    agent: string;
+    budget: number;
+    before: number;
+    after: number;
+    strategy: 'summary' | 'drop';
+    dropped: { toolOutputs: number; results: number; exchanges: number };
+    session: number;
   };
   /**
    * Something went wrong that does not stop the run: a listener threw

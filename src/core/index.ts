@@ -32,7 +32,7 @@ export { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js'
 export { defineRunnable, type Runnable, type RunnableSpec } from './runnable.js';
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './run.js';
 export { resume, type ResumeOptions } from './resume.js';
-export { ContextKey, RunContext, isCancellation, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './context.js';
+export { ContextKey, RunContext, isCancellation, type BudgetEntry, type CreateContextOptions, type EnterOptions, type TroupeEmitter } from './context.js';
 export type {
   EventBase,
   KernelEvents,
@@ -41,8 +41,33 @@ export type {
   TroupeEventName,
   TroupeEventPayloads,
 } from './events.js';
-export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpNode } from './ops.js';
+export { formatOpTree, totalUsage, usageByAgent, usageByKind, walk, type OpBudget, type OpNode } from './ops.js';
 export { addUsage, emptyUsage, totalTokens, type Usage } from './usage.js';
+
+// Budgets on the op tree, and context budgets of sessions
+export {
+  BudgetChain,
+  BudgetExhaustedError,
+  BudgetMeter,
+  budgetExhaustion,
+  budgetLimitKeys,
+  isBudgetExhausted,
+  type Budget,
+  type BudgetExhaustedInfo,
+  type BudgetExhaustion,
+  type BudgetLimitKey,
+  type BudgetLimits,
+  type BudgetSpend,
+} from './budget.js';
+export {
+  ContextWindow,
+  estimateTokens,
+  type CompactionStrategy,
+  type ContextBudget,
+  type ContextInputKind,
+  type ContextWindowOptions,
+  type TokenCounter,
+} from './context-window.js';
 export type { ParseIssue, SafeParseResult } from './parse-result.js';
 export type { TurnRecord } from './turn-record.js';
 

@@ -5,6 +5,7 @@
  */
 import { addUsage, emptyUsage, type Usage } from './usage.js';
 import type { OutcomeStatus } from './outcome.js';
+import type { BudgetLimits, BudgetSpend } from './budget.js';
 
 /** One node of a run's op tree. */
 export interface OpNode {
@@ -28,6 +29,19 @@ export interface OpNode {
   children: OpNode[];
   /** Error message, when it failed. */
   error?: string;
+  /** The budgets this op was entered with: limits and what was spent (kept up to date while the op runs). */
+  budgets?: OpBudget[];
+}
+
+/** A budget on an op node: see {@link OpNode.budgets}. */
+export interface OpBudget {
+  /** The budget's id in the run. */
+  id: string;
+  /** Its name. */
+  name: string;
+  limits: BudgetLimits;
+  /** Spend against it (the whole budget's, for a shared one). */
+  spent: BudgetSpend;
 }
 
 /** Usage of a node and everything under it. */
@@ -78,10 +92,22 @@ export function formatOpTree(root: OpNode): string {
     const ms = n.end === undefined ? '…' : `${n.end - n.start}ms`;
     const who = n.agent !== undefined && n.agent !== n.name ? ` (${n.agent})` : '';
     const cost = u.costUsd > 0 ? ` $${u.costUsd.toFixed(4)}` : '';
+    const budgets = (n.budgets ?? []).map((b) => ` budget ${b.name}: ${formatSpend(b)}`).join(';');
     lines.push(
       `${'  '.repeat(depth)}${depth === 0 ? '' : '└ '}${n.kind} ${n.name}${who} [${n.status}] ${ms} ` +
-        `in=${u.inputTokens} out=${u.outputTokens} turns=${u.turns}${cost}`,
+        `in=${u.inputTokens} out=${u.outputTokens} turns=${u.turns}${cost}${budgets}`,
     );
   });
   return lines.join('\n');
+}
+
+/** A budget's spend against each of its limits: `totalTokens 410/1000, costUsd 0.0100/0.5000`. */
+function formatSpend(b: OpBudget): string {
+  return Object.entries(b.limits)
+    .map(([key, max]) => {
+      const spent = b.spent[key as keyof BudgetSpend];
+      const show = (v: number) => (Number.isInteger(v) ? String(v) : v.toFixed(4));
+      return `${key} ${show(spent)}/${show(max as number)}`;
+    })
+    .join(', ');
 }

@@ -18,6 +18,8 @@ import type { Usage } from './usage.js';
  *   plan's abort threshold);
  * - `paused`: a loop stopped at a step boundary because it was paused;
  * - `consensus`, `coordinator`, `max-rounds`: how a team ended;
+ * - `budget-exhausted`: a budget ran out (tokens, cost, model calls or
+ *   time); the outcome holds what was done so far;
  * - `cancelled`: its signal aborted;
  * - `failed`: it failed (op nodes and events; `run()` rejects instead).
  */
@@ -31,6 +33,7 @@ export const outcomeStatuses = [
   'consensus',
   'coordinator',
   'max-rounds',
+  'budget-exhausted',
   'cancelled',
   'failed',
 ] as const;

@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import type { ModelAdapter } from './adapter.js';
 import { combineSignals, timeoutSignal } from './abort.js';
+import { BudgetExhaustedError, validateBudget, type Budget } from './budget.js';
 import { realClock, type Clock } from './clock.js';
 import { RunContext, type TroupeEmitter } from './context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from './errors.js';
@@ -49,6 +50,15 @@ export interface RunOptions {
    * event and stops the log, never the run.
    */
   store?: Store;
+  /**
+   * A budget for the whole run (tokens, cost, model calls, wall-clock
+   * time; see `Budget`): every model call of the run spends from it, and
+   * is refused once it would overrun it. A runnable that ends for it
+   * resolves with status `budget-exhausted` when it can say what it did
+   * (loops, plans, `withBudget`), else the run rejects with the
+   * `BudgetExhaustedError`, whose `partial` is the last answer.
+   */
+  budget?: Budget;
 }
 
 /** An outcome with the run's id, trace and duration. */
@@ -131,7 +141,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
   const result = (async (): Promise<RunResult<O>> => {
     await Promise.resolve();
     try {
-      return await execute(runnable, input, ctx, resuming);
+      return await execute(runnable, input, ctx, resuming, options.budget);
     } finally {
       timer?.clear();
       await listeners.detach();
@@ -151,12 +161,13 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
 }
 
 /** Run `runnable` in the root context `ctx`, with `run.started` first and `run.completed` or `run.failed` last. */
-async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, ctx: RunContext, resuming: boolean): Promise<RunResult<O>> {
+async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, ctx: RunContext, resuming: boolean, budget: Budget | undefined): Promise<RunResult<O>> {
   const root = ctx.op;
   const { clock, runId } = ctx;
   ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}) });
+  const entry = budget ? ctx.enterBudget(budget, `run:${runnable.name}`) : undefined;
   try {
-    const outcome = await runnable.run(input, ctx);
+    const outcome = await runnable.run(input, entry?.ctx ?? ctx).finally(() => entry?.leave());
     // A halted run (a guardrail tripped) fails, whatever the patterns made of it.
     if (ctx.halted) throw ctx.halted;
     root.end = clock.now();
@@ -167,7 +178,7 @@ async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, 
   } catch (thrown) {
     const error = ctx.halted ?? thrown;
     root.end = clock.now();
-    root.status = ctx.signal.aborted && !ctx.halted && !isTroupeError(error, 'timeout') ? 'cancelled' : 'failed';
+    root.status = error instanceof BudgetExhaustedError ? 'budget-exhausted' : ctx.signal.aborted && !ctx.halted && !isTroupeError(error, 'timeout') ? 'cancelled' : 'failed';
     root.error = errorMessage(error);
     ctx.emit('run.failed', { runnable: runnable.name, error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) });
     throw error;
@@ -277,4 +288,5 @@ function validateRunOptions(runnable: Runnable<Outcome>, input: string, options:
     throw new ConfigurationError(`Expected \`store\` to be a store (an object with \`append\`), got ${describeValue(options.store)}`);
   }
   expectPositiveInteger('maxDepth', options.maxDepth);
+  validateBudget('budget', options.budget);
 }

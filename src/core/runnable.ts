@@ -4,6 +4,7 @@
  * plans are all runnables, so patterns nest without limit.
  * @module
  */
+import type { Budget } from './budget.js';
 import type { RunContext } from './context.js';
 import type { Outcome } from './outcome.js';
 import type { Usage } from './usage.js';
@@ -29,6 +30,8 @@ export interface RunnableSpec<O extends Outcome> {
   kind: string;
   /** The agent this runnable speaks for, when it is one. */
   agent?: string;
+  /** A budget for each run of it (see `Budget`): its op spends from it, on top of every enclosing budget. */
+  budget?: Budget;
   /** The body; `ctx` is already the runnable's own child context. */
   run(input: string, ctx: RunContext): Promise<Omit<O, 'usage'> & { usage?: Usage }>;
 }
@@ -47,12 +50,12 @@ export interface RunnableSpec<O extends Outcome> {
  * ```
  */
 export function defineRunnable<O extends Outcome = Outcome>(spec: RunnableSpec<O>): Runnable<O> {
-  const { name, kind, agent } = spec;
+  const { name, kind, agent, budget } = spec;
   return {
     name,
     kind,
     run(input: string, ctx: RunContext): Promise<O> {
-      return ctx.enter({ kind, name, ...defined({ agent }) }, (child) => spec.run(input, child));
+      return ctx.enter({ kind, name, ...defined({ agent, budget }) }, (child) => spec.run(input, child));
     },
   };
 }

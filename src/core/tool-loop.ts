@@ -4,8 +4,10 @@
  * @module
  */
 import type { ModelTurn, ToolCall, ToolResult } from './adapter.js';
+import { budgetExhaustion } from './budget.js';
 import type { RunContext } from './context.js';
 import { throwIfAborted } from './abort.js';
+import { estimateTokens, inputTokensOf } from './context-window.js';
 import { MaxTurnsExceededError, errorMessage } from './errors.js';
 import { guardToolCall } from './guard-scope.js';
 import type { SessionHandle } from './session.js';
@@ -24,6 +26,12 @@ export interface ToolLoopOptions {
   maxTurns: number;
   /** Aborts the loop and the tools. Defaults to the context's signal. */
   signal?: AbortSignal;
+  /**
+   * The prompt tokens the next call will send, for the budget check before
+   * it (a conversation counts its whole context). Default: the input's
+   * own tokens, estimated.
+   */
+  promptTokens?: (input: string | ToolResult[]) => number;
 }
 
 /** What {@link runToolLoop} returns. */
@@ -50,7 +58,20 @@ export async function runToolLoop(
   input: string,
   options: ToolLoopOptions,
 ): Promise<ToolLoopResult> {
+  let last: string | undefined;
+  try {
+    return await toolLoop(handle, input, options, (text) => (last = text));
+  } catch (error) {
+    // A budget stopped the loop: the error carries the last answer it had, as the partial result.
+    const exhausted = budgetExhaustion(error, options.signal ?? options.ctx.signal);
+    if (exhausted) throw exhausted.withPartial(last);
+    throw error;
+  }
+}
+
+async function toolLoop(handle: SessionHandle, input: string, options: ToolLoopOptions, answered: (text: string) => void): Promise<ToolLoopResult> {
   const { ctx, agent, maxTurns } = options;
+  const promptTokens = options.promptTokens ?? ((next: string | ToolResult[]) => estimateTokens(inputTokensOf(next)));
   const signal = options.signal ?? ctx.signal;
   const tools = new Map<string, ToolDefinition>();
   for (const t of options.tools) tools.set(t.name, t);
@@ -58,7 +79,9 @@ export async function runToolLoop(
   let usage = emptyUsage();
   const calls: ToolCall[] = [];
   for (let turnNo = 1; ; turnNo++) {
+    ctx.checkBudgets(promptTokens(next));
     const turn = await handle.send(next, { signal });
+    if (turn.text) answered(turn.text);
     const turnUsage = addUsage({ turns: 1 }, turn.usage);
     usage = addUsage(usage, turnUsage);
     ctx.recordUsage(turnUsage);

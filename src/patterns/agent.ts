@@ -5,6 +5,8 @@
  */
 import { MCP_SERVERS_KEY, type ModelAdapter, type SessionSpec } from '../core/adapter.js';
 import { withTimeout } from '../core/abort.js';
+import { validateBudget, type Budget } from '../core/budget.js';
+import { ContextWindow, validateContextBudget, type ContextBudget, type ContextInputKind } from '../core/context-window.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
@@ -53,6 +55,29 @@ export interface AgentOptions {
    * a `warning` event (`mcp_servers_unused`) each time a session opens.
    */
   metadata?: Record<string, unknown>;
+  /**
+   * A budget for each run of the agent (tokens, cost, model calls, time;
+   * see `Budget`), on top of every enclosing one. When it runs out the
+   * agent's op ends with status `budget-exhausted` and a
+   * `BudgetExhaustedError` carrying its last answer. Patterns that run
+   * the agent as a member (an orchestration's worker) give the budget to
+   * the member's op. Default: none.
+   */
+  budget?: Budget;
+  /**
+   * A context budget for the agent's sessions: before a turn that would
+   * send more tokens than `maxTokens`, older turns are compacted (see
+   * `ContextBudget`). Default: none (the whole conversation is sent).
+   */
+  context?: ContextBudget;
+}
+
+/** How a message is labelled for compaction: see {@link ContextWindow.label}. */
+export interface ConversationContextLabel {
+  /** `results` (worker results) are dropped before other messages of earlier iterations. Default: `message`. */
+  kind?: ContextInputKind;
+  /** Messages of one iteration are one exchange, kept or compacted together. Default: each message is its own. */
+  iteration?: number;
 }
 
 /** One reply of a {@link Conversation}. */
@@ -65,7 +90,7 @@ export interface Conversation {
   /** The underlying handle. */
   readonly handle: SessionHandle;
   /** Send a message and run the tool loop to the final answer. */
-  send(input: string, options?: { signal?: AbortSignal; tools?: ToolDefinition[] }): Promise<ConversationReply>;
+  send(input: string, options?: { signal?: AbortSignal; tools?: ToolDefinition[]; context?: ConversationContextLabel }): Promise<ConversationReply>;
   /** Close the session. */
   close(): Promise<void>;
 }
@@ -107,6 +132,7 @@ export function agent(options: AgentOptions): Agent {
     name: opts.name,
     kind: 'agent',
     agent: opts.name,
+    ...defined({ budget: opts.budget }),
     async run(input, ctx) {
       ctx.emit('agent.started', { agent: opts.name, input });
       let conversation: Conversation | undefined;
@@ -145,13 +171,15 @@ export function agent(options: AgentOptions): Agent {
       }
       const spec = sessionSpec(opts, converse, adapter, ctx);
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
-      const handle = await openAgentSession(opts, adapter, spec, ctx);
+      const { handle, window } = await openAgentSession(opts, adapter, spec, ctx);
       return {
         agent: opts.name,
         handle,
         send(input, sendOptions = {}) {
+          window?.label(sendOptions.context ?? {});
+          const promptTokens = window ? { promptTokens: (next: Parameters<ContextWindow['projected']>[0]) => window.projected(next) } : {};
           return withTimeout(
-            (signal) => runToolLoop(handle, input, { ctx, agent: opts.name, tools: [...tools, ...(sendOptions.tools ?? [])], maxTurns: opts.maxTurns, signal }),
+            (signal) => runToolLoop(handle, input, { ctx, agent: opts.name, tools: [...tools, ...(sendOptions.tools ?? [])], maxTurns: opts.maxTurns, signal, ...promptTokens }),
             {
               signal: sendOptions.signal ?? ctx.signal,
               clock: ctx.clock,
@@ -193,18 +221,27 @@ function sessionSpec(opts: ResolvedAgentOptions, converse: ConverseOptions, adap
   return spec;
 }
 
-/** Open the agent's session, recorded (every turn a `model.turn` event, so a run log can be replayed), with model fallback when it lists several models. */
-async function openAgentSession(opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext): Promise<SessionHandle> {
-  const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
+/**
+ * Open the agent's session, recorded (every turn a `model.turn` event, so a
+ * run log can be replayed), with model fallback when it lists several
+ * models, and behind a context window when it has a context budget.
+ */
+async function openAgentSession(
+  opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext,
+): Promise<{ handle: SessionHandle; window: ContextWindow | undefined }> {
+  const openOrdinal = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
     const ordinal = ctx.nextSessionOrdinal(opts.name);
-    return recordSession(await openSession(adapter, sessionSpec, defined({ signal })), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
+    const session = recordSession(await openSession(adapter, sessionSpec, defined({ signal })), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
       ctx.emit('model.turn', record),
     );
+    return { session, ordinal };
   };
+  const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => (await openOrdinal(sessionSpec, signal)).session;
   const models = modelList(opts);
+  let lastModel = spec.model;
   const session =
     models.length > 1
-      ? await openWithModelFallback(models, (model, signal) => openRecorded({ ...spec, model }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
+      ? await openWithModelFallback(models, (model, signal) => openRecorded({ ...spec, model: (lastModel = model) }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
           ctx.emit('warning', {
             message: `Agent "${opts.name}": model "${from}" failed (${error.message}); trying "${to}"`,
             code: 'model_fallback',
@@ -213,11 +250,19 @@ async function openAgentSession(opts: ResolvedAgentOptions, adapter: ModelAdapte
         )
       : await openRecorded(spec, ctx.signal);
   const guard = sendGuard(ctx, opts.name);
-  return new SessionHandle(session, {
+  // A compacted conversation continues in a new session on the model the first one settled on.
+  const window = opts.context
+    ? new ContextWindow({
+        budget: opts.context, agent: opts.name, system: spec.system, ctx, contextUsage: adapter.capabilities.contextUsage === true,
+        reopen: (signal) => openOrdinal({ ...spec, ...(lastModel === undefined ? {} : { model: lastModel }) }, signal ?? ctx.signal),
+      })
+    : undefined;
+  const handle = new SessionHandle(window ? window.wrap(session) : session, {
     agent: opts.name,
     onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),
     ...defined({ guard }),
   });
+  return { handle, window };
 }
 
 /** The adapter for `choice` in `ctx`: an adapter object, a registered name, or the run's default. */
@@ -259,6 +304,8 @@ function validateAgentOptions(options: AgentOptions): ResolvedAgentOptions {
   if (options.models !== undefined && !(Array.isArray(options.models) && options.models.every((m) => typeof m === 'string' && m !== ''))) {
     throw new ConfigurationError(`Expected \`models\` to be a list of non-empty strings, got ${describeValue(options.models)}`);
   }
+  validateBudget('budget', options.budget);
+  validateContextBudget('context', options.context);
   const names = new Set<string>();
   for (const t of options.tools ?? []) {
     if (names.has(t.name)) throw new ConfigurationError(`Agent "${options.name}" declares tool "${t.name}" twice`);

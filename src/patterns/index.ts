@@ -4,7 +4,8 @@
  * The root `troupe` re-exports the pattern functions and their options.
  * @module
  */
-export { agent, type Agent, type AgentOptions, type Conversation, type ConversationReply, type ConverseOptions } from './agent.js';
+export { agent, type Agent, type AgentOptions, type Conversation, type ConversationContextLabel, type ConversationReply, type ConverseOptions } from './agent.js';
+export { withBudget, type WithBudgetOptions } from './with-budget.js';
 export { handoff, formatHandoff, type HandoffOptions, type HandoffOutcome } from './handoff.js';
 export { router, type RouterOptions, type RouterOutcome } from './router.js';
 export { advisors, consultAdvisors, formatAdvice, type AdvisorResult, type AdvisorsOptions, type AdvisorsOutcome } from './advisors.js';

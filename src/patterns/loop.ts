@@ -11,13 +11,14 @@ import { CancelledError, ConfigurationError, describeValue, errorMessage, isTrou
 import { expectPositiveInteger } from '../core/options.js';
 import { defineRunnable, type Outcome, type OutcomeStatus, type Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
+import { budgetExhaustion } from '../core/budget.js';
 import type { z } from 'zod';
 import { savedOutcomeSchema, type Checkpoint } from '../core/checkpoint.js';
 import type { StallDetector } from '../reflection/stall.js';
 import { defined } from '../core/defined.js';
 
 /** How a loop ended. */
-export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'cancelled' | 'paused' | 'completed'>;
+export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'budget-exhausted' | 'cancelled' | 'paused' | 'completed'>;
 
 /** Pause, resume and stop a loop from outside its run. */
 export interface LoopControls {
@@ -153,12 +154,15 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
   try {
     while (completed < options.maxIterations) {
       controller.checkPause();
-      if (signal.aborted) return { status: 'cancelled', completed };
+      if (signal.aborted) return { status: budgetExhaustion(undefined, signal) ? 'budget-exhausted' : 'cancelled', completed };
       const iteration = completed + 1;
       let result: StepResult;
       try {
         result = await options.step(iteration, signal);
       } catch (error) {
+        // A budget ran out (the loop's own, an enclosing one, or a member's): no retry can help.
+        const exhausted = budgetExhaustion(error, signal);
+        if (exhausted) return { status: 'budget-exhausted', completed, error: exhausted };
         if (error instanceof PauseRequested || signal.aborted || isCancellation(error, signal)) throw error;
         if (options.fatal?.(error)) throw error;
         errors++;
@@ -179,6 +183,8 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
     return { status: 'max-iterations', completed };
   } catch (error) {
     if (error instanceof PauseRequested) return { status: 'paused', completed };
+    const exhausted = budgetExhaustion(error, signal);
+    if (exhausted) return { status: 'budget-exhausted', completed, error: exhausted };
     if (signal.aborted || isCancellation(error, signal)) return { status: 'cancelled', completed };
     throw error;
   }
@@ -199,6 +205,7 @@ export function loopSummary(status: LoopStatus, iterations: number, maxIteration
     'max-iterations': `⏱️ Max iterations (${iterations}/${maxIterations})`,
     stalled: `⚠️ Stalled (${iterations}/${maxIterations})`,
     'error-budget': `❌ Error budget exhausted (${iterations}/${maxIterations})`,
+    'budget-exhausted': `💸 Budget exhausted (${iterations}/${maxIterations})`,
     cancelled: `⏹️ Cancelled (${iterations}/${maxIterations})`,
     paused: `⏸️ Paused (${iterations}/${maxIterations})`,
     completed: `✅ Completed (${iterations}/${maxIterations})`,

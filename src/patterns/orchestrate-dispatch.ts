@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { withTimeout } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
+import { budgetExhaustion } from '../core/budget.js';
 import { errorMessage } from '../core/errors.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import type { Agent } from './agent.js';
@@ -149,7 +150,11 @@ export function workerPrompt(worker: Agent, request: string, task: string, share
   return parts.join('\n\n');
 }
 
-/** Run one worker on one prompt with its own time-out; every failure becomes `success: false`. */
+/**
+ * Run one worker on one prompt with its own time-out and budget (the
+ * worker agent's `budget`, on its `worker` op); every failure becomes
+ * `success: false` (a budget's, with the worker's last answer as `output`).
+ */
 export async function runWorker(
   ctx: RunContext,
   worker: Agent,
@@ -161,7 +166,7 @@ export async function runWorker(
   try {
     const output = await withTimeout(
       (signal) =>
-        ctx.withSignal(signal).enter({ kind: 'worker', name: worker.name, agent: worker.name }, async (child) => {
+        ctx.withSignal(signal).enter({ kind: 'worker', name: worker.name, agent: worker.name, ...(worker.options.budget ? { budget: worker.options.budget } : {}) }, async (child) => {
           const conversation = await worker.converse(child);
           try {
             const reply = await conversation.send(prompt, { signal });
@@ -174,8 +179,10 @@ export async function runWorker(
     );
     return { worker: worker.name, task, success: true, output: output.output, durationMs: ctx.clock.now() - start };
   } catch (error) {
+    // An enclosing budget that ran out aborts `options.signal` and stops the orchestration; the worker's own is a failed worker.
     if (options.signal.aborted) throw error;
-    return { worker: worker.name, task, success: false, output: '', error: errorMessage(error), durationMs: ctx.clock.now() - start };
+    const exhausted = budgetExhaustion(error);
+    return { worker: worker.name, task, success: false, output: exhausted?.partial ?? '', error: errorMessage(error), durationMs: ctx.clock.now() - start };
   }
 }
 

@@ -254,7 +254,7 @@ class OrchestrationRun {
     const conversation = await this.#openOrchestrator();
     const last = state.evaluations.at(-1);
     const previous = { ...(last ? { evaluation: last } : {}), ...defined({ synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
-    let reply = await conversation.send(planPrompt(this.#prompts(), iteration, this.maxIterations, previous), { signal: sig });
+    let reply = await conversation.send(planPrompt(this.#prompts(), iteration, this.maxIterations, previous), { signal: sig, context: { iteration } });
     const names = this.#offered.map((w) => w.name);
     let assignments = this.#toolMode ? [] : parseAssignments(reply.text, names).assignments;
     const nothing = () => (this.#toolMode ? this.#current.results.length === 0 : assignments.length === 0);
@@ -272,7 +272,7 @@ class OrchestrationRun {
         });
       }
       throwIfAborted(sig);
-      reply = await conversation.send(nudgePrompt(this.#offered, this.#toolMode ? 'tool' : 'text'), { signal: sig });
+      reply = await conversation.send(nudgePrompt(this.#offered, this.#toolMode ? 'tool' : 'text'), { signal: sig, context: { iteration } });
       if (!this.#toolMode) assignments = parseAssignments(reply.text, names).assignments;
     }
     return { reply: reply.text, assignments };
@@ -363,7 +363,8 @@ class OrchestrationRun {
   async #synthesise(results: WorkerResult[], sig: AbortSignal): Promise<string> {
     if (!this.#o.orchestrator) return formatResults(results);
     const conversation = await this.#openOrchestrator();
-    return (await conversation.send(`## User Request\n${this.#request}\n\n${synthesisPrompt(this.#prompts(), results)}`, { signal: sig })).text;
+    const context = { iteration: this.#current.iteration, kind: 'results' as const };
+    return (await conversation.send(`## User Request\n${this.#request}\n\n${synthesisPrompt(this.#prompts(), results)}`, { signal: sig, context })).text;
   }
 
   /** After an evaluation that did not meet the goal: the adjustments for the next plan, each also an event. */
@@ -392,7 +393,7 @@ class OrchestrationRun {
     if (o.evaluator) {
       this.#judge ??= await o.evaluator.converse(this.#ctx);
       const prompt = evaluationPrompt({ request: this.#request, synthesis: clean, iteration, maxIterations: this.maxIterations, previous: state.evaluations.at(-1), results, answerChars: o.evaluatorAnswerChars });
-      const text = (await this.#judge.send(prompt, { signal: sig })).text;
+      const text = (await this.#judge.send(prompt, { signal: sig, context: { iteration, kind: 'results' } })).text;
       ({ score, rationale } = parseEvaluation(text));
       goalMet = score >= o.goalScore || parseSentinels(text).groupComplete;
       evaluator = o.evaluator.name;

@@ -5,7 +5,9 @@
  * settles the scheduler drops it, and its prompt with it.
  * @module
  */
-import type { RunContext } from '../core/context.js';
+import type { Budget, BudgetLimits } from '../core/budget.js';
+import type { BudgetEntry, RunContext } from '../core/context.js';
+import type { Usage } from '../core/usage.js';
 import type { Workspace } from '../workspaces/types.js';
 import type { ChunkAttemptResult, ChunkJob, ChunkJobData } from './executor.js';
 import type { PlanChunk } from './plan.js';
@@ -22,6 +24,10 @@ export interface AttemptHost {
   prompt(attempt: Attempt): string;
   /** Run the attempt here (in its workspace, when there is a strategy). */
   run(attempt: Attempt): Promise<string | ChunkAttemptResult>;
+  /** The position of `chunk` in the plan. */
+  position(chunk: PlanChunk): number;
+  /** The budgets of the chunk at `position` (its own, its subtrees'), besides the plan's. */
+  budgets(position: number): readonly Budget[];
 }
 
 /** One attempt of one chunk: the job an executor runs and the runner's input. */
@@ -32,6 +38,7 @@ export class Attempt implements ChunkJob, ChunkRunInput {
   #controller: AbortController | undefined;
   #reason: Error | undefined;
   #ctx: RunContext | undefined;
+  #budgets: BudgetEntry[] = [];
 
   constructor(
     host: AttemptHost,
@@ -69,11 +76,27 @@ export class Attempt implements ChunkJob, ChunkRunInput {
   }
   get ctx(): RunContext {
     // Keyed by chunk, so a resumed plan finds the checkpoints of patterns a chunk runs.
-    return (this.#ctx ??= this.#host.ctx.withSignal(this.signal).withCheckpointScope(`chunk-${this.chunk.sequenceIndex}`));
+    if (this.#ctx) return this.#ctx;
+    let ctx = this.#host.ctx.withSignal(this.signal).withCheckpointScope(`chunk-${this.chunk.sequenceIndex}`);
+    for (const budget of this.#host.budgets(this.#host.position(this.chunk))) {
+      const entry = ctx.enterBudget(budget, `chunk-${this.chunk.sequenceIndex}`);
+      this.#budgets.push(entry);
+      ctx = entry.ctx;
+    }
+    return (this.#ctx = ctx);
+  }
+
+  /** The attempt settled: it spends from its budgets no more. */
+  settle(): void {
+    for (const entry of this.#budgets.splice(0)) entry.leave();
   }
 
   execute(): Promise<string | ChunkAttemptResult> {
     return this.#host.run(this);
+  }
+
+  recordUsage(usage: Partial<Usage>): void {
+    this.ctx.recordUsage(usage);
   }
 
   /** Abort the attempt's signal (once). */
@@ -93,6 +116,13 @@ export class Attempt implements ChunkJob, ChunkRunInput {
       role: typeof adapter === 'string' ? { ...role, adapter } : role,
       attempt: this.attempt,
       checkpointPath: this.#host.ctx.checkpointPath,
+      ...this.#remaining(),
     };
+  }
+
+  /** What is left of every budget the attempt spends from, for a worker elsewhere to enforce. */
+  #remaining(): { budget?: BudgetLimits } {
+    const budget = this.ctx.budgets.remaining();
+    return budget ? { budget } : {};
   }
 }

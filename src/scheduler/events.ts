@@ -29,10 +29,11 @@ export interface PlanEvents {
   /**
    * A plan finished executing (before its checkpoint's last save), with its
    * status (`completed`, `failed` when a chunk failed, `error-budget` at
-   * the abort threshold) and the number of chunks that succeeded, failed
-   * and were skipped. A cancelled plan emits none.
+   * the abort threshold, `budget-exhausted` when its budget ran out) and
+   * the number of chunks that succeeded, failed and were skipped. A
+   * cancelled plan emits none.
    */
-  'plan.completed': { planId: string; status: 'completed' | 'failed' | 'error-budget'; succeeded: number; failed: number; skipped: number };
+  'plan.completed': { planId: string; status: 'completed' | 'failed' | 'error-budget' | 'budget-exhausted'; succeeded: number; failed: number; skipped: number };
   /**
    * A chunk changed status: one event per transition of the scheduler's
    * state machine (`Pending`/`WaitingForDependencies` → `Queued` → `Running`

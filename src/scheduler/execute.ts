@@ -24,6 +24,7 @@ import { indexPlan } from './dag.js';
 import { validatePlan, type Plan } from './plan.js';
 import { loadPlanStart, planCheckpoint } from './plan-checkpoint.js';
 import { schedule } from './schedule.js';
+import { validatePlanBudgets } from './budgets.js';
 import type { ChunkResult, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 import { defined } from '../core/defined.js';
 
@@ -39,6 +40,7 @@ export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable
   return defineRunnable<PlanOutcome>({
     name: planId,
     kind: 'plan',
+    ...defined({ budget: options.budget }),
     async run(input, ctx) {
       // In a resumed run, the plan's checkpoint: a finished plan returns its outcome, chunks that succeeded keep their results.
       const checkpoint = planCheckpoint(ctx);
@@ -90,6 +92,7 @@ function validateOptions(plan: Plan, o: PlanRunOptions): PlanSettings {
     throw new ConfigurationError(`Expected \`weight\` to be a function of a chunk, got ${describeValue(o.weight)}`);
   }
   for (const [role, config] of Object.entries(o.roles ?? {})) expectPositiveNumber(`roles.${role}.estimatedMs`, config?.estimatedMs);
+  validatePlanBudgets(index, o);
   return {
     index,
     capacity: o.executor ? o.executor.capacity : (expectPositiveInteger('maxParallel', o.maxParallel) ?? 5),

@@ -7,6 +7,8 @@
  * @module
  */
 import pLimit from 'p-limit';
+import type { BudgetLimits } from '../core/budget.js';
+import type { Usage } from '../core/usage.js';
 import { expectPositiveInteger } from '../core/options.js';
 import type { PlanChunk } from './plan.js';
 import type { RoleConfig } from './roles.js';
@@ -50,6 +52,15 @@ export interface ChunkJobData {
    * run counts the chunk as done.
    */
   checkpointPath: string;
+  /**
+   * What is left of every budget the attempt spends from (the plan's, its
+   * chunk's and subtree's, and every enclosing one), the tightest of each
+   * limit, when any applies. A worker runs the attempt under it
+   * (`run(..., { budget })`) and reports the usage back; the executor
+   * records it in the attempt's context (`job.ctx.recordUsage`), so it
+   * counts once toward every budget of the run.
+   */
+  budget?: BudgetLimits;
 }
 
 /**
@@ -75,6 +86,13 @@ export interface ChunkJob {
   readonly signal: AbortSignal;
   /** Run the attempt in this process (a remote executor sends {@link ChunkJob.toJSON} instead). */
   execute(): Promise<string | ChunkAttemptResult>;
+  /**
+   * Record usage of model calls the attempt made elsewhere (a remote
+   * worker's turns, as it reported them) in the attempt's op context, once:
+   * it rolls up into the op tree and counts toward every budget of the run
+   * (the chunk's, its subtree's, the plan's, the run's).
+   */
+  recordUsage(usage: Partial<Usage>): void;
   /** The job's data, for sending to another process. */
   toJSON(): ChunkJobData;
 }

@@ -20,6 +20,7 @@
  * @module
  */
 import { abortError } from '../core/clock.js';
+import { budgetExhaustion } from '../core/budget.js';
 import type { RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, TimeoutError, describeValue, errorMessage } from '../core/errors.js';
 import type { Attempt } from './attempt.js';
@@ -197,8 +198,11 @@ export class PlanMachine {
     const { settings, ctx } = this.#m;
     this.#release(r);
     r.error = errorMessage(error);
+    // A budget that ran out is not retried: the chunk keeps its last answer.
+    const exhausted = budgetExhaustion(error);
+    if (exhausted?.partial !== undefined) r.output = exhausted.partial;
     const now = ctx.clock.now();
-    if (this.stopping === undefined && r.attempts <= settings.maxRetries) return this.#retry(r, now);
+    if (this.stopping === undefined && r.attempts <= settings.maxRetries && !exhausted) return this.#retry(r, now);
     this.#terminal(r, 'Failed', now);
     this.failures++;
     this.#skipped(r, now);
@@ -288,6 +292,7 @@ export class PlanMachine {
   }
 
   #release(r: ChunkRecord): void {
+    r.attempt?.settle();
     r.attempt = undefined;
     this.#running--;
   }

@@ -8,12 +8,14 @@
 import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
 import type { PlanGraphNode } from './events.js';
+import { budgetExhaustion } from '../core/budget.js';
 import { WorkspaceError, errorMessage } from '../core/errors.js';
 import { totalUsage } from '../core/ops.js';
 import type { OutcomeStatus } from '../core/runnable.js';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
 import { aggregate, countResults } from './aggregate.js';
 import { Attempt, type AttemptHost } from './attempt.js';
+import { chunkBudgets } from './budgets.js';
 import type { PlanIndex } from './dag.js';
 import { DurationEstimates } from './estimates.js';
 import { directExecutor, type ChunkAttemptResult } from './executor.js';
@@ -42,7 +44,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   const saved = o.resumeFrom?.instructions ?? none;
   const instructions = o.instructions ?? ((): readonly string[] => saved);
   const checkpoints = new PlanCheckpoints({ ctx, checkpoint: o.checkpoint, plan, planId: o.planId, records, instructions });
-  const host = attemptHost(ctx, o, records, instructions);
+  const host = attemptHost(ctx, o, records, instructions, chunkBudgets(plan, o.index, o));
   const machine = new PlanMachine({
     ctx,
     planId: o.planId,
@@ -56,8 +58,10 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   });
   if (checkpoints.enabled) await checkpoints.start();
   await drive(machine, plan, ctx, o);
-  if (machine.stopping === 'cancelled') throw abortError(ctx.signal);
-  const outcome = await planOutcome(plan, task, ctx, o, records, machine, instructions());
+  // The plan's budget (or an enclosing one) ran out: the plan ends with what it did; a cancellation rejects.
+  const exhausted = machine.stopping === 'cancelled' ? budgetExhaustion(undefined, ctx.signal) : undefined;
+  if (machine.stopping === 'cancelled' && !exhausted) throw abortError(ctx.signal);
+  const outcome = await planOutcome(plan, task, ctx, o, records, machine, instructions(), exhausted !== undefined);
   await checkpoints.finish(outcome);
   return outcome;
 }
@@ -100,7 +104,9 @@ function roleResolver(overrides: RoleOverrides | undefined): (role: ChunkRole) =
 }
 
 /** How attempts of this execution build their prompt and run (in a workspace when there is a strategy). */
-function attemptHost(ctx: RunContext, o: ScheduleOptions, records: readonly ChunkRecord[], instructions: () => readonly string[]): AttemptHost {
+function attemptHost(
+  ctx: RunContext, o: ScheduleOptions, records: readonly ChunkRecord[], instructions: () => readonly string[], budgets: AttemptHost['budgets'],
+): AttemptHost {
   const baseDir = o.baseDir ?? process.cwd();
   const strategy = o.workspace;
   const runner = o.runner;
@@ -113,6 +119,8 @@ function attemptHost(ctx: RunContext, o: ScheduleOptions, records: readonly Chun
       return chunkPrompt(a, deps.map((d) => records[d]!), instructions(), o.reprompt);
     },
     run: strategy === undefined ? runner : (a) => runInWorkspace(a, { strategy, baseDir, runner, ctx }),
+    position: (chunk) => o.index.position(chunk.sequenceIndex)!,
+    budgets,
   };
 }
 
@@ -144,18 +152,19 @@ async function planOutcome(
   records: readonly ChunkRecord[],
   machine: PlanMachine,
   instructions: readonly string[],
+  exhausted: boolean,
 ): Promise<Omit<PlanOutcome, 'usage'>> {
   const results = records.map(chunkResult);
   const durationMs = ctx.clock.now() - ctx.op.start;
   let report: PlanOutcome['report'];
-  if (o.aggregate) {
+  if (o.aggregate && !exhausted) {
     const settings = o.aggregate === true ? {} : o.aggregate;
     const adapter = settings.adapter ?? o.adapter;
     report = await aggregate(plan, results, { ctx, task, durationMs, ...defined({ adapter, system: settings.system }) });
   }
   const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
   const stopped = machine.stopping === 'abort-threshold';
-  const status: OutcomeStatus = stopped ? 'error-budget' : stats.succeeded === records.length ? 'completed' : 'failed';
+  const status: Extract<OutcomeStatus, 'completed' | 'failed' | 'error-budget' | 'budget-exhausted'> = exhausted ? 'budget-exhausted' : stopped ? 'error-budget' : stats.succeeded === records.length ? 'completed' : 'failed';
   ctx.emit('plan.completed', { planId: o.planId, status, succeeded: stats.succeeded, failed: stats.failed, skipped: stats.skipped });
   return {
     output: report?.summary ?? finalOutput(results, o.index.dependents),
@@ -166,7 +175,7 @@ async function planOutcome(
     stats,
     instructions: [...instructions],
     ...(report ? { report } : {}),
-    ...(stopped ? { stoppedBy: 'abort-threshold' as const } : {}),
+    ...(stopped ? { stoppedBy: 'abort-threshold' as const } : exhausted ? { stoppedBy: 'budget' as const } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  * @module
  */
 import type { ModelAdapter } from '../core/adapter.js';
+import type { Budget } from '../core/budget.js';
 import type { Clock } from '../core/clock.js';
 import type { RunContext, TroupeEmitter } from '../core/context.js';
 import type { TroupeEvent } from '../core/events.js';
@@ -101,6 +102,32 @@ export interface PlanRunOptions {
   instructions?: () => readonly string[];
   /** Summarise the results with a synthesis session (`true`: the chunks' adapter). Default: false. */
   aggregate?: boolean | { adapter?: ModelAdapter; system?: string };
+  /**
+   * A budget for the whole plan (its op; see `Budget`). When it runs out,
+   * running chunks stop, the others are `Aborted`, and the plan ends with
+   * status `budget-exhausted` and the results so far. Default: none.
+   */
+  budget?: Budget;
+  /**
+   * A budget for each chunk, shared by its attempts. A chunk that runs
+   * out fails without a retry (its dependents are skipped, as for any
+   * failed chunk) and keeps its last answer as `output`. Default: none.
+   */
+  chunkBudget?: Budget;
+  /**
+   * Budgets of single chunks, or of a chunk and every chunk that depends
+   * on it (`subtree: true`, one budget they all spend from): when one runs
+   * out, its chunks stop and fail while the rest of the plan goes on.
+   */
+  budgets?: ChunkBudget[];
+}
+
+/** A budget of one chunk, or of a chunk and everything that depends on it: see {@link PlanRunOptions.budgets}. */
+export interface ChunkBudget extends Budget {
+  /** The chunk's `sequenceIndex`. */
+  chunk: number;
+  /** Also cover every chunk that depends on it, directly or not (one budget for them all). Default: false. */
+  subtree?: boolean;
 }
 
 /** Options of `executePlan`: scheduling, plus how to run standalone or inside a context. */
@@ -171,7 +198,7 @@ export interface PlanOutcome extends Outcome {
   /** Instructions added while the plan ran (recorded with the run). */
   instructions: string[];
   /** Why it stopped early, if it did. */
-  stoppedBy?: 'abort-threshold';
+  stoppedBy?: 'abort-threshold' | 'budget';
 }
 
 /** The options of a plan execution after validation, with the plan's index. */

@@ -14,6 +14,7 @@ import type { PlanGraphNode } from '../scheduler/events.js';
 import type { ChunkStatus } from '../scheduler/state.js';
 import type { OutcomeStatus } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
+import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../core/budget.js';
 import { defined } from '../core/defined.js';
 
 /** An op as the tracker knows it from `op.started` and `op.completed` (the run itself is `op-0`, kind `run`). */
@@ -62,6 +63,17 @@ export interface TrackedOp {
   mark: number;
   /** Clock time its current iteration or round started (ops inside it make no turn before). */
   stepMark?: number;
+  /** The budgets this op opened (from `budget.*` events): limits, the latest spend, and why it ran out. */
+  budgets?: TrackedBudget[];
+}
+
+/** A budget as the tracker knows it. */
+export interface TrackedBudget {
+  readonly budgetId: string;
+  readonly name: string;
+  readonly limits: BudgetLimits;
+  spent: BudgetSpend;
+  exhausted?: { limit: BudgetLimitKey; reason: BudgetExhaustion };
 }
 
 /** The state of one chunk of a plan, from `plan.started` and `chunk.status`. */
@@ -98,6 +110,7 @@ interface RunState {
   readonly runId: string;
   readonly ops: Map<string, TrackedOp>;
   readonly plans: Map<string, TrackedPlan>;
+  readonly budgets: Map<string, TrackedBudget>;
   ended: boolean;
 }
 
@@ -142,13 +155,40 @@ export class RunTracker {
         return this.#planStarted(event);
       case 'chunk.status':
         return this.#chunkStatus(event);
+      case 'budget.opened':
+      case 'budget.exhausted':
+      case 'budget.closed':
+        return this.#budget(event);
       default:
         return;
     }
   }
 
+  /** A budget opened on an op (its meter's first op), ran out or was left: kept on the op that opened it. */
+  #budget(event: TroupeEvent<'budget.opened' | 'budget.exhausted' | 'budget.closed'>): void {
+    const state = this.#runs.get(event.runId);
+    if (!state) return;
+    if (event.type === 'budget.opened') {
+      const op = this.op(event.runId, event.opId);
+      if (!op) return;
+      const budget: TrackedBudget = { budgetId: event.budgetId, name: event.budget, limits: { ...event.limits }, spent: emptySpend() };
+      (op.budgets ??= []).push(budget);
+      state.budgets.set(event.budgetId, budget);
+      return;
+    }
+    const budget = state.budgets.get(event.budgetId);
+    if (!budget) return;
+    budget.spent = { ...event.spent };
+    if (event.type === 'budget.exhausted') budget.exhausted ??= { limit: event.limit, reason: event.reason };
+  }
+
+  /** The budgets of a run, by id. */
+  budgets(runId: string): ReadonlyMap<string, TrackedBudget> {
+    return this.#runs.get(runId)?.budgets ?? new Map();
+  }
+
   #runStarted(event: TroupeEvent<'run.started'>): void {
-    const state: RunState = { runId: event.runId, ops: new Map(), plans: new Map(), ended: false };
+    const state: RunState = { runId: event.runId, ops: new Map(), plans: new Map(), budgets: new Map(), ended: false };
     this.#runs.set(event.runId, state);
     const id = event.opId ?? 'op-0';
     state.ops.set(id, { runId: event.runId, id, kind: 'run', name: event.runnable, depth: 0, start: event.time, status: 'running', mark: event.time });
@@ -294,7 +334,7 @@ export class RunTracker {
     let state = this.#runs.get(runId);
     if (!state) {
       // A log that starts mid-run (no `run.started`): track what follows.
-      state = { runId, ops: new Map(), plans: new Map(), ended: false };
+      state = { runId, ops: new Map(), plans: new Map(), budgets: new Map(), ended: false };
       this.#runs.set(runId, state);
     }
     return state;

@@ -173,3 +173,23 @@ describe('renderRunReport', () => {
     expect(out).toMatch(/report page script up to date/);
   });
 });
+
+describe('budgets in the report', () => {
+  it('shows each budget with its limits and spend, the first exhaustion, and compactions', async () => {
+    const { withBudget } = await import('troupe/patterns');
+    const adapter = scriptedAdapter({
+      replies: { writer: [{ text: 'part', toolCalls: [{ name: 'missing', arguments: {} }], usage: { inputTokens: 80, outputTokens: 30, costUsd: 0.01 } }] },
+    });
+    const events: TroupeEvent[] = [];
+    const result = await run(withBudget(agent({ name: 'writer' }), { name: 'cap', totalTokens: 100 }), 'write', { adapter, budget: { name: 'run', costUsd: 1 }, onEvent: (e) => events.push(e) });
+    expect(result.status).toBe('budget-exhausted');
+    const data = buildReportData(events);
+    expect(data.budgets.map((b) => [b.name, b.limits, b.spent.totalTokens, b.exhausted?.limit, b.exhausted?.reason])).toEqual([
+      ['run', { costUsd: 1 }, 110, undefined, undefined],
+      ['cap', { totalTokens: 100 }, 110, 'totalTokens', 'reached'],
+    ]);
+    expect(data.budgets[1]!.opId).toBe(data.ops.find((o) => o.kind === 'budget')!.id);
+    const html = renderRunReport(events);
+    expect(html).toContain('"budgets":[');
+  });
+});

@@ -47,3 +47,19 @@ describe('RunTracker', () => {
     expect(tracker.ops('x').map((o) => o.id)).toEqual(['op-10']);
   });
 });
+
+describe('budgets in the tracker', () => {
+  it('keeps each budget on the op that opened it, with its latest spend and why it ran out', async () => {
+    const { scriptedAdapter } = await import('../../src/adapters/scripted.js');
+    const { agent } = await import('../../src/patterns/agent.js');
+    const { withBudget } = await import('../../src/patterns/with-budget.js');
+    const { run } = await import('../../src/core/run.js');
+    const adapter = scriptedAdapter({ replies: { w: [{ text: 'a', toolCalls: [{ name: 'none', arguments: {} }], usage: { inputTokens: 90, outputTokens: 20 } }] } });
+    const tracker = new RunTracker();
+    const result = await run(withBudget(agent({ name: 'w' }), { name: 'cap', totalTokens: 100 }), 'go', { adapter, runId: 'r', onEvent: (e) => tracker.apply(e) });
+    expect(result.status).toBe('budget-exhausted');
+    const op = [...tracker.ops('r')].find((o) => o.kind === 'budget')!;
+    expect(op.budgets).toMatchObject([{ name: 'cap', limits: { totalTokens: 100 }, spent: { totalTokens: 110 }, exhausted: { limit: 'totalTokens', reason: 'reached' } }]);
+    expect(tracker.budgets('r').get(op.budgets![0]!.budgetId)).toBe(op.budgets![0]);
+  });
+});

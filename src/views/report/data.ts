@@ -10,6 +10,7 @@ import type { TroupeEvent } from '../../core/events.js';
 import type { ChunkStatus } from '../../scheduler/state.js';
 import type { OutcomeStatus } from '../../core/runnable.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
+import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../../core/budget.js';
 import { RunTracker, type TrackedOp } from '../tracker.js';
 import { defined } from '../../core/defined.js';
 
@@ -155,6 +156,29 @@ export interface ReportLoop {
   stalls: Array<{ iteration: number; stalled: boolean }>;
 }
 
+/** A budget of the run: its limits and what was spent against each (from `budget.*` events). */
+export interface ReportBudget {
+  budgetId: string;
+  name: string;
+  /** The op that opened it. */
+  opId?: string;
+  shared: boolean;
+  limits: BudgetLimits;
+  spent: BudgetSpend;
+  /** Why it ran out, when it did (the first exhaustion). */
+  exhausted?: { limit: BudgetLimitKey; reason: BudgetExhaustion; time: number };
+}
+
+/** A compaction of a session's conversation (from `context.compacted`). */
+export interface ReportCompaction {
+  time: number;
+  agent: string;
+  budget: number;
+  before: number;
+  after: number;
+  strategy: 'summary' | 'drop';
+}
+
 /** Everything the report page draws. */
 export interface RunReportData {
   format: 'troupe.report';
@@ -179,6 +203,10 @@ export interface RunReportData {
   lanes: ReportLane[];
   usage: ReportUsageRow[];
   loops: ReportLoop[];
+  /** Every budget of the run, with its spend. */
+  budgets: ReportBudget[];
+  /** Every compaction of a session's conversation. */
+  compactions: ReportCompaction[];
   warnings: Array<{ time: number; message: string; code?: string }>;
   /** Records of the log that are not events (skipped). */
   skipped: number;
@@ -216,6 +244,8 @@ class ReportBuilder {
   readonly #openTools = new Map<string, ReportToolCall>();
   readonly #loops = new Map<string, ReportLoop>();
   readonly #warnings: RunReportData['warnings'] = [];
+  readonly #budgets = new Map<string, ReportBudget>();
+  readonly #compactions: ReportCompaction[] = [];
   readonly #markers = new Map<string, ReportMarker[]>();
   readonly #plans = new Map<string, PlanBuild>();
   readonly #run: RunReportData['run'];
@@ -290,6 +320,8 @@ class ReportBuilder {
       lanes: buildLanes(opList, this.#turns, planList, this.#markers, lastTime),
       usage: usageRows(this.#turns),
       loops: [...this.#loops.values()],
+      budgets: [...this.#budgets.values()],
+      compactions: this.#compactions,
       warnings: this.#warnings,
       skipped,
       truncated: this.#truncated,
@@ -422,6 +454,24 @@ class ReportBuilder {
     if (e.status === 'Retrying') this.#mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
   }
 
+  /** A budget opened, ran out or closed: its limits and its latest spend. */
+  #budget(e: TroupeEvent<'budget.opened' | 'budget.exhausted' | 'budget.closed'>): void {
+    const key = budgetKey(this.#segment, e.budgetId);
+    let budget = this.#budgets.get(key);
+    if (!budget) {
+      const limits = e.type === 'budget.exhausted' ? {} : { ...e.limits };
+      const opId = this.#uid(e.opId);
+      budget = { budgetId: e.budgetId, name: e.budget, shared: e.type === 'budget.opened' && e.shared, limits, spent: emptySpend(), ...(opId === undefined ? {} : { opId }) };
+      this.#budgets.set(key, budget);
+    }
+    if (e.type === 'budget.opened') return;
+    budget.spent = { ...e.spent };
+    if (e.type === 'budget.exhausted') {
+      budget.exhausted ??= { limit: e.limit, reason: e.reason, time: e.time };
+      this.#mark(e.opId, { time: e.time, kind: 'failure', label: `budget "${e.budget}" exhausted: ${e.limit} ${e.reason}` });
+    }
+  }
+
   /** Loops' scores and stalls, retries, failures and warnings: markers on the timeline. */
   #markEvent(e: TroupeEvent): void {
     const loops = this.#loops;
@@ -445,6 +495,14 @@ class ReportBuilder {
       case 'reflect.iteration.failed':
         this.#mark(e.opId, { time: e.time, kind: 'failure', label: `iteration ${e.iteration} failed: ${e.error}` });
         return;
+      case 'budget.opened':
+      case 'budget.exhausted':
+      case 'budget.closed':
+        return this.#budget(e);
+      case 'context.compacted':
+        this.#compactions.push({ time: e.time, agent: e.agent, budget: e.budget, before: e.before, after: e.after, strategy: e.strategy });
+        this.#mark(e.opId, { time: e.time, kind: 'warning', label: `context of ${e.agent} compacted (${e.strategy}): ${e.before} → ${e.after} tokens` });
+        return;
       case 'warning':
         this.#warnings.push({ time: e.time, message: e.message, ...defined({ code: e.code }) });
         this.#mark(e.opId, { time: e.time, kind: 'warning', label: e.message });
@@ -453,6 +511,11 @@ class ReportBuilder {
         return;
     }
   }
+}
+
+/** Budgets are keyed by run segment and id (ids restart when a run is resumed). */
+function budgetKey(segment: number, id: string): string {
+  return `${segment}|${id}`;
 }
 
 interface PlanBuild {

@@ -48,6 +48,34 @@ export function usageSection(data: RunReportData): HTMLElement {
   );
 }
 
+/** Every budget of the run: each limit with what was spent against it, and the conversations that were compacted. */
+export function budgetsSection(data: RunReportData): HTMLElement | undefined {
+  const budgets = data.budgets ?? [];
+  const compactions = data.compactions ?? [];
+  if (budgets.length === 0 && compactions.length === 0) return undefined;
+  const show = (key: string, n: number) => (key === 'costUsd' ? cost(n) : key === 'wallClockMs' ? `${Math.round(n)} ms` : tokens(n));
+  const rows = budgets.flatMap((b) => {
+    const limits = Object.entries(b.limits) as Array<[keyof typeof b.spent, number]>;
+    return limits.map(([key, max]) => {
+      const spent = b.spent[key] ?? 0;
+      const bar = h('span', { class: 'share' });
+      bar.style.width = `${Math.min(100, (100 * spent) / max).toFixed(1)}%`;
+      const out = b.exhausted?.limit === key ? ` — ${b.exhausted.reason}` : '';
+      return h('tr', {}, h('td', {}, b.name), h('td', {}, key), h('td', { class: 'num' }, show(key, spent)), h('td', { class: 'num' }, show(key, max)), h('td', { class: 'share-cell' }, h('span', { class: 'share-track' }, bar)), h('td', {}, `${b.exhausted ? 'exhausted' : 'within'}${out}`));
+    });
+  });
+  const compacted = compactions.map((c) => h('li', {}, `${c.agent}: ${tokens(c.before)} → ${tokens(c.after)} tokens of ${tokens(c.budget)} (${c.strategy})`));
+  return h(
+    'section',
+    { id: 'budgets' },
+    h('h2', {}, 'Budgets'),
+    rows.length === 0
+      ? ''
+      : h('table', { class: 'usage', 'data-testid': 'budgets' }, h('thead', {}, h('tr', {}, ...['Budget', 'Limit', 'Spent', 'Max', 'Spent of max', 'State'].map((t) => h('th', {}, t)))), h('tbody', {}, rows)),
+    compacted.length === 0 ? '' : h('div', {}, h('h3', {}, 'Context compactions'), h('ul', { 'data-testid': 'compactions' }, ...compacted)),
+  );
+}
+
 /** One small chart per loop with evaluator scores. */
 export function scoresSection(data: RunReportData): HTMLElement | undefined {
   const loops = data.loops.filter((l) => l.scores.length > 0 || l.stalls.length > 0);

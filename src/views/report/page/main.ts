@@ -6,7 +6,7 @@
  * @module
  */
 import type { RunReportData } from '../data.js';
-import { scoresSection, usageSection } from './charts.js';
+import { budgetsSection, scoresSection, usageSection } from './charts.js';
 import { planGraph } from './dag.js';
 import { details } from './details.js';
 import { cost, duration, h, statusClass, tokens } from './dom.js';
@@ -58,7 +58,7 @@ function start(): void {
   };
   panel.replaceChildren(...details(data, undefined, select));
   const plans = data.plans.length ? h('section', { id: 'plans' }, h('h2', {}, 'Plans'), data.plans.map((p) => planGraph(p, select))) : null;
-  const content = h('div', { class: 'content' }, timeline(data, select), plans ?? '', usageSection(data), scoresSection(data) ?? '');
+  const content = h('div', { class: 'content' }, timeline(data, select), plans ?? '', usageSection(data), budgetsSection(data) ?? '', scoresSection(data) ?? '');
   app.replaceChildren(summary(data), h('div', { class: 'layout' }, content, aside));
 }
 
