@@ -91,9 +91,10 @@ export interface CheckpointHost {
   readonly clock: Clock;
   /** Cancels reads. */
   readonly signal: AbortSignal;
-  /** Emit `checkpoint.restored`, `checkpoint.saved` or a `warning`. */
+  /** Emit `checkpoint.restored`, `checkpoint.saved`, `checkpoint.appended` or a `warning`. */
   restored(kind: string, completed: boolean): void;
-  saved(kind: string, finished: boolean): void;
+  saved(doc: CheckpointDocument): void;
+  appended(kind: string, entry: unknown): void;
   warn(message: string): void;
 }
 
@@ -256,6 +257,7 @@ export class Checkpoint<S, O extends Outcome = Outcome, E = never> {
   append(entry: E): void {
     const store = this.#host.store;
     if (!store || this.#appendFailed) return;
+    this.#host.appended(this.#spec.kind, entry);
     this.#appending++;
     store.append(this.stream, entry).then(
       () => this.#appendDone(),
@@ -267,6 +269,15 @@ export class Checkpoint<S, O extends Outcome = Outcome, E = never> {
         this.#appendDone();
       },
     );
+  }
+
+  /**
+   * Another process appended `entry` to the checkpoint's stream (a worker
+   * that recorded a chunk's result): log it (`checkpoint.appended`) without
+   * writing it again, so that the run log holds every step of the run.
+   */
+  recorded(entry: E): void {
+    if (this.#host.store) this.#host.appended(this.#spec.kind, entry);
   }
 
   /** True when no appended entry is still being written. */
@@ -310,7 +321,7 @@ export class Checkpoint<S, O extends Outcome = Outcome, E = never> {
       host.warn(`The checkpoint of ${this.#spec.kind} "${host.name}" could not be saved: ${errorMessage(error)}`);
       return;
     }
-    host.saved(this.#spec.kind, outcome !== undefined);
+    host.saved(doc as CheckpointDocument);
   }
 }
 

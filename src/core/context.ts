@@ -237,7 +237,9 @@ export class RunContext {
         clock: this.clock,
         signal: this.signal,
         restored: (kind, completed) => ctx.emit('checkpoint.restored', { kind, name: ctx.op.name, path: ctx.checkpointPath, completed }),
-        saved: (kind, finished) => ctx.emit('checkpoint.saved', { kind, name: ctx.op.name, path: ctx.checkpointPath, finished }),
+        saved: (doc) =>
+          ctx.emit('checkpoint.saved', { kind: doc.kind, name: ctx.op.name, path: ctx.checkpointPath, finished: doc.outcome !== undefined, state: doc.state, ...defined({ outcome: doc.outcome }) }),
+        appended: (kind, entry) => ctx.emit('checkpoint.appended', { kind, name: ctx.op.name, path: ctx.checkpointPath, entry }),
         warn: (message) => ctx.emit('warning', { message, code: 'checkpoint_failed' }),
       },
       spec,

@@ -47,8 +47,20 @@ export interface EventBase {
 
 /** The kernel's events, by name. */
 export interface KernelEvents {
-  /** A run starts, with the runnable's name and the input; `resumed` is set when it continues an earlier run with the same id. */
-  'run.started': { runnable: string; input: string; resumed?: boolean };
+  /**
+   * A run starts, with the runnable's name and the input; `resumed` is set
+   * when it continues an earlier run with the same id, and `parent` when
+   * the run was made from another one (a fork or a what-if replay).
+   */
+  'run.started': { runnable: string; input: string; resumed?: boolean; parent?: RunParent };
+  /**
+   * The first record of a run made from another run, written before it
+   * runs: the runnable and input it continues with, the run and checkpoint
+   * it comes from, `mode` (`fork`: seeded from a checkpoint of the parent,
+   * continued by `resume`; `what-if`: run again with model calls answered
+   * from the parent's log) and what was changed, one line each.
+   */
+  'run.forked': { runnable: string; input: string; parent: RunParent; mode: 'fork' | 'what-if'; changes: string[] };
   /** A run resolved: its status, the answer, the usage of the whole op tree and its duration on the run's clock. */
   'run.completed': { runnable: string; status: OutcomeStatus; output: string; usage: Usage; durationMs: number };
   /** A run rejected (it failed or was cancelled), with the error's message and code. */
@@ -88,9 +100,17 @@ export interface KernelEvents {
   /**
    * A checkpointing pattern saved its state (after an iteration, a round, a
    * batch of task transitions, the start of a plan) or, with `finished`,
-   * its outcome. Entries appended one by one (a plan's chunks) emit none.
+   * its outcome: `state` (and `outcome`) as saved, so the run log holds
+   * every checkpoint a run went through (see `troupe/travel`). Do not
+   * modify them.
    */
-  'checkpoint.saved': { kind: string; name: string; path: string; finished: boolean };
+  'checkpoint.saved': { kind: string; name: string; path: string; finished: boolean; state: unknown; outcome?: unknown };
+  /**
+   * An entry was added to a checkpoint's stream (a plan's chunk that
+   * succeeded), by this run or, reported back by an executor, by another
+   * process: `entry` as appended. Do not modify it.
+   */
+  'checkpoint.appended': { kind: string; name: string; path: string; entry: unknown };
   /**
    * A guardrail decided (every verdict is one event, and so one run-log
    * record): which guardrail, at which stage (`input`, `output`, `stream`,
@@ -166,6 +186,14 @@ export interface KernelEvents {
    * not be cleaned up. `code` says which; `data` may hold details.
    */
   'warning': { message: string; code?: string; data?: unknown };
+}
+
+/** Where a run made from another run comes from: the parent's id and, for a fork, the checkpoint (its number in the parent's log, see `listCheckpoints`). */
+export interface RunParent {
+  /** The run it was made from. */
+  runId: string;
+  /** The checkpoint of the parent a fork starts from (1-based, in the order of the parent's log). */
+  checkpoint?: number;
 }
 
 /** Payloads of every troupe event, by name: the kernel's and every layer's. */

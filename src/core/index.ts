@@ -36,6 +36,7 @@ export { ContextKey, RunContext, isCancellation, type BudgetEntry, type CreateCo
 export type {
   EventBase,
   KernelEvents,
+  RunParent,
   TroupeEvent,
   TroupeEventListeners,
   TroupeEventName,

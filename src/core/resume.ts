@@ -25,7 +25,8 @@ export interface ResumeOptions extends Omit<RunOptions, 'store' | 'runId'> {
  * planning sessions, coordinations) loads its checkpoint: a finished one
  * returns its saved outcome with no model call, an unfinished one continues
  * at its next iteration, round, batch or chunk (a plan also counts the
- * chunks other processes recorded as done in its checkpoint). Events are
+ * chunks other processes recorded as done in its checkpoint). A fork
+ * (`forkRun` of `troupe/travel`) is continued the same way. Events are
  * appended to the same run log. Work that is not inside a checkpointing
  * pattern runs again.
  *
@@ -51,16 +52,17 @@ export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: st
       details: { runId, runnable: started.runnable },
     });
   }
-  return launch(runnable, started.input, { ...options, store, runId }, true).result;
+  return launch(runnable, started.input, { ...options, store, runId }, true, started.parent).result;
 }
 
-/** The run's first `run.started` event in its log. */
-async function firstStart(store: Store, runId: string, signal: AbortSignal | undefined): Promise<TroupeEvent<'run.started'>> {
+/** The run's first `run.started` event in its log, or the `run.forked` record a fork starts with. */
+async function firstStart(store: Store, runId: string, signal: AbortSignal | undefined): Promise<TroupeEvent<'run.started' | 'run.forked'>> {
   const { records } = await store.read(runEventsStream(runId), signal ? { signal } : {});
   for (const record of records) {
-    if (typeof record === 'object' && record !== null && (record as { type?: unknown }).type === 'run.started') {
-      const e = record as Partial<TroupeEvent<'run.started'>>;
-      if (typeof e.runnable === 'string' && typeof e.input === 'string') return e as TroupeEvent<'run.started'>;
+    const type = typeof record === 'object' && record !== null ? (record as { type?: unknown }).type : undefined;
+    if (type === 'run.started' || type === 'run.forked') {
+      const e = record as Partial<TroupeEvent<'run.started' | 'run.forked'>>;
+      if (typeof e.runnable === 'string' && typeof e.input === 'string') return e as TroupeEvent<'run.started' | 'run.forked'>;
     }
   }
   throw new StoreError(`Cannot resume run "${runId}": the store holds no run log for it (no run.started event)`, { details: { runId } });

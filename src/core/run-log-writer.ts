@@ -7,7 +7,7 @@
  */
 import { realClock, type Clock } from './clock.js';
 import { StoreError, errorMessage } from './errors.js';
-import type { TroupeEvent } from './events.js';
+import type { RunParent, TroupeEvent } from './events.js';
 import type { OutcomeStatus } from './outcome.js';
 import type { Store } from './store.js';
 
@@ -32,6 +32,8 @@ export interface RunMeta {
   endedAt?: number;
   /** The run's status once it ended (`failed` for a failed run). */
   status?: OutcomeStatus;
+  /** The run it was made from (a fork, a what-if replay). */
+  parent?: RunParent;
 }
 
 /** Queues a run's events to its log; see {@link createRunLogWriter}. */
@@ -99,7 +101,7 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
       }
       pending.push(() => store.append(stream, record));
       if (event.type === 'run.started') {
-        meta = { schemaVersion: 1, runId, runnable: event.runnable, startedAt: event.time };
+        meta = { schemaVersion: 1, runId, runnable: event.runnable, startedAt: event.time, ...(event.parent ? { parent: event.parent } : {}) };
       } else if (meta && (event.type === 'run.completed' || event.type === 'run.failed')) {
         meta = { ...meta, endedAt: event.time, status: event.type === 'run.completed' ? event.status : 'failed' };
       }

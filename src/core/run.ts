@@ -12,7 +12,7 @@ import { realClock, type Clock } from './clock.js';
 import { RunContext, type TroupeEmitter } from './context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from './errors.js';
 import { expectPositiveInteger, expectPositiveNumber } from './options.js';
-import type { TroupeEvent, TroupeEventListeners } from './events.js';
+import type { RunParent, TroupeEvent, TroupeEventListeners } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome, Runnable } from './runnable.js';
 import type { Store } from './store.js';
@@ -112,9 +112,10 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
  * Start a run; with `resuming`, it continues the earlier run `options.runId`
  * logged in `options.store` (`resume` reads the input back and calls this):
  * every checkpointing pattern loads its checkpoint, and events are appended
- * to the same run log.
+ * to the same run log. `parent` (a fork, a what-if replay) goes into
+ * `run.started` and the run's meta document.
  */
-export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, options: RunOptions, resuming: boolean): RunHandle<O> {
+export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, options: RunOptions, resuming: boolean, parent?: RunParent): RunHandle<O> {
   validateRunOptions(runnable, input, options);
   if (resuming && (options.store === undefined || options.runId === undefined)) {
     throw new ConfigurationError('Resuming a run needs the `store` it was logged in and its `runId`');
@@ -141,7 +142,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
   const result = (async (): Promise<RunResult<O>> => {
     await Promise.resolve();
     try {
-      return await execute(runnable, input, ctx, resuming, options.budget);
+      return await execute(runnable, input, ctx, resuming, options.budget, parent);
     } finally {
       timer?.clear();
       await listeners.detach();
@@ -161,10 +162,10 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
 }
 
 /** Run `runnable` in the root context `ctx`, with `run.started` first and `run.completed` or `run.failed` last. */
-async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, ctx: RunContext, resuming: boolean, budget: Budget | undefined): Promise<RunResult<O>> {
+async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, ctx: RunContext, resuming: boolean, budget: Budget | undefined, parent: RunParent | undefined): Promise<RunResult<O>> {
   const root = ctx.op;
   const { clock, runId } = ctx;
-  ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}) });
+  ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}), ...defined({ parent }) });
   const entry = budget ? ctx.enterBudget(budget, `run:${runnable.name}`) : undefined;
   try {
     const outcome = await runnable.run(input, entry?.ctx ?? ctx).finally(() => entry?.leave());

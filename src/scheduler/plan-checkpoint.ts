@@ -126,9 +126,10 @@ export class PlanCheckpoints {
     await this.#o.checkpoint.save(this.state());
   }
 
-  /** A chunk succeeded: append its entry (unless the executor already recorded it, see {@link recordChunkResult}). */
+  /** A chunk succeeded: append its entry (unless the executor already recorded it, see {@link recordChunkResult}: then it is only logged). */
   succeeded(r: ChunkRecord, recorded: boolean): void {
-    if (!recorded) this.#o.checkpoint.append(chunkState(r));
+    if (recorded) this.#o.checkpoint.recorded(chunkState(r));
+    else this.#o.checkpoint.append(chunkState(r));
   }
 
   /** The state now. */
