@@ -25,6 +25,7 @@ export const entryPoints: Record<string, string> = {
   report: 'src/views/report/index.ts',
   mcp: 'src/integrations/mcp/index.ts',
   http: 'src/integrations/http/index.ts',
+  travel: 'src/travel/index.ts',
 };
 
 /** The vendor and built-in adapters behind `troupe/adapters/<name>` (`src/adapters/<name>.ts`). */

@@ -46,7 +46,11 @@ export type TroupeErrorCode =
   // guardrails
   | 'guardrail_tripped'
   // limits
-  | 'budget_exhausted';
+  | 'budget_exhausted'
+  // time travel: forks and what-if replays
+  | 'unknown_run'
+  | 'unknown_checkpoint'
+  | 'invalid_edit';
 
 /** Options accepted by every troupe error constructor. */
 export interface TroupeErrorOptions {
