@@ -10,6 +10,7 @@ import { StoreError, errorMessage } from './errors.js';
 import type { RunParent, TroupeEvent } from './events.js';
 import type { OutcomeStatus } from './outcome.js';
 import type { Store } from './store.js';
+import type { Usage } from './usage.js';
 
 /** The stream that holds a run's events. */
 export function runEventsStream(runId: string): string {
@@ -34,6 +35,8 @@ export interface RunMeta {
   status?: OutcomeStatus;
   /** The run it was made from (a fork, a what-if replay). */
   parent?: RunParent;
+  /** The usage of the whole run, once it completed. */
+  usage?: Usage;
 }
 
 /** Queues a run's events to its log; see {@link createRunLogWriter}. */
@@ -103,7 +106,7 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
       if (event.type === 'run.started') {
         meta = { schemaVersion: 1, runId, runnable: event.runnable, startedAt: event.time, ...(event.parent ? { parent: event.parent } : {}) };
       } else if (meta && (event.type === 'run.completed' || event.type === 'run.failed')) {
-        meta = { ...meta, endedAt: event.time, status: event.type === 'run.completed' ? event.status : 'failed' };
+        meta = event.type === 'run.completed' ? { ...meta, endedAt: event.time, status: event.status, usage: event.usage } : { ...meta, endedAt: event.time, status: 'failed' };
       }
       if (event.type === 'run.started' || event.type === 'run.completed' || event.type === 'run.failed') {
         const snapshot = meta;

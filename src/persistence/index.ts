@@ -31,6 +31,7 @@ export {
   type TimelineEntry,
   type TimelineOptions,
 } from './run-log.js';
+export { listRuns } from './runs.js';
 export {
   TEAM_REGISTRY_SCHEMA_VERSION,
   deleteGroup,

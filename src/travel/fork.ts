@@ -137,7 +137,7 @@ export function planFork(log: RunEvents & { runId: string }, options: Pick<ForkO
   const at = options?.at;
   const checkpoint = checkpoints.find((c) => c.id === at);
   if (!checkpoint) {
-    throw new ConfigurationError(`Run "${log.runId}" has no checkpoint ${describeValue(at)} (it has ${checkpoints.length}; see listCheckpoints or \`troupe runs ${log.runId}\`)`, {
+    throw new ConfigurationError(`Run "${log.runId}" has no checkpoint ${typeof at === 'number' ? at : describeValue(at)} (it has ${checkpoints.length}; see listCheckpoints or \`troupe runs ${log.runId}\`)`, {
       code: 'unknown_checkpoint',
       details: { runId: log.runId, at, checkpoints: checkpoints.length },
     });

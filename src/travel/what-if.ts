@@ -13,7 +13,7 @@ import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '
 import type { RunParent, TroupeEvent } from '../core/events.js';
 import { memoryStore } from '../core/memory-store.js';
 import { launch, type RunResult } from '../core/run.js';
-import type { Runnable } from '../core/runnable.js';
+import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Store } from '../core/store.js';
 import { turnRecordsFromEvents } from '../core/turn-record.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
@@ -136,7 +136,7 @@ export interface ReplayRunOptions {
 }
 
 /** The result of {@link replayRun}: the run's result and how many turns the recording answered. */
-export type ReplayRunResult = RunResult & { served: number };
+export type ReplayRunResult<O extends Outcome = Outcome> = RunResult<O> & { served: number };
 
 /**
  * Replay `recorded` with zero model calls: run `runnable` on its input
@@ -150,11 +150,11 @@ export type ReplayRunResult = RunResult & { served: number };
  * console.log(again.output, again.served);
  * ```
  */
-export async function replayRun(runnable: Runnable, recorded: RunEvents, options: ReplayRunOptions = {}): Promise<ReplayRunResult> {
+export async function replayRun<O extends Outcome>(runnable: Runnable<O>, recorded: RunEvents, options: ReplayRunOptions = {}): Promise<ReplayRunResult<O>> {
   const adapters: Record<string, ModelAdapter | undefined> = Object.fromEntries((options.adapterNames ?? []).map((name) => [name, undefined]));
   const replay = await replayWith(runnable, recorded, { ...options, adapters }, []);
   if (replay.error !== undefined) throw replay.error;
-  return { ...replay.result!, served: replay.calls.length };
+  return { ...(replay.result as RunResult<O>), served: replay.calls.length };
 }
 
 interface Replayed {
@@ -168,7 +168,7 @@ interface Replayed {
 
 /** Run `runnable` against the recording of `recorded` with `changes`; a failure is returned, not thrown. */
 async function replayWith(
-  runnable: Runnable,
+  runnable: Runnable<Outcome>,
   recorded: RunEvents,
   options: Omit<WhatIfOptions, 'adapters'> & { adapters?: Record<string, ModelAdapter | undefined> },
   changes: readonly WhatIfChange[],

@@ -1,0 +1,29 @@
+/**
+ * Listing the runs logged in a store, from their meta documents.
+ * @module
+ */
+import type { Store, StoreCallOptions } from '../core/store.js';
+import { runMetaKey, type RunMeta } from '../core/run-log-writer.js';
+
+/**
+ * Every run logged in `store` (its `runs/<runId>/meta` documents), the
+ * latest started first: id, runnable, start and end, status, usage and the
+ * run it was made from. A run that is still going, or was cut short, has no
+ * `endedAt`.
+ *
+ * @example
+ * ```ts
+ * for (const r of await listRuns(store)) console.log(r.runId, r.status ?? 'unfinished', r.usage?.costUsd);
+ * ```
+ */
+export async function listRuns(store: Store, options: StoreCallOptions = {}): Promise<RunMeta[]> {
+  const call = options.signal ? { signal: options.signal } : {};
+  const runs: RunMeta[] = [];
+  for (const key of await store.list('runs/', call)) {
+    if (!key.endsWith('/meta')) continue;
+    const meta = (await store.get(key, call)) as Partial<RunMeta> | undefined;
+    if (!meta || typeof meta.runId !== 'string' || runMetaKey(meta.runId) !== key || typeof meta.startedAt !== 'number') continue;
+    runs.push(meta as RunMeta);
+  }
+  return runs.sort((a, b) => b.startedAt - a.startedAt || (a.runId < b.runId ? -1 : 1));
+}
