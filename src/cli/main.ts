@@ -28,6 +28,8 @@ import { formatAgentGraph, formatPlanGraph } from './graph.js';
 import { liveProgress, plainProgress, type Progress } from './progress.js';
 import type { CliIo } from './io.js';
 import { squadCommand } from './squad.js';
+import { forkCommand, runsCommand } from './runs.js';
+import { replayCommand } from './replay.js';
 import { defined } from '../core/defined.js';
 
 export type { CliIo } from './io.js';
@@ -44,6 +46,11 @@ Usage:
   troupe agents inspect <dir>              one row per agent file: format, name, tools, model, sub-agents, hand-offs
   troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
                                            write a run's report: one self-contained HTML page
+  troupe runs [<run>] [--store <dir>]      the runs of a store, or one run's checkpoints
+  troupe fork <run> --at <checkpoint> [--set <pointer>=<value>]... [--agents <dir>]
+                                           a new run from a checkpoint, with its state edited
+  troupe replay <run>... --agents <dir> [--what-if <change>]...
+                                           replay logged runs with no model call, or with a change
   troupe squad show <repo>                 print a repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force]
                                            write a preset as a repository's squad folder
@@ -106,6 +113,8 @@ model, evaluator scores per iteration, and any op's details on click.
 
 /** Run the CLI with `argv` (without `node` and the script); resolves with the exit code. */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first = ''] = argv;
+  if (Object.hasOwn(OWN_OPTIONS, first)) return OWN_OPTIONS[first]!(argv.slice(1), io);
   const parsed = parseCommandLine(argv, io);
   if (typeof parsed === 'number') return parsed;
   const { values, positionals } = parsed;
@@ -136,6 +145,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   return reportFailure(io, () => folderCommand(command, rest, values, io));
 }
+
+/** Commands that read their own options. */
+const OWN_OPTIONS: Record<string, (args: readonly string[], io: CliIo) => Promise<number>> = { runs: runsCommand, fork: forkCommand, replay: replayCommand };
 
 type CommandLine = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
 

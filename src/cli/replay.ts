@@ -1,0 +1,183 @@
+/**
+ * `troupe replay <run>...`: replay logged runs with no model call, or,
+ * with `--what-if`, with a prompt, a model or a tool result changed (only
+ * the calls the change affects go to the model) and the two runs side by
+ * side; exits 1 when a score dropped: a regression suite for prompts.
+ * @module
+ */
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigurationError, ParseError, errorMessage } from '../core/errors.js';
+import type { Store } from '../core/store.js';
+import { fileStore } from '../persistence/file-store.js';
+import { readRun } from '../persistence/run-log.js';
+import { listRuns } from '../persistence/runs.js';
+import type { RunEvents } from '../travel/checkpoints.js';
+import { startRecord } from '../travel/fork.js';
+import { formatWhatIf } from '../travel/format.js';
+import type { WhatIfChange } from '../travel/what-if-adapter.js';
+import { replayRun, whatIf } from '../travel/what-if.js';
+import { readableText } from '../text/lines.js';
+import type { CliIo } from './io.js';
+import { failures } from './runs.js';
+import { compileForRun, storeDir } from './travel-common.js';
+import { defined } from '../core/defined.js';
+
+export const REPLAY_HELP = `Usage: troupe replay <run | run-log file | folder>... --agents <dir> [--store <dir>]
+                     [--what-if <change>]... [--adapter <name>] [--script <file.json>] [--tolerance <n>]
+
+Run the agents of <dir> again on each logged run's input, every model call
+answered from the run's log: no model call is made. A run whose agents now
+ask something else fails (exit 1).
+
+With --what-if, something is changed: calls whose input is unchanged are
+still answered from the log, and only the calls the change affects go to
+the model (--adapter, as for troupe run). Each run is printed side by side
+with its what-if: status, evaluator scores, usage and cost, which calls
+were new, and both outputs. Exits 1 when a score dropped by more than
+--tolerance (default 0) or a what-if run failed.
+
+  <run>                  a run id in the file store --store <dir> (default: $TROUPE_STORE)
+  <run-log file>         a run's events.jsonl, or a run exported as JSON
+  <folder>               a file store (every run in it), or a folder of run-log files
+  --agents <dir>         the agent files the runs were made from (or their changed version)
+  --what-if <change>     prompt:<agent>=<text | @file>   another system prompt
+                         model:<agent>=<model>           another model
+                         tool:<tool>=<text | @file>      another result of a tool`;
+
+const OPTIONS = {
+  help: { type: 'boolean', short: 'h' },
+  store: { type: 'string' },
+  agents: { type: 'string' },
+  'what-if': { type: 'string', multiple: true },
+  adapter: { type: 'string' },
+  script: { type: 'string' },
+  as: { type: 'string' },
+  tolerance: { type: 'string' },
+} as const;
+
+/** `troupe replay`; resolves with the exit code. */
+export async function replayCommand(args: readonly string[], io: CliIo): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    io.err(`${errorMessage(error)}\n\n${REPLAY_HELP}`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.out(REPLAY_HELP);
+    return 0;
+  }
+  const tolerance = values.tolerance === undefined ? 0 : Number(values.tolerance);
+  if (positionals.length === 0 || values.agents === undefined || !(tolerance >= 0)) {
+    io.err(`${positionals.length === 0 ? 'Expected at least one run.' : values.agents === undefined ? 'Expected --agents <dir>: the agent files the runs were made from.' : 'Expected --tolerance to be a non-negative number.'}\n\n${REPLAY_HELP}`);
+    return 2;
+  }
+  const agents = values.agents;
+  return failures(io, async () => {
+    const changes = await Promise.all((values['what-if'] ?? []).map(parseChange));
+    const runs = await collectRuns(positionals, storeDir(values.store, io), io);
+    let bad = 0;
+    for (const recorded of runs) {
+      const { runnable, adapter, names } = await compileForRun(agents, startRecord(recorded).runnable, values, io);
+      if (values['what-if'] === undefined) {
+        bad += await replayOne(recorded, runnable, names, io);
+        continue;
+      }
+      const report = await whatIf(runnable, recorded, { adapter, changes, tolerance, adapters: Object.fromEntries(names.map((n) => [n, adapter])), ...defined({ signal: io.signal, clock: io.clock }) });
+      io.out(formatWhatIf(report));
+      io.out('');
+      if (report.regressed) bad++;
+    }
+    const verb = values['what-if'] === undefined ? 'failed to replay' : 'regressed';
+    io.out(`${runs.length} run${runs.length === 1 ? '' : 's'}, ${bad} ${verb}`);
+    return bad > 0 ? 1 : 0;
+  });
+}
+
+async function replayOne(recorded: RunEvents, runnable: Parameters<typeof replayRun>[0], names: string[], io: CliIo): Promise<number> {
+  try {
+    const result = await replayRun(runnable, recorded, { adapterNames: names, ...defined({ signal: io.signal, clock: io.clock }) });
+    io.out(`${recorded.runId ?? 'run'}: ${result.status}, ${result.served} turns from the log, 0 model calls`);
+    io.out(result.output);
+    return 0;
+  } catch (error) {
+    io.err(`${recorded.runId ?? 'run'}: ${errorMessage(error)}`);
+    return 1;
+  }
+}
+
+/** `prompt:<agent>=...`, `model:<agent>=...` or `tool:<tool>=...`; `@file` reads the text from a file. */
+async function parseChange(text: string): Promise<WhatIfChange> {
+  const colon = text.indexOf(':');
+  const equals = text.indexOf('=', colon + 1);
+  const kind = colon < 0 ? '' : text.slice(0, colon);
+  const name = text.slice(colon + 1, equals);
+  if (colon < 0 || equals < 0 || name === '' || !['prompt', 'model', 'tool'].includes(kind)) {
+    throw new ConfigurationError(`Expected --what-if prompt:<agent>=<text>, model:<agent>=<model> or tool:<tool>=<text>, got "${text}"`, { code: 'invalid_edit' });
+  }
+  let value = text.slice(equals + 1);
+  if (value.startsWith('@') && kind !== 'model') value = readableText(await readFile(value.slice(1), 'utf8'), value.slice(1)).trimEnd();
+  if (kind === 'prompt') return { agent: name, prompt: value };
+  if (kind === 'model') return { agent: name, model: value };
+  return { tool: name, result: value };
+}
+
+/** The runs named on the command line: run ids in the store, run-log files, file stores and folders of run-log files. */
+async function collectRuns(sources: readonly string[], dir: string | undefined, io: CliIo): Promise<Array<RunEvents & { runId: string }>> {
+  const out: Array<RunEvents & { runId: string }> = [];
+  const call = defined({ signal: io.signal });
+  for (const source of sources) {
+    const info = await stat(source).catch(() => undefined);
+    if (info?.isFile()) out.push(parseLogFile(await readFile(source, 'utf8'), source));
+    else if (info?.isDirectory() && (await stat(join(source, 'runs')).catch(() => undefined))?.isDirectory()) {
+      const store = fileStore(source);
+      for (const meta of (await listRuns(store, call)).reverse()) out.push(await logged(store, meta.runId, call));
+    } else if (info?.isDirectory()) {
+      for (const name of (await readdir(source)).filter((n) => n.endsWith('.json') || n.endsWith('.jsonl')).sort()) out.push(parseLogFile(await readFile(join(source, name), 'utf8'), join(source, name)));
+    } else {
+      if (dir === undefined) throw new ConfigurationError(`"${source}" is not a file or folder; to read run "${source}" from a store, give --store <dir> (or set TROUPE_STORE)`, { code: 'invalid_argument' });
+      out.push(await logged(fileStore(dir), source, call));
+    }
+  }
+  return out;
+}
+
+async function logged(store: Store, runId: string, call: { signal?: AbortSignal }): Promise<RunEvents & { runId: string }> {
+  const log = await readRun(store, runId, call);
+  if (log.events.length === 0) throw new ConfigurationError(`No run "${runId}" is logged in the store`, { code: 'unknown_run', details: { runId } });
+  return log;
+}
+
+/** A run-log file: an exported run (`{ events: [...] }`), or JSON lines (a torn or foreign line is skipped). */
+function parseLogFile(raw: string, file: string): RunEvents & { runId: string } {
+  const text = readableText(raw, file);
+  let events: unknown[] | undefined;
+  let runId: string | undefined;
+  if (text.trimStart().startsWith('{')) {
+    try {
+      const doc = JSON.parse(text) as { events?: unknown; runId?: unknown };
+      if (Array.isArray(doc.events)) events = doc.events;
+      if (typeof doc.runId === 'string') runId = doc.runId;
+    } catch {
+      // not one document: JSON lines below
+    }
+  }
+  if (events === undefined) {
+    events = [];
+    for (const line of text.split('\n')) {
+      if (line.trim() === '') continue;
+      try {
+        events.push(JSON.parse(line) as unknown);
+      } catch {
+        // a torn last line
+      }
+    }
+  }
+  const first = events.find((e): e is { runId: string } => typeof e === 'object' && e !== null && typeof (e as { runId?: unknown }).runId === 'string');
+  if (!first) throw new ParseError(`${file} holds no run events (expected an events.jsonl file or an exported run)`, { details: { file } });
+  return { runId: runId ?? first.runId, events };
+}
