@@ -49,6 +49,12 @@ const expected: Record<string, RegExp[]> = {
   'resume-plan.ts': [/^first half ran chunks: 0, 1, 2$/m, /^second half ran chunks: 3, 4, 5$/m, /^plan completed: 0 Succeeded, 1 Succeeded, 2 Succeeded, 3 Succeeded, 4 Succeeded, 5 Succeeded$/m],
   'review-panel.ts': [/vote: security votes to conclude \(round 2\)/, /^Status: coordinator after 2 rounds/m, /^lead: Verdict: request changes\./m],
   'squad.ts': [/^Squad Team \(orchestrator-reflect\), read from /m, /'Ripley' +│ 'Lead'/, /^presets: code-review \[builtin\].*Squad Team \[repo\]$/m, /^✅ Goal met \(2\/5\)/m],
+  'what-if-review.ts': [
+    /^what-if of run review-7 as review-7-strict: prompt of style$/m,
+    /^model calls +3 +\| 3: 1 recorded, 2 new, 0 to restore context$/m,
+    /^ +Approve\. +\| Request changes: rename `x` and `tmp`\.$/m,
+    /^sessions opened on the model: 2 \(lead, style\); answered from the recording: security$/m,
+  ],
   'worktrees.ts': [/^docs on troupe\/greeter\/docs: Documented greet\(\)\.$/m, /^merge troupe\/greeter\/coder: merged$/m, /^merge troupe\/greeter\/docs: merged$/m, /^src\/greet\.js$/m],
   'redis-store.ts': redisTarget().url
     ? [/run shared-1: \d+ events, status completed/, /conflict \(Task list "tasks" was changed elsewhere/, /claimed b/, /a=claimed by worker-\d, b=claimed by worker-\d/]
