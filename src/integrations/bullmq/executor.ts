@@ -1,0 +1,186 @@
+/**
+ * `bullmqExecutor`: an {@link Executor} that sends each chunk attempt to a
+ * BullMQ queue, where worker processes on any machine take it. The plan's
+ * scheduler keeps scheduling (ready queue, retries, time-outs, the abort
+ * threshold); only the attempt crosses the wire.
+ * @module
+ */
+import type { EventEmitter } from 'eventemitter3';
+import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
+import { expectPositiveInteger } from '../../core/options.js';
+import type { ChunkAttemptResult, ChunkJob, ChunkJobData, Executor } from '../../scheduler/executor.js';
+import { findRecordedAttempt, restoreRecordedAttempt } from './attempt-records.js';
+import { JobClient } from './client.js';
+import { checkPlace } from './connection.js';
+import type { QueueClientEvents } from './events.js';
+import { RemoteMirror } from './mirror.js';
+import { clientSettings, type QueueClientOptions } from './options.js';
+import { chunkJobId, type ChunkJobWire } from './wire.js';
+
+/** A trace-context carrier: a plain object of strings (W3C `traceparent`, `tracestate`). */
+export type TraceCarrier = Record<string, string>;
+
+/** Options of {@link bullmqExecutor}. */
+export interface BullmqExecutorOptions extends QueueClientOptions {
+  /**
+   * Attempts this coordinator has in the queue at once (the scheduler never
+   * dispatches more). Set it to about the workers' total concurrency: a
+   * chunk's time-out also counts the time its job waits in the queue.
+   * Default: 64.
+   */
+  capacity?: number;
+  /**
+   * The trace context each job carries, from the op the attempt belongs to
+   * (with `troupe/otel`: `(job, op) => tracing.inject(op)`). A worker reads it
+   * back with `extractTraceContext(job.traceContext)`. Default: none.
+   */
+  traceContext?: (job: ChunkJobData, op: { runId: string; opId: string }) => TraceCarrier | undefined;
+}
+
+/** Numbers of a queue, for autoscaling and dashboards. */
+export interface QueueStats {
+  queueName: string;
+  /** Jobs waiting for a worker (the queue depth). */
+  waiting: number;
+  /** Jobs a worker is running. */
+  active: number;
+  /** Jobs waiting for a delay. */
+  delayed: number;
+  /** Age of the oldest waiting job, in ms (0 when none waits). */
+  oldestWaitingMs: number;
+  /** Workers connected to the queue (-1 when Redis does not tell: `CLIENT LIST` refused). */
+  workers: number;
+  /** Jobs this coordinator waits for. */
+  inFlight: number;
+  /** Time from queued to started of this coordinator's most recent jobs (up to 256), in ms. */
+  recentWaitMs: { count: number; median: number; p95: number; max: number };
+}
+
+/** A queue-backed executor. */
+export interface BullmqExecutor extends Executor {
+  readonly kind: 'bullmq';
+  /** The queue it sends attempts to. */
+  readonly queueName: string;
+  /** Typed events of its jobs: queued, started (with the worker's name), completed, failed, cancelled, stalled; the connection going down and up. */
+  readonly events: EventEmitter<QueueClientEvents>;
+  /** The queue's depth, active jobs and wait times: a seam for autoscaling. */
+  stats(options?: { signal?: AbortSignal }): Promise<QueueStats>;
+  /** Close its connections; attempts still in flight fail with a `QueueError` (`closed`). */
+  close(): Promise<void>;
+}
+
+/** Where an executor keeps its queue client, for `remote(name, { executor })` to share. */
+const CLIENT = Symbol('troupe.bullmq.client');
+
+/** The queue client of an executor made by {@link bullmqExecutor}; `undefined` for anything else. */
+export function clientOf(executor: unknown): JobClient | undefined {
+  const client = typeof executor === 'object' && executor !== null ? (executor as { [CLIENT]?: unknown })[CLIENT] : undefined;
+  return client instanceof JobClient ? client : undefined;
+}
+
+/** Jobs of one chunk the lookup of a resumed run reads at most. */
+const MAX_PROBE = 1000;
+
+/**
+ * An executor that runs each chunk attempt as a BullMQ job, on whichever
+ * worker (`startWorker`, `troupe worker`) takes it. `executePlan`,
+ * `PlanningSession` and `coordinate` use it unchanged.
+ *
+ * - Each attempt is one job: the chunk, its prompt, its role, the attempt, the
+ *   run id, the chunk's checkpoint path and the trace context; never a closure.
+ * - The worker's events (ops, agent turns, tool calls, text deltas, usage)
+ *   come back before its result and join the plan's run: the run log,
+ *   `onEvent`, the op tree and the usage roll-up cover remote work.
+ * - When the attempt's signal aborts (time-out, cancellation, the abort
+ *   threshold) its job is removed if still queued, else its worker aborts it.
+ * - In a resumed run (`resume(...)` with the store the workers record to) a
+ *   chunk a worker finished is taken from the store, and a job an earlier
+ *   coordinator left queued or running is waited for, not run again.
+ *
+ * @example
+ * ```ts
+ * import { bullmqExecutor } from 'troupe/bullmq';
+ * const executor = bullmqExecutor({ connection: 'redis://127.0.0.1:6379', capacity: 16 });
+ * const outcome = await executePlan(plan, { executor, store });
+ * await executor.close();
+ * ```
+ */
+export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
+  const place = checkPlace(options, 'bullmqExecutor');
+  const settings = clientSettings(options, 'bullmqExecutor');
+  const capacity = expectPositiveInteger('capacity', options.capacity) ?? 64;
+  const traceContext = options.traceContext;
+  if (traceContext !== undefined && typeof traceContext !== 'function') {
+    throw new ConfigurationError(`Expected \`traceContext\` to be a function of a job, got ${describeValue(traceContext)}`);
+  }
+  const client = new JobClient(place, settings);
+  /** In resumed runs: how far the job numbers of each chunk are ahead of its attempt numbers. */
+  const offsets = new Map<string, number>();
+
+  /** The job number of this attempt: its attempt number, after the jobs an earlier coordinator added for the chunk. */
+  async function jobNumber(job: ChunkJob, path: string): Promise<number> {
+    if (!job.ctx.resuming) return job.attempt;
+    const key = `${job.runId}\n${path}`;
+    let offset = offsets.get(key);
+    if (offset === undefined) {
+      let last = 0;
+      let lastState = 'unknown';
+      for (let n = 1; n <= MAX_PROBE; n++) {
+        const state = await client.jobState(chunkJobId(job.runId, path, n), job.signal);
+        if (state === 'unknown') break;
+        [last, lastState] = [n, state];
+      }
+      // Take over the last job unless it failed: then this attempt is a new job after it.
+      offset = last === 0 ? 0 : last - job.attempt + (lastState === 'failed' ? 1 : 0);
+      offsets.set(key, offset);
+    }
+    return job.attempt + offset;
+  }
+
+  const executor: BullmqExecutor = {
+    kind: 'bullmq',
+    capacity,
+    queueName: place.queueName,
+    events: client.events,
+    async dispatch(job: ChunkJob): Promise<ChunkAttemptResult> {
+      const ctx = job.ctx;
+      const signal = job.signal;
+      const recorded = await findRecordedAttempt(ctx, signal);
+      if (recorded) {
+        restoreRecordedAttempt(ctx, recorded);
+        return recorded.files ? { output: recorded.output, files: recorded.files } : { output: recorded.output };
+      }
+      const data = job.toJSON();
+      const path = ctx.checkpointPath;
+      const jobId = chunkJobId(data.runId, path, await jobNumber(job, path));
+      const carrier = traceContext?.(data, { runId: ctx.runId, opId: ctx.op.id });
+      const wire: ChunkJobWire = { v: 1, kind: 'chunk', ...data, path, ...(carrier ? { traceContext: carrier } : {}) };
+      const mirror = new RemoteMirror(ctx);
+      try {
+        const result = await client.submit({
+          jobId,
+          kind: 'chunk',
+          data: wire,
+          ref: { jobId, kind: 'chunk', runId: data.runId, planId: data.planId, sequenceIndex: data.chunk.sequenceIndex, attempt: data.attempt },
+          signal,
+          existing: ctx.resuming ? 'adopt' : 'replace',
+          watcher: { batch: (exec, batch) => mirror.apply(exec, batch.events), stalled: () => mirror.abandon('The worker running this attempt was lost; the job went back to the queue') },
+        });
+        mirror.close('failed', 'The worker finished the job without closing this op');
+        return result.files ? { output: result.output, files: result.files } : { output: result.output };
+      } catch (error) {
+        mirror.close(signal.aborted ? 'cancelled' : 'failed', errorMessage(error));
+        throw error;
+      }
+    },
+    async stats(opts = {}) {
+      const counts = await client.counts(opts.signal);
+      const waits = [...client.recentWaits()].sort((a, b) => a - b);
+      const at = (q: number) => (waits.length === 0 ? 0 : waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]!);
+      return { queueName: place.queueName, ...counts, inFlight: client.inFlight, recentWaitMs: { count: waits.length, median: at(0.5), p95: at(0.95), max: waits.at(-1) ?? 0 } };
+    },
+    close: () => client.close(),
+  };
+  Object.defineProperty(executor, CLIENT, { value: client });
+  return executor;
+}

@@ -1,0 +1,408 @@
+/**
+ * `startWorker`: a process (or part of one) that takes troupe jobs from a
+ * BullMQ queue and runs them with its own agents and adapters.
+ * @module
+ */
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { EventEmitter } from 'eventemitter3';
+import type { Job, Worker as BullWorker } from 'bullmq';
+import type { ModelAdapter } from '../../core/adapter.js';
+import { raceAbort } from '../../core/abort.js';
+import { realClock, type Clock } from '../../core/clock.js';
+import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
+import type { TroupeEvent } from '../../core/events.js';
+import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
+import type { ToolDefinition } from '../../core/tools.js';
+import { loadPeer } from '../../adapters/peer.js';
+import type { Store } from '../../persistence/store.js';
+import type { WorkspaceStrategy } from '../../workspaces/types.js';
+import type { RedisClient } from '../redis/connection.js';
+import { checkPlace, duplicateClient, openClient, troupeKey, whenReady, type QueueLocation } from './connection.js';
+import { QueueError } from './errors.js';
+import type { WorkerEvents, WorkerJobEvent } from './events.js';
+import { checkRoleAgents, loadRegistry, type RoleAgents, type WorkerAgents } from './registry.js';
+import { BATCH_EVENT } from './wire.js';
+import { runJob, type JobHost, type WorkerJobInfo } from './worker-job.js';
+
+/** Options of {@link startWorker}. */
+export interface StartWorkerOptions extends QueueLocation {
+  /** Jobs this worker runs at once. Default: 1. */
+  concurrency?: number;
+  /**
+   * The runnables it can run, by name: an object of runnables, a list (each
+   * under its `name`), or a folder of agent files (compiled with `adapters`
+   * and `tools`). A chunk runs on the agent named after its role (or
+   * `roles[role]`); without one, on an agent built from the role
+   * configuration the job carries, as a plan does in process. `remote(name)`
+   * runs the runnable `name`. Default: none.
+   */
+  agents?: WorkerAgents;
+  /** Which agent runs the chunks of a role, when it is not the one named after the role. */
+  roles?: RoleAgents;
+  /** The adapter of agents that name none. One of `adapter` and `adapters` is required. */
+  adapter?: ModelAdapter;
+  /** Adapters by name, for agents and roles that name one. */
+  adapters?: Record<string, ModelAdapter>;
+  /** Tools of the agents built from a role configuration (and of agent files that name them). */
+  tools?: readonly ToolDefinition[];
+  /**
+   * The store the coordinators' runs use: each chunk attempt this worker
+   * finishes is recorded there, so a coordinator that resumes the run takes
+   * it instead of running the chunk again. Default: none (nothing recorded).
+   */
+  store?: Store;
+  /** A workspace for each chunk (prepared, merged, cleaned up here, on the worker). Default: none. */
+  workspace?: WorkspaceStrategy;
+  /** The directory workspaces are prepared from (and agents work in without one). Default: `process.cwd()`. */
+  baseDir?: string;
+  /** The worker's name, in events and results (which worker ran a chunk). Default: `<hostname>:<pid>:<4 hex>`. */
+  name?: string;
+  /** The clock of the runs and of every wait. Default: the real clock. */
+  clock?: Clock;
+  /**
+   * How long a job's lock lasts without renewal, in ms (renewed at half of
+   * it while the job runs). A worker that dies loses its jobs' locks; BullMQ
+   * then gives them to another worker. Default: 30000.
+   */
+  lockDurationMs?: number;
+  /** How often this worker looks for jobs whose lock expired, in ms. Default: 30000. */
+  stalledIntervalMs?: number;
+  /** How many times a job may be taken over after its worker was lost before it fails. Default: 1. */
+  maxStalledCount?: number;
+  /**
+   * On `close()` (and SIGTERM with `handleSignals`), how long running jobs
+   * may take to finish, in ms; after it they are aborted and handed back to
+   * the queue for another worker. Default: 25000.
+   */
+  closeTimeoutMs?: number;
+  /**
+   * Close on SIGTERM and SIGINT (a second signal hands the running jobs back
+   * at once). Listeners are added here and removed on close, never at
+   * import. Default: false.
+   */
+  handleSignals?: boolean;
+  /**
+   * Called as each job starts; the listener it returns receives every event
+   * of the job's run on this worker. With `troupe/otel`:
+   * `observe: (job) => otelTracing({ parent: extractTraceContext(job.traceContext) }).onEvent`.
+   */
+  observe?: (job: WorkerJobInfo) => ((event: TroupeEvent) => void) | undefined;
+  /** Longest wait for one Redis call (connecting, reading a cancellation, sending events), in ms. Default: 10000. */
+  timeoutMs?: number;
+  /** Closes the worker when it aborts (gracefully, as `close()`). */
+  signal?: AbortSignal;
+}
+
+/** A running worker. */
+export interface TroupeWorker {
+  /** Its name. */
+  readonly name: string;
+  /** The queue it takes jobs from. */
+  readonly queueName: string;
+  /** Typed events: each job started, completed, failed or handed back; closing, closed; warnings. */
+  readonly events: EventEmitter<WorkerEvents>;
+  /** Jobs running now. */
+  readonly running: number;
+  /** Resolves once no job has run for `ms` (on the worker's clock), or once the worker is closed. */
+  onIdle(ms: number, options?: { signal?: AbortSignal }): Promise<void>;
+  /**
+   * Stop taking jobs, let running ones finish for up to `timeoutMs` (default:
+   * `closeTimeoutMs`), hand the rest back to the queue, and close the
+   * connections. Idempotent; a second call with `timeoutMs: 0` hands back at once.
+   */
+  close(options?: { timeoutMs?: number }): Promise<void>;
+}
+
+/** Why a job's run was aborted when the worker hands it back. */
+class HandedBack extends CancelledError {
+  constructor() {
+    super('The worker is closing: the job goes back to the queue');
+  }
+}
+
+interface ActiveJob {
+  readonly controller: AbortController;
+  readonly start: number;
+  info: WorkerJobEvent | undefined;
+}
+
+/**
+ * Start a worker: it takes chunk attempts and named runs from the queue
+ * (`concurrency` at a time), runs each with its own agents and adapters,
+ * sends the events back to the coordinator as they happen, records finished
+ * chunk attempts in `store`, and aborts a job when its coordinator cancels
+ * it. Resolves once it is connected and taking jobs.
+ *
+ * @example
+ * ```ts
+ * import { startWorker } from 'troupe/bullmq';
+ * const worker = await startWorker({
+ *   connection: process.env.REDIS_URL!, agents: './agents', adapter, store, concurrency: 4, handleSignals: true,
+ * });
+ * worker.events.on('job.completed', (job) => console.log(`done ${job.label}`));
+ * ```
+ */
+export async function startWorker(options: StartWorkerOptions): Promise<TroupeWorker> {
+  const o = checkWorkerOptions(options);
+  const place = checkPlace(options, 'startWorker');
+  const { clock, timeoutMs } = o;
+  const events = new EventEmitter<WorkerEvents>();
+  const warn = (message: string) => events.emit('worker.warning', { message });
+  const adapters = { ...(options.adapters ?? {}) };
+  const tools = [...(options.tools ?? [])];
+  const registry = await loadRegistry(options.agents, { adapters, tools, ...(options.signal ? { signal: options.signal } : {}) });
+  const bull = await loadPeer('bullmq', () => import('bullmq'), 'startWorker');
+  const { client, owned } = await openClient(place, 'startWorker');
+  const active = new Map<string, ActiveJob>();
+  const cancelChannel = troupeKey(place, 'cancel');
+  const cancelKey = (jobId: string) => troupeKey(place, `cancel:${jobId}`);
+  const cancel = (jobId: string, reason: string) => active.get(jobId)?.controller.abort(new CancelledError(`Cancelled by the coordinator: ${reason}`));
+  let sub: RedisClient | undefined;
+  const onError = () => undefined; // connection errors surface through the calls that fail
+  client.on('error', onError);
+
+  /** After a reconnection, cancellations published meanwhile were missed: read the marks of the running jobs. */
+  const recheckCancels = () => {
+    for (const jobId of active.keys()) {
+      void call(() => client.get(cancelKey(jobId))).then((reason) => {
+        if (reason !== null) cancel(jobId, reason);
+      }, () => undefined);
+    }
+  };
+  const call = <T>(fn: () => Promise<T>): Promise<T> => withTimeout(fn(), timeoutMs, clock);
+
+  try {
+    await whenReady(client, timeoutMs, clock, 'startWorker');
+    sub = duplicateClient(client);
+    sub.on('error', onError);
+    const subscriber = sub;
+    await call(() => subscriber.subscribe(cancelChannel));
+    sub.on('message', (channel: string, message: string) => {
+      if (channel !== cancelChannel) return;
+      const parsed = parseCancel(message);
+      if (parsed) cancel(parsed.jobId, parsed.reason);
+    });
+    sub.on('ready', recheckCancels);
+  } catch (error) {
+    client.off('error', onError);
+    sub?.disconnect();
+    if (owned) client.disconnect();
+    throw error;
+  }
+
+  let eventsKey = '';
+  let running = 0;
+  let idleSince = clock.now();
+  const idleWaiters = new Set<() => void>();
+  const host: JobHost = {
+    worker: o.name,
+    registry,
+    roles: o.roles,
+    adapter: options.adapter,
+    adapters,
+    tools,
+    store: options.store,
+    workspace: options.workspace,
+    baseDir: o.baseDir,
+    clock,
+    observe: options.observe,
+    publish: (jobId, exec, data) =>
+      call(() => client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data)).then(() => undefined),
+    cancelled: (jobId) => call(() => client.get(cancelKey(jobId))).then((reason) => reason ?? undefined, () => undefined),
+    warn,
+    started(info) {
+      const entry = active.get(info.jobId);
+      const event: WorkerJobEvent = { jobId: info.jobId, kind: info.kind, runId: info.runId, label: info.label, ...(info.attempt === undefined ? {} : { attempt: info.attempt }) };
+      if (entry) entry.info = event;
+      events.emit('job.started', event);
+    },
+  };
+
+  const processor = async (job: Job, token?: string): Promise<unknown> => {
+    const id = job.id ?? '';
+    const entry: ActiveJob = { controller: new AbortController(), start: clock.now(), info: undefined };
+    active.set(id, entry);
+    running++;
+    try {
+      const result = await runJob(host, { id, data: job.data }, randomUUID(), entry.controller.signal);
+      if (entry.info) events.emit('job.completed', { ...entry.info, durationMs: clock.now() - entry.start });
+      return result;
+    } catch (error) {
+      if (entry.controller.signal.reason instanceof HandedBack && token !== undefined) {
+        await job.moveToWait(token).catch((e: unknown) => warn(`Job ${id} could not be handed back (another worker takes it once its lock expires): ${errorMessage(e)}`));
+        if (entry.info) events.emit('job.handedBack', entry.info);
+        throw new bull.WaitingError();
+      }
+      const info = entry.info ?? { jobId: id, kind: 'chunk' as const, runId: '', label: `job ${id}` };
+      events.emit('job.failed', { ...info, durationMs: clock.now() - entry.start, error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}), cancelled: entry.controller.signal.aborted });
+      throw error instanceof Error ? error : new Error(errorMessage(error));
+    } finally {
+      active.delete(id);
+      if (--running === 0) {
+        idleSince = clock.now();
+        for (const wake of [...idleWaiters]) wake();
+      }
+    }
+  };
+
+  const bullWorker: BullWorker = new bull.Worker(place.queueName, processor, {
+    connection: client,
+    prefix: place.prefix,
+    concurrency: o.concurrency,
+    name: o.name,
+    lockDuration: o.lockDurationMs,
+    stalledInterval: o.stalledIntervalMs,
+    maxStalledCount: o.maxStalledCount,
+  });
+  eventsKey = bullWorker.keys.events!;
+  bullWorker.on('error', (error: Error) => {
+    // While Redis is away every poll fails; say so only for errors with a working connection.
+    if (client.status === 'ready') warn(`Worker error: ${errorMessage(error)}`);
+  });
+
+  let closing: Promise<void> | undefined;
+  let closed = false;
+  let signalled = false;
+  const handBackAll = () => {
+    for (const entry of active.values()) entry.controller.abort(new HandedBack());
+  };
+  const onSignal = () => {
+    void close(signalled ? { timeoutMs: 0 } : {});
+    signalled = true;
+  };
+  const onAbort = () => void close();
+  if (o.handleSignals) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+
+  function close(closeOptions: { timeoutMs?: number } = {}): Promise<void> {
+    const grace = expectNonNegativeInteger('timeoutMs', closeOptions.timeoutMs) ?? o.closeTimeoutMs;
+    if (closing) {
+      if (grace === 0) handBackAll();
+      return closing;
+    }
+    closing = (async () => {
+      events.emit('worker.closing', { name: o.name });
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      options.signal?.removeEventListener('abort', onAbort);
+      const cancelHandBack = clock.setTimer(handBackAll, grace);
+      // Past the grace period and a few seconds to hand jobs back, stop waiting for BullMQ (Redis may be away).
+      await withTimeout(bullWorker.close(), grace + 5_000, clock).catch((error: unknown) => warn(`The worker did not close cleanly: ${errorMessage(error)}`));
+      cancelHandBack();
+      sub?.disconnect();
+      client.off('error', onError);
+      if (owned) client.disconnect();
+      closed = true;
+      for (const wake of [...idleWaiters]) wake();
+      events.emit('worker.closed', { name: o.name });
+    })();
+    return closing;
+  }
+
+  return {
+    name: o.name,
+    queueName: place.queueName,
+    events,
+    get running() {
+      return running;
+    },
+    onIdle(ms, idleOptions = {}) {
+      expectPositiveNumber('ms', ms);
+      const signal = idleOptions.signal;
+      return raceAbort(
+        new Promise<void>((resolve) => {
+          let cancelTimer = () => {};
+          const check = () => {
+            idleWaiters.delete(check);
+            cancelTimer();
+            if (closed || signal?.aborted) return resolve();
+            if (running > 0) return void idleWaiters.add(check);
+            const left = idleSince + ms - clock.now();
+            if (left <= 0) return resolve();
+            idleWaiters.add(check);
+            cancelTimer = clock.setTimer(check, left);
+          };
+          check();
+          signal?.addEventListener('abort', check, { once: true });
+        }),
+        signal,
+      );
+    },
+    close,
+  };
+}
+
+/** The options of a worker after validation. */
+interface WorkerSettings {
+  concurrency: number;
+  roles: RoleAgents;
+  baseDir: string;
+  name: string;
+  clock: Clock;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+  maxStalledCount: number;
+  closeTimeoutMs: number;
+  handleSignals: boolean;
+  timeoutMs: number;
+}
+
+function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected startWorker options, got ${describeValue(options)}`);
+  const { adapter, adapters, store, workspace, observe, clock } = options;
+  if (adapter === undefined && adapters === undefined) throw new ConfigurationError('startWorker needs `adapter` or `adapters`: the models its agents run on');
+  if (adapter !== undefined && typeof adapter?.openSession !== 'function') throw new ConfigurationError(`Expected \`adapter\` to be a model adapter, got ${describeValue(adapter)}`);
+  if (adapters !== undefined && (typeof adapters !== 'object' || adapters === null || !Object.values(adapters).every((a) => typeof a?.openSession === 'function'))) {
+    throw new ConfigurationError(`Expected \`adapters\` to be model adapters by name, got ${describeValue(adapters)}`);
+  }
+  if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(store)}`);
+  if (workspace !== undefined && typeof workspace?.prepare !== 'function') throw new ConfigurationError(`Expected \`workspace\` to be a workspace strategy, got ${describeValue(workspace)}`);
+  if (observe !== undefined && typeof observe !== 'function') throw new ConfigurationError(`Expected \`observe\` to be a function of a job, got ${describeValue(observe)}`);
+  if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.setTimer !== 'function')) throw new ConfigurationError(`Expected \`clock\` to be a Clock, got ${describeValue(clock)}`);
+  if (options.tools !== undefined && !(Array.isArray(options.tools) && options.tools.every((t) => typeof t?.name === 'string' && typeof t.execute === 'function'))) {
+    throw new ConfigurationError(`Expected \`tools\` to be an array of tool definitions, got ${describeValue(options.tools)}`);
+  }
+  for (const key of ['baseDir', 'name'] as const) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== 'string' || value === '')) throw new ConfigurationError(`Expected \`${key}\` to be a non-empty string, got ${describeValue(value)}`);
+  }
+  if (options.handleSignals !== undefined && typeof options.handleSignals !== 'boolean') throw new ConfigurationError(`Expected \`handleSignals\` to be a boolean, got ${describeValue(options.handleSignals)}`);
+  return {
+    concurrency: expectPositiveInteger('concurrency', options.concurrency) ?? 1,
+    roles: checkRoleAgents(options.roles),
+    baseDir: options.baseDir ?? process.cwd(),
+    name: options.name ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 4)}`,
+    clock: clock ?? realClock,
+    lockDurationMs: expectPositiveInteger('lockDurationMs', options.lockDurationMs) ?? 30_000,
+    stalledIntervalMs: expectPositiveInteger('stalledIntervalMs', options.stalledIntervalMs) ?? 30_000,
+    maxStalledCount: expectNonNegativeInteger('maxStalledCount', options.maxStalledCount) ?? 1,
+    closeTimeoutMs: expectNonNegativeInteger('closeTimeoutMs', options.closeTimeoutMs) ?? 25_000,
+    handleSignals: options.handleSignals ?? false,
+    timeoutMs: expectPositiveNumber('timeoutMs', options.timeoutMs) ?? 10_000,
+  };
+}
+
+/** A cancellation message: `{ jobId, reason }`; undefined when it is not one. */
+function parseCancel(message: string): { jobId: string; reason: string } | undefined {
+  try {
+    const value = JSON.parse(message) as { jobId?: unknown; reason?: unknown };
+    if (typeof value?.jobId !== 'string') return undefined;
+    return { jobId: value.jobId, reason: typeof value.reason === 'string' ? value.reason : 'cancelled' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** `promise`, or a `QueueError` (`timeout`) after `ms` on `clock`. */
+function withTimeout<T>(promise: Promise<T>, ms: number, clock: Clock): Promise<T> {
+  let cancel = () => {};
+  const timeout = new Promise<never>((_, reject) => {
+    cancel = clock.setTimer(() => reject(new QueueError('timeout', `Redis did not answer within ${ms} ms`, { details: { timeoutMs: ms } })), ms);
+  });
+  return Promise.race([promise, timeout]).finally(cancel);
+}
+
