@@ -177,6 +177,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     sub = duplicateClient(client);
     sub.on('error', onError);
     const subscriber = sub;
+    await whenReady(subscriber, timeoutMs, clock, 'startWorker');
     await call(() => subscriber.subscribe(cancelChannel));
     sub.on('message', (channel: string, message: string) => {
       if (channel !== cancelChannel) return;
