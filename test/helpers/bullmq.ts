@@ -4,10 +4,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { pathToFileURL } from 'node:url';
 import type { Plan, PlanChunk } from '../../src/scheduler/plan.js';
 
-const tsx = join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
-const script = join(import.meta.dirname, '..', 'fixtures', 'bullmq', 'worker-process.ts');
+// tsx's loader in this very process (not the tsx command, which runs the script in a child of its own, so
+// killing it would leave the script running).
+const tsxLoader = pathToFileURL(join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const fixtures = join(import.meta.dirname, '..', 'fixtures', 'bullmq');
 
 /** The config of a worker child process (`test/fixtures/bullmq/worker-process.ts`). */
 export interface WorkerProcessConfig {
@@ -17,8 +20,10 @@ export interface WorkerProcessConfig {
   name: string;
   /** Record finished attempts in a redisStore with this prefix. */
   storePrefix?: string;
-  /** Latency of every model turn. */
+  /** Latency of the model turns of chunks (named runs answer at once). */
   delayMs?: number;
+  /** Latency of the model turns of some chunks (by index), instead of `delayMs`. */
+  delays?: Record<string, number>;
   concurrency?: number;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
@@ -28,7 +33,7 @@ export interface WorkerProcessConfig {
 /** One line a worker process wrote. */
 export type WorkerLine = { t: string; worker?: string; chunk?: number; jobId?: string; label?: string; cancelled?: boolean } & Record<string, unknown>;
 
-/** A worker child process and what it has written. */
+/** A child process (worker or coordinator) and what it has written. */
 export interface WorkerProcess {
   readonly name: string;
   readonly child: ChildProcess;
@@ -40,8 +45,26 @@ export interface WorkerProcess {
 }
 
 /** Start a worker process and resolve once it is taking jobs. */
-export async function startWorkerProcess(config: WorkerProcessConfig): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, [tsx, script, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+export function startWorkerProcess(config: WorkerProcessConfig): Promise<WorkerProcess> {
+  return startChild('worker-process.ts', config.name, config);
+}
+
+/** The config of a coordinator child process (`test/fixtures/bullmq/coordinator-process.ts`), which runs {@link crashPlan}. */
+export interface CoordinatorProcessConfig {
+  url: string;
+  queueName: string;
+  prefix: string;
+  storePrefix: string;
+  runId: string;
+}
+
+/** Start a coordinator process running {@link crashPlan}; resolves once it has started. */
+export function startCoordinatorProcess(config: CoordinatorProcessConfig): Promise<WorkerProcess> {
+  return startChild('coordinator-process.ts', 'coordinator', config);
+}
+
+async function startChild(script: string, name: string, config: object): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', tsxLoader, join(fixtures, script), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: WorkerLine[] = [];
   const waiters = new Set<{ match: (line: WorkerLine) => boolean; resolve: (line: WorkerLine) => void }>();
   let stderr = '';
@@ -58,7 +81,7 @@ export async function startWorkerProcess(config: WorkerProcessConfig): Promise<W
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const proc: WorkerProcess = {
-    name: config.name,
+    name,
     child,
     lines,
     exited,
@@ -67,7 +90,7 @@ export async function startWorkerProcess(config: WorkerProcessConfig): Promise<W
       if (found) return Promise.resolve(found);
       return new Promise((resolve, reject) => {
         waiters.add({ match, resolve });
-        void exited.then((code) => reject(new Error(`worker ${config.name} exited (${code}) before the line came:\n${stderr}`)));
+        void exited.then((code) => reject(new Error(`${name} exited (${code}) before the line came:\n${stderr}`)));
       });
     },
   };
@@ -104,4 +127,9 @@ export function callsPerChunk(lines: readonly WorkerLine[]): Map<number, number>
 export function chunkOf(text: string): number | undefined {
   const found = /^# Chunk (\d+):/.exec(text)?.[1];
   return found === undefined ? undefined : Number(found);
+}
+
+/** The plan of the coordinator-crash tests: 0 and 1 are quick, 2 and 3 slow; 4..7 depend on them. */
+export function crashPlan(): Plan {
+  return plan([chunk(0), chunk(1), chunk(2), chunk(3), chunk(4, [0]), chunk(5, [1]), chunk(6, [2]), chunk(7, [3, 4, 5, 6])]);
 }

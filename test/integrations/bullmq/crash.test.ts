@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { TroupeEvent } from '../../../src/core/events.js';
+import { walk, type OpNode } from '../../../src/core/ops.js';
+import { bullmqExecutor } from '../../../src/integrations/bullmq/index.js';
+import { attemptRecordKey } from '../../../src/integrations/bullmq/attempt-records.js';
+import { redisStore } from '../../../src/integrations/redis/index.js';
+import { resume } from '../../../src/persistence/resume.js';
+import { executePlan, planRunnable } from '../../../src/scheduler/execute.js';
+import {
+  callsPerChunk,
+  chunk,
+  crashPlan,
+  plan,
+  startCoordinatorProcess,
+  startWorkerProcess,
+  stopAll,
+  type WorkerLine,
+  type WorkerProcess,
+} from '../../helpers/bullmq.js';
+import { redisTarget, testPrefixes } from '../../helpers/redis.js';
+
+const { url } = redisTarget();
+const prefixes = testPrefixes(url);
+
+describe.skipIf(!url)('crashes', () => {
+  const procs: WorkerProcess[] = [];
+  const open: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const thing of open.splice(0)) await thing.close();
+    await stopAll(procs);
+  });
+
+  /** A queue of its own and where its store lives. */
+  function place() {
+    return { connection: url!, queueName: `q-${randomUUID().slice(0, 8)}`, prefix: prefixes().slice(0, -1), storePrefix: prefixes() };
+  }
+
+  it('recovers a job whose worker was killed (kill -9) mid-chunk: another worker finishes it, and the plan gets each result once', { timeout: 60_000 }, async () => {
+    const p = place();
+    const locks = { lockDurationMs: 1000, stalledIntervalMs: 500 };
+    // Worker A takes the first chunk and sits in its model call.
+    const a = await startWorkerProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, name: 'A', delayMs: 60_000, ...locks });
+    procs.push(a);
+    const executor = bullmqExecutor({ ...p, capacity: 1 });
+    open.push(executor);
+    const stalled: string[] = [];
+    executor.events.on('job.stalled', (e) => stalled.push(e.worker ?? ''));
+    const events: TroupeEvent[] = [];
+    const running = executePlan(plan([chunk(0), chunk(1, [0])]), { executor, onEvent: (e) => events.push(e) });
+    await a.waitFor((l) => l.t === 'call' && l.chunk === 0);
+    a.child.kill('SIGKILL');
+    await a.exited;
+    // Worker B comes up; once A's lock has expired, BullMQ hands the job to B.
+    const b = await startWorkerProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, name: 'B', ...locks });
+    procs.push(b);
+    const outcome = await running;
+    expect(outcome.status).toBe('completed');
+    expect(outcome.results.map((r) => [r.output, r.attempts])).toEqual([
+      ['B did chunk 0', 1],
+      ['B did chunk 1', 1],
+    ]);
+    expect(stalled).toEqual(['A']);
+    expect(callsPerChunk([...a.lines, ...b.lines])).toEqual(new Map([[0, 2], [1, 1]]));
+    // A's half of the attempt is in the trace as a failed op; B's as the completed one.
+    const agents: OpNode[] = [];
+    walk(outcome.trace, (n) => void (n.kind === 'agent' && agents.push(n)));
+    expect(agents.map((n) => n.status).sort()).toEqual(['completed', 'completed', 'failed']);
+    expect(agents.find((n) => n.status === 'failed')!.error).toMatch(/worker running this attempt was lost/);
+    expect(events.filter((e) => e.type === 'op.completed' && e.kind === 'agent')).toHaveLength(3);
+  });
+
+  it('resumes a plan whose coordinator was killed: chunks that finished, also while no coordinator was up, do not run again', { timeout: 60_000 }, async () => {
+    const p = place();
+    const runId = `crash-${randomUUID()}`;
+    const workers = await startWorkers(p, { '2': 1500, '3': 1500 });
+    const coordinator = await startCoordinatorProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, storePrefix: p.storePrefix, runId });
+    procs.push(coordinator);
+    // Chunks 0 and 1 succeed quickly; 2 and 3 are still in their model calls.
+    await coordinator.waitFor((l) => l.t === 'succeeded' && coordinator.lines.filter((x) => x.t === 'succeeded').length === 2);
+    coordinator.child.kill('SIGKILL');
+    await coordinator.exited;
+    const before = new Set(coordinator.lines.filter((l) => l.t === 'succeeded').map((l) => l.chunk));
+    expect(before.has(2) || before.has(3)).toBe(false);
+    // The workers finish what they had while no coordinator is up, and record it in the store.
+    await idle(workers);
+    const store = redisStore({ connection: url!, prefix: p.storePrefix });
+    open.push(store);
+    expect(await store.get(attemptRecordKey(runId, '/plan:crash#0/chunk-2'))).toMatchObject({ output: expect.stringMatching(/did chunk 2$/), sequenceIndex: 2 });
+
+    const executor = bullmqExecutor({ ...p, capacity: 4 });
+    open.push(executor);
+    const restored: TroupeEvent[] = [];
+    const result = await resume(planRunnable(crashPlan(), { executor, planId: 'crash' }), runId, { store, onEvent: (e) => e.type === 'checkpoint.restored' && restored.push(e) });
+    expect(result.status).toBe('completed');
+    expect(result.results.every((r) => r.status === 'Succeeded')).toBe(true);
+    expect(callsPerChunk(workers.flatMap((w) => w.lines))).toEqual(new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 1])));
+    // Chunks 2 and 3 were taken from the workers' records; their usage counts in the resumed run.
+    const fromRecords = restored.filter((e) => e.type === 'checkpoint.restored' && e.kind === 'chunk-attempt').map((e) => (e.type === 'checkpoint.restored' ? e.name : ''));
+    expect(fromRecords).toEqual(expect.arrayContaining(['chunk 2', 'chunk 3']));
+    expect(result.usage.turns).toBeGreaterThanOrEqual(fromRecords.length + 2);
+  });
+
+  it('resumes a plan whose coordinator was killed while jobs still run: the new coordinator waits for them instead of starting them again', { timeout: 60_000 }, async () => {
+    const p = place();
+    const runId = `crash-${randomUUID()}`;
+    const workers = await startWorkers(p, { '2': 2500, '3': 2500 });
+    const coordinator = await startCoordinatorProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, storePrefix: p.storePrefix, runId });
+    procs.push(coordinator);
+    await coordinator.waitFor((l) => l.t === 'succeeded' && coordinator.lines.filter((x) => x.t === 'succeeded').length === 2);
+    coordinator.child.kill('SIGKILL');
+    await coordinator.exited;
+
+    const store = redisStore({ connection: url!, prefix: p.storePrefix });
+    open.push(store);
+    const executor = bullmqExecutor({ ...p, capacity: 4 });
+    open.push(executor);
+    const adopted: Array<number | undefined> = [];
+    executor.events.on('job.queued', (e) => e.adopted && adopted.push(e.sequenceIndex));
+    const result = await resume(planRunnable(crashPlan(), { executor, planId: 'crash' }), runId, { store });
+    expect(result.status).toBe('completed');
+    expect(callsPerChunk(workers.flatMap((w) => w.lines))).toEqual(new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 1])));
+    // The slow chunks were still running when the new coordinator looked (2.5 s each): it took them over.
+    expect(adopted).toEqual(expect.arrayContaining([2, 3]));
+  });
+
+  async function startWorkers(p: ReturnType<typeof place>, delays: Record<string, number>): Promise<WorkerProcess[]> {
+    const started = await Promise.all(
+      ['A', 'B'].map((name) => startWorkerProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, storePrefix: p.storePrefix, name, concurrency: 2, delayMs: 50, delays })),
+    );
+    procs.push(...started);
+    return started;
+  }
+});
+
+/** Resolve once every job the workers started has ended. */
+async function idle(workers: readonly WorkerProcess[]): Promise<void> {
+  const ended = (l: WorkerLine) => l.t === 'completed' || l.t === 'failed' || l.t === 'handedBack';
+  for (;;) {
+    const lines = workers.flatMap((w) => w.lines);
+    if (lines.filter((l) => l.t === 'started').length === lines.filter(ended).length) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
