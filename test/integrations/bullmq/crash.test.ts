@@ -6,7 +6,8 @@ import { bullmqExecutor } from '../../../src/integrations/bullmq/index.js';
 import { attemptRecordKey } from '../../../src/integrations/bullmq/attempt-records.js';
 import { redisStore } from '../../../src/integrations/redis/index.js';
 import { resume } from '../../../src/persistence/resume.js';
-import { executePlan, planRunnable } from '../../../src/scheduler/execute.js';
+import { run } from '../../../src/core/run.js';
+import { planRunnable } from '../../../src/scheduler/execute.js';
 import {
   callsPerChunk,
   chunk,
@@ -47,7 +48,7 @@ describe.skipIf(!url)('crashes', () => {
     const stalled: string[] = [];
     executor.events.on('job.stalled', (e) => stalled.push(e.worker ?? ''));
     const events: TroupeEvent[] = [];
-    const running = executePlan(plan([chunk(0), chunk(1, [0])]), { executor, onEvent: (e) => events.push(e) });
+    const running = run(planRunnable(plan([chunk(0), chunk(1, [0])]), { executor }), 'task', { onEvent: (e) => events.push(e) });
     await a.waitFor((l) => l.t === 'call' && l.chunk === 0);
     a.child.kill('SIGKILL');
     await a.exited;

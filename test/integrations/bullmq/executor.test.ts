@@ -9,7 +9,8 @@ import { bullmqExecutor, startWorker, type BullmqExecutor, type TroupeWorker } f
 import { chunkJobId } from '../../../src/integrations/bullmq/wire.js';
 import { memoryStore } from '../../../src/persistence/memory-store.js';
 import { readRun } from '../../../src/persistence/run-log.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { run } from '../../../src/core/run.js';
+import { executePlan, planRunnable } from '../../../src/scheduler/execute.js';
 import { scriptedAdapter, type ScriptedAdapterOptions } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
@@ -107,10 +108,10 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
       ],
     };
     const chunks = [chunk(0), chunk(1), chunk(2, [0, 1])];
-    const local = await runLogged((onEvent) => executePlan(plan(chunks), { adapter: scriptedAdapter(script), tools: [lookup], onEvent }));
+    const local = await runLogged((onEvent) => run(planRunnable(plan(chunks), { tools: [lookup] }), 'task', { adapter: scriptedAdapter(script), onEvent }));
     const { executor } = await setup({ workers: 2, adapter: script, tools: [lookup] });
     const store = memoryStore();
-    const remote = await runLogged((onEvent) => executePlan(plan(chunks), { executor, store, onEvent, runId: `r-${randomUUID()}` }));
+    const remote = await runLogged((onEvent) => run(planRunnable(plan(chunks), { executor }), 'task', { store, onEvent }));
 
     expect(remote.outcome.status).toBe('completed');
     expect(remote.outcome.usage).toEqual(local.outcome.usage);
