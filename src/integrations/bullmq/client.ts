@@ -21,6 +21,7 @@ import { TroupeError, errorMessage } from '../../core/errors.js';
 import type { RedisClient } from '../redis/connection.js';
 import { connectInBackground, openClient, troupeKey, type QueuePlace } from './connection.js';
 import { QueueError, RemoteJobError } from './errors.js';
+import { settleWithin, withTimeout } from './time.js';
 import type { JobRef, QueueClientEvents } from './events.js';
 import { BATCH_EVENT, eventBatchSchema, jobResultSchema, type EventBatchWire, type JobFailureWire, type JobKind, type JobResultWire, type JobWire } from './wire.js';
 
@@ -192,11 +193,13 @@ export class JobClient {
     this.#cancelReconcile?.();
     this.#cancelDown?.();
     for (const p of this.#pending.values()) this.#settle(p, new QueueError('closed', `${this.#s.usedBy} was closed while job ${p.req.jobId} was in flight`, { details: { jobId: p.req.jobId } }));
+    const { clock, timeoutMs } = this.#s;
     await Promise.allSettled([...this.#background]);
     const opened = await this.#opening?.catch(() => undefined);
     if (!opened) return;
+    // While Redis is away, BullMQ may wait for it to close: stop waiting after `timeoutMs`.
+    await settleWithin(Promise.allSettled([opened.events.close(), opened.queue.close()]), timeoutMs, clock);
     opened.detach();
-    await Promise.allSettled([opened.events.close(), opened.queue.close()]);
     if (opened.owned) opened.client.disconnect();
   }
 
@@ -226,7 +229,8 @@ export class JobClient {
     const detach = () => {
       client.off('ready', onReady);
       client.off('close', onClose);
-      client.off('error', onError);
+      // A connection troupe opened keeps its error listener: ioredis may still report a failed reconnection.
+      if (!owned) client.off('error', onError);
     };
     let queue: Queue | undefined;
     let events: QueueEvents | undefined;
@@ -430,17 +434,12 @@ export class JobClient {
   /** Run a Redis call within `timeoutMs` on the clock; failures become `QueueError`s. */
   async #call<T>(action: string, fn: () => Promise<T>): Promise<T> {
     const { clock, timeoutMs } = this.#s;
-    let cancel = () => {};
-    const timeout = new Promise<never>((_, reject) => {
-      cancel = clock.setTimer(() => reject(new QueueError('timeout', `Redis did not answer within ${timeoutMs} ms (${action} on queue "${this.#place.queueName}")`, { details: { timeoutMs } })), timeoutMs);
-    });
+    const queue = this.#place.queueName;
     try {
-      return await Promise.race([fn(), timeout]);
+      return await withTimeout(fn(), timeoutMs, clock, `Redis did not answer within ${timeoutMs} ms (${action} on queue "${queue}")`);
     } catch (error) {
       if (error instanceof TroupeError) throw error;
-      throw new QueueError('command_failed', `Could not ${action} on queue "${this.#place.queueName}": ${errorMessage(error)}`, { cause: error });
-    } finally {
-      cancel();
+      throw new QueueError('command_failed', `Redis could not ${action} on queue "${queue}": ${errorMessage(error)}`, { cause: error });
     }
   }
 

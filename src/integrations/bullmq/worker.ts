@@ -19,9 +19,9 @@ import type { Store } from '../../persistence/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
 import type { RedisClient } from '../redis/connection.js';
 import { checkPlace, duplicateClient, openClient, troupeKey, whenReady, type QueueLocation } from './connection.js';
-import { QueueError } from './errors.js';
 import type { WorkerEvents, WorkerJobEvent } from './events.js';
 import { checkRoleAgents, loadRegistry, type RoleAgents, type WorkerAgents } from './registry.js';
+import { withTimeout } from './time.js';
 import { BATCH_EVENT } from './wire.js';
 import { runJob, type JobHost, type WorkerJobInfo } from './worker-job.js';
 
@@ -291,12 +291,13 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
       process.off('SIGINT', onSignal);
       options.signal?.removeEventListener('abort', onAbort);
       const cancelHandBack = clock.setTimer(handBackAll, grace);
-      // Past the grace period and a few seconds to hand jobs back, stop waiting for BullMQ (Redis may be away).
-      await withTimeout(bullWorker.close(), grace + 5_000, clock).catch((error: unknown) => warn(`The worker did not close cleanly: ${errorMessage(error)}`));
+      // Past the grace period and `timeoutMs` to hand jobs back, stop waiting for BullMQ (Redis may be away).
+      await withTimeout(bullWorker.close(), grace + timeoutMs, clock).catch((error: unknown) => warn(`The worker did not close cleanly: ${errorMessage(error)}`));
       cancelHandBack();
       sub?.disconnect();
-      client.off('error', onError);
+      // A connection troupe opened keeps its error listener: ioredis may still report a failed reconnection.
       if (owned) client.disconnect();
+      else client.off('error', onError);
       closed = true;
       for (const wake of [...idleWaiters]) wake();
       events.emit('worker.closed', { name: o.name });
@@ -397,13 +398,3 @@ function parseCancel(message: string): { jobId: string; reason: string } | undef
     return undefined;
   }
 }
-
-/** `promise`, or a `QueueError` (`timeout`) after `ms` on `clock`. */
-function withTimeout<T>(promise: Promise<T>, ms: number, clock: Clock): Promise<T> {
-  let cancel = () => {};
-  const timeout = new Promise<never>((_, reject) => {
-    cancel = clock.setTimer(() => reject(new QueueError('timeout', `Redis did not answer within ${ms} ms`, { details: { timeoutMs: ms } })), ms);
-  });
-  return Promise.race([promise, timeout]).finally(cancel);
-}
-
