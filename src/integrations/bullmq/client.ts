@@ -266,11 +266,11 @@ export class JobClient {
   async #enqueue(p: Pending, { client, queue }: Opened): Promise<void> {
     const { jobId, kind, data, existing } = p.req;
     if (existing !== 'fresh') {
-      const state = await this.#call('read the state of job', () => queue.getJobState(jobId));
+      // A cancellation mark of an earlier job with this id must not cancel this one: cleared with the look-up, in one round trip.
+      const [state] = await this.#call('read the state of job', () => Promise.all([queue.getJobState(jobId), client.del(troupeKey(this.#place, `cancel:${jobId}`))]));
       if (p.settled) return;
       if (existing === 'adopt' && (state === 'completed' || LIVE.has(state))) {
         // Queued, running or done for the same run and chunk path: the attempt a coordinator before us started.
-        await this.#call('clear the cancellation of', () => client.del(troupeKey(this.#place, `cancel:${jobId}`)));
         p.added = true;
         this.events.emit('job.queued', { ...p.req.ref, adopted: true });
         if (state === 'completed') await this.#reconcileOne(p);
@@ -281,7 +281,6 @@ export class JobClient {
       }
       // A finished (or, when not adopting, any) job of the same id belongs to an earlier coordinator: run the attempt again.
       if (state !== 'unknown') await this.#call('remove the earlier job', () => queue.remove(jobId));
-      await this.#call('clear the cancellation of', () => client.del(troupeKey(this.#place, `cancel:${jobId}`)));
     }
     const { keepCompletedSeconds, keepFailedSeconds } = this.#s;
     try {

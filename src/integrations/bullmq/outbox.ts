@@ -1,9 +1,10 @@
 /**
  * A worker's outbox: the events of one job's run, sent to the coordinator in
- * batches, one batch at a time and in order. Events that arrive while a batch
- * is on its way go in the next one, so a burst of text deltas costs a few
- * Redis calls, not one each. A job's result is returned only after
- * `flush()`, so the coordinator has every event before the result.
+ * batches. Events emitted together (in one turn of the event loop) go in one
+ * batch; batches are sent as soon as they are made, without waiting for the
+ * one before (one connection keeps them in order), so a burst of text deltas
+ * costs a few Redis calls and no waiting. A job's result is returned only
+ * after `flush()`, so the coordinator has every event before the result.
  * @module
  */
 import type { TroupeEvent } from '../../core/events.js';
@@ -18,18 +19,18 @@ export class EventOutbox {
   readonly #send: (data: string) => Promise<void>;
   readonly #warn: (message: string) => void;
   #texts: string[] = [];
-  #failure: JobFailureWire | undefined;
-  #announce = true;
-  #sending: Promise<void> | undefined;
+  #scheduled = false;
+  readonly #inFlight = new Set<Promise<void>>();
 
   /**
-   * @param send Publishes one batch (its JSON text).
+   * @param send Publishes one batch (its JSON text); batches must reach the coordinator in call order.
    * @param warn Told when an event is not JSON or a batch could not be sent (the job goes on).
    */
   constructor(send: (data: string) => Promise<void>, warn: (message: string) => void) {
     this.#send = send;
     this.#warn = warn;
-    this.#kick(); // the first, empty batch tells the coordinator which worker took the job
+    // The first, empty batch tells the coordinator which worker took the job.
+    this.#post('{"events":[]}', 0);
   }
 
   /** Queue one event of the run. */
@@ -42,39 +43,39 @@ export class EventOutbox {
       return;
     }
     this.#texts.push(text);
-    this.#kick();
-  }
-
-  /** Send everything queued (and, for a failed job, why it failed); resolves once it is sent or given up on. */
-  async flush(failure?: JobFailureWire): Promise<void> {
-    if (failure) {
-      this.#failure = failure;
-      this.#kick();
-    }
-    while (this.#sending) await this.#sending;
-  }
-
-  #kick(): void {
+    if (this.#scheduled) return;
+    this.#scheduled = true;
     // One microtask later, so events emitted together go in one batch.
-    this.#sending ??= Promise.resolve().then(() => this.#drain());
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#sendQueued();
+    });
   }
 
-  async #drain(): Promise<void> {
-    while (this.#texts.length > 0 || this.#failure !== undefined || this.#announce) {
+  /** Send everything queued (and, for a failed job, why it failed); resolves once all of it is sent or given up on. */
+  async flush(failure?: JobFailureWire): Promise<void> {
+    this.#sendQueued(failure);
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  #sendQueued(failure?: JobFailureWire): void {
+    while (this.#texts.length > 0) {
       let size = 0;
       let count = 0;
       while (count < this.#texts.length && (count === 0 || size + this.#texts[count]!.length <= MAX_BATCH_CHARS)) size += this.#texts[count++]!.length + 1;
       const texts = this.#texts.splice(0, count);
-      const failure = this.#texts.length === 0 ? this.#failure : undefined;
-      if (failure) this.#failure = undefined;
-      this.#announce = false;
-      const data = `{"events":[${texts.join(',')}]${failure ? `,"failure":${JSON.stringify(failure)}` : ''}}`;
-      try {
-        await this.#send(data);
-      } catch (error) {
-        this.#warn(`${texts.length} events of the job could not be sent to the coordinator: ${errorMessage(error)}`);
-      }
+      const last = this.#texts.length === 0 ? failure : undefined;
+      this.#post(`{"events":[${texts.join(',')}]${last ? `,"failure":${JSON.stringify(last)}` : ''}}`, texts.length);
+      if (last) return;
     }
-    this.#sending = undefined;
+    if (failure) this.#post(`{"events":[],"failure":${JSON.stringify(failure)}}`, 0);
+  }
+
+  #post(data: string, events: number): void {
+    const sent = this.#send(data).catch((error: unknown) => {
+      this.#warn(`${events} events of the job could not be sent to the coordinator: ${errorMessage(error)}`);
+    });
+    this.#inFlight.add(sent);
+    void sent.finally(() => this.#inFlight.delete(sent));
   }
 }
