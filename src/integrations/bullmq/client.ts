@@ -13,17 +13,16 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import type { Job, Queue, QueueEvents } from 'bullmq';
-import { loadPeer } from '../../adapters/peer.js';
+import type { Job } from 'bullmq';
 import { raceAbort } from '../../core/abort.js';
 import { abortError, type Clock } from '../../core/clock.js';
 import { TroupeError, errorMessage } from '../../core/errors.js';
-import type { RedisClient } from '../redis/connection.js';
-import { connectInBackground, openClient, troupeKey, type QueuePlace } from './connection.js';
+import { troupeKey, type QueuePlace } from './connection.js';
 import { QueueError, RemoteJobError } from './errors.js';
-import { settleWithin, withTimeout } from './time.js';
 import type { JobRef, QueueClientEvents } from './events.js';
-import { BATCH_EVENT, eventBatchSchema, jobResultSchema, type EventBatchWire, type JobFailureWire, type JobKind, type JobResultWire, type JobWire } from './wire.js';
+import { openQueue, type OpenedQueue } from './queue-connection.js';
+import { withTimeout } from './time.js';
+import { eventBatchSchema, jobResultSchema, type EventBatchWire, type JobFailureWire, type JobKind, type JobResultWire, type JobWire } from './wire.js';
 
 /** Receives what a job's worker reports while it runs. */
 export interface JobWatcher {
@@ -69,13 +68,7 @@ export interface JobClientSettings {
   usedBy: string;
 }
 
-interface Opened {
-  readonly client: RedisClient;
-  readonly owned: boolean;
-  readonly queue: Queue;
-  readonly events: QueueEvents;
-  readonly detach: () => void;
-}
+type Opened = OpenedQueue;
 
 interface Pending {
   readonly req: SubmitRequest;
@@ -193,14 +186,9 @@ export class JobClient {
     this.#cancelReconcile?.();
     this.#cancelDown?.();
     for (const p of this.#pending.values()) this.#settle(p, new QueueError('closed', `${this.#s.usedBy} was closed while job ${p.req.jobId} was in flight`, { details: { jobId: p.req.jobId } }));
-    const { clock, timeoutMs } = this.#s;
     await Promise.allSettled([...this.#background]);
     const opened = await this.#opening?.catch(() => undefined);
-    if (!opened) return;
-    // While Redis is away, BullMQ may wait for it to close: stop waiting after `timeoutMs`.
-    await settleWithin(Promise.allSettled([opened.events.close(), opened.queue.close()]), timeoutMs, clock);
-    opened.detach();
-    if (opened.owned) opened.client.disconnect();
+    await opened?.close();
   }
 
   /** Open the connection, the queue and the event reader once; later calls share them. */
@@ -215,51 +203,16 @@ export class JobClient {
     return raceAbort(opening, signal);
   }
 
-  async #connect(): Promise<Opened> {
-    const { usedBy } = this.#s;
-    const { queueName, prefix } = this.#place;
-    const bull = await loadPeer('bullmq', () => import('bullmq'), usedBy);
-    const { client, owned } = await openClient(this.#place, usedBy);
-    const onReady = () => this.#up();
-    const onClose = () => this.#down();
-    const onError = () => undefined; // reported through the calls that fail; without a listener ioredis prints them
-    client.on('ready', onReady);
-    client.on('close', onClose);
-    client.on('error', onError);
-    const detach = () => {
-      client.off('ready', onReady);
-      client.off('close', onClose);
-      // A connection troupe opened keeps its error listener: ioredis may still report a failed reconnection.
-      if (!owned) client.off('error', onError);
-    };
-    let queue: Queue | undefined;
-    let events: QueueEvents | undefined;
-    try {
-      connectInBackground(client);
-      queue = new bull.Queue(queueName, { connection: client, prefix });
-      queue.on('error', onError);
-      // Read the event stream from its current end: nothing older concerns this coordinator.
-      const ready = queue;
-      const last = await this.#call('read the event stream of', async () => {
-        await ready.waitUntilReady();
-        return client.xrevrange(ready.keys.events!, '+', '-', 'COUNT', 1);
-      });
-      events = new bull.QueueEvents(queueName, { connection: client, prefix, lastEventId: last[0]?.[0] ?? '0-0' });
-      events.on('error', onError);
-      const on = events.on.bind(events) as (name: string, listener: (args: Record<string, unknown>) => void) => QueueEvents;
-      on(BATCH_EVENT, (args) => this.#onBatch(args));
-      on('completed', (args) => this.#onCompleted(String(args.jobId), args.returnvalue));
-      on('failed', (args) => this.#onFailed(String(args.jobId), String(args.failedReason ?? '')));
-      on('stalled', (args) => this.#onStalled(String(args.jobId)));
-      const reader = events;
-      await this.#call('start reading the events of', () => reader.waitUntilReady());
-      return { client, owned, queue, events, detach };
-    } catch (error) {
-      detach();
-      await Promise.allSettled([events?.close(), queue?.close()]);
-      if (owned) client.disconnect();
-      throw error;
-    }
+  #connect(): Promise<Opened> {
+    const { usedBy, clock, timeoutMs } = this.#s;
+    return openQueue(this.#place, { usedBy, clock, timeoutMs, call: (action, fn) => this.#call(action, fn) }, {
+      up: () => this.#up(),
+      down: () => this.#down(),
+      batch: (args) => this.#onBatch(args),
+      completed: (jobId, value) => this.#onCompleted(jobId, value),
+      failed: (jobId, reason) => this.#onFailed(jobId, reason),
+      stalled: (jobId) => this.#onStalled(jobId),
+    });
   }
 
   /** Put the job in Redis: add it, or take over a job with its id that an earlier coordinator added. */

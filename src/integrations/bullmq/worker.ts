@@ -8,7 +8,6 @@ import { hostname } from 'node:os';
 import { EventEmitter } from 'eventemitter3';
 import type { Job, Worker as BullWorker } from 'bullmq';
 import type { ModelAdapter } from '../../core/adapter.js';
-import { raceAbort } from '../../core/abort.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
 import type { TroupeEvent } from '../../core/events.js';
@@ -17,13 +16,13 @@ import type { ToolDefinition } from '../../core/tools.js';
 import { loadPeer } from '../../adapters/peer.js';
 import type { Store } from '../../persistence/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
-import type { RedisClient } from '../redis/connection.js';
-import { checkPlace, duplicateClient, openClient, troupeKey, whenReady, type QueueLocation } from './connection.js';
+import { checkPlace, openClient, whenReady, type QueueLocation } from './connection.js';
 import type { WorkerEvents, WorkerJobEvent } from './events.js';
 import { checkRoleAgents, loadRegistry, type RoleAgents, type WorkerAgents } from './registry.js';
 import { withTimeout } from './time.js';
 import { BATCH_EVENT } from './wire.js';
 import { runJob, type JobHost, type WorkerJobInfo } from './worker-job.js';
+import { IdleTracker, RunningJobs } from './worker-parts.js';
 
 /** Options of {@link startWorker}. */
 export interface StartWorkerOptions extends QueueLocation {
@@ -121,12 +120,6 @@ class HandedBack extends CancelledError {
   }
 }
 
-interface ActiveJob {
-  readonly controller: AbortController;
-  readonly start: number;
-  info: WorkerJobEvent | undefined;
-}
-
 /**
  * Start a worker: it takes chunk attempts and named runs from the queue
  * (`concurrency` at a time), runs each with its own agents and adapters,
@@ -154,48 +147,22 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
   const registry = await loadRegistry(options.agents, { adapters, tools, ...(options.signal ? { signal: options.signal } : {}) });
   const bull = await loadPeer('bullmq', () => import('bullmq'), 'startWorker');
   const { client, owned } = await openClient(place, 'startWorker');
-  const active = new Map<string, ActiveJob>();
-  const cancelChannel = troupeKey(place, 'cancel');
-  const cancelKey = (jobId: string) => troupeKey(place, `cancel:${jobId}`);
-  const cancel = (jobId: string, reason: string) => active.get(jobId)?.controller.abort(new CancelledError(`Cancelled by the coordinator: ${reason}`));
-  let sub: RedisClient | undefined;
   const onError = () => undefined; // connection errors surface through the calls that fail
   client.on('error', onError);
-
-  /** After a reconnection, cancellations published meanwhile were missed: read the marks of the running jobs. */
-  const recheckCancels = () => {
-    for (const jobId of active.keys()) {
-      void call(() => client.get(cancelKey(jobId))).then((reason) => {
-        if (reason !== null) cancel(jobId, reason);
-      }, () => undefined);
-    }
-  };
-  const call = <T>(fn: () => Promise<T>): Promise<T> => withTimeout(fn(), timeoutMs, clock);
-
+  const jobs = new RunningJobs(client, place, clock, timeoutMs);
   try {
     await whenReady(client, timeoutMs, clock, 'startWorker');
-    sub = duplicateClient(client);
-    sub.on('error', onError);
-    const subscriber = sub;
-    await whenReady(subscriber, timeoutMs, clock, 'startWorker');
-    await call(() => subscriber.subscribe(cancelChannel));
-    sub.on('message', (channel: string, message: string) => {
-      if (channel !== cancelChannel) return;
-      const parsed = parseCancel(message);
-      if (parsed) cancel(parsed.jobId, parsed.reason);
-    });
-    sub.on('ready', recheckCancels);
+    await jobs.listen(onError);
   } catch (error) {
-    client.off('error', onError);
-    sub?.disconnect();
+    jobs.close();
     if (owned) client.disconnect();
+    else client.off('error', onError);
     throw error;
   }
 
+  const idle = new IdleTracker(clock);
+  const infos = new Map<string, WorkerJobEvent>();
   let eventsKey = '';
-  let running = 0;
-  let idleSince = clock.now();
-  const idleWaiters = new Set<() => void>();
   const host: JobHost = {
     worker: o.name,
     registry,
@@ -209,41 +176,40 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     clock,
     observe: options.observe,
     publish: (jobId, exec, data) =>
-      call(() => client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data)).then(() => undefined),
-    cancelled: (jobId) => call(() => client.get(cancelKey(jobId))).then((reason) => reason ?? undefined, () => undefined),
+      withTimeout(client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data), timeoutMs, clock).then(() => undefined),
+    cancelled: (jobId) => jobs.cancelled(jobId),
     warn,
     started(info) {
-      const entry = active.get(info.jobId);
       const event: WorkerJobEvent = { jobId: info.jobId, kind: info.kind, runId: info.runId, label: info.label, ...(info.attempt === undefined ? {} : { attempt: info.attempt }) };
-      if (entry) entry.info = event;
+      infos.set(info.jobId, event);
       events.emit('job.started', event);
     },
   };
 
   const processor = async (job: Job, token?: string): Promise<unknown> => {
     const id = job.id ?? '';
-    const entry: ActiveJob = { controller: new AbortController(), start: clock.now(), info: undefined };
-    active.set(id, entry);
-    running++;
+    const controller = jobs.start(id);
+    const start = clock.now();
+    idle.enter();
     try {
-      const result = await runJob(host, { id, data: job.data }, randomUUID(), entry.controller.signal);
-      if (entry.info) events.emit('job.completed', { ...entry.info, durationMs: clock.now() - entry.start });
+      const result = await runJob(host, { id, data: job.data }, randomUUID(), controller.signal);
+      const info = infos.get(id);
+      if (info) events.emit('job.completed', { ...info, durationMs: clock.now() - start });
       return result;
     } catch (error) {
-      if (entry.controller.signal.reason instanceof HandedBack && token !== undefined) {
+      const info = infos.get(id) ?? { jobId: id, kind: 'chunk' as const, runId: '', label: `job ${id}` };
+      if (controller.signal.reason instanceof HandedBack && token !== undefined) {
         await job.moveToWait(token).catch((e: unknown) => warn(`Job ${id} could not be handed back (another worker takes it once its lock expires): ${errorMessage(e)}`));
-        if (entry.info) events.emit('job.handedBack', entry.info);
+        events.emit('job.handedBack', info);
         throw new bull.WaitingError();
       }
-      const info = entry.info ?? { jobId: id, kind: 'chunk' as const, runId: '', label: `job ${id}` };
-      events.emit('job.failed', { ...info, durationMs: clock.now() - entry.start, error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}), cancelled: entry.controller.signal.aborted });
+      const code = isTroupeError(error) ? { code: error.code } : {};
+      events.emit('job.failed', { ...info, durationMs: clock.now() - start, error: errorMessage(error), ...code, cancelled: controller.signal.aborted });
       throw error instanceof Error ? error : new Error(errorMessage(error));
     } finally {
-      active.delete(id);
-      if (--running === 0) {
-        idleSince = clock.now();
-        for (const wake of [...idleWaiters]) wake();
-      }
+      jobs.end(id);
+      infos.delete(id);
+      idle.leave();
     }
   };
 
@@ -263,26 +229,17 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
   });
 
   let closing: Promise<void> | undefined;
-  let closed = false;
   let signalled = false;
-  const handBackAll = () => {
-    for (const entry of active.values()) entry.controller.abort(new HandedBack());
-  };
   const onSignal = () => {
     void close(signalled ? { timeoutMs: 0 } : {});
     signalled = true;
   };
   const onAbort = () => void close();
-  if (o.handleSignals) {
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  }
-  options.signal?.addEventListener('abort', onAbort, { once: true });
 
   function close(closeOptions: { timeoutMs?: number } = {}): Promise<void> {
     const grace = expectNonNegativeInteger('timeoutMs', closeOptions.timeoutMs) ?? o.closeTimeoutMs;
     if (closing) {
-      if (grace === 0) handBackAll();
+      if (grace === 0) jobs.abortAll(new HandedBack());
       return closing;
     }
     closing = (async () => {
@@ -290,49 +247,37 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
       process.off('SIGTERM', onSignal);
       process.off('SIGINT', onSignal);
       options.signal?.removeEventListener('abort', onAbort);
-      const cancelHandBack = clock.setTimer(handBackAll, grace);
+      const cancelHandBack = clock.setTimer(() => jobs.abortAll(new HandedBack()), grace);
       // Past the grace period and `timeoutMs` to hand jobs back, stop waiting for BullMQ (Redis may be away).
       await withTimeout(bullWorker.close(), grace + timeoutMs, clock).catch((error: unknown) => warn(`The worker did not close cleanly: ${errorMessage(error)}`));
       cancelHandBack();
-      sub?.disconnect();
+      jobs.close();
       // A connection troupe opened keeps its error listener: ioredis may still report a failed reconnection.
       if (owned) client.disconnect();
       else client.off('error', onError);
-      closed = true;
-      for (const wake of [...idleWaiters]) wake();
+      idle.close();
       events.emit('worker.closed', { name: o.name });
     })();
     return closing;
   }
+
+  if (o.handleSignals) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
 
   return {
     name: o.name,
     queueName: place.queueName,
     events,
     get running() {
-      return running;
+      return idle.busy;
     },
     onIdle(ms, idleOptions = {}) {
       expectPositiveNumber('ms', ms);
-      const signal = idleOptions.signal;
-      return raceAbort(
-        new Promise<void>((resolve) => {
-          let cancelTimer = () => {};
-          const check = () => {
-            idleWaiters.delete(check);
-            cancelTimer();
-            if (closed || signal?.aborted) return resolve();
-            if (running > 0) return void idleWaiters.add(check);
-            const left = idleSince + ms - clock.now();
-            if (left <= 0) return resolve();
-            idleWaiters.add(check);
-            cancelTimer = clock.setTimer(check, left);
-          };
-          check();
-          signal?.addEventListener('abort', check, { once: true });
-        }),
-        signal,
-      );
+      return idle.idle(ms, idleOptions.signal);
     },
     close,
   };
@@ -386,15 +331,4 @@ function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
     handleSignals: options.handleSignals ?? false,
     timeoutMs: expectPositiveNumber('timeoutMs', options.timeoutMs) ?? 10_000,
   };
-}
-
-/** A cancellation message: `{ jobId, reason }`; undefined when it is not one. */
-function parseCancel(message: string): { jobId: string; reason: string } | undefined {
-  try {
-    const value = JSON.parse(message) as { jobId?: unknown; reason?: unknown };
-    if (typeof value?.jobId !== 'string') return undefined;
-    return { jobId: value.jobId, reason: typeof value.reason === 'string' ? value.reason : 'cancelled' };
-  } catch {
-    return undefined;
-  }
 }
