@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { SimulatedClock } from '../../../src/core/clock.js';
+import { RunContext } from '../../../src/core/context.js';
+import type { TroupeEvent } from '../../../src/core/events.js';
+import { createOp, totalUsage } from '../../../src/core/ops.js';
+import { run } from '../../../src/core/run.js';
+import { findRecordedAttempt, recordAttempt, restoreRecordedAttempt, type AttemptRecord } from '../../../src/integrations/bullmq/attempt-records.js';
+import { adoptOpRecords, opRecords, RemoteMirror, type RemoteEvent } from '../../../src/integrations/bullmq/mirror.js';
+import { EventOutbox } from '../../../src/integrations/bullmq/outbox.js';
+import { memoryStore } from '../../../src/persistence/memory-store.js';
+import { agent } from '../../../src/patterns/agent.js';
+import { scriptedAdapter } from '../../../src/testing/index.js';
+
+/** A plan-like context: the run's root, a plan op under it, the chunk's checkpoint scope. */
+function planContext(options: { resuming?: boolean; store?: ReturnType<typeof memoryStore> } = {}) {
+  const clock = new SimulatedClock(1000);
+  const events: TroupeEvent[] = [];
+  const root = createOp('op-0', 'run', 'plan', clock.now());
+  const ctx = RunContext.create({ runId: 'coord', clock, signal: new AbortController().signal, root, ...options });
+  ctx.emitter.on('*', (e) => events.push(e));
+  return { clock, events, root, ctx };
+}
+
+/** The events a worker's run of one agent emits (its own run, op ids of its own). */
+async function workerEvents(): Promise<{ events: RemoteEvent[]; usage: number }> {
+  const events: RemoteEvent[] = [];
+  const result = await run(agent({ name: 'Generic', system: 'Work.' }), 'do it', {
+    adapter: scriptedAdapter({ fallback: { text: 'done', usage: { inputTokens: 9, outputTokens: 4 } } }),
+    runId: 'worker-run',
+    onEvent: (e) => events.push(JSON.parse(JSON.stringify(e)) as RemoteEvent),
+  });
+  return { events, usage: result.usage.inputTokens };
+}
+
+describe('RemoteMirror', () => {
+  it('re-emits a worker’s events in the coordinator’s run, with its ops as nodes of the coordinator’s tree', async () => {
+    const { ctx, events, root } = planContext();
+    const worker = await workerEvents();
+    let mirror!: RemoteMirror;
+    // The worker's agent ran for chunk 3 of plan p: its ops go under the plan's op.
+    await ctx.enter({ kind: 'plan', name: 'p' }, async (plan) => {
+      mirror = new RemoteMirror(plan.withCheckpointScope('chunk-3'));
+      mirror.apply('exec-1', worker.events);
+      mirror.close('failed', 'left open');
+      return { output: '', agent: 'p', status: 'completed' };
+    });
+    // No run.* event of the worker's own run comes through.
+    expect(events.filter((e) => e.type.startsWith('run.'))).toEqual([]);
+    const started = events.find((e): e is TroupeEvent<'op.started'> => e.type === 'op.started' && e.kind === 'agent')!;
+    const planOp = root.children[0]!;
+    expect(started).toMatchObject({ runId: 'coord', parentId: planOp.id, depth: 2, path: '/plan:p#0/chunk-3/agent:Generic#0', time: 1000 });
+    const node = planOp.children[0]!;
+    expect(node).toMatchObject({ id: started.opId, kind: 'agent', name: 'Generic', status: 'completed' });
+    // Every event refers to an op of the coordinator's run.
+    const ids = new Set([root.id, planOp.id, node.id]);
+    for (const e of events) expect(ids.has(e.opId!), `${e.type}`).toBe(true);
+    // Usage: the node's own (turns included), rolled up to the plan.
+    expect(node.usage).toMatchObject({ inputTokens: worker.usage, outputTokens: 4, turns: 1 });
+    expect(totalUsage(planOp)).toEqual(mirror.usage());
+    const turn = events.find((e): e is TroupeEvent<'model.turn'> => e.type === 'model.turn')!;
+    expect(turn.session).toBe(1);
+  });
+
+  it('closes what a lost execution left open, drops its late events, and follows the next execution', async () => {
+    const { ctx, events, root } = planContext();
+    const worker = await workerEvents();
+    const started = worker.events.filter((e) => e.type === 'op.started' || e.type === 'agent.started');
+    const mirror = new RemoteMirror(ctx);
+    mirror.apply('lost', started);
+    mirror.apply('next', worker.events);
+    mirror.apply('lost', worker.events); // the lost worker wakes up: ignored
+    mirror.close('completed');
+    expect(root.children.map((n) => [n.status, n.error])).toEqual([
+      ['failed', expect.stringMatching(/lost/)],
+      ['completed', undefined],
+    ]);
+    expect(events.filter((e) => e.type === 'op.completed')).toHaveLength(2);
+    // A second session of the same agent gets the next ordinal of the coordinator's run.
+    const turn = events.find((e): e is TroupeEvent<'model.turn'> => e.type === 'model.turn')!;
+    expect(turn.session).toBe(1);
+  });
+
+  it('closes nodes still open when the job ends (cancelled), innermost first', async () => {
+    const { ctx, events, root } = planContext();
+    const mirror = new RemoteMirror(ctx);
+    mirror.apply('x', [
+      { type: 'op.started', opId: 'op-1', kind: 'router', name: 'r', parentId: 'op-0', depth: 1, path: '/router:r#0' },
+      { type: 'op.started', opId: 'op-2', kind: 'agent', name: 'a', parentId: 'op-1', depth: 2, path: '/router:r#0/agent:a#0' },
+      { type: 'op.started', kind: 'broken' }, // malformed: skipped
+    ]);
+    mirror.close('cancelled', 'The run was cancelled');
+    mirror.apply('x', [{ type: 'warning', message: 'late' }]);
+    const closed = events.filter((e): e is TroupeEvent<'op.completed'> => e.type === 'op.completed');
+    expect(closed.map((e) => [e.name, e.status])).toEqual([
+      ['a', 'cancelled'],
+      ['r', 'cancelled'],
+    ]);
+    expect(root.children[0]!.children[0]!.status).toBe('cancelled');
+    expect(events.some((e) => e.type === 'warning')).toBe(false);
+  });
+
+  it('turns a finished op tree into records and back, with fresh ids, skipping malformed records', async () => {
+    const result = await run(agent({ name: 'a' }), 'x', { adapter: scriptedAdapter({ fallback: { text: 'ok', usage: { inputTokens: 3, outputTokens: 2 } } }) });
+    const records = opRecords(result.trace);
+    expect(records).toMatchObject([{ kind: 'agent', name: 'a', status: 'completed', usage: { inputTokens: 3, outputTokens: 2, turns: 1 }, children: [] }]);
+    const { ctx, root } = planContext();
+    const usage = adoptOpRecords(ctx, [...records, { kind: 'agent' }, 'nonsense']);
+    expect(usage).toMatchObject({ inputTokens: 3, outputTokens: 2, turns: 1 });
+    expect(root.children).toHaveLength(1);
+    expect(root.children[0]!.id).toMatch(/^op-\d+$/);
+  });
+});
+
+describe('attempt records', () => {
+  const record = (output: string): AttemptRecord => ({
+    schemaVersion: 1,
+    runId: 'r1',
+    path: '/plan:p#0/chunk-2',
+    planId: 'p',
+    sequenceIndex: 2,
+    attempt: 1,
+    jobId: 'r1|/plan%3Ap#0/chunk-2|1',
+    worker: 'w1',
+    output,
+    usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0, costUsd: 0, turns: 1 },
+    ops: [],
+    finishedAt: 0,
+  });
+
+  it('keeps the first finished attempt of a chunk: a second execution cannot replace it', async () => {
+    const store = memoryStore();
+    expect(await recordAttempt(store, record('first'))).toBe(true);
+    expect(await recordAttempt(store, record('second'))).toBe(false);
+    // A store without compare-and-set: read, then write.
+    const { getVersioned: _g, setIf: _s, ...plain } = memoryStore();
+    expect(await recordAttempt(plain, record('first'))).toBe(true);
+    expect(await recordAttempt(plain, record('second'))).toBe(false);
+    expect(await plain.get('runs/r1/attempts/plan:p#0/chunk-2')).toMatchObject({ output: 'first' });
+  });
+
+  it('finds a recorded attempt only in a resumed run, and warns about one it cannot read', async () => {
+    const store = memoryStore();
+    await recordAttempt(store, record('done on a worker'));
+    const scoped = (resuming: boolean) => {
+      const { ctx, events } = planContext({ resuming, store });
+      return { events, ctx: RunContext.create({ runId: 'r1', clock: ctx.clock, signal: new AbortController().signal, root: createOp('op-0', 'run', 'x', 0), store, resuming }).withCheckpointScope('plan:p#0').withCheckpointScope('chunk-2') };
+    };
+    const signal = new AbortController().signal;
+    expect(await findRecordedAttempt(scoped(false).ctx, signal)).toBeUndefined();
+    const resumed = scoped(true);
+    const found = await findRecordedAttempt(resumed.ctx, signal);
+    expect(found).toMatchObject({ output: 'done on a worker', worker: 'w1' });
+    const restored: TroupeEvent[] = [];
+    resumed.ctx.emitter.on('*', (e) => restored.push(e));
+    restoreRecordedAttempt(resumed.ctx, found!);
+    expect(restored).toEqual([expect.objectContaining({ type: 'checkpoint.restored', kind: 'chunk-attempt', name: 'chunk 2', completed: true })]);
+    await store.set('runs/r1/attempts/plan:p#0/chunk-2', { schemaVersion: 1, output: 5 });
+    const warnings: TroupeEvent[] = [];
+    resumed.ctx.emitter.on('warning', (e) => warnings.push(e));
+    expect(await findRecordedAttempt(resumed.ctx, signal)).toBeUndefined();
+    expect(warnings).toEqual([expect.objectContaining({ code: 'checkpoint_failed', message: expect.stringContaining('is not valid') })]);
+  });
+});
+
+describe('EventOutbox', () => {
+  it('announces the job, batches events emitted together, keeps their order, and adds the failure last', async () => {
+    const sent: string[] = [];
+    const outbox = new EventOutbox(async (data) => void sent.push(data), () => undefined);
+    const event = (n: number) => ({ type: 'warning', runId: 'w', time: n, message: `m${n}` }) as TroupeEvent;
+    outbox.push(event(1));
+    outbox.push(event(2));
+    await Promise.resolve();
+    outbox.push(event(3));
+    await outbox.flush({ message: 'boom', code: 'adapter_error' });
+    const batches = sent.map((s) => JSON.parse(s) as { events: Array<{ time: number }>; failure?: unknown });
+    expect(batches[0]).toEqual({ events: [] });
+    expect(batches.flatMap((b) => b.events.map((e) => e.time))).toEqual([1, 2, 3]);
+    expect(batches.length).toBeLessThanOrEqual(3);
+    expect(batches.at(-1)!.failure).toEqual({ message: 'boom', code: 'adapter_error' });
+  });
+
+  it('warns instead of failing the job when an event is not JSON or a batch cannot be sent', async () => {
+    const warnings: string[] = [];
+    const outbox = new EventOutbox(async () => Promise.reject(new Error('Redis away')), (m) => warnings.push(m));
+    const cyclic: Record<string, unknown> = { type: 'warning' };
+    cyclic.self = cyclic;
+    outbox.push(cyclic as unknown as TroupeEvent);
+    outbox.push({ type: 'warning', runId: 'w', time: 0, message: 'fine' } as TroupeEvent);
+    await outbox.flush();
+    expect(warnings.some((w) => /not JSON/.test(w))).toBe(true);
+    expect(warnings.some((w) => /could not be sent to the coordinator: Redis away/.test(w))).toBe(true);
+  });
+});
