@@ -96,8 +96,8 @@ const CANCEL_TTL_MS = 3_600_000;
 
 /** The coordinator's side of one queue. */
 export class JobClient {
-  /** Typed events of the jobs. */
-  readonly events = new EventEmitter<QueueClientEvents>();
+  /** Typed events of the jobs (shared by the clients of one executor's queues). */
+  readonly events: EventEmitter<QueueClientEvents>;
   readonly #place: QueuePlace;
   readonly #s: JobClientSettings;
   #opening: Promise<Opened> | undefined;
@@ -109,9 +109,15 @@ export class JobClient {
   #cancelReconcile: (() => void) | undefined;
   readonly #waits: number[] = [];
 
-  constructor(place: QueuePlace, settings: JobClientSettings) {
+  constructor(place: QueuePlace, settings: JobClientSettings, events = new EventEmitter<QueueClientEvents>()) {
     this.#place = place;
     this.#s = settings;
+    this.events = events;
+  }
+
+  /** The queue's name. */
+  get queueName(): string {
+    return this.#place.queueName;
   }
 
   /** Jobs this client waits for. */

@@ -21,12 +21,16 @@ export type QueueConnection = string | RedisOptions | Redis | Cluster;
 export interface QueueLocation {
   /** The Redis: a URL, ioredis options, or an ioredis client you own. */
   connection: QueueConnection;
-  /** The queue's name; coordinators and workers of one queue must agree on it. Default: `troupe`. */
+  /**
+   * The queue's name; coordinators and workers of one queue must agree on it.
+   * Letters, digits, `.`, `-`, `_` and braces (a hash tag). Default: `troupe`.
+   */
   queueName?: string;
   /**
    * The prefix of every BullMQ key of the queue. Default: `troupe`. On Redis
-   * Cluster it must hold a hash tag (`{troupe}`), so that all keys of the
-   * queue live in one slot.
+   * Cluster the prefix or the queue name must hold a hash tag (`{troupe}`),
+   * so that all keys of a queue live in one slot; a tag in the queue name
+   * spreads queues over the cluster.
    */
   prefix?: string;
 }
@@ -40,21 +44,33 @@ export interface QueuePlace {
 
 /** Check `options` (a {@link QueueLocation}); `usedBy` names the caller in messages. */
 export function checkPlace(options: QueueLocation, usedBy: string): QueuePlace {
+  return placeOf(checkBase(options, usedBy), options.queueName ?? 'troupe');
+}
+
+/** Check the connection and the prefix of `options` (the queue's name is checked by {@link placeOf}). */
+export function checkBase(options: Omit<QueueLocation, 'queueName'>, usedBy: string): { connection: QueueConnection; prefix: string } {
   if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected ${usedBy} options, got ${describeValue(options)}`);
   const { connection } = options;
   if (!(typeof connection === 'string' ? connection !== '' : typeof connection === 'object' && connection !== null)) {
     throw new ConfigurationError(`Expected \`connection\` to be a Redis URL, ioredis options or an ioredis client, got ${describeValue(connection)}`);
   }
-  const queueName = options.queueName ?? 'troupe';
-  if (typeof queueName !== 'string' || !/^[A-Za-z0-9._-]{1,100}$/.test(queueName)) {
-    throw new ConfigurationError(`Expected \`queueName\` to be 1 to 100 letters, digits, dots, dashes or underscores, got ${describeValue(queueName)}`);
-  }
   const prefix = options.prefix ?? 'troupe';
   if (typeof prefix !== 'string' || prefix === '' || prefix.length > 100) {
     throw new ConfigurationError(`Expected \`prefix\` to be a string of 1 to 100 characters (a hash tag such as "{troupe}" on Redis Cluster), got ${describeValue(prefix)}`);
   }
-  if (isClient(connection) && isCluster(connection) && !/\{[^{}]+\}/.test(prefix)) {
-    throw new ConfigurationError(`On Redis Cluster, \`prefix\` needs a hash tag so every key of the queue lives in one slot ("{${prefix}}"), got ${describeValue(prefix)}`);
+  return { connection, prefix };
+}
+
+/** The place of queue `queueName` beside `base` (checked: its name, and a hash tag on Redis Cluster). */
+export function placeOf(base: { connection: QueueConnection; prefix: string }, queueName: unknown): QueuePlace {
+  if (typeof queueName !== 'string' || !/^[A-Za-z0-9._{}-]{1,100}$/.test(queueName)) {
+    throw new ConfigurationError(`Expected a queue name of 1 to 100 letters, digits, dots, dashes, underscores or braces, got ${describeValue(queueName)}`);
+  }
+  const { connection, prefix } = base;
+  if (isClient(connection) && isCluster(connection) && !/\{[^{}]+\}/.test(`${prefix}:${queueName}`)) {
+    throw new ConfigurationError(
+      `On Redis Cluster, the prefix or the queue name needs a hash tag so that every key of the queue lives in one slot ("{${prefix}}", or a queue "{${queueName}}"), got prefix ${describeValue(prefix)} and queue ${describeValue(queueName)}`,
+    );
   }
   return { connection, queueName, prefix };
 }

@@ -5,13 +5,13 @@
  * threshold); only the attempt crosses the wire.
  * @module
  */
-import type { EventEmitter } from 'eventemitter3';
+import { EventEmitter } from 'eventemitter3';
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
 import { expectPositiveInteger } from '../../core/options.js';
 import type { ChunkAttemptResult, ChunkJob, ChunkJobData, Executor } from '../../scheduler/executor.js';
 import { findRecordedAttempt, restoreRecordedAttempt } from './attempt-records.js';
 import { JobClient } from './client.js';
-import { checkPlace } from './connection.js';
+import { checkBase, placeOf } from './connection.js';
 import type { QueueClientEvents } from './events.js';
 import { RemoteMirror } from './mirror.js';
 import { clientSettings, type QueueClientOptions } from './options.js';
@@ -21,7 +21,14 @@ import { chunkJobId, type ChunkJobWire } from './wire.js';
 export type TraceCarrier = Record<string, string>;
 
 /** Options of {@link bullmqExecutor}. */
-export interface BullmqExecutorOptions extends QueueClientOptions {
+export interface BullmqExecutorOptions extends Omit<QueueClientOptions, 'queueName'> {
+  /**
+   * The queue of each attempt: a name, or a function of the job, for one
+   * queue per role (`(job) => \`{troupe-${job.chunk.role}}\``) so each role
+   * has workers of its own, scaled on its own depth; on Redis Cluster a
+   * hash tag in each name spreads the queues over the cluster. Default: `troupe`.
+   */
+  queueName?: string | ((job: ChunkJobData) => string);
   /**
    * Attempts this coordinator has in the queue at once (the scheduler never
    * dispatches more). Set it to about the workers' total concurrency: a
@@ -59,23 +66,26 @@ export interface QueueStats {
 /** A queue-backed executor. */
 export interface BullmqExecutor extends Executor {
   readonly kind: 'bullmq';
-  /** The queue it sends attempts to. */
-  readonly queueName: string;
+  /** The queue it sends attempts to (`undefined` when `queueName` is a function: one queue per job's choice). */
+  readonly queueName: string | undefined;
   /** Typed events of its jobs: queued, started (with the worker's name), completed, failed, cancelled, stalled; the connection going down and up. */
   readonly events: EventEmitter<QueueClientEvents>;
-  /** The queue's depth, active jobs and wait times: a seam for autoscaling. */
-  stats(options?: { signal?: AbortSignal }): Promise<QueueStats>;
+  /**
+   * A queue's depth, active jobs and wait times: a seam for autoscaling.
+   * `queueName` is required when the executor routes jobs to several queues.
+   */
+  stats(options?: { queueName?: string; signal?: AbortSignal }): Promise<QueueStats>;
   /** Close its connections; attempts still in flight fail with a `QueueError` (`closed`). */
   close(): Promise<void>;
 }
 
-/** Where an executor keeps its queue client, for `remote(name, { executor })` to share. */
-const CLIENT = Symbol('troupe.bullmq.client');
+/** Where an executor keeps its queue clients, for `remote(name, { executor })` to share. */
+const CLIENTS = Symbol('troupe.bullmq.clients');
 
-/** The queue client of an executor made by {@link bullmqExecutor}; `undefined` for anything else. */
-export function clientOf(executor: unknown): JobClient | undefined {
-  const client = typeof executor === 'object' && executor !== null ? (executor as { [CLIENT]?: unknown })[CLIENT] : undefined;
-  return client instanceof JobClient ? client : undefined;
+/** The client of queue `queueName` (default: the executor's own) of an executor made by {@link bullmqExecutor}; `undefined` for anything else. */
+export function clientOf(executor: unknown, queueName?: string): JobClient | undefined {
+  const clients = typeof executor === 'object' && executor !== null ? (executor as { [CLIENTS]?: unknown })[CLIENTS] : undefined;
+  return typeof clients === 'function' ? (clients as (queueName?: string) => JobClient)(queueName) : undefined;
 }
 
 /** Jobs of one chunk the lookup of a resumed run reads at most. */
@@ -106,19 +116,38 @@ const MAX_PROBE = 1000;
  * ```
  */
 export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
-  const place = checkPlace(options, 'bullmqExecutor');
+  if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected bullmqExecutor options, got ${describeValue(options)}`);
+  const route = options.queueName;
+  if (route !== undefined && typeof route !== 'string' && typeof route !== 'function') {
+    throw new ConfigurationError(`Expected \`queueName\` to be a queue name or a function of a job, got ${describeValue(route)}`);
+  }
+  const fixed = typeof route === 'function' ? undefined : (route ?? 'troupe');
+  const base = checkBase(options, 'bullmqExecutor');
+  if (fixed !== undefined) placeOf(base, fixed);
   const settings = clientSettings(options, 'bullmqExecutor');
   const capacity = expectPositiveInteger('capacity', options.capacity) ?? 64;
   const traceContext = options.traceContext;
   if (traceContext !== undefined && typeof traceContext !== 'function') {
     throw new ConfigurationError(`Expected \`traceContext\` to be a function of a job, got ${describeValue(traceContext)}`);
   }
-  const client = new JobClient(place, settings);
+  const events = new EventEmitter<QueueClientEvents>();
+  /** One client per queue, made when first used. */
+  const clients = new Map<string, JobClient>();
+  const clientFor = (queueName: string): JobClient => {
+    let client = clients.get(queueName);
+    if (!client) clients.set(queueName, (client = new JobClient(placeOf(base, queueName), settings, events)));
+    return client;
+  };
+  const defaultClient = (queueName: string | undefined, usedFor: string): JobClient => {
+    const name = queueName ?? fixed;
+    if (name === undefined) throw new ConfigurationError(`This executor sends jobs to several queues: give the \`queueName\` of ${usedFor}`);
+    return clientFor(name);
+  };
   /** In resumed runs: how far the job numbers of each chunk are ahead of its attempt numbers. */
   const offsets = new Map<string, number>();
 
   /** The job number of this attempt: its attempt number, after the jobs an earlier coordinator added for the chunk. */
-  async function jobNumber(job: ChunkJob, path: string): Promise<number> {
+  async function jobNumber(client: JobClient, job: ChunkJob, path: string): Promise<number> {
     if (!job.ctx.resuming) return job.attempt;
     const key = `${job.runId}\n${path}`;
     let offset = offsets.get(key);
@@ -137,50 +166,56 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
     return job.attempt + offset;
   }
 
+  async function dispatch(job: ChunkJob): Promise<ChunkAttemptResult> {
+    const ctx = job.ctx;
+    const signal = job.signal;
+    const recorded = await findRecordedAttempt(ctx, signal);
+    if (recorded) {
+      restoreRecordedAttempt(ctx, recorded);
+      return recorded.files ? { output: recorded.output, files: recorded.files } : { output: recorded.output };
+    }
+    const data = job.toJSON();
+    const client = clientFor(typeof route === 'function' ? route(data) : fixed!);
+    const path = ctx.checkpointPath;
+    const jobId = chunkJobId(data.runId, path, await jobNumber(client, job, path));
+    const carrier = traceContext?.(data, { runId: ctx.runId, opId: ctx.op.id });
+    const wire: ChunkJobWire = { v: 1, kind: 'chunk', ...data, path, ...(carrier ? { traceContext: carrier } : {}) };
+    const mirror = new RemoteMirror(ctx);
+    try {
+      const result = await client.submit({
+        jobId,
+        kind: 'chunk',
+        data: wire,
+        ref: { jobId, kind: 'chunk', runId: data.runId, planId: data.planId, sequenceIndex: data.chunk.sequenceIndex, attempt: data.attempt },
+        signal,
+        existing: ctx.resuming ? 'adopt' : 'replace',
+        watcher: { batch: (exec, batch) => mirror.apply(exec, batch.events), stalled: () => mirror.abandon('The worker running this attempt was lost; the job went back to the queue') },
+      });
+      mirror.close('failed', 'The worker finished the job without closing this op');
+      return result.files ? { output: result.output, files: result.files } : { output: result.output };
+    } catch (error) {
+      mirror.close(signal.aborted ? 'cancelled' : 'failed', errorMessage(error));
+      throw error;
+    }
+  }
+
   const executor: BullmqExecutor = {
     kind: 'bullmq',
     capacity,
-    queueName: place.queueName,
-    events: client.events,
-    async dispatch(job: ChunkJob): Promise<ChunkAttemptResult> {
-      const ctx = job.ctx;
-      const signal = job.signal;
-      const recorded = await findRecordedAttempt(ctx, signal);
-      if (recorded) {
-        restoreRecordedAttempt(ctx, recorded);
-        return recorded.files ? { output: recorded.output, files: recorded.files } : { output: recorded.output };
-      }
-      const data = job.toJSON();
-      const path = ctx.checkpointPath;
-      const jobId = chunkJobId(data.runId, path, await jobNumber(job, path));
-      const carrier = traceContext?.(data, { runId: ctx.runId, opId: ctx.op.id });
-      const wire: ChunkJobWire = { v: 1, kind: 'chunk', ...data, path, ...(carrier ? { traceContext: carrier } : {}) };
-      const mirror = new RemoteMirror(ctx);
-      try {
-        const result = await client.submit({
-          jobId,
-          kind: 'chunk',
-          data: wire,
-          ref: { jobId, kind: 'chunk', runId: data.runId, planId: data.planId, sequenceIndex: data.chunk.sequenceIndex, attempt: data.attempt },
-          signal,
-          existing: ctx.resuming ? 'adopt' : 'replace',
-          watcher: { batch: (exec, batch) => mirror.apply(exec, batch.events), stalled: () => mirror.abandon('The worker running this attempt was lost; the job went back to the queue') },
-        });
-        mirror.close('failed', 'The worker finished the job without closing this op');
-        return result.files ? { output: result.output, files: result.files } : { output: result.output };
-      } catch (error) {
-        mirror.close(signal.aborted ? 'cancelled' : 'failed', errorMessage(error));
-        throw error;
-      }
-    },
+    queueName: fixed,
+    events,
+    dispatch,
     async stats(opts = {}) {
+      const client = defaultClient(opts.queueName, 'stats()');
       const counts = await client.counts(opts.signal);
       const waits = [...client.recentWaits()].sort((a, b) => a - b);
       const at = (q: number) => (waits.length === 0 ? 0 : waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]!);
-      return { queueName: place.queueName, ...counts, inFlight: client.inFlight, recentWaitMs: { count: waits.length, median: at(0.5), p95: at(0.95), max: waits.at(-1) ?? 0 } };
+      return { queueName: client.queueName, ...counts, inFlight: client.inFlight, recentWaitMs: { count: waits.length, median: at(0.5), p95: at(0.95), max: waits.at(-1) ?? 0 } };
     },
-    close: () => client.close(),
+    async close() {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    },
   };
-  Object.defineProperty(executor, CLIENT, { value: client });
+  Object.defineProperty(executor, CLIENTS, { value: (queueName?: string) => defaultClient(queueName, 'remote()') });
   return executor;
 }

@@ -35,7 +35,7 @@ export interface QueueClientOptions extends QueueLocation {
 }
 
 /** The validated settings of a queue client. */
-export function clientSettings(options: QueueClientOptions, usedBy: string): JobClientSettings {
+export function clientSettings(options: Omit<QueueClientOptions, keyof QueueLocation>, usedBy: string): JobClientSettings {
   const keep = options.keepJobs ?? {};
   if (typeof keep !== 'object' || keep === null) throw new ConfigurationError(`Expected \`keepJobs\` to be { completed?, failed? } in seconds, got ${describeValue(keep)}`);
   if (options.clock !== undefined && (typeof options.clock?.now !== 'function' || typeof options.clock.setTimer !== 'function')) {

@@ -17,8 +17,8 @@ import { RemoteMirror } from './mirror.js';
 import { clientSettings, type QueueClientOptions } from './options.js';
 import type { RunJobWire } from './wire.js';
 
-/** Options of {@link remote}: where the queue is, or the executor whose connections to share. */
-export type RemoteOptions = (QueueClientOptions | { executor: BullmqExecutor }) & {
+/** Options of {@link remote}: where the queue is, or the executor whose connections to share (and which of its queues, when it has several). */
+export type RemoteOptions = (QueueClientOptions | { executor: BullmqExecutor; queueName?: string }) & {
   /** The trace context each job carries, from the remote op (with `troupe/otel`: `(op) => tracing.inject(op)`). */
   traceContext?: (op: { runId: string; opId: string }) => TraceCarrier | undefined;
 };
@@ -56,7 +56,7 @@ export function remote(name: string, options: RemoteOptions): RemoteRunnable {
   let client: JobClient;
   let owned: boolean;
   if ('executor' in options) {
-    const shared = clientOf(options.executor);
+    const shared = clientOf(options.executor, options.queueName);
     if (!shared) throw new ConfigurationError(`Expected \`executor\` to be a bullmqExecutor, got ${describeValue(options.executor)}`);
     [client, owned] = [shared, false];
   } else {
