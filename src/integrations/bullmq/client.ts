@@ -140,6 +140,7 @@ export class JobClient {
   async submit(req: SubmitRequest): Promise<JobResultWire> {
     if (req.signal.aborted) throw abortError(req.signal);
     const opened = await this.#open(req.signal);
+    if (this.#closed) throw new QueueError('closed', `${this.#s.usedBy} is closed`);
     if (this.#pending.has(req.jobId)) throw new QueueError('command_failed', `Job ${req.jobId} is already in flight from this coordinator`, { details: { jobId: req.jobId } });
     let resolve!: (result: JobResultWire) => void;
     let reject!: (error: unknown) => void;

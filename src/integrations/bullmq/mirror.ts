@@ -81,7 +81,11 @@ export class RemoteMirror {
     const now = ctx.clock.now();
     if (type === 'op.started') return this.#opStarted(e, now);
     const node = typeof e.opId === 'string' ? this.#ops.get(e.opId) : undefined;
-    if (type === 'op.completed' && node) this.#opCompleted(node, e, now);
+    if (type === 'op.completed') {
+      // An op whose start this coordinator never saw (it took over a job already running) has no node to close.
+      if (!node) return;
+      this.#opCompleted(node, e, now);
+    }
     const event: Record<string, unknown> = { ...e, runId: ctx.runId, time: now, opId: node?.id ?? ctx.op.id };
     if (type === 'model.turn' && typeof e.agent === 'string' && typeof e.session === 'number') event.session = this.#ordinal(e.agent, e.session);
     ctx.emitEvent(event as unknown as TroupeEvent);

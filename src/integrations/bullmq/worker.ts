@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { EventEmitter } from 'eventemitter3';
-import type { Job, Worker as BullWorker } from 'bullmq';
+import type { Worker as BullWorker } from 'bullmq';
 import type { ModelAdapter } from '../../core/adapter.js';
 import { realClock, type Clock } from '../../core/clock.js';
-import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
+import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import type { ToolDefinition } from '../../core/tools.js';
@@ -17,11 +17,12 @@ import { loadPeer } from '../../adapters/peer.js';
 import type { Store } from '../../persistence/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
 import { checkPlace, openClient, whenReady, type QueueLocation } from './connection.js';
-import type { WorkerEvents, WorkerJobEvent } from './events.js';
+import type { WorkerEvents } from './events.js';
 import { checkRoleAgents, loadRegistry, type RoleAgents, type WorkerAgents } from './registry.js';
 import { withTimeout } from './time.js';
 import { BATCH_EVENT } from './wire.js';
-import { runJob, type JobHost, type WorkerJobInfo } from './worker-job.js';
+import type { WorkerJobInfo } from './worker-job.js';
+import { HandedBack, jobProcessor } from './worker-processor.js';
 import { IdleTracker, RunningJobs } from './worker-parts.js';
 
 /** Options of {@link startWorker}. */
@@ -113,13 +114,6 @@ export interface TroupeWorker {
   close(options?: { timeoutMs?: number }): Promise<void>;
 }
 
-/** Why a job's run was aborted when the worker hands it back. */
-class HandedBack extends CancelledError {
-  constructor() {
-    super('The worker is closing: the job goes back to the queue');
-  }
-}
-
 /**
  * Start a worker: it takes chunk attempts and named runs from the queue
  * (`concurrency` at a time), runs each with its own agents and adapters,
@@ -161,57 +155,31 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
   }
 
   const idle = new IdleTracker(clock);
-  const infos = new Map<string, WorkerJobEvent>();
   let eventsKey = '';
-  const host: JobHost = {
-    worker: o.name,
-    registry,
-    roles: o.roles,
-    adapter: options.adapter,
-    adapters,
-    tools,
-    store: options.store,
-    workspace: options.workspace,
-    baseDir: o.baseDir,
-    clock,
-    observe: options.observe,
-    publish: (jobId, exec, data) =>
-      withTimeout(client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data), timeoutMs, clock).then(() => undefined),
-    cancelled: (jobId) => jobs.cancelled(jobId),
-    warn,
-    started(info) {
-      const event: WorkerJobEvent = { jobId: info.jobId, kind: info.kind, runId: info.runId, label: info.label, ...(info.attempt === undefined ? {} : { attempt: info.attempt }) };
-      infos.set(info.jobId, event);
-      events.emit('job.started', event);
+  const processor = jobProcessor({
+    host: {
+      worker: o.name,
+      registry,
+      roles: o.roles,
+      adapter: options.adapter,
+      adapters,
+      tools,
+      store: options.store,
+      workspace: options.workspace,
+      baseDir: o.baseDir,
+      clock,
+      observe: options.observe,
+      publish: (jobId, exec, data) =>
+        withTimeout(client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data), timeoutMs, clock).then(() => undefined),
+      cancelled: (jobId) => jobs.cancelled(jobId),
+      warn,
     },
-  };
-
-  const processor = async (job: Job, token?: string): Promise<unknown> => {
-    const id = job.id ?? '';
-    const controller = jobs.start(id);
-    const start = clock.now();
-    idle.enter();
-    try {
-      const result = await runJob(host, { id, data: job.data }, randomUUID(), controller.signal);
-      const info = infos.get(id);
-      if (info) events.emit('job.completed', { ...info, durationMs: clock.now() - start });
-      return result;
-    } catch (error) {
-      const info = infos.get(id) ?? { jobId: id, kind: 'chunk' as const, runId: '', label: `job ${id}` };
-      if (controller.signal.reason instanceof HandedBack && token !== undefined) {
-        await job.moveToWait(token).catch((e: unknown) => warn(`Job ${id} could not be handed back (another worker takes it once its lock expires): ${errorMessage(e)}`));
-        events.emit('job.handedBack', info);
-        throw new bull.WaitingError();
-      }
-      const code = isTroupeError(error) ? { code: error.code } : {};
-      events.emit('job.failed', { ...info, durationMs: clock.now() - start, error: errorMessage(error), ...code, cancelled: controller.signal.aborted });
-      throw error instanceof Error ? error : new Error(errorMessage(error));
-    } finally {
-      jobs.end(id);
-      infos.delete(id);
-      idle.leave();
-    }
-  };
+    jobs,
+    idle,
+    events,
+    clock,
+    waitingError: () => new bull.WaitingError(),
+  });
 
   const bullWorker: BullWorker = new bull.Worker(place.queueName, processor, {
     connection: client,

@@ -88,6 +88,8 @@ describe('RemoteMirror', () => {
       { type: 'op.started', opId: 'op-2', kind: 'agent', name: 'a', parentId: 'op-1', depth: 2, path: '/router:r#0/agent:a#0' },
       { type: 'op.started', kind: 'broken' }, // malformed: skipped
     ]);
+    // The end of an op whose start was never seen (a job taken over while it ran) is dropped.
+    mirror.apply('x', [{ type: 'op.completed', opId: 'op-9', kind: 'agent', name: 'z', status: 'completed' }]);
     mirror.close('cancelled', 'The run was cancelled');
     mirror.apply('x', [{ type: 'warning', message: 'late' }]);
     const closed = events.filter((e): e is TroupeEvent<'op.completed'> => e.type === 'op.completed');
