@@ -24,6 +24,8 @@ export interface WorkerProcessConfig {
   delayMs?: number;
   /** Latency of the model turns of some chunks (by index), instead of `delayMs`. */
   delays?: Record<string, number>;
+  /** The model turns of these chunks wait until the Redis key `key` exists. */
+  gate?: { key: string; chunks: number[] };
   concurrency?: number;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
@@ -129,7 +131,7 @@ export function chunkOf(text: string): number | undefined {
   return found === undefined ? undefined : Number(found);
 }
 
-/** The plan of the coordinator-crash tests: 0 and 1 are quick, 2 and 3 slow; 4..7 depend on them. */
+/** The plan of the coordinator-crash tests: 4..7 depend on 0..3. */
 export function crashPlan(): Plan {
   return plan([chunk(0), chunk(1), chunk(2), chunk(3), chunk(4, [0]), chunk(5, [1]), chunk(6, [2]), chunk(7, [3, 4, 5, 6])]);
 }

@@ -144,7 +144,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     });
     const failed: Array<{ label: string; cancelled: boolean }> = [];
     workers[0]!.events.on('job.failed', (e) => failed.push(e));
-    const outcome = await executePlan(plan([chunk(0), chunk(1)]), { executor, chunkTimeoutMs: 400, retry: { retryDelayMs: 0 } });
+    const outcome = await executePlan(plan([chunk(0), chunk(1)]), { executor, chunkTimeoutMs: 2000, retry: { retryDelayMs: 0 } });
     expect(outcome.status).toBe('completed');
     expect(outcome.results[1]).toMatchObject({ status: 'Succeeded', attempts: 2, output: 'did 1' });
     await until(() => failed.length === 1);

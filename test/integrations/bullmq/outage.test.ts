@@ -15,27 +15,27 @@ describe.skipIf(!binary)('Redis going away mid-plan', () => {
     for (const server of servers.splice(0)) await server.stop();
   });
 
-  /** A Redis of the test's own, a worker whose chunks take `delayMs`, and an executor that gives Redis `unavailableTimeoutMs` to come back. */
-  async function setup(unavailableTimeoutMs: number) {
+  /** A Redis of the test's own, a worker whose model turns take `delayMs`, and an executor that gives Redis `unavailableTimeoutMs` to come back. */
+  async function setup(unavailableTimeoutMs: number, delayMs: number) {
     const server = await startRedisServer({ binary: binary! });
     servers.push(server);
     const calls: number[] = [];
     const adapter = scriptedAdapter({
       fallback: (r) => {
         calls.push(chunkOf(r.text)!);
-        return { text: `did chunk ${chunkOf(r.text)}`, delayMs: 300 };
+        return { text: `did chunk ${chunkOf(r.text)}`, delayMs };
       },
     });
     const place = { connection: server.url, queueName: 'outage' };
-    const worker = await startWorker({ ...place, adapter, concurrency: 8, closeTimeoutMs: 200, timeoutMs: 500, lockDurationMs: 2000, stalledIntervalMs: 1000 });
+    const worker = await startWorker({ ...place, adapter, concurrency: 8, closeTimeoutMs: 200, timeoutMs: 2000, lockDurationMs: 2000, stalledIntervalMs: 1000 });
     open.push(worker);
-    const executor = bullmqExecutor({ ...place, unavailableTimeoutMs, timeoutMs: 500, reconcileIntervalMs: 200 });
+    const executor = bullmqExecutor({ ...place, unavailableTimeoutMs, timeoutMs: 2000, reconcileIntervalMs: 200 });
     open.unshift(executor);
     return { server, executor, calls };
   }
 
   it('fails the attempts with a typed QueueError when Redis stays away: the plan ends, and no chunk is reported done', { timeout: 60_000 }, async () => {
-    const { server, executor, calls } = await setup(1000);
+    const { server, executor, calls } = await setup(1000, 60_000); // chunks that cannot finish before Redis stops
     const failures: Array<{ code: string; error: string }> = [];
     executor.events.on('job.failed', (e) => failures.push(e));
     const down: string[] = [];
@@ -53,7 +53,7 @@ describe.skipIf(!binary)('Redis going away mid-plan', () => {
   });
 
   it('goes on when Redis comes back: jobs it lost run again, and the plan completes', { timeout: 60_000 }, async () => {
-    const { server, executor, calls } = await setup(20_000);
+    const { server, executor, calls } = await setup(20_000, 300);
     const up: number[] = [];
     executor.events.on('queue.up', (e) => up.push(e.downMs));
     const lost: string[] = [];
