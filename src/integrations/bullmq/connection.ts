@@ -7,7 +7,6 @@ import type { Cluster, Redis, RedisOptions } from 'ioredis';
 import { loadPeer } from '../../adapters/peer.js';
 import type { Clock } from '../../core/clock.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
-import { isClient, isCluster, type RedisClient } from '../redis/connection.js';
 import { QueueError } from './errors.js';
 
 /**
@@ -16,6 +15,19 @@ import { QueueError } from './errors.js';
  * you own (troupe uses it and duplicates of it, and never closes it).
  */
 export type QueueConnection = string | RedisOptions | Redis | Cluster;
+
+/** An ioredis client: a single Redis or a Redis Cluster. */
+export type RedisClient = Redis | Cluster;
+
+/** True for an ioredis client (as opposed to a URL or options). */
+export function isClient(connection: QueueConnection): connection is RedisClient {
+  return typeof connection === 'object' && connection !== null && typeof (connection as Partial<Redis>).sendCommand === 'function';
+}
+
+/** True for a Redis Cluster client. */
+export function isCluster(client: RedisClient): client is Cluster {
+  return (client as { isCluster?: unknown }).isCluster === true;
+}
 
 /** Where a queue lives: the options `bullmqExecutor`, `startWorker` and `remote` share. */
 export interface QueueLocation {

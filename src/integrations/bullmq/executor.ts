@@ -143,6 +143,35 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
     if (name === undefined) throw new ConfigurationError(`This executor sends jobs to several queues: give the \`queueName\` of ${usedFor}`);
     return clientFor(name);
   };
+  const dispatch = dispatcher((job) => clientFor(typeof route === 'function' ? route(job) : fixed!), traceContext);
+
+  const executor: BullmqExecutor = {
+    kind: 'bullmq',
+    capacity,
+    queueName: fixed,
+    events,
+    dispatch,
+    async stats(opts = {}) {
+      const client = defaultClient(opts.queueName, 'stats()');
+      const counts = await client.counts(opts.signal);
+      const waits = [...client.recentWaits()].sort((a, b) => a - b);
+      const at = (q: number) => (waits.length === 0 ? 0 : waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]!);
+      return { queueName: client.queueName, ...counts, inFlight: client.inFlight, recentWaitMs: { count: waits.length, median: at(0.5), p95: at(0.95), max: waits.at(-1) ?? 0 } };
+    },
+    async close() {
+      await Promise.all([...clients.values()].map((c) => c.close()));
+    },
+  };
+  Object.defineProperty(executor, CLIENTS, { value: (queueName?: string) => defaultClient(queueName, 'remote()') });
+  return executor;
+}
+
+/**
+ * The executor's `dispatch`: take a chunk a worker already finished (in a
+ * resumed run), else send the attempt to its queue and mirror what the
+ * worker reports into the attempt's context.
+ */
+function dispatcher(clientOfJob: (job: ChunkJobData) => JobClient, traceContext: BullmqExecutorOptions['traceContext']): (job: ChunkJob) => Promise<ChunkAttemptResult> {
   /** In resumed runs: how far the job numbers of each chunk are ahead of its attempt numbers. */
   const offsets = new Map<string, number>();
 
@@ -166,7 +195,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
     return job.attempt + offset;
   }
 
-  async function dispatch(job: ChunkJob): Promise<ChunkAttemptResult> {
+  return async (job) => {
     const ctx = job.ctx;
     const signal = job.signal;
     const recorded = await findRecordedAttempt(ctx, signal);
@@ -175,7 +204,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
       return recorded.files ? { output: recorded.output, files: recorded.files } : { output: recorded.output };
     }
     const data = job.toJSON();
-    const client = clientFor(typeof route === 'function' ? route(data) : fixed!);
+    const client = clientOfJob(data);
     const path = ctx.checkpointPath;
     const jobId = chunkJobId(data.runId, path, await jobNumber(client, job, path));
     const carrier = traceContext?.(data, { runId: ctx.runId, opId: ctx.op.id });
@@ -197,25 +226,5 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
       mirror.close(signal.aborted ? 'cancelled' : 'failed', errorMessage(error));
       throw error;
     }
-  }
-
-  const executor: BullmqExecutor = {
-    kind: 'bullmq',
-    capacity,
-    queueName: fixed,
-    events,
-    dispatch,
-    async stats(opts = {}) {
-      const client = defaultClient(opts.queueName, 'stats()');
-      const counts = await client.counts(opts.signal);
-      const waits = [...client.recentWaits()].sort((a, b) => a - b);
-      const at = (q: number) => (waits.length === 0 ? 0 : waits[Math.min(waits.length - 1, Math.floor(q * waits.length))]!);
-      return { queueName: client.queueName, ...counts, inFlight: client.inFlight, recentWaitMs: { count: waits.length, median: at(0.5), p95: at(0.95), max: waits.at(-1) ?? 0 } };
-    },
-    async close() {
-      await Promise.all([...clients.values()].map((c) => c.close()));
-    },
   };
-  Object.defineProperty(executor, CLIENTS, { value: (queueName?: string) => defaultClient(queueName, 'remote()') });
-  return executor;
 }

@@ -8,8 +8,7 @@
 import type { Queue, QueueEvents } from 'bullmq';
 import { loadPeer } from '../../adapters/peer.js';
 import type { Clock } from '../../core/clock.js';
-import type { RedisClient } from '../redis/connection.js';
-import { connectInBackground, openClient, type QueuePlace } from './connection.js';
+import { connectInBackground, openClient, type QueuePlace, type RedisClient } from './connection.js';
 import { settleWithin } from './time.js';
 import { BATCH_EVENT } from './wire.js';
 

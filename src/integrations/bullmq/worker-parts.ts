@@ -8,8 +8,7 @@
 import { raceAbort } from '../../core/abort.js';
 import type { Clock } from '../../core/clock.js';
 import { CancelledError } from '../../core/errors.js';
-import type { RedisClient } from '../redis/connection.js';
-import { duplicateClient, troupeKey, whenReady, type QueuePlace } from './connection.js';
+import { duplicateClient, troupeKey, whenReady, type QueuePlace, type RedisClient } from './connection.js';
 import { withTimeout } from './time.js';
 
 /** The jobs a worker runs, and their cancellation. */

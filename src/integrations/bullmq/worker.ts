@@ -16,7 +16,7 @@ import type { ToolDefinition } from '../../core/tools.js';
 import { loadPeer } from '../../adapters/peer.js';
 import type { Store } from '../../persistence/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
-import { checkPlace, openClient, whenReady, type QueueLocation } from './connection.js';
+import { checkPlace, openClient, whenReady, type QueueLocation, type QueuePlace, type RedisClient } from './connection.js';
 import type { WorkerEvents } from './events.js';
 import { checkRoleAgents, loadRegistry, type RoleAgents, type WorkerAgents } from './registry.js';
 import { withTimeout } from './time.js';
@@ -140,20 +140,8 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
   const tools = [...(options.tools ?? [])];
   const registry = await loadRegistry(options.agents, { adapters, tools, ...(options.signal ? { signal: options.signal } : {}) });
   const bull = await loadPeer('bullmq', () => import('bullmq'), 'startWorker');
-  const { client, owned } = await openClient(place, 'startWorker');
-  const onError = () => undefined; // connection errors surface through the calls that fail
-  client.on('error', onError);
-  const jobs = new RunningJobs(client, place, clock, timeoutMs);
-  try {
-    await whenReady(client, timeoutMs, clock, 'startWorker');
-    await jobs.listen(onError);
-  } catch (error) {
-    jobs.close();
-    if (owned) client.disconnect();
-    else client.off('error', onError);
-    throw error;
-  }
-
+  const link = await connectWorker(place, o);
+  const { client, jobs } = link;
   const idle = new IdleTracker(clock);
   let eventsKey = '';
   const processor = jobProcessor({
@@ -180,7 +168,6 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     clock,
     waitingError: () => new bull.WaitingError(),
   });
-
   const bullWorker: BullWorker = new bull.Worker(place.queueName, processor, {
     connection: client,
     prefix: place.prefix,
@@ -195,47 +182,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     // While Redis is away every poll fails; say so only for errors with a working connection.
     if (client.status === 'ready') warn(`Worker error: ${errorMessage(error)}`);
   });
-
-  let closing: Promise<void> | undefined;
-  let signalled = false;
-  const onSignal = () => {
-    void close(signalled ? { timeoutMs: 0 } : {});
-    signalled = true;
-  };
-  const onAbort = () => void close();
-
-  function close(closeOptions: { timeoutMs?: number } = {}): Promise<void> {
-    const grace = expectNonNegativeInteger('timeoutMs', closeOptions.timeoutMs) ?? o.closeTimeoutMs;
-    if (closing) {
-      if (grace === 0) jobs.abortAll(new HandedBack());
-      return closing;
-    }
-    closing = (async () => {
-      events.emit('worker.closing', { name: o.name });
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      options.signal?.removeEventListener('abort', onAbort);
-      const cancelHandBack = clock.setTimer(() => jobs.abortAll(new HandedBack()), grace);
-      // Past the grace period and `timeoutMs` to hand jobs back, stop waiting for BullMQ (Redis may be away).
-      await withTimeout(bullWorker.close(), grace + timeoutMs, clock).catch((error: unknown) => warn(`The worker did not close cleanly: ${errorMessage(error)}`));
-      cancelHandBack();
-      jobs.close();
-      // A connection troupe opened keeps its error listener: ioredis may still report a failed reconnection.
-      if (owned) client.disconnect();
-      else client.off('error', onError);
-      idle.close();
-      events.emit('worker.closed', { name: o.name });
-    })();
-    return closing;
-  }
-
-  if (o.handleSignals) {
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
-  }
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) onAbort();
-
+  const close = closer({ o, events, warn, bullWorker, link, idle, signal: options.signal });
   return {
     name: o.name,
     queueName: place.queueName,
@@ -249,6 +196,95 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     },
     close,
   };
+}
+
+/** A worker's connections: the client (shared with BullMQ) and the running jobs, subscribed to cancellations. */
+interface WorkerLink {
+  readonly client: RedisClient;
+  readonly jobs: RunningJobs;
+  /** Drop the subscription and the connection troupe opened. */
+  release(): void;
+}
+
+/** Connect and subscribe to cancellations; resolves once both are ready (or fails within `timeoutMs`, closing what it opened). */
+async function connectWorker(place: QueuePlace, o: WorkerSettings): Promise<WorkerLink> {
+  const { clock, timeoutMs } = o;
+  const { client, owned } = await openClient(place, 'startWorker');
+  const onError = () => undefined; // connection errors surface through the calls that fail
+  client.on('error', onError);
+  const jobs = new RunningJobs(client, place, clock, timeoutMs);
+  const release = () => {
+    jobs.close();
+    // A connection troupe opened keeps its error listener: ioredis may still report a failed reconnection.
+    if (owned) client.disconnect();
+    else client.off('error', onError);
+  };
+  try {
+    await whenReady(client, timeoutMs, clock, 'startWorker');
+    await jobs.listen(onError);
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return { client, jobs, release };
+}
+
+/** What closing a worker needs. */
+interface CloserParts {
+  o: WorkerSettings;
+  events: EventEmitter<WorkerEvents>;
+  warn: (message: string) => void;
+  bullWorker: BullWorker;
+  link: WorkerLink;
+  idle: IdleTracker;
+  signal: AbortSignal | undefined;
+}
+
+/**
+ * The worker's `close`, wired to SIGTERM and SIGINT when asked (a second
+ * signal hands running jobs back at once) and to the worker's signal.
+ */
+function closer(parts: CloserParts): TroupeWorker['close'] {
+  const { o, events, warn, bullWorker, link, idle, signal } = parts;
+  const { clock, timeoutMs } = o;
+  let closing: Promise<void> | undefined;
+  let signalled = false;
+  const handBack = () => link.jobs.abortAll(new HandedBack());
+  const onSignal = () => {
+    void close(signalled ? { timeoutMs: 0 } : {});
+    signalled = true;
+  };
+  const onAbort = () => void close();
+
+  function close(closeOptions: { timeoutMs?: number } = {}): Promise<void> {
+    const grace = expectNonNegativeInteger('timeoutMs', closeOptions.timeoutMs) ?? o.closeTimeoutMs;
+    if (closing) {
+      if (grace === 0) handBack();
+      return closing;
+    }
+    closing = (async () => {
+      events.emit('worker.closing', { name: o.name });
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      signal?.removeEventListener('abort', onAbort);
+      const cancelHandBack = clock.setTimer(handBack, grace);
+      // Past the grace period and `timeoutMs` to hand jobs back, stop waiting for BullMQ (Redis may be away).
+      await withTimeout(bullWorker.close(), grace + timeoutMs, clock).catch((error: unknown) => warn(`The worker did not close cleanly: ${errorMessage(error)}`));
+      cancelHandBack();
+      link.release();
+      idle.close();
+      events.emit('worker.closed', { name: o.name });
+    })();
+    return closing;
+  }
+
+  if (o.handleSignals) {
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  }
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) onAbort();
+  return close;
 }
 
 /** The options of a worker after validation. */
