@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { ConfigurationError } from '../../../src/core/errors.js';
@@ -163,6 +164,25 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     expect(await worker.exited).toBe(0);
     expect(worker.lines.map((l) => l.t)).toEqual(['ready', 'started', 'call', 'completed', 'closed']);
     expect((await running).results[0]!.output).toBe('term did chunk 0');
+  });
+
+  it('fails a job it cannot read with a readable, typed reason, and goes on taking jobs', async () => {
+    const p = place();
+    const worker = await startWorker({ ...p, adapter: scriptedAdapter({ fallback: 'fine' }) });
+    open.push(worker);
+    const failed = new Promise<{ error: string; code?: string }>((resolve) => worker.events.once('job.failed', resolve));
+    const queue = new Queue(p.queueName, { connection: { url: url! }, prefix: p.prefix });
+    try {
+      await queue.add('chunk', { v: 1, kind: 'chunk', runId: 'r', prompt: 42 }, { jobId: 'garbage' });
+      expect(await failed).toMatchObject({ code: 'invalid_argument', error: expect.stringMatching(/not a troupe job this worker can read \(wire version 1\): .*prompt/) });
+      while ((await queue.getJobState('garbage')) !== 'failed') await new Promise((resolve) => setTimeout(resolve, 10));
+      expect((await queue.getJob('garbage'))?.failedReason).toMatch(/not a troupe job/);
+    } finally {
+      await queue.close();
+    }
+    const executor = bullmqExecutor(p);
+    open.push(executor);
+    expect((await executePlan(plan([chunk(0)]), { executor })).results[0]!.output).toBe('fine');
   });
 
   it('tells when it has been idle for a while (on its clock), and when it closes', async () => {
