@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { executePlan, type Plan, type PlanChunk } from 'troupe';
+import { executePlan, type Plan, type PlanChunk } from 'troupe/plan';
 import { bullmqExecutor } from 'troupe/bullmq';
 import { scriptedAdapter } from 'troupe/testing';
 import { findRedisServer, startRedisServer, type RedisServer } from '../test/helpers/redis-server.js';

@@ -16,7 +16,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { executePlan, type Plan, type PlanChunk } from 'troupe';
+import { executePlan, type Plan, type PlanChunk } from 'troupe/plan';
 import { bullmqExecutor } from 'troupe/bullmq';
 
 const WORKERS = ['w1', 'w2', 'w3'];

@@ -13,7 +13,7 @@ import type { Runnable } from '../core/runnable.js';
 import { startWorker } from '../integrations/bullmq/worker.js';
 import { redisStore } from '../integrations/redis/store.js';
 import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
-import type { CliIo } from './main.js';
+import type { CliIo } from './io.js';
 
 /** The help of `troupe worker`. */
 export const WORKER_HELP = `Usage: troupe worker --redis <url> [--agents <dir>] [--adapter <name>] [--script <file.json>] [--concurrency <n>]

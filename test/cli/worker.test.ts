@@ -6,7 +6,7 @@ import { main } from '../../src/cli/main.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { run } from '../../src/core/run.js';
 import { bullmqExecutor, remote } from '../../src/integrations/bullmq/index.js';
-import { attemptRecordKey } from '../../src/integrations/bullmq/attempt-records.js';
+import { checkpointStream } from '../../src/core/checkpoint.js';
 import { redisStore } from '../../src/integrations/redis/index.js';
 import { executePlan } from '../../src/scheduler/execute.js';
 import { chunk, plan } from '../helpers/bullmq.js';
@@ -42,7 +42,7 @@ describe('troupe worker', () => {
       for (const thing of open.splice(0)) await thing.close();
     });
 
-    it('runs chunks and remote runs on the agents of a folder, one line per job, records attempts, and exits when idle', async () => {
+    it('runs chunks and remote runs on the agents of a folder, one line per job, records chunk results in the plan’s checkpoint, and exits when idle', async () => {
       const queue = `q-${randomUUID().slice(0, 8)}`;
       const prefix = prefixes().slice(0, -1);
       const storePrefix = prefixes();
@@ -55,8 +55,10 @@ describe('troupe worker', () => {
       while (!cli.err.some((l) => l.includes('taking jobs'))) await new Promise((resolve) => setTimeout(resolve, 10));
       const executor = bullmqExecutor({ connection: url!, queueName: queue, prefix });
       open.push(executor);
+      const store = redisStore({ connection: url!, prefix: storePrefix });
+      open.push(store);
       const runId = `cli-${randomUUID()}`;
-      const outcome = await executePlan(plan([chunk(0), chunk(1, [0])]), { executor, runId });
+      const outcome = await executePlan(plan([chunk(0), chunk(1, [0])]), { executor, runId, store });
       expect(outcome.results.map((r) => r.output)).toEqual(['Generic handled: # Chunk 0: Step 0', 'Generic handled: # Chunk 1: Step 1']);
       const answer = await run(remote('legal', { executor }), 'Can I cancel?');
       expect(answer.output).toBe('legal handled: Can I cancel?');
@@ -68,9 +70,12 @@ describe('troupe worker', () => {
         expect.stringMatching(/^✓ legal · run [0-9a-f-]{8} · \d+ ms$/),
       ]);
       expect(cli.err.at(-1)).toBe('worker cli-1 closed: 3 completed, 0 failed, 0 handed back');
-      const store = redisStore({ connection: url!, prefix: storePrefix });
-      open.push(store);
-      expect(await store.get(attemptRecordKey(runId, '/plan:plan#0/chunk-1'))).toMatchObject({ worker: 'cli-1', output: 'Generic handled: # Chunk 1: Step 1' });
+      // Recorded once each, by the worker (the scheduler, told so, did not append them again).
+      const { records } = await store.read(checkpointStream(runId, '/plan:plan#0'));
+      expect(records).toEqual([
+        { sequenceIndex: 0, status: 'Succeeded', attempts: 1, output: 'Generic handled: # Chunk 0: Step 0' },
+        { sequenceIndex: 1, status: 'Succeeded', attempts: 1, output: 'Generic handled: # Chunk 1: Step 1' },
+      ]);
     });
 
     it('is the `troupe worker` executable: it starts, finds no job, and exits 0 when idle', () => {

@@ -26,10 +26,14 @@ import { eventBatchSchema, jobResultSchema, type EventBatchWire, type JobFailure
 
 /** Receives what a job's worker reports while it runs. */
 export interface JobWatcher {
+  /** The job is in Redis: added, or (`adopted`) found there from an earlier coordinator. */
+  queued?(adopted: boolean): void;
+  /** A worker started the job (a new execution, after a worker was lost, starts again). */
+  started?(worker: string, waitMs: number): void;
   /** A batch of the job's events, from execution `exec` (a job run again after its worker was lost has a new one). */
   batch(exec: string, batch: EventBatchWire): void;
-  /** The job's worker was lost; BullMQ put it back in the queue. */
-  stalled(): void;
+  /** The job's worker (`worker`, when it had started) was lost; BullMQ put it back in the queue. */
+  stalled(worker: string | undefined): void;
 }
 
 /** One job to add (or take over) and wait for. */
@@ -233,6 +237,7 @@ export class JobClient {
         // Queued, running or done for the same run and chunk path: the attempt a coordinator before us started.
         p.added = true;
         this.events.emit('job.queued', { ...p.req.ref, adopted: true });
+        p.req.watcher.queued?.(true);
         if (state === 'completed') await this.#reconcileOne(p);
         return;
       }
@@ -252,6 +257,7 @@ export class JobClient {
     }
     p.added = true;
     this.events.emit('job.queued', { ...p.req.ref, adopted: false });
+    p.req.watcher.queued?.(false);
   }
 
   /** The job's signal aborted: stop waiting now; mark it cancelled, tell its worker, and remove it if it is still queued. */
@@ -290,6 +296,7 @@ export class JobClient {
       this.#waits.push(waitMs);
       if (this.#waits.length > WAIT_SAMPLES) this.#waits.shift();
       this.events.emit('job.started', { ...p.req.ref, worker: args.worker, waitMs });
+      p.req.watcher.started?.(args.worker, waitMs);
     }
     if (batch.failure) p.failure = batch.failure;
     p.req.watcher.batch(args.exec, batch);
@@ -320,9 +327,10 @@ export class JobClient {
   #onStalled(jobId: string): void {
     const p = this.#pending.get(jobId);
     if (!p || p.settled) return;
-    this.events.emit('job.stalled', { ...p.req.ref, ...(p.worker === undefined ? {} : { worker: p.worker }) });
+    const worker = p.worker;
+    this.events.emit('job.stalled', { ...p.req.ref, ...(worker === undefined ? {} : { worker }) });
     p.worker = undefined;
-    p.req.watcher.stalled();
+    p.req.watcher.stalled(worker);
   }
 
   /** Settle once: with `result`, or with `error` (and a `job.failed` event unless it is the caller's own abort). */

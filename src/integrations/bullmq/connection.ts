@@ -4,7 +4,7 @@
  * @module
  */
 import type { Cluster, Redis, RedisOptions } from 'ioredis';
-import { loadPeer } from '../../adapters/peer.js';
+import { loadPeer } from '../../core/peer.js';
 import type { Clock } from '../../core/clock.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
 import { QueueError } from './errors.js';

@@ -1,9 +1,42 @@
 /**
  * The typed events of the queue's two sides: what a coordinator (an
- * executor or remote runnables) sees of its jobs, and what a worker does.
+ * executor or remote runnables) sees of its jobs, and what a worker does;
+ * and the `remote.*` events a remote attempt or run adds to the run it
+ * belongs to (merged into the run's event map, see `TroupeLayerEvents` in
+ * `src/core/events.ts`).
  * @module
  */
 import type { JobKind } from './wire.js';
+
+/**
+ * The events of remote work in the run it belongs to, by name: emitted in
+ * the op of the chunk attempt (or of the `remote` runnable), so the run
+ * log, `onEvent`, the report and an event stream say where each piece of
+ * work waited and ran. What the worker did comes back as the ordinary
+ * events of its ops (`op.*`, `agent.*`, `tool.*`, ...).
+ */
+export interface RemoteEvents {
+  /**
+   * The work is a job in queue `queue`: added now, or (`adopted`) found
+   * there — a resumed run takes over the job an earlier coordinator added
+   * for the same attempt, queued, running or finished, instead of adding
+   * another.
+   */
+  'remote.queued': { jobId: string; queue: string; kind: JobKind; adopted: boolean };
+  /** Worker `worker` started the job, `waitMs` after it was queued (on this run's clock). */
+  'remote.started': { jobId: string; queue: string; worker: string; waitMs: number };
+  /**
+   * The job's worker was lost (its lock expired, `kill -9`, a cut cable):
+   * BullMQ put the job back in the queue, and the ops the lost worker left
+   * open are closed as failed. The attempt goes on on another worker; the
+   * scheduler does not count a new one.
+   */
+  'remote.stalled': { jobId: string; queue: string; worker?: string };
+}
+
+declare global {
+  interface TroupeLayerEvents extends RemoteEvents {}
+}
 
 /** Which job an event is about. */
 export interface JobRef {

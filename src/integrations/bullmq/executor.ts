@@ -9,11 +9,10 @@ import { EventEmitter } from 'eventemitter3';
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
 import { expectPositiveInteger } from '../../core/options.js';
 import type { ChunkAttemptResult, ChunkJob, ChunkJobData, Executor } from '../../scheduler/executor.js';
-import { findRecordedAttempt, restoreRecordedAttempt } from './attempt-records.js';
 import { JobClient } from './client.js';
 import { checkBase, placeOf } from './connection.js';
 import type { QueueClientEvents } from './events.js';
-import { RemoteMirror } from './mirror.js';
+import { RemoteMirror, watchJob } from './mirror.js';
 import { clientSettings, type QueueClientOptions } from './options.js';
 import { chunkJobId, type ChunkJobWire } from './wire.js';
 
@@ -167,9 +166,9 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
 }
 
 /**
- * The executor's `dispatch`: take a chunk a worker already finished (in a
- * resumed run), else send the attempt to its queue and mirror what the
- * worker reports into the attempt's context.
+ * The executor's `dispatch`: send the attempt to its queue (or, in a
+ * resumed run, take over the job an earlier coordinator sent) and mirror
+ * what the worker reports into the attempt's context.
  */
 function dispatcher(clientOfJob: (job: ChunkJobData) => JobClient, traceContext: BullmqExecutorOptions['traceContext']): (job: ChunkJob) => Promise<ChunkAttemptResult> {
   /** In resumed runs: how far the job numbers of each chunk are ahead of its attempt numbers. */
@@ -198,11 +197,6 @@ function dispatcher(clientOfJob: (job: ChunkJobData) => JobClient, traceContext:
   return async (job) => {
     const ctx = job.ctx;
     const signal = job.signal;
-    const recorded = await findRecordedAttempt(ctx, signal);
-    if (recorded) {
-      restoreRecordedAttempt(ctx, recorded);
-      return recorded.files ? { output: recorded.output, files: recorded.files } : { output: recorded.output };
-    }
     const data = job.toJSON();
     const client = clientOfJob(data);
     const path = ctx.checkpointPath;
@@ -218,10 +212,10 @@ function dispatcher(clientOfJob: (job: ChunkJobData) => JobClient, traceContext:
         ref: { jobId, kind: 'chunk', runId: data.runId, planId: data.planId, sequenceIndex: data.chunk.sequenceIndex, attempt: data.attempt },
         signal,
         existing: ctx.resuming ? 'adopt' : 'replace',
-        watcher: { batch: (exec, batch) => mirror.apply(exec, batch.events), stalled: () => mirror.abandon('The worker running this attempt was lost; the job went back to the queue') },
+        watcher: watchJob(ctx, mirror, { jobId, queue: client.queueName, kind: 'chunk' }),
       });
       mirror.close('failed', 'The worker finished the job without closing this op');
-      return result.files ? { output: result.output, files: result.files } : { output: result.output };
+      return { output: result.output, ...(result.files ? { files: result.files } : {}), ...(result.recorded ? { recorded: true } : {}) };
     } catch (error) {
       mirror.close(signal.aborted ? 'cancelled' : 'failed', errorMessage(error));
       throw error;

@@ -12,10 +12,8 @@ export { startWorker, type StartWorkerOptions, type TroupeWorker } from './worke
 export { remote, type RemoteOptions, type RemoteRunnable } from './remote.js';
 export type { QueueConnection, QueueLocation } from './connection.js';
 export type { QueueClientOptions } from './options.js';
-export type { JobRef, QueueClientEvents, WorkerEvents, WorkerJobEvent } from './events.js';
+export type { JobRef, QueueClientEvents, RemoteEvents, WorkerEvents, WorkerJobEvent } from './events.js';
 export type { JobKind } from './wire.js';
 export type { WorkerJobInfo } from './worker-job.js';
 export type { RoleAgents, WorkerAgents } from './registry.js';
 export { QueueError, RemoteJobError, type QueueErrorReason } from './errors.js';
-export { attemptRecordKey, type AttemptRecord } from './attempt-records.js';
-export type { OpRecord } from './mirror.js';

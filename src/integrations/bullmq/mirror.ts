@@ -10,8 +10,10 @@
 import type { RunContext } from '../../core/context.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { createOp, totalUsage, type OpNode } from '../../core/ops.js';
-import type { OutcomeStatus } from '../../core/runnable.js';
+import type { OutcomeStatus } from '../../core/outcome.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
+import type { JobWatcher } from './client.js';
+import type { JobKind } from './wire.js';
 
 /** An event as it arrives from a worker: an object with a `type`, checked field by field where it is read. */
 export type RemoteEvent = { type: string } & Record<string, unknown>;
@@ -175,72 +177,20 @@ function isUsage(value: unknown): value is Usage {
   return ['inputTokens', 'outputTokens', 'cachedTokens', 'costUsd', 'turns'].every((k) => typeof u[k] === 'number');
 }
 
-/** A finished op subtree as plain JSON (what a worker records with an attempt). */
-export interface OpRecord {
-  kind: string;
-  name: string;
-  agent?: string;
-  status: string;
-  durationMs: number;
-  usage: Usage;
-  error?: string;
-  children: OpRecord[];
-}
-
-/** The subtree of `node`'s children as {@link OpRecord}s. */
-export function opRecords(node: OpNode): OpRecord[] {
-  return node.children.map((child) => {
-    const record: OpRecord = {
-      kind: child.kind,
-      name: child.name,
-      status: child.status,
-      durationMs: child.end === undefined ? 0 : child.end - child.start,
-      usage: child.usage,
-      children: opRecords(child),
-    };
-    if (child.agent !== undefined) record.agent = child.agent;
-    if (child.error !== undefined) record.error = child.error;
-    return record;
-  });
-}
-
 /**
- * Add recorded ops under `ctx.op` with fresh ids (no events: they ran while
- * no coordinator was listening), so their usage rolls up. Returns their
- * total usage. Records are checked field by field; a malformed one is
- * skipped with its subtree.
+ * What a coordinator hears of one job, into its run: `remote.queued`,
+ * `remote.started` and `remote.stalled` in `ctx`, and the worker's events
+ * through `mirror`.
  */
-export function adoptOpRecords(ctx: RunContext, records: readonly unknown[]): Usage {
-  const now = ctx.clock.now();
-  const adopt = (parent: OpNode, list: readonly unknown[], depth: number): void => {
-    if (depth > 64) return;
-    for (const r of list) {
-      if (!isOpRecord(r)) continue;
-      const node = createOp(ctx.nextOpId(), r.kind, r.name, now - Math.max(0, r.durationMs), r.agent);
-      node.end = now;
-      node.status = r.status as OutcomeStatus;
-      node.usage = { ...r.usage };
-      if (r.error !== undefined) node.error = r.error;
-      parent.children.push(node);
-      adopt(node, r.children, depth + 1);
-    }
+export function watchJob(ctx: RunContext, mirror: RemoteMirror, job: { jobId: string; queue: string; kind: JobKind }): JobWatcher {
+  const { jobId, queue, kind } = job;
+  return {
+    queued: (adopted) => ctx.emit('remote.queued', { jobId, queue, kind, adopted }),
+    started: (worker, waitMs) => ctx.emit('remote.started', { jobId, queue, worker, waitMs }),
+    batch: (exec, batch) => mirror.apply(exec, batch.events),
+    stalled: (worker) => {
+      ctx.emit('remote.stalled', { jobId, queue, ...(worker === undefined ? {} : { worker }) });
+      mirror.abandon(`The worker running this ${kind === 'chunk' ? 'attempt' : 'job'} was lost; the job went back to the queue`);
+    },
   };
-  const before = ctx.op.children.length;
-  adopt(ctx.op, records, 0);
-  return addUsage(emptyUsage(), ...ctx.op.children.slice(before).map(totalUsage));
-}
-
-function isOpRecord(value: unknown): value is OpRecord {
-  if (typeof value !== 'object' || value === null) return false;
-  const r = value as Record<string, unknown>;
-  return (
-    typeof r.kind === 'string' &&
-    typeof r.name === 'string' &&
-    typeof r.status === 'string' &&
-    typeof r.durationMs === 'number' &&
-    isUsage(r.usage) &&
-    Array.isArray(r.children) &&
-    (r.agent === undefined || typeof r.agent === 'string') &&
-    (r.error === undefined || typeof r.error === 'string')
-  );
 }

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Queue, QueueEvents } from 'bullmq';
-import { loadPeer } from '../../adapters/peer.js';
+import { loadPeer } from '../../core/peer.js';
 import type { Clock } from '../../core/clock.js';
 import { connectInBackground, openClient, type QueuePlace, type RedisClient } from './connection.js';
 import { settleWithin } from './time.js';

@@ -8,12 +8,13 @@ import { randomUUID } from 'node:crypto';
 import type { EventEmitter } from 'eventemitter3';
 import type { RunContext } from '../../core/context.js';
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
-import type { Outcome, Runnable } from '../../core/runnable.js';
+import type { Outcome } from '../../core/outcome.js';
+import type { Runnable } from '../../core/runnable.js';
 import { JobClient } from './client.js';
 import { checkPlace } from './connection.js';
 import type { QueueClientEvents } from './events.js';
 import { clientOf, type BullmqExecutor, type TraceCarrier } from './executor.js';
-import { RemoteMirror } from './mirror.js';
+import { RemoteMirror, watchJob } from './mirror.js';
 import { clientSettings, type QueueClientOptions } from './options.js';
 import type { RunJobWire } from './wire.js';
 
@@ -76,7 +77,7 @@ export function remote(name: string, options: RemoteOptions): RemoteRunnable {
         ref: { jobId, kind: 'run', runId: ctx.runId, name },
         signal: ctx.signal,
         existing: 'fresh',
-        watcher: { batch: (exec, batch) => mirror.apply(exec, batch.events), stalled: () => mirror.abandon('The worker running this job was lost; the job went back to the queue') },
+        watcher: watchJob(ctx, mirror, { jobId, queue: client.queueName, kind: 'run' }),
       });
       mirror.close('failed', 'The worker finished the job without closing this op');
       return { output: result.output, agent: result.agent, status: result.status };

@@ -6,7 +6,7 @@
  * @module
  */
 import { z } from 'zod';
-import type { OutcomeStatus } from '../../core/runnable.js';
+import { outcomeStatuses } from '../../core/outcome.js';
 import { planChunkSchema } from '../../scheduler/plan.js';
 
 /** The version of every message on the wire. */
@@ -14,11 +14,6 @@ export const WIRE_VERSION = 1;
 
 /** BullMQ job names: a plan chunk's attempt, or one run of a named runnable. */
 export type JobKind = 'chunk' | 'run';
-
-const outcomeStatuses = [
-  'completed', 'goal-met', 'max-iterations', 'stalled', 'error-budget', 'paused',
-  'consensus', 'coordinator', 'max-rounds', 'cancelled', 'failed',
-] as const satisfies readonly OutcomeStatus[];
 
 /** A trace-context carrier (W3C `traceparent`, `tracestate`): strings only. */
 const carrierSchema = z.record(z.string(), z.string());
@@ -50,8 +45,10 @@ export const chunkJobSchema = z.object({
   prompt: z.string(),
   role: roleSchema,
   attempt: z.number().int().positive(),
-  /** The attempt's checkpoint path in the coordinator's run (`<plan path>/chunk-<n>`). */
+  /** The attempt's checkpoint path in the coordinator's run (`<plan path>/chunk-<n>`): where the worker's ops go. */
   path: z.string(),
+  /** The plan's checkpoint path (`ChunkJobData.checkpointPath`): where the worker records the chunk's result. */
+  checkpointPath: z.string(),
   traceContext: carrierSchema.optional(),
 });
 
@@ -89,6 +86,8 @@ export const jobResultSchema = z.object({
   agent: z.string(),
   status: z.enum(outcomeStatuses),
   usage: usageSchema,
+  /** The worker recorded the chunk's result in the plan's checkpoint (`recordChunkResult`). */
+  recorded: z.boolean().optional(),
 });
 
 /** A job's result. */

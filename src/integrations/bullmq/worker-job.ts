@@ -1,8 +1,8 @@
 /**
  * One job on a worker: read its data, resolve what to run, run it in a run
  * of its own (in a workspace, for a chunk, when the worker has a strategy),
- * send its events to the coordinator, record a finished chunk attempt in the
- * shared store, and return the result.
+ * send its events to the coordinator, record a finished chunk in its plan's
+ * checkpoint in the shared store, and return the result.
  * @module
  */
 import type { ModelAdapter } from '../../core/adapter.js';
@@ -12,10 +12,9 @@ import type { TroupeEvent } from '../../core/events.js';
 import { startRun } from '../../core/run.js';
 import type { Runnable } from '../../core/runnable.js';
 import type { ToolDefinition } from '../../core/tools.js';
-import type { Store } from '../../persistence/store.js';
+import type { Store } from '../../core/store.js';
+import { recordChunkResult } from '../../scheduler/plan-checkpoint.js';
 import type { Workspace, WorkspaceStrategy } from '../../workspaces/types.js';
-import { recordAttempt } from './attempt-records.js';
-import { opRecords } from './mirror.js';
 import { EventOutbox } from './outbox.js';
 import { chunkRunnable, namedRunnable, type RoleAgents } from './registry.js';
 import { WIRE_VERSION, jobDataSchema, type JobResultWire, type JobWire } from './wire.js';
@@ -138,21 +137,13 @@ async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind
     }
     const done: JobResultWire = { v: WIRE_VERSION, exec, worker: host.worker, output: result.output, agent: result.agent, status: result.status, usage: result.usage };
     if (host.store) {
-      const record = {
-        schemaVersion: 1 as const,
-        runId: data.runId,
-        path: data.path,
-        planId: data.planId,
-        sequenceIndex: c.sequenceIndex,
-        attempt: data.attempt,
-        jobId: id,
-        worker: host.worker,
-        output: result.output,
-        usage: result.usage,
-        ops: opRecords(result.trace),
-        finishedAt: host.clock.now(),
-      };
-      await recordAttempt(host.store, record).catch((error: unknown) => host.warn(`The attempt of job ${id} could not be recorded in the store: ${errorMessage(error)}`));
+      // In the plan's checkpoint, so a coordinator that resumes the run counts the chunk as done, even one that was not up to hear of it.
+      try {
+        await recordChunkResult(host.store, data, result.output);
+        done.recorded = true;
+      } catch (error) {
+        host.warn(`The result of job ${id} could not be recorded in the store: ${errorMessage(error)}`);
+      }
     }
     return done;
   } finally {

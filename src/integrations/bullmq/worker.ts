@@ -13,8 +13,8 @@ import { ConfigurationError, describeValue, errorMessage } from '../../core/erro
 import type { TroupeEvent } from '../../core/events.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import type { ToolDefinition } from '../../core/tools.js';
-import { loadPeer } from '../../adapters/peer.js';
-import type { Store } from '../../persistence/store.js';
+import { loadPeer } from '../../core/peer.js';
+import type { Store } from '../../core/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
 import { checkPlace, openClient, whenReady, type QueueLocation, type QueuePlace, type RedisClient } from './connection.js';
 import type { WorkerEvents } from './events.js';

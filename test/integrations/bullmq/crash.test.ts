@@ -3,9 +3,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { TroupeEvent } from '../../../src/core/events.js';
 import { walk, type OpNode } from '../../../src/core/ops.js';
 import { bullmqExecutor } from '../../../src/integrations/bullmq/index.js';
-import { attemptRecordKey } from '../../../src/integrations/bullmq/attempt-records.js';
+import { checkpointStream } from '../../../src/core/checkpoint.js';
 import { redisStore } from '../../../src/integrations/redis/index.js';
-import { resume } from '../../../src/persistence/resume.js';
+import { resume } from '../../../src/core/resume.js';
 import { run } from '../../../src/core/run.js';
 import { planRunnable } from '../../../src/scheduler/execute.js';
 import {
@@ -69,6 +69,14 @@ describe.skipIf(!url)('crashes', () => {
     expect(agents.map((n) => n.status).sort()).toEqual(['completed', 'completed', 'failed']);
     expect(agents.find((n) => n.status === 'failed')!.error).toMatch(/worker running this attempt was lost/);
     expect(events.filter((e) => e.type === 'op.completed' && e.kind === 'agent')).toHaveLength(3);
+    // The run log says where chunk 0 went: to A, lost, then to B.
+    const chunk0 = events.filter((e) => e.type.startsWith('remote.') && (e as { jobId?: string }).jobId?.endsWith('chunk-0|1'));
+    expect(chunk0.map((e) => [e.type, (e as { worker?: string }).worker])).toEqual([
+      ['remote.queued', undefined],
+      ['remote.started', 'A'],
+      ['remote.stalled', 'A'],
+      ['remote.started', 'B'],
+    ]);
   });
 
   it('resumes a plan whose coordinator was killed: chunks that finished, also while no coordinator was up, do not run again', { timeout: 60_000 }, async () => {
@@ -83,25 +91,30 @@ describe.skipIf(!url)('crashes', () => {
     await Promise.all([2, 3].map((i) => anyLine(workers, (l) => l.t === 'call' && l.chunk === i)));
     coordinator.child.kill('SIGKILL');
     await coordinator.exited;
-    // With no coordinator up, the workers finish 2 and 3 and record them in the store.
+    // With no coordinator up, the workers finish 2 and 3 and record them in the plan's checkpoint.
     const store = redisStore({ connection: url!, prefix: p.storePrefix });
     open.push(store);
     await store.set('gate', true);
     await idle(workers);
-    expect(await store.get(attemptRecordKey(runId, '/plan:crash#0/chunk-2'))).toMatchObject({ output: expect.stringMatching(/did chunk 2$/), sequenceIndex: 2 });
+    const { records } = await store.read(checkpointStream(runId, '/plan:crash#0'));
+    expect(records).toEqual(
+      expect.arrayContaining([2, 3].map((i) => ({ sequenceIndex: i, status: 'Succeeded', attempts: 1, output: expect.stringMatching(new RegExp(`did chunk ${i}$`)) }))),
+    );
 
     const executor = bullmqExecutor({ ...p, capacity: 4 });
     open.push(executor);
-    const restored: TroupeEvent[] = [];
-    const result = await resume(planRunnable(crashPlan(), { executor, planId: 'crash' }), runId, { store, onEvent: (e) => e.type === 'checkpoint.restored' && restored.push(e) });
+    const queued: number[] = [];
+    executor.events.on('job.queued', (e) => queued.push(e.sequenceIndex!));
+    const events: TroupeEvent[] = [];
+    const result = await resume(planRunnable(crashPlan(), { executor, planId: 'crash' }), runId, { store, onEvent: (e) => events.push(e) });
     expect(result.status).toBe('completed');
     expect(result.results.every((r) => r.status === 'Succeeded')).toBe(true);
     expect(callsPerChunk(workers.flatMap((w) => w.lines))).toEqual(new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 1])));
-    // Chunks 2 and 3 were taken from the workers' records (and so were any other chunk that finished before the
-    // plan's own checkpoint caught up); their usage counts in the resumed run.
-    const fromRecords = restored.filter((e) => e.type === 'checkpoint.restored' && e.kind === 'chunk-attempt').map((e) => (e.type === 'checkpoint.restored' ? e.name : ''));
-    expect(fromRecords).toEqual(expect.arrayContaining(['chunk 2', 'chunk 3']));
-    expect(result.usage.turns).toBeGreaterThanOrEqual(fromRecords.length + 2);
+    // The plan restored its checkpoint with the workers' entries folded in: chunks 0 to 3 are not sent again, and keep their outputs.
+    expect(events).toContainEqual(expect.objectContaining({ type: 'checkpoint.restored', kind: 'plan', completed: false }));
+    expect(queued.filter((i) => i < 4)).toEqual([]);
+    expect(queued).toContain(7);
+    expect(result.results.slice(0, 4).map((r) => r.output)).toEqual([0, 1, 2, 3].map((i) => expect.stringMatching(new RegExp(`did chunk ${i}$`))));
   });
 
   it('resumes a plan whose coordinator was killed while jobs still run: the new coordinator waits for them instead of starting them again', { timeout: 60_000 }, async () => {

@@ -7,7 +7,7 @@ import { defineTool } from '../../../src/core/tools.js';
 import { ConfigurationError } from '../../../src/core/errors.js';
 import { bullmqExecutor, startWorker, type BullmqExecutor, type TroupeWorker } from '../../../src/integrations/bullmq/index.js';
 import { chunkJobId } from '../../../src/integrations/bullmq/wire.js';
-import { memoryStore } from '../../../src/persistence/memory-store.js';
+import { memoryStore } from '../../../src/core/memory-store.js';
 import { readRun } from '../../../src/persistence/run-log.js';
 import { run } from '../../../src/core/run.js';
 import { executePlan, planRunnable } from '../../../src/scheduler/execute.js';
@@ -108,7 +108,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
       ],
     };
     const chunks = [chunk(0), chunk(1), chunk(2, [0, 1])];
-    const local = await runLogged((onEvent) => run(planRunnable(plan(chunks), { tools: [lookup] }), 'task', { adapter: scriptedAdapter(script), onEvent }));
+    const local = await runLogged((onEvent) => run(planRunnable(plan(chunks), { tools: [lookup] }), 'task', { adapter: scriptedAdapter(script), store: memoryStore(), onEvent }));
     const { executor } = await setup({ workers: 2, adapter: script, tools: [lookup] });
     const store = memoryStore();
     const remote = await runLogged((onEvent) => run(planRunnable(plan(chunks), { executor }), 'task', { store, onEvent }));
@@ -117,8 +117,10 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect(remote.outcome.usage).toEqual(local.outcome.usage);
     expect(remote.outcome.usage).toMatchObject({ inputTokens: 51, outputTokens: 21, turns: 6 });
     expect(remote.outcome.usage.costUsd).toBeCloseTo(0.009, 10);
-    // The same kinds of events, as many of each.
-    expect(countTypes(remote.events)).toEqual(countTypes(local.events));
+    // The same kinds of events, as many of each, and where each chunk waited and ran.
+    const { 'remote.queued': queued, 'remote.started': started, ...same } = countTypes(remote.events);
+    expect(same).toEqual(countTypes(local.events));
+    expect([queued, started]).toEqual([3, 3]);
     // Per chunk: one tool call and its result, one text delta (the second turn), two model turns.
     expect(countTypes(remote.events)).toMatchObject({ 'tool.called': 3, 'tool.completed': 3, 'session.event': 3, 'model.turn': 6, 'agent.turn': 6 });
     // The op tree has the same shape, and every event's op is a node of it.

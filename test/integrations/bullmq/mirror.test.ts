@@ -4,10 +4,9 @@ import { RunContext } from '../../../src/core/context.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
 import { createOp, totalUsage } from '../../../src/core/ops.js';
 import { run } from '../../../src/core/run.js';
-import { findRecordedAttempt, recordAttempt, restoreRecordedAttempt, type AttemptRecord } from '../../../src/integrations/bullmq/attempt-records.js';
-import { adoptOpRecords, opRecords, RemoteMirror, type RemoteEvent } from '../../../src/integrations/bullmq/mirror.js';
+import { RemoteMirror, watchJob, type RemoteEvent } from '../../../src/integrations/bullmq/mirror.js';
 import { EventOutbox } from '../../../src/integrations/bullmq/outbox.js';
-import { memoryStore } from '../../../src/persistence/memory-store.js';
+import { memoryStore } from '../../../src/core/memory-store.js';
 import { agent } from '../../../src/patterns/agent.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 
@@ -101,66 +100,28 @@ describe('RemoteMirror', () => {
     expect(events.some((e) => e.type === 'warning')).toBe(false);
   });
 
-  it('turns a finished op tree into records and back, with fresh ids, skipping malformed records', async () => {
-    const result = await run(agent({ name: 'a' }), 'x', { adapter: scriptedAdapter({ fallback: { text: 'ok', usage: { inputTokens: 3, outputTokens: 2 } } }) });
-    const records = opRecords(result.trace);
-    expect(records).toMatchObject([{ kind: 'agent', name: 'a', status: 'completed', usage: { inputTokens: 3, outputTokens: 2, turns: 1 }, children: [] }]);
-    const { ctx, root } = planContext();
-    const usage = adoptOpRecords(ctx, [...records, { kind: 'agent' }, 'nonsense']);
-    expect(usage).toMatchObject({ inputTokens: 3, outputTokens: 2, turns: 1 });
-    expect(root.children).toHaveLength(1);
-    expect(root.children[0]!.id).toMatch(/^op-\d+$/);
-  });
 });
 
-describe('attempt records', () => {
-  const record = (output: string): AttemptRecord => ({
-    schemaVersion: 1,
-    runId: 'r1',
-    path: '/plan:p#0/chunk-2',
-    planId: 'p',
-    sequenceIndex: 2,
-    attempt: 1,
-    jobId: 'r1|/plan%3Ap#0/chunk-2|1',
-    worker: 'w1',
-    output,
-    usage: { inputTokens: 1, outputTokens: 1, cachedTokens: 0, costUsd: 0, turns: 1 },
-    ops: [],
-    finishedAt: 0,
-  });
-
-  it('keeps the first finished attempt of a chunk: a second execution cannot replace it', async () => {
-    const store = memoryStore();
-    expect(await recordAttempt(store, record('first'))).toBe(true);
-    expect(await recordAttempt(store, record('second'))).toBe(false);
-    // A store without compare-and-set: read, then write.
-    const { getVersioned: _g, setIf: _s, ...plain } = memoryStore();
-    expect(await recordAttempt(plain, record('first'))).toBe(true);
-    expect(await recordAttempt(plain, record('second'))).toBe(false);
-    expect(await plain.get('runs/r1/attempts/plan:p#0/chunk-2')).toMatchObject({ output: 'first' });
-  });
-
-  it('finds a recorded attempt only in a resumed run, and warns about one it cannot read', async () => {
-    const store = memoryStore();
-    await recordAttempt(store, record('done on a worker'));
-    const scoped = (resuming: boolean) => {
-      const { ctx, events } = planContext({ resuming, store });
-      return { events, ctx: RunContext.create({ runId: 'r1', clock: ctx.clock, signal: new AbortController().signal, root: createOp('op-0', 'run', 'x', 0), store, resuming }).withCheckpointScope('plan:p#0').withCheckpointScope('chunk-2') };
-    };
-    const signal = new AbortController().signal;
-    expect(await findRecordedAttempt(scoped(false).ctx, signal)).toBeUndefined();
-    const resumed = scoped(true);
-    const found = await findRecordedAttempt(resumed.ctx, signal);
-    expect(found).toMatchObject({ output: 'done on a worker', worker: 'w1' });
-    const restored: TroupeEvent[] = [];
-    resumed.ctx.emitter.on('*', (e) => restored.push(e));
-    restoreRecordedAttempt(resumed.ctx, found!);
-    expect(restored).toEqual([expect.objectContaining({ type: 'checkpoint.restored', kind: 'chunk-attempt', name: 'chunk 2', completed: true })]);
-    await store.set('runs/r1/attempts/plan:p#0/chunk-2', { schemaVersion: 1, output: 5 });
-    const warnings: TroupeEvent[] = [];
-    resumed.ctx.emitter.on('warning', (e) => warnings.push(e));
-    expect(await findRecordedAttempt(resumed.ctx, signal)).toBeUndefined();
-    expect(warnings).toEqual([expect.objectContaining({ code: 'checkpoint_failed', message: expect.stringContaining('is not valid') })]);
+describe('watchJob', () => {
+  it('adds where a job waited and ran to the run (remote.* in the attempt’s op) and closes a lost worker’s ops on a stall', async () => {
+    const { ctx, events, root } = planContext();
+    const worker = await workerEvents();
+    const mirror = new RemoteMirror(ctx);
+    const watcher = watchJob(ctx, mirror, { jobId: 'j1', queue: 'q', kind: 'chunk' });
+    watcher.queued!(false);
+    watcher.started!('w1', 12);
+    watcher.batch('exec-1', { events: worker.events.filter((e) => e.type === 'op.started') });
+    watcher.stalled('w1');
+    watcher.queued!(true);
+    mirror.close('completed');
+    const remote = events.filter((e) => e.type.startsWith('remote.'));
+    expect(remote).toEqual([
+      expect.objectContaining({ type: 'remote.queued', jobId: 'j1', queue: 'q', kind: 'chunk', adopted: false, opId: root.id, runId: 'coord' }),
+      expect.objectContaining({ type: 'remote.started', jobId: 'j1', queue: 'q', worker: 'w1', waitMs: 12, opId: root.id }),
+      expect.objectContaining({ type: 'remote.stalled', jobId: 'j1', queue: 'q', worker: 'w1' }),
+      expect.objectContaining({ type: 'remote.queued', adopted: true }),
+    ]);
+    expect(root.children.map((n) => [n.status, n.error])).toEqual([['failed', 'The worker running this attempt was lost; the job went back to the queue']]);
   });
 });
 
