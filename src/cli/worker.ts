@@ -32,8 +32,8 @@ running ones finish (25 s at most, then hands them back to the queue) and exits.
   --concurrency <n>       jobs at once (default: 1)
   --queue <name>          the queue (default: troupe)
   --prefix <prefix>       the queue's key prefix (default: troupe)
-  --store-prefix <prefix> record finished chunk attempts in the Redis store with this prefix, so a resumed
-                          coordinator does not run them again (default: troupe:, as redisStore)
+  --store-prefix <prefix> record finished chunks in their plan's checkpoint in the Redis store with this
+                          prefix, so a resumed coordinator does not run them again (default: troupe:, as redisStore)
   --name <name>           the worker's name in events and results (default: <host>:<pid>:<id>)
   --exit-when-idle <s>    exit once no job has run for <s> seconds`;
 

@@ -47,9 +47,10 @@ export interface StartWorkerOptions extends QueueLocation {
   /** Tools of the agents built from a role configuration (and of agent files that name them). */
   tools?: readonly ToolDefinition[];
   /**
-   * The store the coordinators' runs use: each chunk attempt this worker
-   * finishes is recorded there, so a coordinator that resumes the run takes
-   * it instead of running the chunk again. Default: none (nothing recorded).
+   * The store the coordinators' runs use: each chunk this worker finishes
+   * is recorded in its plan's checkpoint there (`recordChunkResult`), so a
+   * coordinator that resumes the run counts it as done instead of running
+   * it again. Also `append` is needed. Default: none (nothing recorded).
    */
   store?: Store;
   /** A workspace for each chunk (prepared, merged, cleaned up here, on the worker). Default: none. */
@@ -117,8 +118,8 @@ export interface TroupeWorker {
 /**
  * Start a worker: it takes chunk attempts and named runs from the queue
  * (`concurrency` at a time), runs each with its own agents and adapters,
- * sends the events back to the coordinator as they happen, records finished
- * chunk attempts in `store`, and aborts a job when its coordinator cancels
+ * sends the events back to the coordinator as they happen, records the
+ * chunks it finishes in their plan's checkpoint in `store`, and aborts a job when its coordinator cancels
  * it. Resolves once it is connected and taking jobs.
  *
  * @example
@@ -310,7 +311,7 @@ function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
   if (adapters !== undefined && (typeof adapters !== 'object' || adapters === null || !Object.values(adapters).every((a) => typeof a?.openSession === 'function'))) {
     throw new ConfigurationError(`Expected \`adapters\` to be model adapters by name, got ${describeValue(adapters)}`);
   }
-  if (store !== undefined && (typeof store?.get !== 'function' || typeof store.set !== 'function')) throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(store)}`);
+  if (store !== undefined && (typeof store?.append !== 'function' || typeof store.read !== 'function')) throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(store)}`);
   if (workspace !== undefined && typeof workspace?.prepare !== 'function') throw new ConfigurationError(`Expected \`workspace\` to be a workspace strategy, got ${describeValue(workspace)}`);
   if (observe !== undefined && typeof observe !== 'function') throw new ConfigurationError(`Expected \`observe\` to be a function of a job, got ${describeValue(observe)}`);
   if (clock !== undefined && (typeof clock?.now !== 'function' || typeof clock.setTimer !== 'function')) throw new ConfigurationError(`Expected \`clock\` to be a Clock, got ${describeValue(clock)}`);
