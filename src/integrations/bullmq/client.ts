@@ -41,8 +41,8 @@ export interface SubmitRequest {
   jobId: string;
   kind: JobKind;
   data: JobWire;
-  /** For events. */
-  ref: JobRef;
+  /** For events (the client adds its queue). */
+  ref: Omit<JobRef, 'queue'>;
   /**
    * What to do with a job that already has this id: `adopt` it when it is
    * queued, running or done (a resumed run takes over the attempt an earlier
@@ -202,6 +202,11 @@ export class JobClient {
     await opened?.close();
   }
 
+  /** What events say about `p`'s job. */
+  #ref(p: Pending): JobRef {
+    return { ...p.req.ref, queue: this.#place.queueName };
+  }
+
   /** Open the connection, the queue and the event reader once; later calls share them. */
   #open(signal?: AbortSignal): Promise<Opened> {
     if (this.#closed) return Promise.reject(new QueueError('closed', `${this.#s.usedBy} is closed`));
@@ -236,7 +241,7 @@ export class JobClient {
       if (existing === 'adopt' && (state === 'completed' || LIVE.has(state))) {
         // Queued, running or done for the same run and chunk path: the attempt a coordinator before us started.
         p.added = true;
-        this.events.emit('job.queued', { ...p.req.ref, adopted: true });
+        this.events.emit('job.queued', { ...this.#ref(p), adopted: true });
         p.req.watcher.queued?.(true);
         if (state === 'completed') await this.#reconcileOne(p);
         return;
@@ -256,7 +261,7 @@ export class JobClient {
       throw error;
     }
     p.added = true;
-    this.events.emit('job.queued', { ...p.req.ref, adopted: false });
+    this.events.emit('job.queued', { ...this.#ref(p), adopted: false });
     p.req.watcher.queued?.(false);
   }
 
@@ -271,7 +276,7 @@ export class JobClient {
       await this.#call('cancel job', () => client.publish(troupeKey(this.#place, 'cancel'), JSON.stringify({ jobId, reason: why })));
       await p.adding?.catch(() => undefined);
       const removed = p.added ? await this.#call('remove job', () => queue.remove(jobId)) : 0;
-      this.events.emit('job.cancelled', { ...p.req.ref, removed: removed === 1 || !p.added });
+      this.events.emit('job.cancelled', { ...this.#ref(p), removed: removed === 1 || !p.added });
     })().catch((error: unknown) => {
       this.events.emit('queue.warning', { message: `Could not cancel job ${jobId}: ${errorMessage(error)}` });
     });
@@ -295,7 +300,7 @@ export class JobClient {
       const waitMs = this.#s.clock.now() - p.queuedAt;
       this.#waits.push(waitMs);
       if (this.#waits.length > WAIT_SAMPLES) this.#waits.shift();
-      this.events.emit('job.started', { ...p.req.ref, worker: args.worker, waitMs });
+      this.events.emit('job.started', { ...this.#ref(p), worker: args.worker, waitMs });
       p.req.watcher.started?.(args.worker, waitMs);
     }
     if (batch.failure) p.failure = batch.failure;
@@ -311,7 +316,7 @@ export class JobClient {
       return;
     }
     p.worker = parsed.data.worker;
-    this.events.emit('job.completed', { ...p.req.ref, worker: parsed.data.worker, durationMs: this.#s.clock.now() - p.queuedAt });
+    this.events.emit('job.completed', { ...this.#ref(p), worker: parsed.data.worker, durationMs: this.#s.clock.now() - p.queuedAt });
     this.#settle(p, undefined, parsed.data);
   }
 
@@ -328,7 +333,7 @@ export class JobClient {
     const p = this.#pending.get(jobId);
     if (!p || p.settled) return;
     const worker = p.worker;
-    this.events.emit('job.stalled', { ...p.req.ref, ...(worker === undefined ? {} : { worker }) });
+    this.events.emit('job.stalled', { ...this.#ref(p), ...(worker === undefined ? {} : { worker }) });
     p.worker = undefined;
     p.req.watcher.stalled(worker);
   }
@@ -340,7 +345,7 @@ export class JobClient {
     if (result !== undefined && error === undefined) return p.resolve(result);
     if (!p.req.signal.aborted) {
       const code = error instanceof TroupeError ? error.code : 'queue_error';
-      this.events.emit('job.failed', { ...p.req.ref, ...(p.worker === undefined ? {} : { worker: p.worker }), error: errorMessage(error), code });
+      this.events.emit('job.failed', { ...this.#ref(p), ...(p.worker === undefined ? {} : { worker: p.worker }), error: errorMessage(error), code });
     }
     p.reject(error);
   }

@@ -42,6 +42,8 @@ declare global {
 export interface JobRef {
   /** The BullMQ job id. */
   jobId: string;
+  /** The queue the job is in. */
+  queue: string;
   /** A chunk attempt, or a run of a named runnable. */
   kind: JobKind;
   /** The coordinator's run. */

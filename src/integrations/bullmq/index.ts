@@ -10,6 +10,16 @@
 export { bullmqExecutor, type BullmqExecutor, type BullmqExecutorOptions, type QueueStats, type TraceCarrier } from './executor.js';
 export { startWorker, type StartWorkerOptions, type TroupeWorker } from './worker.js';
 export { remote, type RemoteOptions, type RemoteRunnable } from './remote.js';
+export {
+  queueMetrics,
+  queueMetricNames,
+  type BatchObservation,
+  type MetricAttributes,
+  type ObservableInstrument,
+  type QueueMetrics,
+  type QueueMetricsMeter,
+  type QueueMetricsOptions,
+} from './metrics.js';
 export type { QueueConnection, QueueLocation } from './connection.js';
 export type { QueueClientOptions } from './options.js';
 export type { JobRef, QueueClientEvents, RemoteEvents, WorkerEvents, WorkerJobEvent } from './events.js';
