@@ -93,7 +93,7 @@ const MAX_PROBE = 1000;
 /**
  * An executor that runs each chunk attempt as a BullMQ job, on whichever
  * worker (`startWorker`, `troupe worker`) takes it. `executePlan`,
- * `PlanningSession` and `coordinate` use it unchanged.
+ * `planRunnable` and `PlanningSession` use it unchanged.
  *
  * - Each attempt is one job: the chunk, its prompt, its role, the attempt, the
  *   run id, the chunk's checkpoint path and the trace context; never a closure.
