@@ -10,6 +10,7 @@ import { loadAgents } from '../agents/load.js';
 import { validateAgents } from '../agents/validate.js';
 import { errorMessage } from '../core/errors.js';
 import type { Runnable } from '../core/runnable.js';
+import { defined } from '../core/defined.js';
 import { startWorker } from '../integrations/bullmq/worker.js';
 import { redisStore } from '../integrations/redis/store.js';
 import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
@@ -71,7 +72,7 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
   let defs: AgentDefinition[] = [];
   let agents: Record<string, Runnable> = {};
   if (values.agents !== undefined) {
-    defs = await loadAgents(values.agents, io.signal === undefined ? {} : { signal: io.signal });
+    defs = await loadAgents(values.agents, defined({ signal: io.signal }));
     const { errors } = validateAgents(defs);
     for (const e of errors) io.err(`error    ${e.file ? `${e.file}: ` : ''}${e.message}`);
     if (errors.length > 0) return 1;
@@ -80,8 +81,7 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), {
     defs,
     env: io.env,
-    ...(values.script === undefined ? {} : { script: values.script }),
-    ...(io.clock === undefined ? {} : { clock: io.clock }),
+    ...defined({ script: values.script, clock: io.clock }),
   });
   const store = redisStore({ connection: url, prefix: values['store-prefix'] ?? 'troupe:' });
   try {
@@ -92,11 +92,7 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
       store,
       concurrency,
       handleSignals: true,
-      ...(values.queue === undefined ? {} : { queueName: values.queue }),
-      ...(values.prefix === undefined ? {} : { prefix: values.prefix }),
-      ...(values.name === undefined ? {} : { name: values.name }),
-      ...(io.signal === undefined ? {} : { signal: io.signal }),
-      ...(io.clock === undefined ? {} : { clock: io.clock }),
+      ...defined({ queueName: values.queue, prefix: values.prefix, name: values.name, signal: io.signal, clock: io.clock }),
     });
     const counts = { completed: 0, failed: 0, handedBack: 0 };
     const run = (runId: string) => `run ${runId.slice(0, 8)}`;

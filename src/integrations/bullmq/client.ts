@@ -17,6 +17,7 @@ import type { Job } from 'bullmq';
 import { raceAbort } from '../../core/abort.js';
 import { abortError, type Clock } from '../../core/clock.js';
 import { TroupeError, errorMessage } from '../../core/errors.js';
+import { defined } from '../../core/defined.js';
 import { troupeKey, type QueuePlace } from './connection.js';
 import { QueueError, RemoteJobError } from './errors.js';
 import type { JobRef, QueueClientEvents } from './events.js';
@@ -325,7 +326,7 @@ export class JobClient {
     if (!p || p.settled) return;
     const failure = p.failure;
     const message = failure?.message ?? (reason || `Job ${jobId} failed`);
-    const error = new RemoteJobError(message, { remoteCode: failure?.code, details: { jobId, ...(p.worker === undefined ? {} : { worker: p.worker }) } });
+    const error = new RemoteJobError(message, { remoteCode: failure?.code, details: { jobId, ...defined({ worker: p.worker }) } });
     this.#settle(p, error);
   }
 
@@ -333,7 +334,7 @@ export class JobClient {
     const p = this.#pending.get(jobId);
     if (!p || p.settled) return;
     const worker = p.worker;
-    this.events.emit('job.stalled', { ...this.#ref(p), ...(worker === undefined ? {} : { worker }) });
+    this.events.emit('job.stalled', { ...this.#ref(p), ...defined({ worker }) });
     p.worker = undefined;
     p.req.watcher.stalled(worker);
   }
@@ -345,7 +346,7 @@ export class JobClient {
     if (result !== undefined && error === undefined) return p.resolve(result);
     if (!p.req.signal.aborted) {
       const code = error instanceof TroupeError ? error.code : 'queue_error';
-      this.events.emit('job.failed', { ...this.#ref(p), ...(p.worker === undefined ? {} : { worker: p.worker }), error: errorMessage(error), code });
+      this.events.emit('job.failed', { ...this.#ref(p), ...defined({ worker: p.worker }), error: errorMessage(error), code });
     }
     p.reject(error);
   }

@@ -4,6 +4,7 @@
  * @module
  */
 import { TroupeError, type TroupeErrorOptions } from '../../core/errors.js';
+import { defined } from '../../core/defined.js';
 
 /** Why a {@link QueueError} was thrown. */
 export type QueueErrorReason =
@@ -40,7 +41,7 @@ export class RemoteJobError extends TroupeError {
   /** The code of the error on the worker, when it was a troupe error. */
   readonly remoteCode: string | undefined;
   constructor(message: string, options: TroupeErrorOptions & { remoteCode?: string | undefined } = {}) {
-    super('remote_failed', message, { ...options, details: { ...(options.remoteCode === undefined ? {} : { remoteCode: options.remoteCode }), ...options.details } });
+    super('remote_failed', message, { ...options, details: { ...defined({ remoteCode: options.remoteCode }), ...options.details } });
     this.remoteCode = options.remoteCode;
   }
 }

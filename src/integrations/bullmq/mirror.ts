@@ -12,6 +12,7 @@ import type { TroupeEvent } from '../../core/events.js';
 import { createOp, totalUsage, type OpNode } from '../../core/ops.js';
 import type { OutcomeStatus } from '../../core/outcome.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
+import { defined } from '../../core/defined.js';
 import type { JobWatcher } from './client.js';
 import type { JobKind } from './wire.js';
 
@@ -150,11 +151,10 @@ export class RemoteMirror {
         opId: node.id,
         kind: node.kind,
         name: node.name,
-        ...(node.agent === undefined ? {} : { agent: node.agent }),
+        ...defined({ agent: node.agent, error }),
         status,
         usage: totalUsage(node),
         durationMs: now - node.start,
-        ...(error === undefined ? {} : { error }),
       });
     }
   }
@@ -189,7 +189,7 @@ export function watchJob(ctx: RunContext, mirror: RemoteMirror, job: { jobId: st
     started: (worker, waitMs) => ctx.emit('remote.started', { jobId, queue, worker, waitMs }),
     batch: (exec, batch) => mirror.apply(exec, batch.events),
     stalled: (worker) => {
-      ctx.emit('remote.stalled', { jobId, queue, ...(worker === undefined ? {} : { worker }) });
+      ctx.emit('remote.stalled', { jobId, queue, ...defined({ worker }) });
       mirror.abandon(`The worker running this ${kind === 'chunk' ? 'attempt' : 'job'} was lost; the job went back to the queue`);
     },
   };

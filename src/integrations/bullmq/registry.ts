@@ -9,6 +9,7 @@ import type { ModelAdapter } from '../../core/adapter.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
 import type { Runnable } from '../../core/runnable.js';
 import type { ToolDefinition } from '../../core/tools.js';
+import { defined } from '../../core/defined.js';
 import { compileAgents } from '../../agents/compile.js';
 import { loadAgents } from '../../agents/load.js';
 import { validateAgents } from '../../agents/validate.js';
@@ -110,9 +111,7 @@ export function chunkRunnable(job: ChunkJobWire, workspace: string, r: ChunkReso
     system: config.system,
     workspace,
     metadata: { planId: job.planId, chunk: job.chunk.sequenceIndex, attempt: job.attempt, preferredTools: config.preferredTools },
-    ...(config.model === undefined ? {} : { model: config.model }),
-    ...(config.temperature === undefined ? {} : { temperature: config.temperature }),
-    ...(adapter === undefined ? {} : { adapter }),
+    ...defined({ model: config.model, temperature: config.temperature, adapter }),
     ...(r.tools.length === 0 ? {} : { tools: [...r.tools] }),
   });
 }

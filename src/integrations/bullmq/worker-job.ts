@@ -13,6 +13,7 @@ import { startRun } from '../../core/run.js';
 import type { Runnable } from '../../core/runnable.js';
 import type { ToolDefinition } from '../../core/tools.js';
 import type { Store } from '../../core/store.js';
+import { defined } from '../../core/defined.js';
 import { recordChunkResult } from '../../scheduler/plan-checkpoint.js';
 import type { Workspace, WorkspaceStrategy } from '../../workspaces/types.js';
 import { EventOutbox } from './outbox.js';
@@ -123,14 +124,14 @@ async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind
   const c = data.chunk;
   let workspace: Workspace | undefined;
   if (strategy) {
-    const scope = { id: String(c.sequenceIndex), planId: data.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
-    workspace = await strategy.prepare(scope, host.baseDir, signal);
+    const scope = { id: String(c.sequenceIndex), baseDir: host.baseDir, planId: data.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
+    workspace = await strategy.prepare(scope, { signal });
   }
   try {
     const runnable = chunkRunnable(data, workspace?.path ?? host.baseDir, host);
     const result = await startRun(runnable, data.prompt, runOptions(host, `${data.runId}:${exec}`, signal, onEvent)).result;
     if (strategy && workspace) {
-      const merged = await strategy.merge(workspace, host.baseDir, signal);
+      const merged = await strategy.merge(workspace, { signal });
       if (merged.status === 'conflict') {
         throw new WorkspaceError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
       }
@@ -158,6 +159,6 @@ function runOptions(host: JobHost, runId: string, signal: AbortSignal, onEvent: 
     clock: host.clock,
     onEvent,
     adapters: host.adapters,
-    ...(host.adapter === undefined ? {} : { adapter: host.adapter }),
+    ...defined({ adapter: host.adapter }),
   };
 }

@@ -9,6 +9,7 @@ import type { EventEmitter } from 'eventemitter3';
 import type { Job } from 'bullmq';
 import type { Clock } from '../../core/clock.js';
 import { CancelledError, errorMessage, isTroupeError } from '../../core/errors.js';
+import { defined } from '../../core/defined.js';
 import type { WorkerEvents, WorkerJobEvent } from './events.js';
 import { runJob, type JobHost, type WorkerJobInfo } from './worker-job.js';
 import type { IdleTracker, RunningJobs } from './worker-parts.js';
@@ -39,7 +40,7 @@ export function jobProcessor(parts: ProcessorParts): (job: Job, token?: string) 
   const host: JobHost = {
     ...parts.host,
     started(info: WorkerJobInfo) {
-      const event: WorkerJobEvent = { jobId: info.jobId, kind: info.kind, runId: info.runId, label: info.label, ...(info.attempt === undefined ? {} : { attempt: info.attempt }) };
+      const event: WorkerJobEvent = { jobId: info.jobId, kind: info.kind, runId: info.runId, label: info.label, ...defined({ attempt: info.attempt }) };
       infos.set(info.jobId, event);
       events.emit('job.started', event);
     },
