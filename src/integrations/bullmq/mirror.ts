@@ -89,6 +89,8 @@ export class RemoteMirror {
       if (!node) return;
       this.#opCompleted(node, e, now);
     }
+    // A model turn of the worker counts toward every budget the remote work spends from (its usage is in its op already).
+    if (type === 'agent.turn' && isUsage(e.usage)) ctx.budgets.record(e.usage);
     const event: Record<string, unknown> = { ...e, runId: ctx.runId, time: now, opId: node?.id ?? ctx.op.id };
     if (type === 'model.turn' && typeof e.agent === 'string' && typeof e.session === 'number') event.session = this.#ordinal(e.agent, e.session);
     ctx.emitEvent(event as unknown as TroupeEvent);

@@ -6,6 +6,7 @@
  * @module
  */
 import { z } from 'zod';
+import type { BudgetLimits } from '../../core/budget.js';
 import { outcomeStatuses } from '../../core/outcome.js';
 import { planChunkSchema } from '../../scheduler/plan.js';
 
@@ -25,6 +26,16 @@ const usageSchema = z.object({
   costUsd: z.number(),
   turns: z.number(),
 });
+
+const limit = z.number().nonnegative();
+const budgetLimitsSchema = z.object({
+  inputTokens: limit.optional(),
+  outputTokens: limit.optional(),
+  totalTokens: limit.optional(),
+  costUsd: limit.optional(),
+  modelCalls: limit.optional(),
+  wallClockMs: limit.optional(),
+}) satisfies z.ZodType<BudgetLimits>;
 
 const roleSchema = z.object({
   system: z.string(),
@@ -49,6 +60,8 @@ export const chunkJobSchema = z.object({
   path: z.string(),
   /** The plan's checkpoint path (`ChunkJobData.checkpointPath`): where the worker records the chunk's result. */
   checkpointPath: z.string(),
+  /** What is left of every budget the attempt spends from (`ChunkJobData.budget`): the worker runs the attempt under it. */
+  budget: budgetLimitsSchema.optional(),
   traceContext: carrierSchema.optional(),
 });
 

@@ -129,7 +129,9 @@ async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind
   }
   try {
     const runnable = chunkRunnable(data, workspace?.path ?? host.baseDir, host);
-    const result = await startRun(runnable, data.prompt, runOptions(host, `${data.runId}:${exec}`, signal, onEvent)).result;
+    // Under what is left of the coordinator's budgets: the worker's turns also count there, as they come back.
+    const options = { ...runOptions(host, `${data.runId}:${exec}`, signal, onEvent), ...defined({ budget: data.budget }) };
+    const result = await startRun(runnable, data.prompt, options).result;
     if (strategy && workspace) {
       const merged = await strategy.merge(workspace, { signal });
       if (merged.status === 'conflict') {

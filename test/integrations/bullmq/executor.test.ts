@@ -139,6 +139,35 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect(countTypes(log.events as TroupeEvent[])).toEqual(countTypes(remote.events));
   });
 
+  it('counts the workers’ turns toward the run’s budgets once, and has workers run each attempt under what is left', async () => {
+    const lookup = defineTool({ name: 'lookup', description: 'Look a word up', parameters: z.object({ word: z.string() }), execute: ({ word }) => `${word}: found` });
+    const script: ScriptedAdapterOptions = {
+      rules: [
+        { match: (r) => r.turn === 1, reply: (r) => ({ toolCalls: [{ name: 'lookup', arguments: { word: `w${chunkOf(r.text)}` } }], usage: { inputTokens: 10, outputTokens: 3 } }) },
+        { reply: { text: 'looked it up', usage: { inputTokens: 7, outputTokens: 4 } } },
+      ],
+    };
+    const { executor } = await setup({ workers: 1, adapter: script, tools: [lookup] });
+    // The plan budget's final spend, wall-clock time aside (the queue takes longer).
+    const closed = (events: TroupeEvent[]) => {
+      const { wallClockMs: _time, ...spent } = events.filter((e): e is TroupeEvent<'budget.closed'> => e.type === 'budget.closed' && e.budget === 'plan').at(-1)!.spent;
+      return spent;
+    };
+    // A plan budget with room: the workers' six turns count toward it once each, as in process.
+    const budgeted = (options: Parameters<typeof planRunnable>[1]) => runLogged((onEvent) => run(planRunnable(plan([chunk(0), chunk(1), chunk(2, [0, 1])]), { ...options, budget: { name: 'plan', modelCalls: 100 } }), 'task', { onEvent }));
+    const local = await budgeted({ adapter: scriptedAdapter(script), tools: [lookup] });
+    const remote = await budgeted({ executor });
+    expect(closed(remote.events)).toMatchObject({ modelCalls: 6, inputTokens: 51, outputTokens: 21 });
+    expect(closed(remote.events)).toEqual(closed(local.events));
+    // A chunk budget of one model call: the worker stops the attempt before its second turn, as the plan does in process.
+    const tight = (options: Parameters<typeof planRunnable>[1]) => run(planRunnable(plan([chunk(0)]), { ...options, chunkBudget: { modelCalls: 1 }, retry: { maxRetriesPerChunk: 0 } }), 'task');
+    const inProcess = await tight({ adapter: scriptedAdapter(script), tools: [lookup] });
+    const onWorker = await tight({ executor });
+    expect(inProcess.results[0]!.status).toBe('Failed');
+    expect(onWorker.results[0]).toMatchObject({ status: 'Failed', error: expect.stringMatching(/budget/i) });
+    expect(onWorker.usage.turns).toBe(1);
+  });
+
   it('times an attempt out as in process: the worker aborts it and the scheduler retries', async () => {
     const { executor, workers } = await setup({
       workers: 1,
