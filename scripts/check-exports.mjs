@@ -77,6 +77,23 @@ for (const mode of ['import', 'require']) {
   }
 }
 
+// troupe/bullmq loads bullmq (and ioredis) on first use, from both builds: an
+// executor pointed at a closed port fails with a QueueError, not missing_dependency.
+for (const mode of ['import', 'require']) {
+  const load = mode === 'import' ? `import('troupe/bullmq')` : `Promise.resolve(require('troupe/bullmq'))`;
+  const code = `${load}.then(async ({ bullmqExecutor }) => {
+    const executor = bullmqExecutor({ connection: 'redis://127.0.0.1:1', timeoutMs: 300 });
+    const error = await executor.stats().then(() => undefined, (e) => e);
+    await executor.close();
+    if (error?.code !== 'queue_error') { console.error(String(error?.code), String(error?.message)); process.exit(4); }
+  })`;
+  try {
+    execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    failures.push(`${mode}('troupe/bullmq') could not load bullmq: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
+  }
+}
+
 // troupe/mcp loads @modelcontextprotocol/sdk on first use, from both builds:
 // a tool server must come up and close.
 for (const mode of ['import', 'require']) {
@@ -97,4 +114,4 @@ if (failures.length) {
   console.error(`check:exports failed:\n- ${failures.join('\n- ')}`);
   process.exit(1);
 }
-console.log(`check:exports ok: ${names.length} entry points load through import and require, with no signal or exit listener added (${names.join(', ')}); troupe/redis loads ioredis and troupe/mcp the MCP SDK in both`);
+console.log(`check:exports ok: ${names.length} entry points load through import and require, with no signal or exit listener added (${names.join(', ')}); troupe/redis loads ioredis, troupe/bullmq bullmq and troupe/mcp the MCP SDK in both`);

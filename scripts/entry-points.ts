@@ -21,6 +21,7 @@ export const entryPoints: Record<string, string> = {
   persistence: 'src/persistence/index.ts',
   testing: 'src/testing/index.ts',
   redis: 'src/integrations/redis/index.ts',
+  bullmq: 'src/integrations/bullmq/index.ts',
   otel: 'src/integrations/otel/index.ts',
   report: 'src/views/report/index.ts',
   mcp: 'src/integrations/mcp/index.ts',

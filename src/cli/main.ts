@@ -1,8 +1,8 @@
 /**
  * The `troupe` command line: `validate`, `graph`, `run` and `agents
  * inspect` over a folder of agent files of any format (`graph` also draws
- * plan files), `report` for logged runs, and `squad show|init` for squad
- * team folders.
+ * plan files), `report` for logged runs, `worker` to run distributed jobs,
+ * and `squad show|init` for squad team folders.
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
@@ -31,6 +31,7 @@ import { squadCommand } from './squad.js';
 import { forkCommand, runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
 import { defined } from '../core/defined.js';
+import { WORKER_HELP, workerCommand } from './worker.js';
 
 export type { CliIo } from './io.js';
 
@@ -51,6 +52,8 @@ Usage:
                                            a new run from a checkpoint, with its state edited
   troupe replay <run>... --agents <dir> [--what-if <change>]...
                                            replay logged runs with no model call, or with a change
+  troupe worker --redis <url> [--agents <dir>] [--adapter <name>] [--concurrency <n>]
+                                           take plan chunks and remote runs from a queue on Redis and run them
   troupe squad show <repo>                 print a repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force]
                                            write a preset as a repository's squad folder
@@ -109,6 +112,7 @@ model, evaluator scores per iteration, and any op's details on click.
   <run-id>           a run logged in the file store --store <dir> (default: $TROUPE_STORE)
   <run-log file>     a run's events.jsonl, or a run exported as JSON
   --out <file>       where to write (default: troupe-report-<run-id>.html)`,
+  worker: WORKER_HELP,
 };
 
 /** Run the CLI with `argv` (without `node` and the script); resolves with the exit code. */
@@ -133,6 +137,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   if (values.help) {
     io.out(help);
     return 0;
+  }
+  if (command === 'worker') {
+    if (rest.length > 0) {
+      io.err(`Expected no arguments, got ${rest.length}.\n\n${help}`);
+      return 2;
+    }
+    return reportFailure(io, () => workerCommand(values, io));
   }
   const expected = command === 'run' ? (values.agent === undefined ? 3 : 2) : 1;
   if (rest.length !== expected) {
@@ -167,6 +178,14 @@ const OPTIONS = {
   approve: { type: 'boolean' },
   as: { type: 'string' },
   models: { type: 'string' },
+  redis: { type: 'string' },
+  agents: { type: 'string' },
+  concurrency: { type: 'string' },
+  queue: { type: 'string' },
+  prefix: { type: 'string' },
+  'store-prefix': { type: 'string' },
+  name: { type: 'string' },
+  'exit-when-idle': { type: 'string' },
 } as const;
 
 /** The parsed command line, or the exit code of a command line that does not parse (after saying why). */

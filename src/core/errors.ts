@@ -37,6 +37,8 @@ export type TroupeErrorCode =
   // infrastructure
   | 'store_error'
   | 'checkpoint_version'
+  | 'queue_error'
+  | 'remote_failed'
   | 'workspace_error'
   | 'parse_error'
   | 'execution_failed'

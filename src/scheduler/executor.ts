@@ -9,6 +9,7 @@
 import pLimit from 'p-limit';
 import type { BudgetLimits } from '../core/budget.js';
 import type { Usage } from '../core/usage.js';
+import type { RunContext } from '../core/context.js';
 import { expectPositiveInteger } from '../core/options.js';
 import type { PlanChunk } from './plan.js';
 import type { RoleConfig } from './roles.js';
@@ -67,7 +68,8 @@ export interface ChunkJobData {
  * One attempt of one chunk, handed to an {@link Executor}; its result is the
  * output text or a {@link ChunkAttemptResult}. The data fields are
  * serialisable ({@link ChunkJobData}); `signal` and `execute` are what an
- * in-process executor uses instead of sending them.
+ * in-process executor uses instead of sending them, and `ctx` is where a
+ * remote executor reports what happened on the worker.
  */
 export interface ChunkJob {
   /** The run the plan belongs to. */
@@ -84,6 +86,14 @@ export interface ChunkJob {
   readonly attempt: number;
   /** Aborts on time-out, cancellation or the abort threshold (created on first use). */
   readonly signal: AbortSignal;
+  /**
+   * The attempt's context (created on first use): the plan's op, the run's
+   * emitter, clock and store, and the chunk's checkpoint path
+   * (`<plan path>/chunk-<n>`). A remote executor emits the worker's events
+   * and adds the worker's ops here, so the run looks as if the attempt ran in
+   * this process.
+   */
+  readonly ctx: RunContext;
   /** Run the attempt in this process (a remote executor sends {@link ChunkJob.toJSON} instead). */
   execute(): Promise<string | ChunkAttemptResult>;
   /**

@@ -1,0 +1,81 @@
+/**
+ * A worker's outbox: the events of one job's run, sent to the coordinator in
+ * batches. Events emitted together (in one turn of the event loop) go in one
+ * batch; batches are sent as soon as they are made, without waiting for the
+ * one before (one connection keeps them in order), so a burst of text deltas
+ * costs a few Redis calls and no waiting. A job's result is returned only
+ * after `flush()`, so the coordinator has every event before the result.
+ * @module
+ */
+import type { TroupeEvent } from '../../core/events.js';
+import { errorMessage } from '../../core/errors.js';
+import type { JobFailureWire } from './wire.js';
+
+/** Largest batch, in characters of JSON (a larger single event goes alone). */
+const MAX_BATCH_CHARS = 256 * 1024;
+
+/** Sends the events of one job execution. */
+export class EventOutbox {
+  readonly #send: (data: string) => Promise<void>;
+  readonly #warn: (message: string) => void;
+  #texts: string[] = [];
+  #scheduled = false;
+  readonly #inFlight = new Set<Promise<void>>();
+
+  /**
+   * @param send Publishes one batch (its JSON text); batches must reach the coordinator in call order.
+   * @param warn Told when an event is not JSON or a batch could not be sent (the job goes on).
+   */
+  constructor(send: (data: string) => Promise<void>, warn: (message: string) => void) {
+    this.#send = send;
+    this.#warn = warn;
+    // The first, empty batch tells the coordinator which worker took the job.
+    this.#post('{"events":[]}', 0);
+  }
+
+  /** Queue one event of the run. */
+  push(event: TroupeEvent): void {
+    let text: string;
+    try {
+      text = JSON.stringify(event);
+    } catch (error) {
+      this.#warn(`Event "${event.type}" is not JSON and was not sent: ${errorMessage(error)}`);
+      return;
+    }
+    this.#texts.push(text);
+    if (this.#scheduled) return;
+    this.#scheduled = true;
+    // One microtask later, so events emitted together go in one batch.
+    queueMicrotask(() => {
+      this.#scheduled = false;
+      this.#sendQueued();
+    });
+  }
+
+  /** Send everything queued (and, for a failed job, why it failed); resolves once all of it is sent or given up on. */
+  async flush(failure?: JobFailureWire): Promise<void> {
+    this.#sendQueued(failure);
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  #sendQueued(failure?: JobFailureWire): void {
+    while (this.#texts.length > 0) {
+      let size = 0;
+      let count = 0;
+      while (count < this.#texts.length && (count === 0 || size + this.#texts[count]!.length <= MAX_BATCH_CHARS)) size += this.#texts[count++]!.length + 1;
+      const texts = this.#texts.splice(0, count);
+      const last = this.#texts.length === 0 ? failure : undefined;
+      this.#post(`{"events":[${texts.join(',')}]${last ? `,"failure":${JSON.stringify(last)}` : ''}}`, texts.length);
+      if (last) return;
+    }
+    if (failure) this.#post(`{"events":[],"failure":${JSON.stringify(failure)}}`, 0);
+  }
+
+  #post(data: string, events: number): void {
+    const sent = this.#send(data).catch((error: unknown) => {
+      this.#warn(`${events} events of the job could not be sent to the coordinator: ${errorMessage(error)}`);
+    });
+    this.#inFlight.add(sent);
+    void sent.finally(() => this.#inFlight.delete(sent));
+  }
+}

@@ -1,0 +1,166 @@
+/**
+ * One job on a worker: read its data, resolve what to run, run it in a run
+ * of its own (in a workspace, for a chunk, when the worker has a strategy),
+ * send its events to the coordinator, record a finished chunk in its plan's
+ * checkpoint in the shared store, and return the result.
+ * @module
+ */
+import type { ModelAdapter } from '../../core/adapter.js';
+import type { Clock } from '../../core/clock.js';
+import { CancelledError, ConfigurationError, WorkspaceError, errorMessage, isTroupeError } from '../../core/errors.js';
+import type { TroupeEvent } from '../../core/events.js';
+import { startRun } from '../../core/run.js';
+import type { Runnable } from '../../core/runnable.js';
+import type { ToolDefinition } from '../../core/tools.js';
+import type { Store } from '../../core/store.js';
+import { defined } from '../../core/defined.js';
+import { recordChunkResult } from '../../scheduler/plan-checkpoint.js';
+import type { Workspace, WorkspaceStrategy } from '../../workspaces/types.js';
+import { EventOutbox } from './outbox.js';
+import { chunkRunnable, namedRunnable, type RoleAgents } from './registry.js';
+import { WIRE_VERSION, jobDataSchema, type JobResultWire, type JobWire } from './wire.js';
+
+/** What a worker tells `observe` about a job it starts. */
+export interface WorkerJobInfo {
+  jobId: string;
+  kind: JobWire['kind'];
+  /** The coordinator's run. */
+  runId: string;
+  /** What runs: `chunk 3 "Title" (Role)`, or the runnable's name. */
+  label: string;
+  /** For a chunk, the scheduler's attempt number. */
+  attempt?: number;
+  /** The trace context the coordinator sent (for `otelTracing({ parent: extractTraceContext(job.traceContext) })`). */
+  traceContext?: Record<string, string>;
+}
+
+/** What every job of a worker shares. */
+export interface JobHost {
+  readonly worker: string;
+  readonly registry: ReadonlyMap<string, Runnable>;
+  readonly roles: RoleAgents;
+  readonly adapter: ModelAdapter | undefined;
+  readonly adapters: Record<string, ModelAdapter>;
+  readonly tools: readonly ToolDefinition[];
+  readonly store: Store | undefined;
+  readonly workspace: WorkspaceStrategy | undefined;
+  readonly baseDir: string;
+  readonly clock: Clock;
+  readonly observe: ((job: WorkerJobInfo) => ((event: TroupeEvent) => void) | undefined) | undefined;
+  /** Publish one batch of a job's events. */
+  publish(jobId: string, exec: string, data: string): Promise<void>;
+  /** The reason job `jobId` was cancelled, if it was. */
+  cancelled(jobId: string): Promise<string | undefined>;
+  warn(message: string): void;
+  started(info: WorkerJobInfo): void;
+}
+
+/** A job's data and id, as the worker got it. */
+export interface IncomingJob {
+  id: string;
+  data: unknown;
+}
+
+/** The data of a job, checked; a `ConfigurationError` when it is not what a coordinator sends. */
+export function readJob(job: IncomingJob): JobWire {
+  const parsed = jobDataSchema.safeParse(job.data);
+  if (!parsed.success) {
+    throw new ConfigurationError(`Job ${job.id} is not a troupe job this worker can read (wire version ${WIRE_VERSION}): ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, {
+      code: 'invalid_argument',
+    });
+  }
+  return parsed.data;
+}
+
+/** A job's label for events and status lines. */
+export function jobInfo(jobId: string, data: JobWire): WorkerJobInfo {
+  const info: WorkerJobInfo =
+    data.kind === 'chunk'
+      ? { jobId, kind: 'chunk', runId: data.runId, label: `chunk ${data.chunk.sequenceIndex} "${data.chunk.title}" (${data.chunk.role})`, attempt: data.attempt }
+      : { jobId, kind: 'run', runId: data.runId, label: data.name };
+  if (data.traceContext) info.traceContext = data.traceContext;
+  return info;
+}
+
+/**
+ * Run `job` until it ends or `signal` aborts. Resolves with the result;
+ * rejects with the run's error after its events (and why it failed) have
+ * been sent.
+ */
+export async function runJob(host: JobHost, job: IncomingJob, exec: string, signal: AbortSignal): Promise<JobResultWire> {
+  const id = job.id;
+  const outbox = new EventOutbox((batch) => host.publish(id, exec, batch), host.warn);
+  try {
+    const data = readJob(job);
+    const info = jobInfo(id, data);
+    host.started(info);
+    const observer = host.observe?.(info);
+    const reason = await host.cancelled(id);
+    if (reason !== undefined) throw new CancelledError(`Job ${id} was cancelled before it started: ${reason}`);
+    if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new CancelledError();
+    const onEvent = (event: TroupeEvent) => {
+      outbox.push(event);
+      observer?.(event);
+    };
+    const done = data.kind === 'chunk' ? await runChunk(host, id, data, exec, signal, onEvent) : await runNamed(host, data, exec, signal, onEvent);
+    await outbox.flush();
+    return done;
+  } catch (error) {
+    await outbox.flush({ message: errorMessage(error), ...(error instanceof Error ? { name: error.name } : {}), ...(isTroupeError(error) ? { code: error.code } : {}) });
+    throw error;
+  }
+}
+
+type Listener = (event: TroupeEvent) => void;
+
+async function runNamed(host: JobHost, data: Extract<JobWire, { kind: 'run' }>, exec: string, signal: AbortSignal, onEvent: Listener): Promise<JobResultWire> {
+  const runnable = namedRunnable(data.name, host.registry);
+  const result = await startRun(runnable, data.input, runOptions(host, `${data.runId}:${exec}`, signal, onEvent)).result;
+  return { v: WIRE_VERSION, exec, worker: host.worker, output: result.output, agent: result.agent, status: result.status, usage: result.usage };
+}
+
+async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind: 'chunk' }>, exec: string, signal: AbortSignal, onEvent: Listener): Promise<JobResultWire> {
+  const strategy = host.workspace;
+  const c = data.chunk;
+  let workspace: Workspace | undefined;
+  if (strategy) {
+    const scope = { id: String(c.sequenceIndex), baseDir: host.baseDir, planId: data.planId, title: c.title, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
+    workspace = await strategy.prepare(scope, { signal });
+  }
+  try {
+    const runnable = chunkRunnable(data, workspace?.path ?? host.baseDir, host);
+    // Under what is left of the coordinator's budgets: the worker's turns also count there, as they come back.
+    const options = { ...runOptions(host, `${data.runId}:${exec}`, signal, onEvent), ...defined({ budget: data.budget }) };
+    const result = await startRun(runnable, data.prompt, options).result;
+    if (strategy && workspace) {
+      const merged = await strategy.merge(workspace, { signal });
+      if (merged.status === 'conflict') {
+        throw new WorkspaceError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
+      }
+    }
+    const done: JobResultWire = { v: WIRE_VERSION, exec, worker: host.worker, output: result.output, agent: result.agent, status: result.status, usage: result.usage };
+    if (host.store) {
+      // In the plan's checkpoint, so a coordinator that resumes the run counts the chunk as done, even one that was not up to hear of it.
+      try {
+        await recordChunkResult(host.store, data, result.output);
+        done.recorded = true;
+      } catch (error) {
+        host.warn(`The result of job ${id} could not be recorded in the store: ${errorMessage(error)}`);
+      }
+    }
+    return done;
+  } finally {
+    if (strategy && workspace) await strategy.cleanup(workspace).catch((error: unknown) => host.warn(`Workspace cleanup failed: ${errorMessage(error)}`));
+  }
+}
+
+function runOptions(host: JobHost, runId: string, signal: AbortSignal, onEvent: Listener) {
+  return {
+    runId,
+    signal,
+    clock: host.clock,
+    onEvent,
+    adapters: host.adapters,
+    ...defined({ adapter: host.adapter }),
+  };
+}

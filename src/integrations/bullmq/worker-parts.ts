@@ -1,0 +1,161 @@
+/**
+ * Two parts of a worker: the jobs it runs, each abortable by its
+ * coordinator's cancellation (published on a channel, and marked in a key a
+ * job is checked against when it starts and after a reconnection); and how
+ * long it has been idle.
+ * @module
+ */
+import { raceAbort } from '../../core/abort.js';
+import type { Clock } from '../../core/clock.js';
+import { CancelledError } from '../../core/errors.js';
+import { duplicateClient, troupeKey, whenReady, type QueuePlace, type RedisClient } from './connection.js';
+import { withTimeout } from './time.js';
+
+/** The jobs a worker runs, and their cancellation. */
+export class RunningJobs {
+  readonly #client: RedisClient;
+  readonly #place: QueuePlace;
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #jobs = new Map<string, AbortController>();
+  #sub: RedisClient | undefined;
+
+  constructor(client: RedisClient, place: QueuePlace, clock: Clock, timeoutMs: number) {
+    this.#client = client;
+    this.#place = place;
+    this.#clock = clock;
+    this.#timeoutMs = timeoutMs;
+  }
+
+  /** How many run now. */
+  get size(): number {
+    return this.#jobs.size;
+  }
+
+  /** Subscribe to the queue's cancellations (on a second connection); resolves once subscribed. */
+  async listen(onError: () => void): Promise<void> {
+    const sub = duplicateClient(this.#client);
+    this.#sub = sub;
+    sub.on('error', onError);
+    const channel = troupeKey(this.#place, 'cancel');
+    await whenReady(sub, this.#timeoutMs, this.#clock, 'startWorker');
+    await withTimeout(sub.subscribe(channel), this.#timeoutMs, this.#clock);
+    sub.on('message', (from: string, message: string) => {
+      if (from !== channel) return;
+      const parsed = parseCancel(message);
+      if (parsed) this.#cancel(parsed.jobId, parsed.reason);
+    });
+    // Cancellations published while the connection was down were missed: read the marks of the running jobs.
+    sub.on('ready', () => {
+      for (const jobId of this.#jobs.keys()) void this.cancelled(jobId).then((reason) => reason !== undefined && this.#cancel(jobId, reason));
+    });
+  }
+
+  /** Track job `jobId`: returns the signal that aborts when its coordinator cancels it (or `abortAll` is called). */
+  start(jobId: string): AbortController {
+    const controller = new AbortController();
+    this.#jobs.set(jobId, controller);
+    return controller;
+  }
+
+  /** Stop tracking job `jobId`. */
+  end(jobId: string): void {
+    this.#jobs.delete(jobId);
+  }
+
+  /** Abort every running job with `reason`. */
+  abortAll(reason: Error): void {
+    for (const controller of this.#jobs.values()) controller.abort(reason);
+  }
+
+  /** Why job `jobId` was cancelled, if its coordinator marked it so (`undefined` also when Redis cannot tell). */
+  async cancelled(jobId: string): Promise<string | undefined> {
+    const reason = await withTimeout(this.#client.get(troupeKey(this.#place, `cancel:${jobId}`)), this.#timeoutMs, this.#clock).catch(() => null);
+    return reason ?? undefined;
+  }
+
+  /** Drop the subscription's connection. */
+  close(): void {
+    this.#sub?.disconnect();
+  }
+
+  #cancel(jobId: string, reason: string): void {
+    this.#jobs.get(jobId)?.abort(new CancelledError(`Cancelled by the coordinator: ${reason}`));
+  }
+}
+
+/** A cancellation message: `{ jobId, reason }`; undefined when it is not one. */
+function parseCancel(message: string): { jobId: string; reason: string } | undefined {
+  try {
+    const value = JSON.parse(message) as { jobId?: unknown; reason?: unknown };
+    if (typeof value?.jobId !== 'string') return undefined;
+    return { jobId: value.jobId, reason: typeof value.reason === 'string' ? value.reason : 'cancelled' };
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long a worker has had nothing to do, and promises that wait for it. */
+export class IdleTracker {
+  readonly #clock: Clock;
+  #busy = 0;
+  #since: number;
+  #closed = false;
+  readonly #waiters = new Set<() => void>();
+
+  constructor(clock: Clock) {
+    this.#clock = clock;
+    this.#since = clock.now();
+  }
+
+  /** Jobs running now. */
+  get busy(): number {
+    return this.#busy;
+  }
+
+  /** A job started. */
+  enter(): void {
+    this.#busy++;
+  }
+
+  /** A job ended. */
+  leave(): void {
+    if (--this.#busy > 0) return;
+    this.#since = this.#clock.now();
+    this.#wake();
+  }
+
+  /** The worker closed: every wait ends. */
+  close(): void {
+    this.#closed = true;
+    this.#wake();
+  }
+
+  /** Resolve once nothing has run for `ms` on the clock, or once closed; reject when `signal` aborts. */
+  idle(ms: number, signal?: AbortSignal): Promise<void> {
+    const waiting = new Promise<void>((resolve) => {
+      let cancelTimer = () => {};
+      const finish = () => {
+        this.#waiters.delete(check);
+        signal?.removeEventListener('abort', check);
+        resolve();
+      };
+      const check = (): void => {
+        cancelTimer();
+        if (this.#closed || signal?.aborted) return finish();
+        this.#waiters.add(check);
+        if (this.#busy > 0) return; // checked again when the last job ends
+        const left = this.#since + ms - this.#clock.now();
+        if (left <= 0) return finish();
+        cancelTimer = this.#clock.setTimer(check, left);
+      };
+      check();
+      signal?.addEventListener('abort', check, { once: true });
+    });
+    return raceAbort(waiting, signal);
+  }
+
+  #wake(): void {
+    for (const wake of [...this.#waiters]) wake();
+  }
+}

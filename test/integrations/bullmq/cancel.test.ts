@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { isTroupeError } from '../../../src/core/errors.js';
+import { run } from '../../../src/core/run.js';
+import { bullmqExecutor, remote } from '../../../src/integrations/bullmq/index.js';
+import { executePlan } from '../../../src/scheduler/execute.js';
+import { callsPerChunk, chunk, plan, startWorkerProcess, stopAll, type WorkerProcess } from '../../helpers/bullmq.js';
+import { redisTarget, testPrefixes } from '../../helpers/redis.js';
+
+const { url } = redisTarget();
+const prefixes = testPrefixes(url);
+
+describe.skipIf(!url)('cancelling distributed work', () => {
+  const procs: WorkerProcess[] = [];
+  const open: Array<{ close(): Promise<void> }> = [];
+  afterEach(async () => {
+    for (const thing of open.splice(0)) await thing.close();
+    await stopAll(procs);
+  });
+
+  it('removes the plan’s queued jobs and aborts its running attempts on the worker; no model call starts after the abort', { timeout: 60_000 }, async () => {
+    const place = { connection: url!, queueName: `q-${randomUUID().slice(0, 8)}`, prefix: prefixes().slice(0, -1) };
+    // A worker process that runs two chunks at once, each waiting a minute in its model call.
+    const worker = await startWorkerProcess({ url: url!, queueName: place.queueName, prefix: place.prefix, name: 'slow', concurrency: 2, delayMs: 60_000 });
+    procs.push(worker);
+    const executor = bullmqExecutor({ ...place, capacity: 6 });
+    open.push(executor);
+    const cancelled: Array<{ sequenceIndex?: number; removed: boolean }> = [];
+    executor.events.on('job.cancelled', (e) => cancelled.push(e));
+    const controller = new AbortController();
+    const running = executePlan(plan([0, 1, 2, 3, 4, 5].map((i) => chunk(i))), { executor, signal: controller.signal });
+    const outcome = running.then(() => undefined, (e: unknown) => e);
+    // Two chunks are in their model call; four wait in the queue.
+    await worker.waitFor((l) => l.t === 'call' && worker.lines.filter((x) => x.t === 'call').length === 2);
+    controller.abort();
+    expect(isTroupeError(await outcome, 'cancelled')).toBe(true);
+    // The worker aborts both running attempts.
+    for (let i = 0; i < 2; i++) await worker.waitFor((l) => l.t === 'failed' && l.cancelled === true && worker.lines.filter((x) => x.t === 'failed').length > i);
+    while (cancelled.length < 6) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(cancelled.filter((c) => c.removed)).toHaveLength(4);
+    // BullMQ marks the two jobs failed once their processors have returned.
+    let stats = await executor.stats();
+    while (stats.active > 0) stats = await executor.stats();
+    expect(stats).toMatchObject({ waiting: 0, active: 0, inFlight: 0 });
+    // A job sent after the cancellation runs next: had a cancelled job stayed queued, it would have run first.
+    const echo = remote('echo', { executor });
+    expect((await run(echo, 'still there?')).output).toBe('slow answered');
+    const calls = callsPerChunk(worker.lines);
+    expect([...calls.values()]).toEqual([1, 1]);
+    expect(worker.lines.filter((l) => l.t === 'started' && l.kind === 'chunk')).toHaveLength(2);
+  });
+
+  it('cancels a remote run when its run is aborted', { timeout: 60_000 }, async () => {
+    const place = { connection: url!, queueName: `q-${randomUUID().slice(0, 8)}`, prefix: prefixes().slice(0, -1) };
+    const worker = await startWorkerProcess({ url: url!, queueName: place.queueName, prefix: place.prefix, name: 'slow', concurrency: 1, delayMs: 60_000 });
+    procs.push(worker);
+    const executor = bullmqExecutor(place);
+    open.push(executor);
+    // A chunk occupies the worker's one slot; the remote run waits in the queue behind it.
+    const controller = new AbortController();
+    const chunkRun = executePlan(plan([chunk(0)]), { executor, signal: controller.signal }).catch((e: unknown) => e);
+    await worker.waitFor((l) => l.t === 'call');
+    const echoAbort = new AbortController();
+    const queued = new Promise<void>((resolve) => executor.events.on('job.queued', (e) => e.kind === 'run' && resolve()));
+    const echo = run(remote('echo', { executor }), 'hello', { signal: echoAbort.signal }).catch((e: unknown) => e);
+    await queued;
+    const removed = new Promise<boolean>((resolve) => executor.events.once('job.cancelled', (e) => resolve(e.removed)));
+    echoAbort.abort();
+    expect(isTroupeError(await echo, 'cancelled')).toBe(true);
+    expect(await removed).toBe(true);
+    controller.abort();
+    await chunkRun;
+    await worker.waitFor((l) => l.t === 'failed');
+    expect(worker.lines.filter((l) => l.t === 'started')).toHaveLength(1);
+  });
+});
