@@ -38,6 +38,7 @@ export type TroupeErrorCode =
   | 'store_error'
   | 'checkpoint_version'
   | 'workspace_error'
+  | 'merge_conflict'
   | 'parse_error'
   | 'execution_failed'
   // patterns
