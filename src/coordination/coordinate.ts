@@ -181,7 +181,7 @@ class CoordinationRun {
     this.#leadAgent = o.delegateMode ? delegateLead(o.lead) : o.lead;
     this.#detach = o.control?.attach({
       addWorker: (worker) => this.#addWorker(worker),
-      shutdownWorker: (name, reason) => this.#apply({ type: 'shutdown', worker: name, ...(reason === undefined ? {} : { reason }) }),
+      shutdownWorker: (name, reason) => this.#apply({ type: 'shutdown', worker: name, ...defined({ reason }) }),
       setDelegateMode: (on) => this.#setDelegateMode(on),
     });
     this.#tools = this.#toolForm ? coordinationTools((a) => this.#apply(a), () => (this.#runtime ? describeTasks(this.#runtime.tasks.list()) : PLANNING)) : [];

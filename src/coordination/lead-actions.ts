@@ -3,6 +3,7 @@
  * settle what the lead left unanswered, stop a stuck worker, spawn one.
  * @module
  */
+import { defined } from '../core/defined.js';
 import type { CoordDecisionKind } from './events.js';
 import { isCancellation } from '../core/context.js';
 import { errorMessage, isTroupeError } from '../core/errors.js';
@@ -78,7 +79,7 @@ export function applyAction(
           sendMessage(rt, { kind: 'text', sender: lead, recipient: worker, taskId: action.taskId, text: `Task ${action.taskId} was split into ${parts.map((p) => `${p.id} ("${p.title}")`).join(', ')}; stop working on it. The parts are on the task list.` });
           slots.get(worker)?.taskController?.abort();
         }
-        decide('task-split', { task: action.taskId, ...(worker === undefined ? {} : { worker }), detail: parts.map((p) => p.id).join(', ') });
+        decide('task-split', { task: action.taskId, ...defined({ worker }), detail: parts.map((p) => p.id).join(', ') });
         return `Task ${action.taskId} split into ${parts.map((p) => p.id).join(', ')}.`;
       }
       case 'cancel': {

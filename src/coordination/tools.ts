@@ -52,7 +52,7 @@ export function coordinationTools(apply: ApplyLeadAction, listTasks: () => strin
     defineTool({
       name: 'shutdown_worker', description: 'Shut a worker down: it finishes its current task, then stops (spawn_worker starts it again).',
       parameters: z.object({ worker: z.string(), reason: z.string().optional() }),
-      execute: ({ worker, reason }) => apply({ type: 'shutdown', worker, ...(reason === undefined ? {} : { reason }) }),
+      execute: ({ worker, reason }) => apply({ type: 'shutdown', worker, ...defined({ reason }) }),
     }),
     defineTool({
       name: 'send_message', description: 'Send a message to a worker; it answers the worker\'s open question when there is one.',

@@ -8,6 +8,7 @@
  * approved without asking, dangerous ones are asked about every time.
  * @module
  */
+import { defined } from '../core/defined.js';
 import { EventEmitter } from 'eventemitter3';
 import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
@@ -219,7 +220,7 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
           runId: context.ctx.runId,
           toolCallId: context.callId,
           arguments: args,
-          ...(risk === undefined ? {} : { risk }),
+          ...defined({ risk }),
         };
         const approved = await this.request(request, { signal: context.signal, ctx: context.ctx });
         return approved ? tool.execute(args, context) : `Not approved: the use of \`${tool.name}\` was denied.`;

@@ -154,7 +154,7 @@ function workerTools(o: PlanRunOptions): ToolDefinition[] {
   if (!approvals) return tools;
   return tools.map((t) => {
     const risk = o.toolRisks?.[t.name];
-    return approvals.guard(t, risk === undefined ? {} : { risk });
+    return approvals.guard(t, defined({ risk }));
   });
 }
 

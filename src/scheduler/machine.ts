@@ -19,6 +19,7 @@
  * being written to the checkpoint.
  * @module
  */
+import { defined } from '../core/defined.js';
 import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, TimeoutError, describeValue, errorMessage } from '../core/errors.js';
@@ -213,7 +214,7 @@ export class PlanMachine {
       const others = error.conflictsWith.map((w) => {
         const at = index.position(Number(w.id));
         const title = at === undefined ? w.title : records[at]!.chunk.title;
-        return { sequenceIndex: Number(w.id), title, paths: [...w.paths], ...(w.patch === undefined ? {} : { patch: w.patch }) };
+        return { sequenceIndex: Number(w.id), title, paths: [...w.paths], ...defined({ patch: w.patch }) };
       });
       (r.mergeConflicts ??= []).push({ attempt: r.attempts, paths: [...error.paths], with: others, resolved: false });
       this.#conflict(r, r.attempts, again ? 'retrying' : 'failed');

@@ -474,9 +474,7 @@ export class PlanningSession {
     const temperature = own.temperature ?? role.temperature;
     return {
       ...this.#conversation(),
-      ...(own.adapter === undefined ? {} : { adapter: own.adapter }),
-      ...(model === undefined ? {} : { model }),
-      ...(temperature === undefined ? {} : { temperature }),
+      ...defined({ adapter: own.adapter, model, temperature }),
     };
   }
 
@@ -539,7 +537,7 @@ export class PlanningSession {
       adapter: settings.adapter ?? options.adapter,
       task,
       durationMs: outcome.stats.durationMs,
-      ...(this.#options.roles === undefined ? {} : { roles: this.#options.roles }),
+      ...defined({ roles: this.#options.roles }),
     });
     const { usage: _usage, ...planOutcome } = outcome;
     const result: Omit<ExecutionOutcome, 'usage'> = { output: report.summary, agent: 'synthesis', status: outcome.status, planOutcome, report };

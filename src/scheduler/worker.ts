@@ -6,6 +6,7 @@
  * with the next tool results, or after its answer.
  * @module
  */
+import { defined } from '../core/defined.js';
 import type { ModelAdapter } from '../core/adapter.js';
 import { errorMessage, isTroupeError } from '../core/errors.js';
 import { totalUsage } from '../core/ops.js';
@@ -33,9 +34,7 @@ export function roleRunner(fallback: ModelAdapter | undefined, tools: readonly T
       system: role.system,
       workspace: input.workspace.path,
       metadata: { planId: input.planId, chunk: chunk.sequenceIndex, attempt: input.attempt, preferredTools: role.preferredTools },
-      ...(role.model === undefined ? {} : { model: role.model }),
-      ...(role.temperature === undefined ? {} : { temperature: role.temperature }),
-      ...(adapter === undefined ? {} : { adapter }),
+      ...defined({ model: role.model, temperature: role.temperature, adapter }),
     });
     // The attempt's record of what it spent (also when guardrails hand the runner a copy of the input).
     const spent = input instanceof Attempt ? input.spent : (input as { spent?: Attempt['spent'] }).spent;

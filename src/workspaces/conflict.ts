@@ -4,6 +4,7 @@
  * worker's next attempt can be told and the conflict reported.
  * @module
  */
+import { defined } from '../core/defined.js';
 import { TroupeError } from '../core/errors.js';
 
 /** An earlier change a merge conflicted with. */
@@ -41,7 +42,7 @@ export class MergedChanges {
 
   /** `id` merged these changes. */
   merged(id: string, title: string, files: ReadonlyArray<{ path: string; patch?: string }>): void {
-    for (const f of files) this.#last.set(f.path, { id, title, ...(f.patch === undefined ? {} : { patch: f.patch }) });
+    for (const f of files) this.#last.set(f.path, { id, title, ...defined({ patch: f.patch }) });
   }
 
   /** The earlier changes of `paths`, grouped by who made them (paths nobody here changed are left out). */
