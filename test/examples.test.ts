@@ -25,6 +25,13 @@ const expected: Record<string, RegExp[]> = {
     /two regression tests cover it\. All done\.$/m,
   ],
   'guardrails.ts': [/guardrail refund-limit \(tool\): refuse\nguardrail refund-limit \(tool\): allow/, /answer by writer: Dear customer, we refunded 40 EUR/, /stopped by on-topic at the input stage: homework help/],
+  'edited-plan-conflict.ts': [
+    /^approved after editing: Raise the timeout \| Raise the retries$/m,
+    /^conflict: chunk 1 in config\.txt with chunk 0 -> retrying$/m,
+    /^the retry was told: Attempt 1 of this chunk could not be merged: it conflicts in config\.txt\.$/m,
+    /^report: chunk 1 conflicted with chunk 0 in config\.txt, resolved$/m,
+    /^config\.txt now: limits = timeout 30s, retries 5$/m,
+  ],
   'manager-advisors.ts': [/failed ops: Advisor consultation failed for ops/, /Decided on 3 advisor sections/],
   'observe-run.ts': [/^ {6}invoke_workflow delivery$/m, /invoke_agent builder \[chunk 3\] \(error\)/, /^33 spans:$/m, /report: .*troupe-example-report\.html \(\d+ KB\)/],
   'code-review-loop.ts': [/^✅ Goal met \(2\/4\)/m, /^iteration 1: score 0\.6 \(stable\)/m, /^iteration 2: score 0\.92 \(improving\) - Complete and actionable\.$/m, /^Review \(round 2\): SQL injection/m],

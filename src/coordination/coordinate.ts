@@ -5,12 +5,14 @@
  * @module
  */
 import { z } from 'zod';
-import { throwIfAborted } from '../core/abort.js';
+import { combineSignals, throwIfAborted, timeoutSignal } from '../core/abort.js';
 import { sleep } from '../core/clock.js';
 import type { Checkpoint } from '../core/checkpoint.js';
 import type { RunContext } from '../core/context.js';
 import type { ToolDefinition } from '../core/tools.js';
-import { ConfigurationError, describeValue } from '../core/errors.js';
+import { ConfigurationError, TimeoutError, describeValue } from '../core/errors.js';
+import { expectPositiveNumber } from '../core/options.js';
+import type { CoordinationControl } from './control.js';
 import type { CoordDecisionKind } from './events.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
@@ -35,6 +37,17 @@ export interface CoordinateOptions {
   lead: Agent;
   /** The pool of workers; names must be unique and differ from the lead's. */
   workers: Agent[];
+  /** Workers that do not start with the others: the lead starts one with `spawn_worker` when the work needs it. */
+  standby?: Agent[];
+  /** Add workers, shut them down and switch delegate mode while the coordination runs (see {@link CoordinationControl}). */
+  control?: CoordinationControl;
+  /**
+   * Time limit of one lead turn, on the run's clock. A turn that takes
+   * longer is abandoned (a `coord.lead` event): the workers carry on, the
+   * questions of that turn get the default answer, and the lead's session
+   * is opened again for its next turn. Default: none.
+   */
+  leadTurnTimeoutMs?: number;
   /** The tasks; without them the lead decomposes the request into a JSON task list. */
   tasks?: TaskInput[];
   /** The lead gets only coordination tools and is told not to do the work itself. Default: true. */
@@ -128,7 +141,7 @@ class CoordinationRun {
   readonly #slots: Map<string, WorkerSlot>;
   readonly #bus: MessageBus;
   readonly #reviews = new Map<string, CoordMessage>();
-  readonly #leadAgent: Agent;
+  #leadAgent: Agent;
   readonly #toolForm: boolean;
   readonly #tools: ToolDefinition[];
   #lead: Conversation | undefined;
@@ -136,6 +149,13 @@ class CoordinationRun {
   #concluded: string | undefined;
   #closing = false;
   #savedVersion = -1;
+  #delegate: boolean;
+  /** The lead's session must be opened again before its next turn (delegate mode changed, or a turn timed out). */
+  #reopen = false;
+  /** Told to the lead with its next turn (delegate mode changed, a worker joined). */
+  #notices: string[] = [];
+  #leadTimedOut = false;
+  readonly #detach: (() => void) | undefined;
 
   constructor(o: Resolved, ctx: RunContext, checkpoint: Checkpoint<CoordinationState, CoordinationOutcome>, from: CoordinationState | undefined, input: string) {
     this.#o = o;
@@ -147,6 +167,8 @@ class CoordinationRun {
     this.#stuck = new StuckDetector(o.stuck);
     if (from) this.#stuck.restoreDurations(from.durations);
     this.#slots = new Map<string, WorkerSlot>(o.workers.map((w) => [w.name, { agent: w, state: 'idle', controller: new AbortController(), shutdown: false }]));
+    for (const w of o.standby ?? []) this.#slots.set(w.name, { agent: w, state: 'stopped', controller: new AbortController(), shutdown: false });
+    this.#delegate = o.delegateMode;
     this.#bus = new MessageBus({
       clock: ctx.clock,
       onMessage: (message) => {
@@ -157,6 +179,11 @@ class CoordinationRun {
     // The lead's session: coordination tools only in delegate mode, never the lead's own tools there.
     this.#toolForm = o.lead.resolveAdapter(ctx).capabilities.tools;
     this.#leadAgent = o.delegateMode ? delegateLead(o.lead) : o.lead;
+    this.#detach = o.control?.attach({
+      addWorker: (worker) => this.#addWorker(worker),
+      shutdownWorker: (name, reason) => this.#apply({ type: 'shutdown', worker: name, ...defined({ reason }) }),
+      setDelegateMode: (on) => this.#setDelegateMode(on),
+    });
     this.#tools = this.#toolForm ? coordinationTools((a) => this.#apply(a), () => (this.#runtime ? describeTasks(this.#runtime.tasks.list()) : PLANNING)) : [];
   }
 
@@ -184,7 +211,7 @@ class CoordinationRun {
     };
     this.#runtime = runtime;
     await this.#save(runtime);
-    for (const slot of this.#slots.values()) spawn(runtime, slot);
+    for (const slot of this.#slots.values()) if (slot.state !== 'stopped') spawn(runtime, slot);
     return runtime;
   }
 
@@ -224,7 +251,8 @@ class CoordinationRun {
     await Promise.allSettled([...this.#slots.values()].map((s) => s.promise));
     this.#bus.poll(o.lead.name);
     const synthesisReply = await this.#sendLead(synthesisPrompt(runtime.tasks.list()));
-    const synthesis = this.#concluded ?? synthesisReply;
+    // A lead that did not answer in time: the task list is the synthesis.
+    const synthesis = this.#concluded ?? synthesisReply ?? `The lead did not write a synthesis in time. The tasks:\n${describeTasks(runtime.tasks.list())}`;
     this.#concluded = synthesis;
     const all = runtime.tasks.list();
     const outcome: Omit<CoordinationOutcome, 'usage'> = {
@@ -237,6 +265,7 @@ class CoordinationRun {
   }
 
   async close(): Promise<void> {
+    this.#detach?.();
     for (const slot of this.#slots.values()) slot.controller.abort();
     await Promise.allSettled([...this.#slots.values()].map((s) => s.promise));
     await this.#lead?.close().catch(() => undefined);
@@ -268,14 +297,71 @@ class CoordinationRun {
 
   async #talk(text: string): Promise<string> {
     const o = this.#o;
-    this.#lead ??= await this.#leadAgent.converse(this.#ctx, { ...(this.#tools.length ? { extraTools: this.#tools } : {}), system: leadSystem(o.workers, this.#leadAgent, this.#toolForm) });
-    return (await this.#lead.send(text, { signal: this.#ctx.signal })).text;
+    if (this.#reopen) {
+      this.#reopen = false;
+      const old = this.#lead;
+      this.#lead = undefined;
+      await old?.close().catch(() => undefined);
+    }
+    const workers = [...this.#slots.values()].map((s) => s.agent);
+    this.#lead ??= await this.#leadAgent.converse(this.#ctx, { ...(this.#tools.length ? { extraTools: this.#tools } : {}), system: leadSystem(workers, this.#leadAgent, this.#toolForm) });
+    const message = this.#notices.length === 0 ? text : `${this.#notices.join('\n')}\n\n${text}`;
+    this.#notices = [];
+    const limit = o.leadTurnTimeoutMs;
+    if (limit === undefined) return (await this.#lead.send(message, { signal: this.#ctx.signal })).text;
+    const timer = timeoutSignal(limit, this.#ctx.clock, `The lead's turn took longer than ${limit} ms`);
+    try {
+      const reply = (await this.#lead.send(message, { signal: combineSignals(this.#ctx.signal, timer.signal) })).text;
+      if (this.#leadTimedOut) {
+        this.#leadTimedOut = false;
+        this.#ctx.emit('coord.lead', { coordination: o.name, status: 'responsive', timeoutMs: limit });
+      }
+      return reply;
+    } finally {
+      timer.clear();
+    }
   }
 
-  async #sendLead(text: string): Promise<string> {
-    const reply = await this.#talk(text);
+  /** One lead turn that acts; a turn past `leadTurnTimeoutMs` acts on nothing (undefined) and the coordination goes on. */
+  async #sendLead(text: string): Promise<string | undefined> {
+    let reply: string;
+    try {
+      reply = await this.#talk(text);
+    } catch (error) {
+      if (!(error instanceof TimeoutError) || this.#ctx.signal.aborted || this.#o.leadTurnTimeoutMs === undefined) throw error;
+      this.#leadTimedOut = true;
+      this.#reopen = true;
+      this.#ctx.emit('coord.lead', { coordination: this.#o.name, status: 'timed-out', timeoutMs: this.#o.leadTurnTimeoutMs });
+      return undefined;
+    }
     for (const action of parseLeadActions(reply).actions) this.#apply(action);
     return reply;
+  }
+
+  /** A new worker, started at once (the control's `addWorker`). */
+  #addWorker(worker: Agent): string {
+    const name = worker.name;
+    if (name === this.#o.lead.name || this.#slots.has(name)) throw new ConfigurationError(`Worker name "${name}" is already used (or is the lead's)`, { details: { worker: name } });
+    if (this.#closing) return 'Every task is resolved and the workers have stopped: no worker is added now.';
+    this.#slots.set(name, { agent: worker, state: 'stopped', controller: new AbortController(), shutdown: false });
+    this.#notices.push(`A new worker joined: ${name}${worker.options.description ? ` (${worker.options.description})` : ''}.`);
+    return this.#apply({ type: 'spawn', worker: name });
+  }
+
+  /** Switch delegate mode; the lead's session is opened again with its next turn, which says so. */
+  #setDelegateMode(on: boolean): string {
+    if (this.#delegate === on) return `Delegate mode is already ${on ? 'on' : 'off'}.`;
+    const o = this.#o;
+    this.#delegate = on;
+    this.#leadAgent = on ? delegateLead(o.lead) : o.lead;
+    this.#reopen = true;
+    this.#notices.push(
+      on
+        ? 'Delegate mode is now on: coordinate only, with your coordination tools; the workers do the work.'
+        : 'Delegate mode is now off: besides coordinating, you may do work yourself with your own tools.',
+    );
+    this.#decide('delegate-mode', { detail: on ? 'on' : 'off' });
+    return `Delegate mode ${on ? 'on' : 'off'} from the lead's next turn.`;
   }
 
   #state(runtime: Runtime): CoordinationState {
@@ -325,6 +411,17 @@ function validate(options: CoordinateOptions) {
   }
   if (!options.stuck || typeof options.stuck !== 'object') throw new ConfigurationError(`Expected \`stuck\` to be an object with \`expectedTaskMs\`, got ${describeValue(options.stuck)}`);
   new StuckDetector(options.stuck);
+  expectPositiveNumber('leadTurnTimeoutMs', options.leadTurnTimeoutMs);
+  if (options.standby !== undefined && (!Array.isArray(options.standby) || options.standby.some((w) => w?.kind !== 'agent'))) {
+    throw new ConfigurationError(`Expected \`standby\` to be a list of agents, got ${describeValue(options.standby)}`);
+  }
+  for (const w of options.standby ?? []) {
+    if (names.has(w.name)) throw new ConfigurationError(`Worker name "${w.name}" is used twice (or is the lead's)`, { details: { worker: w.name } });
+    names.add(w.name);
+  }
+  if (options.control !== undefined && (typeof options.control !== 'object' || options.control === null || typeof options.control.attach !== 'function')) {
+    throw new ConfigurationError(`Expected \`control\` to be a CoordinationControl, got ${describeValue(options.control)}`);
+  }
   const maxQuestions = options.maxQuestions ?? 3;
   if (!Number.isInteger(maxQuestions) || maxQuestions < 0) throw new ConfigurationError(`Expected \`maxQuestions\` to be a non-negative integer, got ${describeValue(options.maxQuestions)}`);
   if (options.tasks !== undefined) {

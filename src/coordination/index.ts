@@ -17,6 +17,7 @@ export {
   type TaskStoreOptions,
   type TaskTransition,
 } from './task-store.js';
+export { CoordinationControl } from './control.js';
 export { MessageBus, type CoordMessage, type MessageBusOptions, type MessageInput, type MessageKind } from './message-bus.js';
 export { StuckDetector, type StuckAction, type StuckOptions, type WorkerState, type WorkerTiming } from './stuck.js';
 export { DEFAULT_PLAN_CRITERIA, resolvePlanApproval, type PlanApprovalOptions, type ResolvedPlanApproval } from './plan-approval.js';

@@ -3,6 +3,7 @@
  * settle what the lead left unanswered, stop a stuck worker, spawn one.
  * @module
  */
+import { defined } from '../core/defined.js';
 import type { CoordDecisionKind } from './events.js';
 import { isCancellation } from '../core/context.js';
 import { errorMessage, isTroupeError } from '../core/errors.js';
@@ -71,8 +72,14 @@ export function applyAction(
         return `Task ${task.id} added.`;
       }
       case 'split': {
+        const before = rt.tasks.get(action.taskId);
         const parts = rt.tasks.split(action.taskId, action.parts);
-        decide('task-split', { task: action.taskId, detail: parts.map((p) => p.id).join(', ') });
+        const worker = before?.assignee;
+        if (worker !== undefined) {
+          sendMessage(rt, { kind: 'text', sender: lead, recipient: worker, taskId: action.taskId, text: `Task ${action.taskId} was split into ${parts.map((p) => `${p.id} ("${p.title}")`).join(', ')}; stop working on it. The parts are on the task list.` });
+          slots.get(worker)?.taskController?.abort();
+        }
+        decide('task-split', { task: action.taskId, ...defined({ worker }), detail: parts.map((p) => p.id).join(', ') });
         return `Task ${action.taskId} split into ${parts.map((p) => p.id).join(', ')}.`;
       }
       case 'cancel': {
@@ -94,9 +101,19 @@ export function applyAction(
         const slot = slots.get(action.worker);
         if (!slot) return `Unknown worker "${action.worker}"`;
         if (slot.state === 'idle' || slot.state === 'busy') return `Worker "${action.worker}" is already running.`;
+        const fresh = slot.promise === undefined;
         spawn(rt, slot);
-        decide('worker-spawned', { worker: action.worker });
+        decide(fresh ? 'worker-added' : 'worker-spawned', { worker: action.worker });
         return `Worker ${action.worker} started.`;
+      }
+      case 'shutdown': {
+        const slot = slots.get(action.worker);
+        if (!slot) return `Unknown worker "${action.worker}"`;
+        if (slot.state !== 'idle' && slot.state !== 'busy') return `Worker "${action.worker}" is not running.`;
+        if (slot.shutdown) return `Worker "${action.worker}" is already shutting down.`;
+        sendMessage(rt, { kind: 'shutdown-request', sender: lead, recipient: action.worker, text: action.reason ?? 'The lead shuts you down: finish your current task, then stop.' });
+        decide('worker-shutdown', { worker: action.worker, ...(action.reason ? { detail: action.reason } : {}) });
+        return `Worker ${action.worker} will stop after its current task.`;
       }
       case 'conclude':
         conclude(action.summary);

@@ -208,11 +208,12 @@ export class TaskStore {
   }
 
   /**
-   * Replace a pending (or claimed) task by several; the new tasks inherit its
-   * dependencies, and its dependents depend on all of them.
+   * Replace a task that is not resolved (pending, claimed, or in progress:
+   * its worker must be told to stop) by several pending ones; the new tasks
+   * inherit its dependencies, and its dependents depend on all of them.
    */
   split(id: string, parts: TaskInput[]): CoordTask[] {
-    const task = this.#expect(id, ['pending', 'claimed']);
+    const task = this.#expect(id, ['pending', 'claimed', 'in-progress']);
     if (parts.length === 0) throw new ConfigurationError(`Split of task "${id}" needs at least one part`);
     const ids = new Set(this.#tasks.map((t) => t.id));
     const newIds = parts.map((p) => p.id ?? undefined);
@@ -220,6 +221,7 @@ export class TaskStore {
     for (const p of parts) for (const d of p.dependsOn ?? []) if (d === id || !ids.has(d)) throw new ConfigurationError(`Part "${p.title}" of task "${id}" depends on "${d}", which is not an other existing task`);
     const index = this.#tasks.indexOf(task);
     this.#tasks.splice(index, 1);
+    delete task.startedAt;
     this.#transition(task, task.status, 'cancelled', `split into ${parts.length} tasks`);
     const created = parts.map((p) => this.add({ ...p, dependsOn: [...new Set([...task.dependsOn, ...(p.dependsOn ?? [])])] }));
     for (const t of this.#tasks) {

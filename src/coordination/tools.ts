@@ -21,11 +21,13 @@ export type LeadAction =
   | { type: 'cancel'; taskId: string; reason?: string }
   | { type: 'reassign'; taskId: string; to?: string }
   | { type: 'spawn'; worker: string }
+  | { type: 'shutdown'; worker: string; reason?: string }
   | { type: 'conclude'; summary: string };
 
 /** The names of the lead's coordination tools, in the order the session declares them. */
 export const COORDINATION_TOOL_NAMES = [
   'spawn_worker',
+  'shutdown_worker',
   'send_message',
   'list_tasks',
   'add_task',
@@ -43,9 +45,14 @@ export type ApplyLeadAction = (action: LeadAction) => string;
 export function coordinationTools(apply: ApplyLeadAction, listTasks: () => string): ToolDefinition[] {
   const tools: ToolDefinition[] = [
     defineTool({
-      name: 'spawn_worker', description: 'Start (or restart) a worker of the pool by name.',
+      name: 'spawn_worker', description: 'Start a worker by name: a stopped worker of the pool again, or a standby worker for the first time.',
       parameters: z.object({ worker: z.string() }),
       execute: ({ worker }) => apply({ type: 'spawn', worker }),
+    }),
+    defineTool({
+      name: 'shutdown_worker', description: 'Shut a worker down: it finishes its current task, then stops (spawn_worker starts it again).',
+      parameters: z.object({ worker: z.string(), reason: z.string().optional() }),
+      execute: ({ worker, reason }) => apply({ type: 'shutdown', worker, ...defined({ reason }) }),
     }),
     defineTool({
       name: 'send_message', description: 'Send a message to a worker; it answers the worker\'s open question when there is one.',
@@ -59,7 +66,7 @@ export function coordinationTools(apply: ApplyLeadAction, listTasks: () => strin
       execute: (task) => apply({ type: 'add', task: clean(task) }),
     }),
     defineTool({
-      name: 'split_task', description: 'Replace a pending task by several smaller ones.',
+      name: 'split_task', description: 'Replace a task by several smaller ones (a worker on it is told to stop; the parts go back to the list).',
       parameters: z.object({ taskId: z.string(), parts: z.array(taskInputSchema).min(1) }),
       execute: ({ taskId, parts }) => apply({ type: 'split', taskId, parts: parts.map(clean) }),
     }),
@@ -98,6 +105,7 @@ export const LEAD_TEXT_PROTOCOL = [
   'CANCEL <taskId>: <reason>',
   'REASSIGN <taskId> [<worker>]',
   'SPAWN <worker>',
+  'SHUTDOWN <worker>[: <reason>]',
 ].join('\n');
 
 /** The result of {@link parseLeadActions}. */
@@ -107,7 +115,7 @@ export interface ParsedLeadActions {
   issues: string[];
 }
 
-const VERBS = new Set(['APPROVE', 'REJECT', 'ANSWER', 'MESSAGE', 'ADD_TASK', 'SPLIT', 'CANCEL', 'REASSIGN', 'SPAWN']);
+const VERBS = new Set(['APPROVE', 'REJECT', 'ANSWER', 'MESSAGE', 'ADD_TASK', 'SPLIT', 'CANCEL', 'REASSIGN', 'SPAWN', 'SHUTDOWN']);
 
 const isWordChar = (c: number): boolean => (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f;
 const isBlank = (c: number): boolean => c === 0x20 || c === 0x09;
@@ -209,6 +217,12 @@ function toAction({ verb, target, extra, rest }: { verb: string; target: string;
       const reassign: LeadAction = { type: 'reassign', taskId: target };
       if (extra) reassign.to = extra;
       return reassign;
+    }
+    case 'SHUTDOWN': {
+      if (target === '') return 'SHUTDOWN needs a worker';
+      const shutdown: LeadAction = { type: 'shutdown', worker: target };
+      if (body) shutdown.reason = body;
+      return shutdown;
     }
     default:
       return target === '' ? 'SPAWN needs a worker' : { type: 'spawn', worker: target };

@@ -7,7 +7,8 @@
 import { combineSignals, throwIfAborted } from '../core/abort.js';
 import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
-import { CancelledError, WorkspaceError, errorMessage } from '../core/errors.js';
+import { CancelledError, errorMessage } from '../core/errors.js';
+import { MergeConflictError } from '../workspaces/conflict.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
 import type { Workspace, WorkspaceStrategy } from '../workspaces/types.js';
 import type { CoordMessage, MessageBus, MessageInput } from './message-bus.js';
@@ -158,7 +159,7 @@ async function workOn(rt: Runtime, slot: WorkerSlot, claimed: CoordTask, workerS
     }
     if (workspace) {
       const merged = await rt.workspace!.strategy.merge(workspace, { signal });
-      if (merged.status === 'conflict') throw new WorkspaceError(`Merge conflict in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
+      if (merged.status === 'conflict') throw new MergeConflictError(`Merge conflict in ${merged.conflicts.join(', ')}`, merged.conflicts);
     }
     if (!stillMine(rt, task.id, name)) return;
     tasks.complete(task.id, reply.text);

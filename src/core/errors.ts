@@ -40,6 +40,7 @@ export type TroupeErrorCode =
   | 'queue_error'
   | 'remote_failed'
   | 'workspace_error'
+  | 'merge_conflict'
   | 'parse_error'
   | 'execution_failed'
   // patterns

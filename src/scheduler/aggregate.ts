@@ -7,7 +7,7 @@
 import { totalUsage } from '../core/ops.js';
 import { withConversation, type ConversationOptions } from './conversation.js';
 import type { Plan } from './plan.js';
-import { defaultRoles } from './roles.js';
+import { resolveRole, type RoleOverrides } from './roles.js';
 import type { AggregateReport, ChunkResult, PlanStats } from './types.js';
 
 export type { AggregateReport, PlanStats } from './types.js';
@@ -18,6 +18,8 @@ export interface AggregateOptions extends ConversationOptions {
   task?: string;
   /** The synthesis session's system prompt. Default: the Synthesis role's. */
   system?: string;
+  /** Overrides of the roles: the Synthesis role's system prompt, model and temperature are the defaults of the session. */
+  roles?: RoleOverrides;
   /** The execution's duration, for the stats. Default: 0. */
   durationMs?: number;
 }
@@ -34,17 +36,29 @@ export interface AggregateOptions extends ConversationOptions {
 export async function aggregate(plan: Plan, results: readonly ChunkResult[], options: AggregateOptions): Promise<AggregateReport> {
   const conflicts = fileConflicts(results);
   const prompt = synthesisPrompt(plan, results, options.task ?? plan.planSummary, conflicts);
+  const role = resolveRole('Synthesis', options.roles);
+  const settings: ConversationOptions = { ...options };
+  if (settings.model === undefined && role.model !== undefined) settings.model = role.model;
+  if (settings.temperature === undefined && role.temperature !== undefined) settings.temperature = role.temperature;
   const { value: summary, usage } = await withConversation(
     'synthesis',
-    options.system ?? defaultRoles.Synthesis.system,
-    options,
+    options.system ?? role.system,
+    settings,
     async (session, signal) => (await session.send(prompt, signal ? { signal } : {})).text,
   );
   return {
     summary,
     stats: { ...countResults(results), durationMs: options.durationMs ?? 0, usage: options.ctx ? totalUsage(options.ctx.op) : usage },
     conflicts,
+    mergeConflicts: mergeConflicts(results),
   };
+}
+
+/** Every merge conflict of the results, by chunk, in order. */
+export function mergeConflicts(results: readonly ChunkResult[]): AggregateReport['mergeConflicts'] {
+  return results.flatMap((r) =>
+    (r.mergeConflicts ?? []).map((c) => ({ chunk: r.sequenceIndex, attempt: c.attempt, paths: [...c.paths], with: c.with.map((w) => w.sequenceIndex), resolved: c.resolved })),
+  );
 }
 
 /** The synthesis prompt (exported for custom aggregators). */
@@ -52,6 +66,11 @@ export function synthesisPrompt(plan: Plan, results: readonly ChunkResult[], tas
   const sections = results.map((r) => {
     const lines = [`### ${r.sequenceIndex}. ${r.title}`, `Role: ${r.role} · Status: ${r.status} · Attempts: ${r.attempts}`];
     if (r.files?.length) lines.push(`Files: ${r.files.join(', ')}`);
+    if (r.toolCalls?.length) lines.push(`Tool calls: ${r.toolCalls.length} (${[...new Set(r.toolCalls.map((t) => t.name))].join(', ')})`);
+    for (const c of r.mergeConflicts ?? []) {
+      const others = c.with.length ? ` with chunk${c.with.length > 1 ? 's' : ''} ${c.with.map((w) => w.sequenceIndex).join(', ')}` : '';
+      lines.push(`Merge conflict (attempt ${c.attempt}) in ${c.paths.join(', ')}${others}: ${c.resolved ? 'resolved by a later attempt' : 'not resolved'}`);
+    }
     if (r.output !== undefined) lines.push('', 'Response:', r.output);
     if (r.error !== undefined && r.status !== 'Succeeded') lines.push('', `Error: ${r.error}`);
     return lines.join('\n');
@@ -62,7 +81,7 @@ export function synthesisPrompt(plan: Plan, results: readonly ChunkResult[], tas
   return (
     `## Task\n\n${task}\n\n## Plan\n\n${plan.planSummary}\n\n## Results\n\n${sections.join('\n\n')}${overlap}\n\n` +
     'Write a conversational summary for the user: what was found and done, why any chunk failed, was skipped or aborted, ' +
-    'and any conflicts between workers (contradicting findings, or the same file changed by several workers).'
+    'and any conflicts between workers (contradicting findings, the same file changed by several workers, or merge conflicts and how they were resolved).'
   );
 }
 

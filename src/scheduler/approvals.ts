@@ -1,10 +1,14 @@
 /**
  * The approval queue: tool-approval requests from any worker reach the
- * application's handler one at a time; decisions with the scope `session`
- * or `global` are remembered in a store (a memory store of the queue's own
- * by default; a shared store shares them between processes), `once` is not.
+ * application's handler one at a time. A decision holds for one call
+ * (`once`), for the orchestration the call belongs to (`session`: the plan,
+ * coordination or planning session, remembered in a store so that every
+ * process of that orchestration sees it) or for this process (`global`,
+ * kept by the queue). Tools carry a risk level; read-only tools are
+ * approved without asking, dangerous ones are asked about every time.
  * @module
  */
+import { defined } from '../core/defined.js';
 import { EventEmitter } from 'eventemitter3';
 import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
@@ -13,8 +17,23 @@ import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { memoryStore } from '../core/memory-store.js';
 import type { Store } from '../core/store.js';
 
-/** How long a decision holds: this request, the requesting session, or everyone. */
+/**
+ * How long a decision holds: `once` this call; `session` the orchestration
+ * the call belongs to (a plan, a coordination, a planning session: every
+ * worker of it); `global` this process (as long as the queue lives).
+ */
 export type ApprovalScope = 'once' | 'session' | 'global';
+
+/**
+ * How much harm a tool can do: `read-only` tools only read (approved
+ * without asking, by default), `writes` tools change files or state (asked
+ * once per scope), `dangerous` tools can do harm that is hard to undo
+ * (asked about every call: a decision on them is never remembered).
+ */
+export type ToolRisk = 'read-only' | 'writes' | 'dangerous';
+
+/** Every risk level, from least to most harmful. */
+export const toolRisks: readonly ToolRisk[] = ['read-only', 'writes', 'dangerous'];
 
 /** A worker asks to use a tool. */
 export interface ApprovalRequest {
@@ -22,10 +41,18 @@ export interface ApprovalRequest {
   tool: string;
   /** The worker (agent) asking. */
   agent: string;
-  /** The worker's session (the `session` scope is per session; default: the agent). */
+  /** The worker's session (its agent op; `guard` sets it), for the handler to show. */
   sessionId?: string;
-  /** The run the worker belongs to (`guard` sets it); `session` decisions are kept per run. */
+  /** The run the worker belongs to (`guard` sets it). */
   runId?: string;
+  /**
+   * The orchestration the call belongs to: a `session` decision holds for
+   * every call of it. Default: the run (`runId`), which is the orchestration
+   * of a plan, a coordination or a planning session's execution.
+   */
+  orchestrationId?: string;
+  /** The tool's risk level. Default: `writes`. */
+  risk?: ToolRisk;
   /** The id of the tool call (`guard` sets it). */
   toolCallId?: string;
   /** The tool's arguments, for the handler to show. */
@@ -51,18 +78,32 @@ export interface ApprovalQueueOptions {
   /** Decides the requests no remembered decision answers. */
   handler: ApprovalHandler;
   /**
-   * Where `session` and `global` decisions are remembered, under
+   * Where `session` decisions (per orchestration) are remembered, under
    * `approvals/`. Default: a memory store of this queue. Give a shared store
    * (a file or Redis store, namespaced per tenant) so that every process of
-   * the application sees the same decisions.
+   * an orchestration (the workers of a queue-backed executor) sees them.
+   * `global` decisions stay in this queue: they hold for this process.
    */
   store?: Store;
+  /** Risk levels approved without asking the handler. Default: `['read-only']`; `[]` asks about every tool. */
+  autoApprove?: readonly ToolRisk[];
 }
+
+/** How a request was decided: by the handler, by a remembered decision, or automatically for its risk level. */
+export type ApprovalSource = 'handler' | 'remembered' | 'auto';
 
 /** Events of an {@link ApprovalQueue}. */
 export interface ApprovalQueueEvents {
   /** The number of requests waiting for a decision (including the one being decided). */
   pending: (count: number) => void;
+  /** A request was decided: `approved`, and by whom (`source`). */
+  decided: (request: ApprovalRequest, approved: boolean, source: ApprovalSource) => void;
+}
+
+/** Options of {@link ApprovalQueue.guard}. */
+export interface GuardOptions {
+  /** The tool's risk level. Default: `writes`. */
+  risk?: ToolRisk;
 }
 
 interface Waiting {
@@ -87,6 +128,9 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
   readonly #handler: ApprovalHandler;
   readonly #queue: Waiting[] = [];
   readonly #store: Store;
+  readonly #autoApprove: ReadonlySet<ToolRisk>;
+  /** `global` decisions: this process, as long as the queue lives. */
+  readonly #global = new Map<string, boolean>();
   #busy = false;
 
   constructor(options: ApprovalQueueOptions) {
@@ -97,8 +141,13 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
     if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null || typeof options.store.get !== 'function')) {
       throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options.store)}`);
     }
+    const auto = options.autoApprove ?? ['read-only'];
+    if (!Array.isArray(auto) || auto.some((r) => !toolRisks.includes(r))) {
+      throw new ConfigurationError(`Expected \`autoApprove\` to be a list of risk levels (${toolRisks.join(', ')}), got ${describeValue(options.autoApprove)}`);
+    }
     this.#handler = options.handler;
     this.#store = options.store ?? memoryStore();
+    this.#autoApprove = new Set(auto);
   }
 
   /** Requests waiting for a decision, including the one being decided. */
@@ -111,8 +160,12 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
    * aborts first. `ctx` (the caller's run context) is handed to the handler.
    */
   async request(request: ApprovalRequest, options: { signal?: AbortSignal; ctx?: RunContext } = {}): Promise<boolean> {
+    if (request?.risk !== undefined && !toolRisks.includes(request.risk)) {
+      throw new ConfigurationError(`Expected \`risk\` to be one of ${toolRisks.join(', ')}, got ${describeValue(request.risk)}`);
+    }
+    if (this.#autoApprove.has(request.risk ?? 'writes')) return this.#decided(request, true, 'auto');
     const known = await this.#remembered(request, options.signal);
-    if (known !== undefined) return known;
+    if (known !== undefined) return this.#decided(request, known, 'remembered');
     if (options.signal?.aborted) throw abortError(options.signal);
     return new Promise<boolean>((resolve, reject) => {
       const item: Waiting = { request, signal: options.signal, ctx: options.ctx, resolve, reject };
@@ -141,15 +194,20 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
 
   /**
    * The same tool, asking this queue before every call. The request names
-   * the calling agent, its session (the agent's op node) and the arguments;
-   * a denied call does not run and the model is told so.
+   * the calling agent, its session (the agent's op node), its run (the
+   * orchestration a `session` decision holds for), the tool's risk level
+   * and the arguments; a denied call does not run and the model is told so.
    *
    * @example
    * ```ts
-   * await executePlan(plan, { adapter, tools: [approvals.guard(writeFile)] });
+   * await executePlan(plan, { adapter, tools: [approvals.guard(writeFile), approvals.guard(readFile, { risk: 'read-only' })] });
    * ```
    */
-  guard<Args>(tool: ToolDefinition<Args>): ToolDefinition<Args> {
+  guard<Args>(tool: ToolDefinition<Args>, options: GuardOptions = {}): ToolDefinition<Args> {
+    const risk = options.risk;
+    if (risk !== undefined && !toolRisks.includes(risk)) {
+      throw new ConfigurationError(`Expected \`risk\` of tool "${tool.name}" to be one of ${toolRisks.join(', ')}, got ${describeValue(risk)}`);
+    }
     return defineTool<Args>({
       name: tool.name,
       description: tool.description,
@@ -162,6 +220,7 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
           runId: context.ctx.runId,
           toolCallId: context.callId,
           arguments: args,
+          ...defined({ risk }),
         };
         const approved = await this.request(request, { signal: context.signal, ctx: context.ctx });
         return approved ? tool.execute(args, context) : `Not approved: the use of \`${tool.name}\` was denied.`;
@@ -169,26 +228,35 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
     });
   }
 
-  /** Forget the decisions remembered for one session (of any run, or of `runId`). */
-  async forgetSession(sessionId: string, runId?: string): Promise<void> {
-    for (const key of await this.#store.list(SESSION_PREFIX)) {
-      const [run, session] = key.slice(SESSION_PREFIX.length).split('/');
-      if (session === encodeURIComponent(sessionId) && (runId === undefined || run === encodeURIComponent(runId))) await this.#store.delete(key);
-    }
+  /** Forget the `session` decisions of one orchestration (a run id, or the `orchestrationId` of the requests). */
+  async forgetOrchestration(orchestrationId: string): Promise<void> {
+    const prefix = `${SESSION_PREFIX}${encodeURIComponent(orchestrationId)}/`;
+    for (const key of await this.#store.list(prefix)) await this.#store.delete(key);
   }
 
-  /** Forget every remembered decision. */
+  /** Forget every remembered decision: the `global` ones and the `session` ones in the store. */
   async forgetAll(): Promise<void> {
+    this.#global.clear();
     for (const key of await this.#store.list(DECISIONS_PREFIX)) await this.#store.delete(key);
   }
 
+  /** An orchestration's decision wins over a process-wide one; `dangerous` tools have none. */
   async #remembered(request: ApprovalRequest, signal: AbortSignal | undefined): Promise<boolean | undefined> {
-    const call = signal ? { signal } : {};
-    for (const scope of REMEMBERED_SCOPES) {
-      const value = await this.#store.get(decisionKey(request, scope), call);
-      if (typeof value === 'boolean') return value;
-    }
-    return undefined;
+    if (request.risk === 'dangerous') return undefined;
+    const value = await this.#store.get(orchestrationKey(request), signal ? { signal } : {});
+    if (typeof value === 'boolean') return value;
+    return this.#global.get(request.tool);
+  }
+
+  async #remember(request: ApprovalRequest, scope: ApprovalScope, approved: boolean): Promise<void> {
+    if (scope === 'once' || request.risk === 'dangerous') return;
+    if (scope === 'global') this.#global.set(request.tool, approved);
+    else await this.#store.set(orchestrationKey(request), approved);
+  }
+
+  #decided(request: ApprovalRequest, approved: boolean, source: ApprovalSource): boolean {
+    this.emit('decided', request, approved, source);
+    return approved;
   }
 
   async #drain(): Promise<void> {
@@ -198,14 +266,16 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
       try {
         const known = await this.#remembered(item.request, item.signal);
         if (known !== undefined) {
-          item.resolve(known);
+          item.resolve(this.#decided(item.request, known, 'remembered'));
           continue;
         }
         const signal = item.signal ?? new AbortController().signal;
         const decision = await this.#handler(item.request, signal, item.ctx);
+        if (typeof decision?.approved !== 'boolean') throw new ConfigurationError(`Expected the approval handler to return { approved: boolean, scope? }, got ${describeValue(decision)}`);
         const scope = decision.scope ?? 'once';
-        if (scope !== 'once') await this.#store.set(decisionKey(item.request, scope), decision.approved);
-        item.resolve(decision.approved);
+        if (!['once', 'session', 'global'].includes(scope)) throw new ConfigurationError(`Expected the decision's \`scope\` to be once, session or global, got ${describeValue(scope)}`);
+        await this.#remember(item.request, scope, decision.approved);
+        item.resolve(this.#decided(item.request, decision.approved, 'handler'));
       } catch (error) {
         item.reject(error);
       } finally {
@@ -217,19 +287,15 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
 }
 
 const DECISIONS_PREFIX = 'approvals/';
-const SESSION_PREFIX = 'approvals/session/';
-/** Looked up in this order: a session's decision wins over a global one. */
-const REMEMBERED_SCOPES = ['session', 'global'] as const;
+const SESSION_PREFIX = 'approvals/orchestration/';
 
 /**
- * The one place that says what a scope covers: the store key a decision of
- * `scope` on `request` is remembered under. `session`: this tool in this
- * session (the agent's op, or the agent when there is none) of this run;
- * `global`: this tool, everywhere the store is shared.
+ * The one place that says what the `session` scope covers: the store key
+ * of a decision on this tool in this orchestration (`orchestrationId`, else
+ * the run; a request with neither is its own orchestration, `-`). `global`
+ * decisions are keyed by the tool alone, in the queue.
  */
-function decisionKey(request: ApprovalRequest, scope: 'session' | 'global'): string {
-  const tool = encodeURIComponent(request.tool);
-  if (scope === 'global') return `${DECISIONS_PREFIX}global/${tool}`;
-  const run = encodeURIComponent(request.runId ?? '-');
-  return `${SESSION_PREFIX}${run}/${encodeURIComponent(request.sessionId ?? request.agent)}/${tool}`;
+function orchestrationKey(request: ApprovalRequest): string {
+  const orchestration = encodeURIComponent(request.orchestrationId ?? request.runId ?? '-');
+  return `${SESSION_PREFIX}${orchestration}/${encodeURIComponent(request.tool)}`;
 }

@@ -9,10 +9,10 @@ import type { Budget, BudgetLimits } from '../core/budget.js';
 import type { BudgetEntry, RunContext } from '../core/context.js';
 import type { Usage } from '../core/usage.js';
 import type { Workspace } from '../workspaces/types.js';
-import type { ChunkAttemptResult, ChunkJob, ChunkJobData } from './executor.js';
+import type { ChunkAttemptResult, ChunkJob, ChunkJobData, ChunkToolCall } from './executor.js';
 import type { PlanChunk } from './plan.js';
 import type { RoleConfig } from './roles.js';
-import type { ChunkRunInput } from './types.js';
+import type { ChunkRunInput, MergeConflict } from './types.js';
 
 /** What every attempt of a plan shares: the plan's context, and how to build a prompt and run an attempt. */
 export interface AttemptHost {
@@ -22,6 +22,10 @@ export interface AttemptHost {
   readonly baseDir: string;
   /** The attempt's full prompt. */
   prompt(attempt: Attempt): string;
+  /** The instructions added so far. */
+  instructions(): readonly string[];
+  /** New instructions reached the running attempt. */
+  delivered(attempt: Attempt, instructions: readonly string[]): void;
   /** Run the attempt here (in its workspace, when there is a strategy). */
   run(attempt: Attempt): Promise<string | ChunkAttemptResult>;
   /** The position of `chunk` in the plan. */
@@ -39,6 +43,13 @@ export class Attempt implements ChunkJob, ChunkRunInput {
   #reason: Error | undefined;
   #ctx: RunContext | undefined;
   #budgets: BudgetEntry[] = [];
+  /** Instructions the attempt has seen (in its prompt, or taken since). */
+  #seen = 0;
+  /**
+   * What the attempt spent, recorded as it goes by the default runner, so
+   * that a failed attempt's usage and tool calls count too.
+   */
+  readonly spent: { usage?: Usage; toolCalls: ChunkToolCall[] } = { toolCalls: [] };
 
   constructor(
     host: AttemptHost,
@@ -47,6 +58,8 @@ export class Attempt implements ChunkJob, ChunkRunInput {
     readonly attempt: number,
     /** The error of the attempt before, if any. */
     readonly previousError: string | undefined,
+    /** The merge conflict the attempt before ran into, if that is why it failed. */
+    readonly previousConflict?: MergeConflict,
   ) {
     this.#host = host;
   }
@@ -58,7 +71,20 @@ export class Attempt implements ChunkJob, ChunkRunInput {
     return this.#host.ctx.runId;
   }
   get prompt(): string {
-    return (this.#prompt ??= this.#host.prompt(this));
+    if (this.#prompt === undefined) {
+      this.#seen = this.#host.instructions().length;
+      this.#prompt = this.#host.prompt(this);
+    }
+    return this.#prompt;
+  }
+  takeInstructions(): string[] {
+    void this.prompt;
+    const all = this.#host.instructions();
+    if (all.length <= this.#seen) return [];
+    const fresh = all.slice(this.#seen);
+    this.#seen = all.length;
+    this.#host.delivered(this, fresh);
+    return fresh;
   }
   get workspace(): Workspace {
     const baseDir = this.#host.baseDir;

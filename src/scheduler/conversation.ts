@@ -32,6 +32,10 @@ export interface ConversationOptions {
   signal?: AbortSignal;
   /** The clock, when running standalone. */
   clock?: Clock;
+  /** The model of the session this opens. Default: the adapter's. */
+  model?: string;
+  /** The sampling temperature of the session this opens. */
+  temperature?: number;
 }
 
 /** Run `body` with a conversation with agent `name`; returns its value and the conversation's usage. */
@@ -42,7 +46,7 @@ export async function withConversation<T>(
   body: (session: TextSession, signal: AbortSignal | undefined, ctx: RunContext | undefined) => Promise<T>,
 ): Promise<{ value: T; usage: Usage }> {
   if (options.session) return { value: await body(options.session, options.signal ?? options.ctx?.signal, options.ctx), usage: emptyUsage() };
-  const speaker = agent({ name, system, ...defined({ adapter: options.adapter }) });
+  const speaker = agent({ name, system, ...defined({ adapter: options.adapter, model: options.model, temperature: options.temperature }) });
   let value: T | undefined;
   const runnable = defineRunnable({
     name,

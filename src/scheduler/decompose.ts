@@ -3,7 +3,9 @@
  * send invalid answers back with their errors, up to `maxAttempts` times.
  * @module
  */
+import { z } from 'zod';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { safeFindJson } from '../text/json.js';
 import { expectPositiveInteger } from '../core/options.js';
 import { withConversation, type ConversationOptions } from './conversation.js';
 import { PlanValidationError, chunkRoles, validatePlanJson, type ChunkRole, type Plan } from './plan.js';
@@ -21,6 +23,19 @@ export interface DecomposeOptions extends ConversationOptions {
   system?: string;
 }
 
+/** What the planner answered when it may ask: a plan, or questions for the user. */
+export type PlanOrQuestions = { plan: Plan; questions?: undefined } | { plan?: undefined; questions: string[] };
+
+const clarifySchema = z.object({ action: z.literal('clarify'), questions: z.array(z.unknown()) });
+
+/** The questions of a `{"action":"clarify","questions":[...]}` answer, when it is one with at least one question. */
+export function readQuestions(text: string): string[] | undefined {
+  const found = safeFindJson(text, { kind: 'object', schema: clarifySchema });
+  if (!found.success) return undefined;
+  const questions = found.data.data.questions.filter((q): q is string => typeof q === 'string' && q.trim() !== '');
+  return questions.length > 0 ? questions : undefined;
+}
+
 /**
  * Turn a task into a validated {@link Plan}. Throws a
  * {@link PlanValidationError} carrying every attempt's errors when no answer
@@ -32,15 +47,28 @@ export interface DecomposeOptions extends ConversationOptions {
  * ```
  */
 export async function decompose(task: string, options: DecomposeOptions): Promise<Plan> {
+  return (await planOrAsk(task, options, false)).plan!;
+}
+
+/**
+ * {@link decompose}, where the planner may also answer with questions for
+ * the user (`{"action":"clarify","questions":[...]}`) when `mayAsk` is true
+ * (the planning session's way back to clarifying).
+ */
+export async function planOrAsk(task: string, options: DecomposeOptions, mayAsk: boolean): Promise<PlanOrQuestions> {
   const maxAttempts = expectPositiveInteger('maxAttempts', options.maxAttempts) ?? 3;
   if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError(`Expected \`task\` to be a non-empty string, got ${describeValue(task)}`);
   const roles = options.roles ?? chunkRoles;
-  const { value } = await withConversation('planner', options.system ?? defaultRoles.Planning.system, options, async (session, signal, ctx) => {
+  const { value } = await withConversation<PlanOrQuestions>('planner', options.system ?? defaultRoles.Planning.system, options, async (session, signal, ctx) => {
     const failures: string[][] = [];
-    let message = planningPrompt(task, roles, options.context);
+    let message = planningPrompt(task, roles, options.context) + (mayAsk ? ASK_LINE : '');
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const { text } = await session.send(message, signal ? { signal } : {});
       const checked = validatePlanJson(text);
+      if (!checked.plan && mayAsk) {
+        const questions = readQuestions(text);
+        if (questions) return { questions };
+      }
       const errors = [...checked.errors];
       if (checked.plan) {
         for (const c of checked.plan.chunks) {
@@ -48,7 +76,7 @@ export async function decompose(task: string, options: DecomposeOptions): Promis
         }
         if (errors.length === 0) {
           if (checked.repaired) ctx?.emit('warning', { message: 'The plan was damaged JSON (a trailing comma, single quotes, a cut-off end...) and was repaired', code: 'json_repaired' });
-          return checked.plan;
+          return { plan: checked.plan };
         }
       }
       failures.push(errors);
@@ -58,6 +86,8 @@ export async function decompose(task: string, options: DecomposeOptions): Promis
   });
   return value;
 }
+
+const ASK_LINE = '\n- If you cannot plan without answers from the user, answer instead with {"action":"clarify","questions":["..."]}.';
 
 /** The planning prompt (exported for custom decomposers). */
 export function planningPrompt(task: string, roles: readonly ChunkRole[] = chunkRoles, context?: string): string {

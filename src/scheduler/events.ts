@@ -56,8 +56,36 @@ export interface PlanEvents {
   };
   /** A planning session moved to another phase (`idle`, `clarifying`, `planning`, `awaiting-approval`, `executing`, `aggregating`, `completed`, `cancelled`); `runId` is the session's id. */
   'phase.changed': { sessionId: string; from: string; to: string };
-  /** An instruction was injected into a planning session while its plan executes; chunks that start later see it in their prompt. */
-  'plan.instruction': { planId: string; instruction: string };
+  /**
+   * An instruction was injected into a planning session while its plan
+   * executes: chunks that start later see it in their prompt, and the
+   * chunks running now (`running`, their ids) get it at their next turn.
+   * `acknowledgement` is what the session answered in its conversation.
+   */
+  'plan.instruction': { planId: string; instruction: string; running?: string[]; acknowledgement?: string };
+  /**
+   * Instructions added while a chunk ran reached its worker (at its next
+   * turn: with its next tool results, or after its answer), on attempt
+   * `attempt`.
+   */
+  'chunk.instruction': { planId: string; chunkId: string; sequenceIndex: number; attempt: number; instructions: string[] };
+  /**
+   * A chunk's work could not be merged: it changed the same lines of
+   * `paths` as the chunks in `with`, whose changes were merged first.
+   * `outcome` says what happens: `retrying` (the next attempt starts from
+   * the merged files and is told about the conflict and the other changes),
+   * `failed` (no attempt left), or `resolved` (a later attempt merged).
+   */
+  'chunk.conflict': {
+    planId: string;
+    chunkId: string;
+    sequenceIndex: number;
+    title: string;
+    attempt: number;
+    paths: string[];
+    with: Array<{ chunkId: string; sequenceIndex: number; title: string; paths: string[] }>;
+    outcome: 'retrying' | 'failed' | 'resolved';
+  };
   /** A plan's workspace strategy fell back to its second strategy in `baseDir` (for example git worktrees where there is no git repository), once per base directory. */
   'workspace.fallback': WorkspaceWarning;
 }

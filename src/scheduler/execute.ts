@@ -10,7 +10,6 @@
  * `schedule.ts` and the state machine in `machine.ts`.
  * @module
  */
-import type { ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import { run } from '../core/run.js';
@@ -18,17 +17,19 @@ import { runGuarded } from '../core/guard-scope.js';
 import { validateGuardrailOptions, type GuardrailOptions } from '../core/guardrails.js';
 import type { ToolDefinition } from '../core/tools.js';
 import { defineRunnable, type Runnable } from '../core/runnable.js';
-import { agent } from '../patterns/agent.js';
-import { ApprovalQueue } from './approvals.js';
+import { ApprovalQueue, toolRisks } from './approvals.js';
 import { indexPlan } from './dag.js';
 import { validatePlan, type Plan } from './plan.js';
 import { loadPlanStart, planCheckpoint } from './plan-checkpoint.js';
 import { schedule } from './schedule.js';
 import { validatePlanBudgets } from './budgets.js';
-import type { ChunkResult, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
+import { roleRunner } from './worker.js';
+import { Attempt } from './attempt.js';
+import type { ChunkAttemptResult } from './executor.js';
+import type { ChunkResult, ChunkRunInput, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 import { defined } from '../core/defined.js';
 
-export type { ChunkResult, ChunkRunInput, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, RetryOptions } from './types.js';
+export type { ChunkResult, ChunkRunInput, ChunkRunner, ConversationSettings, ExecutePlanOptions, MergeConflict, PlanOutcome, PlanRunOptions, RetryOptions } from './types.js';
 
 /**
  * A plan as a {@link Runnable} (kind `plan`), so plans nest in other
@@ -88,6 +89,7 @@ function validateOptions(plan: Plan, o: PlanRunOptions): PlanSettings {
   if (o.approvals !== undefined && !(o.approvals instanceof ApprovalQueue)) {
     throw new ConfigurationError(`Expected \`approvals\` to be an ApprovalQueue, got ${describeValue(o.approvals)}`);
   }
+  validateToolPolicy(o);
   if (o.weight !== undefined && typeof o.weight !== 'function') {
     throw new ConfigurationError(`Expected \`weight\` to be a function of a chunk, got ${describeValue(o.weight)}`);
   }
@@ -104,10 +106,25 @@ function validateOptions(plan: Plan, o: PlanRunOptions): PlanSettings {
   };
 }
 
-/** The tools of chunk workers, guarded by the approval queue when there is one. */
-function workerTools(o: PlanRunOptions): ToolDefinition[] {
-  const tools = [...(o.tools ?? [])];
-  return o.approvals ? tools.map((t) => o.approvals!.guard(t)) : tools;
+/** Risk levels name tools of `tools`, role allow-lists name tools of `tools`, and a dangerous tool is never run without an approval queue. */
+function validateToolPolicy(o: PlanRunOptions): void {
+  const names = new Set((o.tools ?? []).map((t) => t.name));
+  if (o.toolRisks !== undefined && (typeof o.toolRisks !== 'object' || o.toolRisks === null)) {
+    throw new ConfigurationError(`Expected \`toolRisks\` to map tool names to risk levels, got ${describeValue(o.toolRisks)}`);
+  }
+  for (const [name, risk] of Object.entries(o.toolRisks ?? {})) {
+    if (!names.has(name)) throw new ConfigurationError(`\`toolRisks\` names tool "${name}", which is not in \`tools\``, { details: { tool: name } });
+    if (!toolRisks.includes(risk)) throw new ConfigurationError(`Expected the risk of tool "${name}" to be one of ${toolRisks.join(', ')}, got ${describeValue(risk)}`);
+    if (risk === 'dangerous' && !o.approvals) {
+      throw new ConfigurationError(`Tool "${name}" is dangerous: give an approval queue (\`approvals\`) so that a person decides each call`, { details: { tool: name } });
+    }
+  }
+  for (const [role, config] of Object.entries(o.roles ?? {})) {
+    const allowed = config?.tools;
+    if (allowed === undefined) continue;
+    if (!Array.isArray(allowed) || allowed.some((t) => typeof t !== 'string')) throw new ConfigurationError(`Expected \`roles.${role}.tools\` to be a list of tool names, got ${describeValue(allowed)}`);
+    for (const t of allowed) if (!names.has(t)) throw new ConfigurationError(`\`roles.${role}.tools\` names tool "${t}", which is not in \`tools\``, { details: { role, tool: t } });
+  }
 }
 
 /**
@@ -119,34 +136,29 @@ function guardedRunner(runner: ChunkRunner, guards: GuardrailOptions | undefined
   if (guards === undefined) return runner;
   validateGuardrailOptions(guards);
   return async (input) => {
-    let files: string[] | undefined;
+    let extra: Omit<ChunkAttemptResult, 'output'> = {};
     const done = await runGuarded(input.ctx, `chunk ${input.chunk.sequenceIndex}`, guards, input.prompt, async (ctx) => {
       const { planId, chunk, prompt, role, attempt, workspace, signal } = input;
-      const result = await runner({ planId, chunk, prompt, role, attempt, workspace, signal, ctx });
+      const spent = input instanceof Attempt ? input.spent : undefined;
+      const result = await runner({ planId, chunk, prompt, role, attempt, workspace, signal, ctx, takeInstructions: () => input.takeInstructions(), ...defined({ spent }) } as ChunkRunInput);
       if (typeof result === 'string') return { output: result };
-      files = result.files;
-      return { output: result.output };
+      const { output, ...rest } = result;
+      extra = rest;
+      return { output };
     });
-    return files === undefined ? { output: done.output } : { output: done.output, files };
+    return { ...extra, output: done.output };
   };
 }
 
-/** Run a chunk as an agent session built from its role. */
-function roleRunner(fallback: ModelAdapter | undefined, tools: ToolDefinition[]): ChunkRunner {
-  return async (input) => {
-    const { role, chunk } = input;
-    const adapter = role.adapter ?? fallback;
-    const worker = agent({
-      name: chunk.role,
-      system: role.system,
-      workspace: input.workspace.path,
-      metadata: { planId: input.planId, chunk: chunk.sequenceIndex, attempt: input.attempt, preferredTools: role.preferredTools },
-      ...defined({ model: role.model, temperature: role.temperature, adapter }),
-      ...(tools.length === 0 ? {} : { tools }),
-    });
-    const out = await worker.run(input.prompt, input.ctx);
-    return { output: out.output };
-  };
+/** The tools of chunk workers, guarded by the approval queue (at their risk level) when there is one. */
+function workerTools(o: PlanRunOptions): ToolDefinition[] {
+  const tools = [...(o.tools ?? [])];
+  const approvals = o.approvals;
+  if (!approvals) return tools;
+  return tools.map((t) => {
+    const risk = o.toolRisks?.[t.name];
+    return approvals.guard(t, defined({ risk }));
+  });
 }
 
 /** The results as markdown, one section per chunk (the output when nothing aggregates them). */

@@ -18,14 +18,28 @@ import type { RoleConfig } from './roles.js';
 export interface ChunkAttemptResult {
   /** The worker's answer. */
   output: string;
-  /** Files the worker touched, when known. */
+  /** Files the worker touched, when known (a workspace strategy's diff adds to them). */
   files?: string[];
+  /** The attempt's model usage, when known. */
+  usage?: Usage;
+  /** The attempt's tool calls, when known. */
+  toolCalls?: ChunkToolCall[];
   /**
    * The executor already recorded this result in the plan's checkpoint
    * (a worker called `recordChunkResult`), so the scheduler does not write
    * it again.
    */
   recorded?: boolean;
+}
+
+/** One tool call a chunk's worker made. */
+export interface ChunkToolCall {
+  /** The tool's name. */
+  name: string;
+  /** The arguments, as the model gave them. */
+  arguments?: unknown;
+  /** True when the call failed or was refused (its result was an error). */
+  isError?: boolean;
 }
 
 /**

@@ -19,7 +19,7 @@ export {
 export { buildStages, criticalPath, toMermaid, type ChunkWeight, type CriticalPath } from './dag.js';
 export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
 export { recordChunkResult } from './plan-checkpoint.js';
-export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkJob, type ChunkJobData, type Executor, type InProcessExecutorOptions } from './executor.js';
+export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkToolCall, type ChunkJob, type ChunkJobData, type Executor, type InProcessExecutorOptions } from './executor.js';
 export { chunkStatuses, chunkStateSchema, planExecutionStateSchema, terminalStatuses, type ChunkState, type ChunkStatus, type PlanExecutionState } from './state.js';
 export {
   executePlan,
@@ -27,7 +27,9 @@ export {
   type ChunkResult,
   type ChunkRunInput,
   type ChunkRunner,
+  type ConversationSettings,
   type ExecutePlanOptions,
+  type MergeConflict,
   type PlanOutcome,
   type PlanRunOptions,
   type RetryOptions,
@@ -35,6 +37,27 @@ export {
 export { aggregate, type AggregateOptions, type AggregateReport, type PlanStats } from './aggregate.js';
 export type { ConversationOptions, TextSession } from './conversation.js';
 export { decompose, type DecomposeOptions } from './decompose.js';
-export { PlanningPhaseError, PlanningSession, type PlanningPhase, type PlanningRun, type PlanningSessionOptions, type PlanningStep } from './planning-session.js';
-export { ApprovalQueue, type ApprovalDecision, type ApprovalHandler, type ApprovalQueueEvents, type ApprovalRequest, type ApprovalScope } from './approvals.js';
+export {
+  PlanningPhaseError,
+  PlanningSession,
+  type InstructionAcknowledgement,
+  type PlanningMessage,
+  type PlanningPhase,
+  type PlanningRun,
+  type PlanningSessionOptions,
+  type PlanningStep,
+} from './planning-session.js';
+export {
+  ApprovalQueue,
+  toolRisks,
+  type ApprovalDecision,
+  type ApprovalHandler,
+  type ApprovalQueueEvents,
+  type ApprovalQueueOptions,
+  type ApprovalRequest,
+  type ApprovalScope,
+  type ApprovalSource,
+  type GuardOptions,
+  type ToolRisk,
+} from './approvals.js';
 export type { PlanEvents, PlanGraphNode } from './events.js';

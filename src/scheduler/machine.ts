@@ -19,6 +19,7 @@
  * being written to the checkpoint.
  * @module
  */
+import { defined } from '../core/defined.js';
 import { abortError } from '../core/clock.js';
 import { budgetExhaustion } from '../core/budget.js';
 import type { RunContext } from '../core/context.js';
@@ -29,7 +30,8 @@ import type { DurationEstimates } from './estimates.js';
 import type { ChunkAttemptResult, Executor } from './executor.js';
 import type { PlanCheckpoints } from './plan-checkpoint.js';
 import { ReadyQueue } from './ready-queue.js';
-import type { ChunkRecord } from './record.js';
+import { addSpent, type ChunkRecord } from './record.js';
+import { MergeConflictError } from '../workspaces/conflict.js';
 import type { ChunkStatus } from './state.js';
 import type { PlanSettings } from './types.js';
 
@@ -175,10 +177,16 @@ export class PlanMachine {
     else if (isAttemptResult(out)) {
       r.output = out.output;
       if (out.files) r.files = out.files;
+      addSpent(r, out);
       recorded = out.recorded === true;
     } else {
       const c = r.chunk;
       return this.#failed(r, new ConfigurationError(`Expected the attempt of chunk ${c.sequenceIndex} to give a string or { output: string, files?: string[] }, got ${describeValue(out)}`));
+    }
+    const conflict = r.mergeConflicts?.at(-1);
+    if (conflict && !conflict.resolved) {
+      conflict.resolved = true;
+      this.#conflict(r, r.attempts, 'resolved');
     }
     this.#release(r);
     r.error = undefined;
@@ -196,13 +204,26 @@ export class PlanMachine {
 
   #failed(r: ChunkRecord, error: unknown): void {
     const { settings, ctx } = this.#m;
+    addSpent(r, r.attempt?.spent);
     this.#release(r);
     r.error = errorMessage(error);
     // A budget that ran out is not retried: the chunk keeps its last answer.
     const exhausted = budgetExhaustion(error);
     if (exhausted?.partial !== undefined) r.output = exhausted.partial;
     const now = ctx.clock.now();
-    if (this.stopping === undefined && r.attempts <= settings.maxRetries && !exhausted) return this.#retry(r, now);
+    const again = this.stopping === undefined && r.attempts <= settings.maxRetries && !exhausted;
+    if (error instanceof MergeConflictError) {
+      const records = this.#m.records;
+      const index = settings.index;
+      const others = error.conflictsWith.map((w) => {
+        const at = index.position(Number(w.id));
+        const title = at === undefined ? w.title : records[at]!.chunk.title;
+        return { sequenceIndex: Number(w.id), title, paths: [...w.paths], ...defined({ patch: w.patch }) };
+      });
+      (r.mergeConflicts ??= []).push({ attempt: r.attempts, paths: [...error.paths], with: others, resolved: false });
+      this.#conflict(r, r.attempts, again ? 'retrying' : 'failed');
+    }
+    if (again) return this.#retry(r, now);
     this.#terminal(r, 'Failed', now);
     this.failures++;
     this.#skipped(r, now);
@@ -329,6 +350,22 @@ export class PlanMachine {
     }
   }
 
+  /** One `chunk.conflict` event about the record's last merge conflict. */
+  #conflict(r: ChunkRecord, attempt: number, outcome: 'retrying' | 'failed' | 'resolved'): void {
+    const conflict = r.mergeConflicts!.at(-1)!;
+    const c = r.chunk;
+    this.#m.ctx.emit('chunk.conflict', {
+      planId: this.#m.planId,
+      chunkId: String(c.sequenceIndex),
+      sequenceIndex: c.sequenceIndex,
+      title: c.title,
+      attempt,
+      paths: [...conflict.paths],
+      with: conflict.with.map((w) => ({ chunkId: String(w.sequenceIndex), sequenceIndex: w.sequenceIndex, title: w.title, paths: [...w.paths] })),
+      outcome,
+    });
+  }
+
   #listens(): boolean {
     const emitter = this.#m.ctx.emitter;
     return emitter.listenerCount('chunk.status') > 0 || emitter.listenerCount('*') > 0;
@@ -337,6 +374,11 @@ export class PlanMachine {
 
 function isAttemptResult(out: unknown): out is ChunkAttemptResult {
   if (typeof out !== 'object' || out === null) return false;
-  const { output, files } = out as { output?: unknown; files?: unknown };
-  return typeof output === 'string' && (files === undefined || (Array.isArray(files) && files.every((f) => typeof f === 'string')));
+  const { output, files, toolCalls, usage } = out as { output?: unknown; files?: unknown; toolCalls?: unknown; usage?: unknown };
+  return (
+    typeof output === 'string' &&
+    (files === undefined || (Array.isArray(files) && files.every((f) => typeof f === 'string'))) &&
+    (toolCalls === undefined || (Array.isArray(toolCalls) && toolCalls.every((t) => typeof (t as { name?: unknown })?.name === 'string'))) &&
+    (usage === undefined || (typeof usage === 'object' && usage !== null))
+  );
 }

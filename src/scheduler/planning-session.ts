@@ -20,11 +20,11 @@ import { defineRunnable } from '../core/runnable.js';
 import type { Store } from '../core/store.js';
 import { aggregate, type AggregateReport } from './aggregate.js';
 import { withConversation } from './conversation.js';
-import { decompose } from './decompose.js';
+import { planOrAsk, readQuestions } from './decompose.js';
 import { executePlan } from './execute.js';
-import { safeFindJson } from '../text/json.js';
-import { planSchema, type ChunkRole, type Plan } from './plan.js';
-import type { PlanOutcome, PlanRunOptions } from './types.js';
+import { planSchema, validatePlan, validatePlanJson, type ChunkRole, type Plan } from './plan.js';
+import { resolveRole } from './roles.js';
+import type { ConversationSettings, PlanOutcome, PlanRunOptions } from './types.js';
 import { defined } from '../core/defined.js';
 
 /** The phases of a {@link PlanningSession}. */
@@ -58,6 +58,10 @@ export interface PlanningSessionOptions extends Omit<PlanRunOptions, 'instructio
   planRoles?: readonly ChunkRole[];
   /** Planner answers tried per plan. Default: 3. */
   maxPlanAttempts?: number;
+  /** The planner's session: adapter, model, temperature and system prompt. Default: the Planning role's (after `roles` overrides) on `adapter`. */
+  planner?: ConversationSettings;
+  /** The aggregator's session: adapter, model, temperature and system prompt. Default: the Synthesis role's (after `roles` overrides) on `adapter`. */
+  aggregator?: ConversationSettings;
   /** Cancels the session as `cancel()` does: model calls and the execution stop, and the phase becomes `cancelled`. */
   signal?: AbortSignal;
   /**
@@ -79,6 +83,24 @@ export interface PlanningStep {
   plan?: Plan;
   /** The execution's outcome, when `completed`. */
   outcome?: PlanOutcome;
+}
+
+/** One message of the session's conversation with the user. */
+export interface PlanningMessage {
+  /** `user`: what the user said; `planner`: the planner's questions and plans; `orchestrator`: what the execution reports (acknowledged instructions, merge conflicts). */
+  from: 'user' | 'planner' | 'orchestrator';
+  text: string;
+  /** Clock time. */
+  time: number;
+}
+
+/** The session's answer to an injected instruction: who gets it, and what it said in the conversation. */
+export interface InstructionAcknowledgement {
+  instruction: string;
+  /** Ids of the chunks running now: they get it at their next turn. */
+  running: string[];
+  /** The acknowledgement, as added to the conversation. */
+  message: string;
 }
 
 /** One execution the session ran (kept for follow-ups). */
@@ -149,6 +171,9 @@ export class PlanningSession {
   #checkpoint: Checkpoint<SessionState, ExecutionOutcome> | undefined;
   /** Set by {@link PlanningSession.restore}: the next approval resumes the interrupted execution. */
   #interrupted = false;
+  #messages: PlanningMessage[] = [];
+  /** Chunks running now (from `chunk.status`), for acknowledgements. */
+  readonly #running = new Set<string>();
 
   constructor(options: PlanningSessionOptions) {
     if (!options?.adapter || typeof options.adapter.openSession !== 'function') {
@@ -162,6 +187,15 @@ export class PlanningSession {
     this.#clock = options.clock ?? realClock;
     this.id = options.id ?? randomUUID();
     this.emitter = options.emitter ?? new EventEmitter<TroupeEventListeners>();
+    this.emitter.on('chunk.status', (e) => {
+      if (e.status === 'Running') this.#running.add(e.chunkId);
+      else this.#running.delete(e.chunkId);
+    });
+    this.emitter.on('chunk.conflict', (e) => {
+      const others = e.with.length ? ` with chunk ${e.with.map((w) => w.chunkId).join(', ')}` : '';
+      const next = e.outcome === 'retrying' ? 'it runs again from the merged files, told about the other change' : e.outcome === 'resolved' ? 'resolved: the new attempt merged' : 'it failed';
+      this.#say('orchestrator', `Chunk ${e.chunkId} ("${e.title}") conflicted in ${e.paths.join(', ')}${others}; ${next}.`);
+    });
   }
 
   /**
@@ -217,6 +251,10 @@ export class PlanningSession {
   get runs(): readonly PlanningRun[] {
     return this.#runs;
   }
+  /** The conversation with the user so far: the task, questions and answers, plans, feedback, instructions and what the orchestrator answered. */
+  get messages(): readonly PlanningMessage[] {
+    return this.#messages;
+  }
 
   /** Start with a task: the planner asks questions (`clarifying`) or plans (`awaiting-approval`). */
   async submitTask(task: string): Promise<PlanningStep> {
@@ -225,6 +263,7 @@ export class PlanningSession {
     this.#task = task;
     this.#dialogue = [];
     this.#rounds = 0;
+    this.#say('user', task);
     this.#setPhase('clarifying');
     return this.#watch(() => this.#decide());
   }
@@ -233,7 +272,69 @@ export class PlanningSession {
   async answerClarification(answers: string): Promise<PlanningStep> {
     this.#expect('answerClarification', ['clarifying']);
     this.#dialogue.push(`User's answers: ${answers}`);
+    this.#say('user', answers);
     return this.#watch(() => this.#decide());
+  }
+
+  /**
+   * Go back from the plan awaiting approval to clarifying: the user has
+   * something to say or ask first (`note`). The planner may ask questions
+   * again (`clarifying`) or plan with the note (`awaiting-approval`).
+   */
+  async clarify(note?: string): Promise<PlanningStep> {
+    this.#expect('clarify', ['awaiting-approval']);
+    if (note !== undefined && typeof note !== 'string') throw new ConfigurationError(`Expected \`note\` to be a string, got ${describeValue(note)}`);
+    if (this.#plan) this.#dialogue.push(`The plan proposed so far:\n${JSON.stringify(this.#plan)}`);
+    this.#dialogue.push(`The user went back to clarifying${note ? `: ${note}` : '.'}`);
+    if (note) this.#say('user', note);
+    this.#rounds = 0;
+    this.#setPhase('clarifying');
+    return this.#watch(() => this.#decide());
+  }
+
+  /**
+   * Replace the plan awaiting approval by one the user edited (a plan, or
+   * its JSON text), validated like a generated one: the schema, the graph,
+   * and the roles the planner may use. An invalid plan throws a
+   * `ConfigurationError` (`invalid_argument`) listing every error, and the
+   * plan awaiting approval stays as it was. Approve it with
+   * `approvePlan('approve')`.
+   *
+   * @example
+   * ```ts
+   * const edited = structuredClone(session.plan!);
+   * edited.chunks[1]!.prompt += ' Keep the public API unchanged.';
+   * await session.editPlan(edited);
+   * await session.approvePlan('approve');
+   * ```
+   */
+  editPlan(plan: Plan | string): PlanningStep {
+    this.#expect('editPlan', ['awaiting-approval']);
+    const edited = this.#checkEdited(plan);
+    this.#plan = edited;
+    this.#dialogue.push(`The user edited the plan to:\n${JSON.stringify(edited)}`);
+    this.#say('user', `Edited the plan: ${edited.planSummary}`);
+    return { phase: 'awaiting-approval', plan: edited };
+  }
+
+  #checkEdited(plan: Plan | string): Plan {
+    let candidate: Plan | undefined;
+    let errors: string[];
+    if (typeof plan === 'string') {
+      const checked = validatePlanJson(plan);
+      candidate = checked.plan;
+      errors = [...checked.errors];
+    } else {
+      const parsed = planSchema.safeParse(plan);
+      candidate = parsed.success ? parsed.data : undefined;
+      errors = parsed.success ? validatePlan(parsed.data).errors : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    }
+    const roles = this.#options.planRoles;
+    if (candidate && roles) for (const c of candidate.chunks) if (!roles.includes(c.role)) errors.push(`chunk ${c.sequenceIndex} uses role ${c.role}, which is not available (use one of: ${roles.join(', ')})`);
+    if (!candidate || errors.length > 0) {
+      throw new ConfigurationError(`The edited plan is invalid: ${errors.join('; ')}`, { code: 'invalid_argument', details: { errors } });
+    }
+    return candidate;
   }
 
   /**
@@ -248,21 +349,36 @@ export class PlanningSession {
     }
     if (decision === 'request-changes') {
       this.#dialogue.push(`The user asked for changes to this plan:\n${JSON.stringify(this.#plan)}\nFeedback: ${feedback ?? '(none)'}`);
-      return this.#watch(() => this.#makePlan());
+      this.#say('user', `Changes requested: ${feedback ?? '(no feedback)'}`);
+      return this.#watch(() => this.#makePlan(true));
     }
     if (decision !== 'approve') throw new ConfigurationError(`Expected \`decision\` to be approve, request-changes or reject, got ${describeValue(decision)}`);
     return this.#watch(() => this.#execute());
   }
 
-  /** Add an instruction for the chunks that have not started yet (only while executing). */
-  inject(instruction: string): void {
+  /**
+   * Add an instruction while the plan executes: chunks that start later
+   * see it in their prompt, and chunks running now get it at their next
+   * turn (a `chunk.instruction` event each). The session acknowledges it
+   * in its conversation ({@link PlanningSession.messages}) and returns the
+   * acknowledgement.
+   */
+  inject(instruction: string): InstructionAcknowledgement {
     this.#expect('inject', ['executing']);
     if (typeof instruction !== 'string' || instruction.trim() === '') {
       throw new ConfigurationError(`Expected \`instruction\` to be a non-empty string, got ${describeValue(instruction)}`);
     }
     this.#instructions.push(instruction);
-    this.#emit({ type: 'plan.instruction', planId: this.id, instruction });
+    const running = [...this.#running].sort((a, b) => Number(a) - Number(b));
+    const message =
+      running.length === 0
+        ? 'Noted: the chunks that start from now on will follow it.'
+        : `Noted: chunk${running.length > 1 ? 's' : ''} ${running.join(', ')} will get it at ${running.length > 1 ? 'their' : 'its'} next turn, and the chunks that start from now on will follow it.`;
+    this.#say('user', instruction);
+    this.#say('orchestrator', message);
+    this.#emit({ type: 'plan.instruction', planId: this.id, instruction, running, acknowledgement: message });
     void this.#checkpoint?.save(this.#state());
+    return { instruction, running, message };
   }
 
   /** After completion: plan a follow-up, with the previous plan and report as context. */
@@ -276,7 +392,8 @@ export class PlanningSession {
       `The earlier plan:\n${JSON.stringify(last.plan)}`,
       `The earlier report:\n${last.report.summary}`,
     ];
-    return this.#watch(() => this.#makePlan());
+    this.#say('user', prompt);
+    return this.#watch(() => this.#makePlan(true));
   }
 
   /** Stop whatever runs (model calls, the execution) and move to `cancelled`. */
@@ -299,33 +416,70 @@ export class PlanningSession {
 
   async #decide(): Promise<PlanningStep> {
     const max = this.#options.maxClarifyRounds ?? 3;
-    if (this.#rounds >= max) return this.#makePlan();
+    if (this.#rounds >= max) return this.#makePlan(false);
     this.#rounds++;
     const prompt = `## Task\n\n${this.#task}\n\n${this.#dialogue.join('\n\n')}\n\nAnswer with the JSON object only.`;
     const signal = this.#controller.signal;
-    const { value: text } = await withConversation('planner', decideSystem, this.#conversation(), async (s) => (await s.send(prompt, { signal })).text);
+    const planner = this.#planner();
+    const system = this.#options.planner?.system === undefined ? decideSystem : `${this.#options.planner.system}\n\n${decideSystem}`;
+    const { value: text } = await withConversation('planner', system, planner, async (s) => (await s.send(prompt, { signal })).text);
     this.#guard(signal);
-    const decision = parseDecision(text);
-    if (decision.action === 'clarify' && decision.questions.length > 0) {
-      this.#dialogue.push(`Planner's questions: ${decision.questions.join(' | ')}`);
-      return { phase: 'clarifying', questions: decision.questions };
-    }
-    return this.#makePlan();
+    const questions = readQuestions(text);
+    if (questions) return this.#ask(questions);
+    return this.#makePlan(false);
   }
 
-  async #makePlan(): Promise<PlanningStep> {
+  /** Back to (or still in) clarifying with the planner's questions. */
+  #ask(questions: string[]): PlanningStep {
+    this.#dialogue.push(`Planner's questions: ${questions.join(' | ')}`);
+    this.#say('planner', questions.join('\n'));
+    this.#setPhase('clarifying');
+    return { phase: 'clarifying', questions };
+  }
+
+  /** Plan; with `mayAsk` (a revision or a follow-up) the planner may go back to clarifying with questions instead, within `maxClarifyRounds`. */
+  async #makePlan(mayAsk: boolean): Promise<PlanningStep> {
     this.#setPhase('planning');
     const signal = this.#controller.signal;
-    const plan = await decompose(this.#task!, {
-      ...this.#conversation(),
-      ...(this.#dialogue.length ? { context: this.#dialogue.join('\n\n') } : {}),
-      ...(this.#options.planRoles ? { roles: this.#options.planRoles } : {}),
-      ...defined({ maxAttempts: this.#options.maxPlanAttempts }),
-    });
+    const max = this.#options.maxClarifyRounds ?? 3;
+    const planner = this.#planner();
+    const answer = await planOrAsk(
+      this.#task!,
+      {
+        ...planner,
+        ...(this.#dialogue.length ? { context: this.#dialogue.join('\n\n') } : {}),
+        ...(this.#options.planRoles ? { roles: this.#options.planRoles } : {}),
+        ...defined({ maxAttempts: this.#options.maxPlanAttempts }),
+        system: this.#options.planner?.system ?? resolveRole('Planning', this.#options.roles).system,
+      },
+      mayAsk && this.#rounds < max,
+    );
     this.#guard(signal);
+    if (answer.questions) {
+      this.#rounds++;
+      return this.#ask(answer.questions);
+    }
+    const plan = answer.plan;
     this.#plan = plan;
+    this.#say('planner', `Proposed plan: ${plan.planSummary} (${plan.chunks.length} chunks)`);
     this.#setPhase('awaiting-approval');
     return { phase: 'awaiting-approval', plan };
+  }
+
+  /** The planner's session settings: the `planner` option over the Planning role's model and temperature. */
+  #planner() {
+    const role = resolveRole('Planning', this.#options.roles);
+    const own = this.#options.planner ?? {};
+    const model = own.model ?? role.model;
+    const temperature = own.temperature ?? role.temperature;
+    return {
+      ...this.#conversation(),
+      ...defined({ adapter: own.adapter, model, temperature }),
+    };
+  }
+
+  #say(from: PlanningMessage['from'], text: string): void {
+    this.#messages.push({ from, text, time: this.#clock.now() });
   }
 
   async #execute(): Promise<PlanningStep> {
@@ -335,9 +489,10 @@ export class PlanningSession {
     const resuming = this.#interrupted;
     this.#interrupted = false;
     if (!resuming) this.#instructions = [];
+    this.#running.clear();
     const instructions = this.#instructions;
     this.#setPhase('executing');
-    const { adapter, adapters, clock, store, emitter: _e, id: _i, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _a, signal: _s, ...scheduling } = this.#options;
+    const { adapter, adapters, clock, store, emitter: _e, id: _i, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _a, signal: _s, planner: _pl, aggregator: _ag, ...scheduling } = this.#options;
     const flow = defineRunnable<ExecutionOutcome>({
       name: 'planning-session',
       kind: 'planning-session',
@@ -375,7 +530,15 @@ export class PlanningSession {
     const outcome = await executePlan(plan, { ...options, ctx, task, planId: options.planId ?? this.id });
     if (ctx.signal.aborted) throw new CancelledError('The planning session was cancelled');
     this.#setPhase('aggregating');
-    const report = await aggregate(plan, outcome.results, { ctx, adapter: options.adapter, task, durationMs: outcome.stats.durationMs });
+    const settings = this.#options.aggregator ?? {};
+    const report = await aggregate(plan, outcome.results, {
+      ...settings,
+      ctx,
+      adapter: settings.adapter ?? options.adapter,
+      task,
+      durationMs: outcome.stats.durationMs,
+      ...defined({ roles: this.#options.roles }),
+    });
     const { usage: _usage, ...planOutcome } = outcome;
     const result: Omit<ExecutionOutcome, 'usage'> = { output: report.summary, agent: 'synthesis', status: outcome.status, planOutcome, report };
     await checkpoint.finish(this.#state(), result);
@@ -425,18 +588,11 @@ export class PlanningSession {
     this.#emit({ type: 'phase.changed', sessionId: this.id, from, to });
   }
 
-  #emit(payload: { type: 'phase.changed'; sessionId: string; from: string; to: string } | { type: 'plan.instruction'; planId: string; instruction: string }): void {
+  #emit(
+    payload: { type: 'phase.changed'; sessionId: string; from: string; to: string } | { type: 'plan.instruction'; planId: string; instruction: string; running: string[]; acknowledgement: string },
+  ): void {
     const event = { runId: this.id, time: this.#clock.now(), ...payload } as TroupeEvent;
     (this.emitter.emit as (t: string, e: unknown) => boolean)(payload.type, event);
     this.emitter.emit('*', event);
   }
-}
-
-const clarifySchema = z.object({ action: z.literal('clarify'), questions: z.array(z.unknown()) });
-
-/** The planner's decision: the first JSON object that asks to clarify (with questions), else plan. */
-function parseDecision(text: string): { action: 'clarify'; questions: string[] } | { action: 'plan' } {
-  const found = safeFindJson(text, { kind: 'object', schema: clarifySchema });
-  if (!found.success) return { action: 'plan' };
-  return { action: 'clarify', questions: found.data.data.questions.filter((q): q is string => typeof q === 'string') };
 }

@@ -13,6 +13,11 @@ export interface RoleConfig {
   system: string;
   /** Names of the tools the role prefers (handed to adapters as metadata and used by custom runners). */
   preferredTools: string[];
+  /**
+   * The tools the role's workers may call: names of the plan's `tools` (an
+   * allow-list; the others are not given to them). Default: every tool.
+   */
+  tools?: string[];
   /** The model, when the role needs a different one. */
   model?: string;
   /** The sampling temperature. */

@@ -9,9 +9,10 @@ import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
 import type { PlanGraphNode } from './events.js';
 import { budgetExhaustion } from '../core/budget.js';
-import { WorkspaceError, errorMessage } from '../core/errors.js';
+import { errorMessage } from '../core/errors.js';
 import { totalUsage } from '../core/ops.js';
 import type { OutcomeStatus } from '../core/runnable.js';
+import { MergeConflictError, MergedChanges } from '../workspaces/conflict.js';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
 import { aggregate, countResults } from './aggregate.js';
 import { Attempt, type AttemptHost } from './attempt.js';
@@ -26,7 +27,7 @@ import type { PlanExecutionState } from './state.js';
 import { chunkPrompt } from './prompt.js';
 import { chunkRecord, chunkResult, type ChunkRecord } from './record.js';
 import { resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
-import type { ChunkResult, ChunkRunner, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
+import type { ChunkResult, ChunkRunner, MergeConflict, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 import { defined } from '../core/defined.js';
 
 /** Everything an execution needs: the options, validated settings, the plan's id, the runner, its checkpoint and the state it continues. */
@@ -54,7 +55,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     executor: o.executor ?? directExecutor({ maxParallel: o.capacity }),
     estimates: new DurationEstimates(plan, o.index, (c) => roleOf(c.role), o.weight),
     checkpoints: checkpoints.enabled ? checkpoints : undefined,
-    attempt: (r) => new Attempt(host, r.chunk, roleOf(r.chunk.role), r.attempts, r.error),
+    attempt: (r) => new Attempt(host, r.chunk, roleOf(r.chunk.role), r.attempts, r.error, unresolvedConflict(r)),
   });
   if (checkpoints.enabled) await checkpoints.start();
   await drive(machine, plan, ctx, o);
@@ -103,6 +104,12 @@ function roleResolver(overrides: RoleOverrides | undefined): (role: ChunkRole) =
   };
 }
 
+/** The merge conflict a record's last attempt failed with, when that is why it failed. */
+function unresolvedConflict(r: ChunkRecord): MergeConflict | undefined {
+  const last = r.mergeConflicts?.at(-1);
+  return last !== undefined && !last.resolved && last.attempt === r.attempts - 1 ? last : undefined;
+}
+
 /** How attempts of this execution build their prompt and run (in a workspace when there is a strategy). */
 function attemptHost(
   ctx: RunContext, o: ScheduleOptions, records: readonly ChunkRecord[], instructions: () => readonly string[], budgets: AttemptHost['budgets'],
@@ -110,6 +117,7 @@ function attemptHost(
   const baseDir = o.baseDir ?? process.cwd();
   const strategy = o.workspace;
   const runner = o.runner;
+  const merges = new MergedChanges();
   return {
     planId: o.planId,
     ctx,
@@ -118,26 +126,46 @@ function attemptHost(
       const deps = o.index.deps[o.index.position(a.chunk.sequenceIndex)!]!;
       return chunkPrompt(a, deps.map((d) => records[d]!), instructions(), o.reprompt);
     },
-    run: strategy === undefined ? runner : (a) => runInWorkspace(a, { strategy, baseDir, runner, ctx }),
+    instructions,
+    delivered: (a, list) => {
+      const c = a.chunk;
+      ctx.emit('chunk.instruction', { planId: o.planId, chunkId: String(c.sequenceIndex), sequenceIndex: c.sequenceIndex, attempt: a.attempt, instructions: [...list] });
+    },
+    run: strategy === undefined ? runner : (a) => runInWorkspace(a, { strategy, baseDir, runner, ctx, merges }),
     position: (chunk) => o.index.position(chunk.sequenceIndex)!,
     budgets,
   };
 }
 
-/** Prepare the attempt's workspace, run it there, merge (a conflict fails the attempt), and always clean up. */
-async function runInWorkspace(a: Attempt, where: { strategy: WorkspaceStrategy; baseDir: string; runner: ChunkRunner; ctx: RunContext }): Promise<string | ChunkAttemptResult> {
-  const { strategy, baseDir, runner, ctx } = where;
+/**
+ * Prepare the attempt's workspace, run it there, read what it changed,
+ * merge (a conflict fails the attempt with a {@link MergeConflictError}
+ * naming the chunks whose merged changes it conflicts with), and always
+ * clean up.
+ */
+async function runInWorkspace(
+  a: Attempt,
+  where: { strategy: WorkspaceStrategy; baseDir: string; runner: ChunkRunner; ctx: RunContext; merges: MergedChanges },
+): Promise<string | ChunkAttemptResult> {
+  const { strategy, baseDir, runner, ctx, merges } = where;
   const c = a.chunk;
   const scope = { id: String(c.sequenceIndex), planId: a.planId, title: c.title, baseDir, ...(c.workingScope ? { workingScope: c.workingScope } : {}) };
   const workspace = await strategy.prepare(scope, { signal: a.signal });
   a.workspace = workspace;
   try {
     const result = await runner(a);
+    const changed = strategy.changes ? (await strategy.changes(workspace, { signal: a.signal })).files : [];
     const merged = await strategy.merge(workspace, { signal: a.signal });
     if (merged.status === 'conflict') {
-      throw new WorkspaceError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}`, { details: { conflicts: merged.conflicts } });
+      const others = merges.conflictsWith(merged.conflicts);
+      const names = others.map((o) => `chunk ${o.id}`).join(', ');
+      throw new MergeConflictError(`Merging chunk ${c.sequenceIndex} conflicted in ${merged.conflicts.join(', ')}${names ? ` with ${names}` : ''}`, merged.conflicts, others);
     }
-    return result;
+    merges.merged(String(c.sequenceIndex), c.title, changed);
+    if (changed.length === 0) return result;
+    const out: ChunkAttemptResult = typeof result === 'string' ? { output: result } : { ...result };
+    out.files = [...new Set([...(out.files ?? []), ...changed.map((f) => f.path)])];
+    return out;
   } finally {
     await strategy.cleanup(workspace).catch((error: unknown) => ctx.emit('warning', { message: `Workspace cleanup failed: ${errorMessage(error)}`, code: 'workspace_error' }));
   }
@@ -160,7 +188,8 @@ async function planOutcome(
   if (o.aggregate && !exhausted) {
     const settings = o.aggregate === true ? {} : o.aggregate;
     const adapter = settings.adapter ?? o.adapter;
-    report = await aggregate(plan, results, { ctx, task, durationMs, ...defined({ adapter, system: settings.system }) });
+    const { adapter: _a, ...session } = settings;
+    report = await aggregate(plan, results, { ...session, ctx, task, durationMs, ...defined({ adapter, roles: o.roles }) });
   }
   const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
   const stopped = machine.stopping === 'abort-threshold';

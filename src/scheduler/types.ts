@@ -15,9 +15,9 @@ import type { ToolDefinition } from '../core/tools.js';
 import type { Usage } from '../core/usage.js';
 import type { Store } from '../core/store.js';
 import type { Workspace, WorkspaceStrategy } from '../workspaces/types.js';
-import type { ApprovalQueue } from './approvals.js';
+import type { ApprovalQueue, ToolRisk } from './approvals.js';
 import type { ChunkWeight, PlanIndex } from './dag.js';
-import type { ChunkAttemptResult, Executor } from './executor.js';
+import type { ChunkAttemptResult, ChunkToolCall, Executor } from './executor.js';
 import type { GuardrailOptions } from '../core/guardrails.js';
 import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import type { RoleConfig, RoleOverrides } from './roles.js';
@@ -39,6 +39,14 @@ export interface ChunkRunInput {
   readonly signal: AbortSignal;
   /** The plan's run context with the attempt's signal: open ops and run agents in it so usage rolls up. */
   readonly ctx: RunContext;
+  /**
+   * Instructions the user added since this attempt's prompt was built and
+   * that it has not taken yet (each is returned once, and a
+   * `chunk.instruction` event says it reached the chunk). A running worker
+   * takes them at its next turn: the default runner adds them to the next
+   * tool results, or sends them after the worker's answer.
+   */
+  takeInstructions(): string[];
 }
 
 /** Runs one attempt of a chunk. */
@@ -88,8 +96,13 @@ export interface PlanRunOptions {
    * process by an executor are guarded by that worker's own runnables.
    */
   guardrails?: GuardrailOptions;
-  /** Ask this queue before every call of `tools` (see `ApprovalQueue.guard`). */
+  /** Ask this queue before every call of `tools` (see `ApprovalQueue.guard`); read-only tools are approved without asking. */
   approvals?: ApprovalQueue;
+  /**
+   * The risk level of each of `tools`, by name (see {@link ToolRisk}).
+   * Default: `writes`. A `dangerous` tool needs `approvals`.
+   */
+  toolRisks?: Record<string, ToolRisk>;
   /**
    * Estimated duration of a chunk, for the critical-path priority; when given it is the only estimate used.
    * Default: the chunk's `estimatedMs`, else its role's `estimatedMs`, else learned while the plan runs
@@ -100,8 +113,12 @@ export interface PlanRunOptions {
   planId?: string;
   /** Instructions added while the plan runs; read when each chunk starts. */
   instructions?: () => readonly string[];
-  /** Summarise the results with a synthesis session (`true`: the chunks' adapter). Default: false. */
-  aggregate?: boolean | { adapter?: ModelAdapter; system?: string };
+  /**
+   * Summarise the results with a synthesis session (`true`: the chunks'
+   * adapter, with the Synthesis role's system prompt, model and
+   * temperature, after `roles` overrides). Default: false.
+   */
+  aggregate?: boolean | ConversationSettings;
   /**
    * A budget for the whole plan (its op; see `Budget`). When it runs out,
    * running chunks stop, the others are `Aborted`, and the plan ends with
@@ -128,6 +145,18 @@ export interface ChunkBudget extends Budget {
   chunk: number;
   /** Also cover every chunk that depends on it, directly or not (one budget for them all). Default: false. */
   subtree?: boolean;
+}
+
+/** The settings of a planner's or an aggregator's session; each falls back on its role (Planning, Synthesis). */
+export interface ConversationSettings {
+  /** The adapter. Default: the plan's (or the session's). */
+  adapter?: ModelAdapter;
+  /** The system prompt. Default: the role's. */
+  system?: string;
+  /** The model. Default: the role's, else the adapter's. */
+  model?: string;
+  /** The sampling temperature. Default: the role's. */
+  temperature?: number;
 }
 
 /** Options of `executePlan`: scheduling, plus how to run standalone or inside a context. */
@@ -161,9 +190,28 @@ export interface ChunkResult {
   attempts: number;
   output?: string;
   error?: string;
+  /** The files the chunk changed (from its workspace's diff, or as its runner reported them). */
   files?: string[];
   /** Clock time from its first start to its end (0 when it never ran). */
   durationMs: number;
+  /** The model usage of its attempts, when known (the default runner always reports it). */
+  usage?: Usage;
+  /** The tool calls of its attempts, in order, when known. */
+  toolCalls?: ChunkToolCall[];
+  /** Merges of its work that conflicted with another chunk's, in order; the last one `resolved` when a later attempt merged. */
+  mergeConflicts?: MergeConflict[];
+}
+
+/** A chunk's work could not be merged: its change and another chunk's change touch the same lines. */
+export interface MergeConflict {
+  /** The attempt whose merge conflicted. */
+  attempt: number;
+  /** The conflicting paths. */
+  paths: string[];
+  /** The chunks whose merged changes it conflicted with (those that changed the paths before), with their change of each path. */
+  with: Array<{ sequenceIndex: number; title: string; paths: string[]; patch?: string }>;
+  /** True once a later attempt of the chunk merged cleanly. */
+  resolved: boolean;
 }
 
 /** Numbers of a plan's execution. */
@@ -186,6 +234,8 @@ export interface AggregateReport {
   stats: PlanStats;
   /** Files that more than one chunk touched, with the chunks that touched them. */
   conflicts: Array<{ file: string; chunks: number[] }>;
+  /** Merges that conflicted, by chunk: the paths, the other chunks, and whether a later attempt resolved it. */
+  mergeConflicts: Array<{ chunk: number; attempt: number; paths: string[]; with: number[]; resolved: boolean }>;
 }
 
 /** The outcome of a plan. */

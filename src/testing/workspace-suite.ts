@@ -100,6 +100,7 @@ function basicCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, opt
     try {
       await writeFile(join(ws.path, 'notes.txt'), 'hello\n');
       if (options.isolated) expect(existsSync(join(baseDir, 'notes.txt'))).toBe(false);
+      if (strategy.changes) expect((await strategy.changes(ws)).files.map((f) => [f.path, f.status])).toEqual([['notes.txt', 'added']]);
       const result = await strategy.merge(ws);
       expect(result.conflicts).toEqual([]);
       expect(result.status).toBe(options.isolated ? 'merged' : 'nothing-to-merge');
@@ -113,6 +114,7 @@ function basicCases(setup: () => Promise<WorkspaceFixture>, it: WorkspaceIt, opt
     const { strategy, baseDir } = await setup();
     const ws = await strategy.prepare({ id: 'idle', title: 'Idle', baseDir });
     try {
+      if (strategy.changes) expect(await strategy.changes(ws)).toEqual({ files: [] });
       expect(await strategy.merge(ws)).toEqual({ status: 'nothing-to-merge', conflicts: [] });
     } finally {
       await strategy.cleanup(ws);

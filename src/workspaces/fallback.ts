@@ -80,6 +80,10 @@ export function withFallback(primary: WorkspaceStrategy, fallback: WorkspaceStra
       return workspace;
     },
     merge: (workspace, options) => owner(workspace).merge(workspace, options),
+    changes: async (workspace, options) => {
+      const strategy = owner(workspace);
+      return strategy.changes ? strategy.changes(workspace, options) : { files: [] };
+    },
     cleanup: (workspace) => owner(workspace).cleanup(workspace),
     onWarning(listener) {
       listeners.add(listener);

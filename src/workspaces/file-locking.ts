@@ -14,7 +14,8 @@ import { ConfigurationError, WorkspaceError, describeValue, errorMessage } from 
 import { expectPositiveNumber } from '../core/options.js';
 import { pathKey } from './git.js';
 import { expectChunk } from './chunk.js';
-import type { MergeResult, Workspace, WorkspaceCallOptions, WorkspaceChunk, WorkspaceStrategy } from './types.js';
+import { diffSnapshots, scopeRoots, snapshotFiles, type FileSnapshot } from './snapshot.js';
+import type { MergeResult, Workspace, WorkspaceCallOptions, WorkspaceChanges, WorkspaceChunk, WorkspaceStrategy } from './types.js';
 
 /** Options of {@link fileLocking}. */
 export interface FileLockingOptions {
@@ -119,6 +120,8 @@ class FileLocks implements WorkspaceStrategy {
   readonly #staleMs: number;
   readonly #lockDir: string;
   readonly #dirs = new Map<string, DirState>();
+  /** The files of each held scope when it was granted (by directory and chunk), for `changes`. */
+  readonly #before = new Map<string, { roots: string[]; files: FileSnapshot }>();
   /** Real paths of base directories (cached, so prepares queue in the order they were called). */
   readonly #realDirs = new Map<string, Promise<string>>();
 
@@ -161,6 +164,13 @@ class FileLocks implements WorkspaceStrategy {
       await this.#release(dir, chunk.id);
       throw error;
     }
+    try {
+      const roots = scopeRoots(chunk.workingScope);
+      this.#before.set(`${dir}\0${chunk.id}`, { roots, files: await snapshotFiles(dir, roots, signal) });
+    } catch (error) {
+      await this.#release(dir, chunk.id);
+      throw error;
+    }
     return { kind: 'file-locking', path: dir, chunkId: chunk.id, baseDir: dir };
   }
 
@@ -168,7 +178,15 @@ class FileLocks implements WorkspaceStrategy {
     return { status: 'nothing-to-merge', conflicts: [] };
   }
 
+  /** The files under the chunk's scope that changed since its lock was granted (the lock keeps other chunks of this process out of it). */
+  async changes(workspace: Workspace, options: WorkspaceCallOptions = {}): Promise<WorkspaceChanges> {
+    const before = this.#before.get(`${workspace.baseDir}\0${workspace.chunkId}`);
+    if (!before) throw new WorkspaceError(`Chunk ${workspace.chunkId} holds no workspace in ${workspace.baseDir}`, { details: { chunkId: workspace.chunkId } });
+    return { files: diffSnapshots(before.files, await snapshotFiles(workspace.baseDir, before.roots, options.signal)) };
+  }
+
   async cleanup(workspace: Workspace): Promise<void> {
+    this.#before.delete(`${workspace.baseDir}\0${workspace.chunkId}`);
     await this.#release(workspace.baseDir, workspace.chunkId);
   }
 

@@ -13,7 +13,7 @@ import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, WorkspaceError, describeValue } from '../core/errors.js';
 import { GIT_IDENTITY, KeyedSerialQueue, mustGit, pathKey, runGit, sanitizeName } from './git.js';
 import { expectChunk } from './chunk.js';
-import type { MergeResult, Workspace, WorkspaceCallOptions, WorkspaceChunk, WorkspaceStrategy } from './types.js';
+import { MAX_PATCH_CHARS, type FileChange, type MergeResult, type Workspace, type WorkspaceCallOptions, type WorkspaceChanges, type WorkspaceChunk, type WorkspaceStrategy } from './types.js';
 
 /** Options of {@link gitWorktree}. */
 export interface GitWorktreeOptions {
@@ -84,6 +84,8 @@ class GitWorktrees implements GitWorktreeStrategy {
   readonly #queue = new KeyedSerialQueue();
   /** Branches of the workspaces this instance holds, by repository. */
   readonly #active = new Map<string, Set<string>>();
+  /** The commit each held branch started from, for `changes`. */
+  readonly #starts = new Map<string, string>();
   /** Top-level folder of the repository of each base directory (cached, so calls queue in the order they were made). */
   readonly #toplevels = new Map<string, Promise<string>>();
 
@@ -128,6 +130,17 @@ class GitWorktrees implements GitWorktreeStrategy {
     );
   }
 
+  /** Everything the worker changed on its branch since it started from the base (commits and files left in the worktree), with each file's patch. */
+  async changes(workspace: Workspace, options: WorkspaceCallOptions = {}): Promise<WorkspaceChanges> {
+    const branch = workspace.branch;
+    if (branch === undefined || !branch.startsWith(BRANCH_PREFIX)) {
+      throw new WorkspaceError(`Workspace of chunk ${workspace.chunkId} has no troupe branch to compare`);
+    }
+    throwIfAborted(options.signal);
+    const top = await this.#toplevel(workspace.baseDir);
+    return this.#queue.run(top, () => this.#diff(top, workspace, branch), options.signal);
+  }
+
   async cleanup(workspace: Workspace): Promise<void> {
     let top: string;
     try {
@@ -138,7 +151,10 @@ class GitWorktrees implements GitWorktreeStrategy {
     await this.#queue.run(top, async () => {
       const folder = await this.#repoRoot(top);
       await this.#removeWorktree(top, workspace.path, workspace.branch, folder);
-      if (workspace.branch !== undefined) this.#active.get(top)?.delete(workspace.branch);
+      if (workspace.branch !== undefined) {
+        this.#active.get(top)?.delete(workspace.branch);
+        this.#starts.delete(workspace.branch);
+      }
     });
   }
 
@@ -176,6 +192,7 @@ class GitWorktrees implements GitWorktreeStrategy {
     const held = this.#active.get(top) ?? new Set<string>();
     held.add(branch);
     this.#active.set(top, held);
+    this.#starts.set(branch, (await mustGit(git, ['rev-parse', 'HEAD'], path, 'read the start of the worktree')).trim());
     const workspace: Workspace = { kind: 'git-worktree', path, branch, chunkId: chunk.id, baseDir: top };
     if (signal?.aborted) {
       await this.#removeWorktree(top, path, branch, folder);
@@ -183,6 +200,27 @@ class GitWorktrees implements GitWorktreeStrategy {
       throwIfAborted(signal);
     }
     return workspace;
+  }
+
+  /** The worktree's changes against the commit its branch started from (staged first, so new files count). */
+  async #diff(top: string, workspace: Workspace, branch: string): Promise<WorkspaceChanges> {
+    const git = this.#git;
+    const cwd = workspace.path;
+    await mustGit(git, ['add', '--all'], cwd, "stage the worker's changes");
+    const base = this.#starts.get(branch) ?? (await mustGit(git, ['merge-base', 'HEAD', this.#baseBranch ?? (await this.#currentBranch(top))], cwd, 'find where the branch started')).trim();
+    const listed = await mustGit(git, ['diff', '--cached', '--no-renames', '--name-status', '-z', base, '--'], cwd, 'list the changed files');
+    const fields = listed.split('\0');
+    const files: FileChange[] = [];
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const code = fields[i]!;
+      const path = fields[i + 1]!;
+      if (path === '') continue;
+      const status = code === 'A' ? 'added' : code === 'D' ? 'deleted' : 'modified';
+      const patch = await runGit(git, ['diff', '--cached', '--no-renames', '--no-color', base, '--', path], cwd);
+      const text = patch.stdout;
+      files.push({ path, status, ...(text === '' ? {} : { patch: text.length > MAX_PATCH_CHARS ? text.slice(0, MAX_PATCH_CHARS) : text }) });
+    }
+    return { files: files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0)) };
   }
 
   /** Commit what the worker left in its worktree. */

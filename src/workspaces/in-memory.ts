@@ -32,6 +32,7 @@ export function inMemory(): WorkspaceStrategy {
       return { kind: 'in-memory', path: dir, chunkId: chunk.id, baseDir: dir };
     },
     merge: async () => ({ status: 'nothing-to-merge', conflicts: [] }),
+    changes: async () => ({ files: [] }),
     cleanup: async () => undefined,
   };
 }

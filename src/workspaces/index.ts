@@ -3,8 +3,9 @@
  * worktree per chunk, file locking, in memory, and a fallback wrapper.
  * @module
  */
-export { noWorkspace, type MergeResult, type Workspace, type WorkspaceCallOptions, type WorkspaceChunk, type WorkspaceStrategy, type WorkspaceWarning } from './types.js';
+export { MAX_PATCH_CHARS, noWorkspace, type FileChange, type MergeResult, type Workspace, type WorkspaceCallOptions, type WorkspaceChanges, type WorkspaceChunk, type WorkspaceStrategy, type WorkspaceWarning } from './types.js';
 export { gitWorktree, type GitWorktreeOptions, type GitWorktreeStrategy, type StaleCleanupResult } from './git-worktree.js';
 export { fileLocking, scopesOverlap, staticPrefix, type FileLockingOptions } from './file-locking.js';
 export { inMemory } from './in-memory.js';
 export { withFallback, type WithFallbackOptions, type WorkspaceFallbackWarning } from './fallback.js';
+export { MergeConflictError, type ConflictingChange } from './conflict.js';

@@ -54,6 +54,24 @@ export interface WorkspaceCallOptions {
   signal?: AbortSignal;
 }
 
+/** How a file changed in a workspace. */
+export interface FileChange {
+  /** The path, relative to the base directory, with `/` separators. */
+  path: string;
+  status: 'added' | 'modified' | 'deleted';
+  /** The change as a unified diff, when the strategy can tell (git worktrees), cut at {@link MAX_PATCH_CHARS}. */
+  patch?: string;
+}
+
+/** What a worker changed in its workspace. */
+export interface WorkspaceChanges {
+  /** Every changed file, sorted by path. */
+  files: FileChange[];
+}
+
+/** Longest patch of one file a strategy reports, in characters. */
+export const MAX_PATCH_CHARS = 20_000;
+
 /** A way to isolate concurrent workers. */
 export interface WorkspaceStrategy {
   /** A short name (`git-worktree`, `file-locking`, `in-memory`, `none`). */
@@ -64,6 +82,14 @@ export interface WorkspaceStrategy {
   prepare(chunk: WorkspaceChunk, options?: WorkspaceCallOptions): Promise<Workspace>;
   /** Bring the workspace's changes back into the base directory it was prepared from (`workspace.baseDir`). */
   merge(workspace: Workspace, options?: WorkspaceCallOptions): Promise<MergeResult>;
+  /**
+   * What the worker changed in the workspace so far (before `merge`): the
+   * files, and for strategies that can tell, each file's patch. Optional;
+   * every built-in strategy has it (read-only strategies report none). The
+   * plan executor calls it after a chunk's worker is done, so each chunk
+   * result lists the files it changed.
+   */
+  changes?(workspace: Workspace, options?: WorkspaceCallOptions): Promise<WorkspaceChanges>;
   /** Release everything the workspace holds. Idempotent; never throws for a workspace already gone. Takes no signal: it must also run after a cancellation. */
   cleanup(workspace: Workspace): Promise<void>;
   /**
@@ -98,6 +124,7 @@ export function noWorkspace(): WorkspaceStrategy {
       return { kind: 'none', path: chunk.baseDir, chunkId: chunk.id, baseDir: chunk.baseDir };
     },
     merge: async () => ({ status: 'nothing-to-merge', conflicts: [] }),
+    changes: async () => ({ files: [] }),
     cleanup: async () => undefined,
   };
 }

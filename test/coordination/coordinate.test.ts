@@ -296,7 +296,7 @@ describe('coordinate', () => {
     await run(coordinate({ lead: boss, workers: workers(1), tasks: [{ title: 'A' }], delegateMode: true, stuck }), 'x', { adapter });
     const spec = adapter.sessions.find((s) => s.agent === 'lead')!;
     expect(spec.tools?.map((t) => t.name)).toEqual([...COORDINATION_TOOL_NAMES]);
-    expect(COORDINATION_TOOL_NAMES).toEqual(['spawn_worker', 'send_message', 'list_tasks', 'add_task', 'split_task', 'cancel_task', 'reassign_task', 'review_plan', 'conclude']);
+    expect(COORDINATION_TOOL_NAMES).toEqual(['spawn_worker', 'shutdown_worker', 'send_message', 'list_tasks', 'add_task', 'split_task', 'cancel_task', 'reassign_task', 'review_plan', 'conclude']);
     expect(spec.system).toContain(DELEGATE_INSTRUCTION);
     expect(spec.system).toMatch(/^You lead\./);
 

@@ -61,3 +61,12 @@ describe('lead text protocol', () => {
     expect(() => resolvePlanApproval({ criteria: [''] })).toThrow(/planApproval.criteria/);
   });
 });
+
+describe('SHUTDOWN in the text form', () => {
+  it('reads a worker and an optional reason', () => {
+    expect(parseLeadActions('SHUTDOWN ben: done for today\nSHUTDOWN cy\nSHUTDOWN')).toEqual({
+      actions: [{ type: 'shutdown', worker: 'ben', reason: 'done for today' }, { type: 'shutdown', worker: 'cy' }],
+      issues: ['SHUTDOWN needs a worker: SHUTDOWN'],
+    });
+  });
+});

@@ -360,7 +360,7 @@ describe('executePlan', () => {
     expect(outcome.output).toBe('remote ok');
   });
 
-  it('gives chunk workers the plan\'s tools, each call asking the approval queue; session approvals hold per worker session', async () => {
+  it('asks the approval queue once per plan for a session decision, whatever the number of workers', async () => {
     const written: string[] = [];
     const writeFile = defineTool({
       name: 'write_file',
@@ -369,23 +369,57 @@ describe('executePlan', () => {
       execute: ({ path }) => (written.push(path), 'written'),
     });
     const asked: ApprovalRequest[] = [];
-    const approvals = new ApprovalQueue({
-      handler: (request) => (asked.push(request), request.agent === 'Implementation' ? { approved: true, scope: 'session' } : { approved: false }),
-    });
+    const approvals = new ApprovalQueue({ handler: (request) => (asked.push(request), { approved: true, scope: 'session' }) });
     const call = (path: string) => ({ toolCalls: [{ name: 'write_file', arguments: { path } }] });
     const adapter = scriptedAdapter({
-      replies: { Implementation: [call('a.ts'), call('b.ts'), 'fixed'], Testing: [call('a.test.ts'), 'could not write the test'] },
+      replies: { Implementation: [call('a.ts'), 'fixed'], Testing: [call('a.test.ts'), call('b.test.ts'), 'tested'], Generic: [call('c.md'), 'noted'] },
     });
-    const plan = planOf(chunk(0, [], { role: 'Implementation' }), chunk(1, [0], { role: 'Testing' }));
-    const outcome = await executePlan(plan, { adapter, tools: [writeFile], approvals });
-    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Succeeded']);
-    // the session decision covered the second call of the same worker; the other worker was asked again and denied
-    expect(asked.map((r) => [r.tool, r.agent, r.arguments])).toEqual([['write_file', 'Implementation', { path: 'a.ts' }], ['write_file', 'Testing', { path: 'a.test.ts' }]]);
-    expect(asked[0]!.sessionId).not.toBe(asked[1]!.sessionId);
-    expect(written).toEqual(['a.ts', 'b.ts']);
-    expect(adapter.inputsOf('Testing')[1]).toMatch(/^\[tool result write_file#.*\] Not approved: the use of `write_file` was denied\.$/);
+    const plan = planOf(chunk(0, [], { role: 'Implementation' }), chunk(1, [], { role: 'Testing' }), chunk(2, [0, 1], { role: 'Generic' }));
+    const outcome = await executePlan(plan, { adapter, tools: [writeFile], approvals, runId: 'plan-run-1' });
+    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    expect(asked).toHaveLength(1); // three workers, one orchestration
+    expect(asked[0]).toMatchObject({ tool: 'write_file', runId: 'plan-run-1' });
+    expect(written.sort()).toEqual(['a.test.ts', 'a.ts', 'b.test.ts', 'c.md']);
+    // Another execution is another orchestration: asked again.
+    await executePlan(planOf(chunk(0, [], { role: 'Implementation' })), { adapter: scriptedAdapter({ replies: { Implementation: [call('d.ts'), 'done'] } }), tools: [writeFile], approvals, runId: 'plan-run-2' });
+    expect(asked).toHaveLength(2);
     await expect(executePlan(plan, { adapter, approvals: {} as ApprovalQueue })).rejects.toThrow('Expected `approvals` to be an ApprovalQueue');
     await expect(executePlan(plan, { adapter, tools: ['write_file'] as never })).rejects.toThrow('Expected `tools` to be an array of tool definitions');
+  });
+
+  it('gives each role only the tools it may use, approves read-only tools without asking and asks about dangerous ones every call', async () => {
+    const ran: string[] = [];
+    const tool = (name: string) => defineTool({ name, description: name, parameters: z.object({ path: z.string() }), execute: ({ path }) => (ran.push(`${name} ${path}`), 'ok') });
+    const [readFile, writeFile, deleteFile] = [tool('read_file'), tool('write_file'), tool('delete_file')];
+    const asked: string[] = [];
+    const approvals = new ApprovalQueue({ handler: (r) => (asked.push(`${r.tool}:${r.risk}`), { approved: r.tool !== 'delete_file' || asked.length < 3, scope: 'session' }) });
+    const call = (name: string, path: string) => ({ toolCalls: [{ name, arguments: { path } }] });
+    const adapter = scriptedAdapter({
+      replies: {
+        CodeAnalysis: [call('read_file', 'a.ts'), call('write_file', 'a.ts'), 'read it'],
+        Implementation: [call('read_file', 'a.ts'), call('write_file', 'a.ts'), call('delete_file', 'old.ts'), call('delete_file', 'older.ts'), 'changed it'],
+      },
+    });
+    const plan = planOf(chunk(0, [], { role: 'CodeAnalysis' }), chunk(1, [0], { role: 'Implementation' }));
+    const outcome = await executePlan(plan, {
+      adapter,
+      tools: [readFile, writeFile, deleteFile],
+      toolRisks: { read_file: 'read-only', delete_file: 'dangerous' },
+      roles: { CodeAnalysis: { tools: ['read_file'] } },
+      approvals,
+    });
+    // CodeAnalysis has no write_file: its call is an unknown tool and never reaches the queue.
+    expect(adapter.inputsOf('CodeAnalysis')[2]).toMatch(/unknown tool "write_file"/);
+    expect(asked).toEqual(['write_file:undefined', 'delete_file:dangerous', 'delete_file:dangerous']);
+    expect(ran).toEqual(['read_file a.ts', 'read_file a.ts', 'write_file a.ts', 'delete_file old.ts']);
+    const [analysis, implementation] = outcome.results;
+    expect(analysis!.toolCalls).toEqual([{ name: 'read_file', arguments: { path: 'a.ts' } }]);
+    expect(implementation!.toolCalls!.map((t) => `${t.name}${t.isError ? ' (refused)' : ''}`)).toEqual(['read_file', 'write_file', 'delete_file', 'delete_file (refused)']);
+    expect(implementation!.usage).toMatchObject({ turns: 5 });
+    expect(analysis!.usage).toMatchObject({ turns: 3 });
+    expect(() => planRunnable(plan, { tools: [deleteFile], toolRisks: { delete_file: 'dangerous' } })).toThrow(/dangerous: give an approval queue/);
+    expect(() => planRunnable(plan, { tools: [readFile], roles: { Testing: { tools: ['run_tests'] } } })).toThrow(/roles.Testing.tools` names tool "run_tests"/);
+    expect(() => planRunnable(plan, { tools: [readFile], toolRisks: { read_file: 'harmless' as never } })).toThrow(/risk of tool "read_file"/);
   });
 
   it('rejects invalid plans and options with clear messages', async () => {

@@ -31,7 +31,8 @@ function track(promise: Promise<Workspace>) {
   return state;
 }
 
-const settle = () => new Promise((r) => setImmediate(r));
+/** Long enough for a granted prepare to finish (it reads the scope's files). */
+const settle = () => new Promise((r) => setTimeout(r, 50));
 
 describe('scope overlap', () => {
   it('takes the static prefix of a glob', () => {

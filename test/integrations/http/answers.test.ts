@@ -79,7 +79,7 @@ describe('remote approvals', () => {
     expect((await http.post('/runs/r1/requests/nope', { approved: true })).status).toBe(404);
   });
 
-  it('remembers a global decision in the store, where another queue (another process) finds it', async () => {
+  it('remembers a session decision in the store, where another queue of the same run (another process) finds it', async () => {
     const store = namespacedStore(memoryStore(), 'acme');
     const ran: string[] = [];
     const adapter = scriptedAdapter({ rules: [{ agent: 'ops', reply: [{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] }, 'Done.'] }] });
@@ -88,13 +88,14 @@ describe('remote approvals', () => {
     // Answer through the store directly (the HTTP path is covered above).
     for (let i = 0; i < 2000 && (await pendingRequests(store, 'g1')).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
     const [request] = await pendingRequests(store, 'g1');
-    expect((await answerRequest(store, 'g1', request!.requestId, { approved: true, scope: 'global' })).ok).toBe(true);
+    expect((await answerRequest(store, 'g1', request!.requestId, { approved: true, scope: 'session' })).ok).toBe(true);
     await handle.result;
-    expect(await store.get('approvals/global/deploy')).toBe(true);
+    expect(await store.get('approvals/orchestration/g1/deploy')).toBe(true);
     const second = new ApprovalQueue({ handler: () => Promise.reject(new Error('must not be asked')), store });
-    expect(await second.request({ tool: 'deploy', agent: 'someone-else' })).toBe(true);
+    expect(await second.request({ tool: 'deploy', agent: 'someone-else', runId: 'g1' })).toBe(true);
+    await expect(second.request({ tool: 'deploy', agent: 'someone-else', runId: 'g2' })).rejects.toThrow('must not be asked');
     await second.forgetAll();
-    expect(await store.get('approvals/global/deploy')).toBeUndefined();
+    expect(await store.get('approvals/orchestration/g1/deploy')).toBeUndefined();
   });
 
   it('a run cancelled while it waits withdraws its request: a late answer gets 409', async () => {
