@@ -240,9 +240,11 @@ describe.skipIf(!url)('redisRateLimitState', () => {
     const b = rateLimited(two.adapter, { requestsPerMinute: 4, clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
     const sa = await a.openSession({ agent: 'a' });
     const sb = await b.openSession({ agent: 'b' });
-    const sends = [sa.send('1'), sb.send('2'), sa.send('3'), sb.send('4'), sa.send('5'), sb.send('6')];
-    // Redis answers in real time: wait (boundedly) until four calls started and two wait on the clock.
-    for (let i = 0; i < 2000 && (one.starts.length + two.starts.length < 4 || clock.pending < 2); i++) await new Promise((r) => setTimeout(r, 5));
+    let settled = 0;
+    const sends = [sa.send('1'), sb.send('2'), sa.send('3'), sb.send('4'), sa.send('5'), sb.send('6')].map((p) => p.finally(() => settled++));
+    // Redis answers in real time: wait (boundedly) until four calls finished (their slots released, which wakes
+    // the waiting calls of the same limiter to ask Redis again) and the other two wait on the clock.
+    for (let i = 0; i < 2000 && (settled < 4 || clock.pending < 2); i++) await new Promise((r) => setTimeout(r, 5));
     expect(one.starts.length + two.starts.length).toBe(4);
     await clock.advance(60_000);
     await Promise.all(sends);
