@@ -20,6 +20,7 @@ export { buildStages, criticalPath, toMermaid, type ChunkWeight, type CriticalPa
 export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
 export { recordChunkResult } from './plan-checkpoint.js';
 export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkToolCall, type ChunkJob, type ChunkJobData, type Executor, type InProcessExecutorOptions } from './executor.js';
+export { sharedPool, type PoolExecutor, type PoolShareOptions, type PoolShareStats, type SharedPool, type SharedPoolOptions } from './pool.js';
 export { chunkStatuses, chunkStateSchema, planExecutionStateSchema, terminalStatuses, type ChunkState, type ChunkStatus, type PlanExecutionState } from './state.js';
 export {
   executePlan,
