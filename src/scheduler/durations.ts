@@ -11,8 +11,8 @@ export class DurationWindow {
   #next = 0;
   /** The same durations, ascending. */
   readonly #sorted: number[] = [];
-  /** `#suffix[i]`: the sum of `#sorted[i..]`. */
-  #suffix: number[] = [0];
+  /** `#suffix[i]`: the sum of `#sorted[i..]` (and 0 past the end). */
+  readonly #suffix: number[] = [0];
 
   constructor(readonly size = 64) {}
 
@@ -30,11 +30,10 @@ export class DurationWindow {
       this.#sorted.splice(this.#above(old, true), 1);
     }
     this.#sorted.splice(this.#above(ms, true), 0, ms);
-    const n = this.#sorted.length;
-    const suffix = new Array<number>(n + 1);
-    suffix[n] = 0;
-    for (let i = n - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + this.#sorted[i]!;
-    this.#suffix = suffix;
+    const sorted = this.#sorted;
+    const suffix = this.#suffix;
+    suffix[sorted.length] = 0;
+    for (let i = sorted.length - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + sorted[i]!;
   }
 
   /**

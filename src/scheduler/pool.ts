@@ -95,11 +95,14 @@ export interface SharedPool {
 
 /** An attempt waiting for a slot. */
 interface Waiting {
-  job: ChunkJob;
+  readonly job: ChunkJob;
+  readonly share: Share;
   resolve(out: string | ChunkAttemptResult): void;
   reject(error: unknown): void;
-  /** Removes the abort listener. */
-  forget(): void;
+  /** `queued` until it starts or is rejected. */
+  state: 'queued' | 'started' | 'rejected';
+  /** Removes its abort listener (set once it listens: only attempts still waiting after the admission that follows their dispatch do). */
+  forget: (() => void) | undefined;
 }
 
 /** A share's expectations come from its own durations once it has this many. */
@@ -196,7 +199,9 @@ class Pool implements SharedPool {
   #running = 0;
   /** The durations of the pool's recent attempts. */
   readonly #durations = new DurationWindow();
-  /** A pump is due in a microtask. */
+  /** Attempts dispatched since the last admission. */
+  #fresh: Waiting[] = [];
+  /** An admission is due in a microtask. */
   #due = false;
   #closed: Error | undefined;
 
@@ -269,25 +274,53 @@ class Pool implements SharedPool {
     if (share.closed) return;
     share.closed = reason;
     if (this.#shares.get(share.name) === share) this.#shares.delete(share.name);
-    for (const w of share.queue.splice(0)) {
-      w.forget();
-      w.reject(reason);
-    }
+    for (const w of share.queue.splice(0)) this.#reject(w, reason);
   }
 
+  /**
+   * Queue the attempt; admission follows in a microtask, so that plans
+   * dispatching in the same turn (plans started together) compete for the
+   * free slots.
+   */
   #dispatch(share: Share, job: ChunkJob): Promise<string | ChunkAttemptResult> {
     if (share.closed) return Promise.reject(share.closed);
     return new Promise((resolve, reject) => {
       if (share.queue.length === 0) this.#rejoin(share);
-      if (!this.#wait(share, job, resolve, reject)) return;
-      // Admit in a microtask, so that plans dispatching in the same turn (plans started together) compete for the free slots.
-      if (this.#due || this.#running >= this.capacity) return;
+      const waiting: Waiting = { job, share, resolve, reject, state: 'queued', forget: undefined };
+      share.queue.push(waiting);
+      this.#fresh.push(waiting);
+      if (this.#due) return;
       this.#due = true;
-      queueMicrotask(() => {
-        this.#due = false;
-        this.#pump();
-      });
+      queueMicrotask(() => this.#admit());
     });
+  }
+
+  /** Start what fits; the attempts still waiting then listen to their signals (the others never touch them). */
+  #admit(): void {
+    this.#due = false;
+    this.#pump();
+    const fresh = this.#fresh;
+    this.#fresh = [];
+    for (const w of fresh) if (w.state === 'queued') this.#listen(w);
+  }
+
+  /** An attempt whose signal aborts while it waits leaves the queue and rejects with the abort error; it never starts. */
+  #listen(w: Waiting): void {
+    const signal = w.job.signal;
+    const onAbort = (): void => {
+      const queue = w.share.queue;
+      queue.splice(queue.indexOf(w), 1);
+      this.#reject(w, abortError(signal));
+    };
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    w.forget = () => signal.removeEventListener('abort', onAbort);
+  }
+
+  #reject(w: Waiting, error: Error): void {
+    w.state = 'rejected';
+    w.forget?.();
+    w.reject(error);
   }
 
   /**
@@ -299,32 +332,37 @@ class Pool implements SharedPool {
   #rejoin(share: Share): void {
     const now = this.#clock.now();
     let least = Infinity;
-    for (const other of this.#shares.values()) if (other !== share && other.queue.length > 0) least = Math.min(least, other.key(now, this.#durations));
+    for (const other of this.#shares.values()) if (other !== share && (other.queue.length > 0 || other.running > 0)) least = Math.min(least, other.key(now, this.#durations));
     if (least === Infinity) return;
     const floor = least - this.#durations.expected(0) / share.weight;
     const key = share.key(now, this.#durations);
     if (key < floor) share.lifted += (floor - key) * share.weight;
   }
 
-  /** Queue the attempt until a slot is its (false when its signal has already aborted: then it is rejected). */
-  #wait(share: Share, job: ChunkJob, resolve: Waiting['resolve'], reject: Waiting['reject']): boolean {
-    const signal = job.signal;
-    if (signal.aborted) {
-      reject(abortError(signal));
-      return false;
+  /** Fill free slots, each with the head of the share that comes first. */
+  #pump(): void {
+    while (this.#running < this.capacity) {
+      const now = this.#clock.now();
+      let next: Share | undefined;
+      for (const share of this.#shares.values()) if (share.eligible && (next === undefined || this.#before(share, next, now))) next = share;
+      if (next === undefined) return;
+      const w = next.queue.shift()!;
+      w.state = 'started';
+      w.forget?.();
+      this.#start(w);
     }
-    const onAbort = (): void => {
-      const i = share.queue.indexOf(waiting);
-      if (i >= 0) share.queue.splice(i, 1);
-      reject(abortError(signal));
-    };
-    const waiting: Waiting = { job, resolve, reject, forget: () => signal.removeEventListener('abort', onAbort) };
-    signal.addEventListener('abort', onAbort, { once: true });
-    share.queue.push(waiting);
-    return true;
   }
 
-  #start(share: Share, job: ChunkJob, resolve: Waiting['resolve'], reject: Waiting['reject']): void {
+  /** Whether `a` gets a slot before `b`: a lower charge per weight, then fewer running per weight (then the earlier share). */
+  #before(a: Share, b: Share, now: number): boolean {
+    const ka = a.key(now, this.#durations);
+    const kb = b.key(now, this.#durations);
+    if (ka !== kb) return ka < kb;
+    return a.running / a.weight < b.running / b.weight;
+  }
+
+  /** Run the attempt on the inner executor; when it settles, count its worker time and fill the slot. */
+  #start({ job, share, resolve, reject }: Waiting): void {
     const started = this.#clock.now();
     this.#running++;
     share.starts.push(started);
@@ -339,35 +377,14 @@ class Pool implements SharedPool {
       share.starts.splice(share.starts.indexOf(started), 1);
       const took = this.#clock.now() - started;
       share.served += took;
+      share.settled++;
       share.durations.add(took);
       this.#durations.add(took);
-      share.settled++;
       this.#pump();
     };
     settled.then(
       (out) => (release(), resolve(out)),
       (error: unknown) => (release(), reject(error)),
     );
-  }
-
-  /** Fill free slots, each with the head of the share that comes first. */
-  #pump(): void {
-    while (this.#running < this.capacity) {
-      const now = this.#clock.now();
-      let next: Share | undefined;
-      for (const share of this.#shares.values()) if (share.eligible && (next === undefined || this.#before(share, next, now))) next = share;
-      if (next === undefined) return;
-      const w = next.queue.shift()!;
-      w.forget();
-      this.#start(next, w.job, w.resolve, w.reject);
-    }
-  }
-
-  /** Whether `a` gets a slot before `b`: a lower charge per weight, then fewer running per weight (then the earlier share). */
-  #before(a: Share, b: Share, now: number): boolean {
-    const ka = a.key(now, this.#durations);
-    const kb = b.key(now, this.#durations);
-    if (ka !== kb) return ka < kb;
-    return a.running / a.weight < b.running / b.weight;
   }
 }

@@ -1,0 +1,43 @@
+/**
+ * One process of the pool's overhead benchmark: runs one configuration on
+ * zero-cost chunks `runs` times after a warm-up and prints the µs per chunk
+ * of each run as JSON, in wall time and in CPU time. Started by
+ * `pool.bench.ts`, one process per configuration.
+ *
+ *   node --import tsx bench/pool/overhead-worker.ts <direct|p-limit|sharedPool|sharedPool-2> <chunks> <runs>
+ */
+import { loadTroupe } from '../scheduler/load.js';
+import { layered } from '../scheduler/workloads.js';
+
+const [config, chunksArg, runsArg] = process.argv.slice(2) as [string, string, string];
+const n = Number(chunksArg);
+const runs = Number(runsArg);
+const troupe = await loadTroupe(new URL('../../src/index.ts', import.meta.url).pathname);
+const zero = async (): Promise<string> => 'ok';
+
+/** One run over `n` chunks in all: one plan, or two plans of n/2 at once through one pool. */
+async function once(): Promise<unknown> {
+  if (config === 'direct') return troupe.executePlan(layered(n), { maxParallel: 8, runChunk: zero });
+  if (config === 'p-limit') return troupe.executePlan(layered(n), { executor: troupe.inProcessExecutor({ maxParallel: 8 }), runChunk: zero });
+  const pool = troupe.sharedPool({ capacity: 8 });
+  if (config === 'sharedPool') return troupe.executePlan(layered(n), { executor: pool.executor('a'), runChunk: zero });
+  const half = layered(n / 2);
+  return Promise.all([
+    troupe.executePlan(half, { executor: pool.executor('a'), runChunk: zero }),
+    troupe.executePlan(half, { executor: pool.executor('b', { weight: 2 }), runChunk: zero }),
+  ]);
+}
+
+const warmUp = Math.max(3, Math.ceil(30_000 / n));
+for (let i = 0; i < warmUp; i++) await once();
+const wall: number[] = [];
+const cpu: number[] = [];
+for (let i = 0; i < runs; i++) {
+  const used = process.cpuUsage();
+  const start = performance.now();
+  await once();
+  wall.push(((performance.now() - start) * 1000) / n);
+  const { user, system } = process.cpuUsage(used);
+  cpu.push((user + system) / n);
+}
+process.stdout.write(`${JSON.stringify({ wall, cpu })}\n`);
