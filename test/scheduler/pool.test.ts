@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { SimulatedClock, sleep } from '../../src/core/clock.js';
 import { CancelledError, ConfigurationError, TimeoutError, isTroupeError } from '../../src/core/errors.js';
 import { executePlan, type ChunkRunner } from '../../src/scheduler/execute.js';
@@ -169,6 +170,26 @@ describe('sharedPool', () => {
     await drive(clock, Promise.all([first, late]));
   });
 
+  it('keeps each plan\'s own budget: the plan that runs out stops and frees its share, the other goes on', async () => {
+    const pool = sharedPool({ capacity: 2 });
+    const reply = { text: 'done', usage: { inputTokens: 40, outputTokens: 10 } };
+    const [thrifty, free] = [scriptedAdapter({ rules: [{ agent: 'Generic', reply }] }), scriptedAdapter({ rules: [{ agent: 'Generic', reply }] })];
+    const [capped, open] = await Promise.all([
+      executePlan(flat(6), { adapter: thrifty, maxParallel: 1, budget: { name: 'thrifty', totalTokens: 100 }, executor: pool.executor('thrifty', { maxConcurrency: 1 }) }),
+      executePlan(flat(6), { adapter: free, executor: pool.executor('free') }),
+    ]);
+    expect(capped.status).toBe('budget-exhausted');
+    // Its second call spent the budget: that chunk and every one not yet run end Aborted.
+    expect(capped.results.map((r) => r.status)).toEqual(['Succeeded', 'Aborted', 'Aborted', 'Aborted', 'Aborted', 'Aborted']);
+    expect(thrifty.calls).toHaveLength(2);
+    expect(open.status).toBe('completed');
+    expect(free.calls).toHaveLength(6);
+    expect(pool.stats().map((s) => [s.name, s.running, s.queued])).toEqual([
+      ['thrifty', 0, 0],
+      ['free', 0, 0],
+    ]);
+  });
+
   it('keeps each plan\'s attempts in the order its scheduler dispatched them', async () => {
     const clock = new SimulatedClock();
     const pool = sharedPool({ capacity: 1, clock });
@@ -241,7 +262,7 @@ describe('sharedPool', () => {
     };
     for (const capacity of [0, -1, 1.5, Number.NaN, '4'] as unknown[]) bad(() => sharedPool({ capacity: capacity as number }), 'invalid_option', /`capacity`/);
     bad(() => sharedPool(null as never), 'invalid_option', /options to be an object/);
-    bad(() => sharedPool({ executor: { kind: 'x', capacity: 0, dispatch: () => 'ok' } }), 'invalid_option', /`executor`/);
+    bad(() => sharedPool({ executor: { kind: 'x', capacity: 0, dispatch: async () => 'ok' } }), 'invalid_option', /`executor`/);
     bad(() => sharedPool({ executor: {} as Executor }), 'invalid_option', /`executor`/);
     bad(() => sharedPool({ executor: directExecutor({ maxParallel: 2 }), capacity: 3 }), 'invalid_option', /at most the executor's capacity \(2\), got 3/);
     bad(() => sharedPool({ clock: { now: () => 0 } as never }), 'invalid_option', /`clock`/);
@@ -342,7 +363,7 @@ describe('sharedPool', () => {
         calls++;
         if (j.chunk.title === 'throws') throw new Error('no worker');
         if (j.chunk.title === 'rejects') return Promise.reject(new Error('worker lost'));
-        return 'ok';
+        return Promise.resolve('ok');
       },
     };
     const share = sharedPool({ executor: flaky, clock }).executor('a');
@@ -374,10 +395,11 @@ function job(title: string, signal: AbortSignal = new AbortController().signal, 
     planId: 'plan',
     chunk: c,
     prompt: title,
-    role: { system: '' },
+    role: { system: '', preferredTools: [] },
     attempt: 1,
     signal,
     execute: async () => (clock ? sleep(clock, 10).then(() => 'ok') : 'ok'),
-    toJSON: () => ({ runId: 'run', planId: 'plan', chunk: c, prompt: title, role: { system: '' }, attempt: 1, checkpointPath: '/plan' }),
+    recordUsage: () => undefined,
+    toJSON: () => ({ runId: 'run', planId: 'plan', chunk: c, prompt: title, role: { system: '', preferredTools: [] }, attempt: 1, checkpointPath: '/plan' }),
   };
 }
