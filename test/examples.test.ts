@@ -54,6 +54,14 @@ const expected: Record<string, RegExp[]> = {
   'quickstart.ts': [/^Your order A-1042 is on its way \(DHL\)\.$/m, /^ {2}└ agent support \[completed\] .* turns=2$/m],
   'resume-loop.ts': [/^first half: iterations 1, 2 -> ⏹️ Cancelled \(2\/4\)/m, /^second half: iterations 3, 4 -> ✅ Goal met \(4\/4\)/m, /^scores: 0\.3, 0\.6, 0\.7, 0\.95$/m, /^answer: Login form, version 4\.$/m],
   'resume-plan.ts': [/^first half ran chunks: 0, 1, 2$/m, /^second half ran chunks: 3, 4, 5$/m, /^plan completed: 0 Succeeded, 1 Succeeded, 2 Succeeded, 3 Succeeded, 4 Succeeded, 5 Succeeded$/m],
+  'shared-pool.ts': [
+    /^ 0\.5 s  slots: web 2, api 1 +finished: -$/m,
+    /^ 2\.5 s  slots: web 1, api 1, docs 1 +finished: web 2, api 1, web 3$/m,
+    /^Refresh the web app: completed, 6\/6 chunks$/m,
+    /^Version the API: completed, 4\/4 chunks$/m,
+    /^Update the docs: completed, 3\/3 chunks$/m,
+    /^worker time: web 6\.0 s, api 4\.0 s, docs 3\.0 s$/m,
+  ],
   'review-panel.ts': [/vote: security votes to conclude \(round 2\)/, /^Status: coordinator after 2 rounds/m, /^lead: Verdict: request changes\./m],
   'squad.ts': [/^Squad Team \(orchestrator-reflect\), read from /m, /'Ripley' +│ 'Lead'/, /^presets: code-review \[builtin\].*Squad Team \[repo\]$/m, /^✅ Goal met \(2\/5\)/m],
   'what-if-review.ts': [

@@ -289,10 +289,15 @@ class Pool implements SharedPool {
       const waiting: Waiting = { job, share, resolve, reject, state: 'queued', forget: undefined };
       share.queue.push(waiting);
       this.#fresh.push(waiting);
-      if (this.#due) return;
-      this.#due = true;
-      queueMicrotask(() => this.#admit());
+      this.#admitSoon();
     });
+  }
+
+  /** Admit in a microtask (once, however many ask). */
+  #admitSoon(): void {
+    if (this.#due) return;
+    this.#due = true;
+    queueMicrotask(() => this.#admit());
   }
 
   /** Start what fits; the attempts still waiting then listen to their signals (the others never touch them). */
@@ -325,9 +330,12 @@ class Pool implements SharedPool {
 
   /**
    * A share whose queue was empty banks no credit for the time it could not
-   * use: its charge is lifted to the least among the shares with attempts
-   * waiting, less one mean attempt (the lead it may have had for its
-   * running attempts).
+   * use: its charge is lifted to one mean attempt below the least charged
+   * of the other busy shares (running or waiting). The one attempt is what
+   * a share with attempts running may have earned (its queue empties in
+   * passing whenever its plan has dispatched all it had ready), and about
+   * what a new share loses waiting for the first running attempts to end
+   * (slots are not taken back).
    */
   #rejoin(share: Share): void {
     const now = this.#clock.now();
@@ -380,11 +388,11 @@ class Pool implements SharedPool {
       share.settled++;
       share.durations.add(took);
       this.#durations.add(took);
-      this.#pump();
     };
+    // The freed slot is filled after the plan has seen the result, so that the attempt it dispatches next competes for it.
     settled.then(
-      (out) => (release(), resolve(out)),
-      (error: unknown) => (release(), reject(error)),
+      (out) => (release(), resolve(out), this.#admitSoon()),
+      (error: unknown) => (release(), reject(error), this.#admitSoon()),
     );
   }
 }

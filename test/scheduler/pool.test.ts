@@ -89,13 +89,34 @@ describe('sharedPool', () => {
     expect(capped.capacity).toBe(1);
     const both = Promise.all([
       executePlan(flat(8), { clock, executor: capped, runChunk: worker(clock, a) }),
-      executePlan(flat(24), { clock, executor: pool.executor('b'), runChunk: worker(clock, b) }),
+      executePlan(flat(40), { clock, executor: pool.executor('b'), runChunk: worker(clock, b) }),
     ]);
     await until(clock, 5);
+    expect(running(pool)).toEqual({ a: 1, b: 3 });
+    await until(clock, 45);
     expect(running(pool)).toEqual({ a: 1, b: 3 });
     await drive(clock, both);
     expect(a.peak).toBe(1);
     expect(b.peak).toBe(4); // once plan a ended
+  });
+
+  it('fills a freed slot after the plan has seen its result, so a plan with one attempt at a time keeps its share', async () => {
+    const clock = new SimulatedClock();
+    const pool = sharedPool({ capacity: 2, clock });
+    const [a, b] = [tally(), tally()];
+    // A chain: plan a never has a second attempt waiting when one ends.
+    const chain = planOf(...Array.from({ length: 8 }, (_, i) => chunk(i, i === 0 ? [] : [i - 1])));
+    const both = Promise.all([
+      executePlan(chain, { clock, executor: pool.executor('a'), runChunk: worker(clock, a) }),
+      executePlan(flat(40), { clock, executor: pool.executor('b'), runChunk: worker(clock, b) }),
+    ]);
+    const seen: number[] = [];
+    for (const t of [5, 15, 35, 55, 75]) {
+      await until(clock, t);
+      seen.push(a.running);
+    }
+    expect(seen).toEqual([1, 1, 1, 1, 1]);
+    await drive(clock, both);
   });
 
   it('starves no plan: a plan of weight 1 beside one of weight 100 still runs while the other has work', async () => {
