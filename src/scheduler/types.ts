@@ -82,7 +82,7 @@ export interface PlanRunOptions {
   baseDir?: string;
   /** Overrides of the built-in role configurations (a role's `estimatedMs` is the default estimate of its chunks). */
   roles?: RoleOverrides;
-  /** Where attempts run. Default: `directExecutor({ maxParallel })`; pass an `inProcessExecutor` to share a pool between plans. */
+  /** Where attempts run. Default: `directExecutor({ maxParallel })`; pass a `sharedPool` executor to share a pool between plans by weight. */
   executor?: Executor;
   /** Run a chunk yourself instead of as an agent session built from its role. */
   runChunk?: ChunkRunner;
