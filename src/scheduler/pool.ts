@@ -1,9 +1,9 @@
 /**
  * A pool of worker slots shared by several plans: {@link sharedPool} gives
  * each plan an {@link Executor} of its own (`pool.executor(name, { weight,
- * maxConcurrency })`), and each free slot goes to the plan that has had the
- * least worker time for its weight. Around any executor: in process by
- * default, or a queue-backed one whose workers are elsewhere.
+ * maxConcurrency })`), and each free slot goes to the plan charged the least
+ * worker time for its weight. Around any executor: in process by default,
+ * or a queue-backed one whose workers are elsewhere.
  * @module
  */
 import { abortError, realClock, type Clock } from '../core/clock.js';
@@ -43,8 +43,11 @@ export interface PoolShareOptions {
 
 /** What {@link SharedPool.stats} reports of one share. */
 export interface PoolShareStats {
+  /** The share's name. */
   name: string;
+  /** Its weight. */
   weight: number;
+  /** Its maximum of attempts at once. */
   maxConcurrency: number;
   /** Attempts running now. */
   running: number;
@@ -65,6 +68,7 @@ export interface PoolExecutor extends Executor {
   readonly kind: 'pool';
   /** Its name in the pool. */
   readonly name: string;
+  /** Its share of the slots, relative to the other shares' weights. */
   readonly weight: number;
   /** Equal to `capacity`. */
   readonly maxConcurrency: number;
@@ -83,13 +87,18 @@ export interface SharedPool {
   readonly closed: boolean;
   /**
    * A new share named `name` (unique among the open ones), and its executor.
-   * Throws a `ConfigurationError` for a bad name or option, a `CancelledError`
-   * once the pool is closed.
+   * Throws a `ConfigurationError` for a bad name or option; once the pool is
+   * closed, the error it was closed with (a `CancelledError`, or the
+   * signal's reason).
    */
   executor(name: string, options?: PoolShareOptions): PoolExecutor;
   /** Each open share's figures, in the order they joined. */
   stats(): PoolShareStats[];
-  /** Close every share (see {@link PoolExecutor.close}); running attempts finish. Idempotent. */
+  /**
+   * Close every share (see {@link PoolExecutor.close}): waiting attempts
+   * reject with `reason` (default: a `CancelledError`), later calls too;
+   * running attempts finish. Idempotent.
+   */
   close(reason?: Error): void;
 }
 
@@ -204,6 +213,8 @@ class Pool implements SharedPool {
   /** An admission is due in a microtask. */
   #due = false;
   #closed: Error | undefined;
+  /** Stops listening to the `signal` option. */
+  #unlisten: () => void = () => undefined;
 
   constructor(options: SharedPoolOptions) {
     if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected the pool's options to be an object, got ${describeValue(options)}`);
@@ -223,7 +234,11 @@ class Pool implements SharedPool {
     this.#inner = executor ?? directExecutor({ maxParallel: capacity });
     this.#clock = clock ?? realClock;
     if (signal?.aborted) this.close(abortError(signal));
-    else signal?.addEventListener('abort', () => this.close(abortError(signal)), { once: true });
+    else if (signal) {
+      const onAbort = (): void => this.close(abortError(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      this.#unlisten = () => signal.removeEventListener('abort', onAbort);
+    }
   }
 
   get closed(): boolean {
@@ -267,6 +282,7 @@ class Pool implements SharedPool {
   close(reason: Error = new CancelledError('The pool is closed')): void {
     if (this.#closed) return;
     this.#closed = reason;
+    this.#unlisten();
     for (const share of [...this.#shares.values()]) this.#close(share, reason);
   }
 
