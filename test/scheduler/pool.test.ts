@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import { RunContext } from '../../src/core/context.js';
+import { createOp } from '../../src/core/ops.js';
 import { SimulatedClock, sleep } from '../../src/core/clock.js';
 import { CancelledError, ConfigurationError, TimeoutError, isTroupeError } from '../../src/core/errors.js';
 import { executePlan, type ChunkRunner } from '../../src/scheduler/execute.js';
@@ -411,7 +413,10 @@ describe('sharedPool', () => {
 /** A job of its own (the pool needs only its signal and what the executor reads). */
 function job(title: string, signal: AbortSignal = new AbortController().signal, clock?: SimulatedClock): ChunkJob {
   const c = { ...chunk(0), title };
+  const at = new SimulatedClock();
+  const ctx = RunContext.create({ runId: 'run', clock: at, signal, root: createOp('op-0', 'plan', 'plan', at.now()) });
   return {
+    ctx,
     runId: 'run',
     planId: 'plan',
     chunk: c,
