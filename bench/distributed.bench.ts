@@ -20,7 +20,7 @@ import { Redis } from 'ioredis';
 import { executePlan, type Plan, type PlanChunk } from 'troupe/plan';
 import { bullmqExecutor } from 'troupe/bullmq';
 import { scriptedAdapter } from 'troupe/testing';
-import { findRedisServer, startRedisServer, type RedisServer } from '../test/helpers/redis-server.js';
+import { benchRedis } from './redis.js';
 
 const ROUNDS = 5;
 const tsxLoader = pathToFileURL(join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
@@ -83,16 +83,9 @@ async function timeRuns(rounds: number, fn: () => Promise<unknown>): Promise<num
 }
 
 export default async function bench(): Promise<void> {
-  let server: RedisServer | undefined;
-  let url = process.env.REDIS_URL;
-  if (!url) {
-    if (!findRedisServer()) {
-      console.log('Skipped: no Redis (install redis-server or set REDIS_URL).');
-      return;
-    }
-    server = await startRedisServer();
-    url = server.url;
-  }
+  const redis = await benchRedis();
+  if (!redis) return;
+  const { url } = redis;
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
   try {
     console.log(`Redis at ${url}; ${ROUNDS} runs each; median (min–max).\n`);
@@ -108,7 +101,7 @@ export default async function bench(): Promise<void> {
       if (keys.length) await raw.del(...keys);
     } while (cursor !== '0');
     raw.disconnect();
-    await server?.stop();
+    await redis.stop();
   }
 }
 

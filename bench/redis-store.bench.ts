@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { redisStore } from 'troupe/redis';
-import { findRedisServer, startRedisServer, type RedisServer } from '../test/helpers/redis-server.js';
+import { benchRedis } from './redis.js';
 
 const BATCHES = 7;
 const CALLS = 2000;
@@ -27,16 +27,9 @@ async function measure(fn: (i: number) => Promise<unknown>, inFlight: number): P
 }
 
 export default async function bench(): Promise<void> {
-  let server: RedisServer | undefined;
-  let url = process.env.REDIS_URL;
-  if (!url) {
-    if (!findRedisServer()) {
-      console.log('Skipped: no Redis (install redis-server or set REDIS_URL).');
-      return;
-    }
-    server = await startRedisServer();
-    url = server.url;
-  }
+  const redis = await benchRedis();
+  if (!redis) return;
+  const { url } = redis;
   const prefix = `bench-${randomUUID()}:`;
   const raw = new Redis(url);
   const store = redisStore({ connection: url, prefix });
@@ -76,6 +69,6 @@ export default async function bench(): Promise<void> {
     const keys = await raw.keys(`${prefix}*`);
     if (keys.length) await raw.del(...keys);
     raw.disconnect();
-    await server?.stop();
+    await redis.stop();
   }
 }

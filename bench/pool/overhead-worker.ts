@@ -7,6 +7,7 @@
  *   node --import tsx bench/pool/overhead-worker.ts <direct|p-limit|sharedPool|sharedPool-2> <chunks> <runs>
  */
 import { loadTroupe } from '../scheduler/load.js';
+import { printTimedRuns } from '../scheduler/timed-runs.js';
 import { layered } from '../scheduler/workloads.js';
 
 const [config, chunksArg, runsArg] = process.argv.slice(2) as [string, string, string];
@@ -28,16 +29,4 @@ async function once(): Promise<unknown> {
   ]);
 }
 
-const warmUp = Math.max(3, Math.ceil(30_000 / n));
-for (let i = 0; i < warmUp; i++) await once();
-const wall: number[] = [];
-const cpu: number[] = [];
-for (let i = 0; i < runs; i++) {
-  const used = process.cpuUsage();
-  const start = performance.now();
-  await once();
-  wall.push(((performance.now() - start) * 1000) / n);
-  const { user, system } = process.cpuUsage(used);
-  cpu.push((user + system) / n);
-}
-process.stdout.write(`${JSON.stringify({ wall, cpu })}\n`);
+await printTimedRuns(once, n, runs, Math.max(3, Math.ceil(30_000 / n)));

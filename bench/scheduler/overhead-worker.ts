@@ -10,6 +10,7 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { loadRunLogWriter, loadTroupe } from './load.js';
+import { printTimedRuns } from './timed-runs.js';
 import { bareKahn, layered } from './workloads.js';
 
 const [engine, source, chunksArg, runsArg, mode] = process.argv.slice(2) as [string, string, string, string, string];
@@ -45,15 +46,4 @@ if (engine === 'floor') {
 
 // Warm up (fewer runs for the slow configurations), then time each run.
 const warmUp = mode === 'store' || mode === 'runlog' ? 2 : Math.max(3, Math.ceil(30_000 / n));
-for (let i = 0; i < warmUp; i++) await once();
-const wall: number[] = [];
-const cpu: number[] = [];
-for (let i = 0; i < runs; i++) {
-  const used = process.cpuUsage();
-  const start = performance.now();
-  await once();
-  wall.push(((performance.now() - start) * 1000) / n);
-  const { user, system } = process.cpuUsage(used);
-  cpu.push((user + system) / n);
-}
-process.stdout.write(`${JSON.stringify({ wall, cpu })}\n`);
+await printTimedRuns(once, n, runs, warmUp);
