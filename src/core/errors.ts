@@ -19,6 +19,8 @@ export type TroupeErrorCode =
   | 'wrong_phase'
   | 'depth_exceeded'
   | 'unsafe_path'
+  | 'invalid_template'
+  | 'invalid_template_values'
   // model behaviour
   | 'model_behavior'
   | 'max_turns_exceeded'

@@ -62,3 +62,23 @@ export {
   type ToolRisk,
 } from './approvals.js';
 export type { PlanEvents, PlanGraphNode } from './events.js';
+export {
+  TemplateError,
+  checkPlanTemplate,
+  fillPlaceholders,
+  formatTemplateIssues,
+  instantiatePlanTemplate,
+  parsePlanTemplateText,
+  planTemplateSchema,
+  scanPlaceholders,
+  templateParameterTypes,
+  type InstantiatedTemplate,
+  type PlanTemplate,
+  type TemplateCheck,
+  type TemplateIssue,
+  type TemplateParameter,
+  type TemplateParameterType,
+  type TemplatePlaceholder,
+  type TemplateValue,
+} from './template.js';
+export { TEMPLATE_DOCUMENT_VERSION, TEMPLATE_KEY_PREFIX, templateRegistry, type TemplateRegistry } from './template-registry.js';
