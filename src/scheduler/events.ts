@@ -4,6 +4,7 @@
  * @module
  */
 import type { WorkspaceWarning } from '../workspaces/types.js';
+import type { LearningRecord } from './learning.js';
 import type { ChunkRole } from './plan.js';
 import type { ChunkStatus } from './state.js';
 
@@ -54,6 +55,13 @@ export interface PlanEvents {
     previous: ChunkStatus;
     error?: string;
   };
+  /**
+   * A plan given a `learning` record starts (before its checkpoint is
+   * loaded): the statistics of earlier runs it uses — estimates and models
+   * per role, the planner summary, and the numbers they came from — so the
+   * run log says what it used and a resume or replay can use the same.
+   */
+  'plan.learning': { planId: string; learning: LearningRecord };
   /** A planning session moved to another phase (`idle`, `clarifying`, `planning`, `awaiting-approval`, `executing`, `aggregating`, `completed`, `cancelled`); `runId` is the session's id. */
   'phase.changed': { sessionId: string; from: string; to: string };
   /**

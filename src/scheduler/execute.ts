@@ -20,6 +20,7 @@ import { defineRunnable, type Runnable } from '../core/runnable.js';
 import { ApprovalQueue, toolRisks } from './approvals.js';
 import { indexPlan } from './dag.js';
 import { validatePlan, type Plan } from './plan.js';
+import { applyLearning, parseLearningRecord } from './learning.js';
 import { loadPlanStart, planCheckpoint } from './plan-checkpoint.js';
 import { schedule } from './schedule.js';
 import { validatePlanBudgets } from './budgets.js';
@@ -35,7 +36,9 @@ export type { ChunkResult, ChunkRunInput, ChunkRunner, ConversationSettings, Exe
  * A plan as a {@link Runnable} (kind `plan`), so plans nest in other
  * patterns; the input is the task the plan serves.
  */
-export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable<PlanOutcome> {
+export function planRunnable(plan: Plan, given: PlanRunOptions = {}): Runnable<PlanOutcome> {
+  const learning = given.learning === undefined ? undefined : parseLearningRecord(given.learning);
+  const options = learning ? { ...given, roles: applyLearning(given.roles, learning) } : given;
   const settings = validateOptions(plan, options);
   const planId = options.planId ?? 'plan';
   return defineRunnable<PlanOutcome>({
@@ -44,6 +47,7 @@ export function planRunnable(plan: Plan, options: PlanRunOptions = {}): Runnable
     ...defined({ budget: options.budget }),
     async run(input, ctx) {
       // In a resumed run, the plan's checkpoint: a finished plan returns its outcome, chunks that succeeded keep their results.
+      if (learning) ctx.emit('plan.learning', { planId, learning });
       const checkpoint = planCheckpoint(ctx);
       const start = await loadPlanStart(checkpoint, plan, planId);
       if (start.outcome) return start.outcome;

@@ -82,3 +82,31 @@ export {
   type TemplateValue,
 } from './template.js';
 export { TEMPLATE_DOCUMENT_VERSION, TEMPLATE_KEY_PREFIX, templateRegistry, type TemplateRegistry } from './template-registry.js';
+export {
+  OUTCOME_STATS_KEY,
+  OUTCOME_STATS_VERSION,
+  emptyOutcomeStats,
+  emptyTally,
+  loadOutcomeStats,
+  mergeOutcomes,
+  outcomeCollector,
+  parseOutcomeStats,
+  recordOutcomes,
+  recordRunOutcomes,
+  type OutcomeCollector,
+  type OutcomeDelta,
+  type OutcomeStats,
+  type OutcomeStatsOptions,
+  type OutcomeTally,
+} from './outcome-stats.js';
+export {
+  applyLearning,
+  learnFromStats,
+  learningRecordSchema,
+  outcomeSummary,
+  parseLearningRecord,
+  usedLearning,
+  type LearningRecord,
+  type LearnOptions,
+  type OutcomeSummaryOptions,
+} from './learning.js';

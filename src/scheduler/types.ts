@@ -19,6 +19,7 @@ import type { ApprovalQueue, ToolRisk } from './approvals.js';
 import type { ChunkWeight, PlanIndex } from './dag.js';
 import type { ChunkAttemptResult, ChunkToolCall, Executor } from './executor.js';
 import type { GuardrailOptions } from '../core/guardrails.js';
+import type { LearningRecord } from './learning.js';
 import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import type { RoleConfig, RoleOverrides } from './roles.js';
 import type { ChunkStatus } from './state.js';
@@ -111,6 +112,13 @@ export interface PlanRunOptions {
   weight?: ChunkWeight;
   /** The plan's id (events, workspaces, checkpoints). Default: `plan`. */
   planId?: string;
+  /**
+   * What to use from earlier runs (from `learnFromStats`): learned estimates
+   * and models fill the roles that `roles` leaves open, and the record is
+   * logged as a `plan.learning` event when the plan starts. Default: none
+   * (nothing learned is used).
+   */
+  learning?: LearningRecord;
   /** Instructions added while the plan runs; read when each chunk starts. */
   instructions?: () => readonly string[];
   /**
