@@ -7,6 +7,7 @@
  */
 import type {
   AdapterCapabilities,
+  ListModelsOptions,
   ModelAdapter,
   ModelSession,
   ModelTurn,
@@ -99,6 +100,8 @@ export interface ScriptedAdapterOptions {
   clock?: Clock;
   /** Capability flags. Default: tools and streaming. */
   capabilities?: Partial<AdapterCapabilities>;
+  /** The models `listModels` reports. Default: none, and the adapter has no `listModels` (it cannot tell). */
+  models?: readonly string[];
 }
 
 /** One call the scripted adapter received, for assertions. */
@@ -193,6 +196,14 @@ export function scriptedAdapter(options: ScriptedAdapterOptions = {}): ScriptedA
       q.push(...replies);
       queues.set(agent, q);
     },
+    ...(options.models === undefined
+      ? {}
+      : {
+          async listModels({ signal }: ListModelsOptions = {}): Promise<readonly string[]> {
+            if (signal?.aborted) throw abortError(signal);
+            return [...options.models!];
+          },
+        }),
     async openSession(spec: SessionSpec, { signal }: OpenSessionOptions = {}): Promise<ModelSession> {
       if (signal?.aborted) throw abortError(signal);
       sessions.push(spec);

@@ -223,4 +223,17 @@ export interface ModelAdapter {
   readonly capabilities: AdapterCapabilities;
   /** Open a new session for one agent. */
   openSession(spec: SessionSpec, options?: OpenSessionOptions): Promise<ModelSession>;
+  /**
+   * Optional: the names of the models this adapter can open sessions on
+   * (what a `SessionSpec.model` may name). An adapter that cannot tell
+   * leaves it out; callers then use model names unchecked. Squad presets
+   * check their workers' models against it.
+   */
+  listModels?(options?: ListModelsOptions): Promise<readonly string[]>;
+}
+
+/** Options of {@link ModelAdapter.listModels}. */
+export interface ListModelsOptions {
+  /** Aborts the listing. The adapter should reject promptly, with `abortError(signal)`. */
+  signal?: AbortSignal;
 }

@@ -11,6 +11,7 @@
 export type {
   AdapterCapabilities,
   JsonSchema,
+  ListModelsOptions,
   ModelAdapter,
   ModelSession,
   ModelTurn,

@@ -7,7 +7,10 @@ import type { ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { agent, type Agent, type AgentOptions } from '../patterns/agent.js';
 import { orchestrate, type OrchestrateOptions, type Orchestration } from '../patterns/orchestrate.js';
+import type { RunContext } from '../core/context.js';
+import { resolveAdapter } from '../patterns/agent.js';
 import { genericCharter } from './parse.js';
+import { checkPresetModels } from './preset-models.js';
 import { formatPresetIssues, safeParseTeamPreset, type PresetWorker, type TeamMode, type TeamPreset, type TeamPresetInput } from './preset.js';
 import { defined } from '../core/defined.js';
 
@@ -64,7 +67,10 @@ export function defaultEvaluatorPrompt(preset: Pick<TeamPreset, 'name'>): string
  * orchestrator agent (`orchestratorPrompt`, else a generic one); `broadcast`
  * and `sequential` get one only when the preset has an `orchestratorPrompt`,
  * to synthesise. `maxIterations` passes through and `goalScore` (0-10) becomes
- * orchestrate's 0-1 goal.
+ * orchestrate's 0-1 goal. When the team runs, a worker's model is checked
+ * against its adapter's `listModels` (when the adapter can list models):
+ * an unknown name falls back to `options.model`, else the adapter's
+ * default, with a `warning` event (`unknown_model`).
  *
  * @example
  * ```ts
@@ -74,6 +80,10 @@ export function defaultEvaluatorPrompt(preset: Pick<TeamPreset, 'name'>): string
  * ```
  */
 export function fromPreset(preset: FromPresetInput, options: FromPresetOptions = {}): PresetTeam {
+  return buildPresetTeam(preset, options, true);
+}
+
+function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, checkModels: boolean): PresetTeam {
   if (!preset || typeof preset !== 'object') throw new ConfigurationError(`Expected a team preset, got ${describeValue(preset)}`);
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected fromPreset options to be an object, got ${describeValue(options)}`);
   const parsed = safeParseTeamPreset(preset, preset.source ?? 'user');
@@ -142,7 +152,68 @@ export function fromPreset(preset: FromPresetInput, options: FromPresetOptions =
     ...defined({ sharedContext: team.sharedContext, routingContext: team.routingContext, maxIterations: team.maxIterations }),
     ...(team.goalScore === undefined ? {} : { goalScore: team.goalScore / 10 }),
   });
-  return Object.assign(loop, { preset: team });
+  if (!checkModels || !team.workers.some((w) => w.model !== undefined)) return Object.assign(loop, { preset: team });
+  return withCheckedModels(team, loop, (checked) => buildPresetTeam(checked, options, false), { adapterOf, model });
+}
+
+/**
+ * A team whose workers name models, checked when it runs: each worker's
+ * model against its adapter's `listModels` (adapters that cannot list are
+ * trusted). An unknown name falls back to the configured default (`model`,
+ * else the adapter's) with a `warning` event (`unknown_model`), and the run
+ * goes to a team built from the corrected preset (one per set of
+ * corrections, kept); pausing, resuming and stopping reach every one.
+ */
+function withCheckedModels(
+  team: TeamPreset,
+  loop: Orchestration,
+  rebuild: (preset: TeamPreset) => PresetTeam,
+  how: { adapterOf: (choice: string | undefined, who: string) => ModelAdapter | string | undefined; model: string | undefined },
+): PresetTeam {
+  const variants = new Map<string, Orchestration>();
+  let last: Orchestration = loop;
+  const all = () => [loop, ...variants.values()];
+  const runChecked = async (input: string, ctx: RunContext) => {
+    const adapter = (name: string | undefined): ModelAdapter | undefined => {
+      try {
+        return resolveAdapter(ctx, how.adapterOf(name, name ?? team.name), team.name);
+      } catch {
+        return undefined; // the agent's own session opening reports it
+      }
+    };
+    const { preset, unknown } = await checkPresetModels(team, { adapter, ...defined({ model: how.model }), signal: ctx.signal });
+    let target = loop;
+    if (unknown.length > 0) {
+      for (const u of unknown) {
+        ctx.emit('warning', {
+          message: `Preset "${team.name}": worker "${u.worker}" names model "${u.model}", which adapter "${u.adapter}" does not list (${u.listed} models); using ${u.fallback === undefined ? "the adapter's default" : `"${u.fallback}"`}`,
+          code: 'unknown_model',
+          data: u,
+        });
+      }
+      const key = JSON.stringify(unknown.map((u) => [u.worker, u.fallback ?? null]));
+      let variant = variants.get(key);
+      if (!variant) variants.set(key, (variant = rebuild(preset)));
+      target = variant;
+    }
+    last = target;
+    return target.run(input, ctx);
+  };
+  return {
+    name: loop.name,
+    kind: loop.kind,
+    preset: team,
+    run: runChecked,
+    get paused() {
+      return loop.paused;
+    },
+    get pausedState() {
+      return last.pausedState;
+    },
+    pause: () => all().forEach((l) => l.pause()),
+    resume: () => all().forEach((l) => l.resume()),
+    stop: (reason) => all().forEach((l) => l.stop(reason)),
+  };
 }
 
 /** A team given as the options it was built with: what {@link presetFromTeam} reads. */

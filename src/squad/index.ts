@@ -46,3 +46,4 @@ export {
   type OrchestratedTeamOptions,
   type PresetTeam,
 } from './from-preset.js';
+export { checkPresetModels, type CheckedPresetModels, type CheckPresetModelsOptions, type UnknownPresetModel } from './preset-models.js';
