@@ -47,7 +47,8 @@ const streamed: Extract<AdapterScenario, { kind: 'stream-hang' }> = { kind: 'str
  * turn, usage, tool call round trip, streamed deltas, abort while waiting
  * and while streaming (rejecting with the abort's reason: a
  * `CancelledError`, or the `TimeoutError` of a time-out), an aborted
- * `openSession`, concurrent send rejected, close. Tools are skipped when
+ * `openSession`, the model list (when the adapter has `listModels`),
+ * concurrent send rejected, close. Tools are skipped when
  * `capabilities.tools` is false, streaming when `capabilities.streaming` is.
  *
  * @example
@@ -133,6 +134,16 @@ function abortCases(factory: AdapterFactory, it: SuiteRunner['it']): void {
     await expect(adapter.openSession({ agent: 'conformance' }, { signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
     const timeout = new TimeoutError('conformance: opening timed out');
     await expect(adapter.openSession({ agent: 'conformance' }, { signal: AbortSignal.abort(timeout) })).rejects.toBe(timeout);
+  });
+
+  it('lists its models as strings, when it can, and rejects a listing whose signal has aborted', async (t) => {
+    const adapter = await factory(text);
+    if (!adapter?.listModels) return t.skip();
+    const models = await adapter.listModels();
+    expect(Array.isArray(models) && models.every((m) => typeof m === 'string' && m !== '')).toBe(true);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(adapter.listModels({ signal: controller.signal })).rejects.toBeInstanceOf(CancelledError);
   });
 
   it('rejects promptly with a CancelledError when aborted while waiting', async (t) => {

@@ -5,7 +5,7 @@ import type { AdapterScenario } from '../../src/testing/adapter-suite.js';
 export function scriptedFor(scenario: AdapterScenario) {
   switch (scenario.kind) {
     case 'text':
-      return scriptedAdapter({ fallback: { text: scenario.text, usage: scenario.usage } });
+      return scriptedAdapter({ fallback: { text: scenario.text, usage: scenario.usage }, models: ['scripted-small', 'scripted-large'] });
     case 'tool-call':
       return scriptedAdapter({
         rules: [
