@@ -30,6 +30,9 @@ import type { CliIo } from './io.js';
 import { squadCommand } from './squad.js';
 import { forkCommand, runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
+import { STATS_HELP, statsCommand } from './stats.js';
+import { TEMPLATE_HELP, isTemplateFile, templateCommand, templateRunCommand, templateValidateCommand } from './templates.js';
+import { recordRunOutcomes } from '../scheduler/outcome-stats.js';
 import { defined } from '../core/defined.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
 
@@ -44,6 +47,11 @@ Usage:
                                            print the agent graph, or a plan's dependency graph
   troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--store <dir>] [--json] [--trace]
                                            run an agent with its team, showing progress, and print its answer
+  troupe run --template <name | file> [--set <key>=<value> ...] [--store <dir>] [--learn]
+                                           fill a plan template in and execute the plan
+  troupe validate <template file>          check a plan template's structure
+  troupe template list|save|show           the plan templates saved in a store
+  troupe stats [--store <dir>]             outcome statistics of earlier runs, per role, agent and model
   troupe agents inspect <dir>              one row per agent file: format, name, tools, model, sub-agents, hand-offs
   troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
                                            write a run's report: one self-contained HTML page
@@ -68,6 +76,7 @@ hand-offs, advisors, router destinations, team members), duplicate names,
 cycles, routers with tools, empty routers, team coordinators with a
 handoff. Warnings (unknown keys, tools and models that resolve to nothing,
 lines read leniently) are printed but do not fail. Exits 1 on any error.
+Given a file, check it as a plan template instead (see troupe run --template).
 
   --as <format>       read every file as troupe, ai-agent, claude-code, copilot or opencode
   --models <file>     a JSON model map: { "sonnet": "claude-sonnet-4-5", ... }`,
@@ -79,6 +88,7 @@ writes: { "planSummary", "chunks": [...] }), its dependency graph, one
 node per chunk. Default format: mermaid.`,
   run: `Usage: troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--store <dir>] [--json] [--quiet] [--trace]
        troupe run <dir> <agent> "<input>" [...]
+       troupe run --template <name | file> [--set <key>=<value> ...] [...]   (see troupe run --template x --help)
 
 Compile the agents in <dir> (any format), run the agent <name> with its team
 (sub-agents as tools, hand-offs, advisors, routers) on <input>, and print
@@ -102,6 +112,8 @@ Tools and models that resolve to nothing are left out (see troupe validate).
   --quiet            no progress
   --trace            also print the op tree with usage`,
   agents: AGENTS_HELP,
+  stats: STATS_HELP,
+  template: TEMPLATE_HELP.template,
   report: `Usage: troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
 
 Write one self-contained HTML page (no network; everything inline) showing
@@ -129,6 +141,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
   if (command === 'squad') return reportFailure(io, () => squadCommand(rest, values, io));
   if (command === 'agents') return reportFailure(io, () => agentsCommand(rest, values, io));
+  if (command === 'stats') return reportFailure(io, () => statsCommand(rest, values, io));
+  if (command === 'template') return reportFailure(io, () => templateCommand(rest, values, io));
+  if (command === 'run' && values.template !== undefined) return reportFailure(io, () => templateRunCommand(rest, values, io));
   const help = HELP[command];
   if (help === undefined || command === 'main') {
     io.err(`Unknown command "${command}".\n\n${HELP.main}`);
@@ -186,6 +201,10 @@ const OPTIONS = {
   'store-prefix': { type: 'string' },
   name: { type: 'string' },
   'exit-when-idle': { type: 'string' },
+  template: { type: 'string' },
+  set: { type: 'string', multiple: true },
+  learn: { type: 'boolean' },
+  record: { type: 'string' },
 } as const;
 
 /** The parsed command line, or the exit code of a command line that does not parse (after saying why). */
@@ -211,6 +230,7 @@ async function reportFailure(io: CliIo, command: () => Promise<number>): Promise
 /** `report`, `graph` (of a plan file or an agent folder), `validate` and `run`: the commands on a file or an agent folder. */
 async function folderCommand(command: string, rest: readonly string[], values: CommandLine['values'], io: CliIo): Promise<number> {
   if (command === 'report') return reportCommand(rest[0]!, values, io);
+  if (command === 'validate' && (await isTemplateFile(rest[0]!))) return templateValidateCommand(rest[0]!, io);
   if (command === 'graph' && (await isFile(rest[0]!))) {
     io.out(formatPlanGraph(await readPlan(rest[0]!), (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
     return 0;
@@ -287,16 +307,18 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
     progress = io.progress?.isTTY ? await liveProgress(io.progress, io.clock ?? realClock) : plainProgress(io.err);
     onEvent = progress.onEvent;
   }
+  const store = storeDir === undefined ? undefined : fileStore(storeDir);
   let result;
   try {
     result = await run(flows[name]!, input, {
       adapter,
-      ...defined({ onEvent, signal: io.signal, clock: io.clock }),
-      ...(storeDir === undefined ? {} : { store: fileStore(storeDir) }),
+      ...defined({ onEvent, signal: io.signal, clock: io.clock, store }),
     });
   } finally {
     progress?.close();
   }
+  // The run's outcomes join the statistics `troupe stats` shows.
+  if (store) await recordRunOutcomes(store, result.runId, defined({ signal: io.signal }));
   if (values.json) return 0;
   const u = result.usage;
   io.out(result.output);
