@@ -32,7 +32,7 @@ import { forkCommand, runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
 import { STATS_HELP, statsCommand } from './stats.js';
 import { TEMPLATE_HELP, isTemplateFile, templateCommand, templateRunCommand, templateValidateCommand } from './templates.js';
-import { recordRunOutcomes } from '../scheduler/outcome-stats.js';
+import { recordRunOutcomes } from '../scheduler/outcome-collector.js';
 import { defined } from '../core/defined.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { WorkspaceWarning } from '../workspaces/types.js';
-import type { LearningRecord } from './learning.js';
+import type { LearningRecord } from './learning-record.js';
 import type { ChunkRole } from './plan.js';
 import type { ChunkStatus } from './state.js';
 

@@ -89,16 +89,14 @@ export {
   emptyTally,
   loadOutcomeStats,
   mergeOutcomes,
-  outcomeCollector,
   parseOutcomeStats,
   recordOutcomes,
-  recordRunOutcomes,
-  type OutcomeCollector,
   type OutcomeDelta,
   type OutcomeStats,
   type OutcomeStatsOptions,
   type OutcomeTally,
 } from './outcome-stats.js';
+export { outcomeCollector, recordRunOutcomes, type OutcomeCollector } from './outcome-collector.js';
 export {
   applyLearning,
   learnFromStats,

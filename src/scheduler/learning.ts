@@ -14,7 +14,10 @@ import { runEventsStream } from '../core/run-log-writer.js';
 import type { Store, StoreCallOptions } from '../core/store.js';
 import { chunkRoles, type ChunkRole } from './plan.js';
 import type { RoleOverrides } from './roles.js';
+import { learningRecordSchema, type LearningRecord } from './learning-record.js';
 import type { OutcomeStats, OutcomeTally } from './outcome-stats.js';
+
+export { learningRecordSchema, type LearningRecord } from './learning-record.js';
 
 /** What to use from the statistics; nothing is used unless asked for. */
 export interface LearnOptions {
@@ -35,37 +38,6 @@ export interface LearnOptions {
   /** How far below the best success rate a cheaper model may be. Default: 0.05. */
   tolerance?: number;
 }
-
-/** What a role's numbers were when a run used them. */
-const basisSchema = z.object({
-  chunks: z.number().int().nonnegative(),
-  successRate: z.number().min(0).max(1),
-  meanAttempts: z.number().nonnegative(),
-  meanMs: z.number().nonnegative(),
-  meanCostUsd: z.number().nonnegative(),
-});
-
-/** The zod schema of a {@link LearningRecord}. */
-export const learningRecordSchema = z.object({
-  /** Runs the statistics had recorded. */
-  runs: z.number().int().nonnegative(),
-  /** Estimated duration per role (ms). */
-  estimates: z.record(z.string(), z.number().positive()),
-  /** The model chosen per role, and why. */
-  models: z.record(z.string(), z.object({ model: z.string().min(1), reason: z.string() })),
-  /** The planner summary, when asked for. */
-  summary: z.string().optional(),
-  /** The numbers of every role used, as they were. */
-  basis: z.record(z.string(), basisSchema),
-});
-
-/**
- * The statistics a run used, as plain data: estimates per role, the model
- * chosen per role, the planner summary, and the numbers they came from.
- * Pass it as a plan's `learning` option; the plan applies it to its roles
- * and logs it as a `plan.learning` event.
- */
-export type LearningRecord = z.infer<typeof learningRecordSchema>;
 
 const mean = (sum: number, n: number): number => (n > 0 ? sum / n : 0);
 

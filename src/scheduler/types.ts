@@ -19,7 +19,7 @@ import type { ApprovalQueue, ToolRisk } from './approvals.js';
 import type { ChunkWeight, PlanIndex } from './dag.js';
 import type { ChunkAttemptResult, ChunkToolCall, Executor } from './executor.js';
 import type { GuardrailOptions } from '../core/guardrails.js';
-import type { LearningRecord } from './learning.js';
+import type { LearningRecord } from './learning-record.js';
 import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import type { RoleConfig, RoleOverrides } from './roles.js';
 import type { ChunkStatus } from './state.js';

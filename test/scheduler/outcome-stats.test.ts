@@ -12,15 +12,8 @@ import { agent } from '../../src/patterns/agent.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { fileStore } from '../../src/persistence/file-store.js';
 import { executePlan } from '../../src/scheduler/execute.js';
-import {
-  emptyOutcomeStats,
-  loadOutcomeStats,
-  mergeOutcomes,
-  outcomeCollector,
-  recordOutcomes,
-  recordRunOutcomes,
-  type OutcomeDelta,
-} from '../../src/scheduler/outcome-stats.js';
+import { outcomeCollector, recordRunOutcomes } from '../../src/scheduler/outcome-collector.js';
+import { emptyOutcomeStats, loadOutcomeStats, mergeOutcomes, recordOutcomes, type OutcomeDelta } from '../../src/scheduler/outcome-stats.js';
 import { closedAfterEach, redisTarget, testPrefixes } from '../helpers/redis.js';
 import { chunk, drive, planOf } from './helpers.js';
 
