@@ -326,7 +326,7 @@ export class JobClient {
     if (!p || p.settled) return;
     const failure = p.failure;
     const message = failure?.message ?? (reason || `Job ${jobId} failed`);
-    const error = new RemoteJobError(message, { remoteCode: failure?.code, details: { jobId, ...defined({ worker: p.worker }) } });
+    const error = new RemoteJobError(message, { remoteCode: failure?.code, trip: failure?.guardrail, details: { jobId, ...defined({ worker: p.worker }) } });
     this.#settle(p, error);
   }
 

@@ -5,6 +5,9 @@
  */
 import { TroupeError, type TroupeErrorOptions } from '../../core/errors.js';
 import { defined } from '../../core/defined.js';
+import type { RunContext } from '../../core/context.js';
+import { GuardrailTripError } from '../../core/guardrails.js';
+import type { GuardrailTripWire } from './wire.js';
 
 /** Why a {@link QueueError} was thrown. */
 export type QueueErrorReason =
@@ -40,8 +43,26 @@ export class QueueError extends TroupeError {
 export class RemoteJobError extends TroupeError {
   /** The code of the error on the worker, when it was a troupe error. */
   readonly remoteCode: string | undefined;
-  constructor(message: string, options: TroupeErrorOptions & { remoteCode?: string | undefined } = {}) {
+  /** With `remoteCode: 'guardrail_tripped'`: the guardrail that tripped on the worker, its stage and verdict. */
+  readonly trip: GuardrailTripWire | undefined;
+  constructor(message: string, options: TroupeErrorOptions & { remoteCode?: string | undefined; trip?: GuardrailTripWire | undefined } = {}) {
     super('remote_failed', message, { ...options, details: { ...defined({ remoteCode: options.remoteCode }), ...options.details } });
     this.remoteCode = options.remoteCode;
+    this.trip = options.trip;
   }
+}
+
+/**
+ * What a coordinator makes of a remote job's error in `ctx`: a guardrail
+ * that tripped on the worker halts the run here as it would have in
+ * process (a {@link GuardrailTripError} with the worker's guardrail, stage
+ * and verdict, and this run's trace; no retry, nothing more dispatched,
+ * jobs in flight cancelled), and the run's halting error is returned.
+ * Any other error is returned as it is.
+ */
+export function coordinatorError(ctx: RunContext, error: unknown): unknown {
+  if (!(error instanceof RemoteJobError) || error.remoteCode !== 'guardrail_tripped' || error.trip === undefined) return error;
+  const tripped = new GuardrailTripError({ ...error.trip, trace: ctx.trace }, { cause: error });
+  ctx.halt(tripped);
+  return ctx.halted ?? tripped;
 }

@@ -10,6 +10,7 @@ import { ConfigurationError, describeValue, errorMessage } from '../../core/erro
 import { expectPositiveInteger } from '../../core/options.js';
 import type { ChunkAttemptResult, ChunkJob, ChunkJobData, Executor } from '../../scheduler/executor.js';
 import { JobClient } from './client.js';
+import { coordinatorError } from './errors.js';
 import { checkBase, placeOf } from './connection.js';
 import type { QueueClientEvents } from './events.js';
 import { RemoteMirror, watchJob } from './mirror.js';
@@ -218,7 +219,7 @@ function dispatcher(clientOfJob: (job: ChunkJobData) => JobClient, traceContext:
       return { output: result.output, ...(result.files ? { files: result.files } : {}), ...(result.recorded ? { recorded: true } : {}) };
     } catch (error) {
       mirror.close(signal.aborted ? 'cancelled' : 'failed', errorMessage(error));
-      throw error;
+      throw coordinatorError(ctx, error);
     }
   };
 }

@@ -17,6 +17,7 @@ import { clientOf, type BullmqExecutor, type TraceCarrier } from './executor.js'
 import { RemoteMirror, watchJob } from './mirror.js';
 import { clientSettings, type QueueClientOptions } from './options.js';
 import type { RunJobWire } from './wire.js';
+import { coordinatorError } from './errors.js';
 
 /** Options of {@link remote}: where the queue is, or the executor whose connections to share (and which of its queues, when it has several). */
 export type RemoteOptions = (QueueClientOptions | { executor: BullmqExecutor; queueName?: string }) & {
@@ -83,7 +84,7 @@ export function remote(name: string, options: RemoteOptions): RemoteRunnable {
       return { output: result.output, agent: result.agent, status: result.status };
     } catch (error) {
       mirror.close(ctx.signal.aborted ? 'cancelled' : 'failed', errorMessage(error));
-      throw error;
+      throw coordinatorError(ctx, error);
     }
   }
 

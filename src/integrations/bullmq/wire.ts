@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type { BudgetLimits } from '../../core/budget.js';
+import type { GuardrailTripError } from '../../core/guardrails.js';
 import { outcomeStatuses } from '../../core/outcome.js';
 import { planChunkSchema } from '../../scheduler/plan.js';
 
@@ -106,11 +107,34 @@ export const jobResultSchema = z.object({
 /** A job's result. */
 export type JobResultWire = z.infer<typeof jobResultSchema>;
 
+const infoSchema = z.record(z.string(), z.unknown());
+
+/** A guardrail's verdict (`TripVerdict`): a text guardrail's, or a tool guardrail's `stop`. */
+const tripVerdictSchema = z.union([
+  z.object({ action: z.literal('stop'), reason: z.string(), info: infoSchema.optional() }),
+  z.object({ tripped: z.boolean(), reason: z.string().optional(), info: infoSchema.optional() }),
+]);
+
+/** The guardrail that tripped on the worker (a `GuardrailTripError`'s fields, its trace left behind). */
+export const guardrailTripSchema = z.object({
+  guardrail: z.string(),
+  stage: z.enum(['input', 'output', 'stream', 'tool']),
+  verdict: tripVerdictSchema,
+  runnable: z.string().optional(),
+  agent: z.string().optional(),
+  tool: z.string().optional(),
+}) satisfies z.ZodType<Omit<ConstructorParameters<typeof GuardrailTripError>[0], 'trace'>>;
+
+/** A guardrail trip, as it crosses the wire. */
+export type GuardrailTripWire = z.infer<typeof guardrailTripSchema>;
+
 /** Why a job failed on its worker, published before the failure itself. */
 export const jobFailureSchema = z.object({
   message: z.string(),
   name: z.string().optional(),
   code: z.string().optional(),
+  /** With `code: 'guardrail_tripped'`: which guardrail tripped, where, and its verdict. */
+  guardrail: guardrailTripSchema.optional(),
 });
 
 /** A failure's description. */

@@ -10,7 +10,9 @@ import type { Clock } from '../../core/clock.js';
 import { CancelledError, ConfigurationError, WorkspaceError, errorMessage, isTroupeError } from '../../core/errors.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { startRun } from '../../core/run.js';
-import type { Runnable } from '../../core/runnable.js';
+import type { Outcome, Runnable } from '../../core/runnable.js';
+import { runGuarded } from '../../core/guard-scope.js';
+import { GuardrailTripError, type GuardrailOptions } from '../../core/guardrails.js';
 import type { ToolDefinition } from '../../core/tools.js';
 import type { Store } from '../../core/store.js';
 import { defined } from '../../core/defined.js';
@@ -18,7 +20,7 @@ import { recordChunkResult } from '../../scheduler/plan-checkpoint.js';
 import type { Workspace, WorkspaceStrategy } from '../../workspaces/types.js';
 import { EventOutbox } from './outbox.js';
 import { chunkRunnable, namedRunnable, type RoleAgents } from './registry.js';
-import { WIRE_VERSION, jobDataSchema, type JobResultWire, type JobWire } from './wire.js';
+import { WIRE_VERSION, jobDataSchema, type GuardrailTripWire, type JobFailureWire, type JobResultWire, type JobWire } from './wire.js';
 
 /** What a worker tells `observe` about a job it starts. */
 export interface WorkerJobInfo {
@@ -42,6 +44,8 @@ export interface JobHost {
   readonly adapter: ModelAdapter | undefined;
   readonly adapters: Record<string, ModelAdapter>;
   readonly tools: readonly ToolDefinition[];
+  /** Guardrails on every job (`StartWorkerOptions.guardrails`). */
+  readonly guardrails: GuardrailOptions | undefined;
   readonly store: Store | undefined;
   readonly workspace: WorkspaceStrategy | undefined;
   readonly baseDir: string;
@@ -106,15 +110,38 @@ export async function runJob(host: JobHost, job: IncomingJob, exec: string, sign
     await outbox.flush();
     return done;
   } catch (error) {
-    await outbox.flush({ message: errorMessage(error), ...(error instanceof Error ? { name: error.name } : {}), ...(isTroupeError(error) ? { code: error.code } : {}) });
+    await outbox.flush(describeFailure(error));
     throw error;
   }
+}
+
+/** Why a job failed, for the coordinator: the message, the error's name and code, and for a guardrail trip, the guardrail, stage and verdict. */
+export function describeFailure(error: unknown): JobFailureWire {
+  const failure: JobFailureWire = { message: errorMessage(error), ...(error instanceof Error ? { name: error.name } : {}), ...(isTroupeError(error) ? { code: error.code } : {}) };
+  if (error instanceof GuardrailTripError) failure.guardrail = tripOf(error);
+  return failure;
+}
+
+/** A trip's fields that cross the wire (its trace is the worker's; the coordinator has its own). */
+function tripOf(error: GuardrailTripError): GuardrailTripWire {
+  const place = (key: 'runnable' | 'agent' | 'tool') => (typeof error.details[key] === 'string' ? { [key]: error.details[key] as string } : {});
+  return { guardrail: error.guardrail, stage: error.stage, verdict: error.verdict, ...place('runnable'), ...place('agent'), ...place('tool') };
+}
+
+/**
+ * `runnable` under the worker's guardrails, named `label` in their events
+ * and trip errors: the path `planRunnable(plan, { guardrails })` takes for
+ * each attempt in process (no op of its own).
+ */
+function guardedAs(runnable: Runnable, label: string, guards: GuardrailOptions | undefined): Runnable {
+  if (guards === undefined) return runnable;
+  return { name: runnable.name, kind: runnable.kind, run: (input, ctx) => runGuarded<Outcome>(ctx, label, guards, input, (inner) => runnable.run(input, inner)) };
 }
 
 type Listener = (event: TroupeEvent) => void;
 
 async function runNamed(host: JobHost, data: Extract<JobWire, { kind: 'run' }>, exec: string, signal: AbortSignal, onEvent: Listener): Promise<JobResultWire> {
-  const runnable = namedRunnable(data.name, host.registry);
+  const runnable = guardedAs(namedRunnable(data.name, host.registry), data.name, host.guardrails);
   const result = await startRun(runnable, data.input, runOptions(host, `${data.runId}:${exec}`, signal, onEvent)).result;
   return { v: WIRE_VERSION, exec, worker: host.worker, output: result.output, agent: result.agent, status: result.status, usage: result.usage };
 }
@@ -128,7 +155,7 @@ async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind
     workspace = await strategy.prepare(scope, { signal });
   }
   try {
-    const runnable = chunkRunnable(data, workspace?.path ?? host.baseDir, host);
+    const runnable = guardedAs(chunkRunnable(data, workspace?.path ?? host.baseDir, host), `chunk ${c.sequenceIndex}`, host.guardrails);
     // Under what is left of the coordinator's budgets: the worker's turns also count there, as they come back.
     const options = { ...runOptions(host, `${data.runId}:${exec}`, signal, onEvent), ...defined({ budget: data.budget }) };
     const result = await startRun(runnable, data.prompt, options).result;

@@ -13,6 +13,7 @@ import { ConfigurationError, describeValue, errorMessage } from '../../core/erro
 import type { TroupeEvent } from '../../core/events.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import type { ToolDefinition } from '../../core/tools.js';
+import { validateGuardrailOptions, type GuardrailOptions } from '../../core/guardrails.js';
 import { loadPeer } from '../../core/peer.js';
 import type { Store } from '../../core/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
@@ -46,6 +47,18 @@ export interface StartWorkerOptions extends QueueLocation {
   adapters?: Record<string, ModelAdapter>;
   /** Tools of the agents built from a role configuration (and of agent files that name them). */
   tools?: readonly ToolDefinition[];
+  /**
+   * Guardrails on every job this worker runs, as `planRunnable(plan, {
+   * guardrails })` puts them on every attempt in process: a chunk attempt
+   * is guarded as `chunk <n>` (input: its prompt; output: its answer;
+   * stream and tool guardrails on everything it runs), a `remote(name)` run
+   * under its name. Agents built from a role configuration are guarded
+   * only this way; agents of the registry may also carry their own
+   * (`withGuardrails`). A trip fails the job with `guardrail_tripped`, its
+   * guardrail, stage and verdict, and the coordinator halts its run.
+   * Default: none.
+   */
+  guardrails?: GuardrailOptions;
   /**
    * The store the coordinators' runs use: each chunk this worker finishes
    * is recorded in its plan's checkpoint there (`recordChunkResult`), so a
@@ -153,6 +166,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
       adapter: options.adapter,
       adapters,
       tools,
+      guardrails: o.guardrails,
       store: options.store,
       workspace: options.workspace,
       baseDir: o.baseDir,
@@ -301,6 +315,7 @@ interface WorkerSettings {
   closeTimeoutMs: number;
   handleSignals: boolean;
   timeoutMs: number;
+  guardrails: GuardrailOptions | undefined;
 }
 
 function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
@@ -335,5 +350,6 @@ function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
     closeTimeoutMs: expectNonNegativeInteger('closeTimeoutMs', options.closeTimeoutMs) ?? 25_000,
     handleSignals: options.handleSignals ?? false,
     timeoutMs: expectPositiveNumber('timeoutMs', options.timeoutMs) ?? 10_000,
+    guardrails: options.guardrails === undefined ? undefined : validateGuardrailOptions(options.guardrails),
   };
 }
