@@ -17,6 +17,7 @@ import type { CoordDecisionKind } from './events.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
+import type { Executor } from '../scheduler/executor.js';
 import { applyAction, settleUnanswered, spawn, stopStuck } from './lead-actions.js';
 import { decompose, delegateLead, describeTasks, leadSystem, synthesisPrompt, updatePrompt } from './lead-prompts.js';
 import { MessageBus, type CoordMessage } from './message-bus.js';
@@ -62,6 +63,17 @@ export interface CoordinateOptions {
   sharedContext?: string;
   /** Questions a worker may ask per task in the text form. Default: 3. */
   maxQuestions?: number;
+  /**
+   * Run the workers' turns through an executor (`bullmqExecutor` from
+   * `troupe/bullmq`, or an in-process one) instead of in conversations
+   * here: each turn of a worker on a task (its plan, its work, its reply
+   * after an answer from the lead) is one job whose runnable is the
+   * worker's agent (by name on a remote worker) and whose input is what the
+   * worker was told about the task so far. Workers ask in the text form
+   * (`QUESTION:`); the lead, the task list, the bus and stuck detection
+   * stay here. Not with `workspace` (a remote worker has its own). Default: none.
+   */
+  executor?: Executor;
 }
 
 /** A coordination's checkpointed state. */
@@ -208,6 +220,7 @@ class CoordinationRun {
     const runtime: Runtime = {
       name: o.name, lead: o.lead.name, ctx, request: this.#request, tasks, bus: this.#bus, stuck: this.#stuck, changes: this.#changes,
       planApproval: o.planApproval, workspace: o.workspace, sharedContext: o.sharedContext, maxQuestions: o.maxQuestions,
+      executor: o.executor, starts: new Map(),
     };
     this.#runtime = runtime;
     await this.#save(runtime);
@@ -421,6 +434,13 @@ function validate(options: CoordinateOptions) {
   }
   if (options.control !== undefined && (typeof options.control !== 'object' || options.control === null || typeof options.control.attach !== 'function')) {
     throw new ConfigurationError(`Expected \`control\` to be a CoordinationControl, got ${describeValue(options.control)}`);
+  }
+  const executor = options.executor;
+  if (executor !== undefined && (typeof executor !== 'object' || executor === null || typeof executor.dispatch !== 'function')) {
+    throw new ConfigurationError(`Expected \`executor\` to be an executor, got ${describeValue(executor)}`);
+  }
+  if (executor !== undefined && options.workspace !== undefined) {
+    throw new ConfigurationError('`workspace` and `executor` do not go together: turns run on workers elsewhere, which prepare workspaces of their own (`startWorker({ workspace })`)');
   }
   const maxQuestions = options.maxQuestions ?? 3;
   if (!Number.isInteger(maxQuestions) || maxQuestions < 0) throw new ConfigurationError(`Expected \`maxQuestions\` to be a non-negative integer, got ${describeValue(options.maxQuestions)}`);

@@ -16,6 +16,8 @@ import { planRequestPrompt, taskBrief, type ResolvedPlanApproval } from './plan-
 import type { StuckDetector } from './stuck.js';
 import type { CoordTask, TaskStore } from './task-store.js';
 import { askLeadTool, parseQuestion } from './tools.js';
+import type { Executor } from '../scheduler/executor.js';
+import { dispatchedSession, type TaskSession } from './task-job.js';
 
 /** Wakes everyone waiting when anything changes; a sequence number makes sure no change is missed. */
 export class Changes {
@@ -68,6 +70,10 @@ export interface Runtime {
   workspace: { strategy: WorkspaceStrategy; baseDir: string } | undefined;
   sharedContext: string | undefined;
   maxQuestions: number;
+  /** Workers' turns go through it, one job each (`CoordinateOptions.executor`). */
+  executor: Executor | undefined;
+  /** How many times each task has been started in this run: the attempt number of its jobs. */
+  starts: Map<string, number>;
 }
 
 /** A worker of the pool and its state. */
@@ -135,16 +141,25 @@ async function workOn(rt: Runtime, slot: WorkerSlot, claimed: CoordTask, workerS
   rt.stuck.working(name, task.id, started);
   send(rt, { kind: 'status', sender: name, recipient: rt.lead, taskId: task.id, text: `Started task ${task.id}.`, metadata: { state: 'started' } });
   let workspace: Workspace | undefined;
-  let conversation: Conversation | undefined;
+  let conversation: Conversation | TaskSession | undefined;
   try {
     if (rt.workspace) workspace = await rt.workspace.strategy.prepare({ id: task.id, planId: ctx.runId, title: task.title, baseDir: rt.workspace.baseDir, ...(task.files ? { workingScope: task.files } : {}) }, { signal });
     const ask = (question: string, sig: AbortSignal) => askLead(rt, slot, task.id, question, combineSignals(signal, sig));
-    const toolForm = slot.agent.resolveAdapter(ctx).capabilities.tools;
+    const executor = rt.executor;
+    // Through an executor, a turn may run elsewhere: no ask_lead tool (a closure), questions in the text form.
+    const toolForm = executor === undefined && slot.agent.resolveAdapter(ctx).capabilities.tools;
     const workerCtx = ctx.withSignal(signal);
-    conversation = await slot.agent.converse(workerCtx, {
-      ...(toolForm ? { extraTools: [askLeadTool(ask)] } : {}),
-      ...(workspace ? { workspace: workspace.path } : {}),
-    });
+    if (executor) {
+      const attempt = (rt.starts.get(task.id) ?? 0) + 1;
+      rt.starts.set(task.id, attempt);
+      const position = rt.tasks.list().findIndex((t) => t.id === task.id);
+      conversation = dispatchedSession(executor, workerCtx, { coordination: rt.name, agent: slot.agent, task, position, attempt });
+    } else {
+      conversation = await slot.agent.converse(workerCtx, {
+        ...(toolForm ? { extraTools: [askLeadTool(ask)] } : {}),
+        ...(workspace ? { workspace: workspace.path } : {}),
+      });
+    }
     let plan: string | undefined;
     if (rt.planApproval) {
       plan = await submitPlan(rt, slot, conversation, task, signal);
@@ -181,7 +196,7 @@ async function workOn(rt: Runtime, slot: WorkerSlot, claimed: CoordTask, workerS
 }
 
 /** Submit plans until one is approved; undefined when the lead blocked the task. */
-async function submitPlan(rt: Runtime, slot: WorkerSlot, conversation: Conversation, task: CoordTask, signal: AbortSignal): Promise<string | undefined> {
+async function submitPlan(rt: Runtime, slot: WorkerSlot, conversation: Conversation | TaskSession, task: CoordTask, signal: AbortSignal): Promise<string | undefined> {
   const approval = rt.planApproval!;
   let feedback: string | undefined;
   for (let cycle = 1; cycle <= approval.maxCycles; cycle++) {

@@ -76,6 +76,13 @@ export interface ChunkJobData {
    * counts once toward every budget of the run.
    */
   budget?: BudgetLimits;
+  /**
+   * The agent to run, by name, when the job is not a plan's chunk but a
+   * turn of a named agent (a `coordinate` worker's task). A worker runs the
+   * agent of its registry with that name, else one built from `role` under
+   * that name; it records nothing in the plan's checkpoint.
+   */
+  agent?: string;
 }
 
 /**

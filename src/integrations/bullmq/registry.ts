@@ -79,15 +79,16 @@ export interface ChunkResolution {
 }
 
 /**
- * The runnable of a chunk: `roles[role]` or the agent named after the role
+ * The runnable of a chunk: the agent the job names (a coordination
+ * worker's turn), else `roles[role]` or the agent named after the role,
  * when the registry has it; else an agent built from the job's role
  * configuration (its system prompt, model, temperature and named adapter)
  * with the worker's tools, working in `workspace`.
  */
 export function chunkRunnable(job: ChunkJobWire, workspace: string, r: ChunkResolution): Runnable {
   const role = job.chunk.role;
-  const mapped = r.roles[role];
-  const found = r.registry.get(mapped ?? role);
+  const mapped = job.agent === undefined ? r.roles[role] : undefined;
+  const found = r.registry.get(job.agent ?? mapped ?? role);
   if (found) return found;
   if (mapped !== undefined) {
     throw new ConfigurationError(`This worker maps role ${role} to agent "${mapped}", which it does not have (agents: ${[...r.registry.keys()].join(', ') || 'none'})`, {
@@ -107,7 +108,7 @@ export function chunkRunnable(job: ChunkJobWire, workspace: string, r: ChunkReso
     }
   }
   return agent({
-    name: role,
+    name: job.agent ?? role,
     system: config.system,
     workspace,
     metadata: { planId: job.planId, chunk: job.chunk.sequenceIndex, attempt: job.attempt, preferredTools: config.preferredTools },

@@ -64,6 +64,8 @@ export const chunkJobSchema = z.object({
   /** What is left of every budget the attempt spends from (`ChunkJobData.budget`): the worker runs the attempt under it. */
   budget: budgetLimitsSchema.optional(),
   traceContext: carrierSchema.optional(),
+  /** A turn of a named agent (`ChunkJobData.agent`, a coordination worker's task) rather than a plan's chunk. */
+  agent: z.string().min(1).optional(),
 });
 
 /** The data of a run job: one run of the runnable `name` (as `remote(name)` sends it). */

@@ -80,7 +80,7 @@ export function readJob(job: IncomingJob): JobWire {
 export function jobInfo(jobId: string, data: JobWire): WorkerJobInfo {
   const info: WorkerJobInfo =
     data.kind === 'chunk'
-      ? { jobId, kind: 'chunk', runId: data.runId, label: `chunk ${data.chunk.sequenceIndex} "${data.chunk.title}" (${data.chunk.role})`, attempt: data.attempt }
+      ? { jobId, kind: 'chunk', runId: data.runId, label: data.agent === undefined ? `chunk ${data.chunk.sequenceIndex} "${data.chunk.title}" (${data.chunk.role})` : `task "${data.chunk.title}" (${data.agent})`, attempt: data.attempt }
       : { jobId, kind: 'run', runId: data.runId, label: data.name };
   if (data.traceContext) info.traceContext = data.traceContext;
   return info;
@@ -155,7 +155,7 @@ async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind
     workspace = await strategy.prepare(scope, { signal });
   }
   try {
-    const runnable = guardedAs(chunkRunnable(data, workspace?.path ?? host.baseDir, host), `chunk ${c.sequenceIndex}`, host.guardrails);
+    const runnable = guardedAs(chunkRunnable(data, workspace?.path ?? host.baseDir, host), data.agent ?? `chunk ${c.sequenceIndex}`, host.guardrails);
     // Under what is left of the coordinator's budgets: the worker's turns also count there, as they come back.
     const options = { ...runOptions(host, `${data.runId}:${exec}`, signal, onEvent), ...defined({ budget: data.budget }) };
     const result = await startRun(runnable, data.prompt, options).result;
@@ -166,7 +166,7 @@ async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind
       }
     }
     const done: JobResultWire = { v: WIRE_VERSION, exec, worker: host.worker, output: result.output, agent: result.agent, status: result.status, usage: result.usage };
-    if (host.store) {
+    if (host.store && data.agent === undefined) {
       // In the plan's checkpoint, so a coordinator that resumes the run counts the chunk as done, even one that was not up to hear of it.
       try {
         await recordChunkResult(host.store, data, result.output);
