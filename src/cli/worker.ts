@@ -95,7 +95,8 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
       ...defined({ queueName: values.queue, prefix: values.prefix, name: values.name, signal: io.signal, clock: io.clock }),
     });
     const counts = { completed: 0, failed: 0, handedBack: 0 };
-    const run = (runId: string) => `run ${runId.slice(0, 8)}`;
+    // A job whose data has no run id (not written by a troupe coordinator) gets no run on its line.
+    const run = (runId: string) => (runId === '' ? 'no run id' : `run ${runId.slice(0, 8)}`);
     const attempt = (n: number | undefined) => (n === undefined ? '' : ` · attempt ${n}`);
     worker.events.on('job.completed', (e) => {
       counts.completed++;

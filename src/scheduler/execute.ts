@@ -19,7 +19,7 @@ import type { ToolDefinition } from '../core/tools.js';
 import { defineRunnable, type Runnable } from '../core/runnable.js';
 import { ApprovalQueue, toolRisks } from './approvals.js';
 import { indexPlan } from './dag.js';
-import { validatePlan, type Plan } from './plan.js';
+import { chunkRoles, validatePlan, type Plan } from './plan.js';
 import { applyLearning, parseLearningRecord } from './learning.js';
 import { loadPlanStart, planCheckpoint } from './plan-checkpoint.js';
 import { schedule } from './schedule.js';
@@ -86,6 +86,12 @@ function validateOptions(plan: Plan, o: PlanRunOptions): PlanSettings {
   if (!index?.ok) {
     const checked = index ? validatePlan(plan) : { errors: ['expected a plan with a `chunks` array'] };
     throw new ConfigurationError(`Invalid plan: ${checked.errors.join('; ')}`, { code: 'invalid_graph', details: { errors: checked.errors } });
+  }
+  // An unknown role would run as Generic here and be refused by a queue's workers: refuse it before anything is dispatched.
+  const unknownRoles = plan.chunks.filter((c) => !(chunkRoles as readonly unknown[]).includes(c.role));
+  if (unknownRoles.length > 0) {
+    const errors = unknownRoles.map((c) => `chunk ${c.sequenceIndex} has unknown role ${describeValue(c.role)}`);
+    throw new ConfigurationError(`Invalid plan: ${errors.join('; ')} (roles: ${chunkRoles.join(', ')})`, { code: 'invalid_argument', details: { errors } });
   }
   if (o.tools !== undefined && !(Array.isArray(o.tools) && o.tools.every((t) => typeof t?.name === 'string' && typeof t.execute === 'function'))) {
     throw new ConfigurationError(`Expected \`tools\` to be an array of tool definitions, got ${describeValue(o.tools)}`);

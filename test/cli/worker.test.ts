@@ -1,6 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
+import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { SimulatedClock } from '../../src/core/clock.js';
@@ -76,6 +77,27 @@ describe('troupe worker', () => {
         { sequenceIndex: 0, status: 'Succeeded', attempts: 1, output: 'Generic handled: # Chunk 0: Step 0' },
         { sequenceIndex: 1, status: 'Succeeded', attempts: 1, output: 'Generic handled: # Chunk 1: Step 1' },
       ]);
+    });
+
+    it('names the run and the chunk of a job it cannot read (a role it does not know) on its line', async () => {
+      const queueName = `q-${randomUUID().slice(0, 8)}`;
+      const prefix = prefixes().slice(0, -1);
+      const clock = new SimulatedClock();
+      const cli = io({}, { clock });
+      const exited = main(['worker', '--redis', url!, '--queue', queueName, '--prefix', prefix, '--name', 'cli-2', '--exit-when-idle', '5'], cli.io);
+      while (!cli.err.some((l) => l.includes('taking jobs'))) await new Promise((resolve) => setTimeout(resolve, 10));
+      // A job as an older coordinator (which did not check roles) would have sent it.
+      const queue = new Queue(queueName, { connection: { url: url! }, prefix });
+      try {
+        const bogus = { ...chunk(4), role: 'Bogus' };
+        await queue.add('chunk', { v: 1, kind: 'chunk', runId: 'run-7f3a9c2e-1', planId: 'plan', chunk: bogus, prompt: bogus.prompt, role: { system: 's', preferredTools: [] }, attempt: 2, path: '/p', checkpointPath: '/p' }, { jobId: 'bogus' });
+        while (cli.out.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+      } finally {
+        await queue.close();
+      }
+      await clock.advance(5000);
+      expect(await exited).toBe(0);
+      expect(cli.out).toEqual([expect.stringMatching(/^✗ chunk 4 "Step 4" \(Bogus\) · run run-7f3a · attempt 2 · \d+ ms · failed: Job bogus is not a troupe job this worker can read .*chunk\.role/)]);
     });
 
     it('is the `troupe worker` executable: it starts, finds no job, and exits 0 when idle', () => {

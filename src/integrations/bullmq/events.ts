@@ -81,9 +81,9 @@ export interface QueueClientEvents {
 export interface WorkerJobEvent {
   jobId: string;
   kind: JobKind;
-  /** The coordinator's run. */
+  /** The coordinator's run (for a job the worker could not read, what its data says, else `''`). */
   runId: string;
-  /** What ran: `chunk 3 "Title" (Role)` or the runnable's name. */
+  /** What ran: `chunk 3 "Title" (Role)`, `task "Title" (agent)` or the runnable's name. */
   label: string;
   /** For a chunk, the scheduler's attempt number. */
   attempt?: number;

@@ -15,7 +15,7 @@ import { checkBase, placeOf } from './connection.js';
 import type { QueueClientEvents } from './events.js';
 import { RemoteMirror, watchJob } from './mirror.js';
 import { clientSettings, type QueueClientOptions } from './options.js';
-import { chunkJobId, type ChunkJobWire } from './wire.js';
+import { chunkJobId, chunkJobSchema, type ChunkJobWire } from './wire.js';
 
 /** A trace-context carrier: a plain object of strings (W3C `traceparent`, `tracestate`). */
 export type TraceCarrier = Record<string, string>;
@@ -204,6 +204,12 @@ function dispatcher(clientOfJob: (job: ChunkJobData) => JobClient, traceContext:
     const jobId = chunkJobId(data.runId, path, await jobNumber(client, job, path));
     const carrier = traceContext?.(data, { runId: ctx.runId, opId: ctx.op.id });
     const wire: ChunkJobWire = { v: 1, kind: 'chunk', ...data, path, ...(carrier ? { traceContext: carrier } : {}) };
+    // What a worker would refuse (an unknown role, a chunk that is not one) is refused here, before a job is added.
+    const checked = chunkJobSchema.safeParse(wire);
+    if (!checked.success) {
+      const issues = checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+      throw new ConfigurationError(`Chunk ${describeValue(data.chunk?.sequenceIndex)} cannot be sent to a worker: ${issues.join('; ')}`, { code: 'invalid_argument', details: { issues } });
+    }
     const mirror = new RemoteMirror(ctx);
     try {
       const result = await client.submit({

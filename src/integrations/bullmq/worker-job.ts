@@ -87,6 +87,22 @@ export function jobInfo(jobId: string, data: JobWire): WorkerJobInfo {
 }
 
 /**
+ * What can be told of a job whose data the worker could not read: its run
+ * id, kind and chunk as far as its data has them, for events and status
+ * lines.
+ */
+export function unreadJobInfo(jobId: string, data: unknown): WorkerJobInfo {
+  const d = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const chunk = typeof d.chunk === 'object' && d.chunk !== null ? (d.chunk as Record<string, unknown>) : undefined;
+  const kind = d.kind === 'run' ? 'run' : 'chunk';
+  const label = chunk
+    ? `chunk ${typeof chunk.sequenceIndex === 'number' ? chunk.sequenceIndex : '?'} "${text(chunk.title) ?? ''}" (${text(chunk.role) ?? '?'})`
+    : (text(d.name) ?? `job ${jobId}`);
+  return { jobId, kind, runId: text(d.runId) ?? '', label, ...(typeof d.attempt === 'number' ? { attempt: d.attempt } : {}) };
+}
+
+/**
  * Run `job` until it ends or `signal` aborts. Resolves with the result;
  * rejects with the run's error after its events (and why it failed) have
  * been sent.

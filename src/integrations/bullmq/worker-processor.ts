@@ -11,7 +11,7 @@ import type { Clock } from '../../core/clock.js';
 import { CancelledError, errorMessage, isTroupeError } from '../../core/errors.js';
 import { defined } from '../../core/defined.js';
 import type { WorkerEvents, WorkerJobEvent } from './events.js';
-import { runJob, type JobHost, type WorkerJobInfo } from './worker-job.js';
+import { runJob, unreadJobInfo, type JobHost, type WorkerJobInfo } from './worker-job.js';
 import type { IdleTracker, RunningJobs } from './worker-parts.js';
 
 /** Why a job's run is aborted when the worker hands it back. */
@@ -33,6 +33,10 @@ export interface ProcessorParts {
   waitingError: () => Error;
 }
 
+function jobEvent(info: WorkerJobInfo): WorkerJobEvent {
+  return { jobId: info.jobId, kind: info.kind, runId: info.runId, label: info.label, ...defined({ attempt: info.attempt }) };
+}
+
 /** The processor to give BullMQ's `Worker`. */
 export function jobProcessor(parts: ProcessorParts): (job: Job, token?: string) => Promise<unknown> {
   const { jobs, idle, events, clock } = parts;
@@ -40,7 +44,7 @@ export function jobProcessor(parts: ProcessorParts): (job: Job, token?: string) 
   const host: JobHost = {
     ...parts.host,
     started(info: WorkerJobInfo) {
-      const event: WorkerJobEvent = { jobId: info.jobId, kind: info.kind, runId: info.runId, label: info.label, ...defined({ attempt: info.attempt }) };
+      const event = jobEvent(info);
       infos.set(info.jobId, event);
       events.emit('job.started', event);
     },
@@ -56,7 +60,8 @@ export function jobProcessor(parts: ProcessorParts): (job: Job, token?: string) 
       if (info) events.emit('job.completed', { ...info, durationMs: clock.now() - start });
       return result;
     } catch (error) {
-      const info = infos.get(id) ?? { jobId: id, kind: 'chunk' as const, runId: '', label: `job ${id}` };
+      // A job whose data could not be read was never started: say what its data does tell.
+      const info = infos.get(id) ?? jobEvent(unreadJobInfo(id, job.data));
       if (controller.signal.reason instanceof HandedBack && token !== undefined) {
         await job.moveToWait(token).catch((e: unknown) => host.warn(`Job ${id} could not be handed back (another worker takes it once its lock expires): ${errorMessage(e)}`));
         events.emit('job.handedBack', info);

@@ -81,6 +81,21 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect(new Set(completed.map((c) => c.worker)).size).toBeGreaterThan(0);
   });
 
+  it('refuses a plan with a role no worker knows before anything is queued, and a chunk a worker could not read before its job is added', async () => {
+    const { executor } = await setup({ workers: 1 });
+    const queued: unknown[] = [];
+    executor.events.on('job.queued', (e) => queued.push(e));
+    const bogus = { ...chunk(1), role: 'Bogus' } as unknown as ReturnType<typeof chunk>;
+    const error = await executePlan(plan([chunk(0), bogus]), { executor }).then(() => undefined, (e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect(error).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('chunk 1 has unknown role "Bogus"') });
+    // A chunk the schema refuses (a prompt too short to be one) fails each attempt here, typed, and no job is added for it.
+    const outcome = await executePlan(plan([chunk(0), { ...chunk(1), prompt: 'Do it.' }]), { executor, retry: { maxRetriesPerChunk: 1, retryDelayMs: 0 } });
+    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Failed']);
+    expect(outcome.results[1]).toMatchObject({ attempts: 2, error: expect.stringContaining('cannot be sent to a worker: chunk.prompt') });
+    expect(queued).toEqual([expect.objectContaining({ sequenceIndex: 0 })]);
+  });
+
   it('counts attempts with the scheduler’s retry policy; a worker’s failure comes back typed', async () => {
     const { executor } = await setup({
       workers: 1,
