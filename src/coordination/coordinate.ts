@@ -17,7 +17,6 @@ import type { CoordDecisionKind } from './events.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
 import type { WorkspaceStrategy } from '../workspaces/types.js';
-import type { Executor } from '../scheduler/executor.js';
 import { applyAction, settleUnanswered, spawn, stopStuck } from './lead-actions.js';
 import { decompose, delegateLead, describeTasks, leadSystem, synthesisPrompt, updatePrompt } from './lead-prompts.js';
 import { MessageBus, type CoordMessage } from './message-bus.js';
@@ -26,6 +25,7 @@ import { StuckDetector, type StuckOptions } from './stuck.js';
 import { TaskStore, taskListSchema, type CoordTask, type TaskInput } from './task-store.js';
 import { coordinationTools, parseLeadActions, type LeadAction } from './tools.js';
 import { Changes, sendMessage, type Runtime, type WorkerSlot } from './worker.js';
+import type { TurnExecutor } from './task-job.js';
 import { defined } from '../core/defined.js';
 
 export { DELEGATE_INSTRUCTION } from './lead-prompts.js';
@@ -73,7 +73,7 @@ export interface CoordinateOptions {
    * (`QUESTION:`); the lead, the task list, the bus and stuck detection
    * stay here. Not with `workspace` (a remote worker has its own). Default: none.
    */
-  executor?: Executor;
+  executor?: TurnExecutor;
 }
 
 /** A coordination's checkpointed state. */

@@ -5,6 +5,7 @@
  * @module
  */
 export { coordinate, coordinationStateSchema, DELEGATE_INSTRUCTION, type CoordinateOptions, type CoordinationOutcome, type CoordinationState } from './coordinate.js';
+export type { TurnExecutor, TurnJob, TurnJobData } from './task-job.js';
 export {
   TaskStore,
   taskInputSchema,

@@ -1,5 +1,5 @@
 /**
- * A coordination worker's task, run through an {@link Executor}: each turn
+ * A coordination worker's task, run through an executor ({@link TurnExecutor}): each turn
  * of the worker (its plan, its work, its answer after a question) is one
  * job whose runnable is the worker's agent and whose input is everything
  * the worker has been told about the task so far. A turn keeps no session
@@ -9,12 +9,54 @@
  */
 import { combineSignals } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
+import type { ModelAdapter } from '../core/adapter.js';
 import type { Usage } from '../core/usage.js';
 import type { Agent } from '../patterns/agent.js';
-import type { ChunkAttemptResult, ChunkJob, ChunkJobData, Executor } from '../scheduler/executor.js';
-import type { PlanChunk } from '../scheduler/plan.js';
-import type { RoleConfig } from '../scheduler/roles.js';
 import type { CoordTask } from './task-store.js';
+
+// The types below have the shape of the plan scheduler's `Executor`,
+// `ChunkJob` and `ChunkJobData` (`troupe/plan`), written out here because
+// coordination and planning sit on one level and do not import each
+// other: every executor of `troupe/plan` is a `TurnExecutor`.
+
+/** The data of one turn's job, as a chunk job's (`ChunkJobData`) with the agent's name. */
+export interface TurnJobData {
+  runId: string;
+  /** The coordination's name. */
+  planId: string;
+  /** The turn as a chunk: the task's position and title, the turn's prompt, role `Generic`. */
+  chunk: { sequenceIndex: number; title: string; prompt: string; dependsOnIndexes: number[]; complexity: 'Medium'; role: 'Generic' };
+  prompt: string;
+  /** The worker agent's system prompt, model, temperature and adapter name. */
+  role: { system: string; preferredTools: string[]; model?: string; temperature?: number; adapter?: string };
+  attempt: number;
+  /** The turn's checkpoint path (`<coordination path>/task-<id>/turn-<n>`). */
+  checkpointPath: string;
+  /** The worker agent's name: a queue worker runs its registry's agent of that name. */
+  agent: string;
+}
+
+/** One turn as a job (the shape of a `ChunkJob`): run here with `execute()`, or sent elsewhere as `toJSON()`. */
+export interface TurnJob {
+  readonly runId: string;
+  readonly planId: string;
+  readonly chunk: TurnJobData['chunk'];
+  readonly prompt: string;
+  readonly role: Omit<TurnJobData['role'], 'adapter'> & { adapter?: ModelAdapter | string };
+  readonly attempt: number;
+  readonly signal: AbortSignal;
+  readonly ctx: RunContext;
+  execute(): Promise<{ output: string; usage?: Usage }>;
+  recordUsage(usage: Partial<Usage>): void;
+  toJSON(): TurnJobData;
+}
+
+/** What runs a coordination's turns: any executor of `troupe/plan` (`inProcessExecutor()`, `bullmqExecutor(...)`). */
+export interface TurnExecutor {
+  readonly kind: string;
+  readonly capacity: number;
+  dispatch(job: TurnJob): Promise<string | { output: string }>;
+}
 
 /** What the worker loop needs of a task's session: one reply per message, and a close. */
 export interface TaskSession {
@@ -41,7 +83,7 @@ export interface TaskJobScope {
  * each turn has a job id of its own and a resumed run finds the job an
  * earlier coordinator sent.
  */
-export function dispatchedSession(executor: Executor, ctx: RunContext, scope: TaskJobScope): TaskSession {
+export function dispatchedSession(executor: TurnExecutor, ctx: RunContext, scope: TaskJobScope): TaskSession {
   const turns: Array<{ sent: string; reply: string }> = [];
   return {
     async send(text, options) {
@@ -62,14 +104,14 @@ function transcript(turns: ReadonlyArray<{ sent: string; reply: string }>, text:
   return `## EARLIER IN THIS TASK\n\n${earlier}\n\n## NOW\n\n${text}`;
 }
 
-/** One turn as a {@link ChunkJob}: run here with `execute()`, or sent elsewhere as `toJSON()`. */
-function taskJob(ctx: RunContext, scope: TaskJobScope, prompt: string): ChunkJob {
+/** One turn as a {@link TurnJob}. */
+function taskJob(ctx: RunContext, scope: TaskJobScope, prompt: string): TurnJob {
   const { agent, task } = scope;
-  const chunk: PlanChunk = { sequenceIndex: scope.position, title: task.title, prompt, dependsOnIndexes: [], complexity: 'Medium', role: 'Generic' };
+  const chunk: TurnJobData['chunk'] = { sequenceIndex: scope.position, title: task.title, prompt, dependsOnIndexes: [], complexity: 'Medium', role: 'Generic' };
   const { system, model, temperature, adapter } = agent.options;
-  const role: RoleConfig = { system: system ?? '', preferredTools: [], ...(model === undefined ? {} : { model }), ...(temperature === undefined ? {} : { temperature }), ...(adapter === undefined ? {} : { adapter }) };
+  const role: TurnJob['role'] = { system: system ?? '', preferredTools: [], ...(model === undefined ? {} : { model }), ...(temperature === undefined ? {} : { temperature }), ...(adapter === undefined ? {} : { adapter }) };
   const { adapter: _object, ...wireRole } = role;
-  const data = (): ChunkJobData => ({
+  const data = (): TurnJobData => ({
     runId: ctx.runId,
     planId: scope.coordination,
     chunk,
@@ -89,7 +131,7 @@ function taskJob(ctx: RunContext, scope: TaskJobScope, prompt: string): ChunkJob
     attempt: scope.attempt,
     signal: ctx.signal,
     ctx,
-    async execute(): Promise<ChunkAttemptResult> {
+    async execute() {
       const outcome = await agent.run(prompt, ctx);
       return { output: outcome.output, usage: outcome.usage };
     },

@@ -16,8 +16,7 @@ import { planRequestPrompt, taskBrief, type ResolvedPlanApproval } from './plan-
 import type { StuckDetector } from './stuck.js';
 import type { CoordTask, TaskStore } from './task-store.js';
 import { askLeadTool, parseQuestion } from './tools.js';
-import type { Executor } from '../scheduler/executor.js';
-import { dispatchedSession, type TaskSession } from './task-job.js';
+import { dispatchedSession, type TaskSession, type TurnExecutor } from './task-job.js';
 
 /** Wakes everyone waiting when anything changes; a sequence number makes sure no change is missed. */
 export class Changes {
@@ -71,7 +70,7 @@ export interface Runtime {
   sharedContext: string | undefined;
   maxQuestions: number;
   /** Workers' turns go through it, one job each (`CoordinateOptions.executor`). */
-  executor: Executor | undefined;
+  executor: TurnExecutor | undefined;
   /** How many times each task has been started in this run: the attempt number of its jobs. */
   starts: Map<string, number>;
 }

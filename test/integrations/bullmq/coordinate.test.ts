@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { scriptedAdapter } from '../../../src/adapters/scripted.js';
 import { coordinate } from '../../../src/coordination/coordinate.js';
+import type { TurnExecutor } from '../../../src/coordination/index.js';
 import { ConfigurationError } from '../../../src/core/errors.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
 import { run } from '../../../src/core/run.js';
@@ -22,6 +23,11 @@ describe('coordinate with an executor', () => {
     expect(() => coordinate({ lead, workers, stuck, executor: {} as never })).toThrow(ConfigurationError);
     const workspace = { strategy: { kind: 'none', prepare: async () => ({ kind: 'none', path: '.', chunkId: 'x', baseDir: '.' }), merge: async () => ({ status: 'merged', files: [] }), cleanup: async () => undefined }, baseDir: '.' };
     expect(() => coordinate({ lead, workers, stuck, executor: inProcessExecutor(), workspace: workspace as never })).toThrow(/do not go together/);
+  });
+
+  it('takes every executor of troupe/plan (a type check)', () => {
+    const executors: TurnExecutor[] = [inProcessExecutor(), bullmqExecutor({ connection: 'redis://127.0.0.1:1' })];
+    expect(executors.map((e) => e.kind)).toEqual(['in-process', 'bullmq']);
   });
 
   it('runs each worker turn as an executor job in process, with the same results', async () => {
