@@ -83,7 +83,7 @@ describe('fileLocking', () => {
     await settle();
     expect([b.done, c.done]).toEqual([true, false]);
     await strategy.cleanup(b.value!);
-    await settle();
+    await c.promise; // granted once the lock is free (a fixed wait could be too short on a busy machine)
     expect(c.done).toBe(true);
     await strategy.cleanup(c.value!);
     await strategy.cleanup(d.value!);
@@ -112,7 +112,7 @@ describe('fileLocking', () => {
     const first = failing();
     const next = track(strategy.prepare({ id: 'next', title: 'Next', workingScope: ['src/a.ts'], baseDir: dir }));
     await expect(first).rejects.toThrow('worker crashed');
-    await settle();
+    await next.promise; // granted once the lock is free (a fixed wait could be too short on a busy machine)
     expect(next.done).toBe(true);
     await strategy.cleanup(next.value!);
   });
@@ -127,7 +127,7 @@ describe('fileLocking', () => {
     expect(behind.done).toBe(false); // docs/** overlaps the waiting **
     controller.abort();
     await expect(waiting).rejects.toMatchObject({ code: 'cancelled' });
-    await settle();
+    await behind.promise; // granted once the lock is free (a fixed wait could be too short on a busy machine)
     expect(behind.done).toBe(true);
     await strategy.cleanup(a);
     await strategy.cleanup(behind.value!);

@@ -56,8 +56,12 @@ describe.skipIf(!url)('sharedPool around bullmqExecutor', () => {
     expect([web.status, api.status]).toEqual(['completed', 'completed']);
     expect(web.results.every((r) => /^w[01] did chunk \d$/.test(r.output ?? ''))).toBe(true);
     expect(peak).toBeLessThanOrEqual(3);
-    // The first three slots: two for web (weight 2), one for api.
-    expect(admitted.slice(0, 3).sort()).toEqual(['api', 'web', 'web']);
+    // Both plans share the queue from the start: api (weight 1) gets one of the first six slots at least, web
+    // (weight 2) most of them. (Exact shares by weight are tested on a simulated clock in test/scheduler/pool.test.ts;
+    // here a busy machine may start one plan a little before the other.)
+    const firstSix = admitted.slice(0, 6);
+    expect(firstSix.filter((p) => p === 'api').length).toBeGreaterThanOrEqual(1);
+    expect(firstSix.filter((p) => p === 'web').length).toBeGreaterThanOrEqual(3);
     expect(pool.stats().map((s) => [s.name, s.settled, s.running, s.queued])).toEqual([
       ['web', 8, 0, 0],
       ['api', 4, 0, 0],
