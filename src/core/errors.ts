@@ -55,7 +55,10 @@ export type TroupeErrorCode =
   // time travel: forks and what-if replays
   | 'unknown_run'
   | 'unknown_checkpoint'
-  | 'invalid_edit';
+  | 'invalid_edit'
+  // plans that change and talk while they run
+  | 'invalid_change'
+  | 'message_rejected';
 
 /** Options accepted by every troupe error constructor. */
 export interface TroupeErrorOptions {

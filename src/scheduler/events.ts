@@ -6,6 +6,8 @@
 import type { WorkspaceWarning } from '../workspaces/types.js';
 import type { LearningRecord } from './learning-record.js';
 import type { ChunkRole } from './plan.js';
+import type { PlanMessage } from './messages.js';
+import type { PlanChange, PlanChangeSource } from './replan.js';
 import type { ChunkStatus } from './state.js';
 
 /** One chunk of a plan as `plan.started` describes it: enough to draw the dependency graph. */
@@ -76,7 +78,21 @@ export interface PlanEvents {
    * turn: with its next tool results, or after its answer), on attempt
    * `attempt`.
    */
-  'chunk.instruction': { planId: string; chunkId: string; sequenceIndex: number; attempt: number; instructions: string[] };
+  'chunk.instruction': { planId: string; chunkId: string; sequenceIndex: number; attempt: number; instructions: string[]; messages?: string[] };
+  /**
+   * A running plan was changed (`source`: the API, a planning session, a
+   * model's `change_plan` tool, or a replay applying a recorded change):
+   * `id` numbers the change in its plan, `after` is how many chunks had
+   * succeeded, and `added`, `removed` and `rewired` list the chunks it
+   * touched. The same record is an entry of the plan's checkpoint.
+   */
+  'plan.changed': { planId: string; id: number; change: PlanChange; source: PlanChangeSource; after: number; added: number[]; removed: number[]; rewired: number[] };
+  /**
+   * A message was posted in a plan (by a worker's `post_message` tool or
+   * the API): it reaches its recipients in their prompt, or at their next
+   * turn when they run (`chunk.instruction` lists it by id then).
+   */
+  'plan.message': { planId: string; message: PlanMessage };
   /**
    * A chunk's work could not be merged: it changed the same lines of
    * `paths` as the chunks in `with`, whose changes were merged first.

@@ -23,7 +23,9 @@ import type { PlanIndex } from './dag.js';
 import type { ChunkAttemptResult, ChunkJobData } from './executor.js';
 import { planSchema, type Plan } from './plan.js';
 import type { ChunkRecord } from './record.js';
-import { chunkStateSchema, chunkStatuses, planExecutionStateSchema, type ChunkState, type PlanExecutionState } from './state.js';
+import { chunkStateSchema, chunkStatuses, planEntrySchema, planExecutionStateSchema, type ChunkState, type PlanEntry, type PlanExecutionState } from './state.js';
+import type { PlanMessage } from './messages.js';
+import { applyPlanChange, type PlanChangeRecord } from './replan.js';
 import type { PlanOutcome } from './types.js';
 
 /** The saved outcome of a finished plan, checked when a resumed run returns it. */
@@ -35,11 +37,11 @@ const planOutcomeSchema = savedOutcomeSchema.extend({
 });
 
 /** A plan's checkpoint in a run. */
-export type PlanCheckpoint = Checkpoint<PlanExecutionState, PlanOutcome, ChunkState>;
+export type PlanCheckpoint = Checkpoint<PlanExecutionState, PlanOutcome, PlanEntry>;
 
 /** The plan's checkpoint in its op context. */
 export function planCheckpoint(ctx: RunContext): PlanCheckpoint {
-  return ctx.checkpoint<PlanExecutionState, PlanOutcome, ChunkState>({ kind: 'plan', version: 1, state: planExecutionStateSchema, outcome: planOutcomeSchema, entry: chunkStateSchema });
+  return ctx.checkpoint<PlanExecutionState, PlanOutcome, PlanEntry>({ kind: 'plan', version: 1, state: planExecutionStateSchema, outcome: planOutcomeSchema, entry: planEntrySchema });
 }
 
 /** What a plan starts from: a finished outcome to return as it is, or a state to continue. */
@@ -57,15 +59,44 @@ export async function loadPlanStart(checkpoint: PlanCheckpoint, plan: Plan, plan
   return { state: foldEntries(base, saved.entries) };
 }
 
-/** The state with later entries applied: the last entry of a chunk wins, except that a chunk that succeeded stays succeeded. */
-export function foldEntries(state: PlanExecutionState, entries: readonly ChunkState[]): PlanExecutionState {
+/**
+ * The state with later entries applied, in order: the last entry of a chunk
+ * wins, except that a chunk that succeeded stays succeeded; a change is
+ * applied to the plan (the chunks it removed are dropped); a message is
+ * added to the messages.
+ */
+export function foldEntries(state: PlanExecutionState, entries: readonly PlanEntry[]): PlanExecutionState {
   if (entries.length === 0) return state;
   const chunks = new Map(state.chunks.map((c) => [c.sequenceIndex, c]));
+  let plan = state.plan;
+  const changes = [...(state.changes ?? [])];
+  const messages = [...(state.messages ?? [])];
   for (const entry of entries) {
+    if ('change' in entry) {
+      const applied = applyPlanChange(plan.chunks, entry.change.change, () => undefined, retiredBy(changes));
+      plan = { ...plan, chunks: applied.chunks };
+      for (const id of applied.removed) chunks.delete(id);
+      changes.push(entry.change);
+      continue;
+    }
+    if ('message' in entry) {
+      messages.push(entry.message);
+      continue;
+    }
     if (chunks.get(entry.sequenceIndex)?.status === 'Succeeded' && entry.status !== 'Succeeded') continue;
     chunks.set(entry.sequenceIndex, entry);
   }
-  return { ...state, chunks: [...chunks.values()] };
+  return { ...state, plan, chunks: [...chunks.values()], ...(changes.length > 0 ? { changes } : {}), ...(messages.length > 0 ? { messages } : {}) };
+}
+
+/** The ids of chunks that `changes` removed (never used again in the plan). */
+export function retiredBy(changes: readonly PlanChangeRecord[]): Set<number> {
+  const out = new Set<number>();
+  for (const r of changes) {
+    for (const id of r.change.cancel ?? []) out.add(id);
+    for (const s of r.change.split ?? []) out.add(s.chunk);
+  }
+  return out;
 }
 
 /** Give the chunks that succeeded in `state` their saved results, and count again the dependencies each chunk waits for. */
@@ -96,6 +127,12 @@ export interface PlanCheckpointsOptions {
   records: readonly ChunkRecord[];
   /** The instructions so far. */
   instructions: () => readonly string[];
+  /** The plan as it is now, when it changed while it ran (else `plan`). */
+  live?: () => Plan;
+  /** The changes so far. */
+  changes?: () => readonly PlanChangeRecord[];
+  /** The messages so far. */
+  messages?: () => readonly PlanMessage[];
 }
 
 /** A running plan's checkpoint: the state when it starts, one entry per chunk that succeeds, the outcome when it ends. */
@@ -132,10 +169,26 @@ export class PlanCheckpoints {
     else this.#o.checkpoint.append(chunkState(r));
   }
 
+  /** A change of the plan was applied: append it (one entry, so a resumed run sees all of it or none). */
+  changed(record: PlanChangeRecord): void {
+    this.#o.checkpoint.append({ change: record });
+  }
+
+  /** A message was posted: append it. */
+  message(message: PlanMessage): void {
+    this.#o.checkpoint.append({ message });
+  }
+
   /** The state now. */
   state(): PlanExecutionState {
-    const { ctx, plan, planId, records, instructions } = this.#o;
-    return { schemaVersion: 1, planId, plan, chunks: records.map(chunkState), instructions: [...instructions()], updatedAt: ctx.clock.now() };
+    const { ctx, plan, planId, records, instructions, live, changes, messages } = this.#o;
+    const state: PlanExecutionState = { schemaVersion: 1, planId, plan: live ? live() : plan, chunks: [], instructions: [...instructions()], updatedAt: ctx.clock.now() };
+    for (const r of records) if (!r.removed) state.chunks.push(chunkState(r));
+    const changed = changes?.() ?? [];
+    if (changed.length > 0) state.changes = [...changed];
+    const posted = messages?.() ?? [];
+    if (posted.length > 0) state.messages = [...posted];
+    return state;
   }
 
   /** Save the final state with the outcome, so that a resumed run returns it (finished statuses only). */

@@ -13,9 +13,12 @@ import type { ChunkResult, MergeConflict } from './types.js';
 
 /** Everything the scheduler knows about one chunk. */
 export interface ChunkRecord {
-  /** Position in `plan.chunks`. */
+  /** Position in `plan.chunks` (stable: a change of the plan appends chunks and never moves one). */
   readonly position: number;
-  readonly chunk: PlanChunk;
+  /** The chunk (replaced when a change of the plan rewires it before it starts). */
+  chunk: PlanChunk;
+  /** True once a change of the plan removed the chunk (cancelled, or split into parts). */
+  removed: boolean;
   status: ChunkStatus;
   /** Attempts started so far. */
   attempts: number;
@@ -45,6 +48,7 @@ export function chunkRecord(position: number, chunk: PlanChunk, unmet: number): 
   return {
     position,
     chunk,
+    removed: false,
     status: 'Pending',
     attempts: 0,
     unmet,

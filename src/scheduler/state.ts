@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { planSchema } from './plan.js';
+import { planMessageSchema } from './messages.js';
+import { planChangeRecordSchema } from './replan.js';
 
 /** Every status a chunk goes through. */
 export const chunkStatuses = [
@@ -43,7 +45,16 @@ export const planExecutionStateSchema = z.object({
   chunks: z.array(chunkStateSchema),
   instructions: z.array(z.string()),
   updatedAt: z.number(),
+  /** Changes applied while it ran (`plan` is the changed plan). */
+  changes: z.array(planChangeRecordSchema).optional(),
+  /** Messages posted between its workers. */
+  messages: z.array(planMessageSchema).optional(),
 });
+
+/** The zod schema of one entry of a plan's checkpoint stream: a chunk's state, a change of the plan, or a message. */
+export const planEntrySchema = z.union([chunkStateSchema, z.object({ change: planChangeRecordSchema }), z.object({ message: planMessageSchema })]);
+/** One entry of a plan's checkpoint stream. */
+export type PlanEntry = z.infer<typeof planEntrySchema>;
 
 /** A saved chunk. */
 export type ChunkState = z.infer<typeof chunkStateSchema>;

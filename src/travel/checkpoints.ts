@@ -145,5 +145,9 @@ function summariseEntry(entry: unknown): string {
   const index = field(entry, 'sequenceIndex');
   const status = field(entry, 'status');
   if (typeof index === 'number') return `chunk ${index}${typeof status === 'string' ? ` ${status}` : ''}`;
+  const change = field(field(entry, 'change'), 'id');
+  if (typeof change === 'number') return `plan change ${change}`;
+  const message = field(field(entry, 'message'), 'id');
+  if (typeof message === 'string') return `message ${message}`;
   return 'entry';
 }
