@@ -13,6 +13,7 @@ import type { ChunkAttemptResult, ChunkJob, ChunkJobData, ChunkToolCall } from '
 import type { PlanChunk } from './plan.js';
 import type { RoleConfig } from './roles.js';
 import type { ChunkRunInput, MergeConflict } from './types.js';
+import { addressedTo, type MessageRecipient, type PlanMessage } from './messages.js';
 
 /** What every attempt of a plan shares: the plan's context, and how to build a prompt and run an attempt. */
 export interface AttemptHost {
@@ -24,8 +25,12 @@ export interface AttemptHost {
   prompt(attempt: Attempt): string;
   /** The instructions added so far. */
   instructions(): readonly string[];
-  /** New instructions reached the running attempt. */
-  delivered(attempt: Attempt, instructions: readonly string[]): void;
+  /** New instructions (or messages) reached the running attempt. */
+  delivered(attempt: Attempt, instructions: readonly string[], messages?: readonly PlanMessage[]): void;
+  /** Every message posted in the plan so far. */
+  messages(): readonly PlanMessage[];
+  /** Post a message from the attempt's chunk. */
+  post(attempt: Attempt, to: MessageRecipient, text: string): PlanMessage;
   /** Run the attempt here (in its workspace, when there is a strategy). */
   run(attempt: Attempt): Promise<string | ChunkAttemptResult>;
   /** The position of `chunk` in the plan. */
@@ -45,6 +50,8 @@ export class Attempt implements ChunkJob, ChunkRunInput {
   #budgets: BudgetEntry[] = [];
   /** Instructions the attempt has seen (in its prompt, or taken since). */
   #seen = 0;
+  /** Messages of the plan the attempt has looked through (in its prompt, or taken since). */
+  #seenMessages = 0;
   /**
    * What the attempt spent, recorded as it goes by the default runner, so
    * that a failed attempt's usage and tool calls count too.
@@ -73,6 +80,7 @@ export class Attempt implements ChunkJob, ChunkRunInput {
   get prompt(): string {
     if (this.#prompt === undefined) {
       this.#seen = this.#host.instructions().length;
+      this.#seenMessages = this.#host.messages().length;
       this.#prompt = this.#host.prompt(this);
     }
     return this.#prompt;
@@ -85,6 +93,19 @@ export class Attempt implements ChunkJob, ChunkRunInput {
     this.#seen = all.length;
     this.#host.delivered(this, fresh);
     return fresh;
+  }
+  takeMessages(): PlanMessage[] {
+    void this.prompt;
+    const all = this.#host.messages();
+    if (all.length <= this.#seenMessages) return [];
+    const fresh: PlanMessage[] = [];
+    for (let i = this.#seenMessages; i < all.length; i++) if (addressedTo(all[i]!, this.chunk)) fresh.push(all[i]!);
+    this.#seenMessages = all.length;
+    if (fresh.length > 0) this.#host.delivered(this, [], fresh);
+    return fresh;
+  }
+  postMessage(to: MessageRecipient, text: string): PlanMessage {
+    return this.#host.post(this, to, text);
   }
   get workspace(): Workspace {
     const baseDir = this.#host.baseDir;

@@ -26,11 +26,13 @@ const RECOMPUTATIONS = 64;
 /** The duration estimates of a plan's chunks and the priorities that follow from them. */
 export class DurationEstimates {
   /** The remaining critical path of every chunk, by position: the ready queue's priorities, updated in place. */
-  readonly priority: Float64Array;
-  readonly #plan: Plan;
-  readonly #index: PlanIndex;
+  priority: Float64Array;
+  #plan: Plan;
+  #index: PlanIndex;
   /** A fixed estimate per position; NaN where the run must learn one. */
-  readonly #fixed: Float64Array;
+  #fixed: Float64Array;
+  readonly #roleOf: (chunk: PlanChunk) => RoleConfig;
+  readonly #weight: ChunkWeight | undefined;
   /** The roles of chunks without a fixed estimate (nothing to learn when empty). */
   readonly #learning: Set<string>;
   readonly #prior: number;
@@ -41,24 +43,23 @@ export class DurationEstimates {
   /** The per-role units the priorities were computed with. */
   #used = new Map<string, number>();
   #since = 0;
-  readonly #every: number;
+  #every: number;
 
   constructor(plan: Plan, index: PlanIndex, roleOf: (chunk: PlanChunk) => RoleConfig, weight?: ChunkWeight) {
     const n = plan.chunks.length;
     this.#plan = plan;
     this.#index = index;
+    this.#roleOf = roleOf;
+    this.#weight = weight;
     this.#fixed = new Float64Array(n);
     this.#learning = new Set();
     let known = 0;
     let perUnit = 0;
     for (let i = 0; i < n; i++) {
-      const c = plan.chunks[i]!;
-      const fixed = weight ? weight(c) : (c.estimatedMs ?? roleOf(c).estimatedMs ?? Number.NaN);
-      this.#fixed[i] = fixed;
-      if (Number.isNaN(fixed)) this.#learning.add(c.role);
-      else {
+      const fixed = this.#fix(i);
+      if (!Number.isNaN(fixed)) {
         known++;
-        perUnit += fixed / complexityWeight(c);
+        perUnit += fixed / complexityWeight(plan.chunks[i]!);
       }
     }
     // Before anything finished, a chunk without an estimate counts as the average known chunk of its complexity.
@@ -67,6 +68,34 @@ export class DurationEstimates {
     this.#every = Math.max(1, Math.ceil(n / RECOMPUTATIONS));
     this.priority = new Float64Array(n);
     this.#compute();
+  }
+
+  /**
+   * The plan changed while it ran (chunks appended, dependencies rewired):
+   * estimate the new chunks, keep what was learned, and compute every
+   * priority again into a new array of the plan's length (`priority`).
+   */
+  replan(plan: Plan, index: PlanIndex): void {
+    const n = plan.chunks.length;
+    const old = this.#fixed;
+    this.#plan = plan;
+    this.#index = index;
+    this.#fixed = new Float64Array(n);
+    this.#fixed.set(old.subarray(0, Math.min(old.length, n)));
+    for (let i = old.length; i < n; i++) this.#fix(i);
+    this.#every = Math.max(1, Math.ceil(n / RECOMPUTATIONS));
+    this.priority = new Float64Array(n);
+    this.#compute();
+  }
+
+  /** Set the fixed estimate of the chunk at `position` (NaN, and its role learned, when there is none). */
+  #fix(position: number): number {
+    const c = this.#plan.chunks[position]!;
+    const weight = this.#weight;
+    const fixed = weight ? weight(c) : (c.estimatedMs ?? this.#roleOf(c).estimatedMs ?? Number.NaN);
+    this.#fixed[position] = fixed;
+    if (Number.isNaN(fixed)) this.#learning.add(c.role);
+    return fixed;
   }
 
   /** The estimate of the chunk at `position`. */

@@ -29,6 +29,8 @@ import { Attempt } from './attempt.js';
 import type { ChunkAttemptResult } from './executor.js';
 import type { ChunkResult, ChunkRunInput, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 import { defined } from '../core/defined.js';
+import type { MessageRecipient } from './messages.js';
+import { PlanControl } from './plan-control.js';
 
 export type { ChunkResult, ChunkRunInput, ChunkRunner, ConversationSettings, ExecutePlanOptions, MergeConflict, PlanOutcome, PlanRunOptions, RetryOptions } from './types.js';
 
@@ -51,8 +53,11 @@ export function planRunnable(plan: Plan, given: PlanRunOptions = {}): Runnable<P
       const checkpoint = planCheckpoint(ctx);
       const start = await loadPlanStart(checkpoint, plan, planId);
       if (start.outcome) return start.outcome;
-      const runner = guardedRunner(options.runChunk ?? roleRunner(options.adapter, workerTools(options)), options.guardrails);
-      return schedule(plan, input, ctx, { ...options, ...settings, planId, runner, checkpoint, resumeFrom: start.state });
+      const runner = guardedRunner(options.runChunk ?? roleRunner(options.adapter, workerTools(options), options.workerMessages !== undefined && options.workerMessages !== false), options.guardrails);
+      // A plan changed while it ran continues as changed.
+      const changed = start.state?.changes?.length ? start.state.plan : undefined;
+      const index = changed ? indexPlan(changed) : settings.index;
+      return schedule(changed ?? plan, input, ctx, { ...options, ...settings, index, planId, runner, checkpoint, resumeFrom: start.state });
     },
   });
 }
@@ -100,6 +105,12 @@ function validateOptions(plan: Plan, o: PlanRunOptions): PlanSettings {
     throw new ConfigurationError(`Expected \`approvals\` to be an ApprovalQueue, got ${describeValue(o.approvals)}`);
   }
   validateToolPolicy(o);
+  if (o.control !== undefined && !(o.control instanceof PlanControl)) {
+    throw new ConfigurationError(`Expected \`control\` to be a PlanControl, got ${describeValue(o.control)}`);
+  }
+  if (o.workerMessages !== undefined && typeof o.workerMessages !== 'boolean' && (typeof o.workerMessages !== 'object' || o.workerMessages === null)) {
+    throw new ConfigurationError(`Expected \`workerMessages\` to be a boolean or { maxChars?, maxMessages? }, got ${describeValue(o.workerMessages)}`);
+  }
   if (o.weight !== undefined && typeof o.weight !== 'function') {
     throw new ConfigurationError(`Expected \`weight\` to be a function of a chunk, got ${describeValue(o.weight)}`);
   }
@@ -150,7 +161,9 @@ function guardedRunner(runner: ChunkRunner, guards: GuardrailOptions | undefined
     const done = await runGuarded(input.ctx, `chunk ${input.chunk.sequenceIndex}`, guards, input.prompt, async (ctx) => {
       const { planId, chunk, prompt, role, attempt, workspace, signal } = input;
       const spent = input instanceof Attempt ? input.spent : undefined;
-      const result = await runner({ planId, chunk, prompt, role, attempt, workspace, signal, ctx, takeInstructions: () => input.takeInstructions(), ...defined({ spent }) } as ChunkRunInput);
+      const takeMessages = input.takeMessages === undefined ? undefined : () => input.takeMessages!();
+      const postMessage = input.postMessage === undefined ? undefined : (to: MessageRecipient, text: string) => input.postMessage!(to, text);
+      const result = await runner({ planId, chunk, prompt, role, attempt, workspace, signal, ctx, takeInstructions: () => input.takeInstructions(), ...defined({ spent, takeMessages, postMessage }) } as ChunkRunInput);
       if (typeof result === 'string') return { output: result };
       const { output, ...rest } = result;
       extra = rest;

@@ -11,6 +11,7 @@
  * | timed out | `#timedOut` | Running → the attempt is aborted and counts as failed |
  * | skipped | `#skipped` | the dependents of a Failed chunk → Skipped |
  * | cancelled | `#cancelled` | anything not finished → Aborted (a running attempt is aborted) |
+ * | plan changed | `replan` | removed chunks → Aborted; new chunks → Queued or WaitingForDependencies; rewired chunks → Queued or WaitingForDependencies |
  *
  * Each change of status emits one `chunk.status` event (built only when
  * someone listens); each chunk that succeeds is appended to the plan's
@@ -34,6 +35,8 @@ import { addSpent, type ChunkRecord } from './record.js';
 import { MergeConflictError } from '../workspaces/conflict.js';
 import type { ChunkStatus } from './state.js';
 import type { PlanSettings } from './types.js';
+import type { Plan, PlanChunk } from './plan.js';
+import { chunkRecord } from './record.js';
 
 /** Why a plan stopped before every chunk ran. */
 export type StopReason = 'abort-threshold' | 'cancelled';
@@ -42,7 +45,8 @@ export type StopReason = 'abort-threshold' | 'cancelled';
 export interface MachineSetup {
   ctx: RunContext;
   planId: string;
-  records: readonly ChunkRecord[];
+  /** One record per position; a change of the plan appends records (never removes or moves one). */
+  records: ChunkRecord[];
   settings: PlanSettings;
   /** At the abort threshold, let running chunks finish. */
   finishRunning: boolean;
@@ -52,6 +56,19 @@ export interface MachineSetup {
   checkpoints: PlanCheckpoints | undefined;
   /** A new attempt of `record` (its `attempts` already counts it). */
   attempt(record: ChunkRecord): Attempt;
+  /** Called after each chunk that succeeds, once what it made ready has started. */
+  succeeded?: (() => void) | undefined;
+}
+
+/** A change of the plan as the machine applies it: the new index and chunks by position, the positions removed and the chunks appended. */
+export interface MachineChange {
+  index: PlanSettings['index'];
+  /** Every chunk by position (removed ones included, with no dependencies). */
+  chunks: readonly PlanChunk[];
+  removed: readonly number[];
+  /** Why removed chunks were removed. */
+  reason: string;
+  plan: Plan;
 }
 
 /** The scheduling state machine of one plan execution. */
@@ -112,6 +129,11 @@ export class PlanMachine {
     this.#end();
   }
 
+  /** True once every chunk settled and the machine ended. */
+  get ended(): boolean {
+    return this.#ended;
+  }
+
   /** Stop the deadline timer (the machine ends it itself; this is for an execution that failed). */
   close(): void {
     this.#deadlines.stop();
@@ -135,6 +157,56 @@ export class PlanMachine {
     if (why === 'abort-threshold' && this.#m.finishRunning) return;
     const reason = why === 'cancelled' ? abortError(ctx.signal) : new CancelledError(`Plan stopped: ${this.failures} chunks failed (abortThreshold ${settings.abortThreshold})`);
     for (const r of records) if (r.attempt) this.#cancelled(r, now, reason);
+  }
+
+  /**
+   * Apply a change of the plan that was validated against the live graph:
+   * abort and remove what it removed, append records for new chunks, count
+   * every waiting chunk's unmet dependencies again, recompute the
+   * priorities, and start what is ready. Synchronous, so no attempt starts
+   * or ends in the middle of a change.
+   */
+  replan(change: MachineChange): void {
+    const { records, ctx, settings, estimates } = this.#m;
+    const now = ctx.clock.now();
+    settings.index = change.index;
+    const retries: Array<() => void> = [];
+    for (const p of change.removed) {
+      const r = records[p]!;
+      r.removed = true;
+      r.error = change.reason;
+      if (r.cancelRetry) retries.push(r.cancelRetry);
+      this.#cancelled(r, now, new CancelledError(change.reason));
+    }
+    const chunks = change.chunks;
+    for (let p = 0; p < chunks.length; p++) {
+      if (p >= records.length) records.push(chunkRecord(p, chunks[p]!, 0));
+      const r = records[p]!;
+      if (r.removed) continue;
+      r.chunk = chunks[p]!;
+      const s = r.status;
+      if (s !== 'Pending' && s !== 'WaitingForDependencies' && s !== 'Queued') continue;
+      let unmet = 0;
+      let failed: ChunkRecord | undefined;
+      for (const d of change.index.deps[p]!) {
+        const dep = records[d]!;
+        if (dep.status === 'Succeeded') continue;
+        unmet++;
+        if (dep.status === 'Failed' || dep.status === 'Skipped' || dep.status === 'Aborted') failed = dep;
+      }
+      r.unmet = unmet;
+      if (failed) {
+        r.error = `Skipped: dependency ${failed.chunk.sequenceIndex} ("${failed.chunk.title}") ${failed.status === 'Failed' ? 'failed' : `is ${failed.status}`}`;
+        this.#terminal(r, 'Skipped', now);
+      } else if (unmet > 0 && s !== 'WaitingForDependencies') this.#set(r, 'WaitingForDependencies', now);
+      else if (unmet === 0 && s !== 'Queued') this.#set(r, 'Queued', now);
+    }
+    estimates.replan(change.plan, change.index);
+    const queued: number[] = [];
+    for (const r of records) if (r.status === 'Queued') queued.push(r.position);
+    this.#queue.reset(estimates.priority, queued);
+    for (const cancel of retries) cancel();
+    this.pump();
   }
 
   #ready(r: ChunkRecord, now: number): void {
@@ -200,6 +272,7 @@ export class PlanMachine {
       if (--next.unmet === 0 && next.status === 'WaitingForDependencies' && this.stopping === undefined) this.#ready(next, now);
     }
     this.#settled();
+    this.#m.succeeded?.();
   }
 
   #failed(r: ChunkRecord, error: unknown): void {
@@ -239,6 +312,7 @@ export class PlanMachine {
     const again = (): void => {
       r.cancelRetry = undefined;
       this.#retrying--;
+      if (r.removed) return this.#settled();
       if (this.stopping !== undefined) {
         this.#cancelled(r, ctx.clock.now());
         return this.#settled();

@@ -8,9 +8,10 @@
 import type { Attempt } from './attempt.js';
 import type { ChunkRecord } from './record.js';
 import type { MergeConflict } from './types.js';
+import { messageNote, type PlanMessage } from './messages.js';
 
-/** The full prompt of `attempt`, whose chunk depends on `dependencies`. */
-export function chunkPrompt(attempt: Attempt, dependencies: readonly ChunkRecord[], instructions: readonly string[], reprompt: boolean): string {
+/** The full prompt of `attempt`, whose chunk depends on `dependencies`; `messages` are those other workers posted to it so far. */
+export function chunkPrompt(attempt: Attempt, dependencies: readonly ChunkRecord[], instructions: readonly string[], reprompt: boolean, messages: readonly PlanMessage[] = []): string {
   const c = attempt.chunk;
   let prompt = `# Chunk ${c.sequenceIndex}: ${c.title}\n\n${c.prompt}`;
   if (dependencies.length > 0) {
@@ -18,6 +19,7 @@ export function chunkPrompt(attempt: Attempt, dependencies: readonly ChunkRecord
     for (const d of dependencies) prompt += `\n\n### ${d.chunk.sequenceIndex}. ${d.chunk.title} (${d.chunk.role})\n\n${d.output ?? ''}`;
   }
   if (instructions.length > 0) prompt += `\n\n## Additional instructions from the user\n\n${instructions.map((x) => `- ${x}`).join('\n')}`;
+  if (messages.length > 0) prompt += `\n\n${messageNote(messages)}`;
   const conflict = attempt.previousConflict;
   if (attempt.attempt > 1 && conflict !== undefined) prompt += conflictSection(conflict);
   else if (attempt.attempt > 1 && reprompt && attempt.previousError !== undefined) {

@@ -9,7 +9,7 @@
 /** A max-heap of integer ids by a fixed priority table. */
 export class ReadyQueue {
   readonly #heap: number[] = [];
-  readonly #priority: ArrayLike<number>;
+  #priority: ArrayLike<number>;
 
   constructor(priority: ArrayLike<number>) {
     this.#priority = priority;
@@ -47,6 +47,14 @@ export class ReadyQueue {
   rebuild(): void {
     const heap = this.#heap;
     for (let i = (heap.length >> 1) - 1; i >= 0; i--) this.#siftDown(i, heap[i]!);
+  }
+
+  /** Use a new priority table (the plan grew or changed) and hold exactly `ids`, reordered in linear time. */
+  reset(priority: ArrayLike<number>, ids: readonly number[]): void {
+    this.#priority = priority;
+    this.#heap.length = 0;
+    this.#heap.push(...ids);
+    this.rebuild();
   }
 
   /** Remove every id and return them. */

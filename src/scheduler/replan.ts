@@ -10,7 +10,6 @@ import { z } from 'zod';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { indexPlan } from './dag.js';
 import { planChunkSchema, validatePlan, type PlanChunk } from './plan.js';
-import type { ChunkStatus } from './state.js';
 
 /** A chunk replaced by parts: see {@link PlanChange.split}. */
 export interface ChunkSplit {
@@ -116,9 +115,9 @@ export interface AppliedChange {
 }
 
 /** Statuses in which a chunk may be cancelled or split. */
-const unfinished: ReadonlySet<ChunkStatus> = new Set<ChunkStatus>(['Pending', 'WaitingForDependencies', 'Queued', 'Running', 'Retrying']);
+const unfinished: ReadonlySet<string> = new Set(['Pending', 'WaitingForDependencies', 'Queued', 'Running', 'Retrying']);
 /** Statuses in which a chunk's dependencies may change. */
-const notStarted: ReadonlySet<ChunkStatus> = new Set<ChunkStatus>(['Pending', 'WaitingForDependencies', 'Queued']);
+const notStarted: ReadonlySet<string> = new Set(['Pending', 'WaitingForDependencies', 'Queued']);
 
 /** Check the shape of a change (the schema), with a {@link PlanChangeError} (`malformed`, `empty`) naming the first problem. */
 export function parsePlanChange(change: unknown): PlanChange {
@@ -141,7 +140,7 @@ export function parsePlanChange(change: unknown): PlanChange {
 export function applyPlanChange(
   chunks: readonly PlanChunk[],
   change: PlanChange,
-  statusOf: (sequenceIndex: number) => ChunkStatus | undefined,
+  statusOf: (sequenceIndex: number) => string | undefined,
   retired: ReadonlySet<number> = new Set(),
 ): AppliedChange {
   const byId = new Map<number, PlanChunk>();
@@ -156,7 +155,7 @@ export function applyPlanChange(
     byId.set(id, { ...c, dependsOnIndexes: [...c.dependsOnIndexes] });
     added.push(id);
   };
-  const live = (id: number, what: string, allowed: ReadonlySet<ChunkStatus>, problem: 'chunk_finished' | 'chunk_started'): PlanChunk => {
+  const live = (id: number, what: string, allowed: ReadonlySet<string>, problem: 'chunk_finished' | 'chunk_started'): PlanChunk => {
     const c = byId.get(id);
     if (c === undefined || !original.has(id)) throw new PlanChangeError('unknown_chunk', `Cannot ${what} chunk ${id}: the plan has no such chunk`, [id]);
     const status = statusOf(id);
@@ -191,6 +190,14 @@ export function applyPlanChange(
     removed.add(id);
   }
   const result = [...byId.values()];
+  checkGraph(result, removed, retired);
+  for (const id of rewired) if (removed.has(id)) rewired.delete(id);
+  return { chunks: result, added, removed: [...removed], rewired: [...rewired] };
+}
+
+/** The changed chunks depend on no removed chunk, on known chunks only, and without a cycle; else a {@link PlanChangeError}. */
+function checkGraph(result: PlanChunk[], removed: ReadonlySet<number>, retired: ReadonlySet<number>): void {
+  const ids = new Set(result.map((c) => c.sequenceIndex));
   for (const c of result) {
     const dangling = c.dependsOnIndexes.filter((d) => removed.has(d) || retired.has(d));
     if (dangling.length > 0) {
@@ -200,12 +207,10 @@ export function applyPlanChange(
   const index = indexPlan({ planSummary: '', chunks: result });
   if (!index.ok) {
     const { errors } = validatePlan({ planSummary: '', chunks: result });
-    const unknown = result.find((c) => c.dependsOnIndexes.some((d) => !byId.has(d) || d === c.sequenceIndex));
+    const unknown = result.find((c) => c.dependsOnIndexes.some((d) => !ids.has(d) || d === c.sequenceIndex));
     if (unknown) throw new PlanChangeError('unknown_dependency', `Invalid plan change: ${errors.join('; ')}`, [unknown.sequenceIndex]);
     const ordered = new Set(index.order);
     const inCycle = result.filter((_, i) => !ordered.has(i)).map((c) => c.sequenceIndex);
     throw new PlanChangeError('cycle', `The changed plan would have a dependency cycle through chunks ${inCycle.join(', ')}`, inCycle);
   }
-  for (const id of rewired) if (removed.has(id)) rewired.delete(id);
-  return { chunks: result, added, removed: [...removed], rewired: [...rewired] };
 }

@@ -27,8 +27,10 @@ import type { PlanExecutionState } from './state.js';
 import { chunkPrompt } from './prompt.js';
 import { chunkRecord, chunkResult, type ChunkRecord } from './record.js';
 import { resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
-import type { ChunkResult, ChunkRunner, MergeConflict, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
+import type { ChunkRunner, MergeConflict, PlanOutcome, PlanRunOptions, PlanSettings } from './types.js';
 import { defined } from '../core/defined.js';
+import { LivePlan } from './live-plan.js';
+import { addressedTo } from './messages.js';
 
 /** Everything an execution needs: the options, validated settings, the plan's id, the runner, its checkpoint and the state it continues. */
 export type ScheduleOptions = PlanRunOptions &
@@ -44,8 +46,16 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   // A resumed plan takes its instructions from the caller when it gives them, else from its checkpoint.
   const saved = o.resumeFrom?.instructions ?? none;
   const instructions = o.instructions ?? ((): readonly string[] => saved);
-  const checkpoints = new PlanCheckpoints({ ctx, checkpoint: o.checkpoint, plan, planId: o.planId, records, instructions });
-  const host = attemptHost(ctx, o, records, instructions, chunkBudgets(plan, o.index, o));
+  const limits = typeof o.workerMessages === 'object' ? o.workerMessages : undefined;
+  const live = new LivePlan({
+    ctx, planId: o.planId, plan, records, index: () => o.index, limits,
+    changes: o.resumeFrom?.changes, messages: o.resumeFrom?.messages, replay: o.control?.replaying,
+  });
+  const checkpoints = new PlanCheckpoints({
+    ctx, checkpoint: o.checkpoint, plan, planId: o.planId, records, instructions,
+    live: () => live.plan(), changes: () => live.changes(), messages: () => live.messages(),
+  });
+  const host = attemptHost(ctx, o, records, instructions, chunkBudgets(plan, o.index, o), live);
   const machine = new PlanMachine({
     ctx,
     planId: o.planId,
@@ -56,28 +66,33 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     estimates: new DurationEstimates(plan, o.index, (c) => roleOf(c.role), o.weight),
     checkpoints: checkpoints.enabled ? checkpoints : undefined,
     attempt: (r) => new Attempt(host, r.chunk, roleOf(r.chunk.role), r.attempts, r.error, unresolvedConflict(r)),
+    succeeded: () => live.succeeded(),
   });
+  live.attach(machine, checkpoints.enabled ? checkpoints : undefined);
   if (checkpoints.enabled) await checkpoints.start();
-  await drive(machine, plan, ctx, o);
+  await drive(machine, plan, ctx, o, live);
   // The plan's budget (or an enclosing one) ran out: the plan ends with what it did; a cancellation rejects.
   const exhausted = machine.stopping === 'cancelled' ? budgetExhaustion(undefined, ctx.signal) : undefined;
   if (machine.stopping === 'cancelled' && !exhausted) throw abortError(ctx.signal);
-  const outcome = await planOutcome(plan, task, ctx, o, records, machine, instructions(), exhausted !== undefined);
+  const outcome = await planOutcome(live, task, ctx, o, records, machine, instructions(), exhausted !== undefined);
   await checkpoints.finish(outcome);
   return outcome;
 }
 
 /** Run the machine to its end, cancelling it when the run's signal aborts. */
-async function drive(machine: PlanMachine, plan: Plan, ctx: RunContext, o: ScheduleOptions): Promise<void> {
+async function drive(machine: PlanMachine, plan: Plan, ctx: RunContext, o: ScheduleOptions, live: LivePlan): Promise<void> {
   const onAbort = (): void => machine.cancel();
   ctx.emit('plan.started', { planId: o.planId, chunks: o.index.deps.length, resumed: o.resumeFrom !== undefined, ...(listening(ctx) ? { graph: planGraph(plan, o.index) } : {}) });
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   const unsubscribe = o.workspace?.onWarning?.((warning) => ctx.emit('workspace.fallback', warning));
+  const detach = o.control?.attach(live);
   try {
     if (ctx.signal.aborted) onAbort();
     machine.start();
+    live.applyDue();
     await machine.done;
   } finally {
+    detach?.();
     ctx.signal.removeEventListener('abort', onAbort);
     unsubscribe?.();
     machine.close();
@@ -112,7 +127,7 @@ function unresolvedConflict(r: ChunkRecord): MergeConflict | undefined {
 
 /** How attempts of this execution build their prompt and run (in a workspace when there is a strategy). */
 function attemptHost(
-  ctx: RunContext, o: ScheduleOptions, records: readonly ChunkRecord[], instructions: () => readonly string[], budgets: AttemptHost['budgets'],
+  ctx: RunContext, o: ScheduleOptions, records: readonly ChunkRecord[], instructions: () => readonly string[], budgets: AttemptHost['budgets'], live: LivePlan,
 ): AttemptHost {
   const baseDir = o.baseDir ?? process.cwd();
   const strategy = o.workspace;
@@ -124,13 +139,18 @@ function attemptHost(
     baseDir,
     prompt: (a) => {
       const deps = o.index.deps[o.index.position(a.chunk.sequenceIndex)!]!;
-      return chunkPrompt(a, deps.map((d) => records[d]!), instructions(), o.reprompt);
+      const all = live.messages();
+      const messages = all.length === 0 ? all : all.filter((m) => addressedTo(m, a.chunk));
+      return chunkPrompt(a, deps.map((d) => records[d]!), instructions(), o.reprompt, messages);
     },
     instructions,
-    delivered: (a, list) => {
+    delivered: (a, list, messages) => {
       const c = a.chunk;
-      ctx.emit('chunk.instruction', { planId: o.planId, chunkId: String(c.sequenceIndex), sequenceIndex: c.sequenceIndex, attempt: a.attempt, instructions: [...list] });
+      const ids = messages && messages.length > 0 ? { messages: messages.map((m) => m.id) } : {};
+      ctx.emit('chunk.instruction', { planId: o.planId, chunkId: String(c.sequenceIndex), sequenceIndex: c.sequenceIndex, attempt: a.attempt, instructions: [...list], ...ids });
     },
+    messages: () => live.messages(),
+    post: (a, to, text) => live.post({ from: a.chunk.sequenceIndex, to, text }),
     run: strategy === undefined ? runner : (a) => runInWorkspace(a, { strategy, baseDir, runner, ctx, merges }),
     position: (chunk) => o.index.position(chunk.sequenceIndex)!,
     budgets,
@@ -171,9 +191,9 @@ async function runInWorkspace(
   }
 }
 
-/** The outcome: every chunk's result, the aggregate when asked for, and the plan's status. */
+/** The outcome: every chunk's result (chunks a change removed left out), the aggregate when asked for, and the plan's status. */
 async function planOutcome(
-  plan: Plan,
+  live: LivePlan,
   task: string,
   ctx: RunContext,
   o: ScheduleOptions,
@@ -182,7 +202,9 @@ async function planOutcome(
   instructions: readonly string[],
   exhausted: boolean,
 ): Promise<Omit<PlanOutcome, 'usage'>> {
-  const results = records.map(chunkResult);
+  const plan = live.plan();
+  const kept = records.filter((r) => !r.removed);
+  const results = kept.map(chunkResult);
   const durationMs = ctx.clock.now() - ctx.op.start;
   let report: PlanOutcome['report'];
   if (o.aggregate && !exhausted) {
@@ -193,10 +215,12 @@ async function planOutcome(
   }
   const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
   const stopped = machine.stopping === 'abort-threshold';
-  const status: Extract<OutcomeStatus, 'completed' | 'failed' | 'error-budget' | 'budget-exhausted'> = exhausted ? 'budget-exhausted' : stopped ? 'error-budget' : stats.succeeded === records.length ? 'completed' : 'failed';
+  const status: Extract<OutcomeStatus, 'completed' | 'failed' | 'error-budget' | 'budget-exhausted'> = exhausted ? 'budget-exhausted' : stopped ? 'error-budget' : stats.succeeded === results.length ? 'completed' : 'failed';
   ctx.emit('plan.completed', { planId: o.planId, status, succeeded: stats.succeeded, failed: stats.failed, skipped: stats.skipped });
+  const changes = live.changes();
+  const messages = live.messages();
   return {
-    output: report?.summary ?? finalOutput(results, o.index.dependents),
+    output: report?.summary ?? finalOutput(kept, o.index.dependents, changes.length > 0 ? records : undefined),
     agent: report ? 'synthesis' : o.planId,
     status,
     plan,
@@ -205,16 +229,19 @@ async function planOutcome(
     instructions: [...instructions],
     ...(report ? { report } : {}),
     ...(stopped ? { stoppedBy: 'abort-threshold' as const } : exhausted ? { stoppedBy: 'budget' as const } : {}),
+    ...(changes.length > 0 ? { changes: [...changes] } : {}),
+    ...(messages.length > 0 ? { messages: [...messages] } : {}),
   };
 }
 
 /** The plan's answer without an aggregator: the outputs of the chunks nothing depends on (or their errors). */
-function finalOutput(results: readonly ChunkResult[], dependents: readonly number[][]): string {
+function finalOutput(kept: readonly ChunkRecord[], dependents: readonly number[][], records: readonly ChunkRecord[] | undefined): string {
   const parts: string[] = [];
-  for (let i = 0; i < results.length; i++) {
-    if (dependents[i]!.length > 0) continue;
-    const r = results[i]!;
-    parts.push(r.status === 'Succeeded' ? (r.output ?? '') : `${r.sequenceIndex}. ${r.title}: ${r.status}${r.error ? ` (${r.error})` : ''}`);
+  for (const r of kept) {
+    const next = dependents[r.position]!;
+    if (next.length > 0 && (records === undefined || next.some((d) => !records[d]!.removed))) continue;
+    const c = r.chunk;
+    parts.push(r.status === 'Succeeded' ? (r.output ?? '') : `${c.sequenceIndex}. ${c.title}: ${r.status}${r.error ? ` (${r.error})` : ''}`);
   }
   return parts.join('\n\n');
 }

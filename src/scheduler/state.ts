@@ -51,10 +51,25 @@ export const planExecutionStateSchema = z.object({
   messages: z.array(planMessageSchema).optional(),
 });
 
-/** The zod schema of one entry of a plan's checkpoint stream: a chunk's state, a change of the plan, or a message. */
-export const planEntrySchema = z.union([chunkStateSchema, z.object({ change: planChangeRecordSchema }), z.object({ message: planMessageSchema })]);
-/** One entry of a plan's checkpoint stream. */
-export type PlanEntry = z.infer<typeof planEntrySchema>;
+const changeEntrySchema = z.object({ change: planChangeRecordSchema });
+const messageEntrySchema = z.object({ message: planMessageSchema });
+
+/** One entry of a plan's checkpoint stream: a chunk's state, a change of the plan, or a message. */
+export type PlanEntry = ChunkState | z.infer<typeof changeEntrySchema> | z.infer<typeof messageEntrySchema>;
+
+/**
+ * The zod schema of {@link PlanEntry}: the entry's keys pick the schema
+ * (`change`, `message`, else a chunk's state), so a problem is reported
+ * at its own path.
+ */
+export const planEntrySchema: z.ZodType<PlanEntry> = z.unknown().transform((value, ctx): PlanEntry => {
+  const keyed = typeof value === 'object' && value !== null;
+  const schema: z.ZodType<PlanEntry> = keyed && 'change' in value ? changeEntrySchema : keyed && 'message' in value ? messageEntrySchema : chunkStateSchema;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  return z.NEVER;
+});
 
 /** A saved chunk. */
 export type ChunkState = z.infer<typeof chunkStateSchema>;

@@ -23,6 +23,9 @@ import type { LearningRecord } from './learning-record.js';
 import type { ChunkRole, Plan, PlanChunk } from './plan.js';
 import type { RoleConfig, RoleOverrides } from './roles.js';
 import type { ChunkStatus } from './state.js';
+import type { MessageLimits, MessageRecipient, PlanMessage } from './messages.js';
+import type { PlanControl } from './plan-control.js';
+import type { PlanChangeRecord } from './replan.js';
 
 /** What a {@link ChunkRunner} receives for one attempt. */
 export interface ChunkRunInput {
@@ -48,6 +51,15 @@ export interface ChunkRunInput {
    * tool results, or sends them after the worker's answer.
    */
   takeInstructions(): string[];
+  /**
+   * Messages other workers (or the application) posted to this chunk since
+   * its prompt was built and that it has not taken yet, each returned once;
+   * taken with the instructions, at the worker's next turn. Absent when the
+   * runner got a hand-made input.
+   */
+  takeMessages?(): PlanMessage[];
+  /** Post a message from this chunk to a chunk, a role or everyone in the plan (the default runner's `post_message` tool). */
+  postMessage?(to: MessageRecipient, text: string): PlanMessage;
 }
 
 /** Runs one attempt of a chunk. */
@@ -119,6 +131,19 @@ export interface PlanRunOptions {
    * (nothing learned is used).
    */
   learning?: LearningRecord;
+  /**
+   * Changes the plan while it runs (add, cancel, split, rewire chunks) and
+   * posts messages to its workers: see `PlanControl`. One control per
+   * execution.
+   */
+  control?: PlanControl;
+  /**
+   * Give the workers of the default runner the `post_message` tool, so they
+   * tell each other what they find (`true`, or the limits: the size of one
+   * message and the number per plan, default 4000 characters and 100
+   * messages, which also bound what `control.post` sends). Default: false.
+   */
+  workerMessages?: boolean | MessageLimits;
   /** Instructions added while the plan runs; read when each chunk starts. */
   instructions?: () => readonly string[];
   /**
@@ -257,6 +282,10 @@ export interface PlanOutcome extends Outcome {
   instructions: string[];
   /** Why it stopped early, if it did. */
   stoppedBy?: 'abort-threshold' | 'budget';
+  /** The changes applied while it ran, in order (`plan` is the changed plan; removed chunks have no result). */
+  changes?: PlanChangeRecord[];
+  /** The messages its workers posted. */
+  messages?: PlanMessage[];
 }
 
 /** The options of a plan execution after validation, with the plan's index. */

@@ -16,19 +16,37 @@ import { agent, type Conversation } from '../patterns/agent.js';
 import { Attempt } from './attempt.js';
 import type { ChunkToolCall } from './executor.js';
 import type { ChunkRunner, ChunkRunInput } from './types.js';
+import { messageNote, postMessageTool, type PlanMessage } from './messages.js';
 
 /** How the instructions that reach a running worker read. */
 export function instructionNote(instructions: readonly string[]): string {
   return `## New instructions from the user\n\nThe user added these instructions while you were working; follow them from now on:\n${instructions.map((x) => `- ${x}`).join('\n')}`;
 }
 
-/** Run a chunk as an agent session built from its role, with the plan's `tools` (already guarded) that the role may use. */
-export function roleRunner(fallback: ModelAdapter | undefined, tools: readonly ToolDefinition[]): ChunkRunner {
+/** What reaches a running worker at its next turn: the user's new instructions and the messages other workers posted to it. */
+function takeNotes(input: ChunkRunInput): string | undefined {
+  const fresh = input.takeInstructions();
+  const messages: PlanMessage[] = input.takeMessages?.() ?? [];
+  if (fresh.length === 0 && messages.length === 0) return undefined;
+  const parts: string[] = [];
+  if (fresh.length > 0) parts.push(instructionNote(fresh));
+  if (messages.length > 0) parts.push(messageNote(messages));
+  return parts.join('\n\n');
+}
+
+/**
+ * Run a chunk as an agent session built from its role, with the plan's
+ * `tools` (already guarded) that the role may use, and the `post_message`
+ * tool when `messages` is set.
+ */
+export function roleRunner(fallback: ModelAdapter | undefined, tools: readonly ToolDefinition[], messages = false): ChunkRunner {
   return async (input) => {
     const { role, chunk } = input;
     const adapter = role.adapter ?? fallback;
     const calls: ChunkToolCall[] = [];
-    const allowed = role.tools === undefined ? tools : tools.filter((t) => role.tools!.includes(t.name));
+    const allowed = role.tools === undefined ? [...tools] : tools.filter((t) => role.tools!.includes(t.name));
+    const post = input.postMessage;
+    if (messages && post) allowed.push(postMessageTool((to, text) => post.call(input, to, text)) as ToolDefinition);
     const worker = agent({
       name: chunk.role,
       system: role.system,
@@ -64,8 +82,8 @@ function runWorker(name: string, input: ChunkRunInput, open: (ctx: ChunkRunInput
       conversation = await open(ctx);
       let reply = await conversation.send(input.prompt);
       let turns = reply.turns;
-      for (let fresh = input.takeInstructions(); fresh.length > 0; fresh = input.takeInstructions()) {
-        reply = await conversation.send(`${instructionNote(fresh)}\n\nIf they change your work, do what they ask and give your full answer again; otherwise repeat your answer.`);
+      for (let note = takeNotes(input); note !== undefined; note = takeNotes(input)) {
+        reply = await conversation.send(`${note}\n\nIf they change your work, do what they ask and give your full answer again; otherwise repeat your answer.`);
         turns += reply.turns;
       }
       ctx.emit('agent.completed', { agent: name, output: reply.text, turns, usage: reply.usage });
@@ -96,10 +114,10 @@ function recorded<Args>(tool: ToolDefinition<Args>, calls: ChunkToolCall[], inpu
         throw error;
       }
       if (typeof result === 'string' && result.startsWith('Not approved:')) call.isError = true;
-      const fresh = input.takeInstructions();
-      if (fresh.length === 0) return result;
+      const note = takeNotes(input);
+      if (note === undefined) return result;
       const text = typeof result === 'string' ? result : JSON.stringify(result) ?? '';
-      return `${text}\n\n${instructionNote(fresh)}`;
+      return `${text}\n\n${note}`;
     },
   });
 }
