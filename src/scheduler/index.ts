@@ -21,7 +21,31 @@ export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from '
 export { recordChunkResult } from './plan-checkpoint.js';
 export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkToolCall, type ChunkJob, type ChunkJobData, type Executor, type InProcessExecutorOptions } from './executor.js';
 export { sharedPool, type PoolExecutor, type PoolShareOptions, type PoolShareStats, type SharedPool, type SharedPoolOptions } from './pool.js';
-export { chunkStatuses, chunkStateSchema, planExecutionStateSchema, terminalStatuses, type ChunkState, type ChunkStatus, type PlanExecutionState } from './state.js';
+export { chunkStatuses, chunkStateSchema, planEntrySchema, planExecutionStateSchema, terminalStatuses, type ChunkState, type ChunkStatus, type PlanEntry, type PlanExecutionState } from './state.js';
+export { PlanControl, planChangeTool, planChangesFromLog, type PlanControlOptions } from './plan-control.js';
+export {
+  applyPlanChange,
+  PlanChangeError,
+  planChangeRecordSchema,
+  planChangeSchema,
+  type AppliedChange,
+  type ChunkRewire,
+  type ChunkSplit,
+  type PlanChange,
+  type PlanChangeProblem,
+  type PlanChangeRecord,
+  type PlanChangeSource,
+} from './replan.js';
+export {
+  PlanMessageError,
+  planMessageSchema,
+  postMessageTool,
+  type MessageLimits,
+  type MessageRecipient,
+  type PlanMessage,
+  type PlanMessageInput,
+  type PlanMessageProblem,
+} from './messages.js';
 export {
   executePlan,
   planRunnable,

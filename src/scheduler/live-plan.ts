@@ -47,7 +47,6 @@ export class LivePlan implements PlanControlTarget {
   readonly #retired: Set<number>;
   #machine: PlanMachine | undefined;
   #checkpoints: PlanCheckpoints | undefined;
-  #succeeded = 0;
   readonly #pending: PlanChangeRecord[];
 
   constructor(options: LivePlanOptions) {
@@ -78,22 +77,20 @@ export class LivePlan implements PlanControlTarget {
     });
   }
 
-  /** Start serving: the machine applies changes, the checkpoints record them; count the chunks that already succeeded. */
+  /** Start serving: the machine applies changes, the checkpoints record them. */
   attach(machine: PlanMachine, checkpoints: PlanCheckpoints | undefined): void {
     this.#machine = machine;
     this.#checkpoints = checkpoints;
-    for (const r of this.#o.records) if (r.status === 'Succeeded') this.#succeeded++;
   }
 
-  /** A chunk succeeded: apply the recorded changes (a replay) that were applied after as many successes. */
+  /** A chunk succeeded: apply the recorded changes (a replay) that were applied once as many chunks had succeeded. */
   succeeded(): void {
-    this.#succeeded++;
-    this.applyDue();
+    if (this.#pending.length > 0) this.applyDue();
   }
 
   /** Apply the recorded changes due now (a replay). */
   applyDue(): void {
-    while (this.#pending.length > 0 && this.#pending[0]!.after <= this.#succeeded && this.#accepting()) {
+    while (this.#pending.length > 0 && this.#pending[0]!.after <= this.#succeeded() && this.#accepting()) {
       const next = this.#pending.shift()!;
       this.change(next.change, next.source);
     }
@@ -139,7 +136,7 @@ export class LivePlan implements PlanControlTarget {
     for (const id of applied.added) chunks.push(byId.get(id)!);
     const plan: Plan = { ...this.#o.plan, chunks };
     const index = indexPlan(plan);
-    const record: PlanChangeRecord = { id: this.#changes.length + 1, change, source, after: this.#succeeded, time: this.#o.ctx.clock.now() };
+    const record: PlanChangeRecord = { id: this.#changes.length + 1, change, source, after: this.#succeeded(), time: this.#o.ctx.clock.now() };
     this.#chunks = chunks;
     this.#changes.push(record);
     for (const id of applied.removed) this.#retired.add(id);
@@ -150,6 +147,13 @@ export class LivePlan implements PlanControlTarget {
     const step: MachineChange = { index, chunks, removed, reason, plan };
     machine.replan(step);
     return record;
+  }
+
+  /** Chunks that have succeeded so far. */
+  #succeeded(): number {
+    let n = 0;
+    for (const r of this.#o.records) if (r.status === 'Succeeded' && !r.removed) n++;
+    return n;
   }
 
   #accepting(): boolean {

@@ -56,7 +56,7 @@ export interface MachineSetup {
   checkpoints: PlanCheckpoints | undefined;
   /** A new attempt of `record` (its `attempts` already counts it). */
   attempt(record: ChunkRecord): Attempt;
-  /** Called after each chunk that succeeds, once what it made ready has started. */
+  /** Called when a chunk succeeded (after its checkpoint entry, before its dependents are released). */
   succeeded?: (() => void) | undefined;
 }
 
@@ -84,6 +84,8 @@ export class PlanMachine {
   readonly #deadlines: Deadlines;
   #running = 0;
   #retrying = 0;
+  /** Changes of the plan applied so far. */
+  #generation = 0;
   #listening = false;
   #ended = false;
   #flushing = false;
@@ -169,6 +171,7 @@ export class PlanMachine {
   replan(change: MachineChange): void {
     const { records, ctx, settings, estimates } = this.#m;
     const now = ctx.clock.now();
+    this.#generation++;
     settings.index = change.index;
     const retries: Array<() => void> = [];
     for (const p of change.removed) {
@@ -179,8 +182,8 @@ export class PlanMachine {
       this.#cancelled(r, now, new CancelledError(change.reason));
     }
     const chunks = change.chunks;
+    for (let p = records.length; p < chunks.length; p++) records.push(chunkRecord(p, chunks[p]!, 0));
     for (let p = 0; p < chunks.length; p++) {
-      if (p >= records.length) records.push(chunkRecord(p, chunks[p]!, 0));
       const r = records[p]!;
       if (r.removed) continue;
       r.chunk = chunks[p]!;
@@ -265,14 +268,18 @@ export class PlanMachine {
     const { records, settings, estimates, ctx } = this.#m;
     const now = ctx.clock.now();
     if (estimates.observe(r.position, now - this.#t0 - r.attemptStart)) this.#queue.rebuild();
+    const generation = this.#generation;
     this.#terminal(r, 'Succeeded', now);
     this.#m.checkpoints?.succeeded(r, recorded);
-    for (const d of settings.index.dependents[r.position]!) {
-      const next = records[d]!;
-      if (--next.unmet === 0 && next.status === 'WaitingForDependencies' && this.stopping === undefined) this.#ready(next, now);
+    this.#m.succeeded?.();
+    // A change of the plan applied meanwhile (by a listener) counted every dependency again.
+    if (generation === this.#generation) {
+      for (const d of settings.index.dependents[r.position]!) {
+        const next = records[d]!;
+        if (--next.unmet === 0 && next.status === 'WaitingForDependencies' && this.stopping === undefined) this.#ready(next, now);
+      }
     }
     this.#settled();
-    this.#m.succeeded?.();
   }
 
   #failed(r: ChunkRecord, error: unknown): void {

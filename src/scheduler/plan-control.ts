@@ -78,8 +78,13 @@ export class PlanControl {
 
   /** Apply one change (any mix of add, cancel, split and rewire) atomically; returns its record. */
   change(change: PlanChange): PlanChangeRecord {
+    return this.changeAs(change, 'api');
+  }
+
+  /** @internal A change from a planning session or a model's tool (recorded with its source). */
+  changeAs(change: PlanChange, source: PlanChangeSource): PlanChangeRecord {
     const checked = parsePlanChange(change);
-    return this.#running('change').change(checked, 'api');
+    return this.#running('change').change(checked, source);
   }
 
   /** Add chunks (new ids; they may depend on any chunk of the plan). */
@@ -169,7 +174,7 @@ export function planChangeTool(control: PlanControl): ToolDefinition<PlanChange>
     parameters: planChangeSchema as unknown as z.ZodType<PlanChange>,
     execute: (change) => {
       try {
-        const record = control.change(change);
+        const record = control.changeAs(change, 'tool');
         const plan = control.plan();
         return `Change ${record.id} applied. The plan now has ${plan.chunks.length} chunks: ${plan.chunks.map((c) => `${c.sequenceIndex} ${c.title}${c.dependsOnIndexes.length ? ` (after ${c.dependsOnIndexes.join(', ')})` : ''}`).join('; ')}.`;
       } catch (error) {

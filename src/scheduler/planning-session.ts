@@ -22,6 +22,9 @@ import { aggregate, type AggregateReport } from './aggregate.js';
 import { withConversation } from './conversation.js';
 import { planOrAsk, readQuestions } from './decompose.js';
 import { executePlan } from './execute.js';
+import { PlanControl } from './plan-control.js';
+import { PlanChangeError, type PlanChange, type PlanChangeRecord } from './replan.js';
+import { PlanMessageError, type PlanMessage, type PlanMessageInput } from './messages.js';
 import { planSchema, validatePlan, validatePlanJson, type ChunkRole, type Plan } from './plan.js';
 import { resolveRole } from './roles.js';
 import type { ConversationSettings, PlanOutcome, PlanRunOptions } from './types.js';
@@ -165,6 +168,8 @@ export class PlanningSession {
   #rounds = 0;
   #plan: Plan | undefined;
   #instructions: string[] = [];
+  /** Changes the executing plan (the options' control, else one per execution). */
+  #control: PlanControl | undefined;
   #runs: PlanningRun[] = [];
   #controller = new AbortController();
   /** The execution's checkpoint while it runs. */
@@ -381,6 +386,30 @@ export class PlanningSession {
     return { instruction, running, message };
   }
 
+  /**
+   * Change the plan while it executes (add, cancel, split, rewire chunks;
+   * see `PlanControl.change`): validated against the live graph and
+   * applied at once, or refused with a `PlanChangeError`. The session says
+   * what changed in its conversation.
+   */
+  changePlan(change: PlanChange): PlanChangeRecord {
+    this.#expect('changePlan', ['executing']);
+    const control = this.#control;
+    if (!control?.running) throw new PlanChangeError('not_running', 'The plan has not started executing yet');
+    const record = control.changeAs(change, 'session');
+    const plan = control.plan();
+    this.#plan = plan;
+    this.#say('orchestrator', `Plan changed (change ${record.id}${change.reason ? `: ${change.reason}` : ''}): it now has ${plan.chunks.length} chunks.`);
+    return record;
+  }
+
+  /** Post a message to the executing plan's workers (a chunk, a role or everyone): see `PlanControl.post`. */
+  postMessage(message: PlanMessageInput): PlanMessage {
+    this.#expect('postMessage', ['executing']);
+    if (!this.#control?.running) throw new PlanMessageError('not_running', 'The plan has not started executing yet');
+    return this.#control.post(message);
+  }
+
   /** After completion: plan a follow-up, with the previous plan and report as context. */
   async followUp(prompt: string): Promise<PlanningStep> {
     this.#expect('followUp', ['completed']);
@@ -527,11 +556,12 @@ export class PlanningSession {
     options: PlanRunOptions & { adapter: ModelAdapter },
     checkpoint: Checkpoint<SessionState, ExecutionOutcome>,
   ): Promise<Omit<ExecutionOutcome, 'usage'>> {
-    const outcome = await executePlan(plan, { ...options, ctx, task, planId: options.planId ?? this.id });
+    const control = (this.#control = options.control ?? new PlanControl());
+    const outcome = await executePlan(plan, { ...options, control, ctx, task, planId: options.planId ?? this.id });
     if (ctx.signal.aborted) throw new CancelledError('The planning session was cancelled');
     this.#setPhase('aggregating');
     const settings = this.#options.aggregator ?? {};
-    const report = await aggregate(plan, outcome.results, {
+    const report = await aggregate(outcome.plan, outcome.results, {
       ...settings,
       ctx,
       adapter: settings.adapter ?? options.adapter,
