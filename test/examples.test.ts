@@ -61,6 +61,13 @@ const expected: Record<string, RegExp[]> = {
   'persistence.ts': [/^answer: Tides rise and fall/m, /^replayed: same answer$/m, /^model calls: 2 live, 2 turns served from the log$/m],
   'quickstart.ts': [/^Your order A-1042 is on its way \(DHL\)\.$/m, /^ {2}└ agent support \[completed\] .* turns=2$/m],
   'resume-loop.ts': [/^first half: iterations 1, 2 -> ⏹️ Cancelled \(2\/4\)/m, /^second half: iterations 3, 4 -> ✅ Goal met \(4\/4\)/m, /^scores: 0\.3, 0\.6, 0\.7, 0\.95$/m, /^answer: Login form, version 4\.$/m],
+  'replan-on-message.ts': [
+    /^message from chunk 0 to Implementation: GET \/orders is paginated/m,
+    /^plan change 1 \(the orders API is paginated\) after 0 chunks succeeded$/m,
+    /^plan now: 0 Audit the orders API \| 2 Test the orders client \(after 11\) \| 12 Document pagination \(after 11\) \| 10 Write the orders client \(after 0\) \| 11 Add cursor pagination to the client \(after 0, 10\)$/m,
+    /^10\. Write the orders client: Succeeded - Done: Write the orders client \(knows about the cursor\)\.$/m,
+    /^status: completed$/m,
+  ],
   'resume-plan.ts': [/^first half ran chunks: 0, 1, 2$/m, /^second half ran chunks: 3, 4, 5$/m, /^plan completed: 0 Succeeded, 1 Succeeded, 2 Succeeded, 3 Succeeded, 4 Succeeded, 5 Succeeded$/m],
   'shared-pool.ts': [
     /^ 0\.5 s  slots: web 2, api 1 +finished: -$/m,

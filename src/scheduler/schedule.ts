@@ -66,7 +66,8 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     estimates: new DurationEstimates(plan, o.index, (c) => roleOf(c.role), o.weight),
     checkpoints: checkpoints.enabled ? checkpoints : undefined,
     attempt: (r) => new Attempt(host, r.chunk, roleOf(r.chunk.role), r.attempts, r.error, unresolvedConflict(r)),
-    succeeded: () => live.succeeded(),
+    // Only a replay applies changes when chunks succeed.
+    succeeded: o.control?.replaying.length ? () => live.succeeded() : undefined,
   });
   live.attach(machine, checkpoints.enabled ? checkpoints : undefined);
   if (checkpoints.enabled) await checkpoints.start();
