@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { Clock } from '../core/clock.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
-import { MessageBus } from '../coordination/message-bus.js';
+import { MessageBus } from '../core/message-bus.js';
 import { chunkRoles, type ChunkRole, type PlanChunk } from './plan.js';
 
 /** Who a message is for: one chunk, every chunk of a role, or every chunk of the plan. */
