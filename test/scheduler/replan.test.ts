@@ -203,3 +203,42 @@ describe('a changed plan in the run log', () => {
     expect(again.changes!.map((c) => c.change)).toEqual(first.changes!.map((c) => c.change));
   });
 });
+
+describe('re-planning from a planning session', () => {
+  it('changes the executing plan and posts to its workers, and says so in its conversation', async () => {
+    const { PlanningSession } = await import('../../src/scheduler/planning-session.js');
+    let session!: InstanceType<typeof PlanningSession>;
+    const refused: unknown[] = [];
+    const adapter = scriptedAdapter({
+      replies: { planner: ['{"action":"plan"}', JSON.stringify(planOf(chunk(0), chunk(1, [0])))], synthesis: ['summary'] },
+      rules: [
+        {
+          agent: 'Generic',
+          reply: (r) => {
+            if (r.text.startsWith('# Chunk 0')) {
+              session.changePlan({ add: [chunk(2, [1])], reason: 'a release note is needed' });
+              session.postMessage({ to: { chunk: 2 }, text: 'Mention the new flag.' });
+              try {
+                session.changePlan({ cancel: [0] });
+              } catch (error) {
+                refused.push(error);
+              }
+            }
+            return `done ${r.text.split('\n')[0]}`;
+          },
+        },
+      ],
+    });
+    session = new PlanningSession({ adapter, clock: new SimulatedClock(), maxParallel: 1 });
+    expect(() => session.changePlan({ add: [chunk(5)] })).toThrow(/changePlan/);
+    await session.submitTask('Ship the flag');
+    const done = await session.approvePlan('approve');
+    expect(done.phase).toBe('completed');
+    const last = session.runs.at(-1)!;
+    expect(last.outcome.plan.chunks.map((c) => c.sequenceIndex)).toEqual([0, 1, 2]);
+    expect(last.outcome.changes).toEqual([expect.objectContaining({ source: 'session' })]);
+    expect(adapter.inputsOf('Generic')[2]).toContain('- From api (to chunk 2): Mention the new flag.');
+    expect(refused).toEqual([expect.objectContaining({ code: 'invalid_change', problem: 'dangling_dependency' })]);
+    expect(session.messages.map((m) => m.text)).toContain('Plan changed (change 1: a release note is needed): it now has 3 chunks.');
+  });
+});
