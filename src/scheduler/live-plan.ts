@@ -98,6 +98,7 @@ export class LivePlan implements PlanControlTarget {
 
   /** The plan as it is now, without removed chunks. */
   plan(): Plan {
+    if (this.#changes.length === 0) return this.#o.plan;
     const records = this.#o.records;
     return { ...this.#o.plan, chunks: this.#chunks.filter((_, p) => !records[p]?.removed) };
   }

@@ -203,8 +203,9 @@ async function planOutcome(
   instructions: readonly string[],
   exhausted: boolean,
 ): Promise<Omit<PlanOutcome, 'usage'>> {
+  const changes = live.changes();
   const plan = live.plan();
-  const kept = records.filter((r) => !r.removed);
+  const kept = changes.length === 0 ? records : records.filter((r) => !r.removed);
   const results = kept.map(chunkResult);
   const durationMs = ctx.clock.now() - ctx.op.start;
   let report: PlanOutcome['report'];
@@ -218,7 +219,6 @@ async function planOutcome(
   const stopped = machine.stopping === 'abort-threshold';
   const status: Extract<OutcomeStatus, 'completed' | 'failed' | 'error-budget' | 'budget-exhausted'> = exhausted ? 'budget-exhausted' : stopped ? 'error-budget' : stats.succeeded === results.length ? 'completed' : 'failed';
   ctx.emit('plan.completed', { planId: o.planId, status, succeeded: stats.succeeded, failed: stats.failed, skipped: stats.skipped });
-  const changes = live.changes();
   const messages = live.messages();
   return {
     output: report?.summary ?? finalOutput(kept, o.index.dependents, changes.length > 0 ? records : undefined),
