@@ -18,6 +18,7 @@ import type { Store } from '../core/store.js';
 import { turnRecordsFromEvents } from '../core/turn-record.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import { defined } from '../core/defined.js';
+import '../patterns/events.js';
 import { listCheckpoints, type RunEvents } from './checkpoints.js';
 import { planFork, startRecord, writeSeed } from './fork.js';
 import { Recording, adapterOn, describeChange, type WhatIfCall, type WhatIfChange, type WhatIfSource } from './what-if-adapter.js';
