@@ -6,34 +6,32 @@
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { ModelAdapter, ModelSession, ModelTurn, OpenSessionOptions, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
 import { abortError, raceAbort, throwIfAborted } from '../core/abort.js';
-import { AdapterError, ConfigurationError, RateLimitError, errorMessage } from '../core/errors.js';
+import { AdapterError, ConfigurationError, RateLimitError, describeValue, errorMessage } from '../core/errors.js';
 import { retryAfterMs, type HeaderSource } from './retry-after.js';
 import type { Usage } from '../core/usage.js';
 import { expectNonNegativeInteger } from './options.js';
 import { loadPeer } from './peer.js';
 import { defined } from '../core/defined.js';
+import type { AiSdkSettings } from './ai-sdk-options.js';
 
-/** Picks the language model for a session from the agent's `model` (which may be absent). */
-export type AiSdkModelResolver = (modelId: string | undefined) => LanguageModel | Promise<LanguageModel>;
+export type { AiSdkSettings } from './ai-sdk-options.js';
+
+/**
+ * Picks the language model for a session from the agent's `model` (or the
+ * adapter's `defaultModel` when the agent names none). A provider instance
+ * such as `anthropic` or `openai` is one.
+ */
+export type AiSdkModelResolver = (modelId: string) => LanguageModel | Promise<LanguageModel>;
 
 /** Options of {@link aiSdkAdapter}. */
-export interface AiSdkAdapterOptions {
+export interface AiSdkAdapterOptions extends AiSdkSettings {
   /**
    * The language model (`openai('gpt-4.1')`, `anthropic('claude-sonnet-4-5')`, a
-   * gateway id string), or a function from the agent's `model` to one (a
-   * provider instance such as `openai` is such a function).
+   * gateway id string), or a function from the agent's `model` (else
+   * `defaultModel`) to one: a provider instance such as `anthropic` is such a
+   * function.
    */
   model: LanguageModel | AiSdkModelResolver;
-  /** The adapter's id. Default: `ai-sdk`. */
-  id?: string;
-  /** Use `streamText` and report `text-delta` events. Default: true. */
-  streaming?: boolean;
-  /** Retries of the AI SDK itself. Default: the AI SDK's (2). */
-  maxRetries?: number;
-  /** Provider-specific options passed through as `providerOptions`. */
-  providerOptions?: Record<string, Record<string, unknown>>;
-  /** Extra HTTP headers for providers that make HTTP calls. */
-  headers?: Record<string, string>;
 }
 
 /** The parts of the `ai` module this adapter uses. */
@@ -62,8 +60,11 @@ interface SdkUsage {
  *
  * @example
  * ```ts
- * import { openai } from '@ai-sdk/openai';
- * const adapter = aiSdkAdapter({ model: openai('gpt-4.1-mini') });
+ * import { anthropic } from '@ai-sdk/anthropic';
+ * // One model for every agent:
+ * const fixed = aiSdkAdapter({ model: anthropic('claude-sonnet-4-5') });
+ * // The agent's `model` through the provider, with a default for agents that name none:
+ * const perAgent = aiSdkAdapter({ model: anthropic, defaultModel: 'claude-sonnet-4-5' });
  * ```
  */
 export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
@@ -71,13 +72,25 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
     throw new ConfigurationError('aiSdkAdapter needs a `model`: a language model, a model id, or a function of the agent\'s model');
   }
   expectNonNegativeInteger('maxRetries', options.maxRetries);
+  if (options.defaultModel !== undefined && (typeof options.defaultModel !== 'string' || options.defaultModel.trim() === '')) {
+    throw new ConfigurationError(`Expected \`defaultModel\` to be a model id, got ${describeValue(options.defaultModel)}`);
+  }
   const streaming = options.streaming ?? true;
   let ai: Promise<AiModule> | undefined;
   let nextSession = 1;
 
-  const resolveModel = async (modelId: string | undefined): Promise<LanguageModel> => {
+  const resolveModel = async (spec: SessionSpec): Promise<LanguageModel> => {
     const { model } = options;
-    if (typeof model === 'function') return model(modelId);
+    const modelId = spec.model ?? options.defaultModel;
+    if (typeof model === 'function') {
+      if (modelId === undefined) {
+        throw new ConfigurationError(
+          `aiSdkAdapter: the agent "${spec.agent}" names no model; set \`model\` on the agent or \`defaultModel\` in the adapter options`,
+          { details: { agent: spec.agent } },
+        );
+      }
+      return model(modelId);
+    }
     if (typeof model === 'string') return modelId ?? model;
     return model;
   };
@@ -90,7 +103,7 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
       ai ??= loadPeer('ai', () => import('ai'), 'aiSdkAdapter');
       ai.catch(() => (ai = undefined));
       const sdk = await ai;
-      const model = await resolveModel(spec.model);
+      const model = await resolveModel(spec);
       const tools: ToolSet = {};
       for (const t of spec.tools ?? []) tools[t.name] = sdk.tool({ description: t.description, inputSchema: sdk.jsonSchema(t.parameters) });
       const messages: ModelMessage[] = [];

@@ -8,19 +8,28 @@ import type { LanguageModel } from 'ai';
 import type { ModelAdapter, ModelSession, OpenSessionOptions, SessionSpec } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { aiSdkAdapter, type AiSdkAdapterOptions } from './ai-sdk.js';
-import { openaiAdapter, type OpenAIAdapterOptions } from './openai.js';
+import type { AiSdkSettings } from './ai-sdk-options.js';
+import { openaiAdapter } from './openai.js';
+import type { OpenAISettings } from './openai-options.js';
 import { loadPeer } from './peer.js';
 import { DEFAULT_PASS_ENV, processAdapter, type ProcessAdapterOptions } from './process.js';
 
 /** The environment, as `process.env`. */
 export type Environment = Record<string, string | undefined>;
 
-/** Options of {@link adapterFromEnv}: settings the environment does not carry. */
+export type { AiSdkSettings } from './ai-sdk-options.js';
+export type { OpenAISettings } from './openai-options.js';
+
+/**
+ * Options of {@link adapterFromEnv}: settings the environment does not
+ * carry. Its types need neither `ai` nor `openai` installed (a ready
+ * `client` or a `model` object is for the adapters' own subpaths).
+ */
 export interface AdapterFromEnvOptions {
   /** Merged into the options of the `openai` adapter. */
-  openai?: Partial<OpenAIAdapterOptions>;
+  openai?: OpenAISettings;
   /** Merged into the options of the `ai-sdk` adapter. */
-  aiSdk?: Partial<AiSdkAdapterOptions>;
+  aiSdk?: AiSdkSettings;
   /** Merged into the options of the `process` adapter. */
   process?: Partial<ProcessAdapterOptions>;
   /** Loads the provider package named by `TROUPE_AI_PROVIDER`. Default: a dynamic `import()`. */

@@ -1,6 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import type { LanguageModelV3 } from '@ai-sdk/provider';
+import { describe, expect, expectTypeOf, it } from 'vitest';
 import { z } from 'zod';
-import { aiSdkAdapter } from '../../src/adapters/ai-sdk.js';
+import { aiSdkAdapter, type AiSdkAdapterOptions } from '../../src/adapters/ai-sdk.js';
 import type { SessionEvent } from '../../src/core/adapter.js';
 import { AdapterError, ConfigurationError } from '../../src/core/errors.js';
 import { run } from '../../src/core/run.js';
@@ -111,8 +112,32 @@ describe('aiSdkAdapter', () => {
     expect(calls[0]?.abortSignal?.aborted).toBe(true);
   });
 
+  it('takes a provider instance as `model`: the agent\'s model, else `defaultModel`, else a ConfigurationError', async () => {
+    // The shape of a real provider (`anthropic`, `openai` from @ai-sdk/*): callable with a model id that is a `string`.
+    interface Provider {
+      (modelId: string): LanguageModelV3;
+      languageModel(modelId: string): LanguageModelV3;
+    }
+    expectTypeOf<Provider>().toExtend<AiSdkAdapterOptions['model']>();
+    const seen: string[] = [];
+    const make = (id: string) => {
+      seen.push(id);
+      return mockModel(() => ({ text: `from ${id}` }));
+    };
+    const provider: Provider = Object.assign(make, { languageModel: make });
+    const adapter = aiSdkAdapter({ model: provider, defaultModel: 'claude-sonnet-4-5' });
+    expect((await run(agent({ name: 'named', model: 'claude-haiku-4-5' }), 'hi', { adapter })).output).toBe('from claude-haiku-4-5');
+    expect((await run(agent({ name: 'unnamed' }), 'hi', { adapter })).output).toBe('from claude-sonnet-4-5');
+    expect(seen).toEqual(['claude-haiku-4-5', 'claude-sonnet-4-5']);
+    const without = aiSdkAdapter({ model: provider });
+    const error = await without.openSession({ agent: 'unnamed' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigurationError);
+    expect((error as Error).message).toBe('aiSdkAdapter: the agent "unnamed" names no model; set `model` on the agent or `defaultModel` in the adapter options');
+  });
+
   it('validates its options', () => {
     expect(() => aiSdkAdapter({} as never)).toThrow(ConfigurationError);
     expect(() => aiSdkAdapter({ model: 'x', maxRetries: 1.5 })).toThrow('Expected `maxRetries` to be a non-negative integer, got 1.5 (number)');
+    expect(() => aiSdkAdapter({ model: 'x', defaultModel: '' })).toThrow('Expected `defaultModel` to be a model id, got "" (string)');
   });
 });
