@@ -209,7 +209,8 @@ export function errorMessage(error: unknown): string {
 export function describeValue(value: unknown): string {
   let shown: string;
   try {
-    shown = typeof value === 'string' ? JSON.stringify(value) : String(JSON.stringify(value) ?? value);
+    // JSON has no Infinity or NaN (it writes null): show numbers as they are.
+    shown = typeof value === 'string' ? JSON.stringify(value) : typeof value === 'number' ? String(value) : String(JSON.stringify(value) ?? value);
   } catch {
     shown = String(value);
   }

@@ -25,11 +25,15 @@ export function expectNonNegativeInteger<T>(name: string, value: T): T {
 /**
  * Throw unless `value` is undefined or a positive, finite number. Infinity is
  * refused: leave a time-out out for no limit. Finite values of any size
- * work (the clock chains timers past Node's 2^31 - 1 ms).
+ * work (the clock chains timers past Node's 2^31 - 1 ms). An option whose
+ * name ends in `Ms` is a duration, and the message says so.
  */
 export function expectPositiveNumber<T>(name: string, value: T): T {
-  if (value !== undefined && !(typeof value === 'number' && Number.isFinite(value) && value > 0)) {
-    throw new ConfigurationError(`Expected \`${name}\` to be a positive number, got ${describeValue(value)}`);
+  if (value === undefined || (typeof value === 'number' && Number.isFinite(value) && value > 0)) return value;
+  if (typeof value === 'number' && !Number.isFinite(value)) {
+    const unit = name.endsWith('Ms') ? ' of milliseconds' : '';
+    const hint = value === Infinity ? '; leave it out for no limit' : '';
+    throw new ConfigurationError(`Expected \`${name}\` to be a finite number${unit}, got ${describeValue(value)}${hint}`);
   }
-  return value;
+  throw new ConfigurationError(`Expected \`${name}\` to be a positive number, got ${describeValue(value)}`);
 }

@@ -28,6 +28,9 @@ describe('errors', () => {
 
   it('describes values for messages', () => {
     expect(describeValue(-1)).toBe('-1 (number)');
+    expect(describeValue(Infinity)).toBe('Infinity (number)');
+    expect(describeValue(-Infinity)).toBe('-Infinity (number)');
+    expect(describeValue(Number.NaN)).toBe('NaN (number)');
     expect(describeValue('x')).toBe('"x" (string)');
     expect(describeValue(null)).toBe('null (null)');
   });

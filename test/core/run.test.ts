@@ -56,6 +56,10 @@ describe('run', () => {
 
   it('validates options with clear messages', () => {
     expect(() => run(agent({ name: 'a' }), 'x', { timeoutMs: -1 })).toThrow('Expected `timeoutMs` to be a positive number, got -1 (number)');
+    expect(() => run(agent({ name: 'a' }), 'x', { timeoutMs: Infinity })).toThrow(
+      'Expected `timeoutMs` to be a finite number of milliseconds, got Infinity (number); leave it out for no limit',
+    );
+    expect(() => agent({ name: 'a', timeoutMs: Number.NaN })).toThrow('Expected `timeoutMs` to be a finite number of milliseconds, got NaN (number)');
     expect(() => agent({ name: '' })).toThrow(/non-empty string/);
     expect(() => agent({ name: 'a', maxTurns: 0 })).toThrow(/maxTurns/);
   });
