@@ -113,7 +113,7 @@ export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter 
               turn = fromCompletion(completion);
             }
           } catch (error) {
-            throw toAdapterError(error, turnSignal);
+            throw toAdapterError(error, turnSignal, endpoint(openai.baseURL));
           } finally {
             turnSignal?.removeEventListener('abort', forward);
           }
@@ -206,22 +206,35 @@ async function collectStream(stream: AsyncIterable<ChatCompletionChunk>, sendOpt
   return { text, toolCalls, ...(usage && { usage }) };
 }
 
-function toAdapterError(error: unknown, signal: AbortSignal | undefined): Error {
+/** The base URL for a message: no user name, password, query or fragment, so no credential a URL may carry is shown. */
+function endpoint(baseURL: string): string {
+  if (!URL.canParse(baseURL)) return '(an unparsable base URL)';
+  const url = new URL(baseURL);
+  url.username = '';
+  url.password = '';
+  url.search = '';
+  url.hash = '';
+  return url.href.replace(/\/$/, '');
+}
+
+/** The error of a failed request, naming the server it went to (never the key). */
+function toAdapterError(error: unknown, signal: AbortSignal | undefined, baseURL: string): Error {
   if (signal?.aborted) return abortError(signal);
   const status = (error as { status?: unknown } | null)?.status;
+  const request = `Chat Completions request to ${baseURL}`;
   if (status === 429) {
     const wait = retryAfterMs((error as { headers?: HeaderSource }).headers);
-    return new RateLimitError(`Chat Completions request was rate limited (HTTP 429)${wait === undefined ? '' : `; retry after ${wait} ms`}: ${errorMessage(error)}`, {
+    return new RateLimitError(`${request} was rate limited (HTTP 429)${wait === undefined ? '' : `; retry after ${wait} ms`}: ${errorMessage(error)}`, {
       cause: error,
-      details: { status },
+      details: { status, baseURL },
       ...defined({ retryAfterMs: wait }),
     });
   }
   if (typeof status === 'number') {
-    return new AdapterError(`Chat Completions request failed with HTTP ${status}: ${errorMessage(error)}`, {
+    return new AdapterError(`${request} failed with HTTP ${status}: ${errorMessage(error)}`, {
       cause: error,
-      details: { status },
+      details: { status, baseURL },
     });
   }
-  return new AdapterError(`Chat Completions request failed: ${errorMessage(error)}`, { cause: error });
+  return new AdapterError(`${request} failed: ${errorMessage(error)}`, { cause: error, details: { baseURL } });
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { openaiAdapter } from '../../src/adapters/openai.js';
@@ -113,7 +114,8 @@ describe('openaiAdapter', () => {
     const session = await openaiAdapter({ baseURL, apiKey: 'k', model: 'm', maxRetries: 3 }).openSession({ agent: 'a' });
     const error = await session.send('first').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AdapterError);
-    expect(error).toMatchObject({ details: { status: 400 } });
+    expect(error).toMatchObject({ details: { status: 400, baseURL: baseURL.replace(/\/$/, '') } });
+    expect((error as Error).message).toMatch(new RegExp(`^Chat Completions request to ${baseURL.replace(/\/$/, '')} failed with HTTP 400`));
     await session.send('second');
     expect(server.requests).toHaveLength(2);
     expect(server.requests[1]?.body.messages).toEqual([{ role: 'user', content: 'second' }]);
@@ -132,6 +134,21 @@ describe('openaiAdapter', () => {
     await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
     await server.until(() => server.hungUp === 1);
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('names the server a connection error came from, without the key or credentials of its URL', async () => {
+    // A port on 127.0.0.1 that nothing listens on.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const adapter = openaiAdapter({ baseURL: `http://user:hunter2@127.0.0.1:${port}/v1?api-key=qs-secret`, apiKey: 'sk-secret-key', model: 'm', maxRetries: 0 });
+    const session = await adapter.openSession({ agent: 'a' });
+    const error = await session.send('hi').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AdapterError);
+    expect((error as AdapterError).message).toBe(`Chat Completions request to http://127.0.0.1:${port}/v1 failed: Connection error.`);
+    expect((error as AdapterError).details).toEqual({ baseURL: `http://127.0.0.1:${port}/v1` });
+    expect(JSON.stringify({ message: (error as Error).message, details: (error as AdapterError).details })).not.toMatch(/sk-secret-key|hunter2|qs-secret/);
   });
 
   it('validates its options and needs a model', async () => {
