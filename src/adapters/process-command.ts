@@ -107,7 +107,7 @@ export function startCommand(argv: readonly string[], options: CommandOptions): 
       const how = code === null ? `was killed by ${killedBy}` : `exited with code ${code}`;
       finish(() =>
         reject(
-          new AdapterError(`Command "${file}" ${how}${tail.trim() ? `: ${tail.trim()}` : ''}`, {
+          new AdapterError(`Command "${file}" ${how}${stderrSummary(tail)}`, {
             details: { command: file, exitCode: code, signal: killedBy, stderr: tail },
           }),
         ),
@@ -169,4 +169,17 @@ export async function runCommand(
   } finally {
     signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** How many lines of stderr a failure's message shows; the whole kept tail is in `details.stderr`. */
+const STDERR_LINES_IN_MESSAGE = 5;
+
+/** The last lines of a failed command's stderr, for its error message (each line at most 300 characters). */
+function stderrSummary(tail: string): string {
+  const lines = tail.split('\n').map((line) => line.trimEnd()).filter((line) => line !== '');
+  if (lines.length === 0) return '';
+  const shown = lines.slice(-STDERR_LINES_IN_MESSAGE).map((line) => (line.length > 300 ? `${line.slice(0, 299)}…` : line));
+  if (shown.length === 1 && lines.length === 1) return `: ${shown[0]}`;
+  const what = lines.length > shown.length ? `the last ${shown.length} lines of its stderr` : 'its stderr';
+  return `; ${what}:\n${shown.map((line) => `  ${line}`).join('\n')}`;
 }

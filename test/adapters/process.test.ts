@@ -156,7 +156,16 @@ describe('processAdapter', () => {
     expect(stderr.length).toBeLessThanOrEqual(100);
     expect(stderr).toMatch(/fatal: not logged in\n$/);
     expect(stderr).not.toContain('progress line 1\n');
-    expect((error as Error).message).toMatch(/exited with code 1: .*fatal: not logged in$/s);
+    // The message keeps the last five lines; the rest of the tail is in details.stderr.
+    expect((error as Error).message).toBe(
+      `Command "${node}" exited with code 1; the last 5 lines of its stderr:\n  progress line 197\n  progress line 198\n  progress line 199\n  progress line 200\n  fatal: not logged in`,
+    );
+  });
+
+  it('shows a one-line stderr on the line of the failure', async () => {
+    const session = await processAdapter({ command: [node, '-e', 'process.stderr.write("bad flag\\n"); process.exit(2)'] }).openSession({ agent: 'a' });
+    const error = await session.send('x').catch((e: unknown) => e);
+    expect((error as Error).message).toBe(`Command "${node}" exited with code 2: bad flag`);
   });
 
   it('kills the whole process group on abort', async () => {
