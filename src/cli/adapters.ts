@@ -23,6 +23,8 @@ export interface CliAdapterContext {
   env: Readonly<Record<string, string | undefined>>;
   /** The run's clock (the scripted adapter's latency runs on it). */
   clock?: Clock;
+  /** The scripted adapter's reply when no `--script` gives one. Default: routers pick their first destination, other agents echo. */
+  fallback?: (request: ScriptedRequest) => string;
 }
 
 /** Builds an adapter for the CLI. */
@@ -58,20 +60,57 @@ export async function createCliAdapter(name: string, context: CliAdapterContext)
   return factory(context);
 }
 
-const turnSchema = z.union([
-  z.string(),
-  z.object({
-    text: z.string().optional(),
-    toolCalls: z.array(z.object({ name: z.string(), arguments: z.unknown().optional() })).optional(),
-    delayMs: z.number().nonnegative().optional(),
-  }),
-]);
+const turnSchema = z.union(
+  [
+    z.string(),
+    z.strictObject({
+      text: z.string().optional(),
+      toolCalls: z.array(z.strictObject({ name: z.string(), arguments: z.unknown().optional() })).optional(),
+      delayMs: z.number().nonnegative().optional(),
+    }),
+  ],
+  { error: 'expected a reply: a string, or { "text", "toolCalls", "delayMs" }' },
+);
 const scriptSchema = z.strictObject({
   replies: z.record(z.string(), z.array(turnSchema)).optional(),
   fallback: turnSchema.optional(),
   latencyMs: z.number().nonnegative().optional(),
-  capabilities: z.object({ tools: z.boolean().optional(), streaming: z.boolean().optional() }).optional(),
+  capabilities: z.strictObject({ tools: z.boolean().optional(), streaming: z.boolean().optional() }).optional(),
 });
+
+/** Where an issue is in a JSON document, as a reader writes it: `replies.desk[0]`, `replies["a b"]`. */
+function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const key of path) {
+    if (typeof key === 'number') out += `[${key}]`;
+    else if (typeof key === 'string' && /^[A-Za-z_$][\w$]*$/.test(key)) out += out === '' ? key : `.${key}`;
+    else out += `[${JSON.stringify(String(key))}]`;
+  }
+  return out === '' ? '(the document)' : out;
+}
+
+/** Read and check a `--script` file: a `ConfigurationError` with one line per problem, each with its place. */
+async function readScript(file: string): Promise<z.infer<typeof scriptSchema>> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new ConfigurationError(`Cannot read the script ${file}: ${errorMessage(error)}`, { code: 'invalid_option', cause: error });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigurationError(`The script ${file} is not JSON: ${errorMessage(error)}`, { code: 'invalid_option', cause: error });
+  }
+  const checked = scriptSchema.safeParse(value);
+  if (checked.success) return checked.data;
+  const lines = checked.error.issues.map((issue) => `  ${jsonPath(issue.path)}: ${issue.message}`);
+  throw new ConfigurationError(
+    `The script ${file} has ${lines.length === 1 ? 'a problem' : `${lines.length} problems`}:\n${lines.join('\n')}`,
+    { code: 'invalid_option', details: { issues: checked.error.issues.map((i) => ({ path: jsonPath(i.path), message: i.message })) } },
+  );
+}
 
 /**
  * The offline adapter. With `--script <file.json>` (`{ replies: { agent:
@@ -81,15 +120,10 @@ const scriptSchema = z.strictObject({
  * agent echoes the request it got.
  */
 async function scriptedCliAdapter(context: CliAdapterContext): Promise<ModelAdapter> {
-  const fallback = echoReply(context.defs);
+  const fallback = context.fallback ?? echoReply(context.defs);
   // Tools on: agents with sub-agents get them as tools (the echo never calls one).
   if (context.script === undefined) return scriptedAdapter({ capabilities: { tools: true }, fallback });
-  let script: z.infer<typeof scriptSchema>;
-  try {
-    script = scriptSchema.parse(JSON.parse(await readFile(context.script, 'utf8')));
-  } catch (error) {
-    throw new ConfigurationError(`Cannot use the script ${context.script}: ${errorMessage(error)}`, { cause: error });
-  }
+  const script = await readScript(context.script);
   return scriptedAdapter({
     ...(script.replies ? { replies: script.replies } : {}),
     fallback: script.fallback ?? fallback,

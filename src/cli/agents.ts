@@ -69,22 +69,9 @@ export function where(issue: AgentIssue): string {
   return issue.file ? `${issue.file}: ` : issue.agent ? `${issue.agent}: ` : '';
 }
 
-/** Run `troupe agents <args>`; resolves with the exit code. */
-export async function agentsCommand(args: readonly string[], flags: AgentFolderFlags & { help?: boolean | undefined; json?: boolean | undefined }, io: CliIo): Promise<number> {
-  const [sub, ...rest] = args;
-  if (flags.help || sub === undefined || sub === 'help') {
-    (flags.help || sub === 'help' ? io.out : io.err)(AGENTS_HELP);
-    return flags.help || sub === 'help' ? 0 : 2;
-  }
-  if (sub !== 'inspect') {
-    io.err(`Unknown agents command "${sub}".\n\n${AGENTS_HELP}`);
-    return 2;
-  }
-  if (rest.length !== 1) {
-    io.err(`Expected 1 argument, got ${rest.length}.\n\n${AGENTS_HELP}`);
-    return 2;
-  }
-  const loaded = await loadFolder(rest[0]!, flags, io);
+/** Run `troupe agents inspect <dir>`; resolves with the exit code. */
+export async function agentsInspect(dir: string, flags: AgentFolderFlags & { json?: boolean | undefined }, io: CliIo): Promise<number> {
+  const loaded = await loadFolder(dir, flags, io);
   const modelMap = await readModelMap(flags.models);
   const rows = inspectAgents(loaded.agents, { unknownTools: 'warn', ...defined({ modelMap }) });
   if (flags.json) {

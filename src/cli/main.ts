@@ -2,37 +2,36 @@
  * The `troupe` command line: `validate`, `graph`, `run` and `agents
  * inspect` over a folder of agent files of any format (`graph` also draws
  * plan files), `report` for logged runs, `worker` to run distributed jobs,
- * and `squad show|init` for squad team folders.
+ * and `squad show|init|run` for squad team folders. Every command parsed
+ * here is declared in {@link COMMANDS} (its help, options and arguments),
+ * and every such command line is checked against its declaration in one
+ * place (`./usage.ts`).
  * @module
  */
 import { readFile, stat } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
 import { compileAgents } from '../agents/compile.js';
 import type { AgentDefinition } from '../agents/definition.js';
 import { validateAgents } from '../agents/validate.js';
-import { realClock } from '../core/clock.js';
-import { ConfigurationError, ParseError, errorMessage, isTroupeError } from '../core/errors.js';
-import type { TroupeEvent } from '../core/events.js';
+import { ConfigurationError, ParseError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/fs.js';
-import { formatOpTree } from '../core/ops.js';
-import { run } from '../core/run.js';
 import { fileStore } from '../persistence/file-store.js';
 import { readRun } from '../persistence/run-log.js';
 import { validatePlanJson } from '../scheduler/plan.js';
 import { readableText } from '../text/lines.js';
 import { ApprovalQueue, type ApprovalRequest } from '../scheduler/approvals.js';
 import { renderRunReport } from '../views/report/render.js';
-import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
-import { AGENTS_HELP, agentsCommand, loadFolder, readModelMap, where } from './agents.js';
+import { cliAdapters } from './adapters.js';
+import { AGENTS_HELP, agentsInspect, loadFolder, readModelMap, where } from './agents.js';
+import { executeRun, writeFailure, type RunFlags } from './execute.js';
 import { formatAgentGraph, formatPlanGraph } from './graph.js';
-import { liveProgress, plainProgress, type Progress } from './progress.js';
 import type { CliIo } from './io.js';
-import { squadCommand } from './squad.js';
 import { forkCommand, runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
 import { STATS_HELP, statsCommand } from './stats.js';
 import { TEMPLATE_HELP, isTemplateFile, templateCommand, templateRunCommand, templateValidateCommand } from './templates.js';
-import { recordRunOutcomes } from '../scheduler/outcome-collector.js';
+import { SQUAD_HELP, squadInit, squadRun, squadShow } from './squad.js';
+import { checkCommandLine, parseCommandLine, usageError, type CommandSpec, type OptionSpec } from './usage.js';
+import { troupeVersion } from './version.js';
 import { defined } from '../core/defined.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
 
@@ -42,10 +41,11 @@ const HELP: Record<string, string> = {
   main: `troupe: run and check teams of agents defined in agent files
 
 Usage:
+  troupe --version                         print troupe's version
   troupe validate <dir>                    check every agent file and the agent graph
   troupe graph <dir | plan.json> [--format mermaid|dot]
                                            print the agent graph, or a plan's dependency graph
-  troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--store <dir>] [--json] [--trace]
+  troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir>] [--json] [--trace]
                                            run an agent with its team, showing progress, and print its answer
   troupe run --template <name | file> [--set <key>=<value> ...] [--store <dir>] [--learn]
                                            fill a plan template in and execute the plan
@@ -65,6 +65,8 @@ Usage:
   troupe squad show <repo>                 print a repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force]
                                            write a preset as a repository's squad folder
+  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--trace]
+                                           run a repository's squad team on a request
 
 Run \`troupe <command> --help\` for details.`,
   validate: `Usage: troupe validate <dir> [--as <format>] [--models <map.json>]
@@ -75,8 +77,9 @@ format) and validate the agent graph: unknown references (sub-agents,
 hand-offs, advisors, router destinations, team members), duplicate names,
 cycles, routers with tools, empty routers, team coordinators with a
 handoff. Warnings (unknown keys, tools and models that resolve to nothing,
-lines read leniently) are printed but do not fail. Exits 1 on any error.
-Given a file, check it as a plan template instead (see troupe run --template).
+lines read leniently) are printed but do not fail. Exits 1 on any error,
+and when <dir> holds no agent file. Given a file, check it as a plan
+template instead (see troupe run --template).
 
   --as <format>       read every file as troupe, ai-agent, claude-code, copilot or opencode
   --models <file>     a JSON model map: { "sonnet": "claude-sonnet-4-5", ... }`,
@@ -86,7 +89,7 @@ Print the agent graph of the agent files in <dir>, edges labelled by kind
 (handoff, router, advisor, team, subagent; hand-off choices dashed); or, for a plan file (the JSON a planner
 writes: { "planSummary", "chunks": [...] }), its dependency graph, one
 node per chunk. Default format: mermaid.`,
-  run: `Usage: troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--store <dir>] [--json] [--quiet] [--trace]
+  run: `Usage: troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir>] [--json] [--quiet] [--trace] [--verbose]
        troupe run <dir> <agent> "<input>" [...]
        troupe run --template <name | file> [--set <key>=<value> ...] [...]   (see troupe run --template x --help)
 
@@ -95,9 +98,11 @@ Compile the agents in <dir> (any format), run the agent <name> with its team
 the answer, the terminal agent and the usage. Progress goes to standard
 error: live on a terminal (the ops in flight, tokens and cost so far,
 elapsed time, each plan's done/total chunks), one line per event otherwise.
-Tools and models that resolve to nothing are left out (see troupe validate).
+Tools and models that resolve to nothing are left out, with a warning for
+each on standard error (see troupe validate).
 
   --agent <name>     the agent to run
+  --strict           fail (exit 1) when a tool an agent file names resolves to nothing
   --approve          approve every request of the approval queue (hand-offs that
                      ask first, tools an agent's permission mode asks for);
                      without it each is refused, and said so on standard error
@@ -110,10 +115,8 @@ Tools and models that resolve to nothing are left out (see troupe validate).
   --store <dir>      log the run in this file store (default: $TROUPE_STORE); \`troupe report\` reads it
   --json             print every event as one JSON line on standard output, and nothing else
   --quiet            no progress
-  --trace            also print the op tree with usage`,
-  agents: AGENTS_HELP,
-  stats: STATS_HELP,
-  template: TEMPLATE_HELP.template,
+  --trace            also print the op tree with usage
+  --verbose          on a failure, also print the failed command's stderr (the process adapter's)`,
   report: `Usage: troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
 
 Write one self-contained HTML page (no network; everything inline) showing
@@ -124,61 +127,15 @@ model, evaluator scores per iteration, and any op's details on click.
   <run-id>           a run logged in the file store --store <dir> (default: $TROUPE_STORE)
   <run-log file>     a run's events.jsonl, or a run exported as JSON
   --out <file>       where to write (default: troupe-report-<run-id>.html)`,
-  worker: WORKER_HELP,
 };
-
-/** Run the CLI with `argv` (without `node` and the script); resolves with the exit code. */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
-  const [first = ''] = argv;
-  if (Object.hasOwn(OWN_OPTIONS, first)) return OWN_OPTIONS[first]!(argv.slice(1), io);
-  const parsed = parseCommandLine(argv, io);
-  if (typeof parsed === 'number') return parsed;
-  const { values, positionals } = parsed;
-  const [command, ...rest] = positionals;
-  if (command === undefined || command === 'help') {
-    (values.help || command === 'help' ? io.out : io.err)(HELP.main!);
-    return values.help || command === 'help' ? 0 : 2;
-  }
-  if (command === 'squad') return reportFailure(io, () => squadCommand(rest, values, io));
-  if (command === 'agents') return reportFailure(io, () => agentsCommand(rest, values, io));
-  if (command === 'stats') return reportFailure(io, () => statsCommand(rest, values, io));
-  if (command === 'template') return reportFailure(io, () => templateCommand(rest, values, io));
-  if (command === 'run' && values.template !== undefined) return reportFailure(io, () => templateRunCommand(rest, values, io));
-  const help = HELP[command];
-  if (help === undefined || command === 'main') {
-    io.err(`Unknown command "${command}".\n\n${HELP.main}`);
-    return 2;
-  }
-  if (values.help) {
-    io.out(help);
-    return 0;
-  }
-  if (command === 'worker') {
-    if (rest.length > 0) {
-      io.err(`Expected no arguments, got ${rest.length}.\n\n${help}`);
-      return 2;
-    }
-    return reportFailure(io, () => workerCommand(values, io));
-  }
-  const expected = command === 'run' ? (values.agent === undefined ? 3 : 2) : 1;
-  if (rest.length !== expected) {
-    io.err(`Expected ${expected} argument${expected > 1 ? 's' : ''}, got ${rest.length}.\n\n${help}`);
-    return 2;
-  }
-  if (command === 'graph' && !['mermaid', 'dot'].includes(values.format ?? 'mermaid')) {
-    io.err(`Expected --format to be mermaid or dot, got "${values.format}".`);
-    return 2;
-  }
-  return reportFailure(io, () => folderCommand(command, rest, values, io));
-}
 
 /** Commands that read their own options. */
 const OWN_OPTIONS: Record<string, (args: readonly string[], io: CliIo) => Promise<number>> = { runs: runsCommand, fork: forkCommand, replay: replayCommand };
 
-type CommandLine = ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: typeof OPTIONS }>>;
-
+/** Every option of the command line; each command takes the ones its {@link COMMANDS} entry lists. */
 const OPTIONS = {
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
   format: { type: 'string' },
   adapter: { type: 'string' },
   script: { type: 'string' },
@@ -191,6 +148,8 @@ const OPTIONS = {
   out: { type: 'string' },
   agent: { type: 'string' },
   approve: { type: 'boolean' },
+  strict: { type: 'boolean' },
+  verbose: { type: 'boolean' },
   as: { type: 'string' },
   models: { type: 'string' },
   redis: { type: 'string' },
@@ -205,40 +164,124 @@ const OPTIONS = {
   set: { type: 'string', multiple: true },
   learn: { type: 'boolean' },
   record: { type: 'string' },
-} as const;
+} as const satisfies Record<string, OptionSpec>;
 
-/** The parsed command line, or the exit code of a command line that does not parse (after saying why). */
-function parseCommandLine(argv: readonly string[], io: CliIo): CommandLine | number {
-  try {
-    return parseArgs({ args: [...argv], allowPositionals: true, options: OPTIONS });
-  } catch (error) {
-    io.err(`${errorMessage(error)}\n\n${HELP.main}`);
-    return 2;
-  }
+/** The parsed options, by name. */
+type Values = {
+  [K in keyof typeof OPTIONS]?: (typeof OPTIONS)[K] extends { multiple: true } ? string[] : (typeof OPTIONS)[K]['type'] extends 'string' ? string : boolean;
+};
+
+/** A command: its declaration and what it does with its arguments. */
+interface Command extends CommandSpec {
+  run(args: readonly string[], values: Values, io: CliIo): Promise<number>;
 }
 
-/** Run a command; a failure is one line on standard error (with its code) and exit code 1. */
-async function reportFailure(io: CliIo, command: () => Promise<number>): Promise<number> {
+/** The options every command that runs a team takes. */
+const RUN_OPTIONS = ['adapter', 'script', 'store', 'json', 'quiet', 'trace', 'verbose'] as const;
+
+/** Every command, by its name (`squad init` for a subcommand). */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  validate: { help: HELP.validate!, options: ['as', 'models'], args: 1, run: (args, values, io) => folderCommand('validate', args, values, io) },
+  graph: { help: HELP.graph!, options: ['format', 'as', 'models'], args: 1, run: (args, values, io) => folderCommand('graph', args, values, io) },
+  run: {
+    help: HELP.run!,
+    options: ['agent', 'approve', 'strict', 'as', 'models', ...RUN_OPTIONS],
+    args: (values) => (values.agent === undefined ? 3 : 2),
+    run: (args, values, io) => folderCommand('run', args, values, io),
+  },
+  report: { help: HELP.report!, options: ['store', 'out'], args: 1, run: (args, values, io) => reportCommand(args[0]!, values, io) },
+  'agents inspect': { help: AGENTS_HELP, options: ['as', 'models', 'json'], args: 1, run: (args, values, io) => agentsInspect(args[0]!, values, io) },
+  'squad show': { help: SQUAD_HELP.show, options: [], args: 1, run: (args, _values, io) => squadShow(args[0]!, io) },
+  'squad init': { help: SQUAD_HELP.init, options: ['preset', 'force', 'store'], args: 1, run: (args, values, io) => squadInit(args[0]!, values, io) },
+  'squad run': { help: SQUAD_HELP.run, options: [...RUN_OPTIONS], args: 2, run: (args, values, io) => squadRun(args[0]!, args[1]!, values, io) },
+  stats: { help: STATS_HELP, options: ['store', 'json', 'record'], args: 0, run: (args, values, io) => statsCommand(args, values, io) },
+  'template list': { help: TEMPLATE_HELP.template, options: ['store'], args: 0, run: (args, values, io) => templateCommand(['list', ...args], values, io) },
+  'template save': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['save', ...args], values, io) },
+  'template show': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['show', ...args], values, io) },
+  worker: {
+    help: WORKER_HELP,
+    options: ['redis', 'agents', 'adapter', 'script', 'concurrency', 'queue', 'prefix', 'store-prefix', 'name', 'exit-when-idle'],
+    args: 0,
+    run: (_args, values, io) => workerCommand(values, io),
+  },
+};
+
+/** Commands with subcommands, and the help that lists them. */
+const GROUPS: Readonly<Record<string, string>> = { agents: AGENTS_HELP, squad: SQUAD_HELP[''], template: TEMPLATE_HELP.template };
+
+/** `troupe run --template <name | file>`: a plan template filled in and executed, instead of an agent folder. */
+const RUN_TEMPLATE: Command = {
+  help: TEMPLATE_HELP.run,
+  options: ['template', 'set', 'learn', 'adapter', 'script', 'store', 'json', 'quiet', 'verbose'],
+  args: 0,
+  run: (args, values, io) => templateRunCommand(args, values, io),
+};
+
+/** Run the CLI with `argv` (without `node` and the script); resolves with the exit code. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const [first = ''] = argv;
+  if (Object.hasOwn(OWN_OPTIONS, first)) return OWN_OPTIONS[first]!(argv.slice(1), io);
+  const parsed = parseCommandLine<Values>(argv, OPTIONS);
+  const { values, positionals } = parsed;
+  const [command, ...rest] = positionals;
+  if (command === undefined || command === 'help') {
+    const other = parsed.options.find((o) => o.name !== 'help' && o.name !== 'version');
+    if (other !== undefined) return usageError(io, '', HELP.main!, `unknown option ${other.rawName}`);
+    if (values.version && command === undefined) {
+      io.out((await troupeVersion()) ?? 'unknown');
+      return 0;
+    }
+    (values.help || command === 'help' ? io.out : io.err)(HELP.main!);
+    return values.help || command === 'help' ? 0 : 2;
+  }
+  let name = command;
+  let args = rest;
+  const group = GROUPS[command];
+  if (group !== undefined) {
+    const [sub, ...subArgs] = rest;
+    if (sub === undefined || sub === 'help') {
+      (values.help || sub === 'help' ? io.out : io.err)(group);
+      return values.help || sub === 'help' ? 0 : 2;
+    }
+    name = `${command} ${sub}`;
+    args = subArgs;
+    if (COMMANDS[name] === undefined) return usageError(io, command, group, `unknown command "${sub}"`);
+  }
+  const spec = name === 'run' && values.template !== undefined ? RUN_TEMPLATE : COMMANDS[name];
+  if (spec === undefined) return usageError(io, '', HELP.main!, `unknown command "${command}"`);
+  if (values.help) {
+    io.out(spec.help);
+    return 0;
+  }
+  const problem = checkCommandLine(parsed, args, spec, OPTIONS);
+  if (problem !== undefined) return usageError(io, name, spec.help, problem);
   try {
-    return await command();
+    return await spec.run(args, values, io);
   } catch (error) {
-    io.err(`${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}`);
+    writeFailure(io, error, values.verbose === true);
     return 1;
   }
 }
 
-/** `report`, `graph` (of a plan file or an agent folder), `validate` and `run`: the commands on a file or an agent folder. */
-async function folderCommand(command: string, rest: readonly string[], values: CommandLine['values'], io: CliIo): Promise<number> {
-  if (command === 'report') return reportCommand(rest[0]!, values, io);
+/** `graph` (of a plan file or an agent folder), `validate` and `run`: the commands on a file or an agent folder. */
+async function folderCommand(command: 'validate' | 'graph' | 'run', rest: readonly string[], values: Values, io: CliIo): Promise<number> {
   if (command === 'validate' && (await isTemplateFile(rest[0]!))) return templateValidateCommand(rest[0]!, io);
+  const format = values.format ?? 'mermaid'; // only `graph` takes --format
+  if (format !== 'mermaid' && format !== 'dot') {
+    return usageError(io, 'graph', HELP.graph!, `expected --format to be mermaid or dot, got "${format}"`);
+  }
   if (command === 'graph' && (await isFile(rest[0]!))) {
-    io.out(formatPlanGraph(await readPlan(rest[0]!), (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
+    io.out(formatPlanGraph(await readPlan(rest[0]!), format));
     return 0;
   }
   const loaded = await loadFolder(rest[0]!, values, io);
   const defs = loaded.agents;
+  if (defs.length === 0) {
+    io.err(`No agent files in ${rest[0]} (\`troupe validate --help\` lists the formats troupe reads)`);
+    return 1;
+  }
   const modelMap = await readModelMap(values.models);
-  const resolution = { unknownTools: 'warn' as const, ...defined({ modelMap }) };
+  const resolution = { unknownTools: values.strict ? ('error' as const) : ('warn' as const), ...defined({ modelMap }) };
   const { errors, warnings: found } = validateAgents(defs, resolution);
   const warnings = [...loaded.warnings, ...found];
   if (command === 'validate') {
@@ -248,7 +291,7 @@ async function folderCommand(command: string, rest: readonly string[], values: C
     return errors.length > 0 ? 1 : 0;
   }
   if (command === 'graph') {
-    io.out(formatAgentGraph(defs, (values.format ?? 'mermaid') as 'mermaid' | 'dot'));
+    io.out(formatAgentGraph(defs, format));
     return 0;
   }
   if (errors.length > 0) {
@@ -260,23 +303,19 @@ async function folderCommand(command: string, rest: readonly string[], values: C
 }
 
 /** The flags `troupe run` reads. */
-interface RunFlags {
-  adapter?: string | undefined;
-  script?: string | undefined;
-  trace?: boolean | undefined;
-  store?: string | undefined;
-  json?: boolean | undefined;
-  quiet?: boolean | undefined;
+interface RunCommandFlags extends RunFlags {
   approve?: boolean | undefined;
+  strict?: boolean | undefined;
   modelMap?: Record<string, string>;
 }
 
-async function runCommand(defs: readonly AgentDefinition[], name: string, input: string, values: RunFlags, io: CliIo): Promise<number> {
+async function runCommand(defs: readonly AgentDefinition[], name: string, input: string, values: RunCommandFlags, io: CliIo): Promise<number> {
   if (!defs.some((d) => d.name === name)) {
     io.err(`Unknown agent "${name}" (agents: ${defs.map((d) => d.name).join(', ')})`);
     return 1;
   }
-  if (defs.find((d) => d.name === name)?.mode === 'subagent' && !values.json && !values.quiet) {
+  const talk = !values.json && !values.quiet;
+  if (defs.find((d) => d.name === name)?.mode === 'subagent' && talk) {
     io.err(`warning  "${name}" is a sub-agent: its file says only other agents call it; running it anyway`);
   }
   const approvals = new ApprovalQueue({
@@ -285,49 +324,20 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
       return { approved: values.approve === true };
     },
   });
+  let leftOut = 0;
   const flows = compileAgents(defs, {
     unknownTools: 'warn',
     approvals,
     ...defined({ modelMap: values.modelMap }),
-    // A model alias the map lacks is said before the run (tools that resolve to nothing: see `troupe validate`).
+    // What compiles with a loss is said before the run: a tool left out, a model alias the map lacks.
     onWarning: (issue) => {
-      if (issue.code === 'unresolved_model' && !values.json && !values.quiet) io.err(`warning  ${where(issue)}${issue.message}`);
+      if (issue.code !== 'unresolved_model' && issue.code !== 'unresolved_tool') return;
+      if (issue.code === 'unresolved_tool') leftOut++;
+      if (talk) io.err(`warning  ${where(issue)}${issue.message}`);
     },
   });
-  const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), {
-    defs,
-    env: io.env,
-    ...defined({ script: values.script, clock: io.clock }),
-  });
-  const storeDir = values.store ?? (io.env.TROUPE_STORE || undefined);
-  let progress: Progress | undefined;
-  let onEvent: ((event: TroupeEvent) => void) | undefined;
-  if (values.json) onEvent = (event) => io.out(jsonLine(event));
-  else if (!values.quiet) {
-    progress = io.progress?.isTTY ? await liveProgress(io.progress, io.clock ?? realClock) : plainProgress(io.err);
-    onEvent = progress.onEvent;
-  }
-  const store = storeDir === undefined ? undefined : fileStore(storeDir);
-  let result;
-  try {
-    result = await run(flows[name]!, input, {
-      adapter,
-      ...defined({ onEvent, signal: io.signal, clock: io.clock, store }),
-    });
-  } finally {
-    progress?.close();
-  }
-  // The run's outcomes join the statistics `troupe stats` shows.
-  if (store) await recordRunOutcomes(store, result.runId, defined({ signal: io.signal }));
-  if (values.json) return 0;
-  const u = result.usage;
-  io.out(result.output);
-  io.out('');
-  io.out(`agent: ${result.agent}   status: ${result.status}`);
-  io.out(`usage: in=${u.inputTokens} out=${u.outputTokens} turns=${u.turns}${u.costUsd > 0 ? ` cost=$${u.costUsd.toFixed(4)}` : ''}`);
-  if (storeDir !== undefined) io.out(`run: ${result.runId} (logged in ${storeDir}; \`troupe report ${result.runId} --store ${storeDir}\` draws it)`);
-  if (values.trace) io.out(`\n${formatOpTree(result.trace)}`);
-  return 0;
+  if (leftOut > 0 && talk) io.err(`(--strict fails instead of leaving out tools that resolve to nothing)`);
+  return executeRun(flows[name]!, input, defs, values, io);
 }
 
 /** A request of the approval queue, for a line of output. */
@@ -339,15 +349,7 @@ function describeRequest(request: ApprovalRequest): string {
   return `${request.agent} uses ${request.tool}`;
 }
 
-/** An event as one JSON line (an event that is not JSON becomes a warning line, never a crash). */
-function jsonLine(event: TroupeEvent): string {
-  try {
-    return JSON.stringify(event);
-  } catch (error) {
-    return JSON.stringify({ type: 'warning', runId: event.runId, time: event.time, message: `Event "${event.type}" is not JSON-serialisable: ${errorMessage(error)}`, code: 'not_json' });
-  }
-}
-
+/** `troupe report <run-id | run-log file>`. */
 async function reportCommand(source: string, values: { store?: string | undefined; out?: string | undefined }, io: CliIo): Promise<number> {
   let events: unknown[];
   let runId: string;

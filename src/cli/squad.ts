@@ -1,7 +1,7 @@
 /**
- * `troupe squad show <repo>` and `troupe squad init <repo> --preset <name>`:
- * a repository's squad team as a table, and a preset written as a squad
- * folder.
+ * `troupe squad show <repo>`, `troupe squad init <repo> --preset <name>` and
+ * `troupe squad run <repo> "<input>"`: a repository's squad team as a table,
+ * a preset written as a squad folder, and the team run on a request.
  * @module
  */
 import { lstat, realpath, stat } from 'node:fs/promises';
@@ -12,16 +12,23 @@ import { findSquadDir } from '../squad/find.js';
 import { discoverSquad } from '../squad/parse.js';
 import type { SquadPreset, TeamPreset } from '../squad/preset.js';
 import { builtInPresets, loadUserPresets, mergePresets, presetKey } from '../squad/presets.js';
+import { fromPreset } from '../squad/from-preset.js';
 import { writeSquad } from '../squad/write.js';
+import type { ScriptedRequest } from '../adapters/scripted.js';
+import { GROUP_REFLECT_COMPLETE } from '../reflection/sentinels.js';
+import { executeRun, type RunFlags } from './execute.js';
 import type { CliIo } from './io.js';
+import { usageError } from './usage.js';
 import { defined } from '../core/defined.js';
 
 /** The help texts of `troupe squad`, by subcommand (`''` for `troupe squad` itself). */
-export const SQUAD_HELP: Readonly<Record<'' | 'show' | 'init', string>> = {
+export const SQUAD_HELP: Readonly<Record<'' | 'show' | 'init' | 'run', string>> = {
   '': `Usage:
   troupe squad show <repo>                             print the repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force] [--store <dir>]
                                                        write a preset as the repository's squad folder
+  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--quiet] [--trace]
+                                                       run the repository's squad team on a request
 
 Run \`troupe squad <command> --help\` for details.`,
   show: `Usage: troupe squad show <repo>
@@ -42,6 +49,22 @@ routing.md and decisions.md when the preset has them.
   --store <dir>     a file store holding user presets (default: $TROUPE_STORE;
                     without one, only the built-in presets)
   --force           overwrite an existing team.md (refused otherwise)`,
+  run: `Usage: troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--quiet] [--trace] [--verbose]
+
+Read the squad folder of <repo> (as \`troupe squad show\` does) and run its
+team on <input> with \`fromPreset\`: an orchestrator plans with the team's
+routing notes and gives tasks to the workers (each with its charter and the
+decision log), in the team's mode. Prints the answer, the terminal agent and
+the usage; progress goes to standard error. Exits 1 when <repo> has no squad
+team.
+
+  --adapter <name>   as for \`troupe run\` (default: $TROUPE_ADAPTER, else scripted)
+  --script <file>    for the scripted adapter: JSON { "replies": { "orchestrator": [...], "<worker>": [...] }, "fallback": ... }
+  --store <dir>      log the run in this file store (default: $TROUPE_STORE)
+  --json             print every event as one JSON line on standard output, and nothing else
+  --quiet            no progress
+  --trace            also print the op tree with usage
+  --verbose          on a failure, also print the failed command's stderr`,
 };
 
 /** The flags `troupe squad` reads. */
@@ -52,42 +75,19 @@ export interface SquadFlags {
   store?: string | undefined;
 }
 
-/** Run `troupe squad <args>`; resolves with the exit code. */
-export async function squadCommand(args: readonly string[], flags: SquadFlags, io: CliIo): Promise<number> {
-  const [sub, ...rest] = args;
-  if (sub === undefined || sub === 'help') {
-    (flags.help || sub === 'help' ? io.out : io.err)(SQUAD_HELP['']);
-    return flags.help || sub === 'help' ? 0 : 2;
-  }
-  if (sub !== 'show' && sub !== 'init') {
-    io.err(`Unknown squad command "${sub}".\n\n${SQUAD_HELP['']}`);
-    return 2;
-  }
-  const help = SQUAD_HELP[sub];
-  if (flags.help) {
-    io.out(help);
-    return 0;
-  }
-  if (rest.length !== 1) {
-    io.err(`Expected 1 argument, got ${rest.length}.\n\n${help}`);
-    return 2;
-  }
-  if (sub === 'init' && (flags.preset === undefined || flags.preset === '')) {
-    io.err(`Expected --preset <name>.\n\n${help}`);
-    return 2;
-  }
-  const repo = rest[0]!;
-  if (!(await stat(repo).catch(() => undefined))?.isDirectory()) {
-    io.err(`No folder ${repo}`);
-    return 1;
-  }
-  return sub === 'show' ? show(repo, io) : init(repo, flags.preset!, flags, io);
+/** The repository folder, or `undefined` after saying that it is not one. */
+async function repoFolder(repo: string, io: CliIo): Promise<string | undefined> {
+  if ((await stat(repo).catch(() => undefined))?.isDirectory()) return repo;
+  io.err(`No folder ${repo}`);
+  return undefined;
 }
 
-async function show(repo: string, io: CliIo): Promise<number> {
+/** `troupe squad show <repo>`; resolves with the exit code. */
+export async function squadShow(repo: string, io: CliIo): Promise<number> {
+  if ((await repoFolder(repo, io)) === undefined) return 1;
   const team = await discoverSquad(repo, defined({ signal: io.signal }));
   if (team === null) {
-    io.err(`No squad team in ${repo} (no .squad/team.md or .ai-team/team.md)`);
+    io.err(noTeam(repo));
     return 1;
   }
   io.out(`${team.name} (${team.mode}), read from ${team.sourcePath}`);
@@ -107,6 +107,40 @@ async function show(repo: string, io: CliIo): Promise<number> {
   return 0;
 }
 
+/** `troupe squad run <repo> "<input>"`; resolves with the exit code. */
+export async function squadRun(repo: string, input: string, flags: RunFlags, io: CliIo): Promise<number> {
+  if ((await repoFolder(repo, io)) === undefined) return 1;
+  const team = await discoverSquad(repo, defined({ signal: io.signal }));
+  if (team === null) {
+    io.err(noTeam(repo));
+    return 1;
+  }
+  if (team.workers.length === 0) {
+    io.err(`The squad team in ${team.sourcePath} has no workers to run`);
+    return 1;
+  }
+  if (!flags.json && !flags.quiet) for (const warning of team.warnings) io.err(`warning  ${warning}`);
+  return executeRun(fromPreset(team), input, [], flags, io, offlineTeam(team.workers.map((w) => w.name)));
+}
+
+/**
+ * The scripted adapter's replies for a squad team without `--script`: the
+ * orchestrator gives every worker the request (in the text form of an
+ * assignment) and accepts their results at once; the workers and an
+ * evaluator echo what they were asked.
+ */
+function offlineTeam(workers: readonly string[]): (request: ScriptedRequest) => string {
+  return ({ agent, text }) => {
+    const request = /## (?:ORIGINAL USER REQUEST|Request|Your Assigned Task)\n(.*)/.exec(text)?.[1] ?? text.split('\n')[0] ?? '';
+    if (agent === 'orchestrator' && text.includes('## Worker Results')) return `The workers answered: ${workers.join(', ')}.\n${GROUP_REFLECT_COMPLETE}`;
+    if (agent === 'orchestrator') return workers.map((name) => `@worker:${name}\n${request.slice(0, 200)}\n@end`).join('\n');
+    if (agent === 'evaluator') return 'SCORE: 10\nPASS';
+    return `${agent} handled: ${request.slice(0, 200)}`;
+  };
+}
+
+const noTeam = (repo: string) => `No squad team in ${repo} (no .squad/team.md or .ai-team/team.md)`;
+
 /** One row per roster member; the charters of infrastructure members (not read by parseSquad) are looked up without reading them. */
 async function rosterRows(team: SquadPreset): Promise<string[][]> {
   const base = await realpath(team.sourcePath);
@@ -122,7 +156,11 @@ async function rosterRows(team: SquadPreset): Promise<string[][]> {
   return rows;
 }
 
-async function init(repo: string, name: string, flags: SquadFlags, io: CliIo): Promise<number> {
+/** `troupe squad init <repo> --preset <name>`; resolves with the exit code. */
+export async function squadInit(repo: string, flags: SquadFlags, io: CliIo): Promise<number> {
+  const name = flags.preset;
+  if (name === undefined || name === '') return usageError(io, 'squad init', SQUAD_HELP.init, 'expected --preset <name>');
+  if ((await repoFolder(repo, io)) === undefined) return 1;
   const signalOption = defined({ signal: io.signal });
   const storeDir = flags.store ?? (io.env.TROUPE_STORE || undefined);
   const user = storeDir === undefined ? [] : await loadUserPresets(fileStore(storeDir), signalOption);

@@ -127,8 +127,8 @@ describe('troupe CLI', () => {
     expect((await inProcess('graph', '--help')).stdout).toContain('--format mermaid|dot');
     expect((await inProcess('validate', '--help')).stdout).toContain('Exits 1 on any error');
     expect((await inProcess('bogus')).code).toBe(2);
-    expect((await inProcess('run', 'dir')).stderr).toContain('Expected 3 arguments, got 1');
-    expect((await inProcess('run', 'dir', '--agent', 'a')).stderr).toContain('Expected 2 arguments, got 1');
+    expect((await inProcess('run', 'dir')).stderr).toContain('troupe run: expected 3 arguments, got 1');
+    expect((await inProcess('run', 'dir', '--agent', 'a')).stderr).toContain('troupe run: expected 2 arguments, got 1');
     expect((await inProcess('agents', '--help')).stdout).toContain('troupe agents inspect <dir>');
     expect((await inProcess('run', '--help')).stdout).toContain('--approve');
   });

@@ -101,10 +101,10 @@ describe('troupe squad --help and usage', () => {
     expect(initHelp.stdout).toContain('--force           overwrite an existing team.md');
     expect(initHelp.stdout).toContain('code-review, implement-and-challenge, research-and-summarise, bug-hunt');
     expect((await troupe(['squad'])).code).toBe(2);
-    expect((await troupe(['squad', 'bogus'])).stderr).toContain('Unknown squad command "bogus"');
-    expect((await troupe(['squad', 'show'])).stderr).toContain('Expected 1 argument, got 0.');
+    expect((await troupe(['squad', 'bogus'])).stderr).toContain('troupe squad: unknown command "bogus"');
+    expect((await troupe(['squad', 'show'])).stderr).toContain('troupe squad show: expected 1 argument, got 0\n\nUsage: troupe squad show <repo>');
     const noPreset = await troupe(['squad', 'init', tempRoot()]);
     expect(noPreset.code).toBe(2);
-    expect(noPreset.stderr).toContain('Expected --preset <name>.');
+    expect(noPreset.stderr).toContain('troupe squad init: expected --preset <name>');
   });
 });
