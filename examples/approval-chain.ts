@@ -27,7 +27,7 @@ const adapter = adapterFromEnv() ?? scriptedAdapter({
 });
 
 // clerk -> manager -> finance -> director: three handoffs.
-const chain = handoff(handoff(handoff(clerk, manager), finance), director);
+const chain = handoff(clerk, manager, finance, director);
 const result = await run(chain, 'We need three laptops for the new hires.', { adapter });
 console.log(`${result.output}\n(answered by ${result.agent})\n`);
 console.log(formatOpTree(result.trace));

@@ -46,19 +46,61 @@ export function formatHandoff(request: string, fromName: string, fromOutput: str
 /**
  * Run `from`, then `to` with the original request and `from`'s output; `to`
  * owns the answer. A failure names the stage that failed (`details.stage`);
- * the run's signal cancels the whole chain. Nest handoffs for longer chains.
+ * the run's signal cancels the whole chain.
+ *
+ * A longer chain is a list: `handoff(draft, review, approve)` (or
+ * `handoff([draft, review, approve])`) is `handoff(handoff(draft, review),
+ * approve)`; each step gets the request and the output of the step before
+ * it, and the last one owns the answer. Options come last: `format` applies
+ * to every step, `name` to the whole chain.
  *
  * @example
  * ```ts
- * const chain = handoff(handoff(draft, review), approve);
+ * const chain = handoff(draft, review, approve);
  * const { output, agent } = await run(chain, 'Refund order 42', { adapter });
  * // agent === 'approve'
  * ```
  */
-export function handoff(from: Runnable, to: Runnable, options: HandoffOptions = {}): Runnable<HandoffOutcome> {
-  for (const [side, r] of [['from', from], ['to', to]] as const) {
-    if (!r || typeof r.run !== 'function') throw new ConfigurationError(`Expected \`${side}\` of a handoff to be a runnable, got ${describeValue(r)}`);
+export function handoff(from: Runnable, to: Runnable, options?: HandoffOptions): Runnable<HandoffOutcome>;
+export function handoff(...chain: [Runnable, Runnable, Runnable, ...Runnable[]]): Runnable<HandoffOutcome>;
+export function handoff(...chain: [Runnable, Runnable, Runnable, ...Runnable[], HandoffOptions]): Runnable<HandoffOutcome>;
+export function handoff(chain: readonly Runnable[], options?: HandoffOptions): Runnable<HandoffOutcome>;
+export function handoff(...args: ReadonlyArray<Runnable | readonly Runnable[] | HandoffOptions | undefined>): Runnable<HandoffOutcome> {
+  const [steps, options] = chainOf(args);
+  // The format applies to every step; the name is the whole chain's.
+  const inner: HandoffOptions = options.format === undefined ? {} : { format: options.format };
+  let chain = pair(steps[0]!, steps[1]!, steps.length === 2 ? options : inner);
+  for (let i = 2; i < steps.length; i++) chain = pair(chain, steps[i]!, i === steps.length - 1 ? options : inner);
+  return chain;
+}
+
+/** The steps and options of a call of {@link handoff}, checked. */
+function chainOf(args: ReadonlyArray<Runnable | readonly Runnable[] | HandoffOptions | undefined>): [Runnable[], HandoffOptions] {
+  let steps: unknown[];
+  let options: unknown;
+  if (Array.isArray(args[0])) {
+    if (args.length > 2) throw new ConfigurationError(`Expected handoff([steps], options?), got ${args.length} arguments`);
+    steps = [...(args[0] as readonly unknown[])];
+    options = args[1];
+  } else {
+    // Trailing options: an object that is not a runnable (or `undefined` after at least two steps).
+    const last = args.at(-1);
+    const hasOptions = (last === undefined && args.length > 2) || (typeof last === 'object' && last !== null && typeof (last as Runnable).run !== 'function');
+    steps = hasOptions ? args.slice(0, -1) : [...args];
+    options = hasOptions ? last : undefined;
   }
+  if (steps.length < 2) throw new ConfigurationError(`Expected a handoff of at least two runnables, got ${steps.length}`);
+  steps.forEach((r, i) => {
+    if (!r || typeof (r as Runnable).run !== 'function') {
+      const side = steps.length === 2 ? (i === 0 ? '`from`' : '`to`') : `step ${i + 1}`;
+      throw new ConfigurationError(`Expected ${side} of a handoff to be a runnable, got ${describeValue(r)}`);
+    }
+  });
+  return [steps as Runnable[], (options ?? {}) as HandoffOptions];
+}
+
+/** One handoff: `from`, then `to`. */
+function pair(from: Runnable, to: Runnable, options: HandoffOptions): Runnable<HandoffOutcome> {
   const name = options.name ?? `${from.name} -> ${to.name}`;
   const format = options.format ?? formatHandoff;
   return defineRunnable<HandoffOutcome>({

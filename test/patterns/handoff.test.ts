@@ -5,7 +5,7 @@ import type { TroupeEvent } from '../../src/core/events.js';
 import { usageByAgent } from '../../src/core/ops.js';
 import { run, startRun } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
-import { handoff } from '../../src/patterns/handoff.js';
+import { handoff, type HandoffOutcome } from '../../src/patterns/handoff.js';
 import type { Runnable } from '../../src/core/runnable.js';
 
 const usage = (inputTokens: number, outputTokens: number) => ({ inputTokens, outputTokens });
@@ -50,6 +50,44 @@ describe('handoff', () => {
     expect(result.usage).toMatchObject({ inputTokens: 6, outputTokens: 6, turns: 3 });
   });
 
+  it('a chain as a list: handoff(a, b, c) and handoff([a, b, c]) run as the nested handoffs do', async () => {
+    const replies = () =>
+      scriptedAdapter({
+        rules: [
+          { agent: 'a', reply: { text: 'A', usage: usage(1, 1) } },
+          { agent: 'b', reply: { text: 'B', usage: usage(2, 2) } },
+          { agent: 'c', reply: { text: 'C', usage: usage(3, 3) } },
+          { agent: 'd', reply: { text: 'D', usage: usage(4, 4) } },
+        ],
+      });
+    const nestedAdapter = replies();
+    const nested = await run(handoff(handoff(handoff(agent({ name: 'a' }), agent({ name: 'b' })), agent({ name: 'c' })), agent({ name: 'd' })), 'request', { adapter: nestedAdapter });
+    for (const chain of [
+      handoff(agent({ name: 'a' }), agent({ name: 'b' }), agent({ name: 'c' }), agent({ name: 'd' })),
+      handoff([agent({ name: 'a' }), agent({ name: 'b' }), agent({ name: 'c' }), agent({ name: 'd' })]),
+    ]) {
+      expect(chain.name).toBe('a -> b -> c -> d');
+      const adapter = replies();
+      const result = await run(chain, 'request', { adapter });
+      expect(result).toMatchObject({ output: 'D', agent: 'd', status: 'completed' });
+      expect(result.usage).toEqual(nested.usage);
+      for (const name of ['b', 'c', 'd']) expect(adapter.inputsOf(name)).toEqual(nestedAdapter.inputsOf(name));
+      expect((result.from as HandoffOutcome).from).toMatchObject({ agent: 'b', from: { agent: 'a' } });
+    }
+  });
+
+  it('a chain with options: the name is the whole chain\'s, the format applies to every step', async () => {
+    const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: 'A' }, { agent: 'b', reply: 'B' }, { agent: 'c', reply: 'C' }] });
+    const format = (request: string, from: string, output: string) => `${request} | ${from} said ${output}`;
+    const chain = handoff(agent({ name: 'a' }), agent({ name: 'b' }), agent({ name: 'c' }), { name: 'review chain', format });
+    expect(chain.name).toBe('review chain');
+    expect(handoff([agent({ name: 'a' }), agent({ name: 'b' })], { name: 'pair' }).name).toBe('pair');
+    const result = await run(chain, 'req', { adapter });
+    expect(adapter.inputsOf('b')).toEqual(['req | a said A']);
+    expect(adapter.inputsOf('c')).toEqual(['req | b said B']);
+    expect(result.trace.name).toBe('review chain');
+  });
+
   it('names the stage that failed', async () => {
     const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: 'A' }, { agent: 'b', reply: { fault: 'throw', error: 'vendor down' } }] });
     const failed: string[] = [];
@@ -86,5 +124,10 @@ describe('handoff depth guard', () => {
 describe('handoff options', () => {
   it('refuses something that is not a runnable', () => {
     expect(() => handoff(agent({ name: 'a' }), undefined as unknown as Runnable)).toThrow('Expected `to` of a handoff to be a runnable, got undefined (undefined)');
+    expect(() => handoff(agent({ name: 'a' }), agent({ name: 'b' }), 'c' as unknown as Runnable)).toThrow('Expected step 3 of a handoff to be a runnable, got "c" (string)');
+    expect(() => handoff([agent({ name: 'a' })])).toThrow('Expected a handoff of at least two runnables, got 1');
+    expect(() => handoff([agent({ name: 'a' }), { name: 'x' } as unknown as Runnable, agent({ name: 'c' })])).toThrow(
+      'Expected step 2 of a handoff to be a runnable, got {"name":"x"} (object)',
+    );
   });
 });
