@@ -10,6 +10,7 @@
 import { formatOpTree, startRun } from 'troupe';
 import { compileAgents, parseAgentFile, terminalsOf, validateAgents } from 'troupe/agents';
 import { usageByAgent } from 'troupe/kernel';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 // Agent files: YAML frontmatter, the body is the system prompt.
@@ -47,7 +48,8 @@ const { errors } = validateAgents(defs);
 if (errors.length) throw new Error(errors.map((e) => e.message).join('\n'));
 const flows = compileAgents(defs);
 
-const adapter = scriptedAdapter({
+// A real model when the environment names one (TROUPE_ADAPTER, see troupe/adapters/env), else the scripted one.
+const adapter = adapterFromEnv() ?? scriptedAdapter({
   replies: {
     risk: ['Low risk: long-standing Pro customer, first dispute.'],
     compliance: ['A duplicate charge is refundable in full within 60 days.'],

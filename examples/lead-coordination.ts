@@ -2,19 +2,25 @@
  * Lead coordination: a lead and three workers implement a small feature
  * list. Workers submit plans before they work; one worker hangs, gets a
  * status check, does not answer, and its task is reassigned. Runs offline on
- * the scripted adapter with a simulated clock.
+ * the scripted adapter with a simulated clock, or on a real model (and the
+ * real clock) when the environment names one (TROUPE_ADAPTER, see
+ * troupe/adapters/env).
  *
  *   npx tsx examples/lead-coordination.ts
  */
 import { agent, run, type TroupeEvent } from 'troupe';
 import { memoryStore } from 'troupe/persistence';
 import { coordinate } from 'troupe/coordination';
+import { realClock } from 'troupe/kernel';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { SimulatedClock, scriptedAdapter } from 'troupe/testing';
 
-const clock = new SimulatedClock();
+const live = adapterFromEnv();
+const simulated = live ? undefined : new SimulatedClock();
+const clock = simulated ?? realClock;
 const taskOf = (text: string) => /Task (\S+):/.exec(text)?.[1] ?? '?';
 
-const adapter = scriptedAdapter({
+const scripted = scriptedAdapter({
   clock,
   rules: [
     // The lead: approve plans that name their files, answer questions, write the synthesis.
@@ -52,13 +58,13 @@ const log = (e: TroupeEvent) => {
 };
 
 // The store checkpoints the task list after every batch of transitions (resume the run with `resume(flow, runId, { store })`).
-const result = run(flow, 'Ship dark mode, a settings page and CSV export', { adapter, clock, onEvent: log, store: memoryStore() });
+const result = run(flow, 'Ship dark mode, a settings page and CSV export', { adapter: live ?? scripted, clock, onEvent: log, store: memoryStore() });
 let settled = false;
 void result.finally(() => (settled = true)).catch(() => undefined);
-while (!settled) await clock.advance(100);
+while (simulated && !settled) await simulated.advance(100);
 
 const outcome = await result;
 console.log('\nTasks:');
 for (const t of outcome.tasks) console.log(`  ${t.id.padEnd(10)} ${t.status.padEnd(8)} ${t.assignee ?? ''}`);
 console.log(`\nSynthesis: ${outcome.synthesis}`);
-console.log(`Simulated time: ${clock.now()} ms; model calls: ${adapter.calls.length}`);
+if (simulated) console.log(`Simulated time: ${simulated.now()} ms; model calls: ${scripted.calls.length}`);

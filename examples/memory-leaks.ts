@@ -9,6 +9,7 @@
  *   npx tsx examples/memory-leaks.ts
  */
 import { PlanningSession, buildStages, criticalPath, toMermaid, type Plan } from 'troupe/plan';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 const plan: Plan = {
@@ -46,8 +47,9 @@ const plan: Plan = {
   ],
 };
 
-// The scripted adapter stands in for the models: the planner, two diagnosticians, the synthesis.
-const adapter = scriptedAdapter({
+// A real model when the environment names one (TROUPE_ADAPTER, see troupe/adapters/env); else the scripted
+// adapter stands in for the models: the planner, two diagnosticians, the synthesis.
+const adapter = adapterFromEnv() ?? scriptedAdapter({
   replies: { planner: ['{"action":"plan"}', `Here is the plan:\n\`\`\`json\n${JSON.stringify(plan)}\n\`\`\``] },
   rules: [
     { agent: 'MemoryDiagnostics', match: 'src/cache', reply: 'src/cache/lru.ts: `onEvict` listeners are added per get() and never removed (42 MB after 1 h). Fix: register once in the constructor.' },

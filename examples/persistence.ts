@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agent, defineRunnable, run } from 'troupe';
 import { exportRun, fileStore, timeline } from 'troupe/persistence';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { replayAdapter, scriptedAdapter } from 'troupe/testing';
 
 const researcher = agent({ name: 'researcher', system: 'Find the key facts.' });
@@ -25,7 +26,8 @@ export const chain = defineRunnable({
   },
 });
 
-const live = scriptedAdapter({
+// A real model when the environment names one (TROUPE_ADAPTER, see troupe/adapters/env), else the scripted one.
+const live = adapterFromEnv() ?? scriptedAdapter({
   latencyMs: 5,
   replies: {
     researcher: ['Tides come from the Moon’s gravity; two bulges; about 12h25m apart.'],
@@ -54,7 +56,7 @@ try {
   const replay = replayAdapter(await exportRun(store, 'tides-1'));
   const again = await run(chain, question, { adapter: replay });
   console.log('replayed:', again.output === first.output ? 'same answer' : 'DIFFERENT answer');
-  console.log(`model calls: ${live.calls.length} live, ${replay.served} turns served from the log`);
+  console.log(`model calls: ${first.usage.turns} live, ${replay.served} turns served from the log`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

@@ -14,6 +14,7 @@ import { readRun } from 'troupe/persistence';
 import { TaskStore } from 'troupe/coordination';
 import { StoreError } from 'troupe/kernel';
 import { redisStore } from 'troupe/redis';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 const url = process.env.REDIS_URL || 'redis://127.0.0.1:6379';
@@ -33,7 +34,8 @@ try {
 
 try {
   // 1. A run logged to Redis: events in the list <prefix>s:runs/<id>/events.
-  const adapter = scriptedAdapter({ replies: { summarizer: ['Redis keeps the run log; any process can read it.'] } });
+  // A real model when the environment names one (TROUPE_ADAPTER, see troupe/adapters/env), else the scripted one.
+  const adapter = adapterFromEnv() ?? scriptedAdapter({ replies: { summarizer: ['Redis keeps the run log; any process can read it.'] } });
   const summarizer = agent({ name: 'summarizer', system: 'Summarize in one sentence.' });
   const result = await run(summarizer, 'Why share a store?', { adapter, store, runId: 'shared-1' });
   const log = await readRun(second, 'shared-1'); // read through the other connection

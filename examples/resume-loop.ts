@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { agent, orchestrate, resume, run, type TroupeEvent } from 'troupe';
 import { fileStore } from 'troupe/persistence';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 const loop = () =>
@@ -22,7 +23,7 @@ const loop = () =>
     maxIterations: 4,
   });
 
-/** The scripted team; the judge gives the scores in order, the lead numbers its versions from `version`. */
+/** The scripted team (a real model instead when the environment names one: TROUPE_ADAPTER, see troupe/adapters/env); the judge gives the scores in order, the lead numbers its versions from `version`. */
 const team = (scores: number[], version: number) =>
   scriptedAdapter({
     replies: { judge: scores.map((s) => `SCORE: ${s}\nRATIONALE: ${s >= 0.9 ? 'Complete.' : 'Not there yet.'}`) },
@@ -42,7 +43,7 @@ try {
   const firstEvents: TroupeEvent[] = [];
   let saves = 0;
   const first = await run(loop(), 'Add a login form', {
-    adapter: team([0.3, 0.6], 1), store, runId: 'login-loop', signal: kill.signal,
+    adapter: adapterFromEnv() ?? team([0.3, 0.6], 1), store, runId: 'login-loop', signal: kill.signal,
     onEvent: (e) => {
       firstEvents.push(e);
       if (e.type === 'checkpoint.saved' && e.kind === 'orchestrate' && ++saves === 2) kill.abort();
@@ -52,7 +53,7 @@ try {
 
   // 2. Resume: the loop continues at iteration 3 with its evaluation history.
   const secondEvents: TroupeEvent[] = [];
-  const second = await resume(loop(), 'login-loop', { adapter: team([0.7, 0.95], 3), store, onEvent: (e) => secondEvents.push(e) });
+  const second = await resume(loop(), 'login-loop', { adapter: adapterFromEnv() ?? team([0.7, 0.95], 3), store, onEvent: (e) => secondEvents.push(e) });
   console.log(`second half: iterations ${iterations(secondEvents).join(', ')} -> ${second.summary}`);
   console.log(`scores: ${second.evaluations.map((e) => e.score).join(', ')}`);
   console.log(`answer: ${second.output}`);

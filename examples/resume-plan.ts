@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { resume, type TroupeEvent } from 'troupe';
 import { executePlan, planRunnable, type Plan, type PlanChunk } from 'troupe/plan';
 import { fileStore } from 'troupe/persistence';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 const step = (sequenceIndex: number, title: string, dependsOnIndexes: number[]): PlanChunk => ({
@@ -29,17 +30,19 @@ const plan: Plan = {
 };
 const options = { planId: 'login-form', maxParallel: 1 };
 
-/** An adapter that answers every chunk, and remembers which chunks it was asked for. */
+/**
+ * A real model when the environment names one (TROUPE_ADAPTER, see troupe/adapters/env), else a
+ * scripted one that answers every chunk; and the chunks this half ran, from the plan's events.
+ */
 function worker() {
   const ran: number[] = [];
-  const adapter = scriptedAdapter({
-    rules: [{ agent: 'Generic', reply: (r) => {
-      const index = Number(/# Chunk (\d+)/.exec(r.text)?.[1]);
-      ran.push(index);
-      return `Chunk ${index} done.`;
-    } }],
+  const adapter = adapterFromEnv() ?? scriptedAdapter({
+    rules: [{ agent: 'Generic', reply: (r) => `Chunk ${/# Chunk (\d+)/.exec(r.text)?.[1]} done.` }],
   });
-  return { adapter, ran };
+  const onEvent = (e: TroupeEvent) => {
+    if (e.type === 'chunk.status' && e.status === 'Running') ran.push(e.sequenceIndex);
+  };
+  return { adapter, ran, onEvent };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'troupe-resume-plan-'));
@@ -51,6 +54,7 @@ try {
   const kill = new AbortController();
   let succeeded = 0;
   const onEvent = (e: TroupeEvent) => {
+    first.onEvent(e);
     if (e.type === 'chunk.status' && e.status === 'Succeeded' && ++succeeded === 3) kill.abort();
   };
   await executePlan(plan, { ...options, adapter: first.adapter, store, runId: 'login-1', signal: kill.signal, onEvent }).catch((error: Error) =>
@@ -60,7 +64,7 @@ try {
 
   // 2. Resume the run: the plan loads its checkpoint and runs only what is left.
   const second = worker();
-  const outcome = await resume(planRunnable(plan, options), 'login-1', { store, adapter: second.adapter });
+  const outcome = await resume(planRunnable(plan, options), 'login-1', { store, adapter: second.adapter, onEvent: second.onEvent });
   console.log('second half ran chunks:', second.ran.join(', '));
   console.log(`plan ${outcome.status}: ${outcome.results.map((r) => `${r.sequenceIndex} ${r.status}`).join(', ')}`);
   if ([...first.ran, ...second.ran].sort().join() !== '0,1,2,3,4,5') throw new Error('a chunk ran twice or not at all');

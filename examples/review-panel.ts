@@ -8,14 +8,16 @@
  */
 import { agent, run, team, type TroupeEvent } from 'troupe';
 import { memoryStore } from 'troupe/persistence';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 const change = 'PR 42: add `GET /export?file=<name>` that streams a CSV report from ./reports.';
 
 const vote = (reason: string) => ({ toolCalls: [{ name: 'vote_conclude', arguments: { reason } }] });
 
-// The scripted adapter stands in for a model: each agent's replies, in order.
-export const adapter = scriptedAdapter({
+// A real model when the environment names one (TROUPE_ADAPTER, see troupe/adapters/env); else the scripted
+// adapter stands in for a model: each agent's replies, in order.
+export const adapter = adapterFromEnv() ?? scriptedAdapter({
   replies: {
     analyst: [
       'The feature matches the ticket: finance needs the monthly CSV. Missing: a test for an unknown file name.',

@@ -13,6 +13,7 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { z } from 'zod';
 import { agent, defineTool, run } from 'troupe';
 import { gitWorktree, type Workspace } from 'troupe/workspaces';
+import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 
 /** A `write_file` tool that writes inside one workspace and nowhere else. */
@@ -32,8 +33,9 @@ function writeFileTool(workspace: Workspace) {
   });
 }
 
-// Each worker first calls write_file, then reports what it did.
-const adapter = scriptedAdapter({
+// A real model when the environment names one (TROUPE_ADAPTER, see troupe/adapters/env); else the scripted
+// workers: each first calls write_file, then reports what it did.
+const adapter = adapterFromEnv() ?? scriptedAdapter({
   replies: {
     docs: [
       { toolCalls: [{ name: 'write_file', arguments: { path: 'docs/usage.md', content: '# Usage\n\nRun `greet()`.\n' } }] },

@@ -11,7 +11,8 @@
  * `troupe/testing`, vendor adapters in `troupe/adapters/<name>`, and the
  * integrations `troupe/redis`, `troupe/otel`, `troupe/report`, `troupe/mcp`.
  * Nothing here has side effects.
- * @module
+ * @module troupe
+ * @category Application
  */
 
 // The events of the layers (merged into the event map), so that `TroupeEvent` knows them all.

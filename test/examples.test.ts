@@ -1,7 +1,8 @@
-import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FakeChatServer } from './helpers/chat-server.js';
 import { redisTarget } from './helpers/redis.js';
 
 // Every example runs offline on the scripted adapter, exits 0 and prints what it is about.
@@ -104,6 +105,32 @@ describe('examples', () => {
       timeout: 60_000,
     });
     for (const pattern of expected[file]!) expect(out).toMatch(pattern);
+  });
+
+  // Examples whose adapter is their subject: one writes its own, one runs a CLI through the process adapter.
+  const ownAdapter = ['custom-http-adapter.ts', 'cli-agent-mcp.ts'];
+
+  it('each takes a real adapter from the environment when one is named, else the scripted one', () => {
+    const fixed = examples.filter((file) => !ownAdapter.includes(file) && !/\badapterFromEnv\(\)/.test(readFileSync(join(dir, file), 'utf8')));
+    expect(fixed).toEqual([]);
+  });
+
+  it('an example runs on the model the environment names (an OpenAI-compatible server on 127.0.0.1)', async () => {
+    const server = new FakeChatServer();
+    const url = await server.start();
+    server.handler = (request) => ({ text: `The server answered ${String(request.body.messages.at(-1)?.['role'])}.`, usage: { prompt_tokens: 3, completion_tokens: 4 } });
+    try {
+      const env = { ...process.env, TROUPE_ADAPTER: 'openai', OPENAI_BASE_URL: url, OPENAI_API_KEY: 'test-key', TROUPE_MODEL: 'llama3.2' };
+      const out = await new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [tsx, join(dir, 'persistence.ts')], { encoding: 'utf8', env, timeout: 60_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
+      );
+      expect(out).toMatch(/^answer: The server answered user\.$/m);
+      expect(out).toMatch(/^replayed: same answer$/m);
+      expect(server.requests.length).toBe(2);
+      expect(server.requests.every((r) => r.body['model'] === 'llama3.2')).toBe(true);
+    } finally {
+      await server.stop();
+    }
   });
 
   it('serve/ starts a web service, streams a plan, takes an approval over HTTP and stops', () => {

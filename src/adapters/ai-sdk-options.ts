@@ -5,7 +5,7 @@
  * @module
  */
 
-/** The options of `aiSdkAdapter` but the `model`: what {@link adapterFromEnv} can merge in. */
+/** The options of `aiSdkAdapter` but the `model`: what `adapterFromEnv` can merge in. */
 export interface AiSdkSettings {
   /**
    * The model id a `model` function gets for an agent that names no model.

@@ -1,7 +1,8 @@
 /**
  * The Vercel AI SDK adapter: one adapter for every provider the AI SDK
  * supports. The `ai` package is an optional peer, loaded on first use.
- * @module
+ * @module troupe/adapters/ai-sdk
+ * @category Adapters
  */
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { ModelAdapter, ModelSession, ModelTurn, OpenSessionOptions, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';

@@ -2,7 +2,8 @@
  * Choose a model adapter from environment variables, so examples and the
  * CLI run on the scripted adapter by default and on a real model when the
  * environment names one. Loads no vendor package until a session opens.
- * @module
+ * @module troupe/adapters/env
+ * @category Adapters
  */
 import type { LanguageModel } from 'ai';
 import type { ModelAdapter, ModelSession, OpenSessionOptions, SessionSpec } from '../core/adapter.js';

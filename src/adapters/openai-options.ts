@@ -6,7 +6,7 @@
  * @module
  */
 
-/** The options of `openaiAdapter` but a ready `client`: what {@link adapterFromEnv} can merge in. */
+/** The options of `openaiAdapter` but a ready `client`: what `adapterFromEnv` can merge in. */
 export interface OpenAISettings {
   /** The adapter's id. Default: `openai`. */
   id?: string;

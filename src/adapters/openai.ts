@@ -3,7 +3,8 @@
  * `openai` package (an optional peer, loaded on first use). With `baseURL`
  * it speaks to any compatible server: OpenAI, Ollama, vLLM, the llama.cpp
  * server, LM Studio, OpenRouter.
- * @module
+ * @module troupe/adapters/openai
+ * @category Adapters
  */
 import type OpenAI from 'openai';
 import type {

@@ -3,7 +3,8 @@
  * `codex exec`, `copilot -p`, ...) once per turn, in the session's
  * workspace directory. Never through a shell. With `mcp`, a session's
  * tools are served to the CLI over the Model Context Protocol.
- * @module
+ * @module troupe/adapters/process
+ * @category Adapters
  */
 import type { ChildProcess } from 'node:child_process';
 import { CLI_TOOLS_KEY, type CliToolList, type ModelAdapter, type ModelSession, type ModelTurn, type OpenSessionOptions, type SendOptions, type SessionSpec, type ToolResult } from '../core/adapter.js';

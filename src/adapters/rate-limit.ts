@@ -6,7 +6,8 @@
  * call is sent again. Counts live in a {@link RateLimitState}: in memory for
  * one process, or in Redis (`redisRateLimitState` from `troupe/redis`) for
  * every process.
- * @module
+ * @module troupe/adapters/rate-limit
+ * @category Adapters
  */
 import { randomUUID } from 'node:crypto';
 import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, ToolResult } from '../core/adapter.js';

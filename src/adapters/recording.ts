@@ -2,7 +2,8 @@
  * Record and replay: a recording adapter wraps any adapter and writes each
  * turn (request and reply) as a JSONL record; a replay adapter answers from
  * such a recording with zero model calls.
- * @module
+ * @module troupe/adapters/recording
+ * @category Adapters
  */
 import { appendFileSync } from 'node:fs';
 import type { AdapterCapabilities, ModelAdapter, ModelSession, OpenSessionOptions, SessionSpec } from '../core/adapter.js';

@@ -3,7 +3,8 @@
  * demo. Replies come from per-agent queues, rules (agent name, a pattern on
  * the input) or a fallback; latency runs on the injected clock; faults can
  * be injected.
- * @module
+ * @module troupe/adapters/scripted
+ * @category Adapters
  */
 import type {
   AdapterCapabilities,

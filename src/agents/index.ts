@@ -2,7 +2,8 @@
  * `troupe/agents`: agent files — a markdown file whose front matter
  * configures an agent and whose body is its system prompt — read,
  * validated as a graph, and compiled to runnables.
- * @module
+ * @module troupe/agents
+ * @category Definitions
  */
 export {
   AGENT_FORMATS,

@@ -2,7 +2,8 @@
  * `troupe/coordination`: a lead that keeps coordinating while its workers
  * run — the `coordinate` pattern, its task store, message bus, stuck
  * detection, plan approval and the lead's tools and text protocol.
- * @module
+ * @module troupe/coordination
+ * @category Planning and coordination
  */
 export { coordinate, coordinationStateSchema, DELEGATE_INSTRUCTION, type CoordinateOptions, type CoordinationOutcome, type CoordinationState } from './coordinate.js';
 export type { TurnExecutor, TurnJob, TurnJobData } from './task-job.js';

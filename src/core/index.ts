@@ -4,7 +4,8 @@
  * store is built on: the run context, the event map, the op tree and usage,
  * sessions and the tool loop, the clock and signal helpers, and every
  * error class. Applications rarely need more than the root `troupe`.
- * @module
+ * @module troupe/kernel
+ * @category Kernel
  */
 
 // The adapter contract

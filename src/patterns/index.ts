@@ -2,7 +2,8 @@
  * `troupe/patterns`: every pattern with its options, outcome and state
  * types, the message formats the patterns share, and the team protocol.
  * The root `troupe` re-exports the pattern functions and their options.
- * @module
+ * @module troupe/patterns
+ * @category Patterns
  */
 export { agent, type Agent, type AgentOptions, type Conversation, type ConversationContextLabel, type ConversationReply, type ConverseOptions } from './agent.js';
 export { withBudget, type WithBudgetOptions } from './with-budget.js';

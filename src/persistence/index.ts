@@ -3,7 +3,8 @@
  * logs (read, timeline, export, prune), and the team registry. Checkpoints
  * and `resume` are the kernel's (`troupe/kernel`, and `resume` from
  * `troupe`).
- * @module
+ * @module troupe/persistence
+ * @category Persistence
  */
 export type {
   CompareAndSetStore,

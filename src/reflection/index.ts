@@ -2,7 +2,8 @@
  * `troupe/reflection`: the pure functions the loops are made of, for
  * building loops of your own: sentinel, assignment and evaluation parsers,
  * stall detection and the quality trend.
- * @module
+ * @module troupe/reflection
+ * @category Primitives
  */
 export { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION, REFLECTION_COMPLETE, parseSentinels, scanMarkerLines, stripSentinels, type Sentinels } from './sentinels.js';
 export { parseAssignments, requireAssignments, safeParseAssignments, type Assignment, type ParsedAssignments } from './assignments.js';

@@ -2,7 +2,8 @@
  * `troupe/plan`: plans as dependency graphs of chunks — the plan schema and
  * its checks, the decomposer, the DAG scheduler and its executors, roles,
  * the aggregator, approvals and the interactive planning session.
- * @module
+ * @module troupe/plan
+ * @category Planning and coordination
  */
 export {
   planChunkSchema,

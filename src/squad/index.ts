@@ -2,7 +2,8 @@
  * `troupe/squad`: squad team folders (`.squad/`) and team presets — read a
  * folder into a preset, write a preset back, build a team from a preset,
  * and keep user presets in a store.
- * @module
+ * @module troupe/squad
+ * @category Definitions
  */
 export {
   DEFAULT_TEAM_MODE,

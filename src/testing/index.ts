@@ -4,7 +4,8 @@
  * adapters with {@link adapterSuite}. Importing it loads no test runner: the
  * suites register with the `describe` and `it` you pass them (vitest's or
  * `node:test`'s).
- * @module
+ * @module troupe/testing
+ * @category Testing
  */
 export { SimulatedClock, flushMicrotasks } from '../core/clock.js';
 export {

@@ -2,7 +2,8 @@
  * `troupe/text`: how troupe reads model output and files — line ends, the
  * one fence scanner, and the JSON search every reader uses (see
  * docs/reading.md).
- * @module
+ * @module troupe/text
+ * @category Primitives
  */
 export { normalizeText } from './lines.js';
 export { NameMatcher, nameKey, sameName, type NameMatch } from './names.js';

@@ -1,7 +1,8 @@
 /**
  * `troupe/workspaces`: the workspace contract and its strategies — a git
  * worktree per chunk, file locking, in memory, and a fallback wrapper.
- * @module
+ * @module troupe/workspaces
+ * @category Workspaces
  */
 export { MAX_PATCH_CHARS, noWorkspace, type FileChange, type MergeResult, type Workspace, type WorkspaceCallOptions, type WorkspaceChanges, type WorkspaceChunk, type WorkspaceStrategy, type WorkspaceWarning } from './types.js';
 export { gitWorktree, type GitWorktreeOptions, type GitWorktreeStrategy, type StaleCleanupResult } from './git-worktree.js';

@@ -40,8 +40,21 @@ describe('entry points', () => {
     expect(paths).toEqual(expected);
   });
 
-  it('typedoc documents every entry point', () => {
-    expect([...(json('typedoc.json')['entryPoints'] as string[])].sort()).toEqual(Object.values(entryPoints).sort());
+  it('typedoc documents every entry point, troupe/adapters/* included, each named by its subpath in a category of its layer', () => {
+    const typedoc = json('typedoc.json') as { entryPoints: string[]; categoryOrder: string[]; projectDocuments: string[] };
+    const sources = { ...entryPoints, ...Object.fromEntries(adapters.map((name) => [`adapters/${name}`, `src/adapters/${name}.ts`])) };
+    expect([...typedoc.entryPoints].sort()).toEqual(Object.values(sources).sort());
+    const categories = new Set<string>();
+    for (const [subpath, source] of Object.entries(sources)) {
+      const header = /^\/\*\*[\s\S]*?\*\//.exec(readFileSync(join(root, source), 'utf8'))?.[0] ?? '';
+      expect(header, source).toContain(`@module ${subpath === '.' ? 'troupe' : `troupe/${subpath}`}\n`);
+      const category = /@category (.+)\n/.exec(header)?.[1];
+      expect(typedoc.categoryOrder, source).toContain(category);
+      categories.add(category!);
+    }
+    expect(categories.size).toBeGreaterThanOrEqual(10);
+    // The guides are pages of the reference (README links to them become links between pages).
+    expect(typedoc.projectDocuments).toEqual(['docs/*.md', 'docs/patterns/*.md']);
   });
 
   it('every adapter of troupe/adapters/* is a source file', () => {

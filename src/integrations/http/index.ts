@@ -4,7 +4,8 @@
  * as a dependency. A reader of the run log, not a second runtime: event
  * streams are the run log followed live, answers and cancellations are
  * written through the store, and tenants are a namespace in every key.
- * @module
+ * @module troupe/http
+ * @category Integrations
  */
 export type { InputEvents, InputKind } from './events.js';
 export { runHandler, jsonResponse, errorResponse, type Authorize, type Handler, type Principal, type Refusal, type RunHandlerOptions, type StartRunRequest } from './handler.js';

@@ -5,7 +5,8 @@
  * session's tools to coding-agent CLIs through {@link startToolBridge};
  * applications can serve their own tools to any MCP client with
  * {@link serveTools}.
- * @module
+ * @module troupe/mcp
+ * @category Integrations
  */
 export { createToolServer, type McpToolAnswer, type McpToolCall, type ToolServer, type ToolServerOptions } from './server.js';
 export { serveTools, type ServeToolsOptions } from './serve.js';

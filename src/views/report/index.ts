@@ -1,7 +1,8 @@
 /**
  * `troupe/report`: a run as one self-contained HTML page, rendered from its
  * run log (`troupe report` on the command line).
- * @module
+ * @module troupe/report
+ * @category Views
  */
 export { renderRunReport, renderReportData, type RunReportOptions, type RunReportSource } from './render.js';
 export {
