@@ -90,6 +90,20 @@ describe('the snippets of the docs', () => {
     expect(all.length).toBeGreaterThan(40);
   });
 
+  it('docs/adapters.md shows ToolCall and ToolResult with the members of the kernel\'s', () => {
+    const excerpt = all.find((s) => s.where.startsWith(join('docs', 'adapters.md')) && s.code.includes('interface ModelAdapter'))!;
+    const members = (code: string, name: string) => {
+      const source = ts.createSourceFile('x.ts', code, ts.ScriptTarget.ES2022);
+      const found = source.statements.find((s): s is ts.InterfaceDeclaration => ts.isInterfaceDeclaration(s) && s.name.text === name);
+      return found?.members.map((m) => `${m.name?.getText(source)}${m.questionToken ? '?' : ''}: ${(m as ts.PropertySignature).type?.getText(source)}`);
+    };
+    const kernel = readFileSync(join(root, 'src', 'core', 'adapter.ts'), 'utf8');
+    for (const name of ['ToolCall', 'ToolResult']) {
+      expect(members(excerpt.code, name), name).toEqual(members(kernel, name));
+      expect(members(excerpt.code, name)!.length, name).toBeGreaterThan(2);
+    }
+  });
+
   it('compile against the sources', { timeout: 120_000 }, () => {
     const errors = compile(all);
     const failed = [...errors.values()].flat();
