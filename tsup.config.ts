@@ -12,12 +12,14 @@ const shared: Options = {
   },
 
   dts: true,
-  sourcemap: true,
+  // No source maps: they would map to src/, which the package does not ship (docs/decisions.md).
+  sourcemap: false,
   target: 'node20',
   platform: 'node',
   splitting: true,
   treeshake: true,
   // p-limit and its dependency are ESM-only; bundle them so `require('troupe')` works on every Node 20.
+  // Bundled, so they are development dependencies, not dependencies (test/package/dependencies.test.ts).
   noExternal: ['p-limit', 'yocto-queue'],
 };
 
@@ -27,7 +29,7 @@ const cli: Options = {
   entry: { cli: 'src/cli/index.ts' },
   format: ['esm'],
   dts: false,
-  sourcemap: true,
+  sourcemap: false,
   target: 'node20',
   platform: 'node',
   splitting: false,

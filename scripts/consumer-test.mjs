@@ -7,6 +7,8 @@
 // - runs both and checks they print what the README says;
 // - type-checks and loads every subpath of the exports map that needs no optional peer, ESM and CommonJS;
 // - type-checks a listener of the root's `TroupeEvent` that reads events of every layer;
+// - type-checks troupe/adapters/env without its optional peers (`ai`, `openai`) installed;
+// - checks that the package ships no source maps;
 // - runs storeSuite from the packed troupe/testing under node:test.
 // Offline: npm installs from its cache (`--prefer-offline`), which `npm ci`
 // has filled with every dependency.
@@ -49,6 +51,9 @@ try {
   step(`packing ${pkg.name}@${pkg.version}`);
   const [packed] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', work], root));
   const tarball = join(work, packed.filename);
+  const maps = packed.files.filter((f) => f.path.endsWith('.map'));
+  if (maps.length > 0) throw new Error(`the package ships ${maps.length} source maps (${maps[0].path}, ...)`);
+  step(`${packed.entryCount} files, ${(packed.unpackedSize / 1e6).toFixed(1)} MB unpacked, no source maps`);
 
   const project = join(work, 'app');
   mkdirSync(project);
@@ -89,6 +94,11 @@ export function describeEvent(e: TroupeEvent): string {
 }
 `;
   writeFileSync(join(project, 'events.mts'), events);
+  // troupe/adapters/env's public types need no optional peer (this project installs neither ai nor openai).
+  writeFileSync(
+    join(project, 'env.mts'),
+    `import { adapterFromEnv, type AdapterFromEnvOptions } from 'troupe/adapters/env';\nconst options: AdapterFromEnvOptions = { openai: { baseURL: 'http://localhost:11434/v1' }, aiSdk: { defaultModel: 'm' } };\nexport const adapter = adapterFromEnv({}, options);\n`,
+  );
   writeFileSync(
     join(project, 'tsconfig.json'),
     JSON.stringify(
@@ -106,7 +116,7 @@ export function describeEvent(e: TroupeEvent): string {
           typeRoots: [join(root, 'node_modules', '@types')],
           outDir: 'out',
         },
-        files: ['usage.mts', 'usage.cts', 'subpaths.mts', 'subpaths.cts'],
+        files: ['usage.mts', 'usage.cts', 'subpaths.mts', 'subpaths.cts', 'env.mts'],
       },
       null,
       2,
