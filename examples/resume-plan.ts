@@ -40,7 +40,7 @@ function worker() {
     rules: [{ agent: 'Generic', reply: (r) => `Chunk ${/# Chunk (\d+)/.exec(r.text)?.[1]} done.` }],
   });
   const onEvent = (e: TroupeEvent) => {
-    if (e.type === 'chunk.status' && e.status === 'Running') ran.push(e.sequenceIndex);
+    if (e.type === 'chunk.status' && e.status === 'running') ran.push(e.sequenceIndex);
   };
   return { adapter, ran, onEvent };
 }
@@ -55,7 +55,7 @@ try {
   let succeeded = 0;
   const onEvent = (e: TroupeEvent) => {
     first.onEvent(e);
-    if (e.type === 'chunk.status' && e.status === 'Succeeded' && ++succeeded === 3) kill.abort();
+    if (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 3) kill.abort();
   };
   await executePlan(plan, { ...options, adapter: first.adapter, store, runId: 'login-1', signal: kill.signal, onEvent }).catch((error: Error) =>
     console.log(`first half stopped: ${error.message}`),

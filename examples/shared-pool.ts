@@ -62,7 +62,7 @@ function project(name: keyof typeof plans) {
   const baseDir = mkdtempSync(join(tmpdir(), `troupe-pool-${name}-`));
   dirs.push(baseDir);
   const onEvent = (e: TroupeEvent) => {
-    if (e.type === 'chunk.status' && e.status === 'Succeeded') done.push(`${name} ${e.sequenceIndex}`);
+    if (e.type === 'chunk.status' && e.status === 'succeeded') done.push(`${name} ${e.sequenceIndex}`);
   };
   return executePlan(plans[name], { adapter, clock, planId: name, baseDir, executor: shares[name], budget: { name, totalTokens: 50_000 }, onEvent });
 }

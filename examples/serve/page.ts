@@ -8,7 +8,7 @@ export const page = `<!doctype html>
   body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 52rem; color: #1d2433; }
   table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
   td, th { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid #dde3ee; }
-  .Succeeded { color: #18794e; } .Running { color: #b35c00; } .Failed { color: #c4291c; }
+  .succeeded { color: #18794e; } .running { color: #b35c00; } .failed { color: #c4291c; }
   #approval { display: none; border: 2px solid #b35c00; border-radius: 8px; padding: .8rem 1rem; margin: 1rem 0; background: #fff8ee; }
   #approval pre { white-space: pre-wrap; background: #fff; padding: .5rem; }
   #log { font: 12px/1.4 ui-monospace, monospace; color: #5b6476; max-height: 14rem; overflow: auto; }
@@ -51,7 +51,7 @@ function onEvent(message) {
   const line = document.createElement('div');
   line.textContent = message.lastEventId + ' ' + e.type;
   $('log').prepend(line);
-  if (e.type === 'plan.started') for (const n of e.graph || []) chunks.set(Number(n.chunkId), { id: Number(n.chunkId), title: n.title, role: n.role, status: 'Pending' });
+  if (e.type === 'plan.started') for (const n of e.graph || []) chunks.set(Number(n.chunkId), { id: Number(n.chunkId), title: n.title, role: n.role, status: 'pending' });
   if (e.type === 'chunk.status') chunks.set(e.sequenceIndex, { id: e.sequenceIndex, title: e.title, role: e.role, status: e.status });
   if (e.type === 'plan.started' || e.type === 'chunk.status') drawChunks();
   if (e.type === 'input.requested' && e.kind === 'approval') {

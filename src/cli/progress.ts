@@ -85,11 +85,11 @@ export class ProgressLines {
       case 'plan.started':
         return `plan ${e.planId}: ${e.chunks} chunks${e.resumed ? ' (resumed)' : ''}`;
       case 'chunk.status': {
-        if (e.status !== 'Running' && e.status !== 'Retrying' && !FINISHED_CHUNK_STATUSES.has(e.status)) return undefined;
+        if (e.status !== 'running' && e.status !== 'retrying' && !FINISHED_CHUNK_STATUSES.has(e.status)) return undefined;
         const plan = this.#tracker.plan(e.runId, e.opId);
         const done = plan?.done ?? 0;
-        const attempt = e.attempt > 1 || e.status === 'Retrying' ? ` (attempt ${e.attempt})` : '';
-        return `chunk #${e.chunkId} ${e.title}: ${e.status}${attempt}${e.error && e.status !== 'Succeeded' ? ` – ${oneLine(e.error)}` : ''} [${done}/${plan?.total ?? '?'} done]`;
+        const attempt = e.attempt > 1 || e.status === 'retrying' ? ` (attempt ${e.attempt})` : '';
+        return `chunk #${e.chunkId} ${e.title}: ${e.status}${attempt}${e.error && e.status !== 'succeeded' ? ` – ${oneLine(e.error)}` : ''} [${done}/${plan?.total ?? '?'} done]`;
       }
       case 'plan.completed':
         return `plan ${e.planId} ${e.status}: ${e.succeeded} succeeded, ${e.failed} failed, ${e.skipped} skipped`;
@@ -161,7 +161,7 @@ export async function liveProgress(stream: ProgressStream, clock: Clock, interva
       if (event.type === 'op.completed') finished++;
       const line = lines.line(event);
       const keep = line !== undefined && event.type !== 'op.started' && event.type !== 'chunk.status' && event.type !== 'tool.called';
-      if (keep || (event.type === 'chunk.status' && (event.status === 'Retrying' || FINISHED_CHUNK_STATUSES.has(event.status)))) region.persist(line!);
+      if (keep || (event.type === 'chunk.status' && (event.status === 'retrying' || FINISHED_CHUNK_STATUSES.has(event.status)))) region.persist(line!);
       draw();
     },
     close() {
@@ -182,7 +182,7 @@ export function frame(lines: ProgressLines, runId: string | undefined, name: str
   const out = [`● ${name || 'run'} · ${seconds(now - start)}s · ${u.inputTokens} in · ${u.outputTokens} out${u.costUsd > 0 ? ` · $${u.costUsd.toFixed(4)}` : ''} · ${finished} ops done`];
   if (runId === undefined) return out[0]!;
   for (const plan of tracker.plans(runId)) {
-    const running = [...plan.chunks.values()].filter((c) => c.status === 'Running').map((c) => `#${c.chunkId}`);
+    const running = [...plan.chunks.values()].filter((c) => c.status === 'running').map((c) => `#${c.chunkId}`);
     const shown = running.length > 8 ? [...running.slice(0, 8), `+${running.length - 8}`] : running;
     out.push(`  plan ${plan.planId}: ${plan.done}/${plan.total} chunks done${shown.length ? ` · running ${shown.join(' ')}` : ''}`);
   }

@@ -72,7 +72,7 @@ export function synthesisPrompt(plan: Plan, results: readonly ChunkResult[], tas
       lines.push(`Merge conflict (attempt ${c.attempt}) in ${c.paths.join(', ')}${others}: ${c.resolved ? 'resolved by a later attempt' : 'not resolved'}`);
     }
     if (r.output !== undefined) lines.push('', 'Response:', r.output);
-    if (r.error !== undefined && r.status !== 'Succeeded') lines.push('', `Error: ${r.error}`);
+    if (r.error !== undefined && r.status !== 'succeeded') lines.push('', `Error: ${r.error}`);
     return lines.join('\n');
   });
   const overlap = conflicts.length
@@ -95,10 +95,10 @@ function fileConflicts(results: readonly ChunkResult[]): AggregateReport['confli
 export function countResults(results: readonly ChunkResult[]): Omit<PlanStats, 'durationMs' | 'usage'> {
   const counts = { total: results.length, succeeded: 0, failed: 0, retried: 0, skipped: 0, aborted: 0 };
   for (const r of results) {
-    if (r.status === 'Succeeded') counts.succeeded++;
-    else if (r.status === 'Failed') counts.failed++;
-    else if (r.status === 'Skipped') counts.skipped++;
-    else if (r.status === 'Aborted') counts.aborted++;
+    if (r.status === 'succeeded') counts.succeeded++;
+    else if (r.status === 'failed') counts.failed++;
+    else if (r.status === 'skipped') counts.skipped++;
+    else if (r.status === 'aborted') counts.aborted++;
     if (r.attempts > 1) counts.retried++;
   }
   return counts;

@@ -39,11 +39,11 @@ export interface PlanEvents {
   'plan.completed': { planId: string; status: 'completed' | 'failed' | 'error-budget' | 'budget-exhausted'; succeeded: number; failed: number; skipped: number };
   /**
    * A chunk changed status: one event per transition of the scheduler's
-   * state machine (`Pending`/`WaitingForDependencies` → `Queued` → `Running`
-   * → `Succeeded`, or `Retrying` and `Queued` again, or `Failed`; `Skipped`
-   * when a dependency failed; `Aborted` when the plan stopped). `attempt`
-   * counts the chunk's attempts so far; `error` is set on `Failed`,
-   * `Retrying`, `Skipped` and `Aborted` when there is one. Built only when
+   * state machine (`pending`/`waiting-for-dependencies` → `queued` → `running`
+   * → `succeeded`, or `retrying` and `queued` again, or `failed`; `skipped`
+   * when a dependency failed; `aborted` when the plan stopped). `attempt`
+   * counts the chunk's attempts so far; `error` is set on `failed`,
+   * `retrying`, `skipped` and `aborted` when there is one. Built only when
    * someone listens.
    */
   'chunk.status': {

@@ -153,7 +153,7 @@ export class LivePlan implements PlanControlTarget {
   /** Chunks that have succeeded so far. */
   #succeeded(): number {
     let n = 0;
-    for (const r of this.#o.records) if (r.status === 'Succeeded' && !r.removed) n++;
+    for (const r of this.#o.records) if (r.status === 'succeeded' && !r.removed) n++;
     return n;
   }
 

@@ -4,14 +4,14 @@
  *
  * | event | transition | status |
  * | --- | --- | --- |
- * | ready | `#ready` | Pending, WaitingForDependencies or Retrying → Queued |
- * | dispatched | `#dispatch` | Queued → Running |
- * | finished | `#finished` | Running → Succeeded; dependents whose last dependency this was become ready |
- * | failed | `#failed` | Running → Retrying (ready again after the delay), or Failed |
- * | timed out | `#timedOut` | Running → the attempt is aborted and counts as failed |
- * | skipped | `#skipped` | the dependents of a Failed chunk → Skipped |
- * | cancelled | `#cancelled` | anything not finished → Aborted (a running attempt is aborted) |
- * | plan changed | `replan` | removed chunks → Aborted; new chunks → Queued or WaitingForDependencies; rewired chunks → Queued or WaitingForDependencies |
+ * | ready | `#ready` | pending, waiting-for-dependencies or retrying → queued |
+ * | dispatched | `#dispatch` | queued → running |
+ * | finished | `#finished` | running → succeeded; dependents whose last dependency this was become ready |
+ * | failed | `#failed` | running → retrying (ready again after the delay), or failed |
+ * | timed out | `#timedOut` | running → the attempt is aborted and counts as failed |
+ * | skipped | `#skipped` | the dependents of a failed chunk → skipped |
+ * | cancelled | `#cancelled` | anything not finished → aborted (a running attempt is aborted) |
+ * | plan changed | `replan` | removed chunks → aborted; new chunks → queued or waiting-for-dependencies; rewired chunks → queued or waiting-for-dependencies |
  *
  * Each change of status emits one `chunk.status` event (built only when
  * someone listens); each chunk that succeeds is appended to the plan's
@@ -75,7 +75,7 @@ export interface MachineChange {
 export class PlanMachine {
   /** Set once the plan stops early. */
   stopping: StopReason | undefined;
-  /** Chunks that ended Failed. */
+  /** Chunks that ended failed. */
   failures = 0;
   /** Settles when every chunk has settled (and the last checkpoint is saved). */
   readonly done: Promise<void>;
@@ -111,9 +111,9 @@ export class PlanMachine {
     this.#listening = this.#listens();
     const now = this.#m.ctx.clock.now();
     for (const r of this.#m.records) {
-      if (r.status === 'Succeeded' || this.stopping !== undefined) continue;
+      if (r.status === 'succeeded' || this.stopping !== undefined) continue;
       if (r.unmet === 0) this.#ready(r, now);
-      else this.#set(r, 'WaitingForDependencies', now);
+      else this.#set(r, 'waiting-for-dependencies', now);
     }
     this.pump();
   }
@@ -147,14 +147,14 @@ export class PlanMachine {
     this.#settled();
   }
 
-  /** Stop early: nothing new starts, chunks not started become Aborted, running attempts are aborted unless they may finish. */
+  /** Stop early: nothing new starts, chunks not started become aborted, running attempts are aborted unless they may finish. */
   stop(why: StopReason): void {
     if (this.stopping !== undefined) return;
     this.stopping = why;
     this.#queue.drain();
     const { records, ctx, settings } = this.#m;
     const now = ctx.clock.now();
-    for (const r of records) if (r.status === 'Queued' || r.status === 'WaitingForDependencies' || r.status === 'Pending') this.#cancelled(r, now);
+    for (const r of records) if (r.status === 'queued' || r.status === 'waiting-for-dependencies' || r.status === 'pending') this.#cancelled(r, now);
     for (const r of records) r.cancelRetry?.();
     if (why === 'abort-threshold' && this.#m.finishRunning) return;
     const reason = why === 'cancelled' ? abortError(ctx.signal) : new CancelledError(`Plan stopped: ${this.failures} chunks failed (abortThreshold ${settings.abortThreshold})`);
@@ -188,32 +188,32 @@ export class PlanMachine {
       if (r.removed) continue;
       r.chunk = chunks[p]!;
       const s = r.status;
-      if (s !== 'Pending' && s !== 'WaitingForDependencies' && s !== 'Queued') continue;
+      if (s !== 'pending' && s !== 'waiting-for-dependencies' && s !== 'queued') continue;
       let unmet = 0;
       let failed: ChunkRecord | undefined;
       for (const d of change.index.deps[p]!) {
         const dep = records[d]!;
-        if (dep.status === 'Succeeded') continue;
+        if (dep.status === 'succeeded') continue;
         unmet++;
-        if (dep.status === 'Failed' || dep.status === 'Skipped' || dep.status === 'Aborted') failed = dep;
+        if (dep.status === 'failed' || dep.status === 'skipped' || dep.status === 'aborted') failed = dep;
       }
       r.unmet = unmet;
       if (failed) {
-        r.error = `Skipped: dependency ${failed.chunk.sequenceIndex} ("${failed.chunk.title}") ${failed.status === 'Failed' ? 'failed' : `is ${failed.status}`}`;
-        this.#terminal(r, 'Skipped', now);
-      } else if (unmet > 0 && s !== 'WaitingForDependencies') this.#set(r, 'WaitingForDependencies', now);
-      else if (unmet === 0 && s !== 'Queued') this.#set(r, 'Queued', now);
+        r.error = `Skipped: dependency ${failed.chunk.sequenceIndex} ("${failed.chunk.title}") ${failed.status === 'failed' ? 'failed' : `is ${failed.status}`}`;
+        this.#terminal(r, 'skipped', now);
+      } else if (unmet > 0 && s !== 'waiting-for-dependencies') this.#set(r, 'waiting-for-dependencies', now);
+      else if (unmet === 0 && s !== 'queued') this.#set(r, 'queued', now);
     }
     estimates.replan(change.plan, change.index);
     const queued: number[] = [];
-    for (const r of records) if (r.status === 'Queued') queued.push(r.position);
+    for (const r of records) if (r.status === 'queued') queued.push(r.position);
     this.#queue.reset(estimates.priority, queued);
     for (const cancel of retries) cancel();
     this.pump();
   }
 
   #ready(r: ChunkRecord, now: number): void {
-    this.#set(r, 'Queued', now);
+    this.#set(r, 'queued', now);
     this.#queue.push(r.position);
   }
 
@@ -227,7 +227,7 @@ export class PlanMachine {
     r.attempts++;
     const a = this.#m.attempt(r);
     r.attempt = a;
-    this.#set(r, 'Running', now);
+    this.#set(r, 'running', now);
     if (r.attempt !== a) return; // a listener cancelled the plan
     this.#deadlines.add(r.position, a.attempt, now + settings.chunkTimeoutMs);
     let settled: Promise<string | ChunkAttemptResult>;
@@ -269,14 +269,14 @@ export class PlanMachine {
     const now = ctx.clock.now();
     if (estimates.observe(r.position, now - this.#t0 - r.attemptStart)) this.#queue.rebuild();
     const generation = this.#generation;
-    this.#terminal(r, 'Succeeded', now);
+    this.#terminal(r, 'succeeded', now);
     this.#m.checkpoints?.succeeded(r, recorded);
     this.#m.succeeded?.();
     // A change of the plan applied meanwhile (by a listener) counted every dependency again.
     if (generation === this.#generation) {
       for (const d of settings.index.dependents[r.position]!) {
         const next = records[d]!;
-        if (--next.unmet === 0 && next.status === 'WaitingForDependencies' && this.stopping === undefined) this.#ready(next, now);
+        if (--next.unmet === 0 && next.status === 'waiting-for-dependencies' && this.stopping === undefined) this.#ready(next, now);
       }
     }
     this.#settled();
@@ -304,17 +304,17 @@ export class PlanMachine {
       this.#conflict(r, r.attempts, again ? 'retrying' : 'failed');
     }
     if (again) return this.#retry(r, now);
-    this.#terminal(r, 'Failed', now);
+    this.#terminal(r, 'failed', now);
     this.failures++;
     this.#skipped(r, now);
     if (this.failures >= settings.abortThreshold) this.stop('abort-threshold');
     this.#settled();
   }
 
-  /** Retrying, then ready again after the delay (or Aborted when the plan stopped meanwhile). */
+  /** Retrying, then ready again after the delay (or aborted when the plan stopped meanwhile). */
   #retry(r: ChunkRecord, now: number): void {
     const { ctx, settings } = this.#m;
-    this.#set(r, 'Retrying', now);
+    this.#set(r, 'retrying', now);
     this.#retrying++;
     const again = (): void => {
       r.cancelRetry = undefined;
@@ -350,7 +350,7 @@ export class PlanMachine {
     this.#failed(r, error);
   }
 
-  /** Skip every chunk that depends, directly or not, on the Failed chunk `from`. */
+  /** Skip every chunk that depends, directly or not, on the failed chunk `from`. */
   #skipped(from: ChunkRecord, now: number): void {
     const { records, settings } = this.#m;
     const why = `Skipped: dependency ${from.chunk.sequenceIndex} ("${from.chunk.title}") failed`;
@@ -358,9 +358,9 @@ export class PlanMachine {
     while (stack.length > 0) {
       for (const d of settings.index.dependents[stack.pop()!]!) {
         const r = records[d]!;
-        if (r.status !== 'WaitingForDependencies' && r.status !== 'Pending') continue;
+        if (r.status !== 'waiting-for-dependencies' && r.status !== 'pending') continue;
         r.error = why;
-        this.#terminal(r, 'Skipped', now);
+        this.#terminal(r, 'skipped', now);
         stack.push(d);
       }
     }
@@ -375,7 +375,7 @@ export class PlanMachine {
       this.#release(r);
       r.error = errorMessage(error);
     }
-    this.#terminal(r, 'Aborted', now);
+    this.#terminal(r, 'aborted', now);
   }
 
   /** A chunk reached a terminal status: start what is ready now. */
@@ -424,7 +424,7 @@ export class PlanMachine {
     const role = c.role;
     const attempt = r.attempts;
     const chunkId = String(sequenceIndex);
-    if (error !== undefined && (status === 'Failed' || status === 'Retrying' || status === 'Skipped' || status === 'Aborted')) {
+    if (error !== undefined && (status === 'failed' || status === 'retrying' || status === 'skipped' || status === 'aborted')) {
       ctx.emitEvent({ type, runId, time, opId, planId, chunkId, sequenceIndex, title, role, attempt, status, previous, error });
     } else {
       ctx.emitEvent({ type, runId, time, opId, planId, chunkId, sequenceIndex, title, role, attempt, status, previous });

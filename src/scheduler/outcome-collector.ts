@@ -37,7 +37,7 @@ interface OpInfo {
 interface ChunkInfo {
   role: string;
   start?: number;
-  status?: 'Succeeded' | 'Failed';
+  status?: 'succeeded' | 'failed';
   end?: number;
   attempts: number;
   error?: string;
@@ -158,8 +158,8 @@ class RunFold {
     let chunk = this.#chunks.get(id);
     if (!chunk) this.#chunks.set(id, (chunk = { role: event.role, attempts: 0, usage: [], scoreSum: 0, scores: 0 }));
     chunk.attempts = Math.max(chunk.attempts, event.attempt);
-    if (event.status === 'Running' && chunk.start === undefined) chunk.start = event.time;
-    if (event.status === 'Succeeded' || event.status === 'Failed') {
+    if (event.status === 'running' && chunk.start === undefined) chunk.start = event.time;
+    if (event.status === 'succeeded' || event.status === 'failed') {
       chunk.status = event.status;
       chunk.end = event.time;
       if (event.error !== undefined) chunk.error = event.error;
@@ -191,7 +191,7 @@ class RunFold {
     const out: OutcomeDelta = structuredClone(this.delta);
     for (const chunk of this.#chunks.values()) {
       if (chunk.status === undefined || chunk.end === undefined) continue;
-      const ok = chunk.status === 'Succeeded';
+      const ok = chunk.status === 'succeeded';
       const usage: Partial<Usage> = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
       for (const u of chunk.usage) {
         usage.inputTokens! += u.inputTokens;

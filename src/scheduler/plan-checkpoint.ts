@@ -23,7 +23,7 @@ import type { PlanIndex } from './dag.js';
 import type { ChunkAttemptResult, ChunkJobData } from './executor.js';
 import { planSchema, type Plan } from './plan.js';
 import type { ChunkRecord } from './record.js';
-import { chunkStateSchema, chunkStatuses, planEntrySchema, planExecutionStateSchema, type ChunkState, type PlanEntry, type PlanExecutionState } from './state.js';
+import { chunkStateSchema, chunkStatusSchema, planEntrySchema, planExecutionStateSchema, type ChunkState, type PlanEntry, type PlanExecutionState } from './state.js';
 import type { PlanMessage } from './messages.js';
 import { applyPlanChange, type PlanChangeRecord } from './replan.js';
 import type { PlanOutcome } from './types.js';
@@ -31,7 +31,7 @@ import type { PlanOutcome } from './types.js';
 /** The saved outcome of a finished plan, checked when a resumed run returns it. */
 const planOutcomeSchema = savedOutcomeSchema.extend({
   plan: planSchema,
-  results: z.array(z.looseObject({ sequenceIndex: z.number().int(), title: z.string(), role: z.string(), status: z.enum(chunkStatuses), attempts: z.number().int(), durationMs: z.number() })),
+  results: z.array(z.looseObject({ sequenceIndex: z.number().int(), title: z.string(), role: z.string(), status: chunkStatusSchema, attempts: z.number().int(), durationMs: z.number() })),
   stats: z.looseObject({ succeeded: z.number(), failed: z.number(), skipped: z.number() }),
   instructions: z.array(z.string()),
 });
@@ -83,7 +83,7 @@ export function foldEntries(state: PlanExecutionState, entries: readonly PlanEnt
       messages.push(entry.message);
       continue;
     }
-    if (chunks.get(entry.sequenceIndex)?.status === 'Succeeded' && entry.status !== 'Succeeded') continue;
+    if (chunks.get(entry.sequenceIndex)?.status === 'succeeded' && entry.status !== 'succeeded') continue;
     chunks.set(entry.sequenceIndex, entry);
   }
   return { ...state, plan, chunks: [...chunks.values()], ...(changes.length > 0 ? { changes } : {}), ...(messages.length > 0 ? { messages } : {}) };
@@ -103,16 +103,16 @@ export function retiredBy(changes: readonly PlanChangeRecord[]): Set<number> {
 export function restoreRecords(records: readonly ChunkRecord[], index: PlanIndex, state: PlanExecutionState): void {
   for (const saved of state.chunks) {
     const i = index.position(saved.sequenceIndex);
-    if (i === undefined || saved.status !== 'Succeeded') continue;
+    if (i === undefined || saved.status !== 'succeeded') continue;
     const r = records[i]!;
-    r.status = 'Succeeded';
+    r.status = 'succeeded';
     r.attempts = saved.attempts;
     r.output = saved.output ?? '';
     if (saved.files) r.files = saved.files;
   }
   for (const r of records) {
     let unmet = 0;
-    for (const d of index.deps[r.position]!) if (records[d]!.status !== 'Succeeded') unmet++;
+    for (const d of index.deps[r.position]!) if (records[d]!.status !== 'succeeded') unmet++;
     r.unmet = unmet;
   }
 }
@@ -226,7 +226,7 @@ function chunkState(r: ChunkRecord): ChunkState {
 export async function recordChunkResult(store: Store, job: Pick<ChunkJobData, 'runId' | 'checkpointPath' | 'chunk' | 'attempt'>, result: string | ChunkAttemptResult, options: StoreCallOptions = {}): Promise<void> {
   const entry = chunkStateSchema.safeParse({
     sequenceIndex: job.chunk?.sequenceIndex,
-    status: 'Succeeded',
+    status: 'succeeded',
     attempts: job.attempt,
     ...(typeof result === 'string' ? { output: result } : { output: result?.output, ...(result?.files ? { files: result.files } : {}) }),
   });

@@ -193,7 +193,7 @@ export class PlanningSession {
     this.id = options.id ?? randomUUID();
     this.emitter = options.emitter ?? new EventEmitter<TroupeEventListeners>();
     this.emitter.on('chunk.status', (e) => {
-      if (e.status === 'Running') this.#running.add(e.chunkId);
+      if (e.status === 'running') this.#running.add(e.chunkId);
       else this.#running.delete(e.chunkId);
     });
     this.emitter.on('chunk.conflict', (e) => {

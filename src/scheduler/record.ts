@@ -39,7 +39,7 @@ export interface ChunkRecord {
   end: number;
   /** The attempt the scheduler waits for; undefined once it settled or was abandoned. */
   attempt: Attempt | undefined;
-  /** Ends a pending retry delay early (the chunk then becomes `Aborted`). */
+  /** Ends a pending retry delay early (the chunk then becomes `aborted`). */
   cancelRetry: (() => void) | undefined;
 }
 
@@ -49,7 +49,7 @@ export function chunkRecord(position: number, chunk: PlanChunk, unmet: number): 
     position,
     chunk,
     removed: false,
-    status: 'Pending',
+    status: 'pending',
     attempts: 0,
     unmet,
     output: undefined,

@@ -115,9 +115,9 @@ export interface AppliedChange {
 }
 
 /** Statuses in which a chunk may be cancelled or split. */
-const unfinished: ReadonlySet<string> = new Set(['Pending', 'WaitingForDependencies', 'Queued', 'Running', 'Retrying']);
+const unfinished: ReadonlySet<string> = new Set(['pending', 'waiting-for-dependencies', 'queued', 'running', 'retrying']);
 /** Statuses in which a chunk's dependencies may change. */
-const notStarted: ReadonlySet<string> = new Set(['Pending', 'WaitingForDependencies', 'Queued']);
+const notStarted: ReadonlySet<string> = new Set(['pending', 'waiting-for-dependencies', 'queued']);
 
 /** Check the shape of a change (the schema), with a {@link PlanChangeError} (`malformed`, `empty`) naming the first problem. */
 export function parsePlanChange(change: unknown): PlanChange {

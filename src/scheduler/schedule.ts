@@ -242,7 +242,7 @@ function finalOutput(kept: readonly ChunkRecord[], dependents: readonly number[]
     const next = dependents[r.position]!;
     if (next.length > 0 && (records === undefined || next.some((d) => !records[d]!.removed))) continue;
     const c = r.chunk;
-    parts.push(r.status === 'Succeeded' ? (r.output ?? '') : `${c.sequenceIndex}. ${c.title}: ${r.status}${r.error ? ` (${r.error})` : ''}`);
+    parts.push(r.status === 'succeeded' ? (r.output ?? '') : `${c.sequenceIndex}. ${c.title}: ${r.status}${r.error ? ` (${r.error})` : ''}`);
   }
   return parts.join('\n\n');
 }

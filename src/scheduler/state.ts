@@ -10,27 +10,39 @@ import { planChangeRecordSchema } from './replan.js';
 
 /** Every status a chunk goes through. */
 export const chunkStatuses = [
-  'Pending',
-  'WaitingForDependencies',
-  'Queued',
-  'Running',
-  'Succeeded',
-  'Failed',
-  'Retrying',
-  'Aborted',
-  'Skipped',
+  'pending',
+  'waiting-for-dependencies',
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'retrying',
+  'aborted',
+  'skipped',
 ] as const;
 
 /** A chunk's status. */
 export type ChunkStatus = (typeof chunkStatuses)[number];
 
 /** Statuses a chunk does not leave. */
-export const terminalStatuses: ReadonlySet<ChunkStatus> = new Set<ChunkStatus>(['Succeeded', 'Failed', 'Aborted', 'Skipped']);
+export const terminalStatuses: ReadonlySet<ChunkStatus> = new Set<ChunkStatus>(['succeeded', 'failed', 'aborted', 'skipped']);
+
+/** The statuses as states saved before statuses were written in lower case (`succeeded`, `waiting-for-dependencies`) name them. */
+const legacyStatuses: Readonly<Record<string, ChunkStatus>> = Object.fromEntries(
+  chunkStatuses.map((status) => [status.replace(/(^|-)([a-z])/g, (_m, _dash: string, c: string) => c.toUpperCase()), status]),
+);
+
+/**
+ * The zod schema of a saved chunk status: one of {@link chunkStatuses}; a
+ * state saved with the earlier capitalised words (`succeeded`) reads as
+ * the same status.
+ */
+export const chunkStatusSchema = z.preprocess((value) => (typeof value === 'string' ? (legacyStatuses[value] ?? value) : value), z.enum(chunkStatuses));
 
 /** The zod schema of one chunk's saved state. */
 export const chunkStateSchema = z.object({
   sequenceIndex: z.number().int(),
-  status: z.enum(chunkStatuses),
+  status: chunkStatusSchema,
   attempts: z.number().int().nonnegative(),
   output: z.string().optional(),
   error: z.string().optional(),

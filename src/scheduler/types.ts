@@ -154,7 +154,7 @@ export interface PlanRunOptions {
   aggregate?: boolean | ConversationSettings;
   /**
    * A budget for the whole plan (its op; see `Budget`). When it runs out,
-   * running chunks stop, the others are `Aborted`, and the plan ends with
+   * running chunks stop, the others are `aborted`, and the plan ends with
    * status `budget-exhausted` and the results so far. Default: none.
    */
   budget?: Budget;

@@ -34,7 +34,7 @@ export interface RunCheckpoint {
   path: string;
   /** True when the pattern had finished (its outcome was saved). */
   finished: boolean;
-  /** A few words on where the pattern was: `iteration 2`, `round 1`, `chunk 3 Succeeded`, `4 of 6 tasks done`. */
+  /** A few words on where the pattern was: `iteration 2`, `round 1`, `chunk 3 succeeded`, `4 of 6 tasks done`. */
   summary: string;
   /** The state saved (`saved` only). */
   state?: unknown;
@@ -129,7 +129,7 @@ function summarise(kind: string, state: unknown, finished: boolean): string {
   const evaluations = field(state, 'evaluations');
   if (typeof iteration === 'number') parts.push(`iteration ${iteration}`);
   if (typeof round === 'number') parts.push(`round ${round}`);
-  if (Array.isArray(chunks)) parts.push(`${chunks.filter((c) => field(c, 'status') === 'Succeeded').length} of ${chunks.length} chunks succeeded`);
+  if (Array.isArray(chunks)) parts.push(`${chunks.filter((c) => field(c, 'status') === 'succeeded').length} of ${chunks.length} chunks succeeded`);
   if (Array.isArray(tasks)) parts.push(`${tasks.filter((t) => field(t, 'status') === 'done').length} of ${tasks.length} tasks done`);
   if (Array.isArray(evaluations) && evaluations.length > 0) {
     const score = field(evaluations[evaluations.length - 1], 'score');

@@ -104,7 +104,7 @@ export interface TrackedPlan {
 }
 
 /** Statuses after which a chunk does not run again. */
-export const FINISHED_CHUNK_STATUSES: ReadonlySet<ChunkStatus> = new Set(['Succeeded', 'Failed', 'Aborted', 'Skipped']);
+export const FINISHED_CHUNK_STATUSES: ReadonlySet<ChunkStatus> = new Set(['succeeded', 'failed', 'aborted', 'skipped']);
 
 interface RunState {
   readonly runId: string;
@@ -342,7 +342,7 @@ export class RunTracker {
 }
 
 function newChunk(plan: TrackedPlan, node: PlanGraphNode): TrackedChunk {
-  return { planOpId: plan.opId, planId: plan.planId, chunkId: node.chunkId, title: node.title, role: node.role, dependsOn: [...node.dependsOn], status: 'Pending', attempt: 0 };
+  return { planOpId: plan.opId, planId: plan.planId, chunkId: node.chunkId, title: node.title, role: node.role, dependsOn: [...node.dependsOn], status: 'pending', attempt: 0 };
 }
 
 /**

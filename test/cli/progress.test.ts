@@ -83,7 +83,7 @@ describe('troupe run progress', () => {
         clock,
         onEvent: (e) => {
           progress.onEvent(e);
-          if (e.type === 'chunk.status' && e.chunkId === '3' && e.status === 'Running' && e.attempt === 2) snapshots.push(written);
+          if (e.type === 'chunk.status' && e.chunkId === '3' && e.status === 'running' && e.attempt === 2) snapshots.push(written);
         },
       }),
     );
@@ -97,7 +97,7 @@ describe('troupe run progress', () => {
     // Finished ops and chunk results stay in the scrollback; the last frame shows the plan done.
     const all = written.replace(ANSI, '');
     expect(all).toContain('✗ agent builder [#3] failed 10ms: The model service is overloaded');
-    expect(all).toContain('chunk #3 Test the export: Retrying (attempt 1)');
+    expect(all).toContain('chunk #3 Test the export: retrying (attempt 1)');
     expect(all).toContain('docs-review: score 0.93 (improving), goal met');
     expect(all.trimEnd().split('\n').slice(-2).join('\n')).toMatch(/● desk · 0\.195s · 1920 in · 483 out · \$0\.0200 · 23 ops done\n {2}plan delivery: 4\/4 chunks done$/);
     // Redrawn in place: log-update erases the previous frame's lines.

@@ -174,7 +174,7 @@ describe('plan budgets', () => {
       onEvent: (e) => events.push(e),
     });
     const status = Object.fromEntries(outcome.results.map((r) => [r.sequenceIndex, r.status]));
-    expect(status).toEqual({ 1: 'Succeeded', 2: 'Failed', 3: 'Skipped', 4: 'Succeeded', 5: 'Succeeded' });
+    expect(status).toEqual({ 1: 'succeeded', 2: 'failed', 3: 'skipped', 4: 'succeeded', 5: 'succeeded' });
     const two = outcome.results.find((r) => r.sequenceIndex === 2)!;
     expect(two.attempts).toBe(1); // not retried
     expect(two.error).toMatch(/Budget "research" exhausted/);
@@ -191,7 +191,7 @@ describe('plan budgets', () => {
     const outcome = await executePlan(plan, { adapter, budget: { totalTokens: 150 } });
     expect(outcome.status).toBe('budget-exhausted');
     expect(outcome.stoppedBy).toBe('budget');
-    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Aborted', 'Aborted']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'aborted', 'aborted']);
     expect(adapter.calls).toHaveLength(2);
   });
 

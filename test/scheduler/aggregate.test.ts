@@ -9,9 +9,9 @@ describe('aggregate', () => {
     const adapter = scriptedAdapter({ rules: [{ agent: 'synthesis', reply: { text: 'All good except the cache.', usage: { inputTokens: 7, outputTokens: 3 } } }] });
     const plan = planOf(chunk(0), chunk(1), chunk(2, [0]));
     const results: ChunkResult[] = [
-      { sequenceIndex: 0, title: 'Fix cache', role: 'Implementation', status: 'Failed', attempts: 3, error: 'tests fail', files: ['src/a.ts'], durationMs: 5 },
-      { sequenceIndex: 1, title: 'Fix session', role: 'Implementation', status: 'Succeeded', attempts: 1, output: 'patched', files: ['src/a.ts', 'src/b.ts'], durationMs: 5 },
-      { sequenceIndex: 2, title: 'Verify', role: 'Testing', status: 'Skipped', attempts: 0, error: 'Skipped: dependency 0 failed', durationMs: 0 },
+      { sequenceIndex: 0, title: 'Fix cache', role: 'Implementation', status: 'failed', attempts: 3, error: 'tests fail', files: ['src/a.ts'], durationMs: 5 },
+      { sequenceIndex: 1, title: 'Fix session', role: 'Implementation', status: 'succeeded', attempts: 1, output: 'patched', files: ['src/a.ts', 'src/b.ts'], durationMs: 5 },
+      { sequenceIndex: 2, title: 'Verify', role: 'Testing', status: 'skipped', attempts: 0, error: 'Skipped: dependency 0 failed', durationMs: 0 },
     ];
     const report = await aggregate(plan, results, { adapter, task: 'Fix the leaks', durationMs: 42 });
     expect(report.summary).toBe('All good except the cache.');
@@ -19,7 +19,7 @@ describe('aggregate', () => {
     expect(report.stats).toMatchObject({ total: 3, succeeded: 1, failed: 1, skipped: 1, retried: 1, durationMs: 42, usage: { inputTokens: 7, outputTokens: 3 } });
     const prompt = adapter.inputsOf('synthesis')[0]!;
     expect(prompt).toContain('## Task\n\nFix the leaks');
-    expect(prompt).toContain('### 0. Fix cache\nRole: Implementation · Status: Failed · Attempts: 3\nFiles: src/a.ts');
+    expect(prompt).toContain('### 0. Fix cache\nRole: Implementation · Status: failed · Attempts: 3\nFiles: src/a.ts');
     expect(prompt).toContain('Error: tests fail');
     expect(prompt).toContain('Response:\npatched');
     expect(prompt).toContain('- src/a.ts: chunks 0, 1');
@@ -29,7 +29,7 @@ describe('aggregate', () => {
     const sent: string[] = [];
     const session = { send: async (input: string) => (sent.push(input), { text: 'Summary.' }) };
     const plan = planOf(chunk(0));
-    const results: ChunkResult[] = [{ sequenceIndex: 0, title: 'Fix cache', role: 'Implementation', status: 'Succeeded', attempts: 1, output: 'patched', durationMs: 1 }];
+    const results: ChunkResult[] = [{ sequenceIndex: 0, title: 'Fix cache', role: 'Implementation', status: 'succeeded', attempts: 1, output: 'patched', durationMs: 1 }];
     const report = await aggregate(plan, results, { session, task: 'Fix the leak' });
     expect(report.summary).toBe('Summary.');
     expect(report.stats).toMatchObject({ total: 1, succeeded: 1, failed: 0 });

@@ -55,9 +55,9 @@ describe('executePlan', () => {
   it('emits one chunk.status event per transition with id, title, role and attempt', async () => {
     const events: TroupeEvent[] = [];
     await executePlan(planOf(chunk(0), chunk(1, [0])), { runChunk: async () => 'ok', onEvent: (e) => events.push(e) });
-    expect(statusLog(events)).toEqual(['0:Queued', '1:WaitingForDependencies', '0:Running', '0:Succeeded', '1:Queued', '1:Running', '1:Succeeded']);
+    expect(statusLog(events)).toEqual(['0:queued', '1:waiting-for-dependencies', '0:running', '0:succeeded', '1:queued', '1:running', '1:succeeded']);
     const first = events.find((e): e is StatusEvent => e.type === 'chunk.status')!;
-    expect(first).toMatchObject({ chunkId: '0', title: 'Chunk A', role: 'Generic', attempt: 0, previous: 'Pending' });
+    expect(first).toMatchObject({ chunkId: '0', title: 'Chunk A', role: 'Generic', attempt: 0, previous: 'pending' });
   });
 
   it('retries with the previous error in the prompt, then succeeds', async () => {
@@ -72,11 +72,11 @@ describe('executePlan', () => {
         return 'fixed';
       },
     });
-    expect(outcome.results[0]).toMatchObject({ status: 'Succeeded', attempts: 2, output: 'fixed' });
+    expect(outcome.results[0]).toMatchObject({ status: 'succeeded', attempts: 2, output: 'fixed' });
     expect(prompts[0]).not.toContain('Previous attempt failed');
     expect(prompts[1]).toContain('## Previous attempt failed');
     expect(prompts[1]).toContain('compiler exploded');
-    expect(statusLog(events)).toEqual(['0:Queued', '0:Running', '0:Retrying', '0:Queued', '0:Running', '0:Succeeded']);
+    expect(statusLog(events)).toEqual(['0:queued', '0:running', '0:retrying', '0:queued', '0:running', '0:succeeded']);
     expect(outcome.stats.retried).toBe(1);
   });
 
@@ -107,7 +107,7 @@ describe('executePlan', () => {
         return 'ok';
       },
     });
-    expect(outcome.results.map((r) => r.status)).toEqual(['Failed', 'Skipped', 'Skipped', 'Succeeded']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'skipped', 'skipped', 'succeeded']);
     expect(outcome.results[0]).toMatchObject({ attempts: 2, error: 'always broken' });
     expect(outcome.results[1]!.error).toContain('dependency 0');
     expect(ran.sort()).toEqual([0, 0, 3]);
@@ -143,10 +143,10 @@ describe('executePlan', () => {
     const outcome = await drive(clock, done);
     expect(outcome.status).toBe('error-budget');
     expect(outcome.stoppedBy).toBe('abort-threshold');
-    expect(outcome.results.map((r) => r.status)).toEqual(['Failed', 'Failed', 'Aborted', 'Aborted', 'Aborted']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'failed', 'aborted', 'aborted', 'aborted']);
     expect(sawAbort).toBe(true);
     expect(outcome.output).toBe('partial summary');
-    expect(adapter.inputsOf('synthesis')[0]).toContain('Status: Aborted');
+    expect(adapter.inputsOf('synthesis')[0]).toContain('Status: aborted');
     expect(outcome.stats).toMatchObject({ failed: 2, aborted: 3 });
   });
 
@@ -165,7 +165,7 @@ describe('executePlan', () => {
       },
     });
     const outcome = await drive(clock, done);
-    expect(outcome.results.map((r) => r.status)).toEqual(['Failed', 'Succeeded', 'Aborted', 'Aborted']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'succeeded', 'aborted', 'aborted']);
   });
 
   it('times out an attempt on the injected clock', async () => {
@@ -180,7 +180,7 @@ describe('executePlan', () => {
       },
     });
     const outcome = await drive(clock, done);
-    expect(outcome.results[0]).toMatchObject({ status: 'Failed', attempts: 2 });
+    expect(outcome.results[0]).toMatchObject({ status: 'failed', attempts: 2 });
     expect(outcome.results[0]!.error).toMatch(/timed out after 100 ms/);
     expect(clock.now()).toBeLessThan(1000);
   });
@@ -210,7 +210,7 @@ describe('executePlan', () => {
     expect(started).toEqual([0, 1]);
     expect(aborted).toEqual([0, 1]);
     const final = new Map(events.filter((e): e is StatusEvent => e.type === 'chunk.status').map((e) => [e.sequenceIndex, e.status]));
-    expect([...final.values()]).toEqual(['Aborted', 'Aborted', 'Aborted', 'Aborted']);
+    expect([...final.values()]).toEqual(['aborted', 'aborted', 'aborted', 'aborted']);
   });
 
   it('starts a chunk as soon as its dependencies succeed, not when its stage ends', async () => {
@@ -266,7 +266,7 @@ describe('executePlan', () => {
     });
     expect(paths).toEqual(['/repo/ws-0', '/repo/ws-1']);
     expect(log).toEqual(['prepare 0', 'merge 0', 'cleanup 0', 'prepare 1', 'cleanup 1']);
-    expect(outcome.results[1]!.status).toBe('Failed');
+    expect(outcome.results[1]!.status).toBe('failed');
   });
 
   it('applies instructions added while running to chunks not yet started, and records them', async () => {
@@ -295,7 +295,7 @@ describe('executePlan', () => {
       return `out ${c.sequenceIndex} <${prompt.length}>`;
     };
     let succeeded = 0;
-    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'Succeeded' && ++succeeded === 3 && controller.abort());
+    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 3 && controller.abort());
     await expect(executePlan(plan, { maxParallel: 1, signal: controller.signal, runChunk, store, runId: 'six', onEvent })).rejects.toMatchObject({ code: 'cancelled' });
     expect(ran).toEqual([0, 1, 2]);
 
@@ -314,7 +314,7 @@ describe('executePlan', () => {
     expect(ran).toEqual([3, 4, 5]);
     expect(prompts[0]).toContain(resumed.results[2]!.output!);
     expect(resumed.results[2]!.output).toMatch(/^out 2 </);
-    expect(resumed.results.map((r) => r.status)).toEqual(Array(6).fill('Succeeded'));
+    expect(resumed.results.map((r) => r.status)).toEqual(Array(6).fill('succeeded'));
   });
 
   it('nests as a runnable and rolls usage up through the op tree', async () => {
@@ -351,7 +351,7 @@ describe('executePlan', () => {
     const both = Promise.all([executePlan(plan, { clock, executor: pool, runChunk }), executePlan(plan, { clock, executor: pool, runChunk })]);
     const [a, b] = await drive(clock, both);
     expect(peak).toBe(2);
-    expect([...a.results, ...b.results].every((r) => r.status === 'Succeeded')).toBe(true);
+    expect([...a.results, ...b.results].every((r) => r.status === 'succeeded')).toBe(true);
 
     const jobs: string[] = [];
     const remote: Executor = { kind: 'remote', capacity: 1, dispatch: async (job) => (jobs.push(`${job.chunk.sequenceIndex}#${job.attempt}:${job.prompt.split('\n')[0]}`), 'remote ok') };
@@ -376,7 +376,7 @@ describe('executePlan', () => {
     });
     const plan = planOf(chunk(0, [], { role: 'Implementation' }), chunk(1, [], { role: 'Testing' }), chunk(2, [0, 1], { role: 'Generic' }));
     const outcome = await executePlan(plan, { adapter, tools: [writeFile], approvals, runId: 'plan-run-1' });
-    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     expect(asked).toHaveLength(1); // three workers, one orchestration
     expect(asked[0]).toMatchObject({ tool: 'write_file', runId: 'plan-run-1' });
     expect(written.sort()).toEqual(['a.test.ts', 'a.ts', 'b.test.ts', 'c.md']);

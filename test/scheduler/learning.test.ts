@@ -94,7 +94,7 @@ describe('a plan with a learning record', () => {
     });
     const events: TroupeEvent[] = [];
     const outcome = await drive(clock, executePlan(plan, { adapter, clock, maxParallel: 1, store, runId: 'r', onEvent: (e) => events.push(e), ...(learning ? { learning } : {}) }));
-    const starts = events.filter((e): e is TroupeEvent<'chunk.status'> => e.type === 'chunk.status' && e.status === 'Running').map((e) => e.sequenceIndex);
+    const starts = events.filter((e): e is TroupeEvent<'chunk.status'> => e.type === 'chunk.status' && e.status === 'running').map((e) => e.sequenceIndex);
     return { outcome, starts, models, events, store };
   }
 
@@ -127,7 +127,7 @@ describe('a plan with a learning record', () => {
       executePlan(plan, {
         adapter, clock, maxParallel: 1, store, runId: 'crash', learning, signal: controller.signal,
         onEvent: (e) => {
-          if (e.type === 'chunk.status' && e.status === 'Succeeded') {
+          if (e.type === 'chunk.status' && e.status === 'succeeded') {
             firstStarts.push(e.sequenceIndex);
             controller.abort();
           }
@@ -144,7 +144,7 @@ describe('a plan with a learning record', () => {
       resume(planRunnable(plan, { maxParallel: 1, learning: used!.learning }), 'crash', {
         adapter, clock, store,
         onEvent: (e) => {
-          if (e.type === 'chunk.status' && e.status === 'Running') later.push(e.sequenceIndex);
+          if (e.type === 'chunk.status' && e.status === 'running') later.push(e.sequenceIndex);
           if (e.type === 'plan.learning') relogged.push(e.learning);
         },
       }),
@@ -152,7 +152,7 @@ describe('a plan with a learning record', () => {
     // The order an uninterrupted run with this record takes ([1, 0, 2, 3]), and the record logged again.
     expect(later).toEqual([0, 2, 3]);
     expect(relogged).toEqual([learning]);
-    expect(resumed.results.map((r) => r.status)).toEqual(['Succeeded', 'Succeeded', 'Succeeded', 'Succeeded']);
+    expect(resumed.results.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
   });
 
   it('refuses a learning record that is not one', () => {

@@ -11,13 +11,13 @@ import { chunk, drive, planOf } from './helpers.js';
 describe('the plan state machine', () => {
   it('fails an attempt whose result is neither text nor { output }, and does not hang', async () => {
     const outcome = await executePlan(planOf(chunk(0), chunk(1, [0])), { retry: { maxRetriesPerChunk: 0 }, runChunk: async () => 42 as never });
-    expect(outcome.results.map((r) => r.status)).toEqual(['Failed', 'Skipped']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'skipped']);
     expect(outcome.results[0]!.error).toBe('Expected the attempt of chunk 0 to give a string or { output: string, files?: string[] }, got 42 (number)');
   });
 
   it('keeps files from { output, files } results and counts attempts', async () => {
     const outcome = await executePlan(planOf(chunk(0)), { runChunk: async () => ({ output: 'done', files: ['a.ts'] }) });
-    expect(outcome.results[0]).toMatchObject({ status: 'Succeeded', attempts: 1, output: 'done', files: ['a.ts'] });
+    expect(outcome.results[0]).toMatchObject({ status: 'succeeded', attempts: 1, output: 'done', files: ['a.ts'] });
   });
 
   it('never dispatches an attempt whose Running event cancelled the plan', async () => {
@@ -26,13 +26,13 @@ describe('the plan state machine', () => {
     const events: TroupeEvent[] = [];
     const onEvent = (e: TroupeEvent) => {
       events.push(e);
-      if (e.type === 'chunk.status' && e.sequenceIndex === 1 && e.status === 'Running') controller.abort();
+      if (e.type === 'chunk.status' && e.sequenceIndex === 1 && e.status === 'running') controller.abort();
     };
     const runChunk: ChunkRunner = async ({ chunk: c }) => (ran.push(c.sequenceIndex), 'ok');
     await expect(executePlan(planOf(chunk(0), chunk(1, [0]), chunk(2, [1])), { maxParallel: 1, signal: controller.signal, onEvent, runChunk })).rejects.toMatchObject({ code: 'cancelled' });
     expect(ran).toEqual([0]);
     const last = new Map(events.filter((e): e is TroupeEvent<'chunk.status'> => e.type === 'chunk.status').map((e) => [e.sequenceIndex, e.status]));
-    expect([...last]).toEqual([[0, 'Succeeded'], [1, 'Aborted'], [2, 'Aborted']]);
+    expect([...last]).toEqual([[0, 'succeeded'], [1, 'aborted'], [2, 'aborted']]);
   });
 
   it('appends one checkpoint entry per chunk that succeeds, without waiting for the store, and ends once they are written', async () => {

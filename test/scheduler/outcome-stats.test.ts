@@ -60,7 +60,7 @@ describe('outcomeCollector', () => {
     const clock = new SimulatedClock();
     const outcomes = outcomeCollector();
     const outcome = await plannedRun(clock, outcomes.onEvent);
-    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Succeeded', 'Failed']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'failed']);
     const [delta] = outcomes.deltas();
     const analysis = delta!.roles.CodeAnalysis!;
     expect(analysis).toMatchObject({ count: 2, succeeded: 2, failed: 0, attempts: 3, inputTokens: 200, outputTokens: 20, costUsd: 0.02 });

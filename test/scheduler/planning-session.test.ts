@@ -12,7 +12,7 @@ function setup(planner: string[], runChunk?: ChunkRunner) {
   const adapter = scriptedAdapter({
     replies: { planner },
     rules: [
-      { agent: 'synthesis', reply: (r) => `summary (${r.text.includes('Status: Succeeded') ? 'ok' : 'partial'})` },
+      { agent: 'synthesis', reply: (r) => `summary (${r.text.includes('Status: succeeded') ? 'ok' : 'partial'})` },
       { agent: /Generic|Synthesis/, reply: 'worked' },
     ],
   });

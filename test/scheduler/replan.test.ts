@@ -33,7 +33,7 @@ function thrown(f: () => unknown): PlanChangeError {
 
 describe('applyPlanChange', () => {
   const chunks = planOf(chunk(0), chunk(1, [0]), chunk(2, [1])).chunks;
-  const pending = (): string => 'Pending';
+  const pending = (): string => 'pending';
 
   it('splits a chunk: parts inherit its dependencies and its dependents wait for the last parts', () => {
     const applied = applyPlanChange(chunks, { split: [{ chunk: 1, parts: [chunk(10), chunk(11, [10]), chunk(12)] }] }, pending);
@@ -51,8 +51,8 @@ describe('applyPlanChange', () => {
     expect(thrown(() => applyPlanChange(chunks, { rewire: [{ chunk: 0, dependsOn: [2] }] }, pending))).toMatchObject({ problem: 'cycle', chunks: [0, 1, 2] });
     expect(thrown(() => applyPlanChange(chunks, { cancel: [1] }, pending))).toMatchObject({ problem: 'dangling_dependency', chunks: [2, 1] });
     expect(thrown(() => applyPlanChange(chunks, { cancel: [7] }, pending))).toMatchObject({ problem: 'unknown_chunk', chunks: [7] });
-    expect(thrown(() => applyPlanChange(chunks, { rewire: [{ chunk: 1, dependsOn: [] }] }, () => 'Running'))).toMatchObject({ problem: 'chunk_started', message: 'Cannot rewire chunk 1: it is Running' });
-    expect(thrown(() => applyPlanChange(chunks, { cancel: [2] }, () => 'Succeeded'))).toMatchObject({ problem: 'chunk_finished' });
+    expect(thrown(() => applyPlanChange(chunks, { rewire: [{ chunk: 1, dependsOn: [] }] }, () => 'running'))).toMatchObject({ problem: 'chunk_started', message: 'Cannot rewire chunk 1: it is Running' });
+    expect(thrown(() => applyPlanChange(chunks, { cancel: [2] }, () => 'succeeded'))).toMatchObject({ problem: 'chunk_finished' });
     // An id removed by an earlier change is never used again.
     expect(thrown(() => applyPlanChange(chunks, { add: [chunk(4)] }, pending, new Set([4])))).toMatchObject({ problem: 'duplicate_id' });
     // Cancel and rewire in one change: valid together.
@@ -106,10 +106,10 @@ describe('re-planning a running plan', () => {
       clock,
       executePlan(plan, { clock, control, runChunk, maxParallel: 2, onEvent: (e) => e.type === 'chunk.status' && statuses.push(`${e.sequenceIndex}:${e.status}`) }),
     );
-    expect(statuses).toContain('1:Aborted');
+    expect(statuses).toContain('1:aborted');
     expect(ran).toEqual([0, 1, 20, 21, 3]);
     expect(outcome.status).toBe('completed');
-    expect(outcome.results.map((r) => [r.sequenceIndex, r.status])).toEqual([[0, 'Succeeded'], [3, 'Succeeded'], [20, 'Succeeded'], [21, 'Succeeded']]);
+    expect(outcome.results.map((r) => [r.sequenceIndex, r.status])).toEqual([[0, 'succeeded'], [3, 'succeeded'], [20, 'succeeded'], [21, 'succeeded']]);
     expect(outcome.plan.chunks.find((c) => c.sequenceIndex === 3)!.dependsOnIndexes).toEqual([21]);
     expect(outcome.changes!.map((c) => c.change.reason)).toEqual(['not needed', 'too big']);
   });
@@ -177,7 +177,7 @@ describe('a changed plan in the run log', () => {
     expect(ran.sort()).toEqual([1, 4, 5, 6]);
     expect(resumed.status).toBe('completed');
     expect(resumed.plan.chunks.map((c) => c.sequenceIndex)).toEqual([0, 1, 6, 4, 5]);
-    expect(resumed.results.map((r) => r.status)).toEqual(Array(5).fill('Succeeded'));
+    expect(resumed.results.map((r) => r.status)).toEqual(Array(5).fill('succeeded'));
     expect(resumed.changes).toEqual([expect.objectContaining({ id: 1, change: expect.objectContaining({ add: [expect.objectContaining({ sequenceIndex: 6 })] }) })]);
   });
 
@@ -188,7 +188,7 @@ describe('a changed plan in the run log', () => {
     const control = new PlanControl();
     const plan = planOf(chunk(0), chunk(1, [0]), chunk(2, [1]));
     const onEvent = (e: TroupeEvent): void => {
-      if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'Succeeded') control.change({ add: [chunk(3, [0])], rewire: [{ chunk: 2, dependsOn: [1, 3] }] });
+      if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'succeeded') control.change({ add: [chunk(3, [0])], rewire: [{ chunk: 2, dependsOn: [1, 3] }] });
     };
     const first = await drive(clock, executePlan(plan, { adapter, clock, control, store, runId: 'live', maxParallel: 1, onEvent }));
     expect(first.plan.chunks).toHaveLength(4);

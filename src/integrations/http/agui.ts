@@ -188,7 +188,7 @@ export class AguiMapper {
         return true;
       case 'plan.started':
         this.#chunks.clear();
-        for (const node of event.graph ?? []) this.#chunks.set(node.chunkId, { id: node.chunkId, title: node.title, role: node.role, status: 'Pending' });
+        for (const node of event.graph ?? []) this.#chunks.set(node.chunkId, { id: node.chunkId, title: node.title, role: node.role, status: 'pending' });
         return true;
       case 'chunk.status':
         this.#chunks.set(event.chunkId, { id: event.chunkId, title: event.title, role: event.role, status: event.status });

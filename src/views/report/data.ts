@@ -70,7 +70,7 @@ export interface ReportAttempt {
   attempt: number;
   start: number;
   end?: number;
-  /** How the attempt ended: `Succeeded`, `Retrying` (failed, tried again), `Failed`, `Aborted`, or `Running`. */
+  /** How the attempt ended: `succeeded`, `retrying` (failed, tried again), `failed`, `aborted`, or `running`. */
   status: ChunkStatus;
   error?: string;
 }
@@ -429,7 +429,7 @@ class ReportBuilder {
     const planOpId = this.#uid(e.opId);
     if (planOpId === undefined) return;
     const build: PlanBuild = { planId: e.planId, opId: planOpId, hasGraph: e.graph !== undefined, chunks: new Map() };
-    for (const node of e.graph ?? []) build.chunks.set(node.chunkId, { chunkId: node.chunkId, title: node.title, role: node.role, dependsOn: [...node.dependsOn], status: 'Pending', attempts: [], durationMs: 0, critical: false, opIds: [] });
+    for (const node of e.graph ?? []) build.chunks.set(node.chunkId, { chunkId: node.chunkId, title: node.title, role: node.role, dependsOn: [...node.dependsOn], status: 'pending', attempts: [], durationMs: 0, critical: false, opIds: [] });
     this.#plans.set(planOpId, build);
   }
 
@@ -438,20 +438,20 @@ class ReportBuilder {
     if (!build) return;
     let c = build.chunks.get(e.chunkId);
     if (!c) {
-      c = { chunkId: e.chunkId, title: e.title, role: e.role, dependsOn: [], status: 'Pending', attempts: [], durationMs: 0, critical: false, opIds: [] };
+      c = { chunkId: e.chunkId, title: e.title, role: e.role, dependsOn: [], status: 'pending', attempts: [], durationMs: 0, critical: false, opIds: [] };
       build.chunks.set(e.chunkId, c);
     }
     c.status = e.status;
     if (e.error !== undefined) c.error = e.error;
-    else if (e.status === 'Succeeded') delete c.error;
+    else if (e.status === 'succeeded') delete c.error;
     const last = c.attempts.at(-1);
-    if (e.status === 'Running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'Running' });
-    else if (last && last.end === undefined && e.status !== 'Queued' && e.status !== 'WaitingForDependencies') {
+    if (e.status === 'running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'running' });
+    else if (last && last.end === undefined && e.status !== 'queued' && e.status !== 'waiting-for-dependencies') {
       last.end = e.time;
       last.status = e.status;
       if (e.error !== undefined) last.error = e.error;
     }
-    if (e.status === 'Retrying') this.#mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
+    if (e.status === 'retrying') this.#mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
   }
 
   /** A budget opened, ran out or closed: its limits and its latest spend. */
@@ -645,7 +645,7 @@ function buildLanes(ops: readonly ReportOp[], turns: readonly ReportTurn[], plan
       let previousEnd: number | undefined;
       for (const a of c.attempts) {
         if (previousEnd !== undefined && a.start > previousEnd) {
-          l.bars.push({ start: previousEnd, end: a.start, row: 0, kind: 'wait', status: 'Retrying', label: `waiting to retry (attempt ${a.attempt})`, chunk: `${p.opId}|${c.chunkId}` });
+          l.bars.push({ start: previousEnd, end: a.start, row: 0, kind: 'wait', status: 'retrying', label: `waiting to retry (attempt ${a.attempt})`, chunk: `${p.opId}|${c.chunkId}` });
         }
         l.bars.push({
           start: a.start,
@@ -657,7 +657,7 @@ function buildLanes(ops: readonly ReportOp[], turns: readonly ReportTurn[], plan
           chunk: `${p.opId}|${c.chunkId}`,
           ...(a.end === undefined ? { open: true } : {}),
         });
-        if (a.status === 'Retrying') l.markers.push({ time: a.end ?? a.start, kind: 'retry', label: `attempt ${a.attempt} failed; retrying` });
+        if (a.status === 'retrying') l.markers.push({ time: a.end ?? a.start, kind: 'retry', label: `attempt ${a.attempt} failed; retrying` });
         previousEnd = a.end;
       }
       chunkLanes.push(l);

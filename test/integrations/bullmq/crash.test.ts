@@ -98,7 +98,7 @@ describe.skipIf(!url)('crashes', () => {
     await idle(workers);
     const { records } = await store.read(checkpointStream(runId, '/plan:crash#0'));
     expect(records).toEqual(
-      expect.arrayContaining([2, 3].map((i) => ({ sequenceIndex: i, status: 'Succeeded', attempts: 1, output: expect.stringMatching(new RegExp(`did chunk ${i}$`)) }))),
+      expect.arrayContaining([2, 3].map((i) => ({ sequenceIndex: i, status: 'succeeded', attempts: 1, output: expect.stringMatching(new RegExp(`did chunk ${i}$`)) }))),
     );
 
     const executor = bullmqExecutor({ ...p, capacity: 4 });
@@ -108,7 +108,7 @@ describe.skipIf(!url)('crashes', () => {
     const events: TroupeEvent[] = [];
     const result = await resume(planRunnable(crashPlan(), { executor, planId: 'crash' }), runId, { store, onEvent: (e) => events.push(e) });
     expect(result.status).toBe('completed');
-    expect(result.results.every((r) => r.status === 'Succeeded')).toBe(true);
+    expect(result.results.every((r) => r.status === 'succeeded')).toBe(true);
     expect(callsPerChunk(workers.flatMap((w) => w.lines))).toEqual(new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 1])));
     // The plan restored its checkpoint with the workers' entries folded in: chunks 0 to 3 are not sent again, and keep their outputs.
     expect(events).toContainEqual(expect.objectContaining({ type: 'checkpoint.restored', kind: 'plan', completed: false }));

@@ -91,7 +91,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect(error).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('chunk 1 has unknown role "Bogus"') });
     // A chunk the schema refuses (a prompt too short to be one) fails each attempt here, typed, and no job is added for it.
     const outcome = await executePlan(plan([chunk(0), { ...chunk(1), prompt: 'Do it.' }]), { executor, retry: { maxRetriesPerChunk: 1, retryDelayMs: 0 } });
-    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Failed']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'failed']);
     expect(outcome.results[1]).toMatchObject({ attempts: 2, error: expect.stringContaining('cannot be sent to a worker: chunk.prompt') });
     expect(queued).toEqual([expect.objectContaining({ sequenceIndex: 0 })]);
   });
@@ -108,7 +108,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect(outcome.status).toBe('completed');
     expect(outcome.results.map((r) => r.attempts)).toEqual([1, 2, 1]);
     expect(failures).toEqual([expect.objectContaining({ code: 'remote_failed', error: expect.stringContaining('model overloaded') })]);
-    const retrying = statuses.find((e) => e.type === 'chunk.status' && e.status === 'Retrying');
+    const retrying = statuses.find((e) => e.type === 'chunk.status' && e.status === 'retrying');
     expect(retrying).toMatchObject({ sequenceIndex: 1, error: expect.stringContaining('model overloaded') });
     // The retry's prompt carried the previous error, as in process.
     expect(outcome.results[2]!.output).toBe('did 2');
@@ -178,8 +178,8 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     const tight = (options: Parameters<typeof planRunnable>[1]) => run(planRunnable(plan([chunk(0)]), { ...options, chunkBudget: { modelCalls: 1 }, retry: { maxRetriesPerChunk: 0 } }), 'task');
     const inProcess = await tight({ adapter: scriptedAdapter(script), tools: [lookup] });
     const onWorker = await tight({ executor });
-    expect(inProcess.results[0]!.status).toBe('Failed');
-    expect(onWorker.results[0]).toMatchObject({ status: 'Failed', error: expect.stringMatching(/budget/i) });
+    expect(inProcess.results[0]!.status).toBe('failed');
+    expect(onWorker.results[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/budget/i) });
     expect(onWorker.usage.turns).toBe(1);
   });
 
@@ -192,7 +192,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     workers[0]!.events.on('job.failed', (e) => failed.push(e));
     const outcome = await executePlan(plan([chunk(0), chunk(1)]), { executor, chunkTimeoutMs: 2000, retry: { retryDelayMs: 0 } });
     expect(outcome.status).toBe('completed');
-    expect(outcome.results[1]).toMatchObject({ status: 'Succeeded', attempts: 2, output: 'did 1' });
+    expect(outcome.results[1]).toMatchObject({ status: 'succeeded', attempts: 2, output: 'did 1' });
     await until(() => failed.length === 1);
     expect(failed[0]).toMatchObject({ label: expect.stringContaining('chunk 1'), cancelled: true });
   });
@@ -210,7 +210,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect(remote.status).toBe('error-budget');
     expect(remote.stoppedBy).toBe('abort-threshold');
     expect(remote.results.map((r) => r.status)).toEqual(local.results.map((r) => r.status));
-    expect(remote.results.map((r) => r.status)).toContain('Skipped');
+    expect(remote.results.map((r) => r.status)).toContain('skipped');
   });
 
   it('does not take the results of an earlier run that had the same run id', async () => {

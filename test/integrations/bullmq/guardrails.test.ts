@@ -82,7 +82,7 @@ describe.skipIf(!url)('guardrails that trip on a worker', () => {
     // The worker's verdict and trip are events of the coordinator's run, and the run failed with the trip's code.
     expect(events.filter((e) => e.type === 'guardrail.tripped')).toEqual([expect.objectContaining({ guardrail: 'no-secrets', stage: 'output', runnable: 'chunk 1' })]);
     expect(events.at(-1)).toMatchObject({ type: 'run.failed', code: 'guardrail_tripped' });
-    expect(events.some((e) => e.type === 'chunk.status' && e.status === 'Retrying')).toBe(false);
+    expect(events.some((e) => e.type === 'chunk.status' && e.status === 'retrying')).toBe(false);
     // Give a stray dispatch time to show up: none comes, and the queue is empty.
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(calls).toEqual([1]);

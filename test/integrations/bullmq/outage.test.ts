@@ -45,7 +45,7 @@ describe.skipIf(!binary)('Redis going away mid-plan', () => {
     await server.stop();
     const outcome = await running;
     expect(outcome.status).toBe('failed');
-    expect(outcome.results.map((r) => r.status)).toEqual(['Failed', 'Failed', 'Failed', 'Skipped']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'failed', 'failed', 'skipped']);
     for (const r of outcome.results.slice(0, 3)) expect(r.error).toMatch(/Redis/);
     expect(failures.length).toBeGreaterThanOrEqual(3);
     expect(failures.every((f) => f.code === 'queue_error')).toBe(true);

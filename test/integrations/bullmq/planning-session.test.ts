@@ -61,9 +61,9 @@ describe.skipIf(!url)('a planning session on workers', () => {
     const done = await restored.approvePlan('approve');
     expect(done.phase).toBe('completed');
     expect(done.outcome?.results.map((r) => [r.status, r.output])).toEqual([
-      ['Succeeded', 'did 0'],
-      ['Succeeded', 'did 1'],
-      ['Succeeded', 'did 2'],
+      ['succeeded', 'did 0'],
+      ['succeeded', 'did 1'],
+      ['succeeded', 'did 2'],
     ]);
     expect(done.outcome?.output).toBe('summary');
     // Every chunk ran once, on the worker: the restored execution sent only chunk 2.

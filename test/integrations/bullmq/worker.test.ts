@@ -87,7 +87,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     const executor = bullmqExecutor(p);
     open.push(executor);
     const outcome = await executePlan(plan([{ ...chunk(0), role: 'Testing' }, chunk(1)]), { executor, retry: { maxRetriesPerChunk: 0 }, roles: { Generic: { adapter: 'absent' } } });
-    expect(outcome.results.map((r) => r.status)).toEqual(['Failed', 'Failed']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'failed']);
     expect(outcome.results[0]!.error).toMatch(/maps role Testing to agent "nobody"/);
     expect(outcome.results[1]!.error).toMatch(/adapter "absent"/);
   });
@@ -130,7 +130,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     expect(worker.running).toBe(0);
     // Chunk 1 stays queued with no worker, until its time-out.
     const outcome = await running;
-    expect(outcome.results.map((r) => r.status)).toEqual(['Succeeded', 'Failed']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'failed']);
     expect(outcome.results[1]!.error).toMatch(/timed out/);
   });
 
@@ -149,7 +149,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     await a.close();
     expect(await handedBack).toBe('chunk 0 "Step 0" (Generic)');
     const outcome = await running;
-    expect(outcome.results[0]).toMatchObject({ status: 'Succeeded', output: 'B finished', attempts: 1 });
+    expect(outcome.results[0]).toMatchObject({ status: 'succeeded', output: 'B finished', attempts: 1 });
   });
 
   it('closes on SIGTERM when asked to, after its running job has finished', { timeout: 30_000 }, async () => {

@@ -62,7 +62,7 @@ export function cost(usd: number): string {
   return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
-/** A CSS class for a status (`st-completed`, `st-Succeeded`). */
+/** A CSS class for a status (`st-completed`, `st-succeeded`). */
 export function statusClass(status: string): string {
   return `st-${status.replace(/[^A-Za-z0-9-]/g, '')}`;
 }

@@ -115,7 +115,7 @@ function legend(): HTMLElement {
     item('st-cancelled', 'cancelled'),
     item('st-max-iterations', 'stopped early'),
     item('st-running', 'running'),
-    item('st-Retrying', 'failed attempt / waiting to retry'),
+    item('st-retrying', 'failed attempt / waiting to retry'),
     item('st-turn', 'model turn'),
   );
 }
