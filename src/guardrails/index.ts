@@ -4,7 +4,8 @@
  * end the run — and hooks on handoffs, routes, delegations and agents
  * called as tools. The kernel enforces them (`troupe/kernel` has the
  * contracts and the hook points); this is what an application uses.
- * @module
+ * @module troupe/guardrails
+ * @category Guardrails
  */
 
 // Guarding a runnable

@@ -4,7 +4,8 @@
  * continues the fork); replay a run with no model calls; and replay it
  * with an agent's prompt or model or a tool's result changed, answering
  * every unchanged model call from the recording, to compare the two runs.
- * @module
+ * @module troupe/travel
+ * @category Time travel
  */
 export { listCheckpoints, type RunCheckpoint, type RunEvents } from './checkpoints.js';
 export { builtInCheckpointSchemas, forkRun, type CheckpointSchemas, type ForkEdit, type ForkOptions, type ForkResult, type ForkTarget } from './fork.js';

@@ -5,7 +5,8 @@
  * {@link remote} sends one named runnable's run; {@link startWorker} (or
  * `troupe worker`) runs them on any machine, and their events, usage and
  * results come back into the coordinator's run.
- * @module
+ * @module troupe/bullmq
+ * @category Integrations
  */
 export { bullmqExecutor, type BullmqExecutor, type BullmqExecutorOptions, type QueueStats, type TraceCarrier } from './executor.js';
 export { startWorker, type StartWorkerOptions, type TroupeWorker } from './worker.js';
