@@ -291,7 +291,8 @@ describe('sharedPool', () => {
     bad(() => sharedPool({ clock: { now: () => 0 } as never }), 'invalid_option', /`clock`/);
     bad(() => sharedPool({ signal: 'stop' as never }), 'invalid_option', /`signal`/);
     const pool = sharedPool({ capacity: 4 });
-    for (const weight of [0, -2, Number.POSITIVE_INFINITY, Number.NaN, '2'] as unknown[]) bad(() => pool.executor('w', { weight: weight as number }), 'invalid_option', /`weight` to be a positive number/);
+    for (const weight of [0, -2, '2'] as unknown[]) bad(() => pool.executor('w', { weight: weight as number }), 'invalid_option', /`weight` to be a positive number/);
+    for (const weight of [Number.POSITIVE_INFINITY, Number.NaN]) bad(() => pool.executor('w', { weight }), 'invalid_option', /`weight` to be a finite number, got (Infinity|NaN) \(number\)/);
     for (const max of [0, 2.5, '2'] as unknown[]) bad(() => pool.executor('m', { maxConcurrency: max as number }), 'invalid_option', /`maxConcurrency` to be a positive integer/);
     bad(() => pool.executor('m', { maxConcurrency: 5 }), 'invalid_option', /at most the pool's capacity \(4\), got 5/);
     bad(() => pool.executor('o', null as never), 'invalid_option', /options of share "o"/);
