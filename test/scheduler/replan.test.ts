@@ -51,7 +51,7 @@ describe('applyPlanChange', () => {
     expect(thrown(() => applyPlanChange(chunks, { rewire: [{ chunk: 0, dependsOn: [2] }] }, pending))).toMatchObject({ problem: 'cycle', chunks: [0, 1, 2] });
     expect(thrown(() => applyPlanChange(chunks, { cancel: [1] }, pending))).toMatchObject({ problem: 'dangling_dependency', chunks: [2, 1] });
     expect(thrown(() => applyPlanChange(chunks, { cancel: [7] }, pending))).toMatchObject({ problem: 'unknown_chunk', chunks: [7] });
-    expect(thrown(() => applyPlanChange(chunks, { rewire: [{ chunk: 1, dependsOn: [] }] }, () => 'running'))).toMatchObject({ problem: 'chunk_started', message: 'Cannot rewire chunk 1: it is Running' });
+    expect(thrown(() => applyPlanChange(chunks, { rewire: [{ chunk: 1, dependsOn: [] }] }, () => 'running'))).toMatchObject({ problem: 'chunk_started', message: 'Cannot rewire chunk 1: it is running' });
     expect(thrown(() => applyPlanChange(chunks, { cancel: [2] }, () => 'succeeded'))).toMatchObject({ problem: 'chunk_finished' });
     // An id removed by an earlier change is never used again.
     expect(thrown(() => applyPlanChange(chunks, { add: [chunk(4)] }, pending, new Set([4])))).toMatchObject({ problem: 'duplicate_id' });
@@ -147,7 +147,7 @@ describe('re-planning a running plan', () => {
     });
     const outcome = await drive(clock, executePlan(planOf(chunk(0), chunk(1, [0])), { clock, control, runChunk }));
     expect(answers[0]).toMatch(/^Change 1 applied\. The plan now has 3 chunks: 0 Chunk A; 1 Chunk B \(after 0\); 3 Chunk D \(after 0\)\.$/);
-    expect(answers[1]).toMatch(/^Refused \(chunk_started\): Cannot rewire chunk 0: it is Running$/);
+    expect(answers[1]).toMatch(/^Refused \(chunk_started\): Cannot rewire chunk 0: it is running$/);
     expect(outcome.changes![0]!.source).toBe('tool');
   });
 });
