@@ -11,8 +11,6 @@ import type { ModelAdapter } from '../core/adapter.js';
 import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import type { RunParent, TroupeEvent } from '../core/events.js';
-// The patterns' events (`reflect.evaluated`) merge into `TroupeEvent`; the module holds types only.
-import '../patterns/events.js';
 import { memoryStore } from '../core/memory-store.js';
 import { launch, type RunResult } from '../core/run.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
