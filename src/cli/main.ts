@@ -12,12 +12,12 @@ import { readFile, stat } from 'node:fs/promises';
 import { compileAgents } from '../agents/compile.js';
 import type { AgentDefinition } from '../agents/definition.js';
 import { validateAgents } from '../agents/validate.js';
-import { ConfigurationError, ParseError } from '../core/errors.js';
+import { ConfigurationError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/fs.js';
 import { fileStore } from '../persistence/file-store.js';
 import { readRun } from '../persistence/run-log.js';
 import { validatePlanJson } from '../scheduler/plan.js';
-import { readableText } from '../text/lines.js';
+import { parseRunLogFile } from './run-log-file.js';
 import { ApprovalQueue, type ApprovalRequest } from '../scheduler/approvals.js';
 import { renderRunReport } from '../views/report/render.js';
 import { cliAdapters } from './adapters.js';
@@ -36,6 +36,7 @@ import { defined } from '../core/defined.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
 
 export type { CliIo } from './io.js';
+export { parseRunLogFile } from './run-log-file.js';
 
 const HELP: Record<string, string> = {
   main: `troupe: run and check teams of agents defined in agent files
@@ -376,33 +377,6 @@ async function reportCommand(source: string, values: { store?: string | undefine
   return 0;
 }
 
-/** A run log file: an exported run (`{ events: [...] }`), or JSON lines (a torn or foreign line is skipped). */
-export function parseRunLogFile(raw: string, file: string): { events: unknown[]; runId: string } {
-  const text = readableText(raw, 'the run log file');
-  let events: unknown[] | undefined;
-  if (text.trimStart().startsWith('{')) {
-    try {
-      const doc = JSON.parse(text) as { events?: unknown };
-      if (Array.isArray(doc.events)) events = doc.events;
-    } catch {
-      // not one document: JSON lines below
-    }
-  }
-  if (events === undefined) {
-    events = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        events.push(JSON.parse(line) as unknown);
-      } catch {
-        // a torn last line, or a line that is not JSON: the report counts what it skips
-      }
-    }
-  }
-  const first = events.find((e): e is { runId: string } => typeof e === 'object' && e !== null && typeof (e as { runId?: unknown }).runId === 'string');
-  if (!first) throw new ParseError(`${file} holds no run events (expected an events.jsonl file or an exported run)`, { details: { file } });
-  return { events, runId: first.runId };
-}
 
 async function readPlan(file: string) {
   const checked = validatePlanJson(await readFile(file, 'utf8'));

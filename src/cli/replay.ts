@@ -8,7 +8,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigurationError, ParseError, errorMessage } from '../core/errors.js';
+import { ConfigurationError, errorMessage } from '../core/errors.js';
 import type { Store } from '../core/store.js';
 import { fileStore } from '../persistence/file-store.js';
 import { readRun } from '../persistence/run-log.js';
@@ -19,6 +19,7 @@ import { formatWhatIf } from '../travel/format.js';
 import type { WhatIfChange } from '../travel/what-if-adapter.js';
 import { replayRun, whatIf } from '../travel/what-if.js';
 import { readableText } from '../text/lines.js';
+import { parseRunLogFile } from './run-log-file.js';
 import type { CliIo } from './io.js';
 import { failures } from './runs.js';
 import { compileForRun, storeDir } from './travel-common.js';
@@ -132,12 +133,12 @@ async function collectRuns(sources: readonly string[], dir: string | undefined, 
   const call = defined({ signal: io.signal });
   for (const source of sources) {
     const info = await stat(source).catch(() => undefined);
-    if (info?.isFile()) out.push(parseLogFile(await readFile(source, 'utf8'), source));
+    if (info?.isFile()) out.push(parseRunLogFile(await readFile(source, 'utf8'), source));
     else if (info?.isDirectory() && (await stat(join(source, 'runs')).catch(() => undefined))?.isDirectory()) {
       const store = fileStore(source);
       for (const meta of (await listRuns(store, call)).reverse()) out.push(await logged(store, meta.runId, call));
     } else if (info?.isDirectory()) {
-      for (const name of (await readdir(source)).filter((n) => n.endsWith('.json') || n.endsWith('.jsonl')).sort()) out.push(parseLogFile(await readFile(join(source, name), 'utf8'), join(source, name)));
+      for (const name of (await readdir(source)).filter((n) => n.endsWith('.json') || n.endsWith('.jsonl')).sort()) out.push(parseRunLogFile(await readFile(join(source, name), 'utf8'), join(source, name)));
     } else {
       if (dir === undefined) throw new ConfigurationError(`"${source}" is not a file or folder; to read run "${source}" from a store, give --store <dir> (or set TROUPE_STORE)`, { code: 'invalid_argument' });
       out.push(await logged(fileStore(dir), source, call));
@@ -152,32 +153,3 @@ async function logged(store: Store, runId: string, call: { signal?: AbortSignal 
   return log;
 }
 
-/** A run-log file: an exported run (`{ events: [...] }`), or JSON lines (a torn or foreign line is skipped). */
-function parseLogFile(raw: string, file: string): RunEvents & { runId: string } {
-  const text = readableText(raw, file);
-  let events: unknown[] | undefined;
-  let runId: string | undefined;
-  if (text.trimStart().startsWith('{')) {
-    try {
-      const doc = JSON.parse(text) as { events?: unknown; runId?: unknown };
-      if (Array.isArray(doc.events)) events = doc.events;
-      if (typeof doc.runId === 'string') runId = doc.runId;
-    } catch {
-      // not one document: JSON lines below
-    }
-  }
-  if (events === undefined) {
-    events = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        events.push(JSON.parse(line) as unknown);
-      } catch {
-        // a torn last line
-      }
-    }
-  }
-  const first = events.find((e): e is { runId: string } => typeof e === 'object' && e !== null && typeof (e as { runId?: unknown }).runId === 'string');
-  if (!first) throw new ParseError(`${file} holds no run events (expected an events.jsonl file or an exported run)`, { details: { file } });
-  return { runId: runId ?? first.runId, events };
-}
