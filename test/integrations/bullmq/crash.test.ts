@@ -83,14 +83,7 @@ describe.skipIf(!url)('crashes', () => {
     const p = place();
     const runId = `crash-${randomUUID()}`;
     const gate = `${p.storePrefix}d:gate`; // the document `gate` of the store
-    const workers = await startWorkers(p, { key: gate, chunks: [2, 3] });
-    const coordinator = await startCoordinatorProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, storePrefix: p.storePrefix, runId });
-    procs.push(coordinator);
-    // Chunks 0 and 1 succeed; 2 and 3 are held in their model calls until the gate opens.
-    await coordinator.waitFor((l) => l.t === 'succeeded' && coordinator.lines.filter((x) => x.t === 'succeeded').length === 2);
-    await Promise.all([2, 3].map((i) => anyLine(workers, (l) => l.t === 'call' && l.chunk === i)));
-    coordinator.child.kill('SIGKILL');
-    await coordinator.exited;
+    const workers = await killCoordinatorMidPlan(p, runId, gate);
     // With no coordinator up, the workers finish 2 and 3 and record them in the plan's checkpoint.
     const store = redisStore({ connection: url!, prefix: p.storePrefix });
     open.push(store);
@@ -121,13 +114,7 @@ describe.skipIf(!url)('crashes', () => {
     const p = place();
     const runId = `crash-${randomUUID()}`;
     const gate = `${p.storePrefix}d:gate`; // the document `gate` of the store
-    const workers = await startWorkers(p, { key: gate, chunks: [2, 3] });
-    const coordinator = await startCoordinatorProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, storePrefix: p.storePrefix, runId });
-    procs.push(coordinator);
-    await coordinator.waitFor((l) => l.t === 'succeeded' && coordinator.lines.filter((x) => x.t === 'succeeded').length === 2);
-    await Promise.all([2, 3].map((i) => anyLine(workers, (l) => l.t === 'call' && l.chunk === i)));
-    coordinator.child.kill('SIGKILL');
-    await coordinator.exited;
+    const workers = await killCoordinatorMidPlan(p, runId, gate);
 
     const store = redisStore({ connection: url!, prefix: p.storePrefix });
     open.push(store);
@@ -151,6 +138,21 @@ describe.skipIf(!url)('crashes', () => {
     );
     procs.push(...started);
     return started;
+  }
+
+  /**
+   * Two workers whose chunks 2 and 3 are held until the store's `gate` exists, and a coordinator process that is
+   * killed once chunks 0 and 1 succeeded and 2 and 3 are in their model calls. Resolves with the workers.
+   */
+  async function killCoordinatorMidPlan(p: ReturnType<typeof place>, runId: string, gate: string): Promise<WorkerProcess[]> {
+    const workers = await startWorkers(p, { key: gate, chunks: [2, 3] });
+    const coordinator = await startCoordinatorProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, storePrefix: p.storePrefix, runId });
+    procs.push(coordinator);
+    await coordinator.waitFor((l) => l.t === 'succeeded' && coordinator.lines.filter((x) => x.t === 'succeeded').length === 2);
+    await Promise.all([2, 3].map((i) => anyLine(workers, (l) => l.t === 'call' && l.chunk === i)));
+    coordinator.child.kill('SIGKILL');
+    await coordinator.exited;
+    return workers;
   }
 });
 
