@@ -11,13 +11,13 @@ const shared: Options = {
     ...Object.fromEntries(adapters.map((name) => [`adapters/${name}`, `src/adapters/${name}.ts`])),
   },
 
-  dts: true,
+  dts: false,
   // No source maps: they would map to src/, which the package does not ship (docs/decisions.md).
   sourcemap: false,
   target: 'node20',
   platform: 'node',
   splitting: true,
-  treeshake: true,
+  treeshake: false,
   // p-limit and its dependency are ESM-only; bundle them so `require('troupe')` works on every Node 20.
   // Bundled, so they are development dependencies, not dependencies (test/package/dependencies.test.ts).
   noExternal: ['p-limit', 'yocto-queue'],
@@ -33,7 +33,7 @@ const cli: Options = {
   target: 'node20',
   platform: 'node',
   splitting: false,
-  treeshake: true,
+  treeshake: false,
   external: ['zod'],
   noExternal: ['p-limit', 'yocto-queue'],
   banner: { js: '#!/usr/bin/env node' },

@@ -14,6 +14,9 @@
 //   {"call": name, "args": {...}}   call a tool and keep its answer
 //   {"parallel": [{"call", "args"}, ...]}
 //   {"callAndExit": name, "args": {...}, "code": n}   exit once the call is sent, without waiting
+//     (with "withdrawFirst": ms, it first closes its MCP connections, then
+//     exits that many milliseconds later: the call is withdrawn long before
+//     the exit)
 //   {"answer": "text"}              answer exactly this (instead of the answers so far)
 //   {"hang": true}                  never finish
 //   {"exit": n}                     exit with code n
@@ -65,6 +68,10 @@ if (steps) {
     if (step.callAndExit) {
       void call(step.callAndExit, step.args ?? {}).catch(() => undefined);
       await new Promise((resolve) => setTimeout(resolve, 100));
+      if (step.withdrawFirst !== undefined) {
+        await Promise.all(transports.map((t) => t.close()));
+        await new Promise((resolve) => setTimeout(resolve, step.withdrawFirst));
+      }
       process.exit(step.code ?? 0);
     }
     if (step.answer !== undefined) answer = step.answer;

@@ -133,19 +133,24 @@ export class CliToolCalls {
     if (signal?.aborted) onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      if (this.#queue.length === 0 && !this.#exit) {
-        await this.#until(() => this.#queue.length > 0 || this.#exit !== undefined || this.#command !== command);
-        if (this.#queue.length > 0 && !this.#exit && this.#command === command) await this.#gather();
+      // A call can be withdrawn while it is gathered (the CLI closed its
+      // connection as it exited): then wait again, for other calls or for the
+      // command's end, so a failure always carries the command's exit code.
+      for (;;) {
+        if (this.#queue.length === 0 && !this.#exit) {
+          await this.#until(() => this.#queue.length > 0 || this.#exit !== undefined || this.#command !== command);
+          if (this.#queue.length > 0 && !this.#exit && this.#command === command) await this.#gather();
+        }
+        if (this.#command !== command) throw signal?.aborted ? abortError(signal) : new AdapterError('The command was stopped');
+        if (signal?.aborted) {
+          this.#detach();
+          throw abortError(signal);
+        }
+        if (this.#exit) break;
+        if (this.#queue.length > 0) return { calls: this.#take() };
       }
-      if (this.#command !== command) throw signal?.aborted ? abortError(signal) : new AdapterError('The command was stopped');
-      if (signal?.aborted) {
-        this.#detach();
-        throw abortError(signal);
-      }
-      if (this.#queue.length > 0 && !this.#exit) return { calls: this.#take() };
       const exit = this.#exit;
       this.#detach();
-      if (!exit) throw new AdapterError('The command was stopped');
       if (!exit.ok) throw exit.error;
       return { result: exit.result };
     } finally {

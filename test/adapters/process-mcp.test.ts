@@ -185,6 +185,16 @@ describe('the process adapter over MCP', () => {
     await nothingLeft(started);
   });
 
+  it('carries the exit code when the CLI withdraws its call long before it exits', async () => {
+    // The call arrives, the CLI closes its MCP connection (withdrawing the call), then exits 500 ms later:
+    // the turn waits for the exit instead of failing without its code.
+    const { adapter, started } = standInAdapter({ steps: [{ callAndExit: 'add', args: { a: 1, b: 2 }, code: 3, withdrawFirst: 500 }] });
+    const error = await run(agent({ name: 'a', adapter, tools: [add] }), 'go').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AdapterError);
+    expect((error as AdapterError).details).toMatchObject({ exitCode: 3 });
+    await nothingLeft(started);
+  });
+
   it('at the adapter level: results answer the waiting calls, a new message stops a waiting command, stray results are refused', async () => {
     const { adapter, started } = standInAdapter({ steps: [{ call: 'add', args: { a: 2, b: 2 } }] });
     const session = await adapter.openSession({ agent: 'a', tools: [toToolSchema(add)] });
