@@ -1,11 +1,15 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeChatServer } from './helpers/chat-server.js';
+import type { ExampleResult } from './helpers/example-runner.js';
 import { redisTarget } from './helpers/redis.js';
 
-// Every example runs offline on the scripted adapter, exits 0 and prints what it is about.
+// Every example runs offline on the scripted adapter, exits 0, leaves nothing running and prints what it is about.
+// They run in two runner processes (test/helpers/example-runner.ts), each loading the sources once; one example
+// also runs as its own process below, as a user would start it.
 const dir = join(import.meta.dirname, '..', 'examples');
 const examples = readdirSync(dir).filter((f) => f.endsWith('.ts'));
 const tsx = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -97,14 +101,38 @@ describe('examples', () => {
     expect(examples.filter((file) => !expected[file]?.length)).toEqual([]);
   });
 
+  const results = new Map<string, ExampleResult>();
+  const work = mkdtempSync(join(tmpdir(), 'troupe-examples-'));
+  beforeAll(async () => {
+    const runner = join(import.meta.dirname, 'helpers', 'example-runner.ts');
+    // The Redis of the test run, if any (examples that need Redis say so and stop without one).
+    const env = { ...process.env, TROUPE_ADAPTER: '', REDIS_URL: redisTarget().url ?? 'redis://127.0.0.1:1' };
+    const halves = [examples.filter((_, i) => i % 2 === 0), examples.filter((_, i) => i % 2 === 1)];
+    await Promise.all(
+      halves.map(async (files, i) => {
+        const out = join(work, `results-${i}.json`);
+        await new Promise<void>((resolve, reject) =>
+          execFile(process.execPath, [tsx, runner, out, ...files.map((f) => join(dir, f))], { encoding: 'utf8', env, timeout: 120_000 }, (error, _stdout, stderr) =>
+            error ? reject(new Error(`the example runner failed: ${error.message}\n${stderr}`)) : resolve(),
+          ),
+        );
+        for (const result of JSON.parse(readFileSync(out, 'utf8')) as ExampleResult[]) results.set(result.file.split(/[\\/]/).pop()!, result);
+      }),
+    );
+  }, 180_000);
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+
   it.each(examples)('%s runs offline', (file) => {
-    const out = execFileSync(process.execPath, [tsx, join(dir, file)], {
-      encoding: 'utf8',
-      // The Redis of the test run, if any (examples that need Redis say so and stop without one).
-      env: { ...process.env, TROUPE_ADAPTER: '', REDIS_URL: redisTarget().url ?? 'redis://127.0.0.1:1' },
-      timeout: 60_000,
-    });
-    for (const pattern of expected[file]!) expect(out).toMatch(pattern);
+    const result = results.get(file);
+    expect(result, `${file} did not run`).toBeDefined();
+    expect({ code: result!.code, stderr: result!.code === 0 ? '' : result!.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(result!.leaked, `${file} left handles open`).toEqual([]);
+    for (const pattern of expected[file]!) expect(result!.stdout).toMatch(pattern);
+  });
+
+  it('runs as its own process, as a user starts it (npx tsx examples/quickstart.ts)', () => {
+    const out = execFileSync(process.execPath, [tsx, join(dir, 'quickstart.ts')], { encoding: 'utf8', env: { ...process.env, TROUPE_ADAPTER: '' }, timeout: 60_000 });
+    for (const pattern of expected['quickstart.ts']!) expect(out).toMatch(pattern);
   });
 
   // Examples whose adapter is their subject: one writes its own, one runs a CLI through the process adapter.

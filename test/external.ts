@@ -1,0 +1,39 @@
+// The test files that `npm run test:fast` leaves out (`npm test` runs them
+// all). test/helpers/no-processes.ts fails any other file that starts a
+// process, so this list cannot silently go stale.
+//
+// - `processes`: they start child processes (examples, the CLI, workers,
+//   git, the real coding-agent CLIs, Chromium) or use the test run's
+//   redis-server;
+// - `compiler`: they run the TypeScript compiler over the sources (the docs'
+//   snippets, the declarations without optional peers, the entry points).
+
+/** Globs, relative to the repository. */
+export const external = {
+  processes: [
+    'test/examples.test.ts',
+    'test/adapters/env.test.ts',
+    'test/adapters/process*.test.ts',
+    'test/adapters/rate-limit.test.ts',
+    'test/agents/teams.test.ts',
+    'test/cli/cli.test.ts',
+    'test/cli/usage.test.ts',
+    'test/cli/worker.test.ts',
+    'test/integrations/bullmq/**/*.test.ts',
+    'test/integrations/http/answers.test.ts',
+    'test/integrations/http/browser.test.ts',
+    'test/integrations/mcp/server.test.ts',
+    'test/integrations/redis/**/*.test.ts',
+    'test/package/side-effects.test.ts',
+    'test/patterns/fault-matrix.test.ts',
+    'test/persistence/crash.test.ts',
+    'test/persistence/stores.test.ts',
+    'test/scheduler/conflicts.test.ts',
+    'test/scheduler/outcome-stats.test.ts',
+    'test/testing/node-test.test.ts',
+    'test/views/report-browser.test.ts',
+    'test/views/report.test.ts',
+    'test/workspaces/**/*.test.ts',
+  ],
+  compiler: ['test/docs.test.ts', 'test/package/peer-free-types.test.ts', 'test/package/entry-points.test.ts'],
+};
