@@ -28,7 +28,7 @@
 import { z } from 'zod';
 import type { Clock } from './clock.js';
 import { StoreError, errorMessage } from './errors.js';
-import { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js';
+import { outcomeReasons, outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js';
 import type { Store } from './store.js';
 
 /** The version of the checkpoint document (not of the state inside it, which carries its own). */
@@ -103,6 +103,7 @@ export const savedOutcomeSchema = z.looseObject({
   output: z.string(),
   agent: z.string(),
   status: z.enum(outcomeStatuses),
+  reason: z.enum(outcomeReasons).optional(),
 });
 
 /** Statuses after which a pattern is finished: a resumed run returns its saved outcome instead of running it again. */

@@ -9,6 +9,7 @@ import { combineSignals, throwIfAborted } from './abort.js';
 import { BudgetChain, BudgetExhaustedError, BudgetRegistry, emptySpend, type Budget, type BudgetMeter } from './budget.js';
 import { Checkpoint, type CheckpointSpec } from './checkpoint.js';
 import type { Clock } from './clock.js';
+import type { RunControl } from './control.js';
 import { CancelledError, ConfigurationError, TimeoutError, errorMessage, isTroupeError } from './errors.js';
 import type { TroupeEvent, TroupeEventListeners, TroupeEventName, TroupeEventPayloads } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
@@ -58,6 +59,8 @@ interface RunShared {
   abortRun: ((reason: Error) => void) | undefined;
   /** The error that ended the run early ({@link RunContext.halt}). */
   halted: Error | undefined;
+  /** The run's control, if it was given one. */
+  control: RunControl | undefined;
   /** The run's budget meters (shared ones by budget object). */
   budgets: BudgetRegistry;
   /** The context each meter was opened in (where its events go). */
@@ -104,6 +107,8 @@ export interface CreateContextOptions {
   resuming?: boolean;
   /** Aborts the run's signal with `reason`: what {@link RunContext.halt} calls. */
   abortRun?: (reason: Error) => void;
+  /** The run's control (`RunOptions.control`). */
+  control?: RunControl;
 }
 
 /** A context that spends from one more budget, and how to leave it: see {@link RunContext.enterBudget}. */
@@ -166,6 +171,7 @@ export class RunContext {
       root: options.root,
       abortRun: options.abortRun,
       halted: undefined,
+      control: options.control,
       budgets: undefined as unknown as BudgetRegistry,
       budgetOwners: new WeakMap(),
     };
@@ -185,6 +191,14 @@ export class RunContext {
   /** The injected clock. */
   get clock(): Clock {
     return this.#shared.clock;
+  }
+  /**
+   * The run's control, when the run was given one (`RunOptions.control`):
+   * loops read `LoopControl.paused` at their step boundaries; plans and
+   * coordinations take their own control's changes.
+   */
+  get control(): RunControl | undefined {
+    return this.#shared.control;
   }
   /** The run's typed event emitter. */
   get emitter(): TroupeEmitter {
@@ -445,6 +459,7 @@ export class RunContext {
       }
       const result = await body(child);
       node.status = result.status;
+      if (result.reason !== undefined) node.reason = result.reason;
       return { ...result, usage: totalUsage(node) } as O;
     } catch (error) {
       node.status = error instanceof BudgetExhaustedError ? 'budget-exhausted' : isCancellation(error, this.signal) ? 'cancelled' : 'failed';
@@ -459,6 +474,7 @@ export class RunContext {
         name: node.name,
         ...defined({ agent: node.agent }),
         status: node.status === 'running' ? 'failed' : node.status,
+        ...defined({ reason: node.reason }),
         usage: totalUsage(node),
         durationMs: node.end - node.start,
         ...defined({ error: node.error, code }),

@@ -17,6 +17,7 @@ export type TroupeErrorCode =
   | 'unknown_adapter'
   | 'missing_dependency'
   | 'wrong_phase'
+  | 'not_running'
   | 'depth_exceeded'
   | 'unsafe_path'
   | 'invalid_template'

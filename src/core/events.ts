@@ -21,7 +21,7 @@
  * @module
  */
 import type { SessionEvent, ToolCall } from './adapter.js';
-import type { OutcomeStatus } from './outcome.js';
+import type { OutcomeReason, OutcomeStatus } from './outcome.js';
 import type { BudgetExhaustion, BudgetLimitKey, BudgetLimits, BudgetSpend } from './budget.js';
 import type { TurnRecord } from './turn-record.js';
 import type { Usage } from './usage.js';
@@ -62,7 +62,7 @@ export interface KernelEvents {
    */
   'run.forked': { runnable: string; input: string; parent: RunParent; mode: 'fork' | 'what-if'; changes: string[] };
   /** A run resolved: its status, the answer, the usage of the whole op tree and its duration on the run's clock. */
-  'run.completed': { runnable: string; status: OutcomeStatus; output: string; usage: Usage; durationMs: number };
+  'run.completed': { runnable: string; status: OutcomeStatus; reason?: OutcomeReason; output: string; usage: Usage; durationMs: number };
   /** A run rejected (it failed or was cancelled), with the error's message and code. */
   'run.failed': { runnable: string; error: string; code?: string };
   /**
@@ -73,7 +73,7 @@ export interface KernelEvents {
    */
   'op.started': { kind: string; name: string; agent?: string; parentId?: string; depth: number; path?: string };
   /** An op node closed with its status, the usage of its subtree and its duration; `error` and `code` say why an op `failed` or was `cancelled`. */
-  'op.completed': { kind: string; name: string; agent?: string; status: OutcomeStatus; usage: Usage; durationMs: number; error?: string; code?: string };
+  'op.completed': { kind: string; name: string; agent?: string; status: OutcomeStatus; reason?: OutcomeReason; usage: Usage; durationMs: number; error?: string; code?: string };
   /** An agent starts on its input (its session is opened on the first turn). */
   'agent.started': { agent: string; input: string };
   /** One turn of an agent's tool loop ended: its number, the reply's text, how many tool calls it asked for, and its usage. */

@@ -30,7 +30,8 @@ export type {
 export { CLI_TOOLS_KEY, MCP_SERVERS_KEY } from './adapter.js';
 
 // Runnables, the run and its context
-export { outcomeStatuses, type Outcome, type OutcomeStatus } from './outcome.js';
+export { outcomeReasons, outcomeStatuses, type Outcome, type OutcomeReason, type OutcomeStatus } from './outcome.js';
+export { LoopControl, NotRunningError, RunControl, type ControlledRun } from './control.js';
 export { defineRunnable, type Runnable, type RunnableSpec } from './runnable.js';
 export { run, startRun, type RunHandle, type RunOptions, type RunResult } from './run.js';
 export { resume, type ResumeOptions } from './resume.js';

@@ -4,7 +4,7 @@
  * @module
  */
 import { addUsage, emptyUsage, type Usage } from './usage.js';
-import type { OutcomeStatus } from './outcome.js';
+import type { OutcomeReason, OutcomeStatus } from './outcome.js';
 import type { BudgetLimits, BudgetSpend } from './budget.js';
 
 /** One node of a run's op tree. */
@@ -23,6 +23,8 @@ export interface OpNode {
   end?: number;
   /** `running` until it closes. */
   status: OutcomeStatus | 'running';
+  /** Why it finished, where its status alone does not say (see `Outcome.reason`). */
+  reason?: OutcomeReason;
   /** Usage of this node's own model turns (children excluded). */
   usage: Usage;
   /** Nodes opened while this one ran. */

@@ -1,10 +1,154 @@
 /**
- * Eager option checks with messages that name the option and the bad value
+ * Options, described once and checked from the description. Every public
+ * function and constructor that takes an options object describes it with
+ * {@link defineOptions}: each key with its {@link OptionCheck}. Checking
+ * refuses a key the description does not know with `invalid_option`,
+ * naming it and the nearest valid key ("did you mean `maxParallel`?"), and
+ * names the option and the bad value for a value of the wrong kind
  * ("Expected `maxParallel` to be a positive integer, got -1 (number)").
- * Each accepts `undefined` (the option was left out) and returns the value.
+ * Each check accepts `undefined` (the option was left out) unless wrapped
+ * in {@link required}. docs/conventions.md has the words options use.
  * @module
  */
 import { ConfigurationError, describeValue } from './errors.js';
+
+/** Checks one option's value; throws a `ConfigurationError` naming `name` when it is wrong. `undefined` means left out. */
+export type OptionCheck = (name: string, value: unknown) => void;
+
+/** A description of an options type `T`: one check (or nested description) per key, every key of `T` included. */
+export type OptionsShape<T> = { readonly [K in keyof T]-?: OptionCheck | OptionsDescription<NonNullable<T[K]>> };
+
+/** An options type, described once: {@link OptionsDescription.check} checks a value against it. */
+export interface OptionsDescription<T> {
+  /** What takes these options, for messages: `executePlan`, `agent`. */
+  readonly of: string;
+  /** The keys it knows. */
+  readonly keys: readonly string[];
+  /** The shape it was made from (spread it into another description to extend it). */
+  readonly shape: OptionsShape<T>;
+  /**
+   * Check `options` (undefined is an empty options object) and return it:
+   * an unknown key or a bad value throws a `ConfigurationError`
+   * (`invalid_option`). `prefix` names a nested group (`retry.`) and
+   * `owner` what takes the outer options, for messages.
+   */
+  check<V extends T | undefined>(options: V, prefix?: string, owner?: string): V;
+}
+
+/**
+ * Describe an options type: `shape` has one entry per key of `T` (the
+ * compiler checks that none is missing), each an {@link OptionCheck} or the
+ * description of a nested group.
+ *
+ * @example
+ * ```ts
+ * const retryOptions = defineOptions<RetryOptions>('retry', { maxRetries: nonNegativeInteger, delayMs: nonNegativeNumber });
+ * const planOptions = defineOptions<PlanOptions>('executePlan', { maxParallel: positiveInteger, retry: retryOptions, signal: abortSignal });
+ * planOptions.check(options); // throws on `maxParalel`: did you mean `maxParallel`?
+ * ```
+ */
+export function defineOptions<T extends object>(of: string, shape: OptionsShape<T>): OptionsDescription<T> {
+  const keys = Object.keys(shape);
+  const known = new Set(keys);
+  const description: OptionsDescription<T> = {
+    of,
+    keys,
+    shape,
+    check<V extends T | undefined>(options: V, prefix = '', owner = of): V {
+      if (options === undefined) return options;
+      if (options === null || typeof options !== 'object' || Array.isArray(options)) {
+        const what = prefix === '' ? `the options of ${owner}` : `\`${prefix.slice(0, -1)}\``;
+        throw new ConfigurationError(`Expected ${what} to be an object, got ${describeValue(options)}`);
+      }
+      for (const key of Object.keys(options)) {
+        if (!known.has(key)) throw unknownOption(owner, prefix + key, nearest(key, keys), prefix);
+      }
+      const values = options as Record<string, unknown>;
+      for (const key of keys) {
+        const value = values[key];
+        const check = (shape as Record<string, OptionCheck | OptionsDescription<object>>)[key]!;
+        // A check sees undefined too (`required` refuses it); a nested group left out is not checked.
+        if (typeof check === 'function') check(prefix + key, value);
+        else if (value !== undefined) check.check(value as object, `${prefix}${key}.`, owner);
+      }
+      return options;
+    },
+  };
+  return description;
+}
+
+function unknownOption(of: string, name: string, suggestion: string | undefined, prefix: string): ConfigurationError {
+  const hint = suggestion === undefined ? '' : `; did you mean \`${prefix}${suggestion}\`?`;
+  return new ConfigurationError(`Unknown option \`${name}\` of ${of}${hint}`, {
+    details: { option: name, of, ...(suggestion === undefined ? {} : { suggestion: prefix + suggestion }) },
+  });
+}
+
+/**
+ * The known key nearest to `key`: the same word in another case, else the
+ * smallest edit distance (insertions, deletions, substitutions and swaps of
+ * neighbours) within a third of the key's length (at least 2).
+ */
+export function nearest(key: string, keys: readonly string[]): string | undefined {
+  const lower = key.toLowerCase();
+  const sameWord = keys.find((k) => k.toLowerCase() === lower);
+  if (sameWord !== undefined) return sameWord;
+  const limit = Math.max(2, Math.ceil(key.length / 3));
+  let best: string | undefined;
+  let bestDistance = limit + 1;
+  for (const candidate of keys) {
+    if (Math.abs(candidate.length - key.length) > limit) continue;
+    const d = editDistance(lower, candidate.toLowerCase(), bestDistance);
+    if (d < bestDistance) {
+      best = candidate;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** Optimal string alignment distance, giving up (returning `stop`) once every path exceeds `stop - 1`. Linear memory. */
+function editDistance(a: string, b: string, stop: number): number {
+  let before = new Array<number>(b.length + 1).fill(0);
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = new Array<number>(b.length + 1);
+    current[0] = i;
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d = Math.min(d, before[j - 2]! + 1);
+      current[j] = d;
+      if (d < rowMin) rowMin = d;
+    }
+    if (rowMin >= stop) return stop;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length]!;
+}
+
+// ---------------------------------------------------------------------------
+// Checks. Each accepts `undefined`; `required(check)` refuses it.
+
+/** A check that throws unless `ok(value)`, with "Expected `<name>` to be <what>, got <value>". */
+export function check(what: string, ok: (value: unknown) => boolean): OptionCheck {
+  return (name, value) => {
+    if (value !== undefined && !ok(value)) throw new ConfigurationError(`Expected \`${name}\` to be ${what}, got ${describeValue(value)}`);
+  };
+}
+
+/** `check`, and `undefined` refused too. */
+export function required(inner: OptionCheck): OptionCheck {
+  return (name, value) => {
+    if (value === undefined) throw new ConfigurationError(`Expected \`${name}\` to be given`);
+    inner(name, value);
+  };
+}
+
+/** Anything: the option is checked where it is used (or its type says all there is). */
+export const anything: OptionCheck = () => undefined;
 
 /** Throw unless `value` is undefined or a positive integer. */
 export function expectPositiveInteger<T>(name: string, value: T): T {
@@ -30,10 +174,87 @@ export function expectNonNegativeInteger<T>(name: string, value: T): T {
  */
 export function expectPositiveNumber<T>(name: string, value: T): T {
   if (value === undefined || (typeof value === 'number' && Number.isFinite(value) && value > 0)) return value;
-  if (typeof value === 'number' && !Number.isFinite(value)) {
-    const unit = name.endsWith('Ms') ? ' of milliseconds' : '';
-    const hint = value === Infinity ? '; leave it out for no limit' : '';
-    throw new ConfigurationError(`Expected \`${name}\` to be a finite number${unit}, got ${describeValue(value)}${hint}`);
-  }
-  throw new ConfigurationError(`Expected \`${name}\` to be a positive number, got ${describeValue(value)}`);
+  throw nonFinite(name, value) ?? new ConfigurationError(`Expected \`${name}\` to be a positive number, got ${describeValue(value)}`);
+}
+
+/** Throw unless `value` is undefined or a finite number of at least 0 (a duration of 0: at once). */
+export function expectNonNegativeNumber<T>(name: string, value: T): T {
+  if (value === undefined || (typeof value === 'number' && Number.isFinite(value) && value >= 0)) return value;
+  throw nonFinite(name, value) ?? new ConfigurationError(`Expected \`${name}\` to be a non-negative number, got ${describeValue(value)}`);
+}
+
+/** The error for Infinity and NaN: "a finite number (of milliseconds)", and for Infinity, how to ask for no limit. */
+function nonFinite(name: string, value: unknown): ConfigurationError | undefined {
+  if (typeof value !== 'number' || Number.isFinite(value)) return undefined;
+  const unit = name.endsWith('Ms') ? ' of milliseconds' : '';
+  const hint = value === Infinity ? '; leave it out for no limit' : '';
+  return new ConfigurationError(`Expected \`${name}\` to be a finite number${unit}, got ${describeValue(value)}${hint}`);
+}
+
+/** A positive integer (`maxParallel`, `maxTurns`). */
+export const positiveInteger: OptionCheck = (name, value) => void expectPositiveInteger(name, value);
+/** A non-negative integer (`maxRetries`). */
+export const nonNegativeInteger: OptionCheck = (name, value) => void expectNonNegativeInteger(name, value);
+/** A positive, finite number (`timeoutMs`). */
+export const positiveNumber: OptionCheck = (name, value) => void expectPositiveNumber(name, value);
+/** A finite number of at least 0 (`delayMs`). */
+export const nonNegativeNumber: OptionCheck = (name, value) => void expectNonNegativeNumber(name, value);
+/** A number from 0 to 1 (a score, a share). */
+export const fraction: OptionCheck = check('a number from 0 to 1', (v) => typeof v === 'number' && v >= 0 && v <= 1);
+/** A finite number. */
+export const finiteNumber: OptionCheck = check('a finite number', (v) => typeof v === 'number' && Number.isFinite(v));
+/** `true` or `false`. */
+export const boolean: OptionCheck = check('a boolean', (v) => typeof v === 'boolean');
+/** A string. */
+export const string: OptionCheck = check('a string', (v) => typeof v === 'string');
+/** A string with at least one character. */
+export const nonEmptyString: OptionCheck = check('a non-empty string', (v) => typeof v === 'string' && v !== '');
+/** A function. */
+export const func: OptionCheck = check('a function', (v) => typeof v === 'function');
+/** An object (not null, not an array). */
+export const object: OptionCheck = check('an object', (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+/** An `AbortSignal`. */
+export const abortSignal: OptionCheck = check('an AbortSignal', (v) => typeof v === 'object' && v !== null && typeof (v as AbortSignal).aborted === 'boolean' && typeof (v as AbortSignal).addEventListener === 'function');
+/** A `Clock` (`now()` and `setTimer()`). */
+export const clock: OptionCheck = check('a Clock (with now() and setTimer())', (v) => hasMethods(v, ['now', 'setTimer']));
+/** A `Store` (`get`, `set`, `delete`, `list`, `append`, `read`). */
+export const store: OptionCheck = check('a store (get, set, delete, list, append and read)', (v) => hasMethods(v, ['get', 'set', 'delete', 'list', 'append', 'read']));
+/** A `ModelAdapter` (`openSession()`). */
+export const adapter: OptionCheck = check('a model adapter (with openSession())', (v) => hasMethods(v, ['openSession']));
+/** A runnable (`name` and `run()`). */
+export const runnable: OptionCheck = check('a runnable (with a name and run())', (v) => hasMethods(v, ['run']) && typeof (v as { name?: unknown }).name === 'string');
+
+/** One of `values`. */
+export function oneOf(values: readonly unknown[]): OptionCheck {
+  return check(`one of ${values.map((v) => JSON.stringify(v)).join(', ')}`, (v) => values.includes(v));
+}
+
+/** A list whose every item passes `item` (checked as `<name>[i]`). */
+export function listOf(item: OptionCheck): OptionCheck {
+  return (name, value) => {
+    if (value === undefined) return;
+    if (!Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be a list, got ${describeValue(value)}`);
+    value.forEach((v: unknown, i) => item(`${name}[${i}]`, v));
+  };
+}
+
+/** Passes when any of `checks` passes; the message is `what`. */
+export function either(what: string, ...checks: OptionCheck[]): OptionCheck {
+  return (name, value) => {
+    if (value === undefined) return;
+    for (const c of checks) {
+      try {
+        c(name, value);
+        return;
+      } catch {
+        // try the next
+      }
+    }
+    throw new ConfigurationError(`Expected \`${name}\` to be ${what}, got ${describeValue(value)}`);
+  };
+}
+
+function hasMethods(value: unknown, methods: readonly string[]): boolean {
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
+  return methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
 }

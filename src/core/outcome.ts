@@ -6,40 +6,50 @@
 import type { Usage } from './usage.js';
 
 /**
- * Every status an outcome can have, in one list (`OutcomeStatus` is derived
- * from it, and stored outcomes are checked against it):
+ * Every status of something that finished, in one list (`OutcomeStatus` is
+ * derived from it, and stored outcomes are checked against it;
+ * docs/conventions.md):
  *
- * - `completed`: the runnable did its work (an agent answered, a plan's
- *   chunks all succeeded, a one-pass orchestration finished);
- * - `goal-met`: a loop's goal was met (sentinel, evaluator or score);
- * - `max-iterations`: a loop ran out of iterations;
- * - `stalled`: a loop repeated itself;
- * - `error-budget`: too many consecutive failures (a loop's error budget, a
- *   plan's abort threshold);
- * - `paused`: a loop stopped at a step boundary because it was paused;
- * - `consensus`, `coordinator`, `max-rounds`: how a team ended;
+ * - `completed`: it did its work and has an answer (a loop that met its
+ *   goal, ran out of iterations or stalled; a team that reached consensus
+ *   or its round limit; a plan whose chunks all completed);
+ * - `failed`: it failed (`run()` rejects with the error; a loop that ran
+ *   out of retries or a plan past its abort threshold resolves with what it
+ *   has, `reason` saying why);
+ * - `cancelled`: its signal aborted, or its control cancelled it;
+ * - `paused`: a loop stopped at a step boundary because its control paused it;
  * - `budget-exhausted`: a budget ran out (tokens, cost, model calls or
- *   time); the outcome holds what was done so far;
- * - `cancelled`: its signal aborted;
- * - `failed`: it failed (op nodes and events; `run()` rejects instead).
+ *   time); the outcome holds what was done so far.
+ *
+ * A pattern that needs to say more sets {@link Outcome.reason}.
  */
-export const outcomeStatuses = [
-  'completed',
-  'goal-met',
-  'max-iterations',
-  'stalled',
-  'error-budget',
-  'paused',
-  'consensus',
-  'coordinator',
-  'max-rounds',
-  'budget-exhausted',
-  'cancelled',
-  'failed',
-] as const;
+export const outcomeStatuses = ['completed', 'failed', 'cancelled', 'paused', 'budget-exhausted', ...legacyStatuses()] as const;
 
-/** Why a runnable finished: one of {@link outcomeStatuses}. */
+/**
+ * Statuses that patterns still report while they move to `status` +
+ * `reason`.
+ * @internal
+ */
+function legacyStatuses() {
+  return ['goal-met', 'max-iterations', 'stalled', 'error-budget', 'consensus', 'coordinator', 'max-rounds'] as const;
+}
+
+/** How something finished: one of {@link outcomeStatuses}. */
 export type OutcomeStatus = (typeof outcomeStatuses)[number];
+
+/**
+ * Why a pattern finished, where its status alone does not say (one list):
+ *
+ * - loops (`reflect`, `orchestrate`): `goal-met`, `max-iterations`,
+ *   `stalled` (status `completed`), `error-budget` (status `failed`: too
+ *   many consecutive failed iterations);
+ * - `team`: `consensus`, `max-rounds`, `lead-decided` (status `completed`);
+ * - plans: `abort-threshold` (status `failed`: too many chunks failed).
+ */
+export const outcomeReasons = ['goal-met', 'max-iterations', 'stalled', 'error-budget', 'consensus', 'max-rounds', 'lead-decided', 'abort-threshold'] as const;
+
+/** Why a pattern finished: one of {@link outcomeReasons}. */
+export type OutcomeReason = (typeof outcomeReasons)[number];
 
 /** What a runnable produces. */
 export interface Outcome {
@@ -47,8 +57,10 @@ export interface Outcome {
   output: string;
   /** The terminal agent that owns the answer. */
   agent: string;
-  /** Why it finished. */
+  /** How it finished. */
   status: OutcomeStatus;
+  /** Why, where the status alone does not say (a loop met its goal, a team reached consensus). */
+  reason?: OutcomeReason;
   /** Usage rolled up over everything below (set by the kernel from the op tree). */
   usage: Usage;
 }

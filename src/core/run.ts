@@ -10,8 +10,9 @@ import { combineSignals, timeoutSignal } from './abort.js';
 import { BudgetExhaustedError, validateBudget, type Budget } from './budget.js';
 import { realClock, type Clock } from './clock.js';
 import { RunContext, type TroupeEmitter } from './context.js';
-import { ConfigurationError, describeValue, errorMessage, isTroupeError } from './errors.js';
-import { expectPositiveInteger, expectPositiveNumber } from './options.js';
+import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from './errors.js';
+import { RunControl } from './control.js';
+import { abortSignal, adapter, check, clock, defineOptions, func, object, positiveInteger, positiveNumber, store, string } from './options.js';
 import type { RunParent, TroupeEvent, TroupeEventListeners } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome, Runnable } from './runnable.js';
@@ -59,7 +60,29 @@ export interface RunOptions {
    * `BudgetExhaustedError`, whose `partial` is the last answer.
    */
   budget?: Budget;
+  /**
+   * The run's control (`LoopControl`, `PlanControl`, `CoordinationControl`
+   * or any `RunControl`): cancel the run, pause its loops, change its plan
+   * from outside while it goes on. One control per run.
+   */
+  control?: RunControl;
 }
+
+/** The description {@link run}, {@link startRun} and `resume` check their options against. */
+export const runOptions = defineOptions<RunOptions>('run', {
+  signal: abortSignal,
+  timeoutMs: positiveNumber,
+  clock,
+  adapter,
+  adapters: object,
+  runId: string,
+  maxDepth: positiveInteger,
+  onEvent: func,
+  emitter: check('an event emitter', (v) => typeof v === 'object' && v !== null && typeof (v as { emit?: unknown }).emit === 'function'),
+  store,
+  budget: (name, value) => validateBudget(name, value as Budget | undefined),
+  control: check('a RunControl (LoopControl, PlanControl, CoordinationControl)', (v) => v instanceof RunControl),
+});
 
 /** An outcome with the run's id, trace and duration. */
 export type RunResult<O extends Outcome = Outcome> = O & {
@@ -81,8 +104,8 @@ export interface RunHandle<O extends Outcome = Outcome> extends AsyncIterable<Tr
   readonly trace: OpNode;
   /** Settles with the result, or rejects with the run's error. */
   readonly result: Promise<RunResult<O>>;
-  /** Cancel the run. */
-  abort(reason?: unknown): void;
+  /** Cancel the run: its signal aborts with a `CancelledError` (`reason` as its message); it ends `cancelled`. */
+  cancel(reason?: string): void;
 }
 
 /**
@@ -127,6 +150,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
   const timer = options.timeoutMs === undefined ? undefined : timeoutSignal(options.timeoutMs, clock, `Run timed out after ${options.timeoutMs} ms`);
   const signal = combineSignals(options.signal, controller.signal, timer?.signal);
   const root = createOp('op-0', 'run', runnable.name, clock.now());
+  const releaseControl = options.control?.attachRun({ cancel: (reason) => controller.abort(reason) });
   const ctx = RunContext.create({
     runId,
     clock,
@@ -135,6 +159,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
     root,
     ...defined({ maxDepth: options.maxDepth, adapters: options.adapters, defaultAdapter: options.adapter, store: options.store }),
     ...(resuming ? { resuming: true } : {}),
+    ...defined({ control: options.control }),
     abortRun: (reason) => controller.abort(reason),
   });
   const listeners = attachListeners(ctx, options);
@@ -145,6 +170,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
       return await execute(runnable, input, ctx, resuming, options.budget, parent);
     } finally {
       timer?.clear();
+      releaseControl?.();
       await listeners.detach();
       iterators.close();
     }
@@ -154,8 +180,8 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
     emitter,
     trace: root,
     result,
-    abort(reason?: unknown) {
-      controller.abort(reason);
+    cancel(reason?: string) {
+      controller.abort(new CancelledError(reason ?? 'The run was cancelled'));
     },
     [Symbol.asyncIterator]: () => iterators.iterator(),
   };
@@ -173,8 +199,9 @@ async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, 
     if (ctx.halted) throw ctx.halted;
     root.end = clock.now();
     root.status = outcome.status;
+    if (outcome.reason !== undefined) root.reason = outcome.reason;
     const usage = totalUsage(root);
-    ctx.emit('run.completed', { runnable: runnable.name, status: outcome.status, output: outcome.output, usage, durationMs: root.end - root.start });
+    ctx.emit('run.completed', { runnable: runnable.name, status: outcome.status, ...defined({ reason: outcome.reason }), output: outcome.output, usage, durationMs: root.end - root.start });
     return { ...outcome, usage, runId, trace: root, durationMs: root.end - root.start };
   } catch (thrown) {
     const error = ctx.halted ?? thrown;
@@ -284,10 +311,5 @@ function validateRunOptions(runnable: Runnable<Outcome>, input: string, options:
   if (typeof input !== 'string') {
     throw new ConfigurationError(`Expected \`input\` to be a string, got ${describeValue(input)}`);
   }
-  expectPositiveNumber('timeoutMs', options.timeoutMs);
-  if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null || typeof options.store.append !== 'function')) {
-    throw new ConfigurationError(`Expected \`store\` to be a store (an object with \`append\`), got ${describeValue(options.store)}`);
-  }
-  expectPositiveInteger('maxDepth', options.maxDepth);
-  validateBudget('budget', options.budget);
+  runOptions.check(options);
 }

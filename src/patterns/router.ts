@@ -47,8 +47,8 @@ export interface RouterOptions {
 export interface RouterOutcome extends Outcome {
   /** The destination chosen. */
   destination: string;
-  /** The router agent's reason, when it gave one. */
-  reason?: string;
+  /** Why the router agent chose it, when it said. */
+  rationale?: string;
 }
 
 /** One routing decision. */
@@ -138,8 +138,9 @@ export function router(
         output: outcome.output,
         agent: outcome.agent,
         status: outcome.status,
+        ...defined({ reason: outcome.reason }),
         destination: choice.destination,
-        ...defined({ reason: choice.reason }),
+        ...defined({ rationale: choice.reason }),
       };
     },
   });

@@ -258,7 +258,7 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
     await new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
     const running = descendants();
     expect(running.length).toBeGreaterThanOrEqual(2); // Claude Code and the bridge it started
-    handle.abort();
+    handle.cancel();
     expect(await handle.result).toMatchObject({ status: 'cancelled' });
     await eventually(() => descendants().length === 0, `Claude Code and the bridge (${running.join(', ')}) have ended`);
   });
@@ -370,7 +370,7 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     await new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
     const running = descendants();
     expect(running.length).toBeGreaterThanOrEqual(2);
-    handle.abort();
+    handle.cancel();
     expect(await handle.result).toMatchObject({ status: 'cancelled' });
     await eventually(() => descendants().length === 0, `Codex and the bridge (${running.join(', ')}) have ended`);
   });
@@ -463,7 +463,7 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
     await new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
     const running = descendants();
     expect(running.length).toBeGreaterThanOrEqual(2);
-    handle.abort();
+    handle.cancel();
     expect(await handle.result).toMatchObject({ status: 'cancelled' });
     await eventually(() => descendants().length === 0, `Copilot and the bridge (${running.join(', ')}) have ended`);
   });

@@ -146,7 +146,7 @@ describe('the process adapter over MCP', () => {
     expect(started()).toHaveLength(1);
     const { cli, servers } = started()[0]!;
     expect([cli, ...servers].every(alive)).toBe(true);
-    handle.abort();
+    handle.cancel();
     // A cancelled loop ends with status `cancelled`; the orchestrator's session was closed on the way out.
     expect(await handle.result).toMatchObject({ status: 'cancelled' });
     await nothingLeft(started);

@@ -31,7 +31,7 @@ describe('events for views', () => {
     const seen: TroupeEvent[] = [];
     handle.emitter.on('*', (e) => {
       seen.push(e);
-      if (e.type === 'agent.started') handle.abort();
+      if (e.type === 'agent.started') handle.cancel();
     });
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
     expect(seen.find((e) => e.type === 'op.completed')).toMatchObject({ status: 'cancelled', code: 'cancelled' });

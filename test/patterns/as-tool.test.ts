@@ -72,7 +72,7 @@ describe('asTool', () => {
     const handle = startRun(lead, 'x', { adapter, clock });
     handle.result.catch(() => undefined);
     await clock.advance(10);
-    handle.abort();
+    handle.cancel();
     await clock.runAll();
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
     expect(adapter.calls.map((c) => c.agent)).toEqual(['lead', 'slow']);

@@ -52,7 +52,7 @@ describe('composition', () => {
     handle.result.catch(() => undefined);
     await clock.advance(600);
     expect(adapter.calls.map((c) => c.agent)).toEqual(['a', 'x', 'y']);
-    handle.abort();
+    handle.cancel();
     await clock.runAll();
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
     expect(adapter.calls.map((c) => c.agent)).toEqual(['a', 'x', 'y']);

@@ -104,7 +104,7 @@ describe('handoff', () => {
     const handle = startRun(chain, 'x', { adapter, clock });
     handle.result.catch(() => undefined);
     await clock.advance(50);
-    handle.abort();
+    handle.cancel();
     await clock.runAll();
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
     expect(adapter.calls.map((c) => c.agent)).toEqual(['a']);

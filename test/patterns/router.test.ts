@@ -20,7 +20,7 @@ describe('router', () => {
     });
     const events: TroupeEvent[] = [];
     const result = await run(router(desk(), [billing, legal]), 'I was charged twice', { adapter, onEvent: (e) => events.push(e) });
-    expect(result).toMatchObject({ output: 'Refunded.', agent: 'billing', destination: 'billing', reason: 'a charge' });
+    expect(result).toMatchObject({ output: 'Refunded.', agent: 'billing', destination: 'billing', rationale: 'a charge' });
     expect(adapter.inputsOf('billing')).toEqual(['I was charged twice']);
     // exactly one router turn: no tool result is sent back after the choice
     expect(adapter.inputsOf('desk')).toHaveLength(1);

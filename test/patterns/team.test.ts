@@ -242,7 +242,7 @@ describe('team', () => {
     const handle = startRun(panel, 'Review PR 7', { adapter, clock });
     handle.result.catch(() => undefined);
     await clock.advance(50);
-    handle.abort();
+    handle.cancel();
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
     await clock.runAll();
     expect(adapter.calls.map((c) => c.agent)).toEqual(['a', 'b']);

@@ -8,7 +8,7 @@
 import { z } from 'zod';
 import type { BudgetLimits } from '../../core/budget.js';
 import type { GuardrailTripError } from '../../core/guardrails.js';
-import { outcomeStatuses } from '../../core/outcome.js';
+import { outcomeReasons, outcomeStatuses } from '../../core/outcome.js';
 import { planChunkSchema } from '../../scheduler/plan.js';
 
 /** The version of every message on the wire. */
@@ -101,6 +101,7 @@ export const jobResultSchema = z.object({
   /** The terminal agent. */
   agent: z.string(),
   status: z.enum(outcomeStatuses),
+  reason: z.enum(outcomeReasons).optional(),
   usage: usageSchema,
   /** The worker recorded the chunk's result in the plan's checkpoint (`recordChunkResult`). */
   recorded: z.boolean().optional(),

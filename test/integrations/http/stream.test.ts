@@ -64,7 +64,7 @@ describe('runEventStream', () => {
       text += decoder.decode(value);
     }
     expect(parseFrames(text).filter((f) => f.comment === 'keep-alive')).toHaveLength(3);
-    handle.abort();
+    handle.cancel();
     await handle.result.catch(() => undefined);
   });
 

@@ -213,7 +213,7 @@ describe('troupe/otel', () => {
     const adapter = scriptedAdapter({ replies: { slow: [{ fault: 'hang' }] } });
     const handle = startRun(agent({ name: 'slow' }), 'Think hard', { adapter, onEvent: tracing.onEvent });
     for await (const event of handle) if (event.type === 'agent.started') break;
-    handle.abort();
+    handle.cancel();
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
     expect(open.open.size).toBe(0);
     const all = spans();
