@@ -8,7 +8,8 @@ import { ConfigurationError, StoreError, describeValue } from './errors.js';
 import type { TroupeEvent } from './events.js';
 import type { Outcome } from './outcome.js';
 import { runEventsStream } from './run-log-writer.js';
-import { launch, type RunOptions, type RunResult } from './run.js';
+import { defineOptions, required, store as storeCheck } from './options.js';
+import { launch, runOptions, type RunOptions, type RunResult } from './run.js';
 import type { Runnable } from './runnable.js';
 import type { Store } from './store.js';
 
@@ -17,6 +18,10 @@ export interface ResumeOptions extends Omit<RunOptions, 'store' | 'runId'> {
   /** The store the run was logged in. */
   store: Store;
 }
+
+const { store: _store, runId: _runId, ...shared } = runOptions.shape;
+/** The description {@link resume} checks its options against: those of `run`, the store required, no `runId`. */
+const resumeOptions = defineOptions<ResumeOptions>('resume', { ...shared, store: required(storeCheck) });
 
 /**
  * Continue run `runId`: read its input back from its run log in `store`,
@@ -33,7 +38,7 @@ export interface ResumeOptions extends Omit<RunOptions, 'store' | 'runId'> {
  * @example
  * ```ts
  * const first = startRun(loop, 'Ship the feature', { adapter, store, runId: 'ship-1' });
- * // ... the process dies, or first.abort() ...
+ * // ... the process dies, or first.cancel() ...
  * const result = await resume(loop, 'ship-1', { adapter, store });
  * ```
  */
@@ -42,9 +47,7 @@ export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: st
     throw new ConfigurationError(`Expected a runnable (an object with a \`run\` method), got ${describeValue(runnable)}`);
   }
   if (typeof runId !== 'string' || runId === '') throw new ConfigurationError(`Expected \`runId\` to be a non-empty string, got ${describeValue(runId)}`);
-  if (!options || typeof options.store?.read !== 'function') {
-    throw new ConfigurationError(`Expected \`store\` to be a store (an object with \`read\`), got ${describeValue(options?.store)}`);
-  }
+  resumeOptions.check(options ?? ({} as ResumeOptions));
   const { store } = options;
   const started = await firstStart(store, runId, options.signal);
   if (started.runnable !== runnable.name) {
