@@ -30,8 +30,10 @@ export function testConfig(options: { fast: boolean }): ViteUserConfig {
       globalSetup: options.fast ? [] : ['test/helpers/redis-setup.ts', 'test/helpers/cli-rigs-setup.ts'],
       // test:fast fails a test that starts a process (its file belongs in test/external.ts).
       setupFiles: options.fast ? ['test/helpers/no-processes.ts'] : [],
-      testTimeout: 20_000,
-      hookTimeout: 20_000,
+      // Generous, so that a loaded machine (two suites at once, a CPU burner beside) is slow rather than red;
+      // a test that hangs still fails. Tests that are heavy by design set their own.
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
       pool: 'forks',
       // Test files share their worker's module cache: the sources load once per worker, not once per file.
       // Nothing in troupe keeps hidden global state, so files cannot see each other's runs

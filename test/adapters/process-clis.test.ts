@@ -25,6 +25,7 @@ import { reflect } from '../../src/patterns/reflect.js';
 import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic.js';
 import { startMockResponses, type MockResponses } from '../helpers/mock-responses.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { eventually } from '../helpers/eventually.js';
 
 const clis = inject('clis');
 const tempDir = tempDirs('troupe-cli-test-');
@@ -88,13 +89,6 @@ function descendants(): number[] {
   };
   visit(process.pid);
   return found;
-}
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`Timed out waiting until ${what}`);
 }
 
 const toolCallTurns = (events: TroupeEvent[], name: string) =>

@@ -20,6 +20,7 @@ import { defineTool, toToolSchema, type ToolDefinition } from '../../src/core/to
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { eventually } from '../helpers/eventually.js';
 
 const standIn = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'stand-in-agent.mjs');
 const ticketServer = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'ticket-server.mjs');
@@ -61,14 +62,6 @@ function alive(pid: number): boolean {
   } catch {
     return true;
   }
-}
-/** Poll on real time: the processes are watched from outside, there is no clock to drive. */
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`Timed out waiting until ${what}`);
 }
 /** Every process a session started has ended, and its bridge folder is gone. */
 async function nothingLeft(started: () => Array<{ cli: number; servers: number[]; config: string }>): Promise<void> {

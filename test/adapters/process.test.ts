@@ -18,6 +18,7 @@ import { AdapterError, ConfigurationError, TimeoutError } from '../../src/core/e
 import { run } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
 import { adapterSuite } from '../../src/testing/adapter-suite.js';
+import { eventually } from '../helpers/eventually.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'cli');
 const standIn = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'stand-in-agent.mjs');
@@ -76,14 +77,6 @@ function alive(pid: number): boolean {
   } catch {
     return true;
   }
-}
-/** Poll a condition on real time: a process is watched from outside, there is no clock to drive. */
-async function eventually(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`Timed out waiting until ${what}`);
 }
 
 describe('processAdapter', () => {

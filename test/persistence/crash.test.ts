@@ -41,7 +41,8 @@ function runAndKill(script: string, dir: string, delayMs: number): Promise<{ ack
 }
 
 describe('crash safety of the file store', () => {
-  it('loads a whole, acknowledged (or in-flight) checkpoint after each of 20 SIGKILLs', async () => {
+  // Twenty child processes, one after another: seconds, more on a loaded machine.
+  it('loads a whole, acknowledged (or in-flight) checkpoint after each of 20 SIGKILLs', { timeout: 180_000 }, async () => {
     const work = mkdtempSync(join(tmpdir(), 'troupe-crash-'));
     const script = join(work, 'crash-writer.mjs');
     buildSync({ entryPoints: [fixture], bundle: true, platform: 'node', format: 'esm', target: 'node20', minify: true, outfile: script, logLevel: 'error' });

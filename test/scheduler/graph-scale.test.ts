@@ -6,6 +6,7 @@ import type { Plan, PlanChunk } from '../../src/scheduler/plan.js';
 import { validatePlan, validatePlanJson } from '../../src/scheduler/plan.js';
 
 const N = 100_000;
+const HEAVY = { timeout: 180_000 };
 
 function make(i: number, deps: number[]): PlanChunk {
   return { sequenceIndex: i, title: `c${i}`, prompt: `Work item number ${i}`, dependsOnIndexes: deps, complexity: 'Low', role: 'Generic' };
@@ -21,7 +22,8 @@ function fan(n: number): Plan {
 }
 
 describe('graph functions on 100,000 chunks', () => {
-  it('a chain: valid, one stage per chunk, the whole chain is the critical path', () => {
+  // Plans of 100,000 chunks: seconds of CPU, more on a loaded machine.
+  it('a chain: valid, one stage per chunk, the whole chain is the critical path', HEAVY, () => {
     const plan = chain(N);
     expect(validatePlan(plan)).toEqual({ valid: true, errors: [] });
     const json = validatePlanJson(JSON.stringify(plan));
@@ -42,7 +44,7 @@ describe('graph functions on 100,000 chunks', () => {
     expect(toMermaid(plan).split('\n')).toHaveLength(1 + N + (N - 1));
   });
 
-  it('a fan-out and fan-in 100,000 wide: three stages, a path of three chunks', () => {
+  it('a fan-out and fan-in 100,000 wide: three stages, a path of three chunks', HEAVY, () => {
     const plan = fan(N);
     expect(validatePlan(plan).valid).toBe(true);
     expect(validatePlanJson(JSON.stringify(plan)).valid).toBe(true);
@@ -52,7 +54,7 @@ describe('graph functions on 100,000 chunks', () => {
     expect(remainingCriticalPaths(plan, () => 1)[0]).toBe(3);
   });
 
-  it('a chain closed into one cycle of 100,000 chunks is reported once, as its path', () => {
+  it('a chain closed into one cycle of 100,000 chunks is reported once, as its path', HEAVY, () => {
     const plan = chain(N);
     plan.chunks[0]!.dependsOnIndexes = [N - 1];
     const { valid, errors } = validatePlan(plan);
@@ -72,7 +74,7 @@ describe('graph functions on 100,000 chunks', () => {
     expect(validatePlan(plan).errors).toEqual([`dependency cycle: ${N - 3} -> ${N - 2} -> ${N - 1} -> ${N - 3}`]);
   });
 
-  it('executes a 100,000-chunk chain and fan-out; a failed root skips every dependent', async () => {
+  it('executes a 100,000-chunk chain and fan-out; a failed root skips every dependent', HEAVY, async () => {
     const run = async () => 'ok';
     const chained = await executePlan(chain(N), { maxParallel: 8, runChunk: run });
     expect(chained.stats.succeeded).toBe(N);
