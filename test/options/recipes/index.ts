@@ -1,5 +1,8 @@
 // Every recipe, from each layer's file.
+import { edgesRecipes } from './edges.js';
 import { kernelRecipes } from './kernel.js';
+import { patternsRecipes } from './patterns.js';
+import { planRecipes } from './plan.js';
 import type { Recipes } from './types.js';
 
-export const recipes: Recipes = { ...kernelRecipes };
+export const recipes: Recipes = { ...kernelRecipes, ...patternsRecipes, ...planRecipes, ...edgesRecipes };
