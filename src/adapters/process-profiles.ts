@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { McpServerSpec } from '../core/adapter.js';
-import { ConfigurationError } from '../core/errors.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { ProcessAdapterOptions } from './process-options.js';
 import { copilotToolArgs } from './process-copilot-tools.js';
 import type { McpLaunch } from './process-launch.js';
@@ -23,6 +23,25 @@ export interface CliProfileOptions {
   args?: readonly string[];
   /** The name of troupe's MCP server, as the CLI shows it. Default: `troupe`. An agent's own server may not have it. */
   serverName?: string;
+  /**
+   * How long the CLI waits for each MCP server (troupe's and the agent's
+   * own) to start before it goes on without that server's tools, in ms.
+   * Default: {@link DEFAULT_MCP_STARTUP_TIMEOUT_MS} (60 s; the CLIs' own
+   * defaults of 10 to 30 s leave a server without its tools on a loaded
+   * machine). Claude Code and Codex; Copilot has no such setting.
+   */
+  mcpStartupTimeoutMs?: number;
+}
+
+/** How long a CLI waits for an MCP server to start when `mcpStartupTimeoutMs` is not given. */
+export const DEFAULT_MCP_STARTUP_TIMEOUT_MS = 60_000;
+
+function startupTimeoutMs(options: CliProfileOptions): number {
+  const ms = options.mcpStartupTimeoutMs ?? DEFAULT_MCP_STARTUP_TIMEOUT_MS;
+  if (!Number.isFinite(ms) || ms <= 0) {
+    throw new ConfigurationError(`Expected \`mcpStartupTimeoutMs\` to be a positive number of ms, got ${describeValue(ms)}`, { code: 'invalid_option' });
+  }
+  return ms;
 }
 
 /** The Claude Code version {@link claudeCodeProfile} was written and tested against. */
@@ -51,6 +70,7 @@ export const COPILOT_VERSION = '1.0.102';
  */
 export function claudeCodeProfile(options: CliProfileOptions = {}): ProcessAdapterOptions {
   const program = programOf(options, 'claude');
+  const startupMs = startupTimeoutMs(options);
   const rest = ['--output-format', 'json', ...(options.args ?? [])];
   return {
     id: 'claude',
@@ -80,7 +100,7 @@ export function claudeCodeProfile(options: CliProfileOptions = {}): ProcessAdapt
         if (cliTools?.allowed) args.push('--tools', unique(cliTools.allowed.filter((t) => !t.startsWith('mcp__')).map(toolName)).join(','));
         if (allowed.length > 0) args.push('--allowedTools', unique(allowed).join(','));
         args.push('--disallowedTools', unique(['Task', 'Agent', ...(cliTools?.disallowed ?? [])]).join(','));
-        return { args };
+        return { args, env: { MCP_TIMEOUT: String(Math.ceil(startupMs)) } };
       },
     },
   };
@@ -119,6 +139,7 @@ function toolName(rule: string): string {
  */
 export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOptions {
   const program = programOf(options, 'codex');
+  const startupSec = String(Math.ceil(startupTimeoutMs(options) / 1000));
   const rest = ['--json', ...(options.args ?? [])];
   return {
     id: 'codex',
@@ -138,6 +159,7 @@ export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOpt
           set(troupe.name, 'default_tools_approval_mode', '"approve"');
           set(troupe.name, 'tool_timeout_sec', '86400');
           set(troupe.name, 'supports_parallel_tool_calls', 'true');
+          set(troupe.name, 'startup_timeout_sec', startupSec);
         }
         for (const server of servers) {
           if (server.type === 'sse') {
@@ -156,6 +178,7 @@ export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOpt
           }
           if (server.tools) set(server.name, 'enabled_tools', tomlArray(server.tools));
           set(server.name, 'default_tools_approval_mode', '"approve"');
+          set(server.name, 'startup_timeout_sec', startupSec);
         }
         args.push('-c', 'agents.enabled=false');
         return { args };

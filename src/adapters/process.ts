@@ -31,6 +31,7 @@ export {
   CLAUDE_CODE_VERSION,
   CODEX_VERSION,
   COPILOT_VERSION,
+  DEFAULT_MCP_STARTUP_TIMEOUT_MS,
   claudeCodeProfile,
   codexProfile,
   copilotProfile,

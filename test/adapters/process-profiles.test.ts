@@ -18,8 +18,8 @@ const docs: McpServerSpec = { name: 'docs', type: 'http', url: 'https://docs.exa
 const launch = (parts: Partial<McpLaunch>): McpLaunch => ({ servers: [], dir: tempDir(), ...parts });
 const configure = async (profile: ReturnType<typeof claudeCodeProfile>, parts: Partial<McpLaunch>) => {
   const l = launch(parts);
-  const { args } = await profile.mcp!.configure(l);
-  return { args: [...args], dir: l.dir };
+  const { args, env } = await profile.mcp!.configure(l);
+  return { args: [...args], env, dir: l.dir };
 };
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as unknown;
 
@@ -55,6 +55,12 @@ describe('claudeCodeProfile', () => {
     });
   });
 
+  it('gives every MCP server mcpStartupTimeoutMs to start (MCP_TIMEOUT), 60 s unless told', async () => {
+    expect((await configure(claudeCodeProfile(), { troupe })).env).toEqual({ MCP_TIMEOUT: '60000' });
+    expect((await configure(claudeCodeProfile({ mcpStartupTimeoutMs: 5000 }), { troupe })).env).toEqual({ MCP_TIMEOUT: '5000' });
+    expect(() => claudeCodeProfile({ mcpStartupTimeoutMs: Number.NaN })).toThrow(ConfigurationError);
+  });
+
   it('CLI tools alone: no MCP config; an empty allow-list offers no built-in tool; every tool (no list) leaves --tools out', async () => {
     expect((await configure(claudeCodeProfile(), { cliTools: { allowed: ['Read', 'Grep'], disallowed: [] } })).args).toEqual([
       '--tools', 'Read,Grep', '--allowedTools', 'Read,Grep', '--disallowedTools', 'Task,Agent',
@@ -75,17 +81,26 @@ describe('codexProfile', () => {
       'mcp_servers.troupe.default_tools_approval_mode="approve"',
       'mcp_servers.troupe.tool_timeout_sec=86400',
       'mcp_servers.troupe.supports_parallel_tool_calls=true',
+      'mcp_servers.troupe.startup_timeout_sec=60',
       'mcp_servers.tickets.command="node"',
       'mcp_servers.tickets.args=["tickets.mjs"]',
       'mcp_servers.tickets.env={"TICKET_STATUS"="open \\"now\\""}',
       'mcp_servers.tickets.default_tools_approval_mode="approve"',
+      'mcp_servers.tickets.startup_timeout_sec=60',
       'mcp_servers.docs.url="https://docs.example/mcp"',
       'mcp_servers.docs.http_headers={"Authorization"="Bearer x"}',
       'mcp_servers.docs.enabled_tools=["search"]',
       'mcp_servers.docs.default_tools_approval_mode="approve"',
+      'mcp_servers.docs.startup_timeout_sec=60',
       // Codex has no allow-list of its own tools: `cliTools` changes nothing.
       'agents.enabled=false',
     ]);
+  });
+
+  it('waits mcpStartupTimeoutMs (in whole seconds) for each server to start, and refuses a time-out that is not positive', async () => {
+    const { args } = await configure(codexProfile({ mcpStartupTimeoutMs: 1500 }), { troupe, servers: [tickets] });
+    expect(args.filter((a) => a.includes('startup_timeout_sec'))).toEqual(['mcp_servers.troupe.startup_timeout_sec=2', 'mcp_servers.tickets.startup_timeout_sec=2']);
+    expect(() => codexProfile({ mcpStartupTimeoutMs: 0 })).toThrow(/Expected `mcpStartupTimeoutMs` to be a positive number of ms, got 0/);
   });
 
   it('refuses an SSE server, which Codex cannot reach', async () => {
