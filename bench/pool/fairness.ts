@@ -6,7 +6,7 @@
  * each plan got is then compared over every window of 50 consecutive
  * finished chunks (sliding by one) while both plans had chunks waiting.
  */
-import type { Executor, Plan } from '../../src/scheduler/index.js';
+import type { Executor, Plan } from '../../src/plan/index.js';
 import type { SimulatedClock as SimulatedClockType } from '../../src/testing/index.js';
 import type { BenchTroupe } from '../scheduler/load.js';
 import { makeChunk, median, rng } from '../scheduler/workloads.js';

@@ -5,8 +5,8 @@
  */
 import { defined } from '../core/defined.js';
 import { fileStore } from '../persistence/file-store.js';
-import { recordRunOutcomes } from '../scheduler/outcome-collector.js';
-import { loadOutcomeStats, type OutcomeStats, type OutcomeTally } from '../scheduler/outcome-stats.js';
+import { recordRunOutcomes } from '../plan/learning/outcome-collector.js';
+import { loadOutcomeStats, type OutcomeStats, type OutcomeTally } from '../plan/learning/outcome-stats.js';
 import type { CliIo } from './io.js';
 
 /** The help text of `troupe stats`. */

@@ -19,7 +19,7 @@ import { orchestrateStateSchema } from '../patterns/orchestrate-state.js';
 import { reflectStateSchema } from '../patterns/reflect.js';
 import { teamStateSchema } from '../patterns/team-state.js';
 import { readRun } from '../persistence/run-log.js';
-import { planEntrySchema, planExecutionStateSchema } from '../scheduler/state.js';
+import { planEntrySchema, planExecutionStateSchema } from '../plan/engine/state.js';
 import { checkpointsAt, listCheckpoints, type CheckpointAt, type RunCheckpoint, type RunEvents } from './checkpoints.js';
 import { setPointer } from './pointer.js';
 

@@ -10,8 +10,8 @@ import type { TroupeEvent } from '../core/events.js';
 // The events of the layers this reader folds (their declarations merge into `TroupeEvent`; these modules hold types only).
 import '../patterns/events.js';
 import '../coordination/events.js';
-import type { PlanGraphNode } from '../scheduler/events.js';
-import type { ChunkStatus } from '../scheduler/state.js';
+import type { PlanGraphNode } from '../plan/events.js';
+import type { ChunkStatus } from '../plan/engine/state.js';
 import type { OutcomeStatus } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../core/budget.js';

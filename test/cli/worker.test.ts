@@ -9,7 +9,7 @@ import { run } from '../../src/core/run.js';
 import { bullmqExecutor, remote } from '../../src/integrations/bullmq/index.js';
 import { checkpointStream } from '../../src/core/checkpoint.js';
 import { redisStore } from '../../src/integrations/redis/index.js';
-import { executePlan } from '../../src/scheduler/execute.js';
+import { executePlan } from '../../src/plan/engine/execute.js';
 import { chunk, plan } from '../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../helpers/redis.js';
 

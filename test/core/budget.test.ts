@@ -11,8 +11,8 @@ import { agent } from '../../src/patterns/agent.js';
 import { asTool } from '../../src/patterns/as-tool.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { withBudget } from '../../src/patterns/with-budget.js';
-import { executePlan } from '../../src/scheduler/execute.js';
-import type { Plan } from '../../src/scheduler/plan.js';
+import { executePlan } from '../../src/plan/engine/execute.js';
+import type { Plan } from '../../src/plan/model/plan.js';
 
 const usage = (inputTokens: number, outputTokens: number, costUsd = 0) => ({ inputTokens, outputTokens, costUsd });
 

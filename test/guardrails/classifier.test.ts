@@ -12,8 +12,8 @@ import {
   withGuardrails,
 } from '../../src/guardrails/index.js';
 import { agent } from '../../src/patterns/agent.js';
-import { executePlan } from '../../src/scheduler/execute.js';
-import { chunk, planOf } from '../scheduler/helpers.js';
+import { executePlan } from '../../src/plan/engine/execute.js';
+import { chunk, planOf } from '../plan/helpers.js';
 
 describe('classifier verdicts', () => {
   it('reads VERDICT and REASON lines outside fenced code, in any case and quoting', () => {

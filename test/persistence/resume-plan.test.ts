@@ -7,13 +7,13 @@ import { memoryStore } from '../../src/core/memory-store.js';
 import { checkpointKey, checkpointStream } from '../../src/core/checkpoint.js';
 import { resume } from '../../src/core/resume.js';
 import type { Store } from '../../src/core/store.js';
-import { executePlan, planRunnable, type PlanRunOptions } from '../../src/scheduler/execute.js';
-import type { ChunkJobData, Executor } from '../../src/scheduler/executor.js';
-import { recordChunkResult } from '../../src/scheduler/plan-checkpoint.js';
-import { planExecutionStateSchema } from '../../src/scheduler/state.js';
+import { executePlan, planRunnable, type PlanRunOptions } from '../../src/plan/engine/execute.js';
+import type { ChunkJobData, Executor } from '../../src/plan/engine/executor.js';
+import { recordChunkResult } from '../../src/plan/engine/checkpoint.js';
+import { planExecutionStateSchema } from '../../src/plan/engine/state.js';
 import { reflect } from '../../src/patterns/reflect.js';
 import { agent } from '../../src/patterns/agent.js';
-import { chunk, planOf } from '../scheduler/helpers.js';
+import { chunk, planOf } from '../plan/helpers.js';
 
 const plan = planOf(chunk(0), chunk(1), chunk(2, [0]), chunk(3, [1]), chunk(4, [2]), chunk(5, [3, 4]));
 /** Each chunk's agent answers with the chunk it was given. */

@@ -15,7 +15,7 @@ import { reflect, reflectStateSchema } from '../../src/patterns/reflect.js';
 import { team } from '../../src/patterns/team.js';
 import { teamStateSchema } from '../../src/patterns/team-state.js';
 import { orchestrateStateSchema } from '../../src/patterns/orchestrate-state.js';
-import { planExecutionStateSchema } from '../../src/scheduler/state.js';
+import { planExecutionStateSchema } from '../../src/plan/engine/state.js';
 import { CHECKPOINT_SCHEMA_VERSION, checkpointKey, parseCheckpoint } from '../../src/core/checkpoint.js';
 import { fileStore } from '../../src/persistence/file-store.js';
 import { memoryStore } from '../../src/core/memory-store.js';

@@ -9,11 +9,11 @@ import { agent } from '../../src/patterns/agent.js';
 import { reflect } from '../../src/patterns/reflect.js';
 import { listRuns } from '../../src/persistence/runs.js';
 import { readRun } from '../../src/persistence/run-log.js';
-import { executePlan, planRunnable, type PlanRunOptions } from '../../src/scheduler/execute.js';
+import { executePlan, planRunnable, type PlanRunOptions } from '../../src/plan/engine/execute.js';
 import { listCheckpoints } from '../../src/travel/checkpoints.js';
 import { forkRun } from '../../src/travel/fork.js';
 import { replayRun } from '../../src/travel/what-if.js';
-import { chunk, planOf } from '../scheduler/helpers.js';
+import { chunk, planOf } from '../plan/helpers.js';
 
 const plan = planOf(chunk(0), chunk(1), chunk(2, [0]), chunk(3, [1]), chunk(4, [2]), chunk(5, [3, 4]));
 const options: PlanRunOptions = { maxParallel: 1, planId: 'six' };

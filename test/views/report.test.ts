@@ -7,7 +7,7 @@ import { buildReportData, longestPath, renderRunReport } from 'troupe/report';
 import { SimulatedClock, memoryStore, scriptedAdapter } from 'troupe/testing';
 import { readRun } from '../../src/persistence/run-log.js';
 import { showcaseAdapter, showcaseFlow } from '../helpers/observe-flow.js';
-import { drive } from '../scheduler/helpers.js';
+import { drive } from '../plan/helpers.js';
 
 /** The showcase run's events (a router, a plan with advisors, a retry, a tool call, a scored review loop). */
 async function showcase(): Promise<TroupeEvent[]> {

@@ -3,7 +3,7 @@ import { run, type TroupeEvent } from 'troupe';
 import { SimulatedClock } from 'troupe/testing';
 import { RunTracker } from '../../src/views/tracker.js';
 import { showcaseAdapter, showcaseFlow } from '../helpers/observe-flow.js';
-import { drive } from '../scheduler/helpers.js';
+import { drive } from '../plan/helpers.js';
 
 describe('RunTracker', () => {
   it('places every op in its plan chunk, attempt and iteration, and finds when each model turn began', async () => {

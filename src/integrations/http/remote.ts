@@ -16,8 +16,8 @@ import { defineTool, type ToolDefinition } from '../../core/tools.js';
 import { emptyUsage } from '../../core/usage.js';
 import { createRunLogWriter } from '../../core/run-log-writer.js';
 import type { Store } from '../../core/store.js';
-import type { ApprovalHandler } from '../../scheduler/approvals.js';
-import type { PlanningSession, PlanningStep } from '../../scheduler/planning-session.js';
+import type { ApprovalHandler } from '../../plan/approvals.js';
+import type { PlanningSession, PlanningStep } from '../../plan/session/planning-session.js';
 import { askPerson, type AskPersonOptions } from './requests.js';
 import { defined } from '../../core/defined.js';
 

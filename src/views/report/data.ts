@@ -7,7 +7,7 @@
  */
 import type { ToolCall, ToolResult } from '../../core/adapter.js';
 import type { TroupeEvent } from '../../core/events.js';
-import type { ChunkStatus } from '../../scheduler/state.js';
+import type { ChunkStatus } from '../../plan/engine/state.js';
 import type { OutcomeStatus } from '../../core/runnable.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../../core/budget.js';

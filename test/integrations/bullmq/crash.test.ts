@@ -7,7 +7,7 @@ import { checkpointStream } from '../../../src/core/checkpoint.js';
 import { redisStore } from '../../../src/integrations/redis/index.js';
 import { resume } from '../../../src/core/resume.js';
 import { run } from '../../../src/core/run.js';
-import { planRunnable } from '../../../src/scheduler/execute.js';
+import { planRunnable } from '../../../src/plan/engine/execute.js';
 import {
   callsPerChunk,
   chunk,

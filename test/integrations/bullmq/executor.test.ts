@@ -10,7 +10,7 @@ import { chunkJobId } from '../../../src/integrations/bullmq/wire.js';
 import { memoryStore } from '../../../src/core/memory-store.js';
 import { readRun } from '../../../src/persistence/run-log.js';
 import { run } from '../../../src/core/run.js';
-import { executePlan, planRunnable } from '../../../src/scheduler/execute.js';
+import { executePlan, planRunnable } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter, type ScriptedAdapterOptions } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';

@@ -9,7 +9,7 @@ import { defineTool } from '../../../src/core/tools.js';
 import { withGuardrails } from '../../../src/guardrails/with-guardrails.js';
 import { bullmqExecutor, remote, startWorker, type WorkerJobEvent } from '../../../src/integrations/bullmq/index.js';
 import { agent } from '../../../src/patterns/agent.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../../src/core/memory-store.js';
 import { bullmqExecutor, startWorker, type WorkerJobEvent } from '../../../src/integrations/bullmq/index.js';
-import { PlanningSession } from '../../../src/scheduler/planning-session.js';
+import { PlanningSession } from '../../../src/plan/session/planning-session.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';

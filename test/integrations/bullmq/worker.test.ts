@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { ConfigurationError } from '../../../src/core/errors.js';
 import { bullmqExecutor, startWorker, type StartWorkerOptions } from '../../../src/integrations/bullmq/index.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { gitWorktree } from '../../../src/workspaces/git-worktree.js';
 import { chunk, chunkOf, plan, startWorkerProcess, stopAll, type WorkerProcess } from '../../helpers/bullmq.js';

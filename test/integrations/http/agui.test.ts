@@ -11,7 +11,7 @@ import { ApprovalQueue, executePlan } from 'troupe/plan';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
 import { AguiMapper, remoteApprovals, runHandler } from 'troupe/http';
 import { startServer, type TestServer } from '../../helpers/http-server.js';
-import { chunk, planOf } from '../../scheduler/helpers.js';
+import { chunk, planOf } from '../../plan/helpers.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {

@@ -18,7 +18,7 @@ import { answerRequest, askPersonTool, cancellationSignal, namespacedStore, pend
 import { runFixture } from '../../helpers/child.js';
 import { readUntil, startServer, type TestServer } from '../../helpers/http-server.js';
 import { closedAfterEach, redisTarget, testPrefixes } from '../../helpers/redis.js';
-import { chunk, planOf } from '../../scheduler/helpers.js';
+import { chunk, planOf } from '../../plan/helpers.js';
 
 const servers: TestServer[] = [];
 const dirs: string[] = [];

@@ -7,7 +7,7 @@ import { extractTraceContext, otelTracing, type OtelTracingOptions } from 'troup
 import { SimulatedClock, scriptedAdapter } from 'troupe/testing';
 import { reflect } from '../../../src/patterns/reflect.js';
 import { deliveryAdapter, deliveryFlow } from '../../helpers/observe-flow.js';
-import { drive } from '../../scheduler/helpers.js';
+import { drive } from '../../plan/helpers.js';
 
 /** Spans that were started but never ended, to prove none are left open. */
 class OpenSpans implements SpanProcessor {

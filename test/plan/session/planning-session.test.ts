@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import { scriptedAdapter } from '../../../src/adapters/scripted.js';
+import type { TroupeEvent } from '../../../src/core/events.js';
+import type { ChunkRunner } from '../../../src/plan/engine/execute.js';
+import { PlanningPhaseError, PlanningSession } from '../../../src/plan/session/planning-session.js';
+import { memoryStore } from '../../../src/core/memory-store.js';
+import { chunk, planOf } from '../helpers.js';
+
+const plan = JSON.stringify(planOf(chunk(0), chunk(1, [0], { role: 'Synthesis' })));
+
+function setup(planner: string[], runChunk?: ChunkRunner) {
+  const adapter = scriptedAdapter({
+    replies: { planner },
+    rules: [
+      { agent: 'synthesis', reply: (r) => `summary (${r.text.includes('Status: succeeded') ? 'ok' : 'partial'})` },
+      { agent: /Generic|Synthesis/, reply: 'worked' },
+    ],
+  });
+  const session = new PlanningSession({ adapter, id: 's1', retry: { retryDelayMs: 0 }, ...(runChunk ? { runChunk } : {}) });
+  const phases: string[] = [];
+  session.emitter.on('phase.changed', (e) => phases.push(e.to));
+  return { adapter, session, phases };
+}
+
+/** A chunk runner that calls `cancel` once started and records whether its signal aborted. */
+function cancellingRunner(cancel: () => void): { runChunk: ChunkRunner; readonly sawAbort: boolean } {
+  let sawAbort = false;
+  const runChunk: ChunkRunner = ({ signal }) =>
+    new Promise((_resolve, reject) => {
+      signal.addEventListener('abort', () => {
+        sawAbort = true;
+        reject(signal.reason);
+      });
+      cancel();
+    });
+  return { runChunk, get sawAbort() { return sawAbort; } };
+}
+
+describe('PlanningSession', () => {
+  it('clarifies, plans, waits for approval, executes, aggregates and completes', async () => {
+    const { adapter, session, phases } = setup(['{"action":"clarify","questions":["Which modules?"]}', '{"action":"plan"}', plan]);
+    const events: TroupeEvent[] = [];
+    session.emitter.on('*', (e) => events.push(e));
+    const asked = await session.submitTask('Fix the memory leaks');
+    expect(asked).toEqual({ phase: 'clarifying', questions: ['Which modules?'] });
+    const planned = await session.answerClarification('cache and sessions');
+    expect(planned.phase).toBe('awaiting-approval');
+    expect(planned.plan?.chunks).toHaveLength(2);
+    expect(adapter.inputsOf('planner')[2]).toContain("User's answers: cache and sessions");
+    const done = await session.approvePlan('approve');
+    expect(done.phase).toBe('completed');
+    expect(done.outcome?.output).toBe('summary (ok)');
+    expect(done.outcome?.stats).toMatchObject({ total: 2, succeeded: 2 });
+    expect(done.outcome?.usage.turns).toBe(3);
+    expect(phases).toEqual(['clarifying', 'planning', 'awaiting-approval', 'executing', 'aggregating', 'completed']);
+    expect(events.some((e) => e.type === 'chunk.status')).toBe(true);
+  });
+
+  it('plans again with the feedback when changes are requested, and cancels on reject', async () => {
+    const { adapter, session } = setup(['{"action":"plan"}', plan, plan]);
+    await session.submitTask('Fix the memory leaks');
+    const revised = await session.approvePlan('request-changes', 'add a test chunk');
+    expect(revised.phase).toBe('awaiting-approval');
+    expect(adapter.inputsOf('planner')[2]).toContain('Feedback: add a test chunk');
+    expect(await session.approvePlan('reject')).toEqual({ phase: 'cancelled' });
+  });
+
+  it('injects instructions into chunks that have not started and records them with the run', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const prompts: string[] = [];
+    let session!: PlanningSession;
+    const runChunk: ChunkRunner = async ({ chunk: c, prompt }) => {
+      prompts.push(prompt);
+      if (c.sequenceIndex === 0) {
+        session.inject('Prefer WeakMap');
+        await gate;
+      }
+      return 'ok';
+    };
+    ({ session } = setup(['{"action":"plan"}', plan], runChunk));
+    await session.submitTask('Fix the memory leaks');
+    const running = session.approvePlan('approve');
+    await new Promise((r) => setImmediate(r));
+    expect(session.phase).toBe('executing');
+    release();
+    const done = await running;
+    expect(prompts[0]).not.toContain('Prefer WeakMap');
+    expect(prompts[1]).toContain('- Prefer WeakMap');
+    expect(session.runs[0]!.instructions).toEqual(['Prefer WeakMap']);
+    expect(done.outcome?.instructions).toEqual(['Prefer WeakMap']);
+  });
+
+  it('plans a follow-up with the previous plan and report as context', async () => {
+    const { adapter, session } = setup(['{"action":"plan"}', plan, plan]);
+    await session.submitTask('Fix the memory leaks');
+    await session.approvePlan('approve');
+    const next = await session.followUp('Now add regression tests');
+    expect(next.phase).toBe('awaiting-approval');
+    const prompt = adapter.inputsOf('planner')[2]!;
+    expect(prompt).toContain('## Task\n\nNow add regression tests');
+    expect(prompt).toContain('The earlier plan:');
+    expect(prompt).toContain('The earlier report:\nsummary (ok)');
+  });
+
+  it('cancels a running execution', async () => {
+    let session!: PlanningSession;
+    const chunkRun = cancellingRunner(() => session.cancel());
+    ({ session } = setup(['{"action":"plan"}', plan], chunkRun.runChunk));
+    await session.submitTask('Fix the memory leaks');
+    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'cancelled' });
+    expect(chunkRun.sawAbort).toBe(true);
+    expect(session.phase).toBe('cancelled');
+  });
+
+  it('is cancelled by its signal option: the running execution sees the abort and later calls make no model call', async () => {
+    const controller = new AbortController();
+    const chunkRun = cancellingRunner(() => controller.abort());
+    const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', plan] } });
+    const session = new PlanningSession({ adapter, signal: controller.signal, runChunk: chunkRun.runChunk });
+    await session.submitTask('Fix the memory leaks');
+    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'cancelled' });
+    expect(chunkRun.sawAbort).toBe(true);
+    expect(session.phase).toBe('cancelled');
+
+    session.reset();
+    const calls = adapter.calls.length;
+    await expect(session.submitTask('Again')).rejects.toMatchObject({ code: 'cancelled' });
+    expect(session.phase).toBe('cancelled');
+    expect(adapter.calls.length).toBe(calls);
+  });
+
+  it('throws a typed error naming the current phase for a call in the wrong phase', async () => {
+    const { session } = setup(['{"action":"plan"}', plan]);
+    const wrong = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const error = wrong(() => session.inject('x'));
+    expect(error).toBeInstanceOf(PlanningPhaseError);
+    expect(error).toMatchObject({ code: 'wrong_phase', phase: 'idle' });
+    expect((error as Error).message).toContain('phase "idle"');
+    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'wrong_phase', phase: 'idle' });
+    await expect(session.followUp('more')).rejects.toMatchObject({ code: 'wrong_phase' });
+    await session.submitTask('Fix it');
+    await expect(session.submitTask('again')).rejects.toMatchObject({ code: 'wrong_phase', phase: 'awaiting-approval' });
+    await expect(session.answerClarification('x')).rejects.toMatchObject({ phase: 'awaiting-approval' });
+    session.cancel();
+    expect(session.phase).toBe('cancelled');
+    expect(() => session.cancel()).toThrow(PlanningPhaseError);
+    session.reset();
+    expect(session.phase).toBe('idle');
+  });
+});
+
+describe('PlanningSession.restore', () => {
+  const threeChunks = JSON.stringify(planOf(chunk(0), chunk(1, [0]), chunk(2, [1])));
+
+  it('continues an interrupted execution from its checkpoint: chunks that succeeded are not run again, injected instructions are kept', async () => {
+    const store = memoryStore();
+    const controller = new AbortController();
+    const ran: number[] = [];
+    const prompts: string[] = [];
+    let session!: PlanningSession;
+    const runChunk: ChunkRunner = async ({ chunk: c, prompt }) => {
+      ran.push(c.sequenceIndex);
+      prompts.push(prompt);
+      if (c.sequenceIndex === 0) session.inject('Prefer WeakMap');
+      if (c.sequenceIndex === 1) controller.abort(); // the process dies during chunk 1
+      return `did ${c.sequenceIndex}`;
+    };
+    const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', threeChunks] }, rules: [{ agent: 'synthesis', reply: 'summary' }] });
+    session = new PlanningSession({ adapter, id: 'rel-1', store, runChunk, signal: controller.signal });
+    await session.submitTask('Fix the leaks');
+    await expect(session.approvePlan('approve')).rejects.toThrow();
+    expect(ran).toEqual([0, 1]);
+
+    ran.length = 0;
+    prompts.length = 0;
+    const restored = await PlanningSession.restore({ adapter, id: 'rel-1', store, runChunk });
+    expect(restored.phase).toBe('awaiting-approval');
+    expect(restored.plan?.chunks).toHaveLength(3);
+    expect(restored.instructions).toEqual(['Prefer WeakMap']);
+    session = restored;
+    const done = await restored.approvePlan('approve');
+    expect(done.phase).toBe('completed');
+    expect(ran).toEqual([1, 2]);
+    expect(prompts[0]).toContain('Prefer WeakMap');
+    expect(done.outcome?.results.map((r) => r.output)).toEqual(['did 0', 'did 1', 'did 2']);
+    expect(done.outcome?.output).toBe('summary');
+
+    // A finished execution restores as completed, with its run.
+    const again = await PlanningSession.restore({ adapter, id: 'rel-1', store, runChunk });
+    expect(again.phase).toBe('completed');
+    expect(again.runs.map((r) => [r.task, r.report.summary, r.outcome.results.length])).toEqual([['Fix the leaks', 'summary', 3]]);
+  });
+
+  it('refuses to restore a session the store does not hold', async () => {
+    const adapter = scriptedAdapter({});
+    await expect(PlanningSession.restore({ adapter, id: 'nope', store: memoryStore() })).rejects.toThrow(/No execution of planning session "nope" in the store/);
+  });
+});
