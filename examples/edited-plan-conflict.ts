@@ -75,7 +75,7 @@ try {
   };
   const session = new PlanningSession({ adapter, runChunk, workspace: gitWorktree({ root: join(base, 'worktrees') }), baseDir: repo, maxParallel: 2, retry: { retryDelayMs: 0 } });
   session.emitter.on('chunk.status', (e) => {
-    if (e.sequenceIndex === 0 && e.status === 'succeeded') zeroMerged();
+    if (e.sequenceIndex === 0 && e.status === 'completed') zeroMerged();
   });
   session.emitter.on('chunk.conflict', (e) => console.log(`conflict: chunk ${e.chunkId} in ${e.paths.join(', ')} with chunk ${e.with.map((w) => w.chunkId).join(', ')} -> ${e.outcome}`));
 

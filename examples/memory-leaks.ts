@@ -66,7 +66,7 @@ const adapter = adapterFromEnv() ?? scriptedAdapter({
 const session = new PlanningSession({ adapter, maxParallel: 2 });
 session.emitter.on('phase.changed', (e) => console.log(`phase: ${e.from} -> ${e.to}`));
 session.emitter.on('chunk.status', (e) => {
-  if (e.status === 'running' || e.status === 'succeeded') console.log(`  chunk ${e.chunkId} (${e.role}) ${e.status}`);
+  if (e.status === 'running' || e.status === 'completed') console.log(`  chunk ${e.chunkId} (${e.role}) ${e.status}`);
 });
 
 const planned = await session.submitTask('Our service leaks memory; debug the cache and session modules.');

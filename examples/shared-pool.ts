@@ -62,7 +62,7 @@ function project(name: keyof typeof plans) {
   const baseDir = mkdtempSync(join(tmpdir(), `troupe-pool-${name}-`));
   dirs.push(baseDir);
   const onEvent = (e: TroupeEvent) => {
-    if (e.type === 'chunk.status' && e.status === 'succeeded') done.push(`${name} ${e.sequenceIndex}`);
+    if (e.type === 'chunk.status' && e.status === 'completed') done.push(`${name} ${e.sequenceIndex}`);
   };
   return executePlan(plans[name], { adapter, clock, planId: name, baseDir, executor: shares[name], budget: { name, totalTokens: 50_000 }, onEvent });
 }
@@ -81,7 +81,7 @@ try {
   }
   const outcomes = await all;
   console.log('');
-  for (const o of outcomes) console.log(`${o.plan.planSummary}: ${o.status}, ${o.stats.succeeded}/${o.stats.total} chunks`);
+  for (const o of outcomes) console.log(`${o.plan.planSummary}: ${o.status}, ${o.stats.completed}/${o.stats.total} chunks`);
   console.log(`worker time: ${pool.stats().map((s) => `${s.name} ${seconds(s.workerMs)}`).join(', ')}`);
 } finally {
   stopWatching();

@@ -31,19 +31,19 @@ export interface PlanEvents {
   'plan.started': { planId: string; chunks: number; resumed: boolean; graph?: PlanGraphNode[] };
   /**
    * A plan finished executing (before its checkpoint's last save), with its
-   * status (`completed`, `failed` when a chunk failed, `error-budget` at
-   * the abort threshold, `budget-exhausted` when its budget ran out) and
-   * the number of chunks that succeeded, failed and were skipped. A
-   * cancelled plan emits none.
+   * status (`completed`; `failed` when a chunk failed, with `reason`
+   * `abort-threshold` when too many did; `budget-exhausted`, with `reason`
+   * `budget`, when its budget ran out) and the number of chunks that
+   * completed, failed and were skipped. A cancelled plan emits none.
    */
-  'plan.completed': { planId: string; status: 'completed' | 'failed' | 'error-budget' | 'budget-exhausted'; succeeded: number; failed: number; skipped: number };
+  'plan.completed': { planId: string; status: 'completed' | 'failed' | 'budget-exhausted'; reason?: 'abort-threshold' | 'budget'; completed: number; failed: number; skipped: number };
   /**
    * A chunk changed status: one event per transition of the scheduler's
    * state machine (`pending`/`waiting-for-dependencies` → `queued` → `running`
-   * → `succeeded`, or `retrying` and `queued` again, or `failed`; `skipped`
-   * when a dependency failed; `aborted` when the plan stopped). `attempt`
+   * → `completed`, or `retrying` and `queued` again, or `failed`; `skipped`
+   * when a dependency failed; `cancelled` when the plan stopped). `attempt`
    * counts the chunk's attempts so far; `error` is set on `failed`,
-   * `retrying`, `skipped` and `aborted` when there is one. Built only when
+   * `retrying`, `skipped` and `cancelled` when there is one. Built only when
    * someone listens.
    */
   'chunk.status': {
@@ -83,7 +83,7 @@ export interface PlanEvents {
    * A running plan was changed (`source`: the API, a planning session, a
    * model's `change_plan` tool, or a replay applying a recorded change):
    * `id` numbers the change in its plan, `after` is how many chunks had
-   * succeeded, and `added`, `removed` and `rewired` list the chunks it
+   * completed, and `added`, `removed` and `rewired` list the chunks it
    * touched. The same record is an entry of the plan's checkpoint.
    */
   'plan.changed': { planId: string; id: number; change: PlanChange; source: PlanChangeSource; after: number; added: number[]; removed: number[]; rewired: number[] };

@@ -97,7 +97,7 @@ export interface ForkResult {
  * @example
  * ```ts
  * const log = await readRun(store, 'plan-1');
- * const done = listCheckpoints(log).find((c) => c.summary === 'chunk 2 succeeded')!;
+ * const done = listCheckpoints(log).find((c) => c.summary === 'chunk 2 completed')!;
  * const fork = await forkRun(store, 'plan-1', { at: done.id, set: [{ pointer: '/entry/output', value: 'Use PostgreSQL.' }] });
  * const result = await resume(flow, fork.runId, { store, adapter });
  * ```

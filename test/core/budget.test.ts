@@ -174,7 +174,7 @@ describe('plan budgets', () => {
       onEvent: (e) => events.push(e),
     });
     const status = Object.fromEntries(outcome.results.map((r) => [r.sequenceIndex, r.status]));
-    expect(status).toEqual({ 1: 'succeeded', 2: 'failed', 3: 'skipped', 4: 'succeeded', 5: 'succeeded' });
+    expect(status).toEqual({ 1: 'completed', 2: 'failed', 3: 'skipped', 4: 'completed', 5: 'completed' });
     const two = outcome.results.find((r) => r.sequenceIndex === 2)!;
     expect(two.attempts).toBe(1); // not retried
     expect(two.error).toMatch(/Budget "research" exhausted/);
@@ -190,8 +190,8 @@ describe('plan budgets', () => {
     const adapter = scriptedAdapter({ rules: [{ agent: 'Generic', reply: { text: 'ok', usage: usage(50, 50) } }] });
     const outcome = await executePlan(plan, { adapter, budget: { totalTokens: 150 } });
     expect(outcome.status).toBe('budget-exhausted');
-    expect(outcome.stoppedBy).toBe('budget');
-    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'aborted', 'aborted']);
+    expect(outcome.reason).toBe('budget');
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'cancelled', 'cancelled']);
     expect(adapter.calls).toHaveLength(2);
   });
 

@@ -27,7 +27,7 @@ describe('resuming a plan execution', () => {
     const controller = new AbortController();
     let succeeded = 0;
     const onEvent = (e: TroupeEvent) => {
-      if (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 3) controller.abort();
+      if (e.type === 'chunk.status' && e.status === 'completed' && ++succeeded === 3) controller.abort();
     };
     const first = script();
     await expect(executePlan(plan, { ...options, adapter: first, store, runId: 'p1', signal: controller.signal, onEvent })).rejects.toMatchObject({ code: 'cancelled' });
@@ -37,7 +37,7 @@ describe('resuming a plan execution', () => {
     const saved = planExecutionStateSchema.parse((await store.get('runs/p1/checkpoints/plan:six#0') as { state: unknown }).state);
     expect(saved.chunks.map((c) => c.status)).toEqual(['pending', 'pending', 'pending', 'pending', 'pending', 'pending']);
     const entries = (await store.read(checkpointStream('p1', '/plan:six#0'))).records as Array<{ sequenceIndex: number; status: string; output: string }>;
-    expect(entries.map((e) => [e.sequenceIndex, e.status, e.output])).toEqual(ranFirst.map((i) => [i, 'succeeded', `done ${i}`]));
+    expect(entries.map((e) => [e.sequenceIndex, e.status, e.output])).toEqual(ranFirst.map((i) => [i, 'completed', `done ${i}`]));
 
     const second = script();
     const events: TroupeEvent[] = [];
@@ -146,15 +146,15 @@ describe('chunk results recorded by another process (a queue-backed executor)', 
     const store = memoryStore();
     const controller = new AbortController();
     let succeeded = 0;
-    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 2 && controller.abort());
+    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'completed' && ++succeeded === 2 && controller.abort());
     await expect(executePlan(plan, { ...options, adapter: script(), store, runId: 'q2', signal: controller.signal, onEvent })).rejects.toThrow();
     const controller2 = new AbortController();
     let again = 0;
-    const onEvent2 = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'succeeded' && ++again === 2 && controller2.abort());
+    const onEvent2 = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'completed' && ++again === 2 && controller2.abort());
     await expect(resume(planRunnable(plan, options), 'q2', { store, adapter: script(), signal: controller2.signal, onEvent: onEvent2 })).rejects.toThrow();
     const doc = (await store.get(checkpointKey('q2', '/plan:six#0'))) as { entriesFrom: number; state: { chunks: Array<{ status: string }> } };
     expect(doc.entriesFrom).toBe(2);
-    expect(doc.state.chunks.filter((c) => c.status === 'succeeded')).toHaveLength(2);
+    expect(doc.state.chunks.filter((c) => c.status === 'completed')).toHaveLength(2);
     const adapter = script();
     const done = await resume(planRunnable(plan, options), 'q2', { store, adapter });
     expect(chunksRun(adapter)).toHaveLength(2);

@@ -26,10 +26,10 @@ describe('buildReportData', () => {
     const plan = data.plans[0]!;
     expect(plan.planId).toBe('delivery');
     expect(plan.chunks.map((c) => [c.chunkId, c.dependsOn, c.status, c.attempts.map((a) => a.status)])).toEqual([
-      ['1', [], 'succeeded', ['succeeded']],
-      ['2', ['1'], 'succeeded', ['succeeded']],
-      ['3', ['1'], 'succeeded', ['retrying', 'succeeded']],
-      ['4', ['2', '3'], 'succeeded', ['succeeded']],
+      ['1', [], 'completed', ['completed']],
+      ['2', ['1'], 'completed', ['completed']],
+      ['3', ['1'], 'completed', ['retrying', 'completed']],
+      ['4', ['2', '3'], 'completed', ['completed']],
     ]);
     const c3 = plan.chunks[2]!;
     expect(c3.attempts[0]!.error).toBe('The model service is overloaded');
@@ -65,7 +65,7 @@ describe('buildReportData', () => {
     // Lanes: patterns, then chunks, then agents; the retry is a failed attempt, a wait, and a marker.
     expect(data.lanes.map((l) => l.group)).toEqual([...data.lanes.map((l) => l.group)].sort((a, b) => ['flow', 'chunks', 'agents'].indexOf(a) - ['flow', 'chunks', 'agents'].indexOf(b)));
     const lane3 = data.lanes.find((l) => l.id.endsWith('|3'))!;
-    expect(lane3.bars.map((b) => `${b.kind}:${b.status}`)).toEqual(['attempt:retrying', 'wait:retrying', 'attempt:succeeded']);
+    expect(lane3.bars.map((b) => `${b.kind}:${b.status}`)).toEqual(['attempt:retrying', 'wait:retrying', 'attempt:completed']);
     expect(lane3.markers.map((m) => m.kind)).toEqual(['retry']);
     expect(data.lanes.find((l) => l.label === 'orchestrate docs-review')!.markers.map((m) => m.kind)).toEqual(['stall']);
     // Advisors run in parallel with each other across chunks 2 and 3: their lane needs two rows.

@@ -3,12 +3,12 @@
  *
  * - when a plan starts, its state (the plan, every chunk's status, the
  *   instructions) is saved once;
- * - every chunk that succeeds is one entry appended to the checkpoint's
+ * - every chunk that completes is one entry appended to the checkpoint's
  *   stream (`runs/<runId>/checkpoint-entries<plan path>`), not a new copy
  *   of the whole state, so a plan of n chunks writes O(n), not O(n²);
  * - a finished plan saves its outcome;
  * - a resumed plan reads the state and the entries after it, and keeps
- *   the chunks that succeeded — also those another process recorded in
+ *   the chunks that completed — also those another process recorded in
  *   the stream while no scheduler ran ({@link recordChunkResult}: a worker
  *   of a queue-backed executor) — then saves its state again with those
  *   entries folded in.
@@ -28,13 +28,33 @@ import type { PlanMessage } from '../live/messages.js';
 import { applyPlanChange, type PlanChangeRecord } from '../live/replan.js';
 import type { PlanOutcome } from './types.js';
 
-/** The saved outcome of a finished plan, checked when a resumed run returns it. */
-const planOutcomeSchema = savedOutcomeSchema.extend({
-  plan: planSchema,
-  results: z.array(z.looseObject({ sequenceIndex: z.number().int(), title: z.string(), role: z.string(), status: chunkStatusSchema, attempts: z.number().int(), durationMs: z.number() })),
-  stats: z.looseObject({ succeeded: z.number(), failed: z.number(), skipped: z.number() }),
-  instructions: z.array(z.string()),
-});
+/**
+ * A saved plan outcome in today's words: outcomes saved before the
+ * statuses were renamed count `succeeded` and `aborted` chunks in their
+ * stats and say `stoppedBy` (docs/conventions.md, "Retired names").
+ */
+function currentPlanOutcome(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const { stoppedBy, ...outcome } = value as Record<string, unknown>;
+  const stats = outcome.stats;
+  if (typeof stats === 'object' && stats !== null) {
+    const { succeeded, aborted, ...rest } = stats as Record<string, unknown>;
+    outcome.stats = { ...rest, ...(succeeded === undefined ? {} : { completed: succeeded }), ...(aborted === undefined ? {} : { cancelled: aborted }) };
+  }
+  if (stoppedBy !== undefined && outcome.reason === undefined) outcome.reason = stoppedBy;
+  return outcome;
+}
+
+/** The saved outcome of a finished plan, checked when a resumed run returns it (an outcome saved with the earlier words reads in today's). */
+export const planOutcomeSchema = z.preprocess(
+  currentPlanOutcome,
+  savedOutcomeSchema.extend({
+    plan: planSchema,
+    results: z.array(z.looseObject({ sequenceIndex: z.number().int(), title: z.string(), role: z.string(), status: chunkStatusSchema, attempts: z.number().int(), durationMs: z.number() })),
+    stats: z.looseObject({ completed: z.number(), failed: z.number(), skipped: z.number() }),
+    instructions: z.array(z.string()),
+  }),
+);
 
 /** A plan's checkpoint in a run. */
 export type PlanCheckpoint = Checkpoint<PlanExecutionState, PlanOutcome, PlanEntry>;
@@ -61,7 +81,7 @@ export async function loadPlanStart(checkpoint: PlanCheckpoint, plan: Plan, plan
 
 /**
  * The state with later entries applied, in order: the last entry of a chunk
- * wins, except that a chunk that succeeded stays succeeded; a change is
+ * wins, except that a chunk that completed stays completed; a change is
  * applied to the plan (the chunks it removed are dropped); a message is
  * added to the messages.
  */
@@ -83,7 +103,7 @@ export function foldEntries(state: PlanExecutionState, entries: readonly PlanEnt
       messages.push(entry.message);
       continue;
     }
-    if (chunks.get(entry.sequenceIndex)?.status === 'succeeded' && entry.status !== 'succeeded') continue;
+    if (chunks.get(entry.sequenceIndex)?.status === 'completed' && entry.status !== 'completed') continue;
     chunks.set(entry.sequenceIndex, entry);
   }
   return { ...state, plan, chunks: [...chunks.values()], ...(changes.length > 0 ? { changes } : {}), ...(messages.length > 0 ? { messages } : {}) };
@@ -99,20 +119,20 @@ export function retiredBy(changes: readonly PlanChangeRecord[]): Set<number> {
   return out;
 }
 
-/** Give the chunks that succeeded in `state` their saved results, and count again the dependencies each chunk waits for. */
+/** Give the chunks that completed in `state` their saved results, and count again the dependencies each chunk waits for. */
 export function restoreRecords(records: readonly ChunkRecord[], index: PlanIndex, state: PlanExecutionState): void {
   for (const saved of state.chunks) {
     const i = index.position(saved.sequenceIndex);
-    if (i === undefined || saved.status !== 'succeeded') continue;
+    if (i === undefined || saved.status !== 'completed') continue;
     const r = records[i]!;
-    r.status = 'succeeded';
+    r.status = 'completed';
     r.attempts = saved.attempts;
     r.output = saved.output ?? '';
     if (saved.files) r.files = saved.files;
   }
   for (const r of records) {
     let unmet = 0;
-    for (const d of index.deps[r.position]!) if (records[d]!.status !== 'succeeded') unmet++;
+    for (const d of index.deps[r.position]!) if (records[d]!.status !== 'completed') unmet++;
     r.unmet = unmet;
   }
 }
@@ -135,7 +155,7 @@ export interface PlanCheckpointsOptions {
   messages?: () => readonly PlanMessage[];
 }
 
-/** A running plan's checkpoint: the state when it starts, one entry per chunk that succeeds, the outcome when it ends. */
+/** A running plan's checkpoint: the state when it starts, one entry per chunk that completes, the outcome when it ends. */
 export class PlanCheckpoints {
   readonly #o: PlanCheckpointsOptions;
 
@@ -163,8 +183,8 @@ export class PlanCheckpoints {
     await this.#o.checkpoint.save(this.state());
   }
 
-  /** A chunk succeeded: append its entry (unless the executor already recorded it, see {@link recordChunkResult}: then it is only logged). */
-  succeeded(r: ChunkRecord, recorded: boolean): void {
+  /** A chunk completed: append its entry (unless the executor already recorded it, see {@link recordChunkResult}: then it is only logged). */
+  completed(r: ChunkRecord, recorded: boolean): void {
     if (recorded) this.#o.checkpoint.recorded(chunkState(r));
     else this.#o.checkpoint.append(chunkState(r));
   }
@@ -226,7 +246,7 @@ function chunkState(r: ChunkRecord): ChunkState {
 export async function recordChunkResult(store: Store, job: Pick<ChunkJobData, 'runId' | 'checkpointPath' | 'chunk' | 'attempt'>, result: string | ChunkAttemptResult, options: StoreCallOptions = {}): Promise<void> {
   const entry = chunkStateSchema.safeParse({
     sequenceIndex: job.chunk?.sequenceIndex,
-    status: 'succeeded',
+    status: 'completed',
     attempts: job.attempt,
     ...(typeof result === 'string' ? { output: result } : { output: result?.output, ...(result?.files ? { files: result.files } : {}) }),
   });

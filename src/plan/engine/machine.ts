@@ -6,15 +6,15 @@
  * | --- | --- | --- |
  * | ready | `#ready` | pending, waiting-for-dependencies or retrying → queued |
  * | dispatched | `#dispatch` | queued → running |
- * | finished | `#finished` | running → succeeded; dependents whose last dependency this was become ready |
+ * | finished | `#finished` | running → completed; dependents whose last dependency this was become ready |
  * | failed | `#failed` | running → retrying (ready again after the delay), or failed |
  * | timed out | `#timedOut` | running → the attempt is aborted and counts as failed |
  * | skipped | `#skipped` | the dependents of a failed chunk → skipped |
- * | cancelled | `#cancelled` | anything not finished → aborted (a running attempt is aborted) |
- * | plan changed | `replan` | removed chunks → aborted; new chunks → queued or waiting-for-dependencies; rewired chunks → queued or waiting-for-dependencies |
+ * | cancelled | `#cancelled` | anything not finished → cancelled (a running attempt is aborted) |
+ * | plan changed | `replan` | removed chunks → cancelled; new chunks → queued or waiting-for-dependencies; rewired chunks → queued or waiting-for-dependencies |
  *
  * Each change of status emits one `chunk.status` event (built only when
- * someone listens); each chunk that succeeds is appended to the plan's
+ * someone listens); each chunk that completes is appended to the plan's
  * checkpoint. `pump` starts the highest-priority ready chunks while slots
  * are free; the machine is done when nothing runs, waits for a retry or is
  * being written to the checkpoint.
@@ -52,12 +52,12 @@ export interface MachineSetup {
   finishRunning: boolean;
   executor: Executor;
   estimates: DurationEstimates;
-  /** Present when the run has a store: every chunk that succeeds is appended to the plan's checkpoint. */
+  /** Present when the run has a store: every chunk that completes is appended to the plan's checkpoint. */
   checkpoints: PlanCheckpoints | undefined;
   /** A new attempt of `record` (its `attempts` already counts it). */
   attempt(record: ChunkRecord): Attempt;
-  /** Called when a chunk succeeded (after its checkpoint entry, before its dependents are released). */
-  succeeded?: (() => void) | undefined;
+  /** Called when a chunk completed (after its checkpoint entry, before its dependents are released). */
+  completed?: (() => void) | undefined;
 }
 
 /** A change of the plan as the machine applies it: the new index and chunks by position, the positions removed and the chunks appended. */
@@ -106,12 +106,12 @@ export class PlanMachine {
     this.done = new Promise<void>((resolve) => (this.#end = resolve));
   }
 
-  /** Queue every chunk whose dependencies have succeeded, mark the others waiting, and start what fits. */
+  /** Queue every chunk whose dependencies have completed, mark the others waiting, and start what fits. */
   start(): void {
     this.#listening = this.#listens();
     const now = this.#m.ctx.clock.now();
     for (const r of this.#m.records) {
-      if (r.status === 'succeeded' || this.stopping !== undefined) continue;
+      if (r.status === 'completed' || this.stopping !== undefined) continue;
       if (r.unmet === 0) this.#ready(r, now);
       else this.#set(r, 'waiting-for-dependencies', now);
     }
@@ -147,7 +147,7 @@ export class PlanMachine {
     this.#settled();
   }
 
-  /** Stop early: nothing new starts, chunks not started become aborted, running attempts are aborted unless they may finish. */
+  /** Stop early: nothing new starts, chunks not started become cancelled, running attempts are aborted unless they may finish. */
   stop(why: StopReason): void {
     if (this.stopping !== undefined) return;
     this.stopping = why;
@@ -193,9 +193,9 @@ export class PlanMachine {
       let failed: ChunkRecord | undefined;
       for (const d of change.index.deps[p]!) {
         const dep = records[d]!;
-        if (dep.status === 'succeeded') continue;
+        if (dep.status === 'completed') continue;
         unmet++;
-        if (dep.status === 'failed' || dep.status === 'skipped' || dep.status === 'aborted') failed = dep;
+        if (dep.status === 'failed' || dep.status === 'skipped' || dep.status === 'cancelled') failed = dep;
       }
       r.unmet = unmet;
       if (failed) {
@@ -269,9 +269,9 @@ export class PlanMachine {
     const now = ctx.clock.now();
     if (estimates.observe(r.position, now - this.#t0 - r.attemptStart)) this.#queue.rebuild();
     const generation = this.#generation;
-    this.#terminal(r, 'succeeded', now);
-    this.#m.checkpoints?.succeeded(r, recorded);
-    this.#m.succeeded?.();
+    this.#terminal(r, 'completed', now);
+    this.#m.checkpoints?.completed(r, recorded);
+    this.#m.completed?.();
     // A change of the plan applied meanwhile (by a listener) counted every dependency again.
     if (generation === this.#generation) {
       for (const d of settings.index.dependents[r.position]!) {
@@ -311,7 +311,7 @@ export class PlanMachine {
     this.#settled();
   }
 
-  /** Retrying, then ready again after the delay (or aborted when the plan stopped meanwhile). */
+  /** Retrying, then ready again after the delay (or cancelled when the plan stopped meanwhile). */
   #retry(r: ChunkRecord, now: number): void {
     const { ctx, settings } = this.#m;
     this.#set(r, 'retrying', now);
@@ -366,7 +366,7 @@ export class PlanMachine {
     }
   }
 
-  /** Aborted; a running attempt is aborted with `reason` first. */
+  /** Cancelled; a running attempt is aborted with `reason` first. */
   #cancelled(r: ChunkRecord, now: number, reason?: Error): void {
     const running = r.attempt;
     if (running) {
@@ -375,7 +375,7 @@ export class PlanMachine {
       this.#release(r);
       r.error = errorMessage(error);
     }
-    this.#terminal(r, 'aborted', now);
+    this.#terminal(r, 'cancelled', now);
   }
 
   /** A chunk reached a terminal status: start what is ready now. */
@@ -424,7 +424,7 @@ export class PlanMachine {
     const role = c.role;
     const attempt = r.attempts;
     const chunkId = String(sequenceIndex);
-    if (error !== undefined && (status === 'failed' || status === 'retrying' || status === 'skipped' || status === 'aborted')) {
+    if (error !== undefined && (status === 'failed' || status === 'retrying' || status === 'skipped' || status === 'cancelled')) {
       ctx.emitEvent({ type, runId, time, opId, planId, chunkId, sequenceIndex, title, role, attempt, status, previous, error });
     } else {
       ctx.emitEvent({ type, runId, time, opId, planId, chunkId, sequenceIndex, title, role, attempt, status, previous });

@@ -22,7 +22,7 @@ export interface ChunkRecord {
   status: ChunkStatus;
   /** Attempts started so far. */
   attempts: number;
-  /** Dependencies that have not succeeded yet. */
+  /** Dependencies that have not completed yet. */
   unmet: number;
   output: string | undefined;
   /** The last error (or why the chunk was skipped). */
@@ -39,7 +39,7 @@ export interface ChunkRecord {
   end: number;
   /** The attempt the scheduler waits for; undefined once it settled or was abandoned. */
   attempt: Attempt | undefined;
-  /** Ends a pending retry delay early (the chunk then becomes `aborted`). */
+  /** Ends a pending retry delay early (the chunk then becomes `cancelled`). */
   cancelRetry: (() => void) | undefined;
 }
 

@@ -67,7 +67,7 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     checkpoints: checkpoints.enabled ? checkpoints : undefined,
     attempt: (r) => new Attempt(host, r.chunk, roleOf(r.chunk.role), r.attempts, r.error, unresolvedConflict(r)),
     // Only a replay applies changes when chunks succeed.
-    succeeded: o.control?.replaying.length ? () => live.succeeded() : undefined,
+    completed: o.control?.replaying.length ? () => live.completed() : undefined,
   });
   live.attach(machine, checkpoints.enabled ? checkpoints : undefined);
   if (checkpoints.enabled) await checkpoints.start();
@@ -217,8 +217,9 @@ async function planOutcome(
   }
   const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
   const stopped = machine.stopping === 'abort-threshold';
-  const status: Extract<OutcomeStatus, 'completed' | 'failed' | 'error-budget' | 'budget-exhausted'> = exhausted ? 'budget-exhausted' : stopped ? 'error-budget' : stats.succeeded === results.length ? 'completed' : 'failed';
-  ctx.emit('plan.completed', { planId: o.planId, status, succeeded: stats.succeeded, failed: stats.failed, skipped: stats.skipped });
+  const status: Extract<OutcomeStatus, 'completed' | 'failed' | 'budget-exhausted'> = exhausted ? 'budget-exhausted' : stopped ? 'failed' : stats.completed === results.length ? 'completed' : 'failed';
+  const reason = stopped ? ('abort-threshold' as const) : exhausted ? ('budget' as const) : undefined;
+  ctx.emit('plan.completed', { planId: o.planId, status, ...defined({ reason }), completed: stats.completed, failed: stats.failed, skipped: stats.skipped });
   const messages = live.messages();
   return {
     output: report?.summary ?? finalOutput(kept, o.index.dependents, changes.length > 0 ? records : undefined),
@@ -229,7 +230,7 @@ async function planOutcome(
     stats,
     instructions: [...instructions],
     ...(report ? { report } : {}),
-    ...(stopped ? { stoppedBy: 'abort-threshold' as const } : exhausted ? { stoppedBy: 'budget' as const } : {}),
+    ...defined({ reason }),
     ...(changes.length > 0 ? { changes: [...changes] } : {}),
     ...(messages.length > 0 ? { messages: [...messages] } : {}),
   };
@@ -242,7 +243,7 @@ function finalOutput(kept: readonly ChunkRecord[], dependents: readonly number[]
     const next = dependents[r.position]!;
     if (next.length > 0 && (records === undefined || next.some((d) => !records[d]!.removed))) continue;
     const c = r.chunk;
-    parts.push(r.status === 'succeeded' ? (r.output ?? '') : `${c.sequenceIndex}. ${c.title}: ${r.status}${r.error ? ` (${r.error})` : ''}`);
+    parts.push(r.status === 'completed' ? (r.output ?? '') : `${c.sequenceIndex}. ${c.title}: ${r.status}${r.error ? ` (${r.error})` : ''}`);
   }
   return parts.join('\n\n');
 }

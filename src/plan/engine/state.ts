@@ -8,16 +8,16 @@ import { planSchema } from '../model/plan.js';
 import { planMessageSchema } from '../live/messages.js';
 import { planChangeRecordSchema } from '../live/replan.js';
 
-/** Every status a chunk goes through. */
+/** Every status a chunk goes through (docs/conventions.md: a chunk ends `completed`, `failed`, `cancelled` or `skipped`). */
 export const chunkStatuses = [
   'pending',
   'waiting-for-dependencies',
   'queued',
   'running',
-  'succeeded',
+  'completed',
   'failed',
   'retrying',
-  'aborted',
+  'cancelled',
   'skipped',
 ] as const;
 
@@ -25,19 +25,37 @@ export const chunkStatuses = [
 export type ChunkStatus = (typeof chunkStatuses)[number];
 
 /** Statuses a chunk does not leave. */
-export const terminalStatuses: ReadonlySet<ChunkStatus> = new Set<ChunkStatus>(['succeeded', 'failed', 'aborted', 'skipped']);
+export const terminalStatuses: ReadonlySet<ChunkStatus> = new Set<ChunkStatus>(['completed', 'failed', 'cancelled', 'skipped']);
 
-/** The statuses as states saved before statuses were written in lower case (`succeeded`, `waiting-for-dependencies`) name them. */
-const legacyStatuses: Readonly<Record<string, ChunkStatus>> = Object.fromEntries(
-  chunkStatuses.map((status) => [status.replace(/(^|-)([a-z])/g, (_m, _dash: string, c: string) => c.toUpperCase()), status]),
-);
+/**
+ * The words of saved states and run logs written before today's (users keep
+ * them on disk): `succeeded` is `completed`, `aborted` is `cancelled`, in
+ * lower case or in the capitalised form of the first saved states
+ * (`Succeeded`, `WaitingForDependencies`).
+ */
+const retiredStatuses: Readonly<Record<string, ChunkStatus>> = {
+  ...Object.fromEntries(chunkStatuses.map((status) => [capitalised(status), status])),
+  succeeded: 'completed',
+  Succeeded: 'completed',
+  aborted: 'cancelled',
+  Aborted: 'cancelled',
+};
+
+function capitalised(status: string): string {
+  return status.replace(/(^|-)([a-z])/g, (_m, _dash: string, c: string) => c.toUpperCase());
+}
+
+/** A chunk status as saved, in today's words (see {@link chunkStatusSchema}); anything else unchanged. */
+export function currentChunkStatus(value: unknown): unknown {
+  return typeof value === 'string' ? (retiredStatuses[value] ?? value) : value;
+}
 
 /**
  * The zod schema of a saved chunk status: one of {@link chunkStatuses}; a
- * state saved with the earlier capitalised words (`succeeded`) reads as
- * the same status.
+ * state saved with the earlier words (`succeeded`, `aborted`, or the
+ * capitalised `Succeeded`) reads as today's status.
  */
-export const chunkStatusSchema = z.preprocess((value) => (typeof value === 'string' ? (legacyStatuses[value] ?? value) : value), z.enum(chunkStatuses));
+export const chunkStatusSchema = z.preprocess(currentChunkStatus, z.enum(chunkStatuses));
 
 /** The zod schema of one chunk's saved state. */
 export const chunkStateSchema = z.object({

@@ -247,15 +247,15 @@ export interface MergeConflict {
   resolved: boolean;
 }
 
-/** Numbers of a plan's execution. */
+/** Numbers of a plan's execution: chunks by how they ended. */
 export interface PlanStats {
   total: number;
-  succeeded: number;
+  completed: number;
   failed: number;
   /** Chunks that needed more than one attempt. */
   retried: number;
   skipped: number;
-  aborted: number;
+  cancelled: number;
   durationMs: number;
   usage: Usage;
 }
@@ -280,8 +280,11 @@ export interface PlanOutcome extends Outcome {
   report?: AggregateReport;
   /** Instructions added while the plan ran (recorded with the run). */
   instructions: string[];
-  /** Why it stopped early, if it did. */
-  stoppedBy?: 'abort-threshold' | 'budget';
+  /**
+   * Why it stopped early, if it did: `abort-threshold` (status `failed`:
+   * too many chunks failed) or `budget` (status `budget-exhausted`).
+   */
+  reason?: 'abort-threshold' | 'budget';
   /** The changes applied while it ran, in order (`plan` is the changed plan; removed chunks have no result). */
   changes?: PlanChangeRecord[];
   /** The messages its workers posted. */

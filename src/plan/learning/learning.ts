@@ -25,7 +25,7 @@ export interface LearnOptions {
   estimates?: boolean;
   /**
    * Choose each listed role's model among these candidates (in order of
-   * preference): the best past success rate (smoothed: `(succeeded + 1) /
+   * preference): the best past success rate (smoothed: `(completed + 1) /
    * (count + 2)`), and among candidates within `tolerance` of it the lowest
    * mean cost per chunk; a candidate with fewer than `minSamples` chunks of
    * the role is not judged, and when none has enough the first is chosen.
@@ -45,7 +45,7 @@ const mean = (sum: number, n: number): number => (n > 0 ? sum / n : 0);
 function basis(t: OutcomeTally): LearningRecord['basis'][string] {
   return {
     chunks: t.count,
-    successRate: mean(t.succeeded, t.count),
+    successRate: mean(t.completed, t.count),
     meanAttempts: mean(t.attempts, t.count),
     meanMs: Math.round(mean(t.durationMs, t.count)),
     meanCostUsd: mean(t.costUsd, t.count),
@@ -71,7 +71,7 @@ export function learnFromStats(stats: OutcomeStats, options: LearnOptions = {}):
   const use = (role: string, t: OutcomeTally) => (record.basis[role] = basis(t));
   if (options.estimates) {
     for (const [role, t] of Object.entries(stats.roles)) {
-      if (t.succeeded < minSamples || !(chunkRoles as readonly string[]).includes(role)) continue;
+      if (t.completed < minSamples || !(chunkRoles as readonly string[]).includes(role)) continue;
       const ms = Math.round(t.durationMs / t.count);
       if (ms > 0) {
         record.estimates[role] = ms;
@@ -94,7 +94,7 @@ export function learnFromStats(stats: OutcomeStats, options: LearnOptions = {}):
 function chooseModel(byModel: Record<string, OutcomeTally>, candidates: readonly string[], minSamples: number, tolerance: number): { model: string; reason: string } {
   const judged = candidates.flatMap((model, order) => {
     const t = byModel[model];
-    return t && t.count >= minSamples ? [{ model, order, rate: (t.succeeded + 1) / (t.count + 2), cost: mean(t.costUsd, t.count), n: t.count }] : [];
+    return t && t.count >= minSamples ? [{ model, order, rate: (t.completed + 1) / (t.count + 2), cost: mean(t.costUsd, t.count), n: t.count }] : [];
   });
   if (judged.length === 0) return { model: candidates[0]!, reason: `no candidate has ${minSamples} chunks of this role yet: the first` };
   const best = Math.max(...judged.map((j) => j.rate));

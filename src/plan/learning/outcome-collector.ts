@@ -11,6 +11,7 @@ import type { Usage } from '../../core/usage.js';
 // The events this reader folds (their declarations merge into `TroupeEvent`; the modules hold types only).
 import '../../patterns/events.js';
 import '../events.js';
+import { currentChunkStatus } from '../engine/state.js';
 import { emptyTally, recordOutcomes, type OutcomeDelta, type OutcomeStats, type OutcomeStatsOptions, type OutcomeTally } from './outcome-stats.js';
 
 /** Folds events into outcome deltas, one per run; see {@link outcomeCollector}. */
@@ -37,7 +38,7 @@ interface OpInfo {
 interface ChunkInfo {
   role: string;
   start?: number;
-  status?: 'succeeded' | 'failed';
+  status?: 'completed' | 'failed';
   end?: number;
   attempts: number;
   error?: string;
@@ -69,7 +70,7 @@ function tally(map: Record<string, OutcomeTally>, key: string): OutcomeTally {
 /** Count one finished outcome into `t`. */
 function count(t: OutcomeTally, ok: boolean, attempts: number, durationMs: number, usage: Partial<Usage>, failure?: string): void {
   t.count++;
-  if (ok) t.succeeded++;
+  if (ok) t.completed++;
   else {
     t.failed++;
     if (failure) t.failures[failure] = (t.failures[failure] ?? 0) + 1;
@@ -159,8 +160,9 @@ class RunFold {
     if (!chunk) this.#chunks.set(id, (chunk = { role: event.role, attempts: 0, usage: [], scoreSum: 0, scores: 0 }));
     chunk.attempts = Math.max(chunk.attempts, event.attempt);
     if (event.status === 'running' && chunk.start === undefined) chunk.start = event.time;
-    if (event.status === 'succeeded' || event.status === 'failed') {
-      chunk.status = event.status;
+    const status = currentChunkStatus(event.status);
+    if (status === 'completed' || status === 'failed') {
+      chunk.status = status;
       chunk.end = event.time;
       if (event.error !== undefined) chunk.error = event.error;
     }
@@ -191,7 +193,7 @@ class RunFold {
     const out: OutcomeDelta = structuredClone(this.delta);
     for (const chunk of this.#chunks.values()) {
       if (chunk.status === undefined || chunk.end === undefined) continue;
-      const ok = chunk.status === 'succeeded';
+      const ok = chunk.status === 'completed';
       const usage: Partial<Usage> = { inputTokens: 0, outputTokens: 0, costUsd: 0 };
       for (const u of chunk.usage) {
         usage.inputTokens! += u.inputTokens;
@@ -214,7 +216,7 @@ class RunFold {
  * A collector of outcomes: feed it a run's events (as `onEvent`, or from a
  * run log) and read each run's delta. It counts:
  *
- * - per chunk role, each chunk that succeeded or failed: its attempts,
+ * - per chunk role, each chunk that completed or failed: its attempts,
  *   the time from its first start to its end, the usage of its attempts'
  *   ops, and the model its turns used (also per role and model);
  * - per agent and per model, each agent run (an `agent`, `worker` or

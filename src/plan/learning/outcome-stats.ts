@@ -21,9 +21,16 @@ const RECENT_RUNS = 200;
 /** How many kinds of failure a tally keeps (the most frequent). */
 const FAILURE_KINDS = 8;
 
-const tallySchema = z.object({
+/** A tally saved before chunk statuses were renamed counts `succeeded`: today's `completed`. */
+function currentTally(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null || !('succeeded' in value) || 'completed' in value) return value;
+  const { succeeded, ...rest } = value as Record<string, unknown>;
+  return { ...rest, completed: succeeded };
+}
+
+const tallyShape = z.object({
   count: z.number().int().nonnegative(),
-  succeeded: z.number().int().nonnegative(),
+  completed: z.number().int().nonnegative(),
   failed: z.number().int().nonnegative(),
   attempts: z.number().int().nonnegative(),
   durationMs: z.number().nonnegative(),
@@ -34,6 +41,7 @@ const tallySchema = z.object({
   scores: z.number().int().nonnegative(),
   failures: z.record(z.string(), z.number().int().positive()),
 });
+const tallySchema = z.preprocess(currentTally, tallyShape);
 
 const statsSchema = z.object({
   schemaVersion: z.literal(OUTCOME_STATS_VERSION),
@@ -47,14 +55,14 @@ const statsSchema = z.object({
 
 /**
  * Totals of one subject (a role, an agent, a model). For roles `count` is
- * chunks that finished (succeeded or failed) and `attempts` their attempts;
+ * chunks that finished (completed or failed) and `attempts` their attempts;
  * for agents and models `count` is agent runs that finished, one attempt
  * each. Durations, tokens and cost are sums; a mean is the sum over
  * `count`, a score mean `scoreSum / scores` (0–1). `failures` counts the
  * kinds of failure (an error code, or a chunk's error cut to its first
  * words), the most frequent few.
  */
-export type OutcomeTally = z.infer<typeof tallySchema>;
+export type OutcomeTally = z.infer<typeof tallyShape>;
 
 /**
  * The statistics document: per chunk role, per agent, per model, and per
@@ -80,7 +88,7 @@ export function emptyOutcomeStats(): OutcomeStats {
 
 /** A tally with nothing counted. */
 export function emptyTally(): OutcomeTally {
-  return { count: 0, succeeded: 0, failed: 0, attempts: 0, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, scoreSum: 0, scores: 0, failures: {} };
+  return { count: 0, completed: 0, failed: 0, attempts: 0, durationMs: 0, inputTokens: 0, outputTokens: 0, costUsd: 0, scoreSum: 0, scores: 0, failures: {} };
 }
 
 /** `into` plus `add` (failure kinds merged, the most frequent kept). */
@@ -90,7 +98,7 @@ function addTally(into: OutcomeTally, add: OutcomeTally): OutcomeTally {
   const kept = Object.entries(failures).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FAILURE_KINDS);
   return {
     count: into.count + add.count,
-    succeeded: into.succeeded + add.succeeded,
+    completed: into.completed + add.completed,
     failed: into.failed + add.failed,
     attempts: into.attempts + add.attempts,
     durationMs: into.durationMs + add.durationMs,

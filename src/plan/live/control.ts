@@ -27,7 +27,7 @@ export interface PlanControlTarget {
 /** Options of {@link PlanControl}. */
 export interface PlanControlOptions {
   /**
-   * Changes to apply again, each once as many chunks have succeeded as when
+   * Changes to apply again, each once as many chunks have completed as when
    * it was first applied: what a zero-model replay of a run whose plan was
    * changed while it ran needs (see {@link planChangesFromLog}).
    */

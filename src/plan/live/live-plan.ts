@@ -33,7 +33,7 @@ export interface LivePlanOptions {
   changes?: readonly PlanChangeRecord[] | undefined;
   messages?: readonly PlanMessage[] | undefined;
   limits?: MessageLimits | undefined;
-  /** Recorded changes to apply again (a replay), each once `after` chunks have succeeded. */
+  /** Recorded changes to apply again (a replay), each once `after` chunks have completed. */
   replay?: readonly PlanChangeRecord[] | undefined;
 }
 
@@ -83,14 +83,14 @@ export class LivePlan implements PlanControlTarget {
     this.#checkpoints = checkpoints;
   }
 
-  /** A chunk succeeded: apply the recorded changes (a replay) that were applied once as many chunks had succeeded. */
-  succeeded(): void {
+  /** A chunk completed: apply the recorded changes (a replay) that were applied once as many chunks had completed. */
+  completed(): void {
     if (this.#pending.length > 0) this.applyDue();
   }
 
   /** Apply the recorded changes due now (a replay). */
   applyDue(): void {
-    while (this.#pending.length > 0 && this.#pending[0]!.after <= this.#succeeded() && this.#accepting()) {
+    while (this.#pending.length > 0 && this.#pending[0]!.after <= this.#completed() && this.#accepting()) {
       const next = this.#pending.shift()!;
       this.change(next.change, next.source);
     }
@@ -137,7 +137,7 @@ export class LivePlan implements PlanControlTarget {
     for (const id of applied.added) chunks.push(byId.get(id)!);
     const plan: Plan = { ...this.#o.plan, chunks };
     const index = indexPlan(plan);
-    const record: PlanChangeRecord = { id: this.#changes.length + 1, change, source, after: this.#succeeded(), time: this.#o.ctx.clock.now() };
+    const record: PlanChangeRecord = { id: this.#changes.length + 1, change, source, after: this.#completed(), time: this.#o.ctx.clock.now() };
     this.#chunks = chunks;
     this.#changes.push(record);
     for (const id of applied.removed) this.#retired.add(id);
@@ -150,10 +150,10 @@ export class LivePlan implements PlanControlTarget {
     return record;
   }
 
-  /** Chunks that have succeeded so far. */
-  #succeeded(): number {
+  /** Chunks that have completed so far. */
+  #completed(): number {
     let n = 0;
-    for (const r of this.#o.records) if (r.status === 'succeeded' && !r.removed) n++;
+    for (const r of this.#o.records) if (r.status === 'completed' && !r.removed) n++;
     return n;
   }
 

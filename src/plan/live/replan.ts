@@ -62,7 +62,7 @@ export interface PlanChangeRecord {
   id: number;
   change: PlanChange;
   source: PlanChangeSource;
-  /** Chunks that had succeeded when it was applied (where a replay applies it again). */
+  /** Chunks that had completed when it was applied (where a replay applies it again). */
   after: number;
   /** Clock time it was applied. */
   time: number;

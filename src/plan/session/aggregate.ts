@@ -72,7 +72,7 @@ export function synthesisPrompt(plan: Plan, results: readonly ChunkResult[], tas
       lines.push(`Merge conflict (attempt ${c.attempt}) in ${c.paths.join(', ')}${others}: ${c.resolved ? 'resolved by a later attempt' : 'not resolved'}`);
     }
     if (r.output !== undefined) lines.push('', 'Response:', r.output);
-    if (r.error !== undefined && r.status !== 'succeeded') lines.push('', `Error: ${r.error}`);
+    if (r.error !== undefined && r.status !== 'completed') lines.push('', `Error: ${r.error}`);
     return lines.join('\n');
   });
   const overlap = conflicts.length
@@ -80,7 +80,7 @@ export function synthesisPrompt(plan: Plan, results: readonly ChunkResult[], tas
     : '';
   return (
     `## Task\n\n${task}\n\n## Plan\n\n${plan.planSummary}\n\n## Results\n\n${sections.join('\n\n')}${overlap}\n\n` +
-    'Write a conversational summary for the user: what was found and done, why any chunk failed, was skipped or aborted, ' +
+    'Write a conversational summary for the user: what was found and done, why any chunk failed, was skipped or cancelled, ' +
     'and any conflicts between workers (contradicting findings, the same file changed by several workers, or merge conflicts and how they were resolved).'
   );
 }
@@ -93,12 +93,12 @@ function fileConflicts(results: readonly ChunkResult[]): AggregateReport['confli
 
 /** Counts of a plan's results by status (`retried`: chunks that needed more than one attempt). */
 export function countResults(results: readonly ChunkResult[]): Omit<PlanStats, 'durationMs' | 'usage'> {
-  const counts = { total: results.length, succeeded: 0, failed: 0, retried: 0, skipped: 0, aborted: 0 };
+  const counts = { total: results.length, completed: 0, failed: 0, retried: 0, skipped: 0, cancelled: 0 };
   for (const r of results) {
-    if (r.status === 'succeeded') counts.succeeded++;
+    if (r.status === 'completed') counts.completed++;
     else if (r.status === 'failed') counts.failed++;
     else if (r.status === 'skipped') counts.skipped++;
-    else if (r.status === 'aborted') counts.aborted++;
+    else if (r.status === 'cancelled') counts.cancelled++;
     if (r.attempts > 1) counts.retried++;
   }
   return counts;

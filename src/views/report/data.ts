@@ -7,7 +7,7 @@
  */
 import type { ToolCall, ToolResult } from '../../core/adapter.js';
 import type { TroupeEvent } from '../../core/events.js';
-import type { ChunkStatus } from '../../plan/engine/state.js';
+import { currentChunkStatus, type ChunkStatus } from '../../plan/engine/state.js';
 import type { OutcomeStatus } from '../../core/runnable.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../../core/budget.js';
@@ -70,7 +70,7 @@ export interface ReportAttempt {
   attempt: number;
   start: number;
   end?: number;
-  /** How the attempt ended: `succeeded`, `retrying` (failed, tried again), `failed`, `aborted`, or `running`. */
+  /** How the attempt ended: `completed`, `retrying` (failed, tried again), `failed`, `cancelled`, or `running`. */
   status: ChunkStatus;
   error?: string;
 }
@@ -441,17 +441,19 @@ class ReportBuilder {
       c = { chunkId: e.chunkId, title: e.title, role: e.role, dependsOn: [], status: 'pending', attempts: [], durationMs: 0, critical: false, opIds: [] };
       build.chunks.set(e.chunkId, c);
     }
-    c.status = e.status;
+    // A run log written before the statuses were renamed says `succeeded` and `aborted`.
+    const status = currentChunkStatus(e.status) as ChunkStatus;
+    c.status = status;
     if (e.error !== undefined) c.error = e.error;
-    else if (e.status === 'succeeded') delete c.error;
+    else if (status === 'completed') delete c.error;
     const last = c.attempts.at(-1);
-    if (e.status === 'running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'running' });
-    else if (last && last.end === undefined && e.status !== 'queued' && e.status !== 'waiting-for-dependencies') {
+    if (status === 'running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'running' });
+    else if (last && last.end === undefined && status !== 'queued' && status !== 'waiting-for-dependencies') {
       last.end = e.time;
-      last.status = e.status;
+      last.status = status;
       if (e.error !== undefined) last.error = e.error;
     }
-    if (e.status === 'retrying') this.#mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
+    if (status === 'retrying') this.#mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
   }
 
   /** A budget opened, ran out or closed: its limits and its latest spend. */

@@ -91,7 +91,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect(error).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('chunk 1 has unknown role "Bogus"') });
     // A chunk the schema refuses (a prompt too short to be one) fails each attempt here, typed, and no job is added for it.
     const outcome = await executePlan(plan([chunk(0), { ...chunk(1), prompt: 'Do it.' }]), { executor, retry: { maxRetriesPerChunk: 1, retryDelayMs: 0 } });
-    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'failed']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'failed']);
     expect(outcome.results[1]).toMatchObject({ attempts: 2, error: expect.stringContaining('cannot be sent to a worker: chunk.prompt') });
     expect(queued).toEqual([expect.objectContaining({ sequenceIndex: 0 })]);
   });
@@ -192,7 +192,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     workers[0]!.events.on('job.failed', (e) => failed.push(e));
     const outcome = await executePlan(plan([chunk(0), chunk(1)]), { executor, chunkTimeoutMs: 2000, retry: { retryDelayMs: 0 } });
     expect(outcome.status).toBe('completed');
-    expect(outcome.results[1]).toMatchObject({ status: 'succeeded', attempts: 2, output: 'did 1' });
+    expect(outcome.results[1]).toMatchObject({ status: 'completed', attempts: 2, output: 'did 1' });
     await until(() => failed.length === 1);
     expect(failed[0]).toMatchObject({ label: expect.stringContaining('chunk 1'), cancelled: true });
   });
@@ -207,8 +207,8 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     const local = await executePlan(plan(chunks), { ...options, adapter: scriptedAdapter(script) });
     const { executor } = await setup({ workers: 1, adapter: script, capacity: 1, concurrency: 1 });
     const remote = await executePlan(plan(chunks), { ...options, executor });
-    expect(remote.status).toBe('error-budget');
-    expect(remote.stoppedBy).toBe('abort-threshold');
+    expect(remote.status).toBe('failed');
+    expect(remote.reason).toBe('abort-threshold');
     expect(remote.results.map((r) => r.status)).toEqual(local.results.map((r) => r.status));
     expect(remote.results.map((r) => r.status)).toContain('skipped');
   });

@@ -61,9 +61,9 @@ describe.skipIf(!url)('a planning session on workers', () => {
     const done = await restored.approvePlan('approve');
     expect(done.phase).toBe('completed');
     expect(done.outcome?.results.map((r) => [r.status, r.output])).toEqual([
-      ['succeeded', 'did 0'],
-      ['succeeded', 'did 1'],
-      ['succeeded', 'did 2'],
+      ['completed', 'did 0'],
+      ['completed', 'did 1'],
+      ['completed', 'did 2'],
     ]);
     expect(done.outcome?.output).toBe('summary');
     // Every chunk ran once, on the worker: the restored execution sent only chunk 2.

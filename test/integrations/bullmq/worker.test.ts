@@ -130,7 +130,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     expect(worker.running).toBe(0);
     // Chunk 1 stays queued with no worker, until its time-out.
     const outcome = await running;
-    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'failed']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'failed']);
     expect(outcome.results[1]!.error).toMatch(/timed out/);
   });
 
@@ -149,7 +149,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     await a.close();
     expect(await handedBack).toBe('chunk 0 "Step 0" (Generic)');
     const outcome = await running;
-    expect(outcome.results[0]).toMatchObject({ status: 'succeeded', output: 'B finished', attempts: 1 });
+    expect(outcome.results[0]).toMatchObject({ status: 'completed', output: 'B finished', attempts: 1 });
   });
 
   it('closes on SIGTERM when asked to, after its running job has finished', { timeout: 30_000 }, async () => {

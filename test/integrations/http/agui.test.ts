@@ -94,7 +94,7 @@ describe('AG-UI over HTTP with @ag-ui/client', () => {
     const { records } = await store.read('runs/plan-run/events');
     records.forEach((record, seq) => out.push(...mapper.map(seq, record as never).events));
     const snapshots = out.filter((e) => e.type === 'STATE_SNAPSHOT') as Array<{ snapshot: { troupe: { chunks?: Array<{ id: string; status: string }> } } }>;
-    expect(snapshots.at(-1)!.snapshot.troupe.chunks!.map((c) => c.status)).toEqual(['succeeded', 'succeeded']);
+    expect(snapshots.at(-1)!.snapshot.troupe.chunks!.map((c) => c.status)).toEqual(['completed', 'completed']);
     expect(out.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
     for (const event of out) expect(EventSchemas.safeParse(event).success, JSON.stringify(event)).toBe(true);
   });

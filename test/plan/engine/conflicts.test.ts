@@ -69,10 +69,10 @@ describe('merge conflicts between chunks', () => {
       aggregate: true,
       onEvent: (e) => {
         events.push(e);
-        if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'succeeded') zeroMerged();
+        if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'completed') zeroMerged();
       },
     });
-    expect(outcome.results.map((r) => [r.status, r.attempts])).toEqual([['succeeded', 1], ['succeeded', 2]]);
+    expect(outcome.results.map((r) => [r.status, r.attempts])).toEqual([['completed', 1], ['completed', 2]]);
     expect(readFileSync(join(repo, 'app.txt'), 'utf8')).toBe('line 1\nline 2 (zero) (one)\nline 3\n');
     // The retry's prompt carries the conflict: the path, and chunk 0's change of it.
     const retry = adapter.inputsOf('worker-1')[2]!;
@@ -115,7 +115,7 @@ describe('merge conflicts between chunks', () => {
       retry: { maxRetriesPerChunk: 0 },
       onEvent: (e) => {
         events.push(e);
-        if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'succeeded') zeroMerged();
+        if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'completed') zeroMerged();
       },
     });
     expect(outcome.results[1]).toMatchObject({ status: 'failed', error: 'Merging chunk 1 conflicted in app.txt with chunk 0' });

@@ -48,14 +48,14 @@ describe('executePlan', () => {
     expect(synthesis!.text).toContain('### 1. Chunk B (CodeAnalysis)\n\nsession map never shrinks');
     expect(synthesis!.spec).toMatchObject({ model: 'big-model', temperature: 0.5, workspace: process.cwd() });
     expect(synthesis!.spec.system).toContain('consolidate');
-    expect(outcome.stats).toMatchObject({ total: 3, succeeded: 3, failed: 0 });
+    expect(outcome.stats).toMatchObject({ total: 3, completed: 3, failed: 0 });
     expect(outcome.usage.turns).toBe(3);
   });
 
   it('emits one chunk.status event per transition with id, title, role and attempt', async () => {
     const events: TroupeEvent[] = [];
     await executePlan(planOf(chunk(0), chunk(1, [0])), { runChunk: async () => 'ok', onEvent: (e) => events.push(e) });
-    expect(statusLog(events)).toEqual(['0:queued', '1:waiting-for-dependencies', '0:running', '0:succeeded', '1:queued', '1:running', '1:succeeded']);
+    expect(statusLog(events)).toEqual(['0:queued', '1:waiting-for-dependencies', '0:running', '0:completed', '1:queued', '1:running', '1:completed']);
     const first = events.find((e): e is StatusEvent => e.type === 'chunk.status')!;
     expect(first).toMatchObject({ chunkId: '0', title: 'Chunk A', role: 'Generic', attempt: 0, previous: 'pending' });
   });
@@ -72,11 +72,11 @@ describe('executePlan', () => {
         return 'fixed';
       },
     });
-    expect(outcome.results[0]).toMatchObject({ status: 'succeeded', attempts: 2, output: 'fixed' });
+    expect(outcome.results[0]).toMatchObject({ status: 'completed', attempts: 2, output: 'fixed' });
     expect(prompts[0]).not.toContain('Previous attempt failed');
     expect(prompts[1]).toContain('## Previous attempt failed');
     expect(prompts[1]).toContain('compiler exploded');
-    expect(statusLog(events)).toEqual(['0:queued', '0:running', '0:retrying', '0:queued', '0:running', '0:succeeded']);
+    expect(statusLog(events)).toEqual(['0:queued', '0:running', '0:retrying', '0:queued', '0:running', '0:completed']);
     expect(outcome.stats.retried).toBe(1);
   });
 
@@ -107,14 +107,14 @@ describe('executePlan', () => {
         return 'ok';
       },
     });
-    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'skipped', 'skipped', 'succeeded']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'skipped', 'skipped', 'completed']);
     expect(outcome.results[0]).toMatchObject({ attempts: 2, error: 'always broken' });
     expect(outcome.results[1]!.error).toContain('dependency 0');
     expect(ran.sort()).toEqual([0, 0, 3]);
     expect(outcome.status).toBe('failed');
   });
 
-  it('stops at the abort threshold: running chunks are cancelled, the rest Aborted, partial results aggregated', async () => {
+  it('stops at the abort threshold: running chunks are cancelled, the rest cancelled, partial results aggregated', async () => {
     const clock = new SimulatedClock();
     let sawAbort = false;
     const adapter = scriptedAdapter({ rules: [{ agent: 'synthesis', reply: 'partial summary' }] });
@@ -141,13 +141,13 @@ describe('executePlan', () => {
       },
     });
     const outcome = await drive(clock, done);
-    expect(outcome.status).toBe('error-budget');
-    expect(outcome.stoppedBy).toBe('abort-threshold');
-    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'failed', 'aborted', 'aborted', 'aborted']);
+    expect(outcome.status).toBe('failed');
+    expect(outcome.reason).toBe('abort-threshold');
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'failed', 'cancelled', 'cancelled', 'cancelled']);
     expect(sawAbort).toBe(true);
     expect(outcome.output).toBe('partial summary');
-    expect(adapter.inputsOf('synthesis')[0]).toContain('Status: aborted');
-    expect(outcome.stats).toMatchObject({ failed: 2, aborted: 3 });
+    expect(adapter.inputsOf('synthesis')[0]).toContain('Status: cancelled');
+    expect(outcome.stats).toMatchObject({ failed: 2, cancelled: 3 });
   });
 
   it('lets running chunks finish at the abort threshold when asked', async () => {
@@ -165,7 +165,7 @@ describe('executePlan', () => {
       },
     });
     const outcome = await drive(clock, done);
-    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'succeeded', 'aborted', 'aborted']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'completed', 'cancelled', 'cancelled']);
   });
 
   it('times out an attempt on the injected clock', async () => {
@@ -210,7 +210,7 @@ describe('executePlan', () => {
     expect(started).toEqual([0, 1]);
     expect(aborted).toEqual([0, 1]);
     const final = new Map(events.filter((e): e is StatusEvent => e.type === 'chunk.status').map((e) => [e.sequenceIndex, e.status]));
-    expect([...final.values()]).toEqual(['aborted', 'aborted', 'aborted', 'aborted']);
+    expect([...final.values()]).toEqual(['cancelled', 'cancelled', 'cancelled', 'cancelled']);
   });
 
   it('starts a chunk as soon as its dependencies succeed, not when its stage ends', async () => {
@@ -295,7 +295,7 @@ describe('executePlan', () => {
       return `out ${c.sequenceIndex} <${prompt.length}>`;
     };
     let succeeded = 0;
-    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 3 && controller.abort());
+    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'completed' && ++succeeded === 3 && controller.abort());
     await expect(executePlan(plan, { maxParallel: 1, signal: controller.signal, runChunk, store, runId: 'six', onEvent })).rejects.toMatchObject({ code: 'cancelled' });
     expect(ran).toEqual([0, 1, 2]);
 
@@ -314,7 +314,7 @@ describe('executePlan', () => {
     expect(ran).toEqual([3, 4, 5]);
     expect(prompts[0]).toContain(resumed.results[2]!.output!);
     expect(resumed.results[2]!.output).toMatch(/^out 2 </);
-    expect(resumed.results.map((r) => r.status)).toEqual(Array(6).fill('succeeded'));
+    expect(resumed.results.map((r) => r.status)).toEqual(Array(6).fill('completed'));
   });
 
   it('nests as a runnable and rolls usage up through the op tree', async () => {
@@ -351,7 +351,7 @@ describe('executePlan', () => {
     const both = Promise.all([executePlan(plan, { clock, executor: pool, runChunk }), executePlan(plan, { clock, executor: pool, runChunk })]);
     const [a, b] = await drive(clock, both);
     expect(peak).toBe(2);
-    expect([...a.results, ...b.results].every((r) => r.status === 'succeeded')).toBe(true);
+    expect([...a.results, ...b.results].every((r) => r.status === 'completed')).toBe(true);
 
     const jobs: string[] = [];
     const remote: Executor = { kind: 'remote', capacity: 1, dispatch: async (job) => (jobs.push(`${job.chunk.sequenceIndex}#${job.attempt}:${job.prompt.split('\n')[0]}`), 'remote ok') };
@@ -376,7 +376,7 @@ describe('executePlan', () => {
     });
     const plan = planOf(chunk(0, [], { role: 'Implementation' }), chunk(1, [], { role: 'Testing' }), chunk(2, [0, 1], { role: 'Generic' }));
     const outcome = await executePlan(plan, { adapter, tools: [writeFile], approvals, runId: 'plan-run-1' });
-    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'completed', 'completed']);
     expect(asked).toHaveLength(1); // three workers, one orchestration
     expect(asked[0]).toMatchObject({ tool: 'write_file', runId: 'plan-run-1' });
     expect(written.sort()).toEqual(['a.test.ts', 'a.ts', 'b.test.ts', 'c.md']);

@@ -17,7 +17,7 @@ describe('the plan state machine', () => {
 
   it('keeps files from { output, files } results and counts attempts', async () => {
     const outcome = await executePlan(planOf(chunk(0)), { runChunk: async () => ({ output: 'done', files: ['a.ts'] }) });
-    expect(outcome.results[0]).toMatchObject({ status: 'succeeded', attempts: 1, output: 'done', files: ['a.ts'] });
+    expect(outcome.results[0]).toMatchObject({ status: 'completed', attempts: 1, output: 'done', files: ['a.ts'] });
   });
 
   it('never dispatches an attempt whose Running event cancelled the plan', async () => {
@@ -32,7 +32,7 @@ describe('the plan state machine', () => {
     await expect(executePlan(planOf(chunk(0), chunk(1, [0]), chunk(2, [1])), { maxParallel: 1, signal: controller.signal, onEvent, runChunk })).rejects.toMatchObject({ code: 'cancelled' });
     expect(ran).toEqual([0]);
     const last = new Map(events.filter((e): e is TroupeEvent<'chunk.status'> => e.type === 'chunk.status').map((e) => [e.sequenceIndex, e.status]));
-    expect([...last]).toEqual([[0, 'succeeded'], [1, 'aborted'], [2, 'aborted']]);
+    expect([...last]).toEqual([[0, 'completed'], [1, 'cancelled'], [2, 'cancelled']]);
   });
 
   it('appends one checkpoint entry per chunk that succeeds, without waiting for the store, and ends once they are written', async () => {

@@ -132,7 +132,7 @@ describe('sharedPool', () => {
       clock,
       executor: pool.executor('light'),
       onEvent: (e) => {
-        if (e.type === 'chunk.status' && e.status === 'succeeded' && bFirst < 0) bFirst = clock.now();
+        if (e.type === 'chunk.status' && e.status === 'completed' && bFirst < 0) bFirst = clock.now();
       },
       runChunk: worker(clock, b),
     });
@@ -203,7 +203,7 @@ describe('sharedPool', () => {
     ]);
     expect(capped.status).toBe('budget-exhausted');
     // Its second call spent the budget: that chunk and every one not yet run end Aborted.
-    expect(capped.results.map((r) => r.status)).toEqual(['succeeded', 'aborted', 'aborted', 'aborted', 'aborted', 'aborted']);
+    expect(capped.results.map((r) => r.status)).toEqual(['completed', 'cancelled', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
     expect(thrifty.calls).toHaveLength(2);
     expect(open.status).toBe('completed');
     expect(free.calls).toHaveLength(6);
@@ -253,7 +253,7 @@ describe('sharedPool', () => {
     expect(peak).toBe(3);
     expect(sent).toHaveLength(18);
     expect(a.results.map((r) => r.output)).toContain('worker did web/11');
-    expect(b.results.every((r) => r.status === 'succeeded')).toBe(true);
+    expect(b.results.every((r) => r.status === 'completed')).toBe(true);
     // Two of the three slots went to web while both had chunks waiting.
     expect(sent.slice(0, 3).map((d) => d.planId).sort()).toEqual(['api', 'web', 'web']);
   });

@@ -10,8 +10,8 @@ import { applyLearning, learnFromStats, outcomeSummary, usedLearning, type Learn
 import { emptyOutcomeStats, emptyTally, type OutcomeStats, type OutcomeTally } from '../../../src/plan/learning/outcome-stats.js';
 import { chunk, drive, planOf } from '../helpers.js';
 
-function tally(count: number, succeeded: number, durationMs: number, costUsd: number, extra: Partial<OutcomeTally> = {}): OutcomeTally {
-  return { ...emptyTally(), count, succeeded, failed: count - succeeded, attempts: count + (count - succeeded), durationMs, costUsd, ...extra };
+function tally(count: number, completed: number, durationMs: number, costUsd: number, extra: Partial<OutcomeTally> = {}): OutcomeTally {
+  return { ...emptyTally(), count, completed, failed: count - completed, attempts: count + (count - completed), durationMs, costUsd, ...extra };
 }
 
 function stats(): OutcomeStats {
@@ -127,7 +127,7 @@ describe('a plan with a learning record', () => {
       executePlan(plan, {
         adapter, clock, maxParallel: 1, store, runId: 'crash', learning, signal: controller.signal,
         onEvent: (e) => {
-          if (e.type === 'chunk.status' && e.status === 'succeeded') {
+          if (e.type === 'chunk.status' && e.status === 'completed') {
             firstStarts.push(e.sequenceIndex);
             controller.abort();
           }
@@ -152,7 +152,7 @@ describe('a plan with a learning record', () => {
     // The order an uninterrupted run with this record takes ([1, 0, 2, 3]), and the record logged again.
     expect(later).toEqual([0, 2, 3]);
     expect(relogged).toEqual([learning]);
-    expect(resumed.results.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded']);
+    expect(resumed.results.map((r) => r.status)).toEqual(['completed', 'completed', 'completed', 'completed']);
   });
 
   it('refuses a learning record that is not one', () => {

@@ -60,17 +60,17 @@ describe('outcomeCollector', () => {
     const clock = new SimulatedClock();
     const outcomes = outcomeCollector();
     const outcome = await plannedRun(clock, outcomes.onEvent);
-    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'succeeded', 'failed']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'completed', 'failed']);
     const [delta] = outcomes.deltas();
     const analysis = delta!.roles.CodeAnalysis!;
-    expect(analysis).toMatchObject({ count: 2, succeeded: 2, failed: 0, attempts: 3, inputTokens: 200, outputTokens: 20, costUsd: 0.02 });
+    expect(analysis).toMatchObject({ count: 2, completed: 2, failed: 0, attempts: 3, inputTokens: 200, outputTokens: 20, costUsd: 0.02 });
     // 1000 ms for the first; 100 ms failing, a 10 ms wait, then 1000 ms for the second.
     expect(analysis.durationMs).toBe(1000 + 1110);
-    expect(delta!.roleModels.CodeAnalysis!.big).toMatchObject({ count: 2, succeeded: 2, attempts: 3 });
-    expect(delta!.roles.Testing).toMatchObject({ count: 1, succeeded: 0, failed: 1, attempts: 2, durationMs: 110, failures: { 'test runner crashed': 1 } });
-    expect(delta!.agents.CodeAnalysis).toMatchObject({ count: 3, succeeded: 2, failed: 1, failures: { adapter_error: 1 } });
-    expect(delta!.models.big).toMatchObject({ count: 3, succeeded: 2, failed: 1 });
-    expect(delta!.models['scripted:default']).toMatchObject({ count: 2, succeeded: 0, failed: 2 });
+    expect(delta!.roleModels.CodeAnalysis!.big).toMatchObject({ count: 2, completed: 2, attempts: 3 });
+    expect(delta!.roles.Testing).toMatchObject({ count: 1, completed: 0, failed: 1, attempts: 2, durationMs: 110, failures: { 'test runner crashed': 1 } });
+    expect(delta!.agents.CodeAnalysis).toMatchObject({ count: 3, completed: 2, failed: 1, failures: { adapter_error: 1 } });
+    expect(delta!.models.big).toMatchObject({ count: 3, completed: 2, failed: 1 });
+    expect(delta!.models['scripted:default']).toMatchObject({ count: 2, completed: 0, failed: 2 });
   });
 
   it('credits evaluation scores to the agents the loop evaluated and their models, not the evaluator', async () => {
@@ -105,7 +105,7 @@ describe('outcomeCollector', () => {
 
 describe('recordOutcomes', () => {
   const delta = (runId: string, ms: number): OutcomeDelta => {
-    const collector = { count: 1, succeeded: 1, failed: 0, attempts: 1, durationMs: ms, inputTokens: 10, outputTokens: 1, costUsd: 0.5, scoreSum: 0, scores: 0, failures: {} };
+    const collector = { count: 1, completed: 1, failed: 0, attempts: 1, durationMs: ms, inputTokens: 10, outputTokens: 1, costUsd: 0.5, scoreSum: 0, scores: 0, failures: {} };
     return { runId, roles: { Testing: collector }, agents: { Testing: collector }, models: { m: collector }, roleModels: { Testing: { m: collector } } };
   };
 

@@ -52,7 +52,7 @@ describe('applyPlanChange', () => {
     expect(thrown(() => applyPlanChange(chunks, { cancel: [1] }, pending))).toMatchObject({ problem: 'dangling_dependency', chunks: [2, 1] });
     expect(thrown(() => applyPlanChange(chunks, { cancel: [7] }, pending))).toMatchObject({ problem: 'unknown_chunk', chunks: [7] });
     expect(thrown(() => applyPlanChange(chunks, { rewire: [{ chunk: 1, dependsOn: [] }] }, () => 'running'))).toMatchObject({ problem: 'chunk_started', message: 'Cannot rewire chunk 1: it is running' });
-    expect(thrown(() => applyPlanChange(chunks, { cancel: [2] }, () => 'succeeded'))).toMatchObject({ problem: 'chunk_finished' });
+    expect(thrown(() => applyPlanChange(chunks, { cancel: [2] }, () => 'completed'))).toMatchObject({ problem: 'chunk_finished' });
     // An id removed by an earlier change is never used again.
     expect(thrown(() => applyPlanChange(chunks, { add: [chunk(4)] }, pending, new Set([4])))).toMatchObject({ problem: 'duplicate_id' });
     // Cancel and rewire in one change: valid together.
@@ -106,10 +106,10 @@ describe('re-planning a running plan', () => {
       clock,
       executePlan(plan, { clock, control, runChunk, maxParallel: 2, onEvent: (e) => e.type === 'chunk.status' && statuses.push(`${e.sequenceIndex}:${e.status}`) }),
     );
-    expect(statuses).toContain('1:aborted');
+    expect(statuses).toContain('1:cancelled');
     expect(ran).toEqual([0, 1, 20, 21, 3]);
     expect(outcome.status).toBe('completed');
-    expect(outcome.results.map((r) => [r.sequenceIndex, r.status])).toEqual([[0, 'succeeded'], [3, 'succeeded'], [20, 'succeeded'], [21, 'succeeded']]);
+    expect(outcome.results.map((r) => [r.sequenceIndex, r.status])).toEqual([[0, 'completed'], [3, 'completed'], [20, 'completed'], [21, 'completed']]);
     expect(outcome.plan.chunks.find((c) => c.sequenceIndex === 3)!.dependsOnIndexes).toEqual([21]);
     expect(outcome.changes!.map((c) => c.change.reason)).toEqual(['not needed', 'too big']);
   });
@@ -177,7 +177,7 @@ describe('a changed plan in the run log', () => {
     expect(ran.sort()).toEqual([1, 4, 5, 6]);
     expect(resumed.status).toBe('completed');
     expect(resumed.plan.chunks.map((c) => c.sequenceIndex)).toEqual([0, 1, 6, 4, 5]);
-    expect(resumed.results.map((r) => r.status)).toEqual(Array(5).fill('succeeded'));
+    expect(resumed.results.map((r) => r.status)).toEqual(Array(5).fill('completed'));
     expect(resumed.changes).toEqual([expect.objectContaining({ id: 1, change: expect.objectContaining({ add: [expect.objectContaining({ sequenceIndex: 6 })] }) })]);
   });
 
@@ -188,7 +188,7 @@ describe('a changed plan in the run log', () => {
     const control = new PlanControl();
     const plan = planOf(chunk(0), chunk(1, [0]), chunk(2, [1]));
     const onEvent = (e: TroupeEvent): void => {
-      if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'succeeded') control.change({ add: [chunk(3, [0])], rewire: [{ chunk: 2, dependsOn: [1, 3] }] });
+      if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'completed') control.change({ add: [chunk(3, [0])], rewire: [{ chunk: 2, dependsOn: [1, 3] }] });
     };
     const first = await drive(clock, executePlan(plan, { adapter, clock, control, store, runId: 'live', maxParallel: 1, onEvent }));
     expect(first.plan.chunks).toHaveLength(4);

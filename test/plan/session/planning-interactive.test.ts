@@ -30,9 +30,9 @@ describe('PlanningSession: editing, going back, settings, instructions', () => {
     expect(session.plan).toEqual(edited);
     const done = await session.approvePlan('approve');
     expect(done.outcome?.results.map((r) => [r.sequenceIndex, r.title, r.status])).toEqual([
-      [0, 'Fix the tokenizer first', 'succeeded'],
-      [2, 'Add a regression test', 'succeeded'],
-      [1, 'Chunk B', 'succeeded'],
+      [0, 'Fix the tokenizer first', 'completed'],
+      [2, 'Add a regression test', 'completed'],
+      [1, 'Chunk B', 'completed'],
     ]);
     expect(adapter.inputsOf('Testing')[0]).toContain('# Chunk 2: Add a regression test');
     expect(session.messages.map((m) => m.from)).toEqual(['user', 'planner', 'user']);

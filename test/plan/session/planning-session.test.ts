@@ -12,7 +12,7 @@ function setup(planner: string[], runChunk?: ChunkRunner) {
   const adapter = scriptedAdapter({
     replies: { planner },
     rules: [
-      { agent: 'synthesis', reply: (r) => `summary (${r.text.includes('Status: succeeded') ? 'ok' : 'partial'})` },
+      { agent: 'synthesis', reply: (r) => `summary (${r.text.includes('Status: completed') ? 'ok' : 'partial'})` },
       { agent: /Generic|Synthesis/, reply: 'worked' },
     ],
   });
@@ -50,7 +50,7 @@ describe('PlanningSession', () => {
     const done = await session.approvePlan('approve');
     expect(done.phase).toBe('completed');
     expect(done.outcome?.output).toBe('summary (ok)');
-    expect(done.outcome?.stats).toMatchObject({ total: 2, succeeded: 2 });
+    expect(done.outcome?.stats).toMatchObject({ total: 2, completed: 2 });
     expect(done.outcome?.usage.turns).toBe(3);
     expect(phases).toEqual(['clarifying', 'planning', 'awaiting-approval', 'executing', 'aggregating', 'completed']);
     expect(events.some((e) => e.type === 'chunk.status')).toBe(true);

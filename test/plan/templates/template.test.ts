@@ -146,7 +146,7 @@ describe('instantiatePlanTemplate', () => {
     const adapter = scriptedAdapter({ clock, latencyMs: 5, rules: [{ agent: 'CodeAnalysis', reply: 'the cache never evicts' }, { agent: 'Implementation', reply: 'added eviction' }] });
     const { plan } = instantiatePlanTemplate(template, { module: 'cache' });
     const outcome = await drive(clock, executePlan(plan, { adapter, clock }));
-    expect(outcome.results.map((r) => `${r.title}: ${r.status} ${r.output}`)).toEqual(['Analyse cache: succeeded the cache never evicts', 'Fix cache: succeeded added eviction']);
+    expect(outcome.results.map((r) => `${r.title}: ${r.status} ${r.output}`)).toEqual(['Analyse cache: completed the cache never evicts', 'Fix cache: completed added eviction']);
   });
 });
 
