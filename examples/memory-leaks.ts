@@ -75,7 +75,7 @@ console.log('stages:', JSON.stringify(buildStages(planned.plan!)));
 const estimated = criticalPath(planned.plan!, (c) => c.estimatedMs ?? 0);
 console.log(`critical path by estimate: ${estimated.path.join(' -> ')} (${estimated.length / 60_000} min)`);
 
-const done = await session.approvePlan('approve');
+const done = await session.approvePlan();
 console.log('\nSynthesis chunk:', done.outcome!.results[2]!.output);
 console.log('\nReport:', done.outcome!.output);
 console.log('Stats:', JSON.stringify({ ...done.outcome!.stats, usage: undefined }));

@@ -9,6 +9,7 @@ import type { ChunkRole } from './model/plan.js';
 import type { PlanMessage } from './live/messages.js';
 import type { PlanChange, PlanChangeSource } from './live/replan.js';
 import type { ChunkStatus } from './engine/state.js';
+import type { PlanningPhase } from './session/phases.js';
 
 /** One chunk of a plan as `plan.started` describes it: enough to draw the dependency graph. */
 export interface PlanGraphNode {
@@ -64,11 +65,11 @@ export interface PlanEvents {
    * run log says what it used and a resume or replay can use the same.
    */
   'plan.learning': { planId: string; learning: LearningRecord };
-  /** A planning session moved to another phase (`idle`, `clarifying`, `planning`, `awaiting-approval`, `executing`, `aggregating`, `completed`, `cancelled`); `runId` is the session's id. */
-  'phase.changed': { sessionId: string; from: string; to: string };
+  /** A planning session moved to another phase (`idle`, `clarifying`, `planning`, `awaiting-approval`, `executing`, `aggregating`, `completed`, `cancelled`); `runId` is the session's run id. */
+  'phase.changed': { from: PlanningPhase; to: PlanningPhase };
   /**
-   * An instruction was injected into a planning session while its plan
-   * executes: chunks that start later see it in their prompt, and the
+   * An instruction was posted to a planning session while its plan
+   * executes (`session.post(text)`): chunks that start later see it in their prompt, and the
    * chunks running now (`running`, their ids) get it at their next turn.
    * `acknowledgement` is what the session answered in its conversation.
    */

@@ -56,9 +56,10 @@ export {
   type ConversationSettings,
   type ExecutePlanOptions,
   type MergeConflict,
+  type PlanBudgets,
   type PlanOutcome,
+  type PlanRetryOptions,
   type PlanRunOptions,
-  type RetryOptions,
 } from './engine/execute.js';
 export { aggregate, type AggregateOptions, type AggregateReport, type PlanStats } from './session/aggregate.js';
 export type { ConversationOptions, TextSession } from './session/conversation.js';
@@ -71,8 +72,10 @@ export {
   type PlanningPhase,
   type PlanningRun,
   type PlanningSessionOptions,
+  type PlanningSnapshot,
   type PlanningStep,
 } from './session/planning-session.js';
+export { planningMoves, planningPhases, type PlanningMove } from './session/phases.js';
 export {
   ApprovalQueue,
   toolRisks,

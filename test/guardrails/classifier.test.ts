@@ -87,7 +87,7 @@ describe('guardrails on plan chunks', () => {
     });
     const noKeys = { name: 'no-keys', check: (text: string) => ({ tripped: text.includes('API key') }) };
     const plan = planOf(chunk(0, []), chunk(1, [0]));
-    const error = await executePlan(plan, { adapter, guardrails: { output: [noKeys] }, retry: { maxRetriesPerChunk: 2 } }).catch((e: unknown) => e);
+    const error = await executePlan(plan, { adapter, guardrails: { output: [noKeys] }, retry: { maxRetries: 2 } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GuardrailTripError);
     expect((error as GuardrailTripError).details).toMatchObject({ guardrail: 'no-keys', stage: 'output', runnable: 'chunk 0' });
     expect(adapter.calls).toHaveLength(1);

@@ -75,7 +75,7 @@ export function deliveryFlow(options: PlanRunOptions = {}) {
   const delivery = planRunnable(deliveryPlan, {
     planId: 'delivery',
     maxParallel: 2,
-    retry: { maxRetriesPerChunk: 1, retryDelayMs: 5 },
+    retry: { maxRetries: 1, delayMs: 5 },
     runChunk: chunkWithAdvisors,
     ...options,
   });

@@ -108,7 +108,7 @@ describe('chunk results recorded by another process (a queue-backed executor)', 
     let done = 0;
     return {
       kind: 'test-queue',
-      capacity: 1,
+      maxParallel: 1,
       async dispatch(job) {
         const data = job.toJSON();
         jobs.push(data);

@@ -147,7 +147,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
 
   const executor: BullmqExecutor = {
     kind: 'bullmq',
-    capacity,
+    maxParallel: capacity,
     queueName: fixed,
     events,
     dispatch,

@@ -28,19 +28,25 @@ import type { PlanMessage } from '../live/messages.js';
 import { applyPlanChange, type PlanChangeRecord } from '../live/replan.js';
 import type { PlanOutcome } from './types.js';
 
+/** Saved stats in today's words: stats saved before the statuses were renamed count `succeeded` and `aborted` chunks. */
+export function currentPlanStats(stats: unknown): unknown {
+  if (typeof stats !== 'object' || stats === null || !('succeeded' in stats || 'aborted' in stats)) return stats;
+  const { succeeded, aborted, ...rest } = stats as Record<string, unknown>;
+  return { ...rest, ...(succeeded === undefined ? {} : { completed: succeeded }), ...(aborted === undefined ? {} : { cancelled: aborted }) };
+}
+
 /**
  * A saved plan outcome in today's words: outcomes saved before the
  * statuses were renamed count `succeeded` and `aborted` chunks in their
- * stats and say `stoppedBy` (docs/conventions.md, "Retired names").
+ * stats (and their report's) and say `stoppedBy` (docs/conventions.md,
+ * "Retired names").
  */
-function currentPlanOutcome(value: unknown): unknown {
+export function currentPlanOutcome(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const { stoppedBy, ...outcome } = value as Record<string, unknown>;
-  const stats = outcome.stats;
-  if (typeof stats === 'object' && stats !== null) {
-    const { succeeded, aborted, ...rest } = stats as Record<string, unknown>;
-    outcome.stats = { ...rest, ...(succeeded === undefined ? {} : { completed: succeeded }), ...(aborted === undefined ? {} : { cancelled: aborted }) };
-  }
+  if (outcome.stats !== undefined) outcome.stats = currentPlanStats(outcome.stats);
+  const report = outcome.report as Record<string, unknown> | undefined;
+  if (typeof report === 'object' && report !== null && report.stats !== undefined) outcome.report = { ...report, stats: currentPlanStats(report.stats) };
   if (stoppedBy !== undefined && outcome.reason === undefined) outcome.reason = stoppedBy;
   return outcome;
 }

@@ -10,7 +10,7 @@ import pLimit from 'p-limit';
 import type { BudgetLimits } from '../../core/budget.js';
 import type { Usage } from '../../core/usage.js';
 import type { RunContext } from '../../core/context.js';
-import { expectPositiveInteger } from '../../core/options.js';
+import { check, defineOptions, positiveInteger, type OptionCheck } from '../../core/options.js';
 import type { PlanChunk } from '../model/plan.js';
 import type { RoleConfig } from '../model/roles.js';
 
@@ -128,12 +128,12 @@ export interface ChunkJob {
   toJSON(): ChunkJobData;
 }
 
-/** Runs chunk attempts; the scheduler never dispatches more than `capacity` at once. */
+/** Runs chunk attempts; the scheduler never dispatches more than `maxParallel` at once. */
 export interface Executor {
   /** A short name (`in-process`, `bullmq`, ...). */
   readonly kind: string;
-  /** How many attempts it runs at the same time. */
-  readonly capacity: number;
+  /** The most attempts it runs at the same time. */
+  readonly maxParallel: number;
   /**
    * Run one attempt and report its result, or reject with its error. When
    * `job.signal` aborts (time-out, cancellation) the scheduler stops waiting for
@@ -144,9 +144,18 @@ export interface Executor {
 
 /** Options of {@link inProcessExecutor} and {@link directExecutor}. */
 export interface InProcessExecutorOptions {
-  /** Attempts running at once. Default: 5. */
+  /** The most attempts running at once. Default: 5. */
   maxParallel?: number;
 }
+
+/** The check of an option that takes an {@link Executor} (a plan's `executor`, a shared pool's). */
+export const executorCheck: OptionCheck = check('an Executor (a positive integer `maxParallel` and `dispatch`)', (v) => {
+  const e = v as Partial<Executor> | null;
+  return typeof e === 'object' && e !== null && typeof e.dispatch === 'function' && Number.isInteger(e.maxParallel) && e.maxParallel! > 0;
+});
+
+/** The description both in-process executors check their options against. */
+const executorOptions = defineOptions<InProcessExecutorOptions>('inProcessExecutor', { maxParallel: positiveInteger });
 
 /**
  * An in-process pool: runs attempts in this process, at most `maxParallel`
@@ -159,11 +168,11 @@ export interface InProcessExecutorOptions {
  * ```
  */
 export function inProcessExecutor(options: InProcessExecutorOptions = {}): Executor {
-  const capacity = checkCapacity(options);
-  const limit = pLimit(capacity);
+  const maxParallel = executorOptions.check(options).maxParallel ?? 5;
+  const limit = pLimit(maxParallel);
   return {
     kind: 'in-process',
-    capacity,
+    maxParallel,
     dispatch(job) {
       return limit(() => job.execute());
     },
@@ -173,14 +182,10 @@ export function inProcessExecutor(options: InProcessExecutorOptions = {}): Execu
 /**
  * The default executor of a plan: runs each attempt in this process as soon
  * as the scheduler dispatches it. The scheduler never dispatches more than
- * `capacity` at once, so no second queue is needed; use
+ * `maxParallel` at once, so no second queue is needed; use
  * {@link inProcessExecutor} to share one pool between several plans.
  */
 export function directExecutor(options: InProcessExecutorOptions = {}): Executor {
-  return { kind: 'direct', capacity: checkCapacity(options), dispatch: (job) => job.execute() };
-}
-
-function checkCapacity(options: InProcessExecutorOptions): number {
-  const capacity = expectPositiveInteger('maxParallel', options.maxParallel) ?? 5;
-  return capacity;
+  const maxParallel = executorOptions.check(options, '', 'directExecutor').maxParallel ?? 5;
+  return { kind: 'direct', maxParallel, dispatch: (job) => job.execute() };
 }

@@ -122,7 +122,7 @@ export class PlanMachine {
   pump(): void {
     const { records, settings, checkpoints } = this.#m;
     this.#listening = this.#listens();
-    while (this.stopping === undefined && this.#running < settings.capacity && this.#queue.size > 0) this.#dispatch(records[this.#queue.pop()!]!);
+    while (this.stopping === undefined && this.#running < settings.maxParallel && this.#queue.size > 0) this.#dispatch(records[this.#queue.pop()!]!);
     if (this.#ended || this.#running > 0 || this.#retrying > 0) return;
     if (this.#queue.size > 0 && this.stopping === undefined) return;
     if (checkpoints !== undefined && !checkpoints.idle) return this.#flush(checkpoints);
@@ -327,9 +327,9 @@ export class PlanMachine {
       this.#ready(r, ctx.clock.now());
       this.pump();
     };
-    if (settings.retryDelayMs === 0) queueMicrotask(again);
+    if (settings.delayMs === 0) queueMicrotask(again);
     else {
-      const cancel = ctx.clock.setTimer(again, settings.retryDelayMs);
+      const cancel = ctx.clock.setTimer(again, settings.delayMs);
       r.cancelRetry = () => {
         cancel();
         again();

@@ -1,29 +1,30 @@
 /**
  * A pool of worker slots shared by several plans: {@link sharedPool} gives
  * each plan an {@link Executor} of its own (`pool.executor(name, { weight,
- * maxConcurrency })`), and each free slot goes to the plan charged the least
+ * maxParallel })`), and each free slot goes to the plan charged the least
  * worker time for its weight. Around any executor: in process by default,
  * or a queue-backed one whose workers are elsewhere.
  * @module
  */
 import { abortError, realClock, type Clock } from '../../core/clock.js';
 import { CancelledError, ConfigurationError, describeValue } from '../../core/errors.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
+import { abortSignal, clock as clockCheck, defineOptions, positiveInteger, positiveNumber } from '../../core/options.js';
 import { DurationWindow } from './durations.js';
 import { Share, type Waiting } from './pool-share.js';
-import { directExecutor, type ChunkAttemptResult, type ChunkJob, type Executor } from './executor.js';
+import { directExecutor, executorCheck, type ChunkAttemptResult, type ChunkJob, type Executor } from './executor.js';
 
 /** Options of {@link sharedPool}. */
 export interface SharedPoolOptions {
   /**
-   * Attempts running at once over every plan. Default: the capacity of
-   * `executor` when one is given, else 5. At most the capacity of `executor`
-   * (past it the inner executor would queue, out of the pool's sight).
+   * The most attempts running at once over every plan. Default: the
+   * `maxParallel` of `executor` when one is given, else 5. At most that of
+   * `executor` (past it the inner executor would queue, out of the pool's
+   * sight).
    */
-  capacity?: number;
+  maxParallel?: number;
   /**
    * Where admitted attempts run. Default: in this process
-   * (`directExecutor({ maxParallel: capacity })`). A queue-backed executor
+   * (`directExecutor({ maxParallel })`). A queue-backed executor
    * works the same way: the pool decides which plan's attempt goes next,
    * the executor's workers run it.
    */
@@ -38,9 +39,15 @@ export interface SharedPoolOptions {
 export interface PoolShareOptions {
   /** Its share of the slots, relative to the other plans' weights. Default: 1. */
   weight?: number;
-  /** The most of its attempts running at once (the `capacity` its plans see). Default: the pool's capacity. */
-  maxConcurrency?: number;
+  /** The most of its attempts running at once (the `maxParallel` its plans see). Default: the pool's `maxParallel`. */
+  maxParallel?: number;
 }
+
+/** The description {@link sharedPool} checks its options against. */
+const sharedPoolOptions = defineOptions<SharedPoolOptions>('sharedPool', { maxParallel: positiveInteger, executor: executorCheck, clock: clockCheck, signal: abortSignal });
+
+/** The description {@link SharedPool.executor} checks a share's options against. */
+const poolShareOptions = defineOptions<PoolShareOptions>('SharedPool.executor', { weight: positiveNumber, maxParallel: positiveInteger });
 
 /** What {@link SharedPool.stats} reports of one share. */
 export interface PoolShareStats {
@@ -48,13 +55,13 @@ export interface PoolShareStats {
   name: string;
   /** Its weight. */
   weight: number;
-  /** Its maximum of attempts at once. */
-  maxConcurrency: number;
+  /** The most of its attempts at once. */
+  maxParallel: number;
   /** Attempts running now. */
   running: number;
   /** Attempts waiting for a slot. */
   queued: number;
-  /** Attempts that settled (succeeded, failed or aborted). */
+  /** Attempts that settled (completed, failed or cancelled). */
   settled: number;
   /** Worker time in ms: finished attempts, plus running ones so far (on the pool's clock). */
   workerMs: number;
@@ -71,8 +78,6 @@ export interface PoolExecutor extends Executor {
   readonly name: string;
   /** Its share of the slots, relative to the other shares' weights. */
   readonly weight: number;
-  /** Equal to `capacity`. */
-  readonly maxConcurrency: number;
   /**
    * Leave the pool: waiting attempts reject with a `CancelledError`, later
    * dispatches too, running ones finish; the name is free again. Idempotent.
@@ -82,8 +87,8 @@ export interface PoolExecutor extends Executor {
 
 /** Slots shared by several plans; see {@link sharedPool}. */
 export interface SharedPool {
-  /** Attempts running at once over every plan. */
-  readonly capacity: number;
+  /** The most attempts running at once over every plan. */
+  readonly maxParallel: number;
   /** True once closed (by `close()` or the `signal`). */
   readonly closed: boolean;
   /**
@@ -104,8 +109,8 @@ export interface SharedPool {
 }
 
 /**
- * A pool of `capacity` worker slots shared by several plans, each with a
- * weight and a maximum concurrency: weighted fair sharing. Every free slot
+ * A pool of `maxParallel` worker slots shared by several plans, each with a
+ * weight and a maximum of its own: weighted fair sharing. Every free slot
  * goes to the plan charged least per unit of weight among those with an
  * attempt waiting (ties: fewer running per weight, then the earlier
  * share). A plan is charged the worker time of its settled attempts, and
@@ -125,10 +130,10 @@ export interface SharedPool {
  *
  * @example
  * ```ts
- * const pool = sharedPool({ capacity: 8 });
+ * const pool = sharedPool({ maxParallel: 8 });
  * await Promise.all([
  *   executePlan(web, { adapter, baseDir: '/repos/web', executor: pool.executor('web', { weight: 2 }) }),
- *   executePlan(api, { adapter, baseDir: '/repos/api', executor: pool.executor('api', { maxConcurrency: 3 }) }),
+ *   executePlan(api, { adapter, baseDir: '/repos/api', executor: pool.executor('api', { maxParallel: 3 }) }),
  * ]);
  * ```
  */
@@ -137,7 +142,7 @@ export function sharedPool(options: SharedPoolOptions = {}): SharedPool {
 }
 
 class Pool implements SharedPool {
-  readonly capacity: number;
+  readonly maxParallel: number;
   readonly #inner: Executor;
   readonly #clock: Clock;
   readonly #shares = new Map<string, Share>();
@@ -153,21 +158,13 @@ class Pool implements SharedPool {
   #unlisten: () => void = () => undefined;
 
   constructor(options: SharedPoolOptions) {
-    if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected the pool's options to be an object, got ${describeValue(options)}`);
-    const { executor, clock, signal } = options;
-    if (executor !== undefined && !(typeof executor?.dispatch === 'function' && Number.isInteger(executor.capacity) && executor.capacity > 0)) {
-      throw new ConfigurationError(`Expected \`executor\` to be an Executor (a positive integer \`capacity\` and \`dispatch\`), got ${describeValue(executor)}`);
+    const { executor, clock, signal } = sharedPoolOptions.check(options);
+    const maxParallel = options.maxParallel ?? executor?.maxParallel ?? 5;
+    if (executor && maxParallel > executor.maxParallel) {
+      throw new ConfigurationError(`Expected \`maxParallel\` to be at most the executor's \`maxParallel\` (${executor.maxParallel}), got ${maxParallel}`);
     }
-    if (clock !== undefined && !(typeof clock?.now === 'function' && typeof clock.setTimer === 'function')) {
-      throw new ConfigurationError(`Expected \`clock\` to be a Clock, got ${describeValue(clock)}`);
-    }
-    if (signal !== undefined && !(signal instanceof AbortSignal)) throw new ConfigurationError(`Expected \`signal\` to be an AbortSignal, got ${describeValue(signal)}`);
-    const capacity = expectPositiveInteger('capacity', options.capacity) ?? executor?.capacity ?? 5;
-    if (executor && capacity > executor.capacity) {
-      throw new ConfigurationError(`Expected \`capacity\` to be at most the executor's capacity (${executor.capacity}), got ${capacity}`);
-    }
-    this.capacity = capacity;
-    this.#inner = executor ?? directExecutor({ maxParallel: capacity });
+    this.maxParallel = maxParallel;
+    this.#inner = executor ?? directExecutor({ maxParallel });
     this.#clock = clock ?? realClock;
     if (signal?.aborted) this.close(abortError(signal));
     else if (signal) {
@@ -185,18 +182,17 @@ class Pool implements SharedPool {
     if (this.#closed) throw this.#closed;
     if (typeof name !== 'string' || name.trim() === '') throw new ConfigurationError(`Expected the share's name to be a non-empty string, got ${describeValue(name)}`, { code: 'invalid_argument' });
     if (this.#shares.has(name)) throw new ConfigurationError(`The pool already has a share named "${name}"`, { code: 'invalid_argument', details: { name } });
-    if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected the options of share "${name}" to be an object, got ${describeValue(options)}`);
-    const weight = expectPositiveNumber('weight', options.weight) ?? 1;
-    const max = expectPositiveInteger('maxConcurrency', options.maxConcurrency) ?? this.capacity;
-    if (max > this.capacity) throw new ConfigurationError(`Expected \`maxConcurrency\` to be at most the pool's capacity (${this.capacity}), got ${max}`);
+    poolShareOptions.check(options);
+    const weight = options.weight ?? 1;
+    const max = options.maxParallel ?? this.maxParallel;
+    if (max > this.maxParallel) throw new ConfigurationError(`Expected \`maxParallel\` to be at most the pool's \`maxParallel\` (${this.maxParallel}), got ${max}`);
     const share = new Share(name, weight, max);
     this.#shares.set(name, share);
     return {
       kind: 'pool',
       name,
       weight,
-      capacity: max,
-      maxConcurrency: max,
+      maxParallel: max,
       dispatch: (job) => this.#dispatch(share, job),
       close: () => this.#close(share, new CancelledError(`The pool's share "${name}" is closed`)),
     };
@@ -207,7 +203,7 @@ class Pool implements SharedPool {
     return [...this.#shares.values()].map((s) => ({
       name: s.name,
       weight: s.weight,
-      maxConcurrency: s.max,
+      maxParallel: s.max,
       running: s.running,
       queued: s.queue.length,
       settled: s.settled,
@@ -301,7 +297,7 @@ class Pool implements SharedPool {
 
   /** Fill free slots, each with the head of the share that comes first. */
   #pump(): void {
-    while (this.#running < this.capacity) {
+    while (this.#running < this.maxParallel) {
       const now = this.#clock.now();
       let next: Share | undefined;
       for (const share of this.#shares.values()) if (share.eligible && (next === undefined || this.#before(share, next, now))) next = share;

@@ -31,10 +31,11 @@ import type { ChunkRunner, MergeConflict, PlanOutcome, PlanRunOptions, PlanSetti
 import { defined } from '../../core/defined.js';
 import { LivePlan } from '../live/live-plan.js';
 import { addressedTo } from '../live/messages.js';
+import type { PlanControl } from '../live/control.js';
 
 /** Everything an execution needs: the options, validated settings, the plan's id, the runner, its checkpoint and the state it continues. */
 export type ScheduleOptions = PlanRunOptions &
-  PlanSettings & { planId: string; runner: ChunkRunner; checkpoint: PlanCheckpoint; resumeFrom?: PlanExecutionState | undefined };
+  PlanSettings & { planId: string; runner: ChunkRunner; checkpoint: PlanCheckpoint; resumeFrom?: PlanExecutionState | undefined; control: PlanControl | undefined };
 
 const none: readonly string[] = [];
 
@@ -55,14 +56,14 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
     ctx, checkpoint: o.checkpoint, plan, planId: o.planId, records, instructions,
     live: () => live.plan(), changes: () => live.changes(), messages: () => live.messages(),
   });
-  const host = attemptHost(ctx, o, records, instructions, chunkBudgets(plan, o.index, o), live);
+  const host = attemptHost(ctx, o, records, instructions, chunkBudgets(plan, o.index, o.budget), live);
   const machine = new PlanMachine({
     ctx,
     planId: o.planId,
     records,
     settings: o,
     finishRunning: o.onAbortThreshold === 'finish-running',
-    executor: o.executor ?? directExecutor({ maxParallel: o.capacity }),
+    executor: o.executor ?? directExecutor({ maxParallel: o.maxParallel }),
     estimates: new DurationEstimates(plan, o.index, (c) => roleOf(c.role), o.weight),
     checkpoints: checkpoints.enabled ? checkpoints : undefined,
     attempt: (r) => new Attempt(host, r.chunk, roleOf(r.chunk.role), r.attempts, r.error, unresolvedConflict(r)),

@@ -12,6 +12,7 @@ import type { RunContext, TroupeEmitter } from '../../core/context.js';
 import type { TroupeEvent } from '../../core/events.js';
 import type { Outcome } from '../../core/runnable.js';
 import type { ToolDefinition } from '../../core/tools.js';
+import type { RetryOptions } from '../../core/retry.js';
 import type { Usage } from '../../core/usage.js';
 import type { Store } from '../../core/store.js';
 import type { Workspace, WorkspaceStrategy } from '../../workspaces/types.js';
@@ -65,14 +66,40 @@ export interface ChunkRunInput {
 /** Runs one attempt of a chunk. */
 export type ChunkRunner = (input: ChunkRunInput) => Promise<string | ChunkAttemptResult>;
 
-/** Retry settings of `executePlan`. */
-export interface RetryOptions {
-  /** Retries after the first attempt. Default: 2. */
-  maxRetriesPerChunk?: number;
-  /** Wait between attempts, on the run's clock. Default: 1000. */
-  retryDelayMs?: number;
-  /** Add the previous attempt's error to the prompt. Default: true. */
-  repromptOnRetry?: boolean;
+/**
+ * How a plan retries a failed attempt of a chunk: the `retry` group every
+ * retrying part of troupe takes (`maxRetries`: retries after the first
+ * attempt, default 2; `delayMs`: the wait between attempts on the run's
+ * clock, default 1000), and `reprompt`.
+ */
+export interface PlanRetryOptions extends RetryOptions {
+  /** Tell the next attempt why the last one failed (its error, in the prompt). Default: true. */
+  reprompt?: boolean;
+}
+
+/**
+ * The budgets of a plan (see `Budget`): the whole plan's, each chunk's, and
+ * those of single chunks or subtrees. Each execution has its own meters.
+ */
+export interface PlanBudgets {
+  /**
+   * The plan's (its op): when it runs out, running chunks stop, the others
+   * are `cancelled`, and the plan ends with status `budget-exhausted`
+   * (reason `budget`) and the results so far.
+   */
+  run?: Budget;
+  /**
+   * Each chunk's, shared by its attempts. A chunk that runs out fails
+   * without a retry (its dependents are skipped, as for any failed chunk)
+   * and keeps its last answer as `output`.
+   */
+  chunk?: Budget;
+  /**
+   * Budgets of single chunks, or of a chunk and every chunk that depends
+   * on it (`subtree: true`, one budget they all spend from): when one runs
+   * out, its chunks stop and fail while the rest of the plan goes on.
+   */
+  chunks?: ChunkBudget[];
 }
 
 /** Options of `planRunnable`. */
@@ -83,8 +110,8 @@ export interface PlanRunOptions {
   maxParallel?: number;
   /** Time limit of one attempt, on the run's clock. Default: 600000. */
   chunkTimeoutMs?: number;
-  /** Retries. */
-  retry?: RetryOptions;
+  /** How a failed attempt is retried: `{ maxRetries, delayMs, reprompt }` (see {@link PlanRetryOptions}). */
+  retry?: PlanRetryOptions;
   /** Stop when this many chunks have failed. Default: 3. */
   abortThreshold?: number;
   /** At the abort threshold: cancel running chunks, or let them finish. Default: `cancel-running`. */
@@ -95,7 +122,7 @@ export interface PlanRunOptions {
   baseDir?: string;
   /** Overrides of the built-in role configurations (a role's `estimatedMs` is the default estimate of its chunks). */
   roles?: RoleOverrides;
-  /** Where attempts run. Default: `directExecutor({ maxParallel })`; pass a `sharedPool` executor to share a pool between plans by weight. */
+  /** Where attempts run (at most its `maxParallel` at once). Default: `directExecutor({ maxParallel })`; pass a `sharedPool` executor to share a pool between plans by weight. */
   executor?: Executor;
   /** Run a chunk yourself instead of as an agent session built from its role. */
   runChunk?: ChunkRunner;
@@ -132,12 +159,6 @@ export interface PlanRunOptions {
    */
   learning?: LearningRecord;
   /**
-   * Changes the plan while it runs (add, cancel, split, rewire chunks) and
-   * posts messages to its workers: see `PlanControl`. One control per
-   * execution.
-   */
-  control?: PlanControl;
-  /**
    * Give the workers of the default runner the `post_message` tool, so they
    * tell each other what they find (`true`, or the limits: the size of one
    * message and the number per plan, default 4000 characters and 100
@@ -152,27 +173,11 @@ export interface PlanRunOptions {
    * temperature, after `roles` overrides). Default: false.
    */
   aggregate?: boolean | ConversationSettings;
-  /**
-   * A budget for the whole plan (its op; see `Budget`). When it runs out,
-   * running chunks stop, the others are `aborted`, and the plan ends with
-   * status `budget-exhausted` and the results so far. Default: none.
-   */
-  budget?: Budget;
-  /**
-   * A budget for each chunk, shared by its attempts. A chunk that runs
-   * out fails without a retry (its dependents are skipped, as for any
-   * failed chunk) and keeps its last answer as `output`. Default: none.
-   */
-  chunkBudget?: Budget;
-  /**
-   * Budgets of single chunks, or of a chunk and every chunk that depends
-   * on it (`subtree: true`, one budget they all spend from): when one runs
-   * out, its chunks stop and fail while the rest of the plan goes on.
-   */
-  budgets?: ChunkBudget[];
+  /** The plan's budgets: `{ run, chunk, chunks }` (the plan's, each chunk's, per chunk or subtree; see {@link PlanBudgets}). Default: none. */
+  budget?: PlanBudgets;
 }
 
-/** A budget of one chunk, or of a chunk and everything that depends on it: see {@link PlanRunOptions.budgets}. */
+/** A budget of one chunk, or of a chunk and everything that depends on it: see {@link PlanBudgets.chunks}. */
 export interface ChunkBudget extends Budget {
   /** The chunk's `sequenceIndex`. */
   chunk: number;
@@ -212,6 +217,13 @@ export interface ExecutePlanOptions extends PlanRunOptions {
   store?: Store;
   /** The run's id (with `store`, the id to resume). Default: a random UUID. */
   runId?: string;
+  /**
+   * Change the plan while it runs (add, cancel, split, rewire chunks), post
+   * messages to its workers, or cancel it: see `PlanControl`. One control
+   * per execution. (A plan run with `run(planRunnable(plan), input, {
+   * control })` takes it from its run.)
+   */
+  control?: PlanControl;
 }
 
 /** What happened to one chunk. */
@@ -294,10 +306,10 @@ export interface PlanOutcome extends Outcome {
 /** The options of a plan execution after validation, with the plan's index. */
 export interface PlanSettings {
   index: PlanIndex;
-  capacity: number;
+  maxParallel: number;
   chunkTimeoutMs: number;
   maxRetries: number;
-  retryDelayMs: number;
+  delayMs: number;
   reprompt: boolean;
   abortThreshold: number;
 }

@@ -1,18 +1,20 @@
 /**
- * `PlanControl`: what an application changes in a plan while it runs —
- * add, cancel, split and rewire chunks, post messages to its workers — the
- * way an `AbortController` cancels: create it, pass it as `control`, call
- * it from anywhere. Also the `change_plan` tool that gives an orchestrator
- * or a lead agent the same power, and how a replay finds the changes a
- * recorded run made.
+ * `PlanControl`: the per-run control of a plan — what an application
+ * changes in a plan while it runs (add, cancel, split and rewire chunks,
+ * post messages to its workers) and how it cancels it, the way an
+ * `AbortController` cancels: create it, pass it as `control`, call it from
+ * anywhere. It is a `RunControl` (`cancel()`, `running`, `NotRunningError`).
+ * Also the `change_plan` tool that gives an orchestrator or a lead agent
+ * the same power, and how a replay finds the changes a recorded run made.
  * @module
  */
 import { z } from 'zod';
-import { ConfigurationError, describeValue } from '../../core/errors.js';
+import { NotRunningError, RunControl } from '../../core/control.js';
+import { ConfigurationError } from '../../core/errors.js';
 import type { TroupeEvent } from '../../core/events.js';
+import { defineOptions, listOf, check } from '../../core/options.js';
 import { defineTool, type ToolDefinition } from '../../core/tools.js';
 import type { MessageRecipient, PlanMessage, PlanMessageInput } from './messages.js';
-import { PlanMessageError } from './messages.js';
 import type { Plan, PlanChunk } from '../model/plan.js';
 import { parsePlanChange, PlanChangeError, planChangeRecordSchema, planChangeSchema, type PlanChange, type PlanChangeRecord, type PlanChangeSource } from './replan.js';
 
@@ -34,13 +36,22 @@ export interface PlanControlOptions {
   replay?: readonly PlanChangeRecord[];
 }
 
+/** The description {@link PlanControl} checks its options against. */
+const planControlOptions = defineOptions<PlanControlOptions>('PlanControl', {
+  replay: listOf(check('a recorded plan change (see planChangesFromLog)', (v) => planChangeRecordSchema.safeParse(v).success)),
+});
+
 /**
- * Changes a running plan. Each change is validated against the live graph
- * and applied at once and entirely, or refused with a
- * {@link PlanChangeError} naming the problem (`not_running` when no plan
- * with this control runs). Every change is a `plan.changed` event and an
- * entry of the plan's checkpoint, so a resumed run continues the changed
- * plan.
+ * The control of a running plan. Pass it to the run (`executePlan(plan, {
+ * control })`, or `run(planRunnable(plan), task, { control })`): each change
+ * is validated against the live graph and applied at once and entirely, or
+ * refused with a {@link PlanChangeError} naming the problem; a call while no
+ * plan with this control runs throws a `NotRunningError` (code
+ * `not_running`). Every change is a `plan.changed` event and an entry of the
+ * plan's checkpoint, so a resumed run continues the changed plan.
+ * `cancel()` ends the run (status `cancelled`). One control per run; in a
+ * run with several plans, the first plan that starts while the control is
+ * free takes it.
  *
  * @example
  * ```ts
@@ -54,20 +65,18 @@ export interface PlanControlOptions {
  * const outcome = await running;
  * ```
  */
-export class PlanControl {
+export class PlanControl extends RunControl {
   #target: PlanControlTarget | undefined;
   readonly #replay: readonly PlanChangeRecord[];
 
   constructor(options: PlanControlOptions = {}) {
-    const replay = options.replay ?? [];
-    if (!Array.isArray(replay) || !replay.every((r) => planChangeRecordSchema.safeParse(r).success)) {
-      throw new ConfigurationError(`Expected \`replay\` to be a list of recorded plan changes, got ${describeValue(options.replay)}`);
-    }
-    this.#replay = replay;
+    super();
+    planControlOptions.check(options);
+    this.#replay = options.replay ?? [];
   }
 
-  /** True while a plan with this control runs. */
-  get running(): boolean {
+  /** True while a plan with this control runs (its run may be running before the plan starts, and after it ends). */
+  get controlsPlan(): boolean {
     return this.#target !== undefined;
   }
 
@@ -84,7 +93,7 @@ export class PlanControl {
   /** @internal A change from a planning session or a model's tool (recorded with its source). */
   changeAs(change: PlanChange, source: PlanChangeSource): PlanChangeRecord {
     const checked = parsePlanChange(change);
-    return this.#running('change').change(checked, source);
+    return this.#plan('change').change(checked, source);
   }
 
   /** Add chunks (new ids; they may depend on any chunk of the plan). */
@@ -109,31 +118,30 @@ export class PlanControl {
 
   /** Post a message to a chunk, a role or everyone in the plan (from `api` unless `from` says otherwise). */
   post(message: PlanMessageInput): PlanMessage {
-    if (!this.#target) throw new PlanMessageError('not_running', 'Cannot post(): no plan with this control is running');
-    return this.#target.post(message);
+    return this.#plan('post').post(message);
   }
 
   /** The plan as it is now (chunks removed by changes left out). */
   plan(): Plan {
-    return this.#running('plan').plan();
+    return this.#plan('plan').plan();
   }
 
   /** The messages posted so far. */
   messages(): readonly PlanMessage[] {
-    return this.#running('messages').messages();
+    return this.#plan('messages').messages();
   }
 
   /** @internal The plan attaches itself while it runs. */
   attach(target: PlanControlTarget): () => void {
-    if (this.#target) throw new ConfigurationError('This PlanControl already controls a running plan; create one per plan');
+    if (this.#target) throw new ConfigurationError('This PlanControl already controls a running plan; create one per run');
     this.#target = target;
     return () => {
       if (this.#target === target) this.#target = undefined;
     };
   }
 
-  #running(method: string): PlanControlTarget {
-    if (!this.#target) throw new PlanChangeError('not_running', `Cannot call ${method}(): no plan with this control is running`);
+  #plan(method: string): PlanControlTarget {
+    if (!this.#target) throw new NotRunningError('PlanControl', method);
     return this.#target;
   }
 }
@@ -147,7 +155,7 @@ export class PlanControl {
  * ```ts
  * const log = await readRun(store, 'plan-1');
  * const control = new PlanControl({ replay: planChangesFromLog(log) });
- * await replayRun(planRunnable(plan, { control }), log);
+ * await replayRun(planRunnable(plan), log, { control });
  * ```
  */
 export function planChangesFromLog(log: { events: readonly TroupeEvent[] }, planId?: string): PlanChangeRecord[] {
@@ -179,6 +187,7 @@ export function planChangeTool(control: PlanControl): ToolDefinition<PlanChange>
         return `Change ${record.id} applied. The plan now has ${plan.chunks.length} chunks: ${plan.chunks.map((c) => `${c.sequenceIndex} ${c.title}${c.dependsOnIndexes.length ? ` (after ${c.dependsOnIndexes.join(', ')})` : ''}`).join('; ')}.`;
       } catch (error) {
         if (error instanceof PlanChangeError) return `Refused (${error.problem}): ${error.message}`;
+        if (error instanceof NotRunningError) return `Refused (not_running): ${error.message}`;
         throw error;
       }
     },

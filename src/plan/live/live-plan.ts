@@ -10,6 +10,7 @@
  * @module
  */
 import type { RunContext } from '../../core/context.js';
+import { NotRunningError } from '../../core/control.js';
 import { indexPlan, type PlanIndex } from '../model/dag.js';
 import type { MachineChange, PlanMachine } from '../engine/machine.js';
 import { PlanMessages, type MessageLimits, type PlanMessage, type PlanMessageInput } from './messages.js';
@@ -18,7 +19,7 @@ import type { PlanCheckpoints } from '../engine/checkpoint.js';
 import { retiredBy } from '../engine/checkpoint.js';
 import type { PlanControlTarget } from './control.js';
 import type { ChunkRecord } from '../engine/record.js';
-import { applyPlanChange, PlanChangeError, type PlanChange, type PlanChangeRecord, type PlanChangeSource } from './replan.js';
+import { applyPlanChange, type PlanChange, type PlanChangeRecord, type PlanChangeSource } from './replan.js';
 
 /** What a {@link LivePlan} works with. */
 export interface LivePlanOptions {
@@ -118,7 +119,7 @@ export class LivePlan implements PlanControlTarget {
 
   change(change: PlanChange, source: PlanChangeSource): PlanChangeRecord {
     const machine = this.#machine;
-    if (!machine || !this.#accepting()) throw new PlanChangeError('not_running', 'The plan is not running: it cannot change');
+    if (!machine || !this.#accepting()) throw new NotRunningError('PlanControl', 'change');
     const records = this.#o.records;
     const statusOf = (id: number): ChunkRecord['status'] | undefined => {
       const p = this.#position(id);

@@ -54,7 +54,7 @@ export interface MessageLimits {
 }
 
 /** What makes a message refused. */
-export type PlanMessageProblem = 'malformed' | 'too_long' | 'cap_reached' | 'unknown_recipient' | 'not_running';
+export type PlanMessageProblem = 'malformed' | 'too_long' | 'cap_reached' | 'unknown_recipient';
 
 /** A message was refused (code `message_rejected`); `problem` names why. Nothing was posted. */
 export class PlanMessageError extends ConfigurationError {

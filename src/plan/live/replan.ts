@@ -87,8 +87,7 @@ export type PlanChangeProblem =
   | 'cycle'
   | 'dangling_dependency'
   | 'chunk_finished'
-  | 'chunk_started'
-  | 'not_running';
+  | 'chunk_started';
 
 /**
  * A plan change was refused (code `invalid_change`); `problem` names what

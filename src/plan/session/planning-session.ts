@@ -1,81 +1,39 @@
 /**
  * The interactive planning session: clarify the task, plan, wait for the
  * user's approval, execute, aggregate, and take follow-ups, one phase at a
- * time. A call in the wrong phase throws a {@link PlanningPhaseError}.
+ * time. Every call and every step is a move of the one table of
+ * `phases.ts`, checked when it is made: a call in the wrong phase throws a
+ * {@link PlanningPhaseError}. Its checkpoint is its {@link PlanningSnapshot}.
  * @module
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
-import { z } from 'zod';
-import type { ModelAdapter } from '../../core/adapter.js';
-import { checkpointKey, parseCheckpoint, savedOutcomeSchema, type Checkpoint, type CheckpointSpec } from '../../core/checkpoint.js';
+import type { Checkpoint } from '../../core/checkpoint.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import type { RunContext, TroupeEmitter } from '../../core/context.js';
 import { CancelledError, ConfigurationError, describeValue } from '../../core/errors.js';
 import type { TroupeEvent, TroupeEventListeners } from '../../core/events.js';
-import type { Outcome } from '../../core/outcome.js';
 import { resume } from '../../core/resume.js';
 import { run } from '../../core/run.js';
 import { defineRunnable } from '../../core/runnable.js';
-import type { Store } from '../../core/store.js';
 import { aggregate, type AggregateReport } from './aggregate.js';
 import { withConversation } from './conversation.js';
 import { planOrAsk, readQuestions } from './decompose.js';
 import { executePlan } from '../engine/execute.js';
 import { PlanControl } from '../live/control.js';
-import { PlanChangeError, type PlanChange, type PlanChangeRecord } from '../live/replan.js';
-import { PlanMessageError, type PlanMessage, type PlanMessageInput } from '../live/messages.js';
-import { planSchema, validatePlan, validatePlanJson, type ChunkRole, type Plan } from '../model/plan.js';
+import type { PlanChange, PlanChangeRecord } from '../live/replan.js';
+import type { PlanMessage, PlanMessageInput } from '../live/messages.js';
+import { planSchema, validatePlan, validatePlanJson, type Plan } from '../model/plan.js';
 import { resolveRole } from '../model/roles.js';
-import type { ConversationSettings, PlanOutcome, PlanRunOptions } from '../engine/types.js';
+import type { PlanOutcome, PlanRunOptions } from '../engine/types.js';
 import { defined } from '../../core/defined.js';
+import { nextPhase, phasesAllowing, PlanningPhaseError, type PlanningMove, type PlanningPhase } from './phases.js';
+import { planningSessionOptions, type PlanningSessionOptions } from './options.js';
+import { parsePlanningSnapshot, readSnapshot, snapshotCheckpoint, snapshotKey, snapshotState, type PlanningSnapshot } from './snapshot.js';
 
-/** The phases of a {@link PlanningSession}. */
-export type PlanningPhase = 'idle' | 'clarifying' | 'planning' | 'awaiting-approval' | 'executing' | 'aggregating' | 'completed' | 'cancelled';
-
-/** A method called in a phase that does not allow it. */
-export class PlanningPhaseError extends ConfigurationError {
-  /** The session's phase when the call was made. */
-  readonly phase: PlanningPhase;
-  constructor(method: string, phase: PlanningPhase, allowed: readonly PlanningPhase[]) {
-    super(`Cannot call ${method}() in phase "${phase}" (allowed in: ${allowed.join(', ')})`, { code: 'wrong_phase', details: { method, phase, allowed } });
-    this.phase = phase;
-  }
-}
-
-/** Options of {@link PlanningSession}. */
-export interface PlanningSessionOptions extends Omit<PlanRunOptions, 'instructions' | 'aggregate' | 'adapter'> {
-  /** The adapter of the planner, the workers and the synthesis. */
-  adapter: ModelAdapter;
-  /** Adapters by name, for roles that name one. */
-  adapters?: Record<string, ModelAdapter>;
-  /** The clock. Default: the real clock. */
-  clock?: Clock;
-  /** Emit on this emitter. Default: a new one (`session.emitter`). */
-  emitter?: TroupeEmitter;
-  /** The session's id. Default: a random UUID. */
-  id?: string;
-  /** Clarifying rounds before the planner must plan. Default: 3. */
-  maxClarifyRounds?: number;
-  /** Roles the planner may assign. */
-  planRoles?: readonly ChunkRole[];
-  /** Planner answers tried per plan. Default: 3. */
-  maxPlanAttempts?: number;
-  /** The planner's session: adapter, model, temperature and system prompt. Default: the Planning role's (after `roles` overrides) on `adapter`. */
-  planner?: ConversationSettings;
-  /** The aggregator's session: adapter, model, temperature and system prompt. Default: the Synthesis role's (after `roles` overrides) on `adapter`. */
-  aggregator?: ConversationSettings;
-  /** Cancels the session as `cancel()` does: model calls and the execution stop, and the phase becomes `cancelled`. */
-  signal?: AbortSignal;
-  /**
-   * The store of the executions: each is a run with the session's id as its
-   * run id, logged and checkpointed here (the session's task, plan and
-   * instructions, and the plan's chunks), so that
-   * {@link PlanningSession.restore} can continue an execution that a crash
-   * or a restart interrupted.
-   */
-  store?: Store;
-}
+export { PlanningPhaseError, type PlanningPhase } from './phases.js';
+export type { PlanningSessionOptions } from './options.js';
+export type { PlanningSnapshot } from './snapshot.js';
 
 /** Where the session stands after a call. */
 export interface PlanningStep {
@@ -90,14 +48,14 @@ export interface PlanningStep {
 
 /** One message of the session's conversation with the user. */
 export interface PlanningMessage {
-  /** `user`: what the user said; `planner`: the planner's questions and plans; `orchestrator`: what the execution reports (acknowledged instructions, merge conflicts). */
-  from: 'user' | 'planner' | 'orchestrator';
+  /** `user`: what the user said; `planner`: the planner's questions and plans; `session`: what the session reports of the execution (acknowledged instructions, changes of the plan, merge conflicts). */
+  from: 'user' | 'planner' | 'session';
   text: string;
   /** Clock time. */
   time: number;
 }
 
-/** The session's answer to an injected instruction: who gets it, and what it said in the conversation. */
+/** The session's answer to an instruction posted while the plan executes: who gets it, and what it said in the conversation. */
 export interface InstructionAcknowledgement {
   instruction: string;
   /** Ids of the chunks running now: they get it at their next turn. */
@@ -115,49 +73,27 @@ export interface PlanningRun {
   report: AggregateReport;
 }
 
-/** The checkpoint of a session's execution: the task, the plan and the instructions injected so far. */
-const sessionStateSchema = z.object({
-  schemaVersion: z.literal(1),
-  sessionId: z.string(),
-  task: z.string(),
-  plan: planSchema,
-  instructions: z.array(z.string()),
-});
-type SessionState = z.infer<typeof sessionStateSchema>;
-
-/** What a finished execution saves: the synthesis, and the plan's outcome and report, for `runs` after a restore. */
-interface ExecutionOutcome extends Outcome {
-  planOutcome: Omit<PlanOutcome, 'usage'>;
-  report: AggregateReport;
-}
-const executionOutcomeSchema = savedOutcomeSchema.extend({
-  planOutcome: savedOutcomeSchema.extend({ plan: planSchema, results: z.array(z.looseObject({})), stats: z.looseObject({}), instructions: z.array(z.string()) }),
-  report: z.looseObject({ summary: z.string(), stats: z.looseObject({}), conflicts: z.array(z.looseObject({})) }),
-});
-const sessionCheckpoint: CheckpointSpec<SessionState> = { kind: 'planning-session', version: 1, state: sessionStateSchema, outcome: executionOutcomeSchema };
-/** The checkpoint path of an execution's runnable: the first op under the run's root. */
-const EXECUTION_PATH = '/planning-session:planning-session#0';
-
 const decideSystem =
   'You decide whether a task is clear enough to plan. Answer with one JSON object: {"action":"clarify","questions":["..."]} ' +
   'to ask the user questions first, or {"action":"plan"} when you can plan.';
 
 /**
  * An interactive planning session with phases `idle → clarifying → planning
- * → awaiting-approval → executing → aggregating → completed` (or `cancelled`).
+ * → awaiting-approval → executing → aggregating → completed` (or
+ * `cancelled`); see `planningMoves` for every move.
  *
  * @example
  * ```ts
  * const session = new PlanningSession({ adapter });
  * let step = await session.submitTask('Fix the memory leaks in the cache');
  * while (step.phase === 'clarifying') step = await session.answerClarification(await ask(step.questions));
- * const done = await session.approvePlan('approve');
+ * const done = await session.approvePlan();
  * console.log(done.outcome?.output);
  * ```
  */
 export class PlanningSession {
-  /** The session's id. */
-  readonly id: string;
+  /** The session's run id: its executions run with it (and a store keeps them under it). */
+  readonly runId: string;
   /** Every event of the session and its executions (`phase.changed`, `chunk.status`, ...). */
   readonly emitter: TroupeEmitter;
   readonly #options: PlanningSessionOptions;
@@ -168,29 +104,23 @@ export class PlanningSession {
   #rounds = 0;
   #plan: Plan | undefined;
   #instructions: string[] = [];
-  /** Changes the executing plan (the options' control, else one per execution). */
+  /** The executing plan's control (one per execution). */
   #control: PlanControl | undefined;
   #runs: PlanningRun[] = [];
   #controller = new AbortController();
   /** The execution's checkpoint while it runs. */
-  #checkpoint: Checkpoint<SessionState, ExecutionOutcome> | undefined;
-  /** Set by {@link PlanningSession.restore}: the next approval resumes the interrupted execution. */
+  #checkpoint: Checkpoint<Omit<PlanningSnapshot, 'outcome'>, PlanOutcome> | undefined;
+  /** Set by {@link PlanningSession.restore}: the next approval resumes the interrupted execution (when its run is in the store). */
   #interrupted = false;
   #messages: PlanningMessage[] = [];
   /** Chunks running now (from `chunk.status`), for acknowledgements. */
   readonly #running = new Set<string>();
 
   constructor(options: PlanningSessionOptions) {
-    if (!options?.adapter || typeof options.adapter.openSession !== 'function') {
-      throw new ConfigurationError(`Expected \`adapter\` to be a model adapter, got ${describeValue(options?.adapter)}`);
-    }
-    const rounds = options.maxClarifyRounds ?? 3;
-    if (!Number.isInteger(rounds) || rounds < 0) {
-      throw new ConfigurationError(`Expected \`maxClarifyRounds\` to be a non-negative integer, got ${describeValue(options.maxClarifyRounds)}`);
-    }
+    planningSessionOptions.check(options);
     this.#options = options;
     this.#clock = options.clock ?? realClock;
-    this.id = options.id ?? randomUUID();
+    this.runId = options.runId ?? randomUUID();
     this.emitter = options.emitter ?? new EventEmitter<TroupeEventListeners>();
     this.emitter.on('chunk.status', (e) => {
       if (e.status === 'running') this.#running.add(e.chunkId);
@@ -199,43 +129,48 @@ export class PlanningSession {
     this.emitter.on('chunk.conflict', (e) => {
       const others = e.with.length ? ` with chunk ${e.with.map((w) => w.chunkId).join(', ')}` : '';
       const next = e.outcome === 'retrying' ? 'it runs again from the merged files, told about the other change' : e.outcome === 'resolved' ? 'resolved: the new attempt merged' : 'it failed';
-      this.#say('orchestrator', `Chunk ${e.chunkId} ("${e.title}") conflicted in ${e.paths.join(', ')}${others}; ${next}.`);
+      this.#say('session', `Chunk ${e.chunkId} ("${e.title}") conflicted in ${e.paths.join(', ')}${others}; ${next}.`);
     });
   }
 
   /**
-   * A session whose execution was interrupted (the process died, or it was
-   * cancelled), read back from its checkpoint in `options.store` under
-   * `options.id`: in phase `awaiting-approval` with its task, plan and
-   * injected instructions, where `approvePlan('approve')` continues the
-   * execution (`resume`: chunks that succeeded are not run again); or in
-   * phase `completed`, with the execution in `runs`, when it had finished.
+   * A session from its snapshot: one taken with {@link PlanningSession.snapshot},
+   * or, given a run id, the checkpoint of that run in `options.store` (an
+   * execution a crash or a restart interrupted). Without an outcome the
+   * session is `awaiting-approval` with its task, plan and instructions, and
+   * `approvePlan()` continues the execution (`resume`: chunks that
+   * completed are not run again) when its run is in the store, else starts
+   * it; with one it is `completed`, with the execution in `runs`.
    *
    * @example
    * ```ts
-   * const session = await PlanningSession.restore({ adapter, store, id: 'release-42' });
-   * if (session.phase === 'awaiting-approval') await session.approvePlan('approve');
+   * const session = await PlanningSession.restore('release-42', { adapter, store });
+   * if (session.phase === 'awaiting-approval') await session.approvePlan();
    * ```
    */
-  static async restore(options: PlanningSessionOptions & { store: Store; id: string }): Promise<PlanningSession> {
-    if (!options?.store || typeof options.store.get !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options?.store)}`);
-    if (typeof options.id !== 'string' || options.id === '') throw new ConfigurationError(`Expected \`id\` to be the session's id, got ${describeValue(options.id)}`);
-    const session = new PlanningSession(options);
-    const key = checkpointKey(options.id, EXECUTION_PATH);
-    const raw = await options.store.get(key, options.signal ? { signal: options.signal } : {});
-    if (raw === undefined) throw new ConfigurationError(`No execution of planning session "${options.id}" in the store (no checkpoint "${key}")`, { details: { id: options.id } });
-    const saved = parseCheckpoint(raw, { key, runId: options.id }, sessionCheckpoint);
-    session.#task = saved.state.task;
-    session.#plan = saved.state.plan;
-    session.#instructions = [...saved.state.instructions];
-    if (saved.outcome === undefined) {
+  static async restore(from: PlanningSnapshot | string, options: PlanningSessionOptions): Promise<PlanningSession> {
+    planningSessionOptions.check(options);
+    let snapshot: PlanningSnapshot;
+    if (typeof from === 'string') {
+      if (!options.store) throw new ConfigurationError('Expected `store` to read the snapshot of run "' + from + '" from', { details: { runId: from } });
+      snapshot = await readSnapshot(from, options.store, defined({ signal: options.signal }));
+    } else {
+      snapshot = parsePlanningSnapshot(from);
+    }
+    if (options.runId !== undefined && options.runId !== snapshot.runId) {
+      throw new ConfigurationError(`Expected \`runId\` to be the snapshot's run id "${snapshot.runId}" (or left out), got ${describeValue(options.runId)}`);
+    }
+    const session = new PlanningSession({ ...options, runId: snapshot.runId });
+    session.#task = snapshot.task;
+    session.#plan = snapshot.plan;
+    session.#instructions = [...snapshot.instructions];
+    if (snapshot.outcome === undefined) {
       session.#interrupted = true;
       session.#phase = 'awaiting-approval';
       return session;
     }
-    const done = saved.outcome as Omit<ExecutionOutcome, 'usage'>;
-    const outcome: PlanOutcome = { ...done.planOutcome, output: done.report.summary, agent: 'synthesis', report: done.report, stats: done.report.stats, usage: done.report.stats.usage };
-    session.#runs.push({ task: saved.state.task, plan: saved.state.plan, instructions: [...saved.state.instructions], outcome, report: done.report });
+    const outcome = finalOutcome(snapshot.outcome);
+    session.#runs.push({ task: snapshot.task, plan: snapshot.plan, instructions: [...snapshot.instructions], outcome, report: outcome.report! });
     session.#phase = 'completed';
     return session;
   }
@@ -248,7 +183,7 @@ export class PlanningSession {
   get plan(): Plan | undefined {
     return this.#plan;
   }
-  /** Instructions injected during the current or last execution. */
+  /** Instructions posted during the current or last execution. */
   get instructions(): readonly string[] {
     return this.#instructions;
   }
@@ -256,26 +191,26 @@ export class PlanningSession {
   get runs(): readonly PlanningRun[] {
     return this.#runs;
   }
-  /** The conversation with the user so far: the task, questions and answers, plans, feedback, instructions and what the orchestrator answered. */
+  /** The conversation with the user so far: the task, questions and answers, plans, feedback, instructions and what the session answered. */
   get messages(): readonly PlanningMessage[] {
     return this.#messages;
   }
 
   /** Start with a task: the planner asks questions (`clarifying`) or plans (`awaiting-approval`). */
   async submitTask(task: string): Promise<PlanningStep> {
-    this.#expect('submitTask', ['idle']);
+    this.#allowed('submitTask');
     if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError(`Expected \`task\` to be a non-empty string, got ${describeValue(task)}`);
     this.#task = task;
     this.#dialogue = [];
     this.#rounds = 0;
     this.#say('user', task);
-    this.#setPhase('clarifying');
+    this.#move('submitTask');
     return this.#watch(() => this.#decide());
   }
 
   /** Answer the planner's questions. */
   async answerClarification(answers: string): Promise<PlanningStep> {
-    this.#expect('answerClarification', ['clarifying']);
+    this.#move('answerClarification');
     this.#dialogue.push(`User's answers: ${answers}`);
     this.#say('user', answers);
     return this.#watch(() => this.#decide());
@@ -287,13 +222,13 @@ export class PlanningSession {
    * again (`clarifying`) or plan with the note (`awaiting-approval`).
    */
   async clarify(note?: string): Promise<PlanningStep> {
-    this.#expect('clarify', ['awaiting-approval']);
+    this.#allowed('clarify');
     if (note !== undefined && typeof note !== 'string') throw new ConfigurationError(`Expected \`note\` to be a string, got ${describeValue(note)}`);
     if (this.#plan) this.#dialogue.push(`The plan proposed so far:\n${JSON.stringify(this.#plan)}`);
     this.#dialogue.push(`The user went back to clarifying${note ? `: ${note}` : '.'}`);
     if (note) this.#say('user', note);
     this.#rounds = 0;
-    this.#setPhase('clarifying');
+    this.#move('clarify');
     return this.#watch(() => this.#decide());
   }
 
@@ -302,23 +237,23 @@ export class PlanningSession {
    * its JSON text), validated like a generated one: the schema, the graph,
    * and the roles the planner may use. An invalid plan throws a
    * `ConfigurationError` (`invalid_argument`) listing every error, and the
-   * plan awaiting approval stays as it was. Approve it with
-   * `approvePlan('approve')`.
+   * plan awaiting approval stays as it was. Approve it with `approvePlan()`.
    *
    * @example
    * ```ts
    * const edited = structuredClone(session.plan!);
    * edited.chunks[1]!.prompt += ' Keep the public API unchanged.';
    * await session.editPlan(edited);
-   * await session.approvePlan('approve');
+   * await session.approvePlan();
    * ```
    */
   editPlan(plan: Plan | string): PlanningStep {
-    this.#expect('editPlan', ['awaiting-approval']);
+    this.#allowed('editPlan');
     const edited = this.#checkEdited(plan);
     this.#plan = edited;
     this.#dialogue.push(`The user edited the plan to:\n${JSON.stringify(edited)}`);
     this.#say('user', `Edited the plan: ${edited.planSummary}`);
+    this.#move('editPlan');
     return { phase: 'awaiting-approval', plan: edited };
   }
 
@@ -342,77 +277,88 @@ export class PlanningSession {
     return candidate;
   }
 
-  /**
-   * Decide on the plan: `approve` executes it and aggregates the results;
-   * `request-changes` plans again with the feedback; `reject` cancels.
-   */
-  async approvePlan(decision: 'approve' | 'request-changes' | 'reject', feedback?: string): Promise<PlanningStep> {
-    this.#expect('approvePlan', ['awaiting-approval']);
-    if (decision === 'reject') {
-      this.#setPhase('cancelled');
-      return { phase: 'cancelled' };
-    }
-    if (decision === 'request-changes') {
-      this.#dialogue.push(`The user asked for changes to this plan:\n${JSON.stringify(this.#plan)}\nFeedback: ${feedback ?? '(none)'}`);
-      this.#say('user', `Changes requested: ${feedback ?? '(no feedback)'}`);
-      return this.#watch(() => this.#makePlan(true));
-    }
-    if (decision !== 'approve') throw new ConfigurationError(`Expected \`decision\` to be approve, request-changes or reject, got ${describeValue(decision)}`);
+  /** Approve the plan awaiting approval: it executes, its results are aggregated, and the session completes. */
+  async approvePlan(): Promise<PlanningStep> {
+    this.#move('approvePlan');
     return this.#watch(() => this.#execute());
   }
 
+  /** Ask for changes to the plan awaiting approval: the planner plans again with `feedback` (or asks questions first). */
+  async requestChanges(feedback: string): Promise<PlanningStep> {
+    this.#allowed('requestChanges');
+    if (typeof feedback !== 'string') throw new ConfigurationError(`Expected \`feedback\` to be a string, got ${describeValue(feedback)}`);
+    this.#dialogue.push(`The user asked for changes to this plan:\n${JSON.stringify(this.#plan)}\nFeedback: ${feedback || '(none)'}`);
+    this.#say('user', `Changes requested: ${feedback || '(no feedback)'}`);
+    this.#move('requestChanges');
+    return this.#watch(() => this.#makePlan(true));
+  }
+
+  /** Reject the plan awaiting approval: the session is `cancelled`. */
+  rejectPlan(): PlanningStep {
+    this.#move('rejectPlan');
+    return { phase: 'cancelled' };
+  }
+
   /**
-   * Add an instruction while the plan executes: chunks that start later
-   * see it in their prompt, and chunks running now get it at their next
-   * turn (a `chunk.instruction` event each). The session acknowledges it
-   * in its conversation ({@link PlanningSession.messages}) and returns the
-   * acknowledgement.
+   * Tell the executing plan something for its next turns (docs/conventions.md:
+   * `post`). A text is an instruction from the user for every chunk: chunks
+   * that start later see it in their prompt, chunks running now get it at
+   * their next turn (a `chunk.instruction` event each); the session
+   * acknowledges it in its conversation ({@link PlanningSession.messages})
+   * and returns the acknowledgement. A message `{ to, text }` goes to one
+   * chunk, a role or everyone as a message of the plan (see
+   * `PlanControl.post`), once the plan runs.
    */
-  inject(instruction: string): InstructionAcknowledgement {
-    this.#expect('inject', ['executing']);
-    if (typeof instruction !== 'string' || instruction.trim() === '') {
-      throw new ConfigurationError(`Expected \`instruction\` to be a non-empty string, got ${describeValue(instruction)}`);
-    }
-    this.#instructions.push(instruction);
+  post(instruction: string): InstructionAcknowledgement;
+  post(message: PlanMessageInput): PlanMessage;
+  post(message: string | PlanMessageInput): InstructionAcknowledgement | PlanMessage {
+    this.#allowed('post');
+    if (typeof message !== 'string') return this.#planControl().post(message);
+    if (message.trim() === '') throw new ConfigurationError(`Expected the instruction to be a non-empty string, got ${describeValue(message)}`);
+    this.#instructions.push(message);
     const running = [...this.#running].sort((a, b) => Number(a) - Number(b));
-    const message =
+    const acknowledgement =
       running.length === 0
         ? 'Noted: the chunks that start from now on will follow it.'
         : `Noted: chunk${running.length > 1 ? 's' : ''} ${running.join(', ')} will get it at ${running.length > 1 ? 'their' : 'its'} next turn, and the chunks that start from now on will follow it.`;
-    this.#say('user', instruction);
-    this.#say('orchestrator', message);
-    this.#emit({ type: 'plan.instruction', planId: this.id, instruction, running, acknowledgement: message });
-    void this.#checkpoint?.save(this.#state());
-    return { instruction, running, message };
+    this.#say('user', message);
+    this.#say('session', acknowledgement);
+    this.#emit({ type: 'plan.instruction', planId: this.#planId(), instruction: message, running, acknowledgement });
+    void this.#checkpoint?.save(snapshotState(this.#snapshot()));
+    return { instruction: message, running, message: acknowledgement };
   }
 
   /**
    * Change the plan while it executes (add, cancel, split, rewire chunks;
    * see `PlanControl.change`): validated against the live graph and
-   * applied at once, or refused with a `PlanChangeError`. The session says
-   * what changed in its conversation.
+   * applied at once, or refused with a `PlanChangeError` (a
+   * `NotRunningError` before the plan starts). The session says what
+   * changed in its conversation.
    */
   changePlan(change: PlanChange): PlanChangeRecord {
-    this.#expect('changePlan', ['executing']);
-    const control = this.#control;
-    if (!control?.running) throw new PlanChangeError('not_running', 'The plan has not started executing yet');
+    this.#allowed('changePlan');
+    const control = this.#planControl();
     const record = control.changeAs(change, 'session');
     const plan = control.plan();
     this.#plan = plan;
-    this.#say('orchestrator', `Plan changed (change ${record.id}${change.reason ? `: ${change.reason}` : ''}): it now has ${plan.chunks.length} chunks.`);
+    this.#say('session', `Plan changed (change ${record.id}${change.reason ? `: ${change.reason}` : ''}): it now has ${plan.chunks.length} chunks.`);
     return record;
   }
 
-  /** Post a message to the executing plan's workers (a chunk, a role or everyone): see `PlanControl.post`. */
-  postMessage(message: PlanMessageInput): PlanMessage {
-    this.#expect('postMessage', ['executing']);
-    if (!this.#control?.running) throw new PlanMessageError('not_running', 'The plan has not started executing yet');
-    return this.#control.post(message);
+  /**
+   * The session as it stands, to keep and give to
+   * {@link PlanningSession.restore} later: its run id, task, plan and
+   * instructions, and the last execution's outcome once it completed. The
+   * same snapshot is the session's checkpoint in its run.
+   */
+  snapshot(): PlanningSnapshot {
+    this.#allowed('snapshot');
+    return structuredClone(this.#snapshot());
   }
 
   /** After completion: plan a follow-up, with the previous plan and report as context. */
   async followUp(prompt: string): Promise<PlanningStep> {
-    this.#expect('followUp', ['completed']);
+    this.#allowed('followUp');
     const last = this.#runs.at(-1)!;
     this.#task = prompt;
     this.#rounds = 0;
@@ -422,25 +368,25 @@ export class PlanningSession {
       `The earlier report:\n${last.report.summary}`,
     ];
     this.#say('user', prompt);
+    this.#move('followUp');
     return this.#watch(() => this.#makePlan(true));
   }
 
   /** Stop whatever runs (model calls, the execution) and move to `cancelled`. */
   cancel(): void {
-    this.#expect('cancel', ['clarifying', 'planning', 'awaiting-approval', 'executing', 'aggregating']);
+    this.#move('cancel');
     this.#controller.abort();
-    this.#setPhase('cancelled');
   }
 
   /** Forget the task and plan (keeping earlier runs) and go back to `idle`. */
   reset(): void {
+    this.#move('reset');
     this.#controller.abort();
     this.#controller = new AbortController();
     this.#task = undefined;
     this.#plan = undefined;
     this.#dialogue = [];
     this.#instructions = [];
-    this.#setPhase('idle');
   }
 
   async #decide(): Promise<PlanningStep> {
@@ -462,13 +408,13 @@ export class PlanningSession {
   #ask(questions: string[]): PlanningStep {
     this.#dialogue.push(`Planner's questions: ${questions.join(' | ')}`);
     this.#say('planner', questions.join('\n'));
-    this.#setPhase('clarifying');
+    this.#move('ask');
     return { phase: 'clarifying', questions };
   }
 
   /** Plan; with `mayAsk` (a revision or a follow-up) the planner may go back to clarifying with questions instead, within `maxClarifyRounds`. */
   async #makePlan(mayAsk: boolean): Promise<PlanningStep> {
-    this.#setPhase('planning');
+    this.#move('plan');
     const signal = this.#controller.signal;
     const max = this.#options.maxClarifyRounds ?? 3;
     const planner = this.#planner();
@@ -491,7 +437,7 @@ export class PlanningSession {
     const plan = answer.plan;
     this.#plan = plan;
     this.#say('planner', `Proposed plan: ${plan.planSummary} (${plan.chunks.length} chunks)`);
-    this.#setPhase('awaiting-approval');
+    this.#move('propose');
     return { phase: 'awaiting-approval', plan };
   }
 
@@ -511,73 +457,86 @@ export class PlanningSession {
     this.#messages.push({ from, text, time: this.#clock.now() });
   }
 
+  /** Run the approved plan (or continue its interrupted run) and aggregate; the phase is `executing`. */
   async #execute(): Promise<PlanningStep> {
     const plan = this.#plan!;
     const task = this.#task!;
     const signal = this.#controller.signal;
-    const resuming = this.#interrupted;
+    const { adapter, adapters, clock, store } = this.#options;
+    const resuming = this.#interrupted && store !== undefined && (await store.get(snapshotKey(this.runId), { signal })) !== undefined;
+    this.#guard(signal);
+    if (!this.#interrupted) this.#instructions = [];
     this.#interrupted = false;
-    if (!resuming) this.#instructions = [];
     this.#running.clear();
-    const instructions = this.#instructions;
-    this.#setPhase('executing');
-    const { adapter, adapters, clock, store, emitter: _e, id: _i, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _a, signal: _s, planner: _pl, aggregator: _ag, ...scheduling } = this.#options;
-    const flow = defineRunnable<ExecutionOutcome>({
+    const control = (this.#control = new PlanControl());
+    const flow = defineRunnable<PlanOutcome>({
       name: 'planning-session',
       kind: 'planning-session',
       run: async (input, ctx) => {
-        const checkpoint = ctx.checkpoint<SessionState, ExecutionOutcome>(sessionCheckpoint);
+        const checkpoint = ctx.checkpoint<Omit<PlanningSnapshot, 'outcome'>, PlanOutcome>(snapshotCheckpoint);
         const saved = await checkpoint.restore();
         if (saved?.outcome) return saved.outcome;
         this.#checkpoint = checkpoint;
         try {
-          await checkpoint.save(this.#state());
-          return await this.#executePlan(plan, input, ctx, { ...scheduling, adapter, instructions: () => instructions }, checkpoint);
+          await checkpoint.save(snapshotState(this.#snapshot()));
+          return await this.#executePlan(plan, input, ctx, checkpoint);
         } finally {
           this.#checkpoint = undefined;
         }
       },
     });
-    const options = { adapter, signal, emitter: this.emitter, ...(adapters ? { adapters } : {}), ...(clock ? { clock } : {}) };
-    const result = resuming && store ? await resume(flow, this.id, { ...options, store }) : await run(flow, task, { ...options, runId: this.id, ...(store ? { store } : {}) });
+    const options = { adapter, signal, control, emitter: this.emitter, ...defined({ adapters, clock }) };
+    const result = resuming ? await resume(flow, this.runId, { ...options, store }) : await run(flow, task, { ...options, runId: this.runId, ...defined({ store }) });
     this.#guard(signal);
-    const { planOutcome, report } = result;
-    const final: PlanOutcome = { ...planOutcome, output: report.summary, agent: 'synthesis', report, stats: report.stats, usage: report.stats.usage };
-    this.#runs.push({ task, plan, instructions: [...instructions], outcome: final, report });
-    this.#setPhase('completed');
+    const { runId: _runId, trace: _trace, durationMs: _durationMs, ...outcome } = result;
+    const final = finalOutcome(outcome);
+    this.#runs.push({ task, plan, instructions: [...this.#instructions], outcome: final, report: final.report! });
+    this.#move('complete');
     return { phase: 'completed', plan, outcome: final };
   }
 
   /** Execute the plan and aggregate its results in the execution's context; a finished execution is saved in its checkpoint. */
-  async #executePlan(
-    plan: Plan,
-    task: string,
-    ctx: RunContext,
-    options: PlanRunOptions & { adapter: ModelAdapter },
-    checkpoint: Checkpoint<SessionState, ExecutionOutcome>,
-  ): Promise<Omit<ExecutionOutcome, 'usage'>> {
-    const control = (this.#control = options.control ?? new PlanControl());
-    const outcome = await executePlan(plan, { ...options, control, ctx, task, planId: options.planId ?? this.id });
+  async #executePlan(plan: Plan, task: string, ctx: RunContext, checkpoint: Checkpoint<Omit<PlanningSnapshot, 'outcome'>, PlanOutcome>): Promise<Omit<PlanOutcome, 'usage'>> {
+    const { adapter, adapters: _a, clock: _c, store: _st, emitter: _e, runId: _r, maxClarifyRounds: _m, planRoles: _p, maxPlanAttempts: _pa, signal: _s, planner: _pl, aggregator, ...scheduling } = this.#options;
+    const instructions = this.#instructions;
+    const planOptions: PlanRunOptions = { ...scheduling, adapter, instructions: () => instructions };
+    const outcome = await executePlan(plan, { ...planOptions, ctx, task });
     if (ctx.signal.aborted) throw new CancelledError('The planning session was cancelled');
-    this.#setPhase('aggregating');
-    const settings = this.#options.aggregator ?? {};
+    this.#move('aggregate');
+    const settings = aggregator ?? {};
     const report = await aggregate(outcome.plan, outcome.results, {
       ...settings,
       ctx,
-      adapter: settings.adapter ?? options.adapter,
+      adapter: settings.adapter ?? adapter,
       task,
       durationMs: outcome.stats.durationMs,
       ...defined({ roles: this.#options.roles }),
     });
     const { usage: _usage, ...planOutcome } = outcome;
-    const result: Omit<ExecutionOutcome, 'usage'> = { output: report.summary, agent: 'synthesis', status: outcome.status, planOutcome, report };
-    await checkpoint.finish(this.#state(), result);
+    const result: Omit<PlanOutcome, 'usage'> = { ...planOutcome, output: report.summary, agent: 'synthesis', report, stats: report.stats };
+    await checkpoint.finish(snapshotState(this.#snapshot()), result);
     return result;
   }
 
-  /** The execution's checkpoint state. */
-  #state(): SessionState {
-    return { schemaVersion: 1, sessionId: this.id, task: this.#task ?? '', plan: this.#plan!, instructions: [...this.#instructions] };
+  /** The session as it stands (its plan's control need not be running). */
+  #snapshot(): PlanningSnapshot {
+    const last = this.#phase === 'completed' ? this.#runs.at(-1) : undefined;
+    const snapshot: PlanningSnapshot = { schemaVersion: 1, runId: this.runId, task: this.#task ?? '', plan: this.#plan!, instructions: [...this.#instructions] };
+    if (last) {
+      const { usage: _usage, ...outcome } = last.outcome;
+      snapshot.outcome = outcome;
+    }
+    return snapshot;
+  }
+
+  /** The id of the session's plan: its own (`planId`, default `plan`). */
+  #planId(): string {
+    return this.#options.planId ?? 'plan';
+  }
+
+  /** The executing plan's control, or a `NotRunningError` before the execution starts. */
+  #planControl(): PlanControl {
+    return this.#control ?? new PlanControl();
   }
 
   /** Run `work`, cancelling the session when the `signal` option aborts (the listener lives only as long as the call). */
@@ -585,7 +544,7 @@ export class PlanningSession {
     const outer = this.#options.signal;
     if (!outer) return work();
     const onAbort = (): void => {
-      if (!['idle', 'completed', 'cancelled'].includes(this.#phase)) this.cancel();
+      if (phasesAllowing('cancel').includes(this.#phase)) this.cancel();
     };
     if (outer.aborted) {
       onAbort();
@@ -607,22 +566,29 @@ export class PlanningSession {
     if (signal.aborted) throw new CancelledError('The planning session was cancelled');
   }
 
-  #expect(method: string, allowed: readonly PlanningPhase[]): void {
-    if (!allowed.includes(this.#phase)) throw new PlanningPhaseError(method, this.#phase, allowed);
+  /** Throw a {@link PlanningPhaseError} unless the phase allows `move` (checked before a call does anything). */
+  #allowed(move: PlanningMove): void {
+    nextPhase(this.#phase, move);
   }
 
-  #setPhase(to: PlanningPhase): void {
+  /** Make `move`: the one table of phases says where it leads, or refuses it. */
+  #move(move: PlanningMove): void {
     const from = this.#phase;
+    const to = nextPhase(from, move);
     if (from === to) return;
     this.#phase = to;
-    this.#emit({ type: 'phase.changed', sessionId: this.id, from, to });
+    this.#emit({ type: 'phase.changed', from, to });
   }
 
-  #emit(
-    payload: { type: 'phase.changed'; sessionId: string; from: string; to: string } | { type: 'plan.instruction'; planId: string; instruction: string; running: string[]; acknowledgement: string },
-  ): void {
-    const event = { runId: this.id, time: this.#clock.now(), ...payload } as TroupeEvent;
+  #emit(payload: { type: 'phase.changed'; from: PlanningPhase; to: PlanningPhase } | { type: 'plan.instruction'; planId: string; instruction: string; running: string[]; acknowledgement: string }): void {
+    const event = { runId: this.runId, time: this.#clock.now(), ...payload } as TroupeEvent;
     (this.emitter.emit as (t: string, e: unknown) => boolean)(payload.type, event);
     this.emitter.emit('*', event);
   }
+}
+
+/** An execution's outcome as the session gives it: the plan's, with the synthesis as its output and the usage of its report. */
+function finalOutcome(outcome: Omit<PlanOutcome, 'usage'> & { usage?: PlanOutcome['usage'] }): PlanOutcome {
+  const report = outcome.report!;
+  return { ...outcome, output: report.summary, agent: 'synthesis', report, stats: report.stats, usage: report.stats.usage };
 }

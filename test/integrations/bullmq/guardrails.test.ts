@@ -65,7 +65,7 @@ describe.skipIf(!url)('guardrails that trip on a worker', () => {
 
     // Chunk 1 heads the longest chain, so it is dispatched first; with one slot, nothing else is in flight.
     const events: TroupeEvent[] = [];
-    const error = await executePlan(plan([chunk(0), chunk(1), chunk(2, [1]), chunk(3)]), { executor, retry: { maxRetriesPerChunk: 2, retryDelayMs: 0 }, onEvent: (e) => events.push(e) }).then(
+    const error = await executePlan(plan([chunk(0), chunk(1), chunk(2, [1]), chunk(3)]), { executor, retry: { maxRetries: 2, delayMs: 0 }, onEvent: (e) => events.push(e) }).then(
       () => undefined,
       (e: unknown) => e,
     );

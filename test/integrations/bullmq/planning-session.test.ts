@@ -43,9 +43,9 @@ describe.skipIf(!url)('a planning session on workers', () => {
     const id = `ps-${randomUUID()}`;
 
     const first = bullmqExecutor(place);
-    const session = new PlanningSession({ adapter: planner(), id, store, executor: first, retry: { retryDelayMs: 0 } });
+    const session = new PlanningSession({ adapter: planner(), runId: id, store, executor: first, retry: { delayMs: 0 } });
     await session.submitTask('Write the guide');
-    const execution = session.approvePlan('approve').catch((error: unknown) => error);
+    const execution = session.approvePlan().catch((error: unknown) => error);
     // Chunk 1 is running on the worker when the coordinator's executor goes away.
     while (!calls.includes(1)) await new Promise((resolve) => setTimeout(resolve, 10));
     await first.close();
@@ -56,9 +56,9 @@ describe.skipIf(!url)('a planning session on workers', () => {
 
     const second = bullmqExecutor(place);
     open.push(second);
-    const restored = await PlanningSession.restore({ adapter: planner(), id, store, executor: second });
+    const restored = await PlanningSession.restore(id, { adapter: planner(), store, executor: second });
     expect(restored.phase).toBe('awaiting-approval');
-    const done = await restored.approvePlan('approve');
+    const done = await restored.approvePlan();
     expect(done.phase).toBe('completed');
     expect(done.outcome?.results.map((r) => [r.status, r.output])).toEqual([
       ['completed', 'did 0'],

@@ -35,7 +35,7 @@ describe.skipIf(!url)('sharedPool around bullmqExecutor', () => {
     // What the pool hands to the queue, counted on the way in.
     const counted: Executor = {
       kind: 'counted-bullmq',
-      capacity: executor.capacity,
+      maxParallel: executor.maxParallel,
       async dispatch(job) {
         admitted.push(job.planId);
         peak = Math.max(peak, ++inQueue);
@@ -47,11 +47,11 @@ describe.skipIf(!url)('sharedPool around bullmqExecutor', () => {
       },
     };
     const pool = sharedPool({ executor: counted });
-    expect(pool.capacity).toBe(3);
+    expect(pool.maxParallel).toBe(3);
     const chunks = (n: number) => plan(Array.from({ length: n }, (_, i) => chunk(i)));
     const [web, api] = await Promise.all([
-      executePlan(chunks(8), { planId: 'web', executor: pool.executor('web', { weight: 2 }), retry: { maxRetriesPerChunk: 0 } }),
-      executePlan(chunks(4), { planId: 'api', executor: pool.executor('api'), retry: { maxRetriesPerChunk: 0 } }),
+      executePlan(chunks(8), { planId: 'web', executor: pool.executor('web', { weight: 2 }), retry: { maxRetries: 0 } }),
+      executePlan(chunks(4), { planId: 'api', executor: pool.executor('api'), retry: { maxRetries: 0 } }),
     ]);
     expect([web.status, api.status]).toEqual(['completed', 'completed']);
     expect(web.results.every((r) => /^w[01] did chunk \d$/.test(r.output ?? ''))).toBe(true);

@@ -86,7 +86,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     open.push(await startWorker({ ...p, adapter: scriptedAdapter({ fallback: 'ok' }), roles: { Testing: 'nobody' } }));
     const executor = bullmqExecutor(p);
     open.push(executor);
-    const outcome = await executePlan(plan([{ ...chunk(0), role: 'Testing' }, chunk(1)]), { executor, retry: { maxRetriesPerChunk: 0 }, roles: { Generic: { adapter: 'absent' } } });
+    const outcome = await executePlan(plan([{ ...chunk(0), role: 'Testing' }, chunk(1)]), { executor, retry: { maxRetries: 0 }, roles: { Generic: { adapter: 'absent' } } });
     expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'failed']);
     expect(outcome.results[0]!.error).toMatch(/maps role Testing to agent "nobody"/);
     expect(outcome.results[1]!.error).toMatch(/adapter "absent"/);
@@ -121,7 +121,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     const executor = bullmqExecutor({ ...p, capacity: 1 });
     open.push(executor);
     const started = new Promise<void>((resolve) => worker.events.once('job.started', () => resolve()));
-    const running = executePlan(plan([chunk(0), chunk(1, [0])]), { executor, chunkTimeoutMs: 3000, retry: { maxRetriesPerChunk: 0 } });
+    const running = executePlan(plan([chunk(0), chunk(1, [0])]), { executor, chunkTimeoutMs: 3000, retry: { maxRetries: 0 } });
     await started;
     const completed: string[] = [];
     worker.events.on('job.completed', (e) => completed.push(e.label));

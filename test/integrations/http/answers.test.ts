@@ -170,7 +170,7 @@ describe('questions', () => {
         { agent: /Generic/, reply: 'worked' },
       ],
     });
-    const session = new PlanningSession({ adapter, id: 'p1', retry: { retryDelayMs: 0 } });
+    const session = new PlanningSession({ adapter, runId: 'p1', retry: { delayMs: 0 } });
     const done = runPlanningSession(session, 'Fix the memory leaks', { store, pollMs: 5 });
     const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
     const question = await http.next('p1', 'input.requested');

@@ -65,7 +65,7 @@ describe('merge conflicts between chunks', () => {
       workspace: gitWorktree({ root }),
       baseDir: repo,
       maxParallel: 2,
-      retry: { retryDelayMs: 0 },
+      retry: { delayMs: 0 },
       aggregate: true,
       onEvent: (e) => {
         events.push(e);
@@ -112,7 +112,7 @@ describe('merge conflicts between chunks', () => {
       },
       workspace: gitWorktree({ root }),
       baseDir: repo,
-      retry: { maxRetriesPerChunk: 0 },
+      retry: { maxRetries: 0 },
       onEvent: (e) => {
         events.push(e);
         if (e.type === 'chunk.status' && e.sequenceIndex === 0 && e.status === 'completed') zeroMerged();

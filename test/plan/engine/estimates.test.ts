@@ -74,7 +74,7 @@ describe('duration estimates', () => {
     await expect(executePlan(planOf(chunk(0)), { runChunk: async () => 'ok', roles: { Testing: { estimatedMs: -1 } } })).rejects.toThrow(
       'Expected `roles.Testing.estimatedMs` to be a positive number, got -1 (number)',
     );
-    await expect(executePlan(planOf(chunk(0)), { runChunk: async () => 'ok', weight: 3 as never })).rejects.toThrow('Expected `weight` to be a function of a chunk');
+    await expect(executePlan(planOf(chunk(0)), { runChunk: async () => 'ok', weight: 3 as never })).rejects.toThrow('Expected `weight` to be a function, got 3 (number)');
   });
 
   it('are a plan field the decomposer asks for: a positive number of milliseconds', () => {

@@ -64,7 +64,7 @@ describe('executePlan', () => {
     const prompts: string[] = [];
     const events: TroupeEvent[] = [];
     const outcome = await executePlan(planOf(chunk(0)), {
-      retry: { retryDelayMs: 0 },
+      retry: { delayMs: 0 },
       onEvent: (e) => events.push(e),
       runChunk: async ({ prompt, attempt }) => {
         prompts.push(prompt);
@@ -80,12 +80,12 @@ describe('executePlan', () => {
     expect(outcome.stats.retried).toBe(1);
   });
 
-  it('waits retryDelayMs on the clock between attempts', async () => {
+  it('waits delayMs on the clock between attempts', async () => {
     const clock = new SimulatedClock();
     const starts: number[] = [];
     const done = executePlan(planOf(chunk(0)), {
       clock,
-      retry: { retryDelayMs: 500, repromptOnRetry: false },
+      retry: { delayMs: 500, reprompt: false },
       runChunk: async ({ attempt, prompt }) => {
         starts.push(clock.now());
         if (attempt === 1) throw new Error('flaky');
@@ -100,7 +100,7 @@ describe('executePlan', () => {
   it('marks a chunk Failed when retries run out and skips its dependents', async () => {
     const ran: number[] = [];
     const outcome = await executePlan(planOf(chunk(0), chunk(1, [0]), chunk(2, [1]), chunk(3)), {
-      retry: { maxRetriesPerChunk: 1, retryDelayMs: 0 },
+      retry: { maxRetries: 1, delayMs: 0 },
       runChunk: async ({ chunk: c }) => {
         ran.push(c.sequenceIndex);
         if (c.sequenceIndex === 0) throw new Error('always broken');
@@ -125,7 +125,7 @@ describe('executePlan', () => {
       maxParallel: 3,
       abortThreshold: 2,
       aggregate: true,
-      retry: { maxRetriesPerChunk: 0 },
+      retry: { maxRetries: 0 },
       runChunk: async ({ chunk: c, signal }) => {
         if (c.sequenceIndex === 0 || c.sequenceIndex === 1) {
           await sleep(clock, 10 * (c.sequenceIndex + 1), signal);
@@ -157,7 +157,7 @@ describe('executePlan', () => {
       maxParallel: 2,
       abortThreshold: 1,
       onAbortThreshold: 'finish-running',
-      retry: { maxRetriesPerChunk: 0 },
+      retry: { maxRetries: 0 },
       runChunk: async ({ chunk: c, signal }) => {
         await sleep(clock, c.sequenceIndex === 0 ? 5 : 50, signal);
         if (c.sequenceIndex === 0) throw new Error('broken');
@@ -173,7 +173,7 @@ describe('executePlan', () => {
     const done = executePlan(planOf(chunk(0)), {
       clock,
       chunkTimeoutMs: 100,
-      retry: { maxRetriesPerChunk: 1, retryDelayMs: 0 },
+      retry: { maxRetries: 1, delayMs: 0 },
       runChunk: async ({ signal }) => {
         await sleep(clock, 10_000, signal);
         return 'never';
@@ -257,7 +257,7 @@ describe('executePlan', () => {
     const outcome = await executePlan(planOf(chunk(0), chunk(1, [0])), {
       workspace,
       baseDir: '/repo',
-      retry: { maxRetriesPerChunk: 0 },
+      retry: { maxRetries: 0 },
       runChunk: async ({ chunk: c, workspace: ws }) => {
         paths.push(ws.path);
         if (c.sequenceIndex === 1) throw new Error('boom');
@@ -354,7 +354,7 @@ describe('executePlan', () => {
     expect([...a.results, ...b.results].every((r) => r.status === 'completed')).toBe(true);
 
     const jobs: string[] = [];
-    const remote: Executor = { kind: 'remote', capacity: 1, dispatch: async (job) => (jobs.push(`${job.chunk.sequenceIndex}#${job.attempt}:${job.prompt.split('\n')[0]}`), 'remote ok') };
+    const remote: Executor = { kind: 'remote', maxParallel: 1, dispatch: async (job) => (jobs.push(`${job.chunk.sequenceIndex}#${job.attempt}:${job.prompt.split('\n')[0]}`), 'remote ok') };
     const outcome = await executePlan(planOf(chunk(0)), { executor: remote });
     expect(jobs).toEqual(['0#1:# Chunk 0: Chunk A']);
     expect(outcome.output).toBe('remote ok');
@@ -384,7 +384,7 @@ describe('executePlan', () => {
     await executePlan(planOf(chunk(0, [], { role: 'Implementation' })), { adapter: scriptedAdapter({ replies: { Implementation: [call('d.ts'), 'done'] } }), tools: [writeFile], approvals, runId: 'plan-run-2' });
     expect(asked).toHaveLength(2);
     await expect(executePlan(plan, { adapter, approvals: {} as ApprovalQueue })).rejects.toThrow('Expected `approvals` to be an ApprovalQueue');
-    await expect(executePlan(plan, { adapter, tools: ['write_file'] as never })).rejects.toThrow('Expected `tools` to be an array of tool definitions');
+    await expect(executePlan(plan, { adapter, tools: ['write_file'] as never })).rejects.toThrow('Expected `tools[0]` to be a tool definition (a `name` and `execute`), got "write_file" (string)');
   });
 
   it('gives each role only the tools it may use, approves read-only tools without asking and asks about dangerous ones every call', async () => {
@@ -419,7 +419,7 @@ describe('executePlan', () => {
     expect(analysis!.usage).toMatchObject({ turns: 3 });
     expect(() => planRunnable(plan, { tools: [deleteFile], toolRisks: { delete_file: 'dangerous' } })).toThrow(/dangerous: give an approval queue/);
     expect(() => planRunnable(plan, { tools: [readFile], roles: { Testing: { tools: ['run_tests'] } } })).toThrow(/roles.Testing.tools` names tool "run_tests"/);
-    expect(() => planRunnable(plan, { tools: [readFile], toolRisks: { read_file: 'harmless' as never } })).toThrow(/risk of tool "read_file"/);
+    expect(() => planRunnable(plan, { tools: [readFile], toolRisks: { read_file: 'harmless' as never } })).toThrow(/Expected `toolRisks.read_file` to be one of "read-only", "writes", "dangerous", got "harmless"/);
   });
 
   it('rejects invalid plans and options with clear messages', async () => {

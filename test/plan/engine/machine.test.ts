@@ -10,7 +10,7 @@ import { chunk, drive, planOf } from '../helpers.js';
 
 describe('the plan state machine', () => {
   it('fails an attempt whose result is neither text nor { output }, and does not hang', async () => {
-    const outcome = await executePlan(planOf(chunk(0), chunk(1, [0])), { retry: { maxRetriesPerChunk: 0 }, runChunk: async () => 42 as never });
+    const outcome = await executePlan(planOf(chunk(0), chunk(1, [0])), { retry: { maxRetries: 0 }, runChunk: async () => 42 as never });
     expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'skipped']);
     expect(outcome.results[0]!.error).toBe('Expected the attempt of chunk 0 to give a string or { output: string, files?: string[] }, got 42 (number)');
   });
@@ -74,10 +74,10 @@ describe('the plan state machine', () => {
       if (c.sequenceIndex === 1) throw new Error('broken');
       return 'ok';
     };
-    await drive(clock, executePlan(planOf(chunk(0), chunk(1)), { clock, chunkTimeoutMs: 1000, retry: { maxRetriesPerChunk: 0 }, runChunk }));
+    await drive(clock, executePlan(planOf(chunk(0), chunk(1)), { clock, chunkTimeoutMs: 1000, retry: { maxRetries: 0 }, runChunk }));
     expect(clock.pending).toBe(0);
     const controller = new AbortController();
-    const cancelled = executePlan(planOf(chunk(0), chunk(1)), { clock, signal: controller.signal, retry: { retryDelayMs: 50 }, runChunk });
+    const cancelled = executePlan(planOf(chunk(0), chunk(1)), { clock, signal: controller.signal, retry: { delayMs: 50 }, runChunk });
     await clock.advance(6);
     controller.abort();
     await expect(drive(clock, cancelled)).rejects.toMatchObject({ code: 'cancelled' });
@@ -90,7 +90,7 @@ describe('chunk jobs', () => {
     const sent: ChunkJobData[] = [];
     const remote: Executor = {
       kind: 'queue',
-      capacity: 2,
+      maxParallel: 2,
       dispatch: async (job: ChunkJob) => {
         sent.push(JSON.parse(JSON.stringify(job)) as ChunkJobData);
         return `done ${job.chunk.sequenceIndex}`;

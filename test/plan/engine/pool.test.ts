@@ -48,7 +48,7 @@ const running = (pool: SharedPool) => Object.fromEntries(pool.stats().map((s) =>
 describe('sharedPool', () => {
   it('shares the slots between busy plans in proportion to their weights', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 6, clock });
+    const pool = sharedPool({ maxParallel: 6, clock });
     const [a, b] = [tally(), tally()];
     const both = Promise.all([
       executePlan(flat(60), { clock, executor: pool.executor('a', { weight: 2 }), runChunk: worker(clock, a) }),
@@ -69,7 +69,7 @@ describe('sharedPool', () => {
 
   it('gives equal plans equal worker time when their chunks last differently', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 4, clock });
+    const pool = sharedPool({ maxParallel: 4, clock });
     const [a, b] = [tally(), tally()];
     // Plan a's chunks take 5 ms, plan b's 20 ms: a must get more slots, not more worker time.
     const both = Promise.all([
@@ -83,12 +83,12 @@ describe('sharedPool', () => {
     await drive(clock, both);
   });
 
-  it('never runs more of a plan at once than its maxConcurrency; the other plans get the rest', async () => {
+  it('never runs more of a plan at once than its maxParallel; the other plans get the rest', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 4, clock });
+    const pool = sharedPool({ maxParallel: 4, clock });
     const [a, b] = [tally(), tally()];
-    const capped = pool.executor('a', { weight: 10, maxConcurrency: 1 });
-    expect(capped.capacity).toBe(1);
+    const capped = pool.executor('a', { weight: 10, maxParallel: 1 });
+    expect(capped.maxParallel).toBe(1);
     const both = Promise.all([
       executePlan(flat(8), { clock, executor: capped, runChunk: worker(clock, a) }),
       executePlan(flat(40), { clock, executor: pool.executor('b'), runChunk: worker(clock, b) }),
@@ -104,7 +104,7 @@ describe('sharedPool', () => {
 
   it('fills a freed slot after the plan has seen its result, so a plan with one attempt at a time keeps its share', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 2, clock });
+    const pool = sharedPool({ maxParallel: 2, clock });
     const [a, b] = [tally(), tally()];
     // A chain: plan a never has a second attempt waiting when one ends.
     const chain = planOf(...Array.from({ length: 8 }, (_, i) => chunk(i, i === 0 ? [] : [i - 1])));
@@ -123,7 +123,7 @@ describe('sharedPool', () => {
 
   it('starves no plan: a plan of weight 1 beside one of weight 100 still runs while the other has work', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 2, clock });
+    const pool = sharedPool({ maxParallel: 2, clock });
     const [a, b] = [tally(), tally()];
     let aDone = -1;
     let bFirst = -1;
@@ -143,7 +143,7 @@ describe('sharedPool', () => {
 
   it('lets a plan alone use every slot, and a plan that ends frees its share', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 4, clock });
+    const pool = sharedPool({ maxParallel: 4, clock });
     const [a, b] = [tally(), tally()];
     const short = executePlan(flat(4), { clock, executor: pool.executor('short'), runChunk: worker(clock, a) });
     const long = executePlan(flat(40), { clock, executor: pool.executor('long'), runChunk: worker(clock, b) });
@@ -158,7 +158,7 @@ describe('sharedPool', () => {
 
   it('frees the share of a cancelled plan: its waiting attempts never start, the others take its slots', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 4, clock });
+    const pool = sharedPool({ maxParallel: 4, clock });
     const [a, b] = [tally(), tally()];
     const stop = new AbortController();
     const cancelled = executePlan(flat(20), { clock, signal: stop.signal, executor: pool.executor('a'), runChunk: worker(clock, a) });
@@ -176,7 +176,7 @@ describe('sharedPool', () => {
 
   it('lets a plan join while another runs, at its fair share at once and no more', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 4, clock });
+    const pool = sharedPool({ maxParallel: 4, clock });
     const [a, b] = [tally(), tally()];
     const first = executePlan(flat(80), { clock, executor: pool.executor('first'), runChunk: worker(clock, a) });
     await until(clock, 105);
@@ -194,11 +194,11 @@ describe('sharedPool', () => {
   });
 
   it('keeps each plan\'s own budget: the plan that runs out stops and frees its share, the other goes on', async () => {
-    const pool = sharedPool({ capacity: 2 });
+    const pool = sharedPool({ maxParallel: 2 });
     const reply = { text: 'done', usage: { inputTokens: 40, outputTokens: 10 } };
     const [thrifty, free] = [scriptedAdapter({ rules: [{ agent: 'Generic', reply }] }), scriptedAdapter({ rules: [{ agent: 'Generic', reply }] })];
     const [capped, open] = await Promise.all([
-      executePlan(flat(6), { adapter: thrifty, maxParallel: 1, budget: { name: 'thrifty', totalTokens: 100 }, executor: pool.executor('thrifty', { maxConcurrency: 1 }) }),
+      executePlan(flat(6), { adapter: thrifty, maxParallel: 1, budget: { run: { name: 'thrifty', totalTokens: 100 } }, executor: pool.executor('thrifty', { maxParallel: 1 }) }),
       executePlan(flat(6), { adapter: free, executor: pool.executor('free') }),
     ]);
     expect(capped.status).toBe('budget-exhausted');
@@ -215,7 +215,7 @@ describe('sharedPool', () => {
 
   it('keeps each plan\'s attempts in the order its scheduler dispatched them', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 1, clock });
+    const pool = sharedPool({ maxParallel: 1, clock });
     const a = tally();
     // Chunk 2 heads the longest chain, so the scheduler dispatches it first.
     const plan = planOf(chunk(0), chunk(1), chunk(2), chunk(3, [2]), chunk(4, [3]));
@@ -231,7 +231,7 @@ describe('sharedPool', () => {
     // A stand-in for a queue-backed executor: it sends the job's JSON, and a worker elsewhere answers after 10 ms.
     const remote: Executor = {
       kind: 'remote',
-      capacity: 3,
+      maxParallel: 3,
       async dispatch(job): Promise<ChunkAttemptResult> {
         const data = JSON.parse(JSON.stringify(job)) as ChunkJobData;
         sent.push(data);
@@ -242,7 +242,7 @@ describe('sharedPool', () => {
       },
     };
     const pool = sharedPool({ executor: remote, clock });
-    expect(pool.capacity).toBe(3);
+    expect(pool.maxParallel).toBe(3);
     const [a, b] = await drive(
       clock,
       Promise.all([
@@ -260,9 +260,9 @@ describe('sharedPool', () => {
 
   it('lets several plans share one share (its weight and maximum)', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 4, clock });
+    const pool = sharedPool({ maxParallel: 4, clock });
     const both = tally();
-    const team = pool.executor('team', { maxConcurrency: 2 });
+    const team = pool.executor('team', { maxParallel: 2 });
     await drive(
       clock,
       Promise.all([executePlan(flat(6), { clock, executor: team, runChunk: worker(clock, both) }), executePlan(flat(6), { clock, executor: team, runChunk: worker(clock, both) })]),
@@ -283,19 +283,19 @@ describe('sharedPool', () => {
       expect(isTroupeError(caught) && caught.code).toBe(code);
       expect((caught as Error).message).toMatch(message);
     };
-    for (const capacity of [0, -1, 1.5, Number.NaN, '4'] as unknown[]) bad(() => sharedPool({ capacity: capacity as number }), 'invalid_option', /`capacity`/);
-    bad(() => sharedPool(null as never), 'invalid_option', /options to be an object/);
-    bad(() => sharedPool({ executor: { kind: 'x', capacity: 0, dispatch: async () => 'ok' } }), 'invalid_option', /`executor`/);
+    for (const capacity of [0, -1, 1.5, Number.NaN, '4'] as unknown[]) bad(() => sharedPool({ maxParallel: capacity as number }), 'invalid_option', /`maxParallel`/);
+    bad(() => sharedPool(null as never), 'invalid_option', /the options of sharedPool to be an object/);
+    bad(() => sharedPool({ executor: { kind: 'x', maxParallel: 0, dispatch: async () => 'ok' } }), 'invalid_option', /`executor`/);
     bad(() => sharedPool({ executor: {} as Executor }), 'invalid_option', /`executor`/);
-    bad(() => sharedPool({ executor: directExecutor({ maxParallel: 2 }), capacity: 3 }), 'invalid_option', /at most the executor's capacity \(2\), got 3/);
+    bad(() => sharedPool({ executor: directExecutor({ maxParallel: 2 }), maxParallel: 3 }), 'invalid_option', /at most the executor's `maxParallel` \(2\), got 3/);
     bad(() => sharedPool({ clock: { now: () => 0 } as never }), 'invalid_option', /`clock`/);
     bad(() => sharedPool({ signal: 'stop' as never }), 'invalid_option', /`signal`/);
-    const pool = sharedPool({ capacity: 4 });
+    const pool = sharedPool({ maxParallel: 4 });
     for (const weight of [0, -2, '2'] as unknown[]) bad(() => pool.executor('w', { weight: weight as number }), 'invalid_option', /`weight` to be a positive number/);
     for (const weight of [Number.POSITIVE_INFINITY, Number.NaN]) bad(() => pool.executor('w', { weight }), 'invalid_option', /`weight` to be a finite number, got (Infinity|NaN) \(number\)/);
-    for (const max of [0, 2.5, '2'] as unknown[]) bad(() => pool.executor('m', { maxConcurrency: max as number }), 'invalid_option', /`maxConcurrency` to be a positive integer/);
-    bad(() => pool.executor('m', { maxConcurrency: 5 }), 'invalid_option', /at most the pool's capacity \(4\), got 5/);
-    bad(() => pool.executor('o', null as never), 'invalid_option', /options of share "o"/);
+    for (const max of [0, 2.5, '2'] as unknown[]) bad(() => pool.executor('m', { maxParallel: max as number }), 'invalid_option', /`maxParallel` to be a positive integer/);
+    bad(() => pool.executor('m', { maxParallel: 5 }), 'invalid_option', /at most the pool's `maxParallel` \(4\), got 5/);
+    bad(() => pool.executor('o', null as never), 'invalid_option', /the options of SharedPool.executor to be an object/);
     bad(() => pool.executor('', {}), 'invalid_argument', /non-empty string/);
     bad(() => pool.executor(7 as never), 'invalid_argument', /non-empty string, got 7/);
     pool.executor('web');
@@ -307,7 +307,7 @@ describe('sharedPool', () => {
   it('rejects an attempt whose signal aborts while it waits, and never starts it', async () => {
     const clock = new SimulatedClock();
     const started: string[] = [];
-    const inner: Executor = { kind: 'inner', capacity: 1, dispatch: async (job) => (started.push(job.chunk.title), sleep(clock, 10).then(() => 'ok')) };
+    const inner: Executor = { kind: 'inner', maxParallel: 1, dispatch: async (job) => (started.push(job.chunk.title), sleep(clock, 10).then(() => 'ok')) };
     const pool = sharedPool({ executor: inner, clock });
     const share = pool.executor('a');
     const first = share.dispatch(job('first'));
@@ -335,10 +335,10 @@ describe('sharedPool', () => {
 
   it('counts an attempt\'s wait for a slot in its time-out, and a timed-out attempt never starts', async () => {
     const clock = new SimulatedClock();
-    const pool = sharedPool({ capacity: 1, clock });
+    const pool = sharedPool({ maxParallel: 1, clock });
     const [a, b] = [tally(), tally()];
     const busy = executePlan(flat(1), { clock, executor: pool.executor('busy'), runChunk: worker(clock, a, 100) });
-    const waiting = executePlan(flat(1), { clock, chunkTimeoutMs: 30, retry: { maxRetriesPerChunk: 0 }, executor: pool.executor('waiting'), runChunk: worker(clock, b) });
+    const waiting = executePlan(flat(1), { clock, chunkTimeoutMs: 30, retry: { maxRetries: 0 }, executor: pool.executor('waiting'), runChunk: worker(clock, b) });
     const [, outcome] = await drive(clock, Promise.all([busy, waiting]));
     expect(outcome.results[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/timed out after 30 ms/) });
     expect(b.started).toEqual([]);
@@ -347,7 +347,7 @@ describe('sharedPool', () => {
   it('closes: waiting attempts reject, new dispatches and shares are refused, running attempts finish; the signal closes it too', async () => {
     const clock = new SimulatedClock();
     const stop = new AbortController();
-    const pool = sharedPool({ capacity: 1, clock, signal: stop.signal });
+    const pool = sharedPool({ maxParallel: 1, clock, signal: stop.signal });
     const share = pool.executor('a');
     const running = share.dispatch(job('running', undefined, clock));
     const waiting = share.dispatch(job('waiting', undefined, clock));
@@ -360,7 +360,7 @@ describe('sharedPool', () => {
     await clock.advance(20);
     expect(await running).toBe('ok');
 
-    const other = sharedPool({ capacity: 1, clock });
+    const other = sharedPool({ maxParallel: 1, clock });
     const left = other.executor('left');
     const blocked = left.dispatch(job('blocked', undefined, clock));
     const queued = left.dispatch(job('queued', undefined, clock));
@@ -382,7 +382,7 @@ describe('sharedPool', () => {
     let calls = 0;
     const flaky: Executor = {
       kind: 'flaky',
-      capacity: 1,
+      maxParallel: 1,
       dispatch: (j) => {
         calls++;
         if (j.chunk.title === 'throws') throw new Error('no worker');

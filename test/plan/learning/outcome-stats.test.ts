@@ -47,7 +47,7 @@ async function plannedRun(clock: SimulatedClock, onEvent: (e: never) => void, st
       adapter,
       clock,
       maxParallel: 1,
-      retry: { maxRetriesPerChunk: 1, retryDelayMs: 10 },
+      retry: { maxRetries: 1, delayMs: 10 },
       roles: { CodeAnalysis: { model: 'big' } },
       onEvent: onEvent as never,
       ...(store ? { store, runId: 'run-1' } : {}),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NotRunningError } from '../../../src/core/control.js';
 import { scriptedAdapter } from '../../../src/adapters/scripted.js';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
@@ -106,7 +107,9 @@ describe('messages between the workers of a plan', () => {
     // The refusal is the tool's answer; the message to everyone posted meanwhile comes with it.
     expect(adapter.inputsOf('Generic')[1]).toBe('[tool result post_message#p1] Not posted: The plan already has 2 messages, its limit.\n\n## Messages from other workers\n\n- From api: first');
     expect(outcome.messages!.map((m) => m.text)).toEqual(['first', 'second']);
-    expect(rejected(() => control.post({ to: 'all', text: 'late' }))).toMatchObject({ problem: 'not_running' });
+    // The plan has ended: one `NotRunningError` for every control called while no plan runs.
+    expect(() => control.post({ to: 'all', text: 'late' })).toThrow(NotRunningError);
+    expect(() => control.post({ to: 'all', text: 'late' })).toThrow(expect.objectContaining({ code: 'not_running' }));
   });
 
   it('refuses a recipient that is not in the plan, and parses recipients as models write them', async () => {

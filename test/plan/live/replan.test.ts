@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { NotRunningError } from '../../../src/core/control.js';
 import { scriptedAdapter } from '../../../src/adapters/scripted.js';
 import { SimulatedClock, sleep } from '../../../src/core/clock.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
@@ -130,7 +131,8 @@ describe('re-planning a running plan', () => {
     expect(ran).toEqual([0, 1, 2]);
     expect(outcome.plan.chunks).toHaveLength(3);
     expect(outcome.changes).toBeUndefined();
-    expect(thrown(() => control.addChunks([chunk(9)]))).toMatchObject({ problem: 'not_running' });
+    expect(() => control.addChunks([chunk(9)])).toThrow(NotRunningError);
+    expect(() => control.addChunks([chunk(9)])).toThrow(expect.objectContaining({ code: 'not_running' }));
     expect(thrown(() => control.change({}))).toMatchObject({ problem: 'empty' });
     expect(thrown(() => control.change({ add: [{ sequenceIndex: -1 }] } as never))).toMatchObject({ problem: 'malformed' });
   });
@@ -196,7 +198,7 @@ describe('a changed plan in the run log', () => {
     const recorded = planChangesFromLog(log);
     expect(recorded).toEqual([expect.objectContaining({ id: 1, after: 1 })]);
 
-    const again = await drive(clock, replayRun(planRunnable(plan, { maxParallel: 1, control: new PlanControl({ replay: recorded }) }), log, { clock }));
+    const again = await drive(clock, replayRun(planRunnable(plan, { maxParallel: 1 }), log, { clock, control: new PlanControl({ replay: recorded }) }));
     expect(again.served).toBe(4);
     expect(again.plan).toEqual(first.plan);
     expect(again.results.map((r) => [r.sequenceIndex, r.output])).toEqual(first.results.map((r) => [r.sequenceIndex, r.output]));
@@ -217,7 +219,7 @@ describe('re-planning from a planning session', () => {
           reply: (r) => {
             if (r.text.startsWith('# Chunk 0')) {
               session.changePlan({ add: [chunk(2, [1])], reason: 'a release note is needed' });
-              session.postMessage({ to: { chunk: 2 }, text: 'Mention the new flag.' });
+              session.post({ to: { chunk: 2 }, text: 'Mention the new flag.' });
               try {
                 session.changePlan({ cancel: [0] });
               } catch (error) {
@@ -232,7 +234,7 @@ describe('re-planning from a planning session', () => {
     session = new PlanningSession({ adapter, clock: new SimulatedClock(), maxParallel: 1 });
     expect(() => session.changePlan({ add: [chunk(5)] })).toThrow(/changePlan/);
     await session.submitTask('Ship the flag');
-    const done = await session.approvePlan('approve');
+    const done = await session.approvePlan();
     expect(done.phase).toBe('completed');
     const last = session.runs.at(-1)!;
     expect(last.outcome.plan.chunks.map((c) => c.sequenceIndex)).toEqual([0, 1, 2]);

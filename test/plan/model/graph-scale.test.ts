@@ -81,7 +81,7 @@ describe('graph functions on 100,000 chunks', () => {
     const fanned = await executePlan(fan(N), { maxParallel: 8, runChunk: run });
     expect(fanned.stats.completed).toBe(N);
     const failed = await executePlan(chain(N), {
-      retry: { maxRetriesPerChunk: 0 },
+      retry: { maxRetries: 0 },
       runChunk: async () => {
         throw new Error('broken root');
       },

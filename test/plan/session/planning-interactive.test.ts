@@ -28,7 +28,7 @@ describe('PlanningSession: editing, going back, settings, instructions', () => {
     expect(() => session.editPlan({ ...edited, chunks: [{ ...edited.chunks[0]!, role: 'Performance' }] })).toThrow(/role Performance, which is not available/);
     expect(() => session.editPlan('{"planSummary": "x", "chunks": []}')).toThrow(/no work chunks/);
     expect(session.plan).toEqual(edited);
-    const done = await session.approvePlan('approve');
+    const done = await session.approvePlan();
     expect(done.outcome?.results.map((r) => [r.sequenceIndex, r.title, r.status])).toEqual([
       [0, 'Fix the tokenizer first', 'completed'],
       [2, 'Add a regression test', 'completed'],
@@ -63,7 +63,7 @@ describe('PlanningSession: editing, going back, settings, instructions', () => {
     expect(back).toEqual({ phase: 'clarifying', questions: ['Which parser: JSON or YAML?'] });
     expect(adapter.inputsOf('planner')[2]).toContain('The user went back to clarifying: I should say which parser');
     expect((await session.answerClarification('YAML')).phase).toBe('awaiting-approval');
-    const asked = await session.approvePlan('request-changes', 'Split the work by module');
+    const asked = await session.requestChanges('Split the work by module');
     expect(asked).toEqual({ phase: 'clarifying', questions: ['Keep the old API?'] });
     expect(adapter.inputsOf('planner')[5]).toContain('{"action":"clarify","questions":["..."]}');
     expect((await session.answerClarification('yes')).phase).toBe('awaiting-approval');
@@ -85,7 +85,7 @@ describe('PlanningSession: editing, going back, settings, instructions', () => {
       roles: { Synthesis: { model: 'big-model', system: 'You summarise for managers.' } },
     });
     await session.submitTask('Migrate the users table');
-    await session.approvePlan('approve');
+    await session.approvePlan();
     const planners = adapter.sessions.filter((s) => s.agent === 'planner');
     expect(planners.map((s) => [s.model, s.temperature])).toEqual([['planner-model', 0.2], ['planner-model', 0.2]]);
     expect(planners[0]!.system).toMatch(/^You plan database migrations\.\n\nYou decide whether a task is clear enough/);
@@ -102,7 +102,7 @@ describe('PlanningSession: editing, going back, settings, instructions', () => {
       description: 'Read a file',
       parameters: z.object({ path: z.string() }),
       execute: ({ path }) => {
-        if (path === 'a.ts') acks.push(session.inject('Use tabs, not spaces').message);
+        if (path === 'a.ts') acks.push(session.post('Use tabs, not spaces').message);
         return `contents of ${path}`;
       },
     });
@@ -127,7 +127,7 @@ describe('PlanningSession: editing, going back, settings, instructions', () => {
     const events: TroupeEvent[] = [];
     session.emitter.on('*', (e) => events.push(e));
     await session.submitTask('Reformat the code');
-    const done = await session.approvePlan('approve');
+    const done = await session.approvePlan();
     expect(done.phase).toBe('completed');
     expect(acks).toEqual(['Noted: chunks 0, 1 will get it at their next turn, and the chunks that start from now on will follow it.']);
     const inputs = adapter.inputsOf('Generic');
@@ -139,7 +139,7 @@ describe('PlanningSession: editing, going back, settings, instructions', () => {
     const delivered = events.filter((e): e is TroupeEvent<'chunk.instruction'> => e.type === 'chunk.instruction');
     expect(delivered.map((e) => [e.chunkId, e.instructions])).toEqual([['0', ['Use tabs, not spaces']], ['1', ['Use tabs, not spaces']]]);
     expect(done.outcome!.results.map((r) => r.output)).toEqual(['chunk 0 done with tabs', 'chunk 1 done with tabs', 'merged']);
-    expect(session.messages.filter((m) => m.from === 'orchestrator').map((m) => m.text)).toEqual([acks[0]]);
+    expect(session.messages.filter((m) => m.from === 'session').map((m) => m.text)).toEqual([acks[0]]);
     const instruction = events.find((e): e is TroupeEvent<'plan.instruction'> => e.type === 'plan.instruction')!;
     expect(instruction).toMatchObject({ running: ['0', '1'], acknowledgement: acks[0] });
   });

@@ -16,7 +16,7 @@ function setup(planner: string[], runChunk?: ChunkRunner) {
       { agent: /Generic|Synthesis/, reply: 'worked' },
     ],
   });
-  const session = new PlanningSession({ adapter, id: 's1', retry: { retryDelayMs: 0 }, ...(runChunk ? { runChunk } : {}) });
+  const session = new PlanningSession({ adapter, runId: 's1', retry: { delayMs: 0 }, ...(runChunk ? { runChunk } : {}) });
   const phases: string[] = [];
   session.emitter.on('phase.changed', (e) => phases.push(e.to));
   return { adapter, session, phases };
@@ -47,7 +47,7 @@ describe('PlanningSession', () => {
     expect(planned.phase).toBe('awaiting-approval');
     expect(planned.plan?.chunks).toHaveLength(2);
     expect(adapter.inputsOf('planner')[2]).toContain("User's answers: cache and sessions");
-    const done = await session.approvePlan('approve');
+    const done = await session.approvePlan();
     expect(done.phase).toBe('completed');
     expect(done.outcome?.output).toBe('summary (ok)');
     expect(done.outcome?.stats).toMatchObject({ total: 2, completed: 2 });
@@ -59,10 +59,10 @@ describe('PlanningSession', () => {
   it('plans again with the feedback when changes are requested, and cancels on reject', async () => {
     const { adapter, session } = setup(['{"action":"plan"}', plan, plan]);
     await session.submitTask('Fix the memory leaks');
-    const revised = await session.approvePlan('request-changes', 'add a test chunk');
+    const revised = await session.requestChanges('add a test chunk');
     expect(revised.phase).toBe('awaiting-approval');
     expect(adapter.inputsOf('planner')[2]).toContain('Feedback: add a test chunk');
-    expect(await session.approvePlan('reject')).toEqual({ phase: 'cancelled' });
+    expect(session.rejectPlan()).toEqual({ phase: 'cancelled' });
   });
 
   it('injects instructions into chunks that have not started and records them with the run', async () => {
@@ -73,14 +73,14 @@ describe('PlanningSession', () => {
     const runChunk: ChunkRunner = async ({ chunk: c, prompt }) => {
       prompts.push(prompt);
       if (c.sequenceIndex === 0) {
-        session.inject('Prefer WeakMap');
+        session.post('Prefer WeakMap');
         await gate;
       }
       return 'ok';
     };
     ({ session } = setup(['{"action":"plan"}', plan], runChunk));
     await session.submitTask('Fix the memory leaks');
-    const running = session.approvePlan('approve');
+    const running = session.approvePlan();
     await new Promise((r) => setImmediate(r));
     expect(session.phase).toBe('executing');
     release();
@@ -94,7 +94,7 @@ describe('PlanningSession', () => {
   it('plans a follow-up with the previous plan and report as context', async () => {
     const { adapter, session } = setup(['{"action":"plan"}', plan, plan]);
     await session.submitTask('Fix the memory leaks');
-    await session.approvePlan('approve');
+    await session.approvePlan();
     const next = await session.followUp('Now add regression tests');
     expect(next.phase).toBe('awaiting-approval');
     const prompt = adapter.inputsOf('planner')[2]!;
@@ -108,7 +108,7 @@ describe('PlanningSession', () => {
     const chunkRun = cancellingRunner(() => session.cancel());
     ({ session } = setup(['{"action":"plan"}', plan], chunkRun.runChunk));
     await session.submitTask('Fix the memory leaks');
-    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(session.approvePlan()).rejects.toMatchObject({ code: 'cancelled' });
     expect(chunkRun.sawAbort).toBe(true);
     expect(session.phase).toBe('cancelled');
   });
@@ -119,7 +119,7 @@ describe('PlanningSession', () => {
     const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', plan] } });
     const session = new PlanningSession({ adapter, signal: controller.signal, runChunk: chunkRun.runChunk });
     await session.submitTask('Fix the memory leaks');
-    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(session.approvePlan()).rejects.toMatchObject({ code: 'cancelled' });
     expect(chunkRun.sawAbort).toBe(true);
     expect(session.phase).toBe('cancelled');
 
@@ -140,11 +140,11 @@ describe('PlanningSession', () => {
       }
       return undefined;
     };
-    const error = wrong(() => session.inject('x'));
+    const error = wrong(() => session.post('x'));
     expect(error).toBeInstanceOf(PlanningPhaseError);
     expect(error).toMatchObject({ code: 'wrong_phase', phase: 'idle' });
     expect((error as Error).message).toContain('phase "idle"');
-    await expect(session.approvePlan('approve')).rejects.toMatchObject({ code: 'wrong_phase', phase: 'idle' });
+    await expect(session.approvePlan()).rejects.toMatchObject({ code: 'wrong_phase', phase: 'idle' });
     await expect(session.followUp('more')).rejects.toMatchObject({ code: 'wrong_phase' });
     await session.submitTask('Fix it');
     await expect(session.submitTask('again')).rejects.toMatchObject({ code: 'wrong_phase', phase: 'awaiting-approval' });
@@ -169,24 +169,24 @@ describe('PlanningSession.restore', () => {
     const runChunk: ChunkRunner = async ({ chunk: c, prompt }) => {
       ran.push(c.sequenceIndex);
       prompts.push(prompt);
-      if (c.sequenceIndex === 0) session.inject('Prefer WeakMap');
+      if (c.sequenceIndex === 0) session.post('Prefer WeakMap');
       if (c.sequenceIndex === 1) controller.abort(); // the process dies during chunk 1
       return `did ${c.sequenceIndex}`;
     };
     const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', threeChunks] }, rules: [{ agent: 'synthesis', reply: 'summary' }] });
-    session = new PlanningSession({ adapter, id: 'rel-1', store, runChunk, signal: controller.signal });
+    session = new PlanningSession({ adapter, runId: 'rel-1', store, runChunk, signal: controller.signal });
     await session.submitTask('Fix the leaks');
-    await expect(session.approvePlan('approve')).rejects.toThrow();
+    await expect(session.approvePlan()).rejects.toThrow();
     expect(ran).toEqual([0, 1]);
 
     ran.length = 0;
     prompts.length = 0;
-    const restored = await PlanningSession.restore({ adapter, id: 'rel-1', store, runChunk });
+    const restored = await PlanningSession.restore('rel-1', { adapter, store, runChunk });
     expect(restored.phase).toBe('awaiting-approval');
     expect(restored.plan?.chunks).toHaveLength(3);
     expect(restored.instructions).toEqual(['Prefer WeakMap']);
     session = restored;
-    const done = await restored.approvePlan('approve');
+    const done = await restored.approvePlan();
     expect(done.phase).toBe('completed');
     expect(ran).toEqual([1, 2]);
     expect(prompts[0]).toContain('Prefer WeakMap');
@@ -194,13 +194,13 @@ describe('PlanningSession.restore', () => {
     expect(done.outcome?.output).toBe('summary');
 
     // A finished execution restores as completed, with its run.
-    const again = await PlanningSession.restore({ adapter, id: 'rel-1', store, runChunk });
+    const again = await PlanningSession.restore('rel-1', { adapter, store, runChunk });
     expect(again.phase).toBe('completed');
     expect(again.runs.map((r) => [r.task, r.report.summary, r.outcome.results.length])).toEqual([['Fix the leaks', 'summary', 3]]);
   });
 
   it('refuses to restore a session the store does not hold', async () => {
     const adapter = scriptedAdapter({});
-    await expect(PlanningSession.restore({ adapter, id: 'nope', store: memoryStore() })).rejects.toThrow(/No execution of planning session "nope" in the store/);
+    await expect(PlanningSession.restore('nope', { adapter, store: memoryStore() })).rejects.toThrow(/No execution of planning session "nope" in the store/);
   });
 });
