@@ -18,7 +18,7 @@ import { fileStore } from '../persistence/file-store.js';
 import { readRun } from '../persistence/run-log.js';
 import { validatePlanJson } from '../plan/model/plan.js';
 import { parseRunLogFile } from './run-log-file.js';
-import { ApprovalQueue, type ApprovalRequest } from '../plan/approvals.js';
+import { ApprovalQueue, type ApprovalRequest } from '../guardrails/approvals.js';
 import { renderRunReport } from '../views/report/render.js';
 import { cliAdapters } from './adapters.js';
 import { AGENTS_HELP, agentsInspect, loadFolder, readModelMap, where } from './agents.js';

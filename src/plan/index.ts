@@ -1,7 +1,8 @@
 /**
  * `troupe/plan`: plans as dependency graphs of chunks — the plan schema and
  * its checks, the decomposer, the DAG scheduler and its executors, roles,
- * the aggregator, approvals and the interactive planning session.
+ * the aggregator and the interactive planning session (a plan's approvals
+ * are the tool guardrail of `troupe/guardrails`).
  * @module troupe/plan
  * @category Planning and coordination
  */
@@ -76,19 +77,6 @@ export {
   type PlanningStep,
 } from './session/planning-session.js';
 export { planningMoves, planningPhases, type PlanningMove } from './session/phases.js';
-export {
-  ApprovalQueue,
-  toolRisks,
-  type ApprovalDecision,
-  type ApprovalHandler,
-  type ApprovalQueueEvents,
-  type ApprovalQueueOptions,
-  type ApprovalRequest,
-  type ApprovalScope,
-  type ApprovalSource,
-  type GuardOptions,
-  type ToolRisk,
-} from './approvals.js';
 export type { PlanEvents, PlanGraphNode } from './events.js';
 export {
   TemplateError,

@@ -59,3 +59,43 @@ describe('the plan layer sources', () => {
     expect(long).toEqual([]);
   });
 });
+
+describe('one implementation of each concept (issue #33)', () => {
+  const all = (root: string) =>
+    readdirSync(root, { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => join(root, f));
+  const src = join(import.meta.dirname, '..', '..', 'src');
+
+  it('approvals are asked through their tool guardrail: the plan layer wraps no tool in `guard`, and one module words a refusal', () => {
+    const guardCalls = files.filter((f) => /\.guard\(/.test(readFileSync(join(dir, f), 'utf8')));
+    expect(guardCalls).toEqual([]);
+    const refusers = all(src).filter((f) => readFileSync(f, 'utf8').includes('Not approved: the use of'));
+    expect(refusers.map((f) => relative(src, f).split('\\').join('/'))).toEqual(['guardrails/approvals.ts']);
+    // `guard(tool)` is the guardrail for one tool: it asks through `guardrail()`.
+    const approvals = readFileSync(join(src, 'guardrails', 'approvals.ts'), 'utf8');
+    const guard = approvals.slice(approvals.indexOf('  guard<Args>('));
+    expect(guard.slice(0, guard.indexOf('\n  }\n'))).toContain('this.guardrail(');
+  });
+
+  it('one critical-path function, in the plan model: the report uses it', () => {
+    const chains = all(src).filter((f) => /function (heaviestChain|longestPath|criticalPath)\b/.test(readFileSync(f, 'utf8')));
+    expect(chains.map((f) => relative(src, f).split('\\').join('/'))).toEqual(['plan/model/dag.ts']);
+    expect(readFileSync(join(src, 'views', 'report', 'data.ts'), 'utf8')).toMatch(/criticalPathOf\(/);
+  });
+
+  it('the planning session moves through one table of phases: no list of phases of its own', () => {
+    const session = readFileSync(join(dir, 'session', 'planning-session.ts'), 'utf8');
+    expect(session).not.toMatch(/#expect\(|#setPhase\(/);
+    // The phase changes in one place, `#move`, which asks the table (`nextPhase`); a restore sets where it starts.
+    const assignments = session.match(/this\.#phase = /g) ?? [];
+    expect(session.slice(session.indexOf('  #move('))).toMatch(/^ {2}#move\(move: PlanningMove\): void \{\n {4}const from = this\.#phase;\n {4}const to = nextPhase\(from, move\);/);
+    expect(assignments).toHaveLength(1);
+  });
+
+  it('plans retry with the shared retry options', () => {
+    const options = readFileSync(join(dir, 'engine', 'options.ts'), 'utf8');
+    expect(options).toContain("import { retryOptions } from '../../core/retry.js';");
+    expect(options).toMatch(/\.\.\.retryOptions\.shape/);
+  });
+});

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agent, run, type TroupeEvent } from 'troupe';
-import { buildReportData, longestPath, renderRunReport } from 'troupe/report';
+import { buildReportData, renderRunReport } from 'troupe/report';
+import { criticalPathOf } from '../../src/plan/model/dag.js';
 import { SimulatedClock, memoryStore, scriptedAdapter } from 'troupe/testing';
 import { readRun } from '../../src/persistence/run-log.js';
 import { showcaseAdapter, showcaseFlow } from '../helpers/observe-flow.js';
@@ -116,16 +118,20 @@ describe('buildReportData', () => {
     expect(renderRunReport(events).length).toBeGreaterThan(1_000_000);
   });
 
-  it('longestPath follows measured durations, not chunk counts', () => {
+  it('marks the critical path with the plan model’s one function, by measured durations, not chunk counts', () => {
     const chunks = [
-      { chunkId: 'a', dependsOn: [], durationMs: 10 },
-      { chunkId: 'b', dependsOn: ['a'], durationMs: 5 },
-      { chunkId: 'c', dependsOn: ['b'], durationMs: 5 },
-      { chunkId: 'd', dependsOn: ['a'], durationMs: 30 },
-      { chunkId: 'e', dependsOn: ['c', 'd'], durationMs: 1 },
+      { id: 'a', dependsOn: [], weight: 10 },
+      { id: 'b', dependsOn: ['a'], weight: 5 },
+      { id: 'c', dependsOn: ['b'], weight: 5 },
+      { id: 'd', dependsOn: ['a'], weight: 30 },
+      { id: 'e', dependsOn: ['c', 'd', 'gone'], weight: 1 },
     ];
-    expect(longestPath(chunks)).toEqual(['a', 'd', 'e']);
-    expect(longestPath([])).toEqual([]);
+    expect(criticalPathOf(chunks)).toEqual(['a', 'd', 'e']);
+    expect(criticalPathOf([])).toEqual([]);
+    // The report imports it and has no path algorithm of its own.
+    const source = readFileSync(join(import.meta.dirname, '..', '..', 'src', 'views', 'report', 'data.ts'), 'utf8');
+    expect(source).toContain("import { criticalPathOf } from '../../plan/model/dag.js';");
+    expect(source).not.toMatch(/indegree|kahn/i);
   });
 });
 

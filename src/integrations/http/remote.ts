@@ -16,7 +16,7 @@ import { defineTool, type ToolDefinition } from '../../core/tools.js';
 import { emptyUsage } from '../../core/usage.js';
 import { createRunLogWriter } from '../../core/run-log-writer.js';
 import type { Store } from '../../core/store.js';
-import type { ApprovalHandler } from '../../plan/approvals.js';
+import type { ApprovalHandler } from '../../guardrails/approvals.js';
 import type { PlanningSession, PlanningStep } from '../../plan/session/planning-session.js';
 import { askPerson, type AskPersonOptions } from './requests.js';
 import { defined } from '../../core/defined.js';

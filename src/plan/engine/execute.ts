@@ -14,8 +14,7 @@ import { combineSignals } from '../../core/abort.js';
 import { run } from '../../core/run.js';
 import { runGuarded } from '../../core/guard-scope.js';
 import type { RunContext } from '../../core/context.js';
-import type { GuardrailOptions } from '../../core/guardrails.js';
-import type { ToolDefinition } from '../../core/tools.js';
+import type { GuardrailOptions, ToolGuardrail } from '../../core/guardrails.js';
 import { defineRunnable, type Runnable } from '../../core/runnable.js';
 import { indexPlan } from '../model/dag.js';
 import type { Plan } from '../model/plan.js';
@@ -28,7 +27,7 @@ import type { ChunkAttemptResult } from './executor.js';
 import { executePlanOptions, planRunOptions, planSettings } from './options.js';
 import type { ChunkResult, ChunkRunInput, ChunkRunner, ExecutePlanOptions, PlanOutcome, PlanRunOptions } from './types.js';
 import { defined } from '../../core/defined.js';
-import type { MessageRecipient } from '../live/messages.js';
+import { POST_MESSAGE, type MessageRecipient } from '../live/messages.js';
 import { PlanControl } from '../live/control.js';
 
 export type {
@@ -79,7 +78,7 @@ function planRunnableOf(plan: Plan, given: PlanRunOptions, explicit?: PlanContro
       const checkpoint = planCheckpoint(ctx);
       const start = await loadPlanStart(checkpoint, plan, planId);
       if (start.outcome) return start.outcome;
-      const runner = guardedRunner(options.runChunk ?? roleRunner(options.adapter, workerTools(options), options.workerMessages !== undefined && options.workerMessages !== false), options.guardrails);
+      const runner = guardedRunner(options.runChunk ?? roleRunner(options.adapter, options.tools ?? [], options.workerMessages !== undefined && options.workerMessages !== false), chunkGuards(options));
       // A plan changed while it ran continues as changed.
       const changed = start.state?.changes?.length ? start.state.plan : undefined;
       const index = changed ? indexPlan(changed) : settings.index;
@@ -161,15 +160,18 @@ function guardedRunner(runner: ChunkRunner, guards: GuardrailOptions | undefined
   };
 }
 
-/** The tools of chunk workers, guarded by the approval queue (at their risk level) when there is one. */
-function workerTools(o: PlanRunOptions): ToolDefinition[] {
-  const tools = [...(o.tools ?? [])];
+/**
+ * The guardrails of every attempt: the `guardrails` option, and with
+ * `approvals` the queue's tool guardrail (at the `toolRisks` levels), so
+ * that every tool call under a chunk asks, whatever runs the chunk. The
+ * plan's own `post_message` tool is not asked about.
+ */
+function chunkGuards(o: PlanRunOptions): GuardrailOptions | undefined {
   const approvals = o.approvals;
-  if (!approvals) return tools;
-  return tools.map((t) => {
-    const risk = o.toolRisks?.[t.name];
-    return approvals.guard(t, defined({ risk }));
-  });
+  if (!approvals) return o.guardrails;
+  const asks = approvals.guardrail(defined({ risks: o.toolRisks }));
+  const approval: ToolGuardrail = { name: asks.name, beforeCall: (call, context) => (call.name === POST_MESSAGE ? { action: 'allow' } : asks.beforeCall!(call, context)) };
+  return { ...o.guardrails, tools: [...(o.guardrails?.tools ?? []), approval] };
 }
 
 /** The results as markdown, one section per chunk (the output when nothing aggregates them). */

@@ -30,7 +30,7 @@ import {
 } from '../../core/options.js';
 import { retryOptions } from '../../core/retry.js';
 import { runOptions } from '../../core/run.js';
-import { ApprovalQueue, toolRisks, type ToolRisk } from '../approvals.js';
+import { approvalQueue, toolRisks, type ToolRisk } from '../../guardrails/approvals.js';
 import { parseLearningRecord } from '../learning/learning.js';
 import { PlanControl } from '../live/control.js';
 import type { MessageLimits } from '../live/messages.js';
@@ -112,7 +112,7 @@ export const planRunOptions = defineOptions<PlanRunOptions>('planRunnable', {
   runChunk: func,
   tools: listOf(tool),
   guardrails: (_name, value) => void (value === undefined || validateGuardrailOptions(value as GuardrailOptions)),
-  approvals: check('an ApprovalQueue', (v) => v instanceof ApprovalQueue),
+  approvals: approvalQueue,
   toolRisks: toolRiskMap,
   weight: func,
   planId: nonEmptyString,

@@ -16,7 +16,7 @@ import type { RetryOptions } from '../../core/retry.js';
 import type { Usage } from '../../core/usage.js';
 import type { Store } from '../../core/store.js';
 import type { Workspace, WorkspaceStrategy } from '../../workspaces/types.js';
-import type { ApprovalQueue, ToolRisk } from '../approvals.js';
+import type { ApprovalQueue, ToolRisk } from '../../guardrails/approvals.js';
 import type { ChunkWeight, PlanIndex } from '../model/dag.js';
 import type { ChunkAttemptResult, ChunkToolCall, Executor } from './executor.js';
 import type { GuardrailOptions } from '../../core/guardrails.js';
@@ -136,11 +136,16 @@ export interface PlanRunOptions {
    * process by an executor are guarded by that worker's own runnables.
    */
   guardrails?: GuardrailOptions;
-  /** Ask this queue before every call of `tools` (see `ApprovalQueue.guard`); read-only tools are approved without asking. */
+  /**
+   * Ask this queue before every tool call of every chunk, whatever runs it
+   * (the default role agent or `runChunk`, and everything they run): the
+   * plan puts `approvals.guardrail({ risks: toolRisks })` on every attempt,
+   * as `guardrails` are. Read-only tools are approved without asking.
+   */
   approvals?: ApprovalQueue;
   /**
-   * The risk level of each of `tools`, by name (see {@link ToolRisk}).
-   * Default: `writes`. A `dangerous` tool needs `approvals`.
+   * The risk level of each of `tools`, by name (see {@link ToolRisk}), for
+   * `approvals`. Default: `writes`. A `dangerous` tool needs `approvals`.
    */
   toolRisks?: Record<string, ToolRisk>;
   /**

@@ -1,12 +1,14 @@
 /**
  * The default chunk runner: the chunk's role as an agent session, with the
- * tools the role may use (guarded by the approval queue at their risk
- * level). It records the attempt's usage and tool calls, and hands
+ * tools the role may use (the plan's guardrails, approvals among them,
+ * guard them from the attempt's scope). It records the attempt's usage and
+ * tool calls (refused ones too), and hands
  * instructions the user adds while it runs to the worker at its next turn:
  * with the next tool results, or after its answer.
  * @module
  */
 import { defined } from '../../core/defined.js';
+import type { TroupeEvent } from '../../core/events.js';
 import type { ModelAdapter } from '../../core/adapter.js';
 import { errorMessage, isTroupeError } from '../../core/errors.js';
 import { totalUsage } from '../../core/ops.js';
@@ -36,8 +38,8 @@ function takeNotes(input: ChunkRunInput): string | undefined {
 
 /**
  * Run a chunk as an agent session built from its role, with the plan's
- * `tools` (already guarded) that the role may use, and the `post_message`
- * tool when `messages` is set.
+ * `tools` that the role may use, and the `post_message` tool when
+ * `messages` is set.
  */
 export function roleRunner(fallback: ModelAdapter | undefined, tools: readonly ToolDefinition[], messages = false): ChunkRunner {
   return async (input) => {
@@ -57,9 +59,10 @@ export function roleRunner(fallback: ModelAdapter | undefined, tools: readonly T
     // The attempt's record of what it spent (also when guardrails hand the runner a copy of the input).
     const spent = input instanceof Attempt ? input.spent : (input as { spent?: Attempt['spent'] }).spent;
     const before = input.ctx.op.children.length;
-    const running = runWorker(worker.name, input, (ctx) => worker.converse(ctx, allowed.length === 0 ? {} : { extraTools: allowed.map((t) => recorded(t, calls, input)) }));
+    const running = runWorker(worker.name, input, (ctx) => worker.converse(ctx, allowed.length === 0 ? {} : { extraTools: allowed.map((t) => withNotes(t, input)) }));
     // `enter` adds the worker's op node synchronously: it is the one at `before`.
     const node = input.ctx.op.children[before];
+    const stop = node && allowed.length > 0 ? recordCalls(input.ctx, node.id, new Set(allowed.map((t) => t.name)), calls) : undefined;
     try {
       const out = await running;
       return { output: out.output, usage: out.usage, ...(calls.length === 0 ? {} : { toolCalls: calls }) };
@@ -69,7 +72,38 @@ export function roleRunner(fallback: ModelAdapter | undefined, tools: readonly T
         spent.toolCalls.push(...calls);
       }
       throw error;
+    } finally {
+      stop?.();
     }
+  };
+}
+
+/**
+ * Record in `calls` every call the worker (op `opId`) makes to one of its
+ * `tools`, from the tool loop's events: so a call a guardrail refused (an
+ * approval denied) counts, as an error, like one that failed. Returns the
+ * function that stops recording.
+ */
+function recordCalls(ctx: ChunkRunInput['ctx'], opId: string, tools: ReadonlySet<string>, calls: ChunkToolCall[]): () => void {
+  const byId = new Map<string, ChunkToolCall>();
+  const emitter = ctx.emitter;
+  const called = (e: TroupeEvent<'tool.called'>): void => {
+    if (e.opId !== opId || !tools.has(e.call.name)) return;
+    const call: ChunkToolCall = { name: e.call.name, arguments: e.call.arguments };
+    calls.push(call);
+    byId.set(e.call.id, call);
+  };
+  const completed = (e: TroupeEvent<'tool.completed'>): void => {
+    if (e.opId !== opId) return;
+    const call = byId.get(e.callId);
+    byId.delete(e.callId);
+    if (call && (e.isError || e.content.startsWith('Not approved:'))) call.isError = true;
+  };
+  emitter.on('tool.called', called);
+  emitter.on('tool.completed', completed);
+  return () => {
+    emitter.off('tool.called', called);
+    emitter.off('tool.completed', completed);
   };
 }
 
@@ -97,23 +131,14 @@ function runWorker(name: string, input: ChunkRunInput, open: (ctx: ChunkRunInput
   });
 }
 
-/** The tool, recording each call in `calls` and adding the instructions that arrived since the worker's last turn to its result. */
-function recorded<Args>(tool: ToolDefinition<Args>, calls: ChunkToolCall[], input: ChunkRunInput): ToolDefinition<Args> {
+/** The tool, adding the instructions and messages that arrived since the worker's last turn to its result. */
+function withNotes<Args>(tool: ToolDefinition<Args>, input: ChunkRunInput): ToolDefinition<Args> {
   return defineTool<Args>({
     name: tool.name,
     description: tool.description,
     parameters: tool.parameters,
     execute: async (args, context) => {
-      const call: ChunkToolCall = { name: tool.name, arguments: args };
-      calls.push(call);
-      let result: unknown;
-      try {
-        result = await tool.execute(args, context);
-      } catch (error) {
-        call.isError = true;
-        throw error;
-      }
-      if (typeof result === 'string' && result.startsWith('Not approved:')) call.isError = true;
+      const result = await tool.execute(args, context);
       const note = takeNotes(input);
       if (note === undefined) return result;
       const text = typeof result === 'string' ? result : JSON.stringify(result) ?? '';

@@ -157,6 +157,9 @@ export function parseRecipient(text: string): MessageRecipient | undefined {
   return role === undefined ? undefined : { role };
 }
 
+/** The name of the workers' {@link postMessageTool}. */
+export const POST_MESSAGE = 'post_message';
+
 /**
  * The worker's `post_message` tool: post a finding to a chunk, a role or
  * everyone in the plan. A refused message is the tool's answer, not an
@@ -164,7 +167,7 @@ export function parseRecipient(text: string): MessageRecipient | undefined {
  */
 export function postMessageTool(post: (to: MessageRecipient, text: string) => PlanMessage): ToolDefinition<{ to: string; text: string }> {
   return defineTool({
-    name: 'post_message',
+    name: POST_MESSAGE,
     description: 'Tell other workers of the plan something they should know (a finding, a changed interface): to "all", "chunk:<index>" or "role:<role>". Chunks that have not started get it in their prompt; running ones at their next turn.',
     parameters: z.object({ to: z.string(), text: z.string() }),
     execute: ({ to, text }) => {

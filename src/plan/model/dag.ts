@@ -47,12 +47,53 @@ export function buildStages(plan: Plan): number[][] {
   return stages.map((s) => s.sort((a, b) => a - b));
 }
 
-/** The heaviest dependency chain of a plan (`weight` defaults to {@link complexityWeight}). */
+/**
+ * The critical path of a plan: its heaviest dependency chain (`weight`
+ * defaults to {@link complexityWeight}). The one critical-path function of
+ * troupe: the run report finds a run's critical path with it too
+ * ({@link criticalPathOf}, by measured durations).
+ */
 export function criticalPath(plan: Plan, weight: ChunkWeight = complexityWeight): CriticalPath {
   const { deps, order } = validIndex(plan);
-  const n = order.length;
-  const length = new Float64Array(n);
-  const prev = new Int32Array(n).fill(-1);
+  const { path, length } = heaviestChain(deps, order, (i) => weight(plan.chunks[i]!));
+  return { path: path.map((i) => plan.chunks[i]!.sequenceIndex), length };
+}
+
+/** A node of a graph for {@link criticalPathOf}: its id, the ids it depends on, and its weight. */
+export interface WeightedNode {
+  id: string;
+  /** Ids of the nodes it depends on; ids of no node are left out. */
+  dependsOn: readonly string[];
+  weight: number;
+}
+
+/**
+ * The heaviest chain of a graph of `nodes` (ids, first to last), by the
+ * same rule as {@link criticalPath}: what the run report marks as a plan's
+ * critical path, by the chunks' measured durations. Nodes in a cycle are
+ * never on it.
+ */
+export function criticalPathOf(nodes: readonly WeightedNode[]): string[] {
+  const position = new Map(nodes.map((n, i) => [n.id, i]));
+  const deps = nodes.map((n) => n.dependsOn.flatMap((d) => (position.has(d) ? [position.get(d)!] : [])));
+  const dependents: number[][] = nodes.map(() => []);
+  deps.forEach((list, i) => {
+    for (const d of list) dependents[d]!.push(i);
+  });
+  return heaviestChain(deps, kahnOrder(dependents), (i) => nodes[i]!.weight).path.map((i) => nodes[i]!.id);
+}
+
+/**
+ * The heaviest chain of a graph by position: `deps` are the positions each
+ * depends on and `order` a dependency order (positions left out of it are
+ * never on the chain). Of equally heavy predecessors the first listed wins,
+ * and of equally heavy ends the first in `order`. Linear in nodes plus
+ * edges, without recursion.
+ */
+function heaviestChain(deps: ReadonlyArray<readonly number[]>, order: readonly number[], weightAt: (position: number) => number): { path: number[]; length: number } {
+  const length = new Float64Array(deps.length);
+  const prev = new Int32Array(deps.length).fill(-1);
+  let end = -1;
   for (const i of order) {
     let best = 0;
     for (const p of deps[i]!) {
@@ -60,13 +101,12 @@ export function criticalPath(plan: Plan, weight: ChunkWeight = complexityWeight)
       best = length[p]!;
       prev[i] = p;
     }
-    length[i] = best + weight(plan.chunks[i]!);
+    length[i] = best + weightAt(i);
+    if (end === -1 || length[i]! > length[end]!) end = i;
   }
-  if (n === 0) return { path: [], length: 0 };
-  let end = 0;
-  for (let i = 1; i < n; i++) if (length[i]! > length[end]!) end = i;
+  if (end === -1) return { path: [], length: 0 };
   const path: number[] = [];
-  for (let i = end; i !== -1; i = prev[i]!) path.push(plan.chunks[i]!.sequenceIndex);
+  for (let i = end; i !== -1; i = prev[i]!) path.push(i);
   return { path: path.reverse(), length: length[end]! };
 }
 

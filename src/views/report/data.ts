@@ -8,6 +8,7 @@
 import type { ToolCall, ToolResult } from '../../core/adapter.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { currentChunkStatus, type ChunkStatus } from '../../plan/engine/state.js';
+import { criticalPathOf } from '../../plan/model/dag.js';
 import type { OutcomeStatus } from '../../core/runnable.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../../core/budget.js';
@@ -538,52 +539,11 @@ function finishPlan(p: PlanBuild, ops: readonly ReportOp[], lastTime: number): R
     const last = c.attempts.at(-1);
     c.durationMs = first ? (last?.end ?? lastTime) - first.start : 0;
   }
-  const criticalPath = longestPath(chunks);
+  // The plan model's critical path, weighed by measured durations (chunks that never ran weigh nothing).
+  const criticalPath = criticalPathOf(chunks.map((c) => ({ id: c.chunkId, dependsOn: c.dependsOn, weight: c.durationMs })));
   const onPath = new Set(criticalPath);
   for (const c of chunks) c.critical = onPath.has(c.chunkId);
   return { planId: p.planId, opId: p.opId, chunks, criticalPath, hasGraph: p.hasGraph };
-}
-
-/**
- * The chain of chunks with the largest sum of measured durations (Kahn's
- * order, one pass over the edges). Chunks that never ran weigh nothing.
- */
-export function longestPath(chunks: readonly Pick<ReportChunk, 'chunkId' | 'dependsOn' | 'durationMs'>[]): string[] {
-  const byId = new Map(chunks.map((c) => [c.chunkId, c]));
-  const indegree = new Map<string, number>();
-  const dependents = new Map<string, string[]>();
-  for (const c of chunks) {
-    let n = 0;
-    for (const d of c.dependsOn) {
-      if (!byId.has(d)) continue;
-      n++;
-      dependents.set(d, [...(dependents.get(d) ?? []), c.chunkId]);
-    }
-    indegree.set(c.chunkId, n);
-  }
-  const best = new Map<string, number>();
-  const via = new Map<string, string>();
-  const queue = chunks.filter((c) => indegree.get(c.chunkId) === 0).map((c) => c.chunkId);
-  for (let i = 0; i < queue.length; i++) {
-    const id = queue[i]!;
-    const here = (best.get(id) ?? 0) + byId.get(id)!.durationMs;
-    best.set(id, here);
-    for (const next of dependents.get(id) ?? []) {
-      if (here > (best.get(next) ?? -1)) {
-        best.set(next, here);
-        via.set(next, id);
-      }
-      const left = indegree.get(next)! - 1;
-      indegree.set(next, left);
-      if (left === 0) queue.push(next);
-    }
-  }
-  // best now holds the path length ending at each chunk (its own duration included).
-  let end: string | undefined;
-  for (const id of queue) if (end === undefined || best.get(id)! > best.get(end)!) end = id;
-  const path: string[] = [];
-  for (let id = end; id !== undefined; id = via.get(id)) path.push(id);
-  return path.reverse();
 }
 
 const AGENT_KINDS = new Set(['agent', 'team-member']);

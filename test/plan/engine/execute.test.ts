@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { agent } from '../../../src/patterns/agent.js';
 import { scriptedAdapter } from '../../../src/adapters/scripted.js';
 import { SimulatedClock, sleep } from '../../../src/core/clock.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
@@ -6,7 +7,7 @@ import { defineRunnable } from '../../../src/core/runnable.js';
 import { run } from '../../../src/core/run.js';
 import { executePlan, planRunnable, type ChunkRunner } from '../../../src/plan/engine/execute.js';
 import { inProcessExecutor, type Executor } from '../../../src/plan/engine/executor.js';
-import { ApprovalQueue, type ApprovalRequest } from '../../../src/plan/approvals.js';
+import { ApprovalQueue, type ApprovalRequest } from '../../../src/guardrails/approvals.js';
 import { defineTool } from '../../../src/core/tools.js';
 import { z } from 'zod';
 import { resume } from '../../../src/core/resume.js';
@@ -385,6 +386,35 @@ describe('executePlan', () => {
     expect(asked).toHaveLength(2);
     await expect(executePlan(plan, { adapter, approvals: {} as ApprovalQueue })).rejects.toThrow('Expected `approvals` to be an ApprovalQueue');
     await expect(executePlan(plan, { adapter, tools: ['write_file'] as never })).rejects.toThrow('Expected `tools[0]` to be a tool definition (a `name` and `execute`), got "write_file" (string)');
+  });
+
+  it('asks the approval queue for the tools a runChunk runs too: approvals are a tool guardrail on every attempt', async () => {
+    const ran: string[] = [];
+    const deploy = defineTool({ name: 'deploy', description: 'Deploy', parameters: z.object({ env: z.string() }), execute: ({ env }) => (ran.push(env), 'deployed') });
+    const asked: ApprovalRequest[] = [];
+    const approvals = new ApprovalQueue({ handler: (r) => (asked.push(r), { approved: (r.arguments as { env: string }).env !== 'prod' }) });
+    // The runner builds its own agent with its own tool: nothing of the plan's `tools`, no role agent.
+    const ops = agent({ name: 'ops', tools: [deploy] });
+    const runChunk: ChunkRunner = async ({ ctx, prompt }) => (await ops.run(prompt, ctx)).output;
+    const call = (env: string) => ({ toolCalls: [{ name: 'deploy', arguments: { env } }] });
+    const adapter = scriptedAdapter({ replies: { ops: [call('staging'), call('prod'), 'shipped'] } });
+    const outcome = await executePlan(planOf(chunk(0)), { adapter, runChunk, approvals, toolRisks: {}, runId: 'ship-1' });
+    expect(outcome.results[0]).toMatchObject({ status: 'completed', output: 'shipped' });
+    expect(asked.map((r) => [r.agent, r.tool, (r.arguments as { env: string }).env, r.runId])).toEqual([
+      ['ops', 'deploy', 'staging', 'ship-1'],
+      ['ops', 'deploy', 'prod', 'ship-1'],
+    ]);
+    expect(ran).toEqual(['staging']);
+    expect(adapter.inputsOf('ops')[2]).toContain('Not approved: the use of `deploy` was denied.');
+  });
+
+  it('does not ask about its own post_message tool', async () => {
+    const asked: string[] = [];
+    const approvals = new ApprovalQueue({ handler: (r) => (asked.push(r.tool), { approved: true }), autoApprove: [] });
+    const adapter = scriptedAdapter({ replies: { Generic: [{ toolCalls: [{ name: 'post_message', arguments: { to: 'all', text: 'found it' } }] }, 'done'] } });
+    const outcome = await executePlan(planOf(chunk(0)), { adapter, approvals, workerMessages: true });
+    expect(outcome.messages?.map((m) => m.text)).toEqual(['found it']);
+    expect(asked).toEqual([]);
   });
 
   it('gives each role only the tools it may use, approves read-only tools without asking and asks about dangerous ones every call', async () => {

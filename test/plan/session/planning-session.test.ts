@@ -1,8 +1,12 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scriptedAdapter } from '../../../src/adapters/scripted.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
 import type { ChunkRunner } from '../../../src/plan/engine/execute.js';
 import { PlanningPhaseError, PlanningSession } from '../../../src/plan/session/planning-session.js';
+import { planningMoves, planningPhases } from '../../../src/plan/session/phases.js';
+import { NotRunningError } from '../../../src/core/control.js';
 import { memoryStore } from '../../../src/core/memory-store.js';
 import { chunk, planOf } from '../helpers.js';
 
@@ -202,5 +206,134 @@ describe('PlanningSession.restore', () => {
   it('refuses to restore a session the store does not hold', async () => {
     const adapter = scriptedAdapter({});
     await expect(PlanningSession.restore('nope', { adapter, store: memoryStore() })).rejects.toThrow(/No execution of planning session "nope" in the store/);
+  });
+});
+
+describe('the phases of a planning session', () => {
+  it('are one table of moves, checked on every call: a call its phase does not list is refused with the phases that do', async () => {
+    const { session } = setup(['{"action":"plan"}', plan]);
+    const calls: Record<string, () => unknown> = {
+      answerClarification: () => session.answerClarification('x'),
+      clarify: () => session.clarify(),
+      editPlan: () => session.editPlan(plan),
+      approvePlan: () => session.approvePlan(),
+      requestChanges: () => session.requestChanges('more'),
+      rejectPlan: () => session.rejectPlan(),
+      post: () => session.post('x'),
+      changePlan: () => session.changePlan({ add: [chunk(9)] }),
+      snapshot: () => session.snapshot(),
+      followUp: () => session.followUp('more'),
+      cancel: () => session.cancel(),
+    };
+    for (const [move, call] of Object.entries(calls)) {
+      const error = await Promise.resolve().then(call).then(() => undefined, (e: unknown) => e);
+      const allowed = planningPhases.filter((p) => planningMoves[p][move as keyof (typeof planningMoves)['idle']] !== undefined);
+      expect(error, move).toBeInstanceOf(PlanningPhaseError);
+      expect(error, move).toMatchObject({ phase: 'idle', details: { method: move, allowed } });
+    }
+    expect(session.phase).toBe('idle');
+    // From awaiting approval: a rejected plan is cancelled, and a cancelled session allows nothing but a reset.
+    await session.submitTask('Fix it');
+    expect(session.rejectPlan()).toEqual({ phase: 'cancelled' });
+    expect(() => session.rejectPlan()).toThrow(PlanningPhaseError);
+    expect(() => session.snapshot()).toThrow(/allowed in: awaiting-approval, executing, aggregating, completed/);
+    session.reset();
+    expect(session.phase).toBe('idle');
+  });
+
+  it('every phase a move leads to is a phase, and every phase but idle is reached by a move', () => {
+    const reached = new Set(Object.values(planningMoves).flatMap((moves) => Object.values(moves)));
+    expect([...reached].every((p) => (planningPhases as readonly string[]).includes(p!))).toBe(true);
+    expect(planningPhases.filter((p) => !reached.has(p))).toEqual([]);
+  });
+});
+
+describe('the snapshot of a planning session', () => {
+  it('is what restore takes: a snapshot of a plan awaiting approval restores it there, and approving runs it', async () => {
+    const { session } = setup(['{"action":"plan"}', plan]);
+    await session.submitTask('Fix the memory leaks');
+    const snapshot = session.snapshot();
+    expect(snapshot).toEqual({ schemaVersion: 1, runId: 's1', task: 'Fix the memory leaks', plan: JSON.parse(plan), instructions: [] });
+    const { adapter } = setup([]);
+    const restored = await PlanningSession.restore(JSON.parse(JSON.stringify(snapshot)), { adapter });
+    expect([restored.runId, restored.phase, restored.plan]).toEqual(['s1', 'awaiting-approval', JSON.parse(plan)]);
+    const done = await restored.approvePlan();
+    expect(done.outcome?.stats).toMatchObject({ total: 2, completed: 2 });
+    await expect(PlanningSession.restore(snapshot, { adapter, runId: 'other' })).rejects.toThrow(/`runId` to be the snapshot's run id "s1"/);
+    await expect(PlanningSession.restore({ ...snapshot, plan: { chunks: 'no' } } as never, { adapter })).rejects.toMatchObject({ code: 'invalid_argument' });
+  });
+
+  it('is the session’s checkpoint: a finished session’s snapshot equals the one its run keeps in the store', async () => {
+    const store = memoryStore();
+    const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', plan] }, rules: [{ agent: 'synthesis', reply: 'summary' }, { agent: /Generic|Synthesis/, reply: 'worked' }] });
+    const session = new PlanningSession({ adapter, runId: 'kept', store });
+    await session.submitTask('Fix it');
+    await session.approvePlan();
+    const fromStore = await PlanningSession.restore('kept', { adapter, store });
+    expect(fromStore.phase).toBe('completed');
+    expect(fromStore.snapshot()).toEqual(session.snapshot());
+    const fromSnapshot = await PlanningSession.restore(session.snapshot(), { adapter });
+    expect(fromSnapshot.runs.map((r) => r.outcome.output)).toEqual(['summary']);
+  });
+
+  it('reads a checkpoint saved with the words of before (sessionId, the execution’s planOutcome, succeeded chunks)', async () => {
+    const doc = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'fixtures', 'persistence', 'checkpoint-planning-session.v1.json'), 'utf8')) as { runId: string };
+    const store = memoryStore();
+    await store.set(`runs/${doc.runId}/checkpoints/planning-session:planning-session#0`, doc);
+    const restored = await PlanningSession.restore(doc.runId, { adapter: scriptedAdapter({}), store });
+    expect(restored.phase).toBe('completed');
+    const outcome = restored.runs[0]!.outcome;
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'completed']);
+    expect(outcome.stats).toMatchObject({ total: 2, completed: 2, cancelled: 0 });
+    expect(outcome.report?.stats).toMatchObject({ completed: 2 });
+    expect(outcome.output).toBe('All fixed.');
+    expect(restored.snapshot()).toMatchObject({ runId: doc.runId, task: 'Fix the leaks', instructions: ['Prefer WeakMap'] });
+  });
+});
+
+describe('posting to a planning session', () => {
+  it('takes an instruction for every chunk, or a message for one chunk, a role or everyone; the plan keeps its own id', async () => {
+    let session!: PlanningSession;
+    const posted: unknown[] = [];
+    const runChunk: ChunkRunner = async ({ chunk: c, prompt }) => {
+      if (c.sequenceIndex === 0) {
+        posted.push(session.post('Prefer WeakMap'));
+        posted.push(session.post({ to: { chunk: 1 }, text: 'The cache moved.' }));
+      }
+      return prompt;
+    };
+    const events: TroupeEvent[] = [];
+    ({ session } = setup(['{"action":"plan"}', plan], runChunk));
+    session.emitter.on('*', (e) => events.push(e));
+    await session.submitTask('Fix it');
+    const done = await session.approvePlan();
+    expect(posted[0]).toMatchObject({ instruction: 'Prefer WeakMap', running: ['0'] });
+    expect(posted[1]).toMatchObject({ id: 'm1', from: 'api', to: { chunk: 1 }, text: 'The cache moved.' });
+    const second = done.outcome!.results[1]!.output!;
+    expect(second).toContain('- Prefer WeakMap');
+    expect(second).toContain('- From api (to chunk 1): The cache moved.');
+    expect(events.find((e) => e.type === 'plan.instruction')).toMatchObject({ planId: 'plan', runId: 's1' });
+    expect(events.find((e) => e.type === 'plan.started')).toMatchObject({ planId: 'plan', runId: 's1' });
+    expect(() => session.post({ to: 'all', text: 'late' })).toThrow(PlanningPhaseError);
+  });
+
+  it('refuses a message before the plan runs with the one NotRunningError', async () => {
+    let session!: PlanningSession;
+    const errors: unknown[] = [];
+    ({ session } = setup(['{"action":"plan"}', plan]));
+    session.emitter.on('phase.changed', (e) => {
+      if (e.to !== 'executing') return;
+      for (const f of [() => session.post({ to: 'all', text: 'early' }), () => session.changePlan({ add: [chunk(9)] })]) {
+        try {
+          f();
+        } catch (error) {
+          errors.push(error);
+        }
+      }
+    });
+    await session.submitTask('Fix it');
+    await session.approvePlan();
+    expect(errors).toEqual([expect.any(NotRunningError), expect.any(NotRunningError)]);
+    expect(errors).toEqual([expect.objectContaining({ code: 'not_running' }), expect.objectContaining({ code: 'not_running' })]);
   });
 });

@@ -1,6 +1,11 @@
 /**
- * The approval queue: tool-approval requests from any worker reach the
- * application's handler one at a time. A decision holds for one call
+ * Approvals: a person decides whether a tool call runs. The approval queue
+ * takes requests from any worker to the application's handler one at a
+ * time, and its {@link ApprovalQueue.guardrail} is the tool guardrail that
+ * asks it: on a guarded runnable (`withGuardrails(flow, { tools:
+ * [approvals.guardrail()] })`) or a plan (`approvals`), every tool call of
+ * everything under it asks — nested agents, every pattern, every plan chunk,
+ * a plan's `runChunk` — as guardrails are inherited along the op tree. A decision holds for one call
  * (`once`), for the orchestration the call belongs to (`session`: the plan,
  * coordination or planning session, remembered in a store so that every
  * process of that orchestration sees it) or for this process (`global`,
@@ -13,6 +18,8 @@ import { EventEmitter } from 'eventemitter3';
 import { abortError } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { defineToolGuardrail, type ToolGuardrail, type ToolGuardrailDecision } from '../core/guardrails.js';
+import { check, defineOptions, func, listOf, oneOf, required, store as storeCheck, string } from '../core/options.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { memoryStore } from '../core/memory-store.js';
 import type { Store } from '../core/store.js';
@@ -106,6 +113,34 @@ export interface GuardOptions {
   risk?: ToolRisk;
 }
 
+/** Options of {@link ApprovalQueue.guardrail}. */
+export interface ApprovalGuardrailOptions {
+  /** The risk level of each tool, by name (see {@link ToolRisk}). Default: `writes`. */
+  risks?: Record<string, ToolRisk>;
+  /** The tools it asks about, by name. Default: every tool. */
+  tools?: readonly string[];
+}
+
+const riskLevel = oneOf(toolRisks);
+
+/** A risk level by tool name. */
+const riskMap = (name: string, value: unknown): void => {
+  if (value === undefined) return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to map tool names to risk levels, got ${describeValue(value)}`);
+  for (const [tool, risk] of Object.entries(value)) riskLevel(`${name}.${tool}`, risk);
+};
+
+const approvalQueueOptions = defineOptions<ApprovalQueueOptions>('ApprovalQueue', {
+  handler: required(func),
+  store: storeCheck,
+  autoApprove: listOf(riskLevel),
+});
+const guardOptions = defineOptions<GuardOptions>('ApprovalQueue.guard', { risk: riskLevel });
+const guardrailOptions = defineOptions<ApprovalGuardrailOptions>('ApprovalQueue.guardrail', { risks: riskMap, tools: listOf(string) });
+
+/** Whether `value` is an {@link ApprovalQueue} (an option that takes one checks this). */
+export const approvalQueue = check('an ApprovalQueue', (v) => v instanceof ApprovalQueue);
+
 interface Waiting {
   request: ApprovalRequest;
   signal: AbortSignal | undefined;
@@ -135,19 +170,11 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
 
   constructor(options: ApprovalQueueOptions) {
     super();
-    if (typeof options?.handler !== 'function') {
-      throw new ConfigurationError(`Expected \`handler\` to be a function, got ${describeValue(options?.handler)}`);
-    }
-    if (options.store !== undefined && (typeof options.store !== 'object' || options.store === null || typeof options.store.get !== 'function')) {
-      throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options.store)}`);
-    }
-    const auto = options.autoApprove ?? ['read-only'];
-    if (!Array.isArray(auto) || auto.some((r) => !toolRisks.includes(r))) {
-      throw new ConfigurationError(`Expected \`autoApprove\` to be a list of risk levels (${toolRisks.join(', ')}), got ${describeValue(options.autoApprove)}`);
-    }
+    if (options === undefined) throw new ConfigurationError('Expected the options of ApprovalQueue to be an object with a `handler`, got undefined');
+    approvalQueueOptions.check(options);
     this.#handler = options.handler;
     this.#store = options.store ?? memoryStore();
-    this.#autoApprove = new Set(auto);
+    this.#autoApprove = new Set(options.autoApprove ?? ['read-only']);
   }
 
   /** Requests waiting for a decision, including the one being decided. */
@@ -193,37 +220,56 @@ export class ApprovalQueue extends EventEmitter<ApprovalQueueEvents> {
   }
 
   /**
-   * The same tool, asking this queue before every call. The request names
-   * the calling agent, its session (the agent's op node), its run (the
-   * orchestration a `session` decision holds for), the tool's risk level
-   * and the arguments; a denied call does not run and the model is told so.
+   * The tool guardrail that asks this queue before each tool call (of
+   * `tools`, default every tool): a call is allowed when the request is
+   * approved, refused otherwise (the tool does not run; the model is told
+   * `Not approved: ...`). The request names the calling agent, its session
+   * (the agent's op), its run (the orchestration a `session` decision holds
+   * for), the tool's risk level (`risks`, default `writes`) and the
+   * arguments. Put it on any runnable (`withGuardrails`); a plan with
+   * `approvals` puts it on every chunk, whatever runs it.
    *
    * @example
    * ```ts
-   * await executePlan(plan, { adapter, tools: [approvals.guard(writeFile), approvals.guard(readFile, { risk: 'read-only' })] });
+   * const guarded = withGuardrails(team({ members }), { tools: [approvals.guardrail({ risks: { read_file: 'read-only', rm: 'dangerous' } })] });
+   * ```
+   */
+  guardrail(options: ApprovalGuardrailOptions = {}): ToolGuardrail {
+    guardrailOptions.check(options);
+    const risks = options.risks ?? {};
+    return defineToolGuardrail({
+      name: 'approvals',
+      ...(options.tools === undefined ? {} : { tools: [...options.tools] }),
+      beforeCall: async (call, { ctx, agent, signal }): Promise<ToolGuardrailDecision> => {
+        const risk = Object.hasOwn(risks, call.name) ? risks[call.name] : undefined;
+        const request: ApprovalRequest = { tool: call.name, agent, sessionId: ctx.op.id, runId: ctx.runId, toolCallId: call.id, arguments: call.arguments, ...defined({ risk }) };
+        const approved = await this.request(request, { signal, ctx });
+        return approved ? { action: 'allow' } : { action: 'refuse', message: `Not approved: the use of \`${call.name}\` was denied.` };
+      },
+    });
+  }
+
+  /**
+   * The same tool, asking this queue before every call: {@link ApprovalQueue.guardrail}
+   * for one tool, wherever the tool goes (for a tool handed to an agent
+   * whose runnable is not guarded). A denied call does not run and the
+   * model is told so.
+   *
+   * @example
+   * ```ts
+   * const agentWithApprovals = agent({ name: 'ops', tools: [approvals.guard(deploy, { risk: 'dangerous' })] });
    * ```
    */
   guard<Args>(tool: ToolDefinition<Args>, options: GuardOptions = {}): ToolDefinition<Args> {
-    const risk = options.risk;
-    if (risk !== undefined && !toolRisks.includes(risk)) {
-      throw new ConfigurationError(`Expected \`risk\` of tool "${tool.name}" to be one of ${toolRisks.join(', ')}, got ${describeValue(risk)}`);
-    }
+    guardOptions.check(options, '', 'ApprovalQueue.guard');
+    const asks = this.guardrail(options.risk === undefined ? {} : { risks: { [tool.name]: options.risk } });
     return defineTool<Args>({
       name: tool.name,
       description: tool.description,
       parameters: tool.parameters,
       execute: async (args, context) => {
-        const request: ApprovalRequest = {
-          tool: tool.name,
-          agent: context.agent,
-          sessionId: context.ctx.op.id,
-          runId: context.ctx.runId,
-          toolCallId: context.callId,
-          arguments: args,
-          ...defined({ risk }),
-        };
-        const approved = await this.request(request, { signal: context.signal, ctx: context.ctx });
-        return approved ? tool.execute(args, context) : `Not approved: the use of \`${tool.name}\` was denied.`;
+        const decision = await asks.beforeCall!({ id: context.callId, name: tool.name, arguments: args }, { ctx: context.ctx, agent: context.agent, signal: context.signal });
+        return decision.action === 'allow' ? tool.execute(args, context) : decision.action === 'refuse' ? decision.message : decision.reason;
       },
     });
   }

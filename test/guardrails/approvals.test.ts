@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import type { TroupeEvent } from '../../src/core/events.js';
 import { memoryStore } from '../../src/core/memory-store.js';
-import { ApprovalQueue, type ApprovalDecision, type ApprovalRequest } from '../../src/plan/approvals.js';
+import { run } from '../../src/core/run.js';
+import { defineTool } from '../../src/core/tools.js';
+import { withGuardrails } from '../../src/guardrails/with-guardrails.js';
+import { agent } from '../../src/patterns/agent.js';
+import { asTool } from '../../src/patterns/as-tool.js';
+import { ApprovalQueue, type ApprovalDecision, type ApprovalRequest } from '../../src/guardrails/approvals.js';
 
 function manual() {
   const asked: ApprovalRequest[] = [];
@@ -122,5 +130,52 @@ describe('ApprovalQueue', () => {
     expect(queue.pending).toBe(1);
     answer({ approved: true });
     expect(await first).toBe(true);
+  });
+});
+
+describe('approvals as a tool guardrail', () => {
+  const deploy = (ran: string[]) => defineTool({ name: 'deploy', description: 'Deploy', parameters: z.object({ env: z.string() }), execute: ({ env }) => (ran.push(env), `deployed to ${env}`) });
+  const callDeploy = (env: string) => ({ toolCalls: [{ name: 'deploy', arguments: { env } }] });
+
+  it('asks for every tool call of everything under a guarded runnable, nested agents included', async () => {
+    const ran: string[] = [];
+    const asked: ApprovalRequest[] = [];
+    const approvals = new ApprovalQueue({ handler: (r) => (asked.push(r), { approved: r.tool === 'ops' || (r.arguments as { env?: string }).env === 'staging' }) });
+    // The lead calls an agent as a tool; that agent calls `deploy` twice. Only the lead's runnable is guarded.
+    const ops = agent({ name: 'ops', tools: [deploy(ran)] });
+    const lead = withGuardrails(agent({ name: 'lead', tools: [asTool(ops)] }), { tools: [approvals.guardrail({ risks: { deploy: 'dangerous' } })] });
+    const adapter = scriptedAdapter({ replies: { lead: [{ toolCalls: [{ name: 'ops', arguments: { task: 'ship it' } }] }, 'done'], ops: [callDeploy('staging'), callDeploy('prod'), 'deployed'] } });
+    const events: TroupeEvent[] = [];
+    const result = await run(lead, 'Ship', { adapter, runId: 'r1', onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('done');
+    expect(ran).toEqual(['staging']);
+    // The lead's call of `ops` asked too (every tool, by default); `deploy` at its risk level.
+    expect(asked.map((r) => [r.agent, r.tool, r.risk, r.runId])).toEqual([
+      ['lead', 'ops', undefined, 'r1'],
+      ['ops', 'deploy', 'dangerous', 'r1'],
+      ['ops', 'deploy', 'dangerous', 'r1'],
+    ]);
+    expect(adapter.inputsOf('ops')[2]).toContain('Not approved: the use of `deploy` was denied.');
+    const checked = events.filter((e): e is TroupeEvent<'guardrail.checked'> => e.type === 'guardrail.checked' && e.tool === 'deploy');
+    expect(checked.map((e) => e.action)).toEqual(['allow', 'refuse']);
+  });
+
+  it('asks only about the tools it is given, and guard(tool) asks the same way for one tool', async () => {
+    const ran: string[] = [];
+    const asked: string[] = [];
+    const approvals = new ApprovalQueue({ handler: (r) => (asked.push(r.tool), { approved: false }) });
+    const look = defineTool({ name: 'look', description: 'Look', parameters: z.object({}), execute: () => 'seen' });
+    const watched = withGuardrails(agent({ name: 'ops', tools: [deploy(ran), look] }), { tools: [approvals.guardrail({ tools: ['deploy'] })] });
+    const adapter = scriptedAdapter({ replies: { ops: [{ toolCalls: [{ name: 'look', arguments: {} }] }, callDeploy('prod'), 'ok'] } });
+    await run(watched, 'Go', { adapter });
+    expect(asked).toEqual(['deploy']);
+    const single = agent({ name: 'ops', tools: [approvals.guard(deploy(ran), { risk: 'writes' })] });
+    const again = scriptedAdapter({ replies: { ops: [callDeploy('prod'), 'ok'] } });
+    await run(single, 'Go', { adapter: again });
+    expect(asked).toEqual(['deploy', 'deploy']);
+    expect(again.inputsOf('ops')[1]).toContain('Not approved: the use of `deploy` was denied.');
+    expect(ran).toEqual([]);
+    expect(() => approvals.guardrail({ risks: { deploy: 'harmless' as never } })).toThrow('Expected `risks.deploy` to be one of "read-only", "writes", "dangerous", got "harmless"');
+    expect(() => approvals.guardrail({ tool: ['deploy'] } as never)).toThrow('Unknown option `tool` of ApprovalQueue.guardrail; did you mean `tools`?');
   });
 });
