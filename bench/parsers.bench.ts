@@ -23,7 +23,7 @@ import { parseAssignments } from '../src/reflection/assignments.js';
 import { parseEvaluation, parseVerdict } from '../src/reflection/evaluation.js';
 import { parseSentinels, stripSentinels } from '../src/reflection/sentinels.js';
 import { jaccard, StallDetector, tokenSet } from '../src/reflection/stall.js';
-import { extractJson, validatePlanJson } from '../src/scheduler/plan.js';
+import { extractJson, validatePlanJson } from '../src/plan/model/plan.js';
 import { capEntries, splitEntries } from '../src/squad/caps.js';
 import { parseTeamMd } from '../src/squad/team-md.js';
 import { fencedBlocks } from '../src/text/fences.js';

@@ -73,9 +73,9 @@ try {
     if (input.chunk.sequenceIndex === 1 && input.attempt === 1) await merged;
     return out.output;
   };
-  const session = new PlanningSession({ adapter, runChunk, workspace: gitWorktree({ root: join(base, 'worktrees') }), baseDir: repo, maxParallel: 2, retry: { retryDelayMs: 0 } });
+  const session = new PlanningSession({ adapter, runChunk, workspace: gitWorktree({ root: join(base, 'worktrees') }), baseDir: repo, maxParallel: 2, retry: { delayMs: 0 } });
   session.emitter.on('chunk.status', (e) => {
-    if (e.sequenceIndex === 0 && e.status === 'succeeded') zeroMerged();
+    if (e.sequenceIndex === 0 && e.status === 'completed') zeroMerged();
   });
   session.emitter.on('chunk.conflict', (e) => console.log(`conflict: chunk ${e.chunkId} in ${e.paths.join(', ')} with chunk ${e.with.map((w) => w.chunkId).join(', ')} -> ${e.outcome}`));
 
@@ -86,7 +86,7 @@ try {
   edited.chunks[1]!.prompt = 'Set the retries in config.txt to 5; leave the timeout alone.';
   session.editPlan(edited);
   console.log(`approved after editing: ${session.plan!.chunks.map((c) => c.title).join(' | ')}`);
-  const done = await session.approvePlan('approve');
+  const done = await session.approvePlan();
 
   const retry = scripted.inputsOf('worker-1').find((t) => t.includes('## Merge conflict'));
   if (retry) console.log(`the retry was told: ${retry.split('\n').find((l) => l.startsWith('Attempt 1'))}`);

@@ -66,7 +66,7 @@ const adapter = adapterFromEnv() ?? scriptedAdapter({
 const session = new PlanningSession({ adapter, maxParallel: 2 });
 session.emitter.on('phase.changed', (e) => console.log(`phase: ${e.from} -> ${e.to}`));
 session.emitter.on('chunk.status', (e) => {
-  if (e.status === 'running' || e.status === 'succeeded') console.log(`  chunk ${e.chunkId} (${e.role}) ${e.status}`);
+  if (e.status === 'running' || e.status === 'completed') console.log(`  chunk ${e.chunkId} (${e.role}) ${e.status}`);
 });
 
 const planned = await session.submitTask('Our service leaks memory; debug the cache and session modules.');
@@ -75,7 +75,7 @@ console.log('stages:', JSON.stringify(buildStages(planned.plan!)));
 const estimated = criticalPath(planned.plan!, (c) => c.estimatedMs ?? 0);
 console.log(`critical path by estimate: ${estimated.path.join(' -> ')} (${estimated.length / 60_000} min)`);
 
-const done = await session.approvePlan('approve');
+const done = await session.approvePlan();
 console.log('\nSynthesis chunk:', done.outcome!.results[2]!.output);
 console.log('\nReport:', done.outcome!.output);
 console.log('Stats:', JSON.stringify({ ...done.outcome!.stats, usage: undefined }));

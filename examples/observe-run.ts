@@ -58,7 +58,7 @@ const adapter =
 const delivery = planRunnable(plan, {
   planId: 'delivery',
   maxParallel: 2,
-  retry: { maxRetriesPerChunk: 1, retryDelayMs: 10 },
+  retry: { maxRetries: 1, delayMs: 10 },
   runChunk: async ({ prompt, ctx, chunk }) => {
     const builder = agent({ name: 'builder', system: 'You build what the chunk asks for.' });
     const panel = [agent({ name: 'security', system: 'You review for security.' }), agent({ name: 'style', system: 'You review for style.' })];

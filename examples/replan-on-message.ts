@@ -56,7 +56,7 @@ const onEvent = (e: TroupeEvent): void => {
       add: [step(12, 'Document pagination', 'Generic', [11])],
       reason: 'the orders API is paginated',
     });
-    console.log(`plan change ${change.id} (${change.change.reason}) after ${change.after} chunks succeeded`);
+    console.log(`plan change ${change.id} (${change.change.reason}) after ${change.after} chunks completed`);
   }
 };
 

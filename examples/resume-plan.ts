@@ -49,13 +49,13 @@ const dir = mkdtempSync(join(tmpdir(), 'troupe-resume-plan-'));
 try {
   const store = fileStore(dir);
 
-  // 1. Start the plan, and kill it once three chunks have succeeded.
+  // 1. Start the plan, and kill it once three chunks have completed.
   const first = worker();
   const kill = new AbortController();
-  let succeeded = 0;
+  let completed = 0;
   const onEvent = (e: TroupeEvent) => {
     first.onEvent(e);
-    if (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 3) kill.abort();
+    if (e.type === 'chunk.status' && e.status === 'completed' && ++completed === 3) kill.abort();
   };
   await executePlan(plan, { ...options, adapter: first.adapter, store, runId: 'login-1', signal: kill.signal, onEvent }).catch((error: Error) =>
     console.log(`first half stopped: ${error.message}`),

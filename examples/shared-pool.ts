@@ -36,10 +36,10 @@ const clock: Clock = simulated ?? realClock;
 const adapter = real ?? scriptedAdapter({ clock, latencyMs: 1000, rules: [{ agent: 'Implementation', reply: (r) => `Done: ${/# Chunk \d+: (.*)/.exec(r.text)?.[1] ?? 'the task'}.` }] });
 
 // One pool of three slots; each project gets its own executor in it.
-const pool = sharedPool({ capacity: 3, clock });
+const pool = sharedPool({ maxParallel: 3, clock });
 const shares = {
   web: pool.executor('web', { weight: 2 }),
-  api: pool.executor('api', { weight: 1, maxConcurrency: 1 }),
+  api: pool.executor('api', { weight: 1, maxParallel: 1 }),
   docs: pool.executor('docs', { weight: 1 }),
 };
 
@@ -62,9 +62,9 @@ function project(name: keyof typeof plans) {
   const baseDir = mkdtempSync(join(tmpdir(), `troupe-pool-${name}-`));
   dirs.push(baseDir);
   const onEvent = (e: TroupeEvent) => {
-    if (e.type === 'chunk.status' && e.status === 'succeeded') done.push(`${name} ${e.sequenceIndex}`);
+    if (e.type === 'chunk.status' && e.status === 'completed') done.push(`${name} ${e.sequenceIndex}`);
   };
-  return executePlan(plans[name], { adapter, clock, planId: name, baseDir, executor: shares[name], budget: { name, totalTokens: 50_000 }, onEvent });
+  return executePlan(plans[name], { adapter, clock, planId: name, baseDir, executor: shares[name], budget: { run: { name, totalTokens: 50_000 } }, onEvent });
 }
 
 const stopWatching = watch();
@@ -81,7 +81,7 @@ try {
   }
   const outcomes = await all;
   console.log('');
-  for (const o of outcomes) console.log(`${o.plan.planSummary}: ${o.status}, ${o.stats.succeeded}/${o.stats.total} chunks`);
+  for (const o of outcomes) console.log(`${o.plan.planSummary}: ${o.status}, ${o.stats.completed}/${o.stats.total} chunks`);
   console.log(`worker time: ${pool.stats().map((s) => `${s.name} ${seconds(s.workerMs)}`).join(', ')}`);
 } finally {
   stopWatching();

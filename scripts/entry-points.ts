@@ -14,7 +14,7 @@ export const entryPoints: Record<string, string> = {
   reflection: 'src/reflection/index.ts',
   text: 'src/text/index.ts',
   workspaces: 'src/workspaces/index.ts',
-  plan: 'src/scheduler/index.ts',
+  plan: 'src/plan/index.ts',
   coordination: 'src/coordination/index.ts',
   agents: 'src/agents/index.ts',
   squad: 'src/squad/index.ts',

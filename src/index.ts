@@ -17,7 +17,7 @@
 
 // The events of the layers (merged into the event map), so that `TroupeEvent` knows them all.
 import './patterns/events.js';
-import './scheduler/events.js';
+import './plan/events.js';
 import './coordination/events.js';
 
 // Running

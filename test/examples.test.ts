@@ -54,9 +54,9 @@ const expected: Record<string, RegExp[]> = {
     /^ {2}docs {7}done {5}cy$/m,
     /^Synthesis: Done: dark mode, settings page, CSV export\./m,
   ],
-  'memory-leaks.ts': [/^stages: \[\[0,1\],\[2\]\]$/m, /^critical path by estimate: 0 -> 2 \(5 min\)$/m, /^phase: aggregating -> completed$/m, /"total":3,"succeeded":3,"failed":0/],
+  'memory-leaks.ts': [/^stages: \[\[0,1\],\[2\]\]$/m, /^critical path by estimate: 0 -> 2 \(5 min\)$/m, /^phase: aggregating -> completed$/m, /"total":3,"completed":3,"failed":0/],
   'plan-template.ts': [
-    /^run 2: Find and fix the bug in session on small -> Analyse session: succeeded, Fix session: succeeded$/m,
+    /^run 2: Find and fix the bug in session on small -> Analyse session: completed, Fix session: completed$/m,
     /^refused before running: .*path "src\/\.\.\/etc\/" leaves the workspace$/m,
     /^learned estimates: CodeAnalysis 3000 ms, Implementation 2000 ms$/m,
     /^Implementation model: small \(success 75% over 2 chunks \(best 75%\), \$0\.0010 a chunk\)$/m,
@@ -68,12 +68,12 @@ const expected: Record<string, RegExp[]> = {
   'resume-loop.ts': [/^first half: iterations 1, 2 -> ⏹️ Cancelled \(2\/4\)/m, /^second half: iterations 3, 4 -> ✅ Goal met \(4\/4\)/m, /^scores: 0\.3, 0\.6, 0\.7, 0\.95$/m, /^answer: Login form, version 4\.$/m],
   'replan-on-message.ts': [
     /^message from chunk 0 to Implementation: GET \/orders is paginated/m,
-    /^plan change 1 \(the orders API is paginated\) after 0 chunks succeeded$/m,
+    /^plan change 1 \(the orders API is paginated\) after 0 chunks completed$/m,
     /^plan now: 0 Audit the orders API \| 2 Test the orders client \(after 11\) \| 12 Document pagination \(after 11\) \| 10 Write the orders client \(after 0\) \| 11 Add cursor pagination to the client \(after 0, 10\)$/m,
-    /^10\. Write the orders client: succeeded - Done: Write the orders client \(knows about the cursor\)\.$/m,
+    /^10\. Write the orders client: completed - Done: Write the orders client \(knows about the cursor\)\.$/m,
     /^status: completed$/m,
   ],
-  'resume-plan.ts': [/^first half ran chunks: 0, 1, 2$/m, /^second half ran chunks: 3, 4, 5$/m, /^plan completed: 0 succeeded, 1 succeeded, 2 succeeded, 3 succeeded, 4 succeeded, 5 succeeded$/m],
+  'resume-plan.ts': [/^first half ran chunks: 0, 1, 2$/m, /^second half ran chunks: 3, 4, 5$/m, /^plan completed: 0 completed, 1 completed, 2 completed, 3 completed, 4 completed, 5 completed$/m],
   'shared-pool.ts': [
     /^ 0\.5 s  slots: web 2, api 1 +finished: -$/m,
     /^ 2\.5 s  slots: web 1, api 1, docs 1 +finished: web 2, api 1, web 3$/m,
@@ -168,7 +168,7 @@ describe('examples', () => {
     expect(out).toMatch(/^started run [\w-]+: 201$/m);
     expect(out).toMatch(/^chunk "Write RELEASE\.md": running$/m);
     expect(out).toMatch(/^approval of write_file requested; approved: 200$/m);
-    expect(out).toMatch(/^chunk "Write RELEASE\.md": succeeded$/m);
+    expect(out).toMatch(/^chunk "Write RELEASE\.md": completed$/m);
     expect(out).toMatch(/^run completed after \d+ events: The notes list every change\.$/m);
     expect(out).toMatch(/^files written: RELEASE\.md$/m);
     expect(out).toMatch(/^stopped$/m);

@@ -106,7 +106,7 @@ describe('the layers of src/ (docs/architecture.md)', () => {
 });
 
 describe('the functions of src/', () => {
-  it('are at most 100 lines long (the scheduler: 60, see test/scheduler/structure.test.ts)', () => {
+  it('are at most 100 lines long (the plan layer: 60, see test/plan/structure.test.ts)', () => {
     const long: string[] = [];
     for (const file of sourceFiles(src, true)) {
       const sf = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);

@@ -4,7 +4,7 @@
  * `runs`, and at least one second of them, after half a second of warm-up).
  * makespan: the 200-chunk workload (5–50 ms chunks on real timers); prints each run's makespan / lower bound.
  */
-import { criticalPath } from '../../src/scheduler/index.js';
+import { criticalPath } from '../../src/plan/index.js';
 import { layered, randomDag } from '../scheduler/workloads.js';
 import type { Engine } from './engines/types.js';
 

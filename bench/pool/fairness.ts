@@ -6,7 +6,7 @@
  * each plan got is then compared over every window of 50 consecutive
  * finished chunks (sliding by one) while both plans had chunks waiting.
  */
-import type { Executor, Plan } from '../../src/scheduler/index.js';
+import type { Executor, Plan } from '../../src/plan/index.js';
 import type { SimulatedClock as SimulatedClockType } from '../../src/testing/index.js';
 import type { BenchTroupe } from '../scheduler/load.js';
 import { makeChunk, median, rng } from '../scheduler/workloads.js';
@@ -42,7 +42,7 @@ export async function runPlans(troupe: BenchTroupe, testing: Testing | undefined
   const now = clock ? () => clock.now() : () => performance.now();
   const t0 = now();
   const wait = (ms: number, signal?: AbortSignal) => (clock ? troupe.sleep(clock, ms, signal) : new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const pool = troupe.sharedPool({ capacity: slots, ...(clock ? { clock } : {}) });
+  const pool = troupe.sharedPool({ maxParallel: slots, ...(clock ? { clock } : {}) });
   const limit = troupe.inProcessExecutor({ maxParallel: slots });
   const spans: Span[] = [];
   const runs = specs.map(async ({ weight, startAt = 0 }, p) => {

@@ -20,7 +20,7 @@ const zero = async (): Promise<string> => 'ok';
 async function once(): Promise<unknown> {
   if (config === 'direct') return troupe.executePlan(layered(n), { maxParallel: 8, runChunk: zero });
   if (config === 'p-limit') return troupe.executePlan(layered(n), { executor: troupe.inProcessExecutor({ maxParallel: 8 }), runChunk: zero });
-  const pool = troupe.sharedPool({ capacity: 8 });
+  const pool = troupe.sharedPool({ maxParallel: 8 });
   if (config === 'sharedPool') return troupe.executePlan(layered(n), { executor: pool.executor('a'), runChunk: zero });
   const half = layered(n / 2);
   return Promise.all([

@@ -1,18 +1,19 @@
 /**
  * Load a version of troupe's sources for the benchmark, whatever its layout:
  * older trees export everything from `src/index.ts`, newer ones put plans,
- * stores and the kernel behind subpaths (`src/scheduler/index.ts`, ...).
+ * stores and the kernel behind subpaths (`src/plan/index.ts`, earlier
+ * `src/scheduler/index.ts`, ...).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 /** What the benchmark uses of a version of troupe. */
-export type BenchTroupe = typeof import('../../src/scheduler/index.js') &
+export type BenchTroupe = typeof import('../../src/plan/index.js') &
   Pick<typeof import('../../src/persistence/index.js'), 'memoryStore'> &
   Pick<typeof import('../../src/core/index.js'), 'sleep'>;
 
-const layers = ['scheduler/index.ts', 'persistence/index.ts', 'core/index.ts'];
+const layers = ['scheduler/index.ts', 'plan/index.ts', 'persistence/index.ts', 'core/index.ts'];
 
 /** The version whose `src/index.ts` is `source`: its root and, when it has them, its layer entry points merged. */
 export async function loadTroupe(source: string): Promise<BenchTroupe> {

@@ -7,7 +7,7 @@
  * band (Testing 5–19 ms, CodeAnalysis 20–34, Implementation 35–50) but carry
  * no estimate, so the scheduler must learn per role.
  */
-import type { ChunkRole, Plan, PlanChunk } from '../../src/scheduler/index.js';
+import type { ChunkRole, Plan, PlanChunk } from '../../src/plan/index.js';
 import type { SimulatedClock as SimulatedClockType } from '../../src/testing/index.js';
 import type { BenchTroupe } from './load.js';
 import { randomDag } from './workloads.js';

@@ -45,7 +45,9 @@ let outcome: Awaited<ReturnType<Troupe['executePlan']>> | undefined = await trou
 const ms = performance.now() - start;
 gc();
 const withOutcome = process.memoryUsage().heapUsed;
-const succeeded = outcome.stats.succeeded;
+// `completed` since the chunk statuses were renamed (a baseline tree may count `succeeded`).
+const stats = outcome.stats as { completed?: number; succeeded?: number };
+const succeeded = stats.completed ?? stats.succeeded;
 outcome = undefined;
 for (let i = 0; i < 3; i++) {
   gc();

@@ -3,7 +3,7 @@
  * memory measurements (and by `bench/peers`): deterministic plans, the bare
  * Kahn loop that is the floor, and the statistics.
  */
-import type { ChunkRole, Plan, PlanChunk } from '../../src/scheduler/index.js';
+import type { ChunkRole, Plan, PlanChunk } from '../../src/plan/index.js';
 
 /** A small deterministic PRNG (mulberry32). */
 export function rng(seed: number): () => number {

@@ -101,9 +101,9 @@ async function main(): Promise<void> {
   });
   const started = Date.now();
   try {
-    const outcome = await executePlan(thirtyChunks(), { executor, retry: { retryDelayMs: 200 } });
+    const outcome = await executePlan(thirtyChunks(), { executor, retry: { delayMs: 200 } });
     const perWorker = WORKERS.map((w) => `${w} ${[...ranOn.values()].filter((x) => x === w).length}`).join(', ');
-    console.log(`\n${outcome.stats.succeeded}/${outcome.stats.total} chunks ${outcome.status} in ${Date.now() - started} ms on ${WORKERS.length} workers (${perWorker}); ${outcome.usage.turns} model turns, ${outcome.usage.inputTokens + outcome.usage.outputTokens} tokens`);
+    console.log(`\n${outcome.stats.completed}/${outcome.stats.total} chunks ${outcome.status} in ${Date.now() - started} ms on ${WORKERS.length} workers (${perWorker}); ${outcome.usage.turns} model turns, ${outcome.usage.inputTokens + outcome.usage.outputTokens} tokens`);
   } finally {
     await executor.close();
     await cleanUp(url, queue.prefix, queue.queueName);

@@ -6,7 +6,8 @@
  * troupe/adapters/env) to run it on a real model.
  */
 import { defineTool, startRun, type RunHandle, type Store } from 'troupe';
-import { ApprovalQueue, planRunnable, type Plan } from 'troupe/plan';
+import { ApprovalQueue } from 'troupe/guardrails';
+import { planRunnable, type Plan } from 'troupe/plan';
 import { memoryStore } from 'troupe/persistence';
 import { adapterFromEnv } from 'troupe/adapters/env';
 import { cancellationSignal, remoteApprovals, runHandler, type Principal } from 'troupe/http';

@@ -8,7 +8,7 @@ export const page = `<!doctype html>
   body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 52rem; color: #1d2433; }
   table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
   td, th { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid #dde3ee; }
-  .succeeded { color: #18794e; } .running { color: #b35c00; } .failed { color: #c4291c; }
+  .completed { color: #18794e; } .running { color: #b35c00; } .failed { color: #c4291c; }
   #approval { display: none; border: 2px solid #b35c00; border-radius: 8px; padding: .8rem 1rem; margin: 1rem 0; background: #fff8ee; }
   #approval pre { white-space: pre-wrap; background: #fff; padding: .5rem; }
   #log { font: 12px/1.4 ui-monospace, monospace; color: #5b6476; max-height: 14rem; overflow: auto; }

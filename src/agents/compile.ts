@@ -16,7 +16,7 @@ import { handoffChoices, type HandoffApprover, type HandoffChoice } from '../pat
 import { handoff } from '../patterns/handoff.js';
 import { router } from '../patterns/router.js';
 import { team } from '../patterns/team.js';
-import type { ApprovalQueue } from '../scheduler/approvals.js';
+import type { ApprovalQueue } from '../guardrails/approvals.js';
 import type { AgentDefinition, AgentIssue } from './definition.js';
 import { resolveAgentMcpServers } from './mcp-servers.js';
 import { resolveAgentModel, resolveAgentTools, subAgentToolName, type AgentResolutionOptions } from './resolve.js';

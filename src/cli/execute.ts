@@ -14,7 +14,7 @@ import { formatOpTree } from '../core/ops.js';
 import { run } from '../core/run.js';
 import type { Runnable } from '../core/runnable.js';
 import { fileStore } from '../persistence/file-store.js';
-import { recordRunOutcomes } from '../scheduler/outcome-collector.js';
+import { recordRunOutcomes } from '../plan/learning/outcome-collector.js';
 import { cliAdapterName, createCliAdapter, type CliAdapterContext } from './adapters.js';
 import type { CliIo } from './io.js';
 import { liveProgress, plainProgress, type Progress } from './progress.js';

@@ -5,7 +5,7 @@
  */
 import type { AgentDefinition } from '../agents/definition.js';
 import { agentEdges } from '../agents/validate.js';
-import type { Plan } from '../scheduler/plan.js';
+import type { Plan } from '../plan/model/plan.js';
 
 /** The formats `troupe graph` writes. */
 export type GraphFormat = 'mermaid' | 'dot';

@@ -89,10 +89,10 @@ export class ProgressLines {
         const plan = this.#tracker.plan(e.runId, e.opId);
         const done = plan?.done ?? 0;
         const attempt = e.attempt > 1 || e.status === 'retrying' ? ` (attempt ${e.attempt})` : '';
-        return `chunk #${e.chunkId} ${e.title}: ${e.status}${attempt}${e.error && e.status !== 'succeeded' ? ` – ${oneLine(e.error)}` : ''} [${done}/${plan?.total ?? '?'} done]`;
+        return `chunk #${e.chunkId} ${e.title}: ${e.status}${attempt}${e.error && e.status !== 'completed' ? ` – ${oneLine(e.error)}` : ''} [${done}/${plan?.total ?? '?'} done]`;
       }
       case 'plan.completed':
-        return `plan ${e.planId} ${e.status}: ${e.succeeded} succeeded, ${e.failed} failed, ${e.skipped} skipped`;
+        return `plan ${e.planId} ${e.status}${e.reason ? ` (${e.reason})` : ''}: ${e.completed} completed, ${e.failed} failed, ${e.skipped} skipped`;
       case 'reflect.iteration.started':
         return `${e.loop}: iteration ${e.iteration}/${e.maxIterations}`;
       case 'reflect.evaluated':

@@ -5,8 +5,8 @@
  */
 import { defined } from '../core/defined.js';
 import { fileStore } from '../persistence/file-store.js';
-import { recordRunOutcomes } from '../scheduler/outcome-collector.js';
-import { loadOutcomeStats, type OutcomeStats, type OutcomeTally } from '../scheduler/outcome-stats.js';
+import { recordRunOutcomes } from '../plan/learning/outcome-collector.js';
+import { loadOutcomeStats, type OutcomeStats, type OutcomeTally } from '../plan/learning/outcome-stats.js';
 import type { CliIo } from './io.js';
 
 /** The help text of `troupe stats`. */
@@ -14,7 +14,7 @@ export const STATS_HELP = `Usage: troupe stats [--store <dir>] [--json] [--recor
 
 Print the outcome statistics of the runs recorded in the store (--store
 <dir>, else $TROUPE_STORE): for each chunk role, agent and model, how many
-finished, the share that succeeded, the mean attempts, duration, tokens and
+finished, the share that completed, the mean attempts, duration, tokens and
 cost, the mean evaluation score, and the most frequent failures. \`troupe run\`
 with a store records every run it makes.
 
@@ -74,7 +74,7 @@ export function formatOutcomeStats(stats: OutcomeStats): string {
     const body = entries.map(([name, t]) => [
       name,
       String(t.count),
-      pct(t.succeeded, t.count),
+      pct(t.completed, t.count),
       ...(attempts ? [avg(t.attempts, t.count).toFixed(1)] : []),
       ms(avg(t.durationMs, t.count)),
       `${Math.round(avg(t.inputTokens, t.count))}/${Math.round(avg(t.outputTokens, t.count))}`,

@@ -54,7 +54,7 @@ export interface TurnJob {
 /** What runs a coordination's turns: any executor of `troupe/plan` (`inProcessExecutor()`, `bullmqExecutor(...)`). */
 export interface TurnExecutor {
   readonly kind: string;
-  readonly capacity: number;
+  readonly maxParallel: number;
   dispatch(job: TurnJob): Promise<string | { output: string }>;
 }
 

@@ -44,9 +44,10 @@ export type OutcomeStatus = (typeof outcomeStatuses)[number];
  *   `stalled` (status `completed`), `error-budget` (status `failed`: too
  *   many consecutive failed iterations);
  * - `team`: `consensus`, `max-rounds`, `lead-decided` (status `completed`);
- * - plans: `abort-threshold` (status `failed`: too many chunks failed).
+ * - plans: `abort-threshold` (status `failed`: too many chunks failed),
+ *   `budget` (status `budget-exhausted`: the plan's budget ran out).
  */
-export const outcomeReasons = ['goal-met', 'max-iterations', 'stalled', 'error-budget', 'consensus', 'max-rounds', 'lead-decided', 'abort-threshold'] as const;
+export const outcomeReasons = ['goal-met', 'max-iterations', 'stalled', 'error-budget', 'consensus', 'max-rounds', 'lead-decided', 'abort-threshold', 'budget'] as const;
 
 /** Why a pattern finished: one of {@link outcomeReasons}. */
 export type OutcomeReason = (typeof outcomeReasons)[number];

@@ -6,6 +6,7 @@
  * @module
  */
 import type { TroupeEvent } from '../core/events.js';
+import { currentChunkStatus } from '../plan/engine/state.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 
 /** Anything that holds a run's events: a `RunLog`, an exported run, or `{ events }`. */
@@ -34,7 +35,7 @@ export interface RunCheckpoint {
   path: string;
   /** True when the pattern had finished (its outcome was saved). */
   finished: boolean;
-  /** A few words on where the pattern was: `iteration 2`, `round 1`, `chunk 3 succeeded`, `4 of 6 tasks done`. */
+  /** A few words on where the pattern was: `iteration 2`, `round 1`, `chunk 3 completed`, `4 of 6 tasks done`. */
   summary: string;
   /** The state saved (`saved` only). */
   state?: unknown;
@@ -129,7 +130,7 @@ function summarise(kind: string, state: unknown, finished: boolean): string {
   const evaluations = field(state, 'evaluations');
   if (typeof iteration === 'number') parts.push(`iteration ${iteration}`);
   if (typeof round === 'number') parts.push(`round ${round}`);
-  if (Array.isArray(chunks)) parts.push(`${chunks.filter((c) => field(c, 'status') === 'succeeded').length} of ${chunks.length} chunks succeeded`);
+  if (Array.isArray(chunks)) parts.push(`${chunks.filter((c) => currentChunkStatus(field(c, 'status')) === 'completed').length} of ${chunks.length} chunks completed`);
   if (Array.isArray(tasks)) parts.push(`${tasks.filter((t) => field(t, 'status') === 'done').length} of ${tasks.length} tasks done`);
   if (Array.isArray(evaluations) && evaluations.length > 0) {
     const score = field(evaluations[evaluations.length - 1], 'score');
@@ -143,7 +144,7 @@ function summarise(kind: string, state: unknown, finished: boolean): string {
 /** A few words on an appended entry (a plan's chunk). */
 function summariseEntry(entry: unknown): string {
   const index = field(entry, 'sequenceIndex');
-  const status = field(entry, 'status');
+  const status = currentChunkStatus(field(entry, 'status'));
   if (typeof index === 'number') return `chunk ${index}${typeof status === 'string' ? ` ${status}` : ''}`;
   const change = field(field(entry, 'change'), 'id');
   if (typeof change === 'number') return `plan change ${change}`;

@@ -19,7 +19,7 @@ import { orchestrateStateSchema } from '../patterns/orchestrate-state.js';
 import { reflectStateSchema } from '../patterns/reflect.js';
 import { teamStateSchema } from '../patterns/team-state.js';
 import { readRun } from '../persistence/run-log.js';
-import { planEntrySchema, planExecutionStateSchema } from '../scheduler/state.js';
+import { planEntrySchema, planExecutionStateSchema } from '../plan/engine/state.js';
 import { checkpointsAt, listCheckpoints, type CheckpointAt, type RunCheckpoint, type RunEvents } from './checkpoints.js';
 import { setPointer } from './pointer.js';
 
@@ -97,7 +97,7 @@ export interface ForkResult {
  * @example
  * ```ts
  * const log = await readRun(store, 'plan-1');
- * const done = listCheckpoints(log).find((c) => c.summary === 'chunk 2 succeeded')!;
+ * const done = listCheckpoints(log).find((c) => c.summary === 'chunk 2 completed')!;
  * const fork = await forkRun(store, 'plan-1', { at: done.id, set: [{ pointer: '/entry/output', value: 'Use PostgreSQL.' }] });
  * const result = await resume(flow, fork.runId, { store, adapter });
  * ```

@@ -6,6 +6,7 @@
  * `replayRun` is the same with nothing changed and no model at all.
  * @module
  */
+import type { RunControl } from '../core/control.js';
 import { randomUUID } from 'node:crypto';
 import type { ModelAdapter } from '../core/adapter.js';
 import { realClock, type Clock } from '../core/clock.js';
@@ -134,6 +135,8 @@ export interface ReplayRunOptions {
   runId?: string;
   clock?: Clock;
   signal?: AbortSignal;
+  /** The replay's control (`run(..., { control })`): a `PlanControl({ replay })` applies the plan changes the recorded run made. */
+  control?: RunControl;
 }
 
 /** The result of {@link replayRun}: the run's result and how many turns the recording answered. */
@@ -171,7 +174,7 @@ interface Replayed {
 async function replayWith(
   runnable: Runnable<Outcome>,
   recorded: RunEvents,
-  options: Omit<WhatIfOptions, 'adapters'> & { adapters?: Record<string, ModelAdapter | undefined> },
+  options: Omit<WhatIfOptions, 'adapters'> & { adapters?: Record<string, ModelAdapter | undefined>; control?: RunControl },
   changes: readonly WhatIfChange[],
 ): Promise<Replayed> {
   if (!recorded || !Array.isArray(recorded.events)) throw new ConfigurationError(`Expected a recorded run (an object with \`events\`), got ${describeValue(recorded)}`);
@@ -197,7 +200,7 @@ async function replayWith(
   const handle = launch(
     runnable,
     start.input,
-    { adapter, adapters, runId, onEvent: (e) => events.push(e), ...defined({ store, clock: options.clock, signal: options.signal }) },
+    { adapter, adapters, runId, onEvent: (e) => events.push(e), ...defined({ store, clock: options.clock, signal: options.signal, control: options.control }) },
     isFork,
     parent,
   );

@@ -10,8 +10,8 @@ import type { TroupeEvent } from '../core/events.js';
 // The events of the layers this reader folds (their declarations merge into `TroupeEvent`; these modules hold types only).
 import '../patterns/events.js';
 import '../coordination/events.js';
-import type { PlanGraphNode } from '../scheduler/events.js';
-import type { ChunkStatus } from '../scheduler/state.js';
+import type { PlanGraphNode } from '../plan/events.js';
+import { currentChunkStatus, type ChunkStatus } from '../plan/engine/state.js';
 import type { OutcomeStatus } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../core/budget.js';
@@ -104,7 +104,7 @@ export interface TrackedPlan {
 }
 
 /** Statuses after which a chunk does not run again. */
-export const FINISHED_CHUNK_STATUSES: ReadonlySet<ChunkStatus> = new Set(['succeeded', 'failed', 'aborted', 'skipped']);
+export const FINISHED_CHUNK_STATUSES: ReadonlySet<ChunkStatus> = new Set(['completed', 'failed', 'cancelled', 'skipped']);
 
 interface RunState {
   readonly runId: string;
@@ -273,7 +273,8 @@ export class RunTracker {
       plan.chunks.set(event.chunkId, chunk);
     }
     const wasDone = FINISHED_CHUNK_STATUSES.has(chunk.status);
-    chunk.status = event.status;
+    // A run log written before the statuses were renamed says `succeeded` and `aborted`.
+    chunk.status = currentChunkStatus(event.status) as ChunkStatus;
     chunk.attempt = event.attempt;
     plan.done += (FINISHED_CHUNK_STATUSES.has(chunk.status) ? 1 : 0) - (wasDone ? 1 : 0);
   }

@@ -13,7 +13,7 @@ import type { TroupeEvent } from '../../src/core/events.js';
 import { usageByAgent, walk, type OpNode } from '../../src/core/ops.js';
 import { run } from '../../src/core/run.js';
 import { defineTool } from '../../src/core/tools.js';
-import { ApprovalQueue, type ApprovalRequest } from '../../src/scheduler/approvals.js';
+import { ApprovalQueue, type ApprovalRequest } from '../../src/guardrails/approvals.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'agents');
 

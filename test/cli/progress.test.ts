@@ -7,7 +7,7 @@ import { SimulatedClock } from 'troupe/testing';
 import { main } from '../../src/cli/main.js';
 import { liveProgress, plainProgress } from '../../src/cli/progress.js';
 import { showcaseAdapter, showcaseFlow } from '../helpers/observe-flow.js';
-import { drive } from '../scheduler/helpers.js';
+import { drive } from '../plan/helpers.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures');
 const desk = join(fixtures, 'cli', 'desk');

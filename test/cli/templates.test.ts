@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { SimulatedClock } from '../../src/core/clock.js';
-import { drive } from '../scheduler/helpers.js';
+import { drive } from '../plan/helpers.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const fixtures = join(root, 'test', 'fixtures', 'templates');
@@ -46,7 +46,7 @@ describe('troupe run --template and troupe stats', () => {
     const first = await troupe('run', '--template', join(fixtures, 'fix-module.yaml'), '--set', 'module=cache', '--set', 'depth=thorough', '--script', script, '--store', store, '--quiet');
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toMatch(/^0\. Analyse cache \(CodeAnalysis\): succeeded\n1\. Analyse the tests of cache \(CodeAnalysis\): succeeded\n2\. Fix cache \(Implementation\): succeeded$/m);
+    expect(first.stdout).toMatch(/^0\. Analyse cache \(CodeAnalysis\): completed\n1\. Analyse the tests of cache \(CodeAnalysis\): completed\n2\. Fix cache \(Implementation\): completed$/m);
     expect(first.stdout).toMatch(/^plan: 3\/3 succeeded, 0 failed, 0 skipped {3}status: completed$/m);
 
     const stats = await troupe('stats', '--store', store);
@@ -82,7 +82,7 @@ describe('troupe run --template and troupe stats', () => {
     expect(JSON.parse((await troupe('template', 'show', 'fix-module', '--store', store)).stdout)).toMatchObject({ name: 'fix-module', parameters: { module: { type: 'string' } } });
     const ran = await troupe('run', '--template', 'fix-module', '--set', 'module=auth', '--script', join(fixtures, 'script.json'), '--store', store, '--quiet');
     expect(ran.code).toBe(0);
-    expect(ran.stdout).toContain('2. Fix auth (Implementation): succeeded');
+    expect(ran.stdout).toContain('2. Fix auth (Implementation): completed');
     const broken = join(tempDir(), 'broken.json');
     writeFileSync(broken, '{"name": "x", "planSummary": "{{y}}", "chunks": []}');
     expect((await troupe('template', 'save', broken, '--store', store)).code).toBe(1);

@@ -9,7 +9,7 @@ import { run } from '../../src/core/run.js';
 import { bullmqExecutor, remote } from '../../src/integrations/bullmq/index.js';
 import { checkpointStream } from '../../src/core/checkpoint.js';
 import { redisStore } from '../../src/integrations/redis/index.js';
-import { executePlan } from '../../src/scheduler/execute.js';
+import { executePlan } from '../../src/plan/engine/execute.js';
 import { chunk, plan } from '../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../helpers/redis.js';
 
@@ -74,8 +74,8 @@ describe('troupe worker', () => {
       // Recorded once each, by the worker (the scheduler, told so, did not append them again).
       const { records } = await store.read(checkpointStream(runId, '/plan:plan#0'));
       expect(records).toEqual([
-        { sequenceIndex: 0, status: 'succeeded', attempts: 1, output: 'Generic handled: # Chunk 0: Step 0' },
-        { sequenceIndex: 1, status: 'succeeded', attempts: 1, output: 'Generic handled: # Chunk 1: Step 1' },
+        { sequenceIndex: 0, status: 'completed', attempts: 1, output: 'Generic handled: # Chunk 0: Step 0' },
+        { sequenceIndex: 1, status: 'completed', attempts: 1, output: 'Generic handled: # Chunk 1: Step 1' },
       ]);
     });
 

@@ -11,8 +11,8 @@ import { agent } from '../../src/patterns/agent.js';
 import { asTool } from '../../src/patterns/as-tool.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { withBudget } from '../../src/patterns/with-budget.js';
-import { executePlan } from '../../src/scheduler/execute.js';
-import type { Plan } from '../../src/scheduler/plan.js';
+import { executePlan } from '../../src/plan/engine/execute.js';
+import type { Plan } from '../../src/plan/model/plan.js';
 
 const usage = (inputTokens: number, outputTokens: number, costUsd = 0) => ({ inputTokens, outputTokens, costUsd });
 
@@ -169,12 +169,12 @@ describe('plan budgets', () => {
     const outcome = await executePlan(plan, {
       adapter,
       maxParallel: 1,
-      retry: { retryDelayMs: 0 },
-      budgets: [{ chunk: 1, subtree: true, name: 'research', inputTokens: 70 }],
+      retry: { delayMs: 0 },
+      budget: { chunks: [{ chunk: 1, subtree: true, name: 'research', inputTokens: 70 }] },
       onEvent: (e) => events.push(e),
     });
     const status = Object.fromEntries(outcome.results.map((r) => [r.sequenceIndex, r.status]));
-    expect(status).toEqual({ 1: 'succeeded', 2: 'failed', 3: 'skipped', 4: 'succeeded', 5: 'succeeded' });
+    expect(status).toEqual({ 1: 'completed', 2: 'failed', 3: 'skipped', 4: 'completed', 5: 'completed' });
     const two = outcome.results.find((r) => r.sequenceIndex === 2)!;
     expect(two.attempts).toBe(1); // not retried
     expect(two.error).toMatch(/Budget "research" exhausted/);
@@ -188,10 +188,10 @@ describe('plan budgets', () => {
   it('a plan budget stops the plan with status budget-exhausted and the results so far', async () => {
     const plan: Plan = { planSummary: 'p', chunks: [chunk(1), chunk(2, [1]), chunk(3, [2])] };
     const adapter = scriptedAdapter({ rules: [{ agent: 'Generic', reply: { text: 'ok', usage: usage(50, 50) } }] });
-    const outcome = await executePlan(plan, { adapter, budget: { totalTokens: 150 } });
+    const outcome = await executePlan(plan, { adapter, budget: { run: { totalTokens: 150 } } });
     expect(outcome.status).toBe('budget-exhausted');
-    expect(outcome.stoppedBy).toBe('budget');
-    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'aborted', 'aborted']);
+    expect(outcome.reason).toBe('budget');
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'cancelled', 'cancelled']);
     expect(adapter.calls).toHaveLength(2);
   });
 
@@ -200,12 +200,11 @@ describe('plan budgets', () => {
     const seen: unknown[] = [];
     const events: TroupeEvent[] = [];
     const outcome = await executePlan(plan, {
-      budget: { totalTokens: 1000, costUsd: 2 },
-      chunkBudget: { totalTokens: 300 },
+      budget: { run: { totalTokens: 1000, costUsd: 2 }, chunk: { totalTokens: 300 } },
       onEvent: (e) => events.push(e),
       executor: {
         kind: 'remote',
-        capacity: 1,
+        maxParallel: 1,
         async dispatch(job) {
           seen.push(job.toJSON().budget);
           job.recordUsage({ inputTokens: 100, outputTokens: 20, costUsd: 0.5 });

@@ -2,8 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { agent, defineRunnable, run, startRun, type TroupeEvent } from 'troupe';
 import { scriptedAdapter } from 'troupe/testing';
-import { executePlan } from '../../src/scheduler/execute.js';
-import { chunk, planOf } from '../scheduler/helpers.js';
+import { executePlan } from '../../src/plan/engine/execute.js';
+import { chunk, planOf } from '../plan/helpers.js';
 
 describe('events for views', () => {
   it('op.started carries the op path; op.completed the error and code of a failed op', async () => {

@@ -12,8 +12,8 @@ import {
   withGuardrails,
 } from '../../src/guardrails/index.js';
 import { agent } from '../../src/patterns/agent.js';
-import { executePlan } from '../../src/scheduler/execute.js';
-import { chunk, planOf } from '../scheduler/helpers.js';
+import { executePlan } from '../../src/plan/engine/execute.js';
+import { chunk, planOf } from '../plan/helpers.js';
 
 describe('classifier verdicts', () => {
   it('reads VERDICT and REASON lines outside fenced code, in any case and quoting', () => {
@@ -87,7 +87,7 @@ describe('guardrails on plan chunks', () => {
     });
     const noKeys = { name: 'no-keys', check: (text: string) => ({ tripped: text.includes('API key') }) };
     const plan = planOf(chunk(0, []), chunk(1, [0]));
-    const error = await executePlan(plan, { adapter, guardrails: { output: [noKeys] }, retry: { maxRetriesPerChunk: 2 } }).catch((e: unknown) => e);
+    const error = await executePlan(plan, { adapter, guardrails: { output: [noKeys] }, retry: { maxRetries: 2 } }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GuardrailTripError);
     expect((error as GuardrailTripError).details).toMatchObject({ guardrail: 'no-keys', stage: 'output', runnable: 'chunk 0' });
     expect(adapter.calls).toHaveLength(1);

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
-import type { Plan, PlanChunk } from '../../src/scheduler/plan.js';
+import type { Plan, PlanChunk } from '../../src/plan/model/plan.js';
 
 // tsx's loader in this very process (not the tsx command, which runs the script in a child of its own, so
 // killing it would leave the script running).

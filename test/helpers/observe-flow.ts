@@ -4,8 +4,8 @@
 // and chunk 2's builder calls a tool.
 import { z } from 'zod';
 import { advisors, agent, defineTool, orchestrate, router } from '../../src/index.js';
-import { planRunnable, type ChunkRunInput, type PlanRunOptions } from '../../src/scheduler/execute.js';
-import type { Plan } from '../../src/scheduler/plan.js';
+import { planRunnable, type ChunkRunInput, type PlanRunOptions } from '../../src/plan/engine/execute.js';
+import type { Plan } from '../../src/plan/model/plan.js';
 import { scriptedAdapter, type ScriptedAdapter } from '../../src/adapters/scripted.js';
 import type { Clock } from '../../src/core/clock.js';
 
@@ -75,7 +75,7 @@ export function deliveryFlow(options: PlanRunOptions = {}) {
   const delivery = planRunnable(deliveryPlan, {
     planId: 'delivery',
     maxParallel: 2,
-    retry: { maxRetriesPerChunk: 1, retryDelayMs: 5 },
+    retry: { maxRetries: 1, delayMs: 5 },
     runChunk: chunkWithAdvisors,
     ...options,
   });

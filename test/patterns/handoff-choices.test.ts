@@ -5,7 +5,7 @@ import { emptyUsage } from '../../src/core/usage.js';
 import { run } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
 import { handoffChoices, parseHandoffLine, type HandoffApprover } from '../../src/patterns/handoff-choices.js';
-import { ApprovalQueue } from '../../src/scheduler/approvals.js';
+import { ApprovalQueue } from '../../src/guardrails/approvals.js';
 
 const team = () => ({ planner: agent({ name: 'planner', system: 'Plan.' }), builder: agent({ name: 'builder' }), tester: agent({ name: 'tester' }) });
 

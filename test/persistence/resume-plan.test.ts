@@ -7,13 +7,13 @@ import { memoryStore } from '../../src/core/memory-store.js';
 import { checkpointKey, checkpointStream } from '../../src/core/checkpoint.js';
 import { resume } from '../../src/core/resume.js';
 import type { Store } from '../../src/core/store.js';
-import { executePlan, planRunnable, type PlanRunOptions } from '../../src/scheduler/execute.js';
-import type { ChunkJobData, Executor } from '../../src/scheduler/executor.js';
-import { recordChunkResult } from '../../src/scheduler/plan-checkpoint.js';
-import { planExecutionStateSchema } from '../../src/scheduler/state.js';
+import { executePlan, planRunnable, type PlanRunOptions } from '../../src/plan/engine/execute.js';
+import type { ChunkJobData, Executor } from '../../src/plan/engine/executor.js';
+import { recordChunkResult } from '../../src/plan/engine/checkpoint.js';
+import { planExecutionStateSchema } from '../../src/plan/engine/state.js';
 import { reflect } from '../../src/patterns/reflect.js';
 import { agent } from '../../src/patterns/agent.js';
-import { chunk, planOf } from '../scheduler/helpers.js';
+import { chunk, planOf } from '../plan/helpers.js';
 
 const plan = planOf(chunk(0), chunk(1), chunk(2, [0]), chunk(3, [1]), chunk(4, [2]), chunk(5, [3, 4]));
 /** Each chunk's agent answers with the chunk it was given. */
@@ -27,7 +27,7 @@ describe('resuming a plan execution', () => {
     const controller = new AbortController();
     let succeeded = 0;
     const onEvent = (e: TroupeEvent) => {
-      if (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 3) controller.abort();
+      if (e.type === 'chunk.status' && e.status === 'completed' && ++succeeded === 3) controller.abort();
     };
     const first = script();
     await expect(executePlan(plan, { ...options, adapter: first, store, runId: 'p1', signal: controller.signal, onEvent })).rejects.toMatchObject({ code: 'cancelled' });
@@ -37,7 +37,7 @@ describe('resuming a plan execution', () => {
     const saved = planExecutionStateSchema.parse((await store.get('runs/p1/checkpoints/plan:six#0') as { state: unknown }).state);
     expect(saved.chunks.map((c) => c.status)).toEqual(['pending', 'pending', 'pending', 'pending', 'pending', 'pending']);
     const entries = (await store.read(checkpointStream('p1', '/plan:six#0'))).records as Array<{ sequenceIndex: number; status: string; output: string }>;
-    expect(entries.map((e) => [e.sequenceIndex, e.status, e.output])).toEqual(ranFirst.map((i) => [i, 'succeeded', `done ${i}`]));
+    expect(entries.map((e) => [e.sequenceIndex, e.status, e.output])).toEqual(ranFirst.map((i) => [i, 'completed', `done ${i}`]));
 
     const second = script();
     const events: TroupeEvent[] = [];
@@ -108,7 +108,7 @@ describe('chunk results recorded by another process (a queue-backed executor)', 
     let done = 0;
     return {
       kind: 'test-queue',
-      capacity: 1,
+      maxParallel: 1,
       async dispatch(job) {
         const data = job.toJSON();
         jobs.push(data);
@@ -146,15 +146,15 @@ describe('chunk results recorded by another process (a queue-backed executor)', 
     const store = memoryStore();
     const controller = new AbortController();
     let succeeded = 0;
-    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 2 && controller.abort());
+    const onEvent = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'completed' && ++succeeded === 2 && controller.abort());
     await expect(executePlan(plan, { ...options, adapter: script(), store, runId: 'q2', signal: controller.signal, onEvent })).rejects.toThrow();
     const controller2 = new AbortController();
     let again = 0;
-    const onEvent2 = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'succeeded' && ++again === 2 && controller2.abort());
+    const onEvent2 = (e: TroupeEvent) => void (e.type === 'chunk.status' && e.status === 'completed' && ++again === 2 && controller2.abort());
     await expect(resume(planRunnable(plan, options), 'q2', { store, adapter: script(), signal: controller2.signal, onEvent: onEvent2 })).rejects.toThrow();
     const doc = (await store.get(checkpointKey('q2', '/plan:six#0'))) as { entriesFrom: number; state: { chunks: Array<{ status: string }> } };
     expect(doc.entriesFrom).toBe(2);
-    expect(doc.state.chunks.filter((c) => c.status === 'succeeded')).toHaveLength(2);
+    expect(doc.state.chunks.filter((c) => c.status === 'completed')).toHaveLength(2);
     const adapter = script();
     const done = await resume(planRunnable(plan, options), 'q2', { store, adapter });
     expect(chunksRun(adapter)).toHaveLength(2);

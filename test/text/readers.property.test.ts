@@ -14,7 +14,7 @@ import { parseAssignments, requireAssignments, safeParseAssignments } from '../.
 import { normaliseScore, parseEvaluation, parseScore, parseVerdict, safeParseScore } from '../../src/reflection/evaluation.js';
 import { parseSentinels, scanMarkerLines, stripSentinels } from '../../src/reflection/sentinels.js';
 import { jaccard, StallDetector, tokenSet } from '../../src/reflection/stall.js';
-import { extractJson, validatePlanJson } from '../../src/scheduler/plan.js';
+import { extractJson, validatePlanJson } from '../../src/plan/model/plan.js';
 import { capAtLine, capEntries, splitEntries } from '../../src/squad/caps.js';
 import { parseTeamMd } from '../../src/squad/team-md.js';
 import { roleFromPrompt } from '../../src/squad/write.js';

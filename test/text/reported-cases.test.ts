@@ -11,7 +11,7 @@ import { memoryStore } from '../../src/core/memory-store.js';
 import { runEventsStream, timeline } from '../../src/persistence/run-log.js';
 import { jaccard, StallDetector } from '../../src/reflection/stall.js';
 import { parseSentinels } from '../../src/reflection/sentinels.js';
-import { extractJson, validatePlanJson } from '../../src/scheduler/plan.js';
+import { extractJson, validatePlanJson } from '../../src/plan/model/plan.js';
 import { capEntries, splitEntries } from '../../src/squad/caps.js';
 import { discoverSquad } from '../../src/squad/parse.js';
 import { DEFAULT_TEAM_MODE } from '../../src/squad/preset.js';

@@ -9,11 +9,11 @@ import { agent } from '../../src/patterns/agent.js';
 import { reflect } from '../../src/patterns/reflect.js';
 import { listRuns } from '../../src/persistence/runs.js';
 import { readRun } from '../../src/persistence/run-log.js';
-import { executePlan, planRunnable, type PlanRunOptions } from '../../src/scheduler/execute.js';
+import { executePlan, planRunnable, type PlanRunOptions } from '../../src/plan/engine/execute.js';
 import { listCheckpoints } from '../../src/travel/checkpoints.js';
 import { forkRun } from '../../src/travel/fork.js';
 import { replayRun } from '../../src/travel/what-if.js';
-import { chunk, planOf } from '../scheduler/helpers.js';
+import { chunk, planOf } from '../plan/helpers.js';
 
 const plan = planOf(chunk(0), chunk(1), chunk(2, [0]), chunk(3, [1]), chunk(4, [2]), chunk(5, [3, 4]));
 const options: PlanRunOptions = { maxParallel: 1, planId: 'six' };
@@ -28,7 +28,7 @@ async function crashedPlan() {
   const controller = new AbortController();
   let succeeded = 0;
   const onEvent = (e: TroupeEvent) => {
-    if (e.type === 'chunk.status' && e.status === 'succeeded' && ++succeeded === 3) controller.abort();
+    if (e.type === 'chunk.status' && e.status === 'completed' && ++succeeded === 3) controller.abort();
   };
   await expect(executePlan(plan, { ...options, adapter: script(), store, runId: 'plan-1', clock, signal: controller.signal, onEvent })).rejects.toMatchObject({ code: 'cancelled' });
   return { store, clock };
@@ -40,10 +40,10 @@ describe('forking a run from a checkpoint', () => {
     const original = await readRun(store, 'plan-1');
     const checkpoints = listCheckpoints(original);
     expect(checkpoints.map((c) => [c.id, c.type, c.kind, c.summary])).toEqual([
-      [1, 'saved', 'plan', '0 of 6 chunks succeeded'],
-      [2, 'appended', 'plan', 'chunk 0 succeeded'],
-      [3, 'appended', 'plan', 'chunk 1 succeeded'],
-      [4, 'appended', 'plan', 'chunk 2 succeeded'],
+      [1, 'saved', 'plan', '0 of 6 chunks completed'],
+      [2, 'appended', 'plan', 'chunk 0 completed'],
+      [3, 'appended', 'plan', 'chunk 1 completed'],
+      [4, 'appended', 'plan', 'chunk 2 completed'],
     ]);
     expect(checkpoints.every((c) => c.path === '/plan:six#0' && !c.seeded)).toBe(true);
     const storedBefore = JSON.stringify(await store.read('runs/plan-1/checkpoint-entries/plan:six#0'));
@@ -71,14 +71,14 @@ describe('forking a run from a checkpoint', () => {
     expect(forkLog.events.find((e) => e.type === 'run.started')).toMatchObject({ resumed: true, parent: { runId: 'plan-1', checkpoint: 3 } });
     expect(forkLog.meta).toMatchObject({ runId: 'plan-1-b', status: 'completed', parent: { runId: 'plan-1', checkpoint: 3 } });
     const forkCheckpoints = listCheckpoints(forkLog);
-    expect(forkCheckpoints.filter((c) => c.seeded).map((c) => c.summary)).toEqual(['0 of 6 chunks succeeded', 'chunk 0 succeeded', 'chunk 1 succeeded']);
+    expect(forkCheckpoints.filter((c) => c.seeded).map((c) => c.summary)).toEqual(['0 of 6 chunks completed', 'chunk 0 completed', 'chunk 1 completed']);
     expect(forkCheckpoints.filter((c) => c.seeded)[2]!.entry).toMatchObject({ output: 'done 1, but in Rust' });
 
     // A fork replays with no model call, and forks again.
     const replayed = await replayRun(planRunnable(plan, options), forkLog, { clock });
     expect(replayed.results.map((r) => r.output)).toEqual(result.results.map((r) => r.output));
     expect(replayed.served).toBe(4);
-    const last = forkCheckpoints.find((c) => c.summary === 'chunk 4 succeeded')!;
+    const last = forkCheckpoints.find((c) => c.summary === 'chunk 4 completed')!;
     const again = await forkRun(store, 'plan-1-b', { at: last.id, runId: 'plan-1-c', clock, set: [{ pointer: '/entry/output', value: 'done 4, revised' }] });
     const third = script();
     const final = await resume(planRunnable(plan, options), again.runId, { store, adapter: third, clock });

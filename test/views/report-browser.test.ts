@@ -14,7 +14,7 @@ import { renderRunReport } from 'troupe/report';
 import { SimulatedClock } from 'troupe/testing';
 import { ENABLE_CHROMIUM, chromiumRequired, findChromium, launchChromium } from '../helpers/chromium.js';
 import { showcaseAdapter, showcaseFlow } from '../helpers/observe-flow.js';
-import { drive } from '../scheduler/helpers.js';
+import { drive } from '../plan/helpers.js';
 
 const executable = findChromium();
 if (!executable) {

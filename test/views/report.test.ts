@@ -1,13 +1,15 @@
+import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agent, run, type TroupeEvent } from 'troupe';
-import { buildReportData, longestPath, renderRunReport } from 'troupe/report';
+import { buildReportData, renderRunReport } from 'troupe/report';
+import { criticalPathOf } from '../../src/plan/model/dag.js';
 import { SimulatedClock, memoryStore, scriptedAdapter } from 'troupe/testing';
 import { readRun } from '../../src/persistence/run-log.js';
 import { showcaseAdapter, showcaseFlow } from '../helpers/observe-flow.js';
-import { drive } from '../scheduler/helpers.js';
+import { drive } from '../plan/helpers.js';
 
 /** The showcase run's events (a router, a plan with advisors, a retry, a tool call, a scored review loop). */
 async function showcase(): Promise<TroupeEvent[]> {
@@ -26,10 +28,10 @@ describe('buildReportData', () => {
     const plan = data.plans[0]!;
     expect(plan.planId).toBe('delivery');
     expect(plan.chunks.map((c) => [c.chunkId, c.dependsOn, c.status, c.attempts.map((a) => a.status)])).toEqual([
-      ['1', [], 'succeeded', ['succeeded']],
-      ['2', ['1'], 'succeeded', ['succeeded']],
-      ['3', ['1'], 'succeeded', ['retrying', 'succeeded']],
-      ['4', ['2', '3'], 'succeeded', ['succeeded']],
+      ['1', [], 'completed', ['completed']],
+      ['2', ['1'], 'completed', ['completed']],
+      ['3', ['1'], 'completed', ['retrying', 'completed']],
+      ['4', ['2', '3'], 'completed', ['completed']],
     ]);
     const c3 = plan.chunks[2]!;
     expect(c3.attempts[0]!.error).toBe('The model service is overloaded');
@@ -65,7 +67,7 @@ describe('buildReportData', () => {
     // Lanes: patterns, then chunks, then agents; the retry is a failed attempt, a wait, and a marker.
     expect(data.lanes.map((l) => l.group)).toEqual([...data.lanes.map((l) => l.group)].sort((a, b) => ['flow', 'chunks', 'agents'].indexOf(a) - ['flow', 'chunks', 'agents'].indexOf(b)));
     const lane3 = data.lanes.find((l) => l.id.endsWith('|3'))!;
-    expect(lane3.bars.map((b) => `${b.kind}:${b.status}`)).toEqual(['attempt:retrying', 'wait:retrying', 'attempt:succeeded']);
+    expect(lane3.bars.map((b) => `${b.kind}:${b.status}`)).toEqual(['attempt:retrying', 'wait:retrying', 'attempt:completed']);
     expect(lane3.markers.map((m) => m.kind)).toEqual(['retry']);
     expect(data.lanes.find((l) => l.label === 'orchestrate docs-review')!.markers.map((m) => m.kind)).toEqual(['stall']);
     // Advisors run in parallel with each other across chunks 2 and 3: their lane needs two rows.
@@ -116,16 +118,20 @@ describe('buildReportData', () => {
     expect(renderRunReport(events).length).toBeGreaterThan(1_000_000);
   });
 
-  it('longestPath follows measured durations, not chunk counts', () => {
+  it('marks the critical path with the plan model’s one function, by measured durations, not chunk counts', () => {
     const chunks = [
-      { chunkId: 'a', dependsOn: [], durationMs: 10 },
-      { chunkId: 'b', dependsOn: ['a'], durationMs: 5 },
-      { chunkId: 'c', dependsOn: ['b'], durationMs: 5 },
-      { chunkId: 'd', dependsOn: ['a'], durationMs: 30 },
-      { chunkId: 'e', dependsOn: ['c', 'd'], durationMs: 1 },
+      { id: 'a', dependsOn: [], weight: 10 },
+      { id: 'b', dependsOn: ['a'], weight: 5 },
+      { id: 'c', dependsOn: ['b'], weight: 5 },
+      { id: 'd', dependsOn: ['a'], weight: 30 },
+      { id: 'e', dependsOn: ['c', 'd', 'gone'], weight: 1 },
     ];
-    expect(longestPath(chunks)).toEqual(['a', 'd', 'e']);
-    expect(longestPath([])).toEqual([]);
+    expect(criticalPathOf(chunks)).toEqual(['a', 'd', 'e']);
+    expect(criticalPathOf([])).toEqual([]);
+    // The report imports it and has no path algorithm of its own.
+    const source = readFileSync(join(import.meta.dirname, '..', '..', 'src', 'views', 'report', 'data.ts'), 'utf8');
+    expect(source).toContain("import { criticalPathOf } from '../../plan/model/dag.js';");
+    expect(source).not.toMatch(/indegree|kahn/i);
   });
 });
 

@@ -3,7 +3,7 @@ import { run, type TroupeEvent } from 'troupe';
 import { SimulatedClock } from 'troupe/testing';
 import { RunTracker } from '../../src/views/tracker.js';
 import { showcaseAdapter, showcaseFlow } from '../helpers/observe-flow.js';
-import { drive } from '../scheduler/helpers.js';
+import { drive } from '../plan/helpers.js';
 
 describe('RunTracker', () => {
   it('places every op in its plan chunk, attempt and iteration, and finds when each model turn began', async () => {
@@ -25,10 +25,10 @@ describe('RunTracker', () => {
     const plan = tracker.plans('r')[0]!;
     expect(plan).toMatchObject({ planId: 'delivery', total: 4 });
     expect([...plan.chunks.values()].map((c) => [c.chunkId, c.status, c.attempt, c.dependsOn])).toEqual([
-      ['1', 'succeeded', 1, []],
-      ['2', 'succeeded', 1, ['1']],
-      ['3', 'succeeded', 2, ['1']],
-      ['4', 'succeeded', 1, ['2', '3']],
+      ['1', 'completed', 1, []],
+      ['2', 'completed', 1, ['1']],
+      ['3', 'completed', 2, ['1']],
+      ['4', 'completed', 1, ['2', '3']],
     ]);
     const builders = ops.filter((o) => o.agent === 'builder').map((o) => `${o.plan?.chunkId}#${o.plan?.attempt}:${o.status}`);
     expect(builders).toEqual(['1#1:completed', '2#1:completed', '3#1:failed', '3#2:completed']);

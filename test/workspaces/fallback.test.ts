@@ -83,7 +83,7 @@ describe('inMemory', () => {
 
 describe('withFallback in a plan', () => {
   it('executePlan emits workspace.fallback when the fallback strategy is used', async () => {
-    const { executePlan } = await import('../../src/scheduler/execute.js');
+    const { executePlan } = await import('../../src/plan/engine/execute.js');
     const plain = makeFolder();
     const { root, dispose } = makeRepo();
     disposers.push(plain.dispose, dispose);

@@ -6,7 +6,7 @@
  */
 import { createStep, createWorkflow } from '@mastra/core/workflows';
 import { z } from 'zod';
-import { buildStages } from '../../../src/scheduler/index.js';
+import { buildStages } from '../../../src/plan/index.js';
 import type { Engine } from './types.js';
 
 /** At most `slots` calls of `fn` at once. */

@@ -1,5 +1,5 @@
 /** troupe's `executePlan`, from this repository's sources, with events on (an `onEvent` listener). */
-import { executePlan } from '../../../src/scheduler/index.js';
+import { executePlan } from '../../../src/plan/index.js';
 import type { Engine } from './types.js';
 
 export const run: Engine = async (plan, slots, work) => {

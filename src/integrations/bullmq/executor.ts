@@ -8,7 +8,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
 import { expectPositiveInteger } from '../../core/options.js';
-import type { ChunkAttemptResult, ChunkJob, ChunkJobData, Executor } from '../../scheduler/executor.js';
+import type { ChunkAttemptResult, ChunkJob, ChunkJobData, Executor } from '../../plan/engine/executor.js';
 import { JobClient } from './client.js';
 import { coordinatorError } from './errors.js';
 import { checkBase, placeOf } from './connection.js';
@@ -147,7 +147,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
 
   const executor: BullmqExecutor = {
     kind: 'bullmq',
-    capacity,
+    maxParallel: capacity,
     queueName: fixed,
     events,
     dispatch,

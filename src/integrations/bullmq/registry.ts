@@ -14,7 +14,7 @@ import { compileAgents } from '../../agents/compile.js';
 import { loadAgents } from '../../agents/load.js';
 import { validateAgents } from '../../agents/validate.js';
 import { agent } from '../../patterns/agent.js';
-import { chunkRoles, type ChunkRole } from '../../scheduler/plan.js';
+import { chunkRoles, type ChunkRole } from '../../plan/model/plan.js';
 import type { ChunkJobWire } from './wire.js';
 
 /** The runnables a worker can run: by name, as a list (each under its `name`), or a folder of agent files. */

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import type { BudgetLimits } from '../../core/budget.js';
 import type { GuardrailTripError } from '../../core/guardrails.js';
 import { outcomeReasons, outcomeStatuses } from '../../core/outcome.js';
-import { planChunkSchema } from '../../scheduler/plan.js';
+import { planChunkSchema } from '../../plan/model/plan.js';
 
 /** The version of every message on the wire. */
 export const WIRE_VERSION = 1;

@@ -16,7 +16,7 @@ import { GuardrailTripError, type GuardrailOptions } from '../../core/guardrails
 import type { ToolDefinition } from '../../core/tools.js';
 import type { Store } from '../../core/store.js';
 import { defined } from '../../core/defined.js';
-import { recordChunkResult } from '../../scheduler/plan-checkpoint.js';
+import { recordChunkResult } from '../../plan/engine/checkpoint.js';
 import type { Workspace, WorkspaceStrategy } from '../../workspaces/types.js';
 import { EventOutbox } from './outbox.js';
 import { chunkRunnable, namedRunnable, type RoleAgents } from './registry.js';

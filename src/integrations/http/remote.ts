@@ -16,8 +16,8 @@ import { defineTool, type ToolDefinition } from '../../core/tools.js';
 import { emptyUsage } from '../../core/usage.js';
 import { createRunLogWriter } from '../../core/run-log-writer.js';
 import type { Store } from '../../core/store.js';
-import type { ApprovalHandler } from '../../scheduler/approvals.js';
-import type { PlanningSession, PlanningStep } from '../../scheduler/planning-session.js';
+import type { ApprovalHandler } from '../../guardrails/approvals.js';
+import type { PlanningSession, PlanningStep } from '../../plan/session/planning-session.js';
 import { askPerson, type AskPersonOptions } from './requests.js';
 import { defined } from '../../core/defined.js';
 
@@ -96,7 +96,7 @@ export interface RunPlanningSessionOptions {
  * Drive a planning session to its end with a person answering remotely:
  * the planner's questions (kind `question`, with `questions`) and the plan
  * (kind `plan-approval`, with `plan`) arrive on the event stream of run
- * `session.id`, and the answers posted to the HTTP handler move the session
+ * `session.runId`, and the answers posted to the HTTP handler move the session
  * on. The session's events are logged as one run (its execution's own run
  * start and end are folded into it), ending with `run.completed`.
  *
@@ -104,7 +104,7 @@ export interface RunPlanningSessionOptions {
  * ```ts
  * const session = new PlanningSession({ adapter });
  * void runPlanningSession(session, 'Fix the memory leaks', { store });
- * // the page streams /runs/<session.id>/events and posts the answers
+ * // the page streams /runs/<session.runId>/events and posts the answers
  * ```
  */
 export async function runPlanningSession(session: PlanningSession, task: string, options: RunPlanningSessionOptions): Promise<PlanningStep> {
@@ -114,16 +114,16 @@ export async function runPlanningSession(session: PlanningSession, task: string,
   const signal = combineSignals(options.signal, controller.signal);
   const emitter = session.emitter;
   let logFailure: unknown;
-  const writer = createRunLogWriter(options.store, session.id, (error) => (logFailure ??= error));
+  const writer = createRunLogWriter(options.store, session.runId, (error) => (logFailure ??= error));
   const started = clock.now();
   const own = (type: 'run.started' | 'run.completed' | 'run.failed', payload: Record<string, unknown>) =>
-    writer.write({ type, runId: session.id, time: clock.now(), ...payload } as TroupeEvent);
+    writer.write({ type, runId: session.runId, time: clock.now(), ...payload } as TroupeEvent);
   // The execution's own `run.*` events are part of this run, not runs of their own.
   const log = (event: TroupeEvent) => {
     if (event.type !== 'run.started' && event.type !== 'run.completed' && event.type !== 'run.failed') writer.write(event);
   };
   emitter.on('*', log);
-  const ctx = RunContext.create({ runId: session.id, clock, signal, emitter, root: createOp('op-0', 'run', 'planning-session', started), store: options.store });
+  const ctx = RunContext.create({ runId: session.runId, clock, signal, emitter, root: createOp('op-0', 'run', 'planning-session', started), store: options.store });
   const onAbort = () => {
     if (!['idle', 'completed', 'cancelled'].includes(session.phase)) session.cancel();
   };
@@ -138,7 +138,7 @@ export async function runPlanningSession(session: PlanningSession, task: string,
         step = await session.answerClarification(text);
       } else if (step.phase === 'awaiting-approval') {
         const { decision, feedback } = await askPerson(ctx, { kind: 'plan-approval', prompt: 'Approve the plan, ask for changes, or reject it.', plan: step.plan }, ask);
-        step = await session.approvePlan(decision, feedback);
+        step = decision === 'approve' ? await session.approvePlan() : decision === 'request-changes' ? await session.requestChanges(feedback ?? '') : session.rejectPlan();
       } else break;
     }
     const outcome = step.outcome;
@@ -158,6 +158,6 @@ export async function runPlanningSession(session: PlanningSession, task: string,
     await writer.flush({ clock });
     emitter.off('*', log);
     controller.abort();
-    if (logFailure !== undefined) emitter.emit('warning', { type: 'warning', runId: session.id, time: clock.now(), message: `The run log could not be written: ${errorMessage(logFailure)}`, code: 'run_log_failed' });
+    if (logFailure !== undefined) emitter.emit('warning', { type: 'warning', runId: session.runId, time: clock.now(), message: `The run log could not be written: ${errorMessage(logFailure)}`, code: 'run_log_failed' });
   }
 }

@@ -7,7 +7,8 @@
  */
 import type { ToolCall, ToolResult } from '../../core/adapter.js';
 import type { TroupeEvent } from '../../core/events.js';
-import type { ChunkStatus } from '../../scheduler/state.js';
+import { currentChunkStatus, type ChunkStatus } from '../../plan/engine/state.js';
+import { criticalPathOf } from '../../plan/model/dag.js';
 import type { OutcomeStatus } from '../../core/runnable.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../../core/budget.js';
@@ -70,7 +71,7 @@ export interface ReportAttempt {
   attempt: number;
   start: number;
   end?: number;
-  /** How the attempt ended: `succeeded`, `retrying` (failed, tried again), `failed`, `aborted`, or `running`. */
+  /** How the attempt ended: `completed`, `retrying` (failed, tried again), `failed`, `cancelled`, or `running`. */
   status: ChunkStatus;
   error?: string;
 }
@@ -441,17 +442,19 @@ class ReportBuilder {
       c = { chunkId: e.chunkId, title: e.title, role: e.role, dependsOn: [], status: 'pending', attempts: [], durationMs: 0, critical: false, opIds: [] };
       build.chunks.set(e.chunkId, c);
     }
-    c.status = e.status;
+    // A run log written before the statuses were renamed says `succeeded` and `aborted`.
+    const status = currentChunkStatus(e.status) as ChunkStatus;
+    c.status = status;
     if (e.error !== undefined) c.error = e.error;
-    else if (e.status === 'succeeded') delete c.error;
+    else if (status === 'completed') delete c.error;
     const last = c.attempts.at(-1);
-    if (e.status === 'running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'running' });
-    else if (last && last.end === undefined && e.status !== 'queued' && e.status !== 'waiting-for-dependencies') {
+    if (status === 'running') c.attempts.push({ attempt: e.attempt, start: e.time, status: 'running' });
+    else if (last && last.end === undefined && status !== 'queued' && status !== 'waiting-for-dependencies') {
       last.end = e.time;
-      last.status = e.status;
+      last.status = status;
       if (e.error !== undefined) last.error = e.error;
     }
-    if (e.status === 'retrying') this.#mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
+    if (status === 'retrying') this.#mark(e.opId, { time: e.time, kind: 'retry', label: `chunk ${e.chunkId} attempt ${e.attempt} failed; retrying` });
   }
 
   /** A budget opened, ran out or closed: its limits and its latest spend. */
@@ -536,52 +539,11 @@ function finishPlan(p: PlanBuild, ops: readonly ReportOp[], lastTime: number): R
     const last = c.attempts.at(-1);
     c.durationMs = first ? (last?.end ?? lastTime) - first.start : 0;
   }
-  const criticalPath = longestPath(chunks);
+  // The plan model's critical path, weighed by measured durations (chunks that never ran weigh nothing).
+  const criticalPath = criticalPathOf(chunks.map((c) => ({ id: c.chunkId, dependsOn: c.dependsOn, weight: c.durationMs })));
   const onPath = new Set(criticalPath);
   for (const c of chunks) c.critical = onPath.has(c.chunkId);
   return { planId: p.planId, opId: p.opId, chunks, criticalPath, hasGraph: p.hasGraph };
-}
-
-/**
- * The chain of chunks with the largest sum of measured durations (Kahn's
- * order, one pass over the edges). Chunks that never ran weigh nothing.
- */
-export function longestPath(chunks: readonly Pick<ReportChunk, 'chunkId' | 'dependsOn' | 'durationMs'>[]): string[] {
-  const byId = new Map(chunks.map((c) => [c.chunkId, c]));
-  const indegree = new Map<string, number>();
-  const dependents = new Map<string, string[]>();
-  for (const c of chunks) {
-    let n = 0;
-    for (const d of c.dependsOn) {
-      if (!byId.has(d)) continue;
-      n++;
-      dependents.set(d, [...(dependents.get(d) ?? []), c.chunkId]);
-    }
-    indegree.set(c.chunkId, n);
-  }
-  const best = new Map<string, number>();
-  const via = new Map<string, string>();
-  const queue = chunks.filter((c) => indegree.get(c.chunkId) === 0).map((c) => c.chunkId);
-  for (let i = 0; i < queue.length; i++) {
-    const id = queue[i]!;
-    const here = (best.get(id) ?? 0) + byId.get(id)!.durationMs;
-    best.set(id, here);
-    for (const next of dependents.get(id) ?? []) {
-      if (here > (best.get(next) ?? -1)) {
-        best.set(next, here);
-        via.set(next, id);
-      }
-      const left = indegree.get(next)! - 1;
-      indegree.set(next, left);
-      if (left === 0) queue.push(next);
-    }
-  }
-  // best now holds the path length ending at each chunk (its own duration included).
-  let end: string | undefined;
-  for (const id of queue) if (end === undefined || best.get(id)! > best.get(end)!) end = id;
-  const path: string[] = [];
-  for (let id = end; id !== undefined; id = via.get(id)) path.push(id);
-  return path.reverse();
 }
 
 const AGENT_KINDS = new Set(['agent', 'team-member']);

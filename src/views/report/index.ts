@@ -7,7 +7,6 @@
 export { renderRunReport, renderReportData, type RunReportOptions, type RunReportSource } from './render.js';
 export {
   buildReportData,
-  longestPath,
   type ReportAttempt,
   type ReportBar,
   type ReportChunk,

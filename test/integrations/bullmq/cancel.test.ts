@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isTroupeError } from '../../../src/core/errors.js';
 import { run } from '../../../src/core/run.js';
 import { bullmqExecutor, remote } from '../../../src/integrations/bullmq/index.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { callsPerChunk, chunk, plan, startWorkerProcess, stopAll, type WorkerProcess } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
 

@@ -2,7 +2,7 @@ import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/core/errors.js';
 import { bullmqExecutor, startWorker, type TroupeWorker } from '../../../src/integrations/bullmq/index.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, startRedisCluster, type RedisClusterServers } from '../../helpers/redis.js';

@@ -8,7 +8,7 @@ import type { TroupeEvent } from '../../../src/core/events.js';
 import { run } from '../../../src/core/run.js';
 import { bullmqExecutor, startWorker, type TroupeWorker, type WorkerJobEvent } from '../../../src/integrations/bullmq/index.js';
 import { agent } from '../../../src/patterns/agent.js';
-import { inProcessExecutor } from '../../../src/scheduler/executor.js';
+import { inProcessExecutor } from '../../../src/plan/engine/executor.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
 
 const { url } = redisTarget();

@@ -7,7 +7,7 @@ import { checkpointStream } from '../../../src/core/checkpoint.js';
 import { redisStore } from '../../../src/integrations/redis/index.js';
 import { resume } from '../../../src/core/resume.js';
 import { run } from '../../../src/core/run.js';
-import { planRunnable } from '../../../src/scheduler/execute.js';
+import { planRunnable } from '../../../src/plan/engine/execute.js';
 import {
   callsPerChunk,
   chunk,
@@ -91,7 +91,7 @@ describe.skipIf(!url)('crashes', () => {
     await idle(workers);
     const { records } = await store.read(checkpointStream(runId, '/plan:crash#0'));
     expect(records).toEqual(
-      expect.arrayContaining([2, 3].map((i) => ({ sequenceIndex: i, status: 'succeeded', attempts: 1, output: expect.stringMatching(new RegExp(`did chunk ${i}$`)) }))),
+      expect.arrayContaining([2, 3].map((i) => ({ sequenceIndex: i, status: 'completed', attempts: 1, output: expect.stringMatching(new RegExp(`did chunk ${i}$`)) }))),
     );
 
     const executor = bullmqExecutor({ ...p, capacity: 4 });
@@ -101,7 +101,7 @@ describe.skipIf(!url)('crashes', () => {
     const events: TroupeEvent[] = [];
     const result = await resume(planRunnable(crashPlan(), { executor, planId: 'crash' }), runId, { store, onEvent: (e) => events.push(e) });
     expect(result.status).toBe('completed');
-    expect(result.results.every((r) => r.status === 'succeeded')).toBe(true);
+    expect(result.results.every((r) => r.status === 'completed')).toBe(true);
     expect(callsPerChunk(workers.flatMap((w) => w.lines))).toEqual(new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 1])));
     // The plan restored its checkpoint with the workers' entries folded in: chunks 0 to 3 are not sent again, and keep their outputs.
     expect(events).toContainEqual(expect.objectContaining({ type: 'checkpoint.restored', kind: 'plan', completed: false }));
@@ -148,7 +148,7 @@ describe.skipIf(!url)('crashes', () => {
     const workers = await startWorkers(p, { key: gate, chunks: [2, 3] });
     const coordinator = await startCoordinatorProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, storePrefix: p.storePrefix, runId });
     procs.push(coordinator);
-    await coordinator.waitFor((l) => l.t === 'succeeded' && coordinator.lines.filter((x) => x.t === 'succeeded').length === 2);
+    await coordinator.waitFor((l) => l.t === 'completed' && coordinator.lines.filter((x) => x.t === 'completed').length === 2);
     await Promise.all([2, 3].map((i) => anyLine(workers, (l) => l.t === 'call' && l.chunk === i)));
     coordinator.child.kill('SIGKILL');
     await coordinator.exited;

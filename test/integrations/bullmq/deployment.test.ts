@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { run } from '../../../src/core/run.js';
 import { bullmqExecutor, remote } from '../../../src/integrations/bullmq/index.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { chunk, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
 

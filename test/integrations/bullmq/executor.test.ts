@@ -10,7 +10,7 @@ import { chunkJobId } from '../../../src/integrations/bullmq/wire.js';
 import { memoryStore } from '../../../src/core/memory-store.js';
 import { readRun } from '../../../src/persistence/run-log.js';
 import { run } from '../../../src/core/run.js';
-import { executePlan, planRunnable } from '../../../src/scheduler/execute.js';
+import { executePlan, planRunnable } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter, type ScriptedAdapterOptions } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
@@ -33,7 +33,7 @@ describe('bullmqExecutor options', () => {
     ];
     for (const options of bad) expect(() => bullmqExecutor(options as never), JSON.stringify(options)).toThrow(ConfigurationError);
     const executor = bullmqExecutor({ connection: 'redis://127.0.0.1:1', queueName: 'plans', capacity: 8 });
-    expect(executor).toMatchObject({ kind: 'bullmq', capacity: 8, queueName: 'plans' });
+    expect(executor).toMatchObject({ kind: 'bullmq', maxParallel: 8, queueName: 'plans' });
   });
 
   it('gives each attempt of each chunk its own job id, with no `:` (BullMQ refuses it)', () => {
@@ -69,7 +69,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     const completed: Array<{ sequenceIndex?: number; worker: string }> = [];
     executor.events.on('job.completed', (e) => completed.push(e));
     const chunks = [chunk(0), chunk(1), chunk(2), chunk(3, [0]), chunk(4, [1, 2]), chunk(5, [3, 4]), chunk(6), chunk(7, [6])];
-    const outcome = await executePlan(plan(chunks), { executor, retry: { maxRetriesPerChunk: 0 } });
+    const outcome = await executePlan(plan(chunks), { executor, retry: { maxRetries: 0 } });
     expect(outcome.status).toBe('completed');
     expect(completed.map((c) => c.sequenceIndex).sort()).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     for (const r of outcome.results) {
@@ -90,8 +90,8 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect(error).toBeInstanceOf(ConfigurationError);
     expect(error).toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('chunk 1 has unknown role "Bogus"') });
     // A chunk the schema refuses (a prompt too short to be one) fails each attempt here, typed, and no job is added for it.
-    const outcome = await executePlan(plan([chunk(0), { ...chunk(1), prompt: 'Do it.' }]), { executor, retry: { maxRetriesPerChunk: 1, retryDelayMs: 0 } });
-    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'failed']);
+    const outcome = await executePlan(plan([chunk(0), { ...chunk(1), prompt: 'Do it.' }]), { executor, retry: { maxRetries: 1, delayMs: 0 } });
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'failed']);
     expect(outcome.results[1]).toMatchObject({ attempts: 2, error: expect.stringContaining('cannot be sent to a worker: chunk.prompt') });
     expect(queued).toEqual([expect.objectContaining({ sequenceIndex: 0 })]);
   });
@@ -104,7 +104,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     const failures: Array<{ code: string; error: string }> = [];
     executor.events.on('job.failed', (e) => failures.push(e));
     const statuses: TroupeEvent[] = [];
-    const outcome = await executePlan(plan([chunk(0), chunk(1), chunk(2, [1])]), { executor, retry: { retryDelayMs: 0 }, onEvent: (e) => e.type === 'chunk.status' && statuses.push(e) });
+    const outcome = await executePlan(plan([chunk(0), chunk(1), chunk(2, [1])]), { executor, retry: { delayMs: 0 }, onEvent: (e) => e.type === 'chunk.status' && statuses.push(e) });
     expect(outcome.status).toBe('completed');
     expect(outcome.results.map((r) => r.attempts)).toEqual([1, 2, 1]);
     expect(failures).toEqual([expect.objectContaining({ code: 'remote_failed', error: expect.stringContaining('model overloaded') })]);
@@ -169,13 +169,13 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
       return spent;
     };
     // A plan budget with room: the workers' six turns count toward it once each, as in process.
-    const budgeted = (options: Parameters<typeof planRunnable>[1]) => runLogged((onEvent) => run(planRunnable(plan([chunk(0), chunk(1), chunk(2, [0, 1])]), { ...options, budget: { name: 'plan', modelCalls: 100 } }), 'task', { onEvent }));
+    const budgeted = (options: Parameters<typeof planRunnable>[1]) => runLogged((onEvent) => run(planRunnable(plan([chunk(0), chunk(1), chunk(2, [0, 1])]), { ...options, budget: { run: { name: 'plan', modelCalls: 100 } } }), 'task', { onEvent }));
     const local = await budgeted({ adapter: scriptedAdapter(script), tools: [lookup] });
     const remote = await budgeted({ executor });
     expect(closed(remote.events)).toMatchObject({ modelCalls: 6, inputTokens: 51, outputTokens: 21 });
     expect(closed(remote.events)).toEqual(closed(local.events));
     // A chunk budget of one model call: the worker stops the attempt before its second turn, as the plan does in process.
-    const tight = (options: Parameters<typeof planRunnable>[1]) => run(planRunnable(plan([chunk(0)]), { ...options, chunkBudget: { modelCalls: 1 }, retry: { maxRetriesPerChunk: 0 } }), 'task');
+    const tight = (options: Parameters<typeof planRunnable>[1]) => run(planRunnable(plan([chunk(0)]), { ...options, budget: { chunk: { modelCalls: 1 } }, retry: { maxRetries: 0 } }), 'task');
     const inProcess = await tight({ adapter: scriptedAdapter(script), tools: [lookup] });
     const onWorker = await tight({ executor });
     expect(inProcess.results[0]!.status).toBe('failed');
@@ -190,9 +190,9 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     });
     const failed: Array<{ label: string; cancelled: boolean }> = [];
     workers[0]!.events.on('job.failed', (e) => failed.push(e));
-    const outcome = await executePlan(plan([chunk(0), chunk(1)]), { executor, chunkTimeoutMs: 2000, retry: { retryDelayMs: 0 } });
+    const outcome = await executePlan(plan([chunk(0), chunk(1)]), { executor, chunkTimeoutMs: 2000, retry: { delayMs: 0 } });
     expect(outcome.status).toBe('completed');
-    expect(outcome.results[1]).toMatchObject({ status: 'succeeded', attempts: 2, output: 'did 1' });
+    expect(outcome.results[1]).toMatchObject({ status: 'completed', attempts: 2, output: 'did 1' });
     await until(() => failed.length === 1);
     expect(failed[0]).toMatchObject({ label: expect.stringContaining('chunk 1'), cancelled: true });
   });
@@ -203,12 +203,12 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
       fallback: (r) => `did ${chunkOf(r.text)}`,
     };
     const chunks = [chunk(0), chunk(1), chunk(2, [0]), chunk(3, [2]), chunk(4), chunk(5, [4])];
-    const options = { abortThreshold: 2, retry: { maxRetriesPerChunk: 0 }, maxParallel: 1 } as const;
+    const options = { abortThreshold: 2, retry: { maxRetries: 0 }, maxParallel: 1 } as const;
     const local = await executePlan(plan(chunks), { ...options, adapter: scriptedAdapter(script) });
     const { executor } = await setup({ workers: 1, adapter: script, capacity: 1, concurrency: 1 });
     const remote = await executePlan(plan(chunks), { ...options, executor });
-    expect(remote.status).toBe('error-budget');
-    expect(remote.stoppedBy).toBe('abort-threshold');
+    expect(remote.status).toBe('failed');
+    expect(remote.reason).toBe('abort-threshold');
     expect(remote.results.map((r) => r.status)).toEqual(local.results.map((r) => r.status));
     expect(remote.results.map((r) => r.status)).toContain('skipped');
   });

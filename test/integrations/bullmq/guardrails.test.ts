@@ -9,7 +9,7 @@ import { defineTool } from '../../../src/core/tools.js';
 import { withGuardrails } from '../../../src/guardrails/with-guardrails.js';
 import { bullmqExecutor, remote, startWorker, type WorkerJobEvent } from '../../../src/integrations/bullmq/index.js';
 import { agent } from '../../../src/patterns/agent.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
@@ -65,7 +65,7 @@ describe.skipIf(!url)('guardrails that trip on a worker', () => {
 
     // Chunk 1 heads the longest chain, so it is dispatched first; with one slot, nothing else is in flight.
     const events: TroupeEvent[] = [];
-    const error = await executePlan(plan([chunk(0), chunk(1), chunk(2, [1]), chunk(3)]), { executor, retry: { maxRetriesPerChunk: 2, retryDelayMs: 0 }, onEvent: (e) => events.push(e) }).then(
+    const error = await executePlan(plan([chunk(0), chunk(1), chunk(2, [1]), chunk(3)]), { executor, retry: { maxRetries: 2, delayMs: 0 }, onEvent: (e) => events.push(e) }).then(
       () => undefined,
       (e: unknown) => e,
     );

@@ -3,7 +3,7 @@ import { DataPointType, MeterProvider, MetricReader, type MetricData } from '@op
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigurationError } from '../../../src/core/errors.js';
 import { bullmqExecutor, queueMetricNames, queueMetrics, startWorker } from '../../../src/integrations/bullmq/index.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';

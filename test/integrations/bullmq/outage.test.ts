@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { bullmqExecutor, startWorker } from '../../../src/integrations/bullmq/index.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, startRedisServer, type RedisServer } from '../../helpers/redis.js';
@@ -40,7 +40,7 @@ describe.skipIf(!binary)('Redis going away mid-plan', () => {
     executor.events.on('job.failed', (e) => failures.push(e));
     const down: string[] = [];
     executor.events.on('queue.down', (e) => down.push(e.queueName));
-    const running = executePlan(plan([chunk(0), chunk(1), chunk(2), chunk(3, [0])]), { executor, retry: { maxRetriesPerChunk: 1, retryDelayMs: 50 }, abortThreshold: 10 });
+    const running = executePlan(plan([chunk(0), chunk(1), chunk(2), chunk(3, [0])]), { executor, retry: { maxRetries: 1, delayMs: 50 }, abortThreshold: 10 });
     while (calls.length < 3) await new Promise((resolve) => setTimeout(resolve, 5));
     await server.stop();
     const outcome = await running;
@@ -58,7 +58,7 @@ describe.skipIf(!binary)('Redis going away mid-plan', () => {
     executor.events.on('queue.up', (e) => up.push(e.downMs));
     const lost: string[] = [];
     executor.events.on('job.failed', (e) => lost.push(e.error));
-    const running = executePlan(plan([chunk(0), chunk(1), chunk(2, [0, 1])]), { executor, retry: { maxRetriesPerChunk: 2, retryDelayMs: 50 } });
+    const running = executePlan(plan([chunk(0), chunk(1), chunk(2, [0, 1])]), { executor, retry: { maxRetries: 2, delayMs: 50 } });
     while (calls.length < 2) await new Promise((resolve) => setTimeout(resolve, 5));
     // Redis restarts on the same port without its data (no persistence): the two jobs in flight are gone.
     await server.stop();

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryStore } from '../../../src/core/memory-store.js';
 import { bullmqExecutor, startWorker, type WorkerJobEvent } from '../../../src/integrations/bullmq/index.js';
-import { PlanningSession } from '../../../src/scheduler/planning-session.js';
+import { PlanningSession } from '../../../src/plan/session/planning-session.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
@@ -43,9 +43,9 @@ describe.skipIf(!url)('a planning session on workers', () => {
     const id = `ps-${randomUUID()}`;
 
     const first = bullmqExecutor(place);
-    const session = new PlanningSession({ adapter: planner(), id, store, executor: first, retry: { retryDelayMs: 0 } });
+    const session = new PlanningSession({ adapter: planner(), runId: id, store, executor: first, retry: { delayMs: 0 } });
     await session.submitTask('Write the guide');
-    const execution = session.approvePlan('approve').catch((error: unknown) => error);
+    const execution = session.approvePlan().catch((error: unknown) => error);
     // Chunk 1 is running on the worker when the coordinator's executor goes away.
     while (!calls.includes(1)) await new Promise((resolve) => setTimeout(resolve, 10));
     await first.close();
@@ -56,14 +56,14 @@ describe.skipIf(!url)('a planning session on workers', () => {
 
     const second = bullmqExecutor(place);
     open.push(second);
-    const restored = await PlanningSession.restore({ adapter: planner(), id, store, executor: second });
+    const restored = await PlanningSession.restore(id, { adapter: planner(), store, executor: second });
     expect(restored.phase).toBe('awaiting-approval');
-    const done = await restored.approvePlan('approve');
+    const done = await restored.approvePlan();
     expect(done.phase).toBe('completed');
     expect(done.outcome?.results.map((r) => [r.status, r.output])).toEqual([
-      ['succeeded', 'did 0'],
-      ['succeeded', 'did 1'],
-      ['succeeded', 'did 2'],
+      ['completed', 'did 0'],
+      ['completed', 'did 1'],
+      ['completed', 'did 2'],
     ]);
     expect(done.outcome?.output).toBe('summary');
     // Every chunk ran once, on the worker: the restored execution sent only chunk 2.

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bullmqExecutor, startWorker, type TroupeWorker } from '../../../src/integrations/bullmq/index.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
-import type { Executor } from '../../../src/scheduler/executor.js';
-import { sharedPool } from '../../../src/scheduler/pool.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
+import type { Executor } from '../../../src/plan/engine/executor.js';
+import { sharedPool } from '../../../src/plan/engine/pool.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, chunkOf, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
@@ -35,7 +35,7 @@ describe.skipIf(!url)('sharedPool around bullmqExecutor', () => {
     // What the pool hands to the queue, counted on the way in.
     const counted: Executor = {
       kind: 'counted-bullmq',
-      capacity: executor.capacity,
+      maxParallel: executor.maxParallel,
       async dispatch(job) {
         admitted.push(job.planId);
         peak = Math.max(peak, ++inQueue);
@@ -47,17 +47,17 @@ describe.skipIf(!url)('sharedPool around bullmqExecutor', () => {
       },
     };
     const pool = sharedPool({ executor: counted });
-    expect(pool.capacity).toBe(3);
+    expect(pool.maxParallel).toBe(3);
     const chunks = (n: number) => plan(Array.from({ length: n }, (_, i) => chunk(i)));
     const [web, api] = await Promise.all([
-      executePlan(chunks(8), { planId: 'web', executor: pool.executor('web', { weight: 2 }), retry: { maxRetriesPerChunk: 0 } }),
-      executePlan(chunks(4), { planId: 'api', executor: pool.executor('api'), retry: { maxRetriesPerChunk: 0 } }),
+      executePlan(chunks(8), { planId: 'web', executor: pool.executor('web', { weight: 2 }), retry: { maxRetries: 0 } }),
+      executePlan(chunks(4), { planId: 'api', executor: pool.executor('api'), retry: { maxRetries: 0 } }),
     ]);
     expect([web.status, api.status]).toEqual(['completed', 'completed']);
     expect(web.results.every((r) => /^w[01] did chunk \d$/.test(r.output ?? ''))).toBe(true);
     expect(peak).toBeLessThanOrEqual(3);
     // Both plans share the queue from the start: api (weight 1) gets one of the first six slots at least, web
-    // (weight 2) most of them. (Exact shares by weight are tested on a simulated clock in test/scheduler/pool.test.ts;
+    // (weight 2) most of them. (Exact shares by weight are tested on a simulated clock in test/plan/engine/pool.test.ts;
     // here a busy machine may start one plan a little before the other.)
     const firstSix = admitted.slice(0, 6);
     expect(firstSix.filter((p) => p === 'api').length).toBeGreaterThanOrEqual(1);

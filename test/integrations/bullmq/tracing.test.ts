@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { run } from '../../../src/core/run.js';
 import { bullmqExecutor, startWorker } from '../../../src/integrations/bullmq/index.js';
 import { extractTraceContext, otelTracing } from '../../../src/integrations/otel/index.js';
-import { planRunnable } from '../../../src/scheduler/execute.js';
+import { planRunnable } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { chunk, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { ConfigurationError } from '../../../src/core/errors.js';
 import { bullmqExecutor, startWorker, type StartWorkerOptions } from '../../../src/integrations/bullmq/index.js';
-import { executePlan } from '../../../src/scheduler/execute.js';
+import { executePlan } from '../../../src/plan/engine/execute.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
 import { gitWorktree } from '../../../src/workspaces/git-worktree.js';
 import { chunk, chunkOf, plan, startWorkerProcess, stopAll, type WorkerProcess } from '../../helpers/bullmq.js';
@@ -86,7 +86,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     open.push(await startWorker({ ...p, adapter: scriptedAdapter({ fallback: 'ok' }), roles: { Testing: 'nobody' } }));
     const executor = bullmqExecutor(p);
     open.push(executor);
-    const outcome = await executePlan(plan([{ ...chunk(0), role: 'Testing' }, chunk(1)]), { executor, retry: { maxRetriesPerChunk: 0 }, roles: { Generic: { adapter: 'absent' } } });
+    const outcome = await executePlan(plan([{ ...chunk(0), role: 'Testing' }, chunk(1)]), { executor, retry: { maxRetries: 0 }, roles: { Generic: { adapter: 'absent' } } });
     expect(outcome.results.map((r) => r.status)).toEqual(['failed', 'failed']);
     expect(outcome.results[0]!.error).toMatch(/maps role Testing to agent "nobody"/);
     expect(outcome.results[1]!.error).toMatch(/adapter "absent"/);
@@ -121,7 +121,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     const executor = bullmqExecutor({ ...p, capacity: 1 });
     open.push(executor);
     const started = new Promise<void>((resolve) => worker.events.once('job.started', () => resolve()));
-    const running = executePlan(plan([chunk(0), chunk(1, [0])]), { executor, chunkTimeoutMs: 3000, retry: { maxRetriesPerChunk: 0 } });
+    const running = executePlan(plan([chunk(0), chunk(1, [0])]), { executor, chunkTimeoutMs: 3000, retry: { maxRetries: 0 } });
     await started;
     const completed: string[] = [];
     worker.events.on('job.completed', (e) => completed.push(e.label));
@@ -130,7 +130,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     expect(worker.running).toBe(0);
     // Chunk 1 stays queued with no worker, until its time-out.
     const outcome = await running;
-    expect(outcome.results.map((r) => r.status)).toEqual(['succeeded', 'failed']);
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'failed']);
     expect(outcome.results[1]!.error).toMatch(/timed out/);
   });
 
@@ -149,7 +149,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     await a.close();
     expect(await handedBack).toBe('chunk 0 "Step 0" (Generic)');
     const outcome = await running;
-    expect(outcome.results[0]).toMatchObject({ status: 'succeeded', output: 'B finished', attempts: 1 });
+    expect(outcome.results[0]).toMatchObject({ status: 'completed', output: 'B finished', attempts: 1 });
   });
 
   it('closes on SIGTERM when asked to, after its running job has finished', { timeout: 30_000 }, async () => {

@@ -7,11 +7,12 @@ import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agent, defineTool, startRun, type RunHandle } from 'troupe';
-import { ApprovalQueue, executePlan } from 'troupe/plan';
+import { ApprovalQueue } from 'troupe/guardrails';
+import { executePlan } from 'troupe/plan';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
 import { AguiMapper, remoteApprovals, runHandler } from 'troupe/http';
 import { startServer, type TestServer } from '../../helpers/http-server.js';
-import { chunk, planOf } from '../../scheduler/helpers.js';
+import { chunk, planOf } from '../../plan/helpers.js';
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -94,7 +95,7 @@ describe('AG-UI over HTTP with @ag-ui/client', () => {
     const { records } = await store.read('runs/plan-run/events');
     records.forEach((record, seq) => out.push(...mapper.map(seq, record as never).events));
     const snapshots = out.filter((e) => e.type === 'STATE_SNAPSHOT') as Array<{ snapshot: { troupe: { chunks?: Array<{ id: string; status: string }> } } }>;
-    expect(snapshots.at(-1)!.snapshot.troupe.chunks!.map((c) => c.status)).toEqual(['succeeded', 'succeeded']);
+    expect(snapshots.at(-1)!.snapshot.troupe.chunks!.map((c) => c.status)).toEqual(['completed', 'completed']);
     expect(out.at(-1)).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
     for (const event of out) expect(EventSchemas.safeParse(event).success, JSON.stringify(event)).toBe(true);
   });

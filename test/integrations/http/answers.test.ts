@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agent, defineTool, startRun, type TroupeEvent } from 'troupe';
-import { ApprovalQueue, PlanningSession } from 'troupe/plan';
+import { ApprovalQueue } from 'troupe/guardrails';
+import { PlanningSession } from 'troupe/plan';
 import { fileStore, readRun } from 'troupe/persistence';
 import { coordinate } from 'troupe/coordination';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
@@ -18,7 +19,7 @@ import { answerRequest, askPersonTool, cancellationSignal, namespacedStore, pend
 import { runFixture } from '../../helpers/child.js';
 import { readUntil, startServer, type TestServer } from '../../helpers/http-server.js';
 import { closedAfterEach, redisTarget, testPrefixes } from '../../helpers/redis.js';
-import { chunk, planOf } from '../../scheduler/helpers.js';
+import { chunk, planOf } from '../../plan/helpers.js';
 
 const servers: TestServer[] = [];
 const dirs: string[] = [];
@@ -170,7 +171,7 @@ describe('questions', () => {
         { agent: /Generic/, reply: 'worked' },
       ],
     });
-    const session = new PlanningSession({ adapter, id: 'p1', retry: { retryDelayMs: 0 } });
+    const session = new PlanningSession({ adapter, runId: 'p1', retry: { delayMs: 0 } });
     const done = runPlanningSession(session, 'Fix the memory leaks', { store, pollMs: 5 });
     const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
     const question = await http.next('p1', 'input.requested');

@@ -54,7 +54,7 @@ describe.skipIf(!executable)('the example service in headless Chromium', () => {
     await page.waitForFunction("document.getElementById('status').textContent === 'completed'");
     expect(await page.isVisible('#approval')).toBe(false);
     expect(await page.textContent('#output')).toBe('The notes list every change.');
-    expect(await page.$$eval('#chunks td:last-child', (cells) => cells.map((c) => c.textContent))).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(await page.$$eval('#chunks td:last-child', (cells) => cells.map((c) => c.textContent))).toEqual(['completed', 'completed', 'completed']);
     const seen = (await page.evaluate('window.__events')) as Array<{ id: string; type: string }>;
     const runId = (await page.evaluate('window.__runId')) as string;
     const log = await readRun(namespacedStore(app.store, 'demo'), runId);

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agent, defineTool, startRun, type RunHandle } from 'troupe';
-import { ApprovalQueue } from 'troupe/plan';
+import { ApprovalQueue } from 'troupe/guardrails';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
 import { isSafeId, namespacedName, namespacedStore, pendingRequests, remoteApprovals, runHandler, type Handler, type Principal, type Refusal } from 'troupe/http';
 

@@ -7,7 +7,7 @@ import { extractTraceContext, otelTracing, type OtelTracingOptions } from 'troup
 import { SimulatedClock, scriptedAdapter } from 'troupe/testing';
 import { reflect } from '../../../src/patterns/reflect.js';
 import { deliveryAdapter, deliveryFlow } from '../../helpers/observe-flow.js';
-import { drive } from '../../scheduler/helpers.js';
+import { drive } from '../../plan/helpers.js';
 
 /** Spans that were started but never ended, to prove none are left open. */
 class OpenSpans implements SpanProcessor {
@@ -132,7 +132,7 @@ describe('troupe/otel', () => {
     expect(plan.attributes).toMatchObject({ 'troupe.op.kind': 'plan', 'troupe.plan.id': 'delivery', 'troupe.plan.chunks': 4, 'troupe.outcome.status': 'completed' });
     // Every chunk transition is an event on the plan span, the retry included.
     const chunk3 = plan.events.filter((e) => e.attributes?.['troupe.chunk.id'] === '3').map((e) => `${String(e.attributes?.['troupe.chunk.status'])}#${String(e.attributes?.['troupe.chunk.attempt'])}`);
-    expect(chunk3).toEqual(['waiting-for-dependencies#0', 'queued#0', 'running#1', 'retrying#1', 'queued#1', 'running#2', 'succeeded#2']);
+    expect(chunk3).toEqual(['waiting-for-dependencies#0', 'queued#0', 'running#1', 'retrying#1', 'queued#1', 'running#2', 'completed#2']);
 
     const builder = byName('invoke_agent builder')[0]!;
     expect(builder.kind).toBe(0); // INTERNAL

@@ -35,7 +35,7 @@ function summary(data: RunReportData): HTMLElement {
       card('Model turns', String(data.turns.length)),
       card('Tokens', `${tokens(r.usage.inputTokens)} in · ${tokens(r.usage.outputTokens)} out`),
       card('Cost', cost(r.usage.costUsd)),
-      chunks.length ? card('Chunks', `${chunks.filter((c) => c.status === 'succeeded').length}/${chunks.length} succeeded`) : null,
+      chunks.length ? card('Chunks', `${chunks.filter((c) => c.status === 'completed').length}/${chunks.length} completed`) : null,
     ),
     r.error !== undefined ? h('pre', { class: 'error run-error' }, r.error) : null,
   );
