@@ -122,3 +122,12 @@ describe('the functions of src/', () => {
     expect(long).toEqual([]);
   });
 });
+
+describe('one implementation per concept (issue #33)', () => {
+  const file = (path: string) => join(src, ...path.split('/'));
+  const imports = (path: string) => graph.get(file(path)) ?? [];
+
+  it("orchestrate's broadcast and sequential modes run the broadcast and sequential patterns", () => {
+    expect(imports('patterns/orchestrate.ts')).toEqual(expect.arrayContaining([file('patterns/broadcast.ts'), file('patterns/sequential.ts')]));
+  });
+});

@@ -10,7 +10,8 @@ import { ConfigurationError, ModelBehaviorError, TroupeError, describeValue, isT
 import { delegate, enabledTargets } from '../core/delegate.js';
 import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
-import type { Outcome } from '../core/runnable.js';
+import type { Outcome, Runnable } from '../core/runnable.js';
+import { emptyUsage } from '../core/usage.js';
 import { parseAssignments, type Assignment } from '../reflection/assignments.js';
 import { feedbackAdjustments, DEFAULT_MIN_ANSWER_CHARS } from '../reflection/adjust.js';
 import { NEEDS_ITERATION_SCORE, SELF_EVALUATION_SCORE, parseEvaluation } from '../reflection/evaluation.js';
@@ -18,6 +19,8 @@ import { QualityTracker } from '../reflection/quality.js';
 import { parseSentinels, stripSentinels } from '../reflection/sentinels.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
+import { broadcast } from './broadcast.js';
+import { sequential } from './sequential.js';
 import {
   controllableLoop, driveLoop, loopLimits,
   type ControllableLoop, type DriveLoopResult, type ErrorBudgetOptions, type LoopController, type LoopRun, type StepResult,
@@ -278,28 +281,41 @@ class OrchestrationRun {
     return { reply: reply.text, assignments };
   }
 
-  /** broadcast and sequential: no planning. */
+  /**
+   * broadcast and sequential: no planning. The workers run as the
+   * `broadcast` or `sequential` pattern, with its rule (the first failed
+   * worker fails the pass, which the loop then retries); the lead, when
+   * there is one, synthesises their answers.
+   */
   async #passThrough(sig: AbortSignal): Promise<StepResult> {
     const o = this.#o;
-    const request = this.#request;
-    const base = o.sharedContext ? `${o.sharedContext}\n\n${request}` : request;
-    if (o.mode === 'broadcast') {
-      const results = await this.#dispatchAll(o.workers.map((w) => ({ worker: w.name, task: request })), sig, () => base);
-      this.#controller.checkPause();
-      this.#output = await this.#synthesise(results, sig);
-    } else {
-      for (const w of o.workers) {
-        this.#controller.checkPause();
-        this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker: w.name, task: request }] });
-        const earlier = formatResults(this.#current.results);
-        await this.#dispatchOne(w.name, request, earlier ? `${base}\n\n## Earlier Responses\n${earlier}` : base, sig);
-        throwIfAborted(sig);
-      }
-      this.#output = o.orchestrator ? await this.#synthesise(this.#current.results, sig) : ([...this.#current.results].reverse().find((r) => r.success)?.output ?? '');
-    }
+    const steps = o.workers.map((w) => this.#workerStep(w));
+    const pass = o.mode === 'broadcast' ? broadcast(steps, { name: o.name }) : sequential(steps, { name: o.name });
+    this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: o.workers.map((w) => ({ worker: w.name, task: this.#request })) });
+    const answered = await pass.run(this.#request, this.#ctx.withSignal(sig));
+    throwIfAborted(sig);
+    this.#controller.checkPause();
+    this.#output = o.orchestrator ? await this.#synthesise(this.#current.results, sig) : answered.output;
     this.state.lastSynthesis = this.#output;
     this.state.lastResults = this.#current.results;
     return { exit: 'completed' };
+  }
+
+  /** A worker as one step of a pass-through pattern: its answer, or a thrown error when it failed. */
+  #workerStep(worker: Agent): Runnable {
+    const o = this.#o;
+    return {
+      name: worker.name,
+      kind: 'worker',
+      run: async (input, ctx) => {
+        const prompt = o.sharedContext ? `${o.sharedContext}\n\n${input}` : input;
+        const result = await this.#dispatchOne(ctx, worker.name, this.#request, prompt);
+        if (!result.success) {
+          throw new TroupeError('execution_failed', `Worker "${worker.name}" failed: ${result.error ?? 'unknown error'}`, { details: { worker: worker.name } });
+        }
+        return { output: result.output, agent: worker.name, status: 'completed', usage: emptyUsage() };
+      },
+    };
   }
 
   #prompts(): PromptContext {
@@ -311,18 +327,19 @@ class OrchestrationRun {
     return workerPrompt(this.#o.workers.find((w) => w.name === a.worker)!, this.#request, a.task, this.#o.sharedContext);
   }
 
-  async #dispatchOne(name: string, task: string, prompt: string, sig: AbortSignal): Promise<WorkerResult> {
+  /** Run worker `name` on `task` with `prompt` in `ctx` (its signal cancels it): the delegation hooks, then the worker with its time-out; a failure is a result. */
+  async #dispatchOne(ctx: RunContext, name: string, task: string, prompt: string): Promise<WorkerResult> {
     const o = this.#o;
     const worker = o.workers.find((w) => w.name === name)!;
     const from = o.orchestrator?.name ?? o.name;
     const history: DelegationMessage[] = [{ role: 'user', content: this.#request }, { role: 'assistant', name: from, content: task }];
-    const decided = await delegate(this.#ctx, { kind: 'delegate', from, to: name, input: prompt, history }, o.delegation);
+    const decided = await delegate(ctx, { kind: 'delegate', from, to: name, input: prompt, history }, o.delegation);
     let result: WorkerResult;
     if ('refused' in decided) {
       result = { worker: name, task, success: false, output: '', error: `Delegation refused: ${decided.refused}`, durationMs: 0 };
       this.#refused.add(result);
     } else {
-      result = await runWorker(this.#ctx, worker, task, decided.input, { signal: sig, timeoutMs: o.workerTimeoutMs });
+      result = await runWorker(ctx, worker, task, decided.input, { signal: ctx.signal, timeoutMs: o.workerTimeoutMs });
     }
     this.#ctx.emit('reflect.worker.completed', {
       loop: o.name, iteration: this.#current.iteration, worker: name, success: result.success, durationMs: result.durationMs,
@@ -332,9 +349,9 @@ class OrchestrationRun {
     return result;
   }
 
-  async #dispatchAll(assignments: Assignment[], sig: AbortSignal, prompt = (a: Assignment) => this.#promptFor(a)): Promise<WorkerResult[]> {
+  async #dispatchAll(assignments: Assignment[], sig: AbortSignal): Promise<WorkerResult[]> {
     this.#ctx.emit('reflect.dispatched', { loop: this.#o.name, iteration: this.#current.iteration, assignments });
-    const results = await Promise.all(assignments.map((a) => this.#dispatchOne(a.worker, a.task, prompt(a), sig)));
+    const results = await Promise.all(assignments.map((a) => this.#dispatchOne(this.#ctx.withSignal(sig), a.worker, a.task, this.#promptFor(a))));
     throwIfAborted(sig);
     return results;
   }
@@ -351,7 +368,7 @@ class OrchestrationRun {
     this.#offered = o.workers.filter((w) => enabled.includes(w.name));
     const tool = delegateTool(this.#offered, async (worker, task, sig) => {
       this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker, task }] });
-      const result = await this.#dispatchOne(worker, task, this.#promptFor({ worker, task }), sig);
+      const result = await this.#dispatchOne(this.#ctx.withSignal(sig), worker, task, this.#promptFor({ worker, task }));
       // A refusal goes back to the orchestrator as a tool error.
       if (this.#refused.has(result)) throw new TroupeError('execution_failed', result.error ?? 'Delegation refused');
       return result;
@@ -361,7 +378,6 @@ class OrchestrationRun {
   }
 
   async #synthesise(results: WorkerResult[], sig: AbortSignal): Promise<string> {
-    if (!this.#o.orchestrator) return formatResults(results);
     const conversation = await this.#openOrchestrator();
     const context = { iteration: this.#current.iteration, kind: 'results' as const };
     return (await conversation.send(`## User Request\n${this.#request}\n\n${synthesisPrompt(this.#prompts(), results)}`, { signal: sig, context })).text;
@@ -427,11 +443,6 @@ class OrchestrationRun {
     this.#ctx.emit('reflect.stalled', { loop, iteration, consecutive: check.consecutive });
     return { exit: 'stalled' };
   }
-}
-
-/** Worker results as sections, for a synthesis without an orchestrator and for the next step of a sequence. */
-function formatResults(results: readonly WorkerResult[]): string {
-  return results.map((r) => `### ${r.worker}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`).join('\n\n');
 }
 
 function validate(options: OrchestrateOptions) {

@@ -355,8 +355,28 @@ describe('orchestrate (one-pass modes)', () => {
     const loop = orchestrate({ mode: 'sequential', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })] });
     const result = await run(loop, REQUEST, { adapter, clock });
     expect(adapter.inputsOf('coder')).toEqual([REQUEST]);
-    expect(adapter.inputsOf('tester')[0]).toBe(`${REQUEST}\n\n## Earlier Responses\n### coder\ncoder: form done`);
+    expect(adapter.inputsOf('tester')[0]).toBe(`## ORIGINAL USER REQUEST\n${REQUEST}\n\n## EARLIER ANSWERS\n\n### From coder\ncoder: form done`);
     expect(result).toMatchObject({ output: 'tester: tests done', agent: 'tester', status: 'completed' });
+  });
+
+  it('broadcast runs the broadcast pattern: the first failed worker cancels the others and fails the pass', async () => {
+    const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'coder', reply: { fault: 'throw', error: 'down' } }, { agent: 'tester', reply: { text: 'slow', delayMs: 5000 } }] });
+    const loop = orchestrate({ mode: 'broadcast', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], maxConsecutiveErrors: 1 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter, clock, onEvent }));
+    expect(result).toMatchObject({ status: 'error-budget', goalMet: false, iterations: 0, error: 'Worker "coder" failed: down' });
+    expect(result.trace.children[0]!.children.map((op) => `${op.kind}:${op.name}`)).toEqual(['broadcast:orchestrate']);
+    expect(types(events, 'broadcast.')).toEqual([]);
+    // The tester was cancelled, not left to answer.
+    expect(events.filter((e) => e.type === 'reflect.worker.completed').map((e) => (e as TroupeEvent<'reflect.worker.completed'>).worker)).toEqual(['coder']);
+  });
+
+  it('sequential runs the sequential pattern: a failed worker ends the pass before the next one', async () => {
+    const { adapter, clock } = setup({ rules: [{ agent: 'coder', reply: { fault: 'throw', error: 'down' } }] });
+    const loop = orchestrate({ mode: 'sequential', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], maxConsecutiveErrors: 2, retryBackoffMs: 10 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter, clock }));
+    expect(result).toMatchObject({ status: 'error-budget', error: 'Worker "coder" failed: down' });
+    expect(adapter.inputsOf('coder')).toHaveLength(2);
+    expect(adapter.inputsOf('tester')).toEqual([]);
   });
 
   it('orchestrator mode plans, dispatches, collects and synthesises once', async () => {
