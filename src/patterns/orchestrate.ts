@@ -21,6 +21,7 @@ import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js
 import type { Agent, Conversation } from './agent.js';
 import { broadcast } from './broadcast.js';
 import { sequential } from './sequential.js';
+import { fanOut, limiter, type Limiter } from './fan-out.js';
 import {
   controllableLoop, driveLoop, loopLimits,
   type ControllableLoop, type DriveLoopResult, type ErrorBudgetOptions, type LoopController, type LoopRun, type StepResult,
@@ -57,6 +58,8 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
   sharedContext?: string;
   /** Guidance for the orchestrator on who should do what. */
   routingContext?: string;
+  /** Most workers running at once (in every mode, and for the lead's `delegate_to_worker` calls). Default: all of them. */
+  maxParallel?: number;
   /** Time limit of one worker call, in ms. Default: 600000 (10 minutes). */
   workerTimeoutMs?: number;
   /** Nudges when the first plan assigns nothing. Default: 3. */
@@ -173,6 +176,8 @@ class OrchestrationRun {
   /** Results that are refused delegations: the tool form reports them as errors. */
   readonly #refused = new WeakSet<WorkerResult>();
   #output: string | undefined;
+  /** At most `maxParallel` workers at once, for the `delegate_to_worker` calls of the lead's turns. */
+  readonly #limit: Limiter;
 
   constructor(o: Resolved, input: string, ctx: RunContext, loop: LoopRun<OrchestrateState>) {
     const { from, resetStall } = loop;
@@ -180,6 +185,7 @@ class OrchestrationRun {
     this.#ctx = ctx;
     this.#offered = o.workers;
     this.#controller = loop.controller;
+    this.#limit = limiter(o.maxParallel);
     this.stall = new StallDetector(o.stall);
     if (from && !resetStall) this.stall.restore(from.stall);
     this.state = from
@@ -290,7 +296,7 @@ class OrchestrationRun {
   async #passThrough(sig: AbortSignal): Promise<StepResult> {
     const o = this.#o;
     const steps = o.workers.map((w) => this.#workerStep(w));
-    const pass = o.mode === 'broadcast' ? broadcast(steps, { name: o.name }) : sequential(steps, { name: o.name });
+    const pass = o.mode === 'broadcast' ? broadcast(steps, { name: o.name, ...defined({ maxParallel: o.maxParallel }) }) : sequential(steps, { name: o.name });
     this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: o.workers.map((w) => ({ worker: w.name, task: this.#request })) });
     const answered = await pass.run(this.#request, this.#ctx.withSignal(sig));
     throwIfAborted(sig);
@@ -351,7 +357,7 @@ class OrchestrationRun {
 
   async #dispatchAll(assignments: Assignment[], sig: AbortSignal): Promise<WorkerResult[]> {
     this.#ctx.emit('reflect.dispatched', { loop: this.#o.name, iteration: this.#current.iteration, assignments });
-    const results = await Promise.all(assignments.map((a) => this.#dispatchOne(this.#ctx.withSignal(sig), a.worker, a.task, this.#promptFor(a))));
+    const results = await fanOut(this.#ctx.withSignal(sig), assignments, (a, branch) => this.#dispatchOne(branch, a.worker, a.task, this.#promptFor(a)), { maxParallel: this.#o.maxParallel });
     throwIfAborted(sig);
     return results;
   }
@@ -368,7 +374,7 @@ class OrchestrationRun {
     this.#offered = o.workers.filter((w) => enabled.includes(w.name));
     const tool = delegateTool(this.#offered, async (worker, task, sig) => {
       this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker, task }] });
-      const result = await this.#dispatchOne(this.#ctx.withSignal(sig), worker, task, this.#promptFor({ worker, task }));
+      const result = await this.#limit(() => this.#dispatchOne(this.#ctx.withSignal(sig), worker, task, this.#promptFor({ worker, task })));
       // A refusal goes back to the orchestrator as a tool error.
       if (this.#refused.has(result)) throw new TroupeError('execution_failed', result.error ?? 'Delegation refused');
       return result;
@@ -470,6 +476,7 @@ function validate(options: OrchestrateOptions) {
   if (!(typeof goalScore === 'number' && goalScore >= 0 && goalScore <= 1)) throw new ConfigurationError(`Expected \`goalScore\` to be a number in [0, 1], got ${describeValue(goalScore)}`);
   const workerTimeoutMs = options.workerTimeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS;
   expectPositiveNumber('workerTimeoutMs', workerTimeoutMs);
+  expectPositiveInteger('maxParallel', options.maxParallel);
   const maxNudges = options.maxNudges ?? 3;
   if (!(Number.isInteger(maxNudges) && maxNudges >= 0)) throw new ConfigurationError(`Expected \`maxNudges\` to be a non-negative integer, got ${describeValue(maxNudges)}`);
   const limits = loopLimits(options);

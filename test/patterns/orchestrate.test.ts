@@ -8,6 +8,7 @@ import { orchestrate, type OrchestrateOptions } from '../../src/patterns/orchest
 import { orchestrateStateSchema, type OrchestrateState } from '../../src/patterns/orchestrate-state.js';
 import { resume } from '../../src/core/resume.js';
 import { checkpointRecorder } from '../helpers/checkpoints.js';
+import { Gauge, gaugedAdapter } from '../helpers/concurrency.js';
 
 const REQUEST = 'Add a login form with validation';
 const PLAN = '@worker:coder\nWrite the form.\n@end\n@worker:tester\nWrite the tests.\n@end';
@@ -329,6 +330,55 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(() => orchestrate({ workers: [] })).toThrow(/workers/);
     expect(() => team({ evaluator: 'judge' as never })).toThrow('Expected `evaluator` to be an agent, got "judge" (string)');
     expect(() => orchestrate({ workers: [agent({ name: 'a' })] })).toThrow(/needs an `orchestrator`/);
+  });
+});
+
+describe('orchestrate (maxParallel)', () => {
+  const workers = () => ['coder', 'tester', 'writer'].map((name) => agent({ name }));
+  const isWorker = (name: string) => ['coder', 'tester', 'writer'].includes(name);
+  const slow = (name: string) => ({ agent: name, reply: { text: `${name}: done`, delayMs: 1000 } });
+  const THREE = '@worker:coder\nA.\n@end\n@worker:tester\nB.\n@end\n@worker:writer\nC.\n@end';
+
+  it('bounds the workers of a text dispatch', async () => {
+    const clock = new SimulatedClock();
+    const gauge = new Gauge();
+    const adapter = scriptedAdapter({ clock, rules: [{ agent: 'lead', reply: lead(['Done.'], THREE) }, slow('coder'), slow('tester'), slow('writer')] });
+    const loop = orchestrate({ mode: 'orchestrator', orchestrator: agent({ name: 'lead' }), workers: workers(), maxParallel: 2 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter: gaugedAdapter(adapter, gauge, isWorker), clock }), 1000);
+    expect(result.results.map((r) => r.output).sort()).toEqual(['coder: done', 'tester: done', 'writer: done']);
+    expect(gauge.peak).toBe(2);
+    expect(clock.now()).toBe(2000);
+  });
+
+  it('bounds the delegate_to_worker calls of a tool dispatch', async () => {
+    const clock = new SimulatedClock();
+    const gauge = new Gauge();
+    const call = (worker: string) => ({ name: 'delegate_to_worker', arguments: { worker, task: 'Do it.' } });
+    const adapter = scriptedAdapter({
+      clock,
+      replies: { lead: [{ toolCalls: [call('coder'), call('tester'), call('writer')] }, 'All done.\n[[GROUP_REFLECT_COMPLETE]]'] },
+      rules: [slow('coder'), slow('tester'), slow('writer')],
+    });
+    const loop = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead' }), workers: workers(), maxParallel: 1 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter: gaugedAdapter(adapter, gauge, isWorker), clock }), 1000);
+    expect(result.output).toBe('All done.');
+    expect(gauge.peak).toBe(1);
+    expect(clock.now()).toBe(3000);
+  });
+
+  it('bounds the workers of the broadcast mode', async () => {
+    const clock = new SimulatedClock();
+    const gauge = new Gauge();
+    const adapter = scriptedAdapter({ clock, rules: [slow('coder'), slow('tester'), slow('writer')] });
+    const loop = orchestrate({ mode: 'broadcast', workers: workers(), maxParallel: 2 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter: gaugedAdapter(adapter, gauge, isWorker), clock }), 1000);
+    expect(result.results).toHaveLength(3);
+    expect(gauge.peak).toBe(2);
+    expect(clock.now()).toBe(2000);
+  });
+
+  it('refuses a maxParallel that is not a positive integer', () => {
+    expect(() => orchestrate({ mode: 'broadcast', workers: workers(), maxParallel: 0 })).toThrow('Expected `maxParallel` to be a positive integer, got 0 (number)');
   });
 });
 
