@@ -11,6 +11,7 @@ import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js
 import type { Usage } from '../core/usage.js';
 import { defined } from '../core/defined.js';
 import { fanOut } from './fan-out.js';
+import { PROMPT_HEADINGS, fromHeading, section } from '../text/headings.js';
 
 /** Options of {@link advisors} and {@link consultAdvisors}. */
 export interface AdvisorsOptions {
@@ -49,8 +50,8 @@ export interface AdvisorsOutcome extends Outcome {
  * section per advisor.
  */
 export function formatAdvice(request: string, advice: readonly AdvisorResult[]): string {
-  const sections = advice.map((a) => `### From ${a.advisor}\n${a.output}`).join('\n\n');
-  return `## ORIGINAL USER REQUEST\n${request}\n\n## ANALYSIS GATHERED\n\n${sections}`;
+  const sections = advice.map((a) => section(fromHeading(a.advisor), a.output)).join('\n\n');
+  return `${section(PROMPT_HEADINGS.request, request)}\n\n${PROMPT_HEADINGS.analysis}\n\n${sections}`;
 }
 
 /**

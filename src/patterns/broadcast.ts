@@ -7,6 +7,7 @@ import { ConfigurationError, describeValue } from '../core/errors.js';
 import { expectPositiveInteger } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { fanOut } from './fan-out.js';
+import { fromHeading, section } from '../text/headings.js';
 
 /** Options of {@link broadcast}. */
 export interface BroadcastOptions {
@@ -24,7 +25,7 @@ export interface BroadcastOutcome extends Outcome {
 
 /**
  * Send the same input to every runnable in parallel; the output is their
- * answers, each under a `### <name>` heading, in the order given. The first
+ * answers, each under a `### From <name>` heading, in the order given. The first
  * failure cancels the others and fails the broadcast.
  *
  * @example
@@ -45,7 +46,7 @@ export function broadcast(list: Runnable[], options: BroadcastOptions = {}): Run
       const outcomes = await fanOut(ctx, list, (r, branch) => r.run(input, branch), { maxParallel });
       const results = outcomes.map((outcome, i) => ({ name: list[i]!.name, outcome }));
       ctx.emit('broadcast.completed', { name, answered: results.map((r) => r.name) });
-      const output = results.map((r) => `### ${r.name}\n${r.outcome.output}`).join('\n\n');
+      const output = results.map((r) => section(fromHeading(r.name), r.outcome.output)).join('\n\n');
       return { output, agent: name, status: 'completed', results };
     },
   });

@@ -386,7 +386,7 @@ class OrchestrationRun {
   async #synthesise(results: WorkerResult[], sig: AbortSignal): Promise<string> {
     const conversation = await this.#openOrchestrator();
     const context = { iteration: this.#current.iteration, kind: 'results' as const };
-    return (await conversation.send(`## User Request\n${this.#request}\n\n${synthesisPrompt(this.#prompts(), results)}`, { signal: sig, context })).text;
+    return (await conversation.send(synthesisPrompt(this.#prompts(), results), { signal: sig, context })).text;
   }
 
   /** After an evaluation that did not meet the goal: the adjustments for the next plan, each also an event. */

@@ -12,6 +12,7 @@ import type { Outcome } from '../core/runnable.js';
 import { parseVerdict } from '../reflection/evaluation.js';
 import { QualityTracker } from '../reflection/quality.js';
 import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflection/sentinels.js';
+import { PROMPT_HEADINGS, iterationHeading, section } from '../text/headings.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
 import { controllableLoop, driveLoop, loopLimits, type ControllableLoop, type ErrorBudgetOptions, type LoopRun, type StepResult } from './loop.js';
@@ -79,12 +80,17 @@ export type Reflection = ControllableLoop<'reflect', ReflectState, ReflectOutcom
 
 /** The prompt of iteration `i`. */
 export function reflectPrompt(state: ReflectState, iteration: number): string {
-  const parts = [`## Goal\n${state.goal}`, `## Iteration ${iteration}/${state.maxIterations}`];
-  if (state.request !== state.goal) parts.push(`## Request\n${state.request}`);
-  if (state.lastOutput !== undefined) parts.push(`## Your Previous Answer\n${state.lastOutput}`);
-  if (state.feedback !== undefined) parts.push(`## Evaluator Feedback\n${state.feedback}`);
+  const parts = [section(PROMPT_HEADINGS.goal, state.goal), iterationHeading(iteration, state.maxIterations)];
+  if (state.request !== state.goal) parts.push(section(PROMPT_HEADINGS.request, state.request));
+  if (state.lastOutput !== undefined) parts.push(section(PROMPT_HEADINGS.previousAnswer, state.lastOutput));
+  if (state.feedback !== undefined) parts.push(section(PROMPT_HEADINGS.lastEvaluation, state.feedback));
   parts.push(`Work toward the goal. End your reply with ${REFLECTION_COMPLETE} on a line of its own only when the goal is fully achieved.`);
   return parts.join('\n\n');
+}
+
+/** The evaluator's prompt: its instruction, the goal and the answer to judge. */
+function evaluatorPrompt(instruction: string, goal: string, answer: string): string {
+  return [instruction, section(PROMPT_HEADINGS.goal, goal), section(PROMPT_HEADINGS.responseToEvaluate, answer)].join('\n\n');
 }
 
 /**
@@ -140,7 +146,7 @@ async function runReflect(
     if (o.evaluator) {
       controller.checkPause();
       judge ??= await o.evaluator.converse(ctx);
-      const text = (await judge.send(`${o.evaluationPrompt ?? DEFAULT_EVALUATION_PROMPT}\n\n## Goal\n${state.goal}\n\n## Response\n${clean}`, { signal: sig })).text;
+      const text = (await judge.send(evaluatorPrompt(o.evaluationPrompt ?? DEFAULT_EVALUATION_PROMPT, state.goal, clean), { signal: sig })).text;
       const verdict = parseVerdict(text);
       pass = verdict.pass;
       if (verdict.feedback === undefined) delete state.feedback;

@@ -16,7 +16,7 @@ describe('broadcast', () => {
       ],
     });
     const result = await run(broadcast([agent({ name: 'optimist' }), agent({ name: 'pessimist' })], { name: 'panel' }), 'Weather?', { adapter });
-    expect(result.output).toBe('### optimist\nSunny\n\n### pessimist\nRain');
+    expect(result.output).toBe('### From optimist\nSunny\n\n### From pessimist\nRain');
     expect(result.agent).toBe('panel');
     expect(adapter.inputsOf('optimist')).toEqual(['Weather?']);
     expect(adapter.inputsOf('pessimist')).toEqual(['Weather?']);

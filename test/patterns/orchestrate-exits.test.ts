@@ -40,7 +40,7 @@ async function drive<T>(clock: SimulatedClock, promise: Promise<T>): Promise<T> 
 /** A lead that plans, then synthesises with the given texts in turn. */
 const lead = (syntheses: string[], plan = PLAN) => {
   let n = 0;
-  return (r: { text: string }) => (r.text.includes('## Worker Results') ? syntheses[Math.min(n++, syntheses.length - 1)]! : plan);
+  return (r: { text: string }) => (r.text.includes('## WORKER RESULTS') ? syntheses[Math.min(n++, syntheses.length - 1)]! : plan);
 };
 
 const HEADS = {
@@ -123,7 +123,7 @@ describe('every exit of orchestrate agrees with its summary', () => {
   it('max iterations: self-evaluation without a sentinel scores 0.7', async () => {
     let n = 0;
     const { adapter, clock, events, onEvent } = setup({
-      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Synthesis ${++n}: step-${n} of the fix, part-${n}` : PLAN) }],
+      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Synthesis ${++n}: step-${n} of the fix, part-${n}` : PLAN) }],
     });
     const result = await run(team({ maxIterations: 2 }), REQUEST, { adapter, clock, onEvent });
     expect(result).toMatchObject({ status: 'max-iterations', goalMet: false, iterations: 2 });
@@ -197,6 +197,6 @@ describe('worker names with spaces', () => {
     expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
     expect(result.results.map((r) => [r.worker, r.success]).sort()).toEqual([['Code Reviewer', true], ['Docs Writer', true], ['Test Writer', true]]);
     expect(adapter.inputsOf('lead')[0]).toContain('@worker:Code Reviewer\n<the task>\n@end'); // the form the planning prompt shows
-    expect(adapter.inputsOf('Code Reviewer')[0]).toContain('## Your Assigned Task\nReview `src/auth/session.ts` for token expiry bugs.');
+    expect(adapter.inputsOf('Code Reviewer')[0]).toContain('## YOUR ASSIGNED TASK\nReview `src/auth/session.ts` for token expiry bugs.');
   });
 });

@@ -45,7 +45,7 @@ async function drive<T>(clock: SimulatedClock, promise: Promise<T>, stepMs = 500
 /** A lead that plans, then synthesises with the given texts, one per iteration. */
 function lead(syntheses: string[], plan = PLAN) {
   let n = 0;
-  return (r: { text: string }) => (r.text.includes('## Worker Results') ? syntheses[Math.min(n++, syntheses.length - 1)]! : plan);
+  return (r: { text: string }) => (r.text.includes('## WORKER RESULTS') ? syntheses[Math.min(n++, syntheses.length - 1)]! : plan);
 }
 
 describe('orchestrate (orchestrator-reflect)', () => {
@@ -64,7 +64,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const leadInputs = adapter.inputsOf('lead');
     expect(leadInputs[0]).toContain('- coder: You write TypeScript.');
     expect(leadInputs[0]).toContain('- tester: Writes tests');
-    expect(leadInputs[2]).toContain('## Last Evaluation');
+    expect(leadInputs[2]).toContain('## LAST EVALUATION');
     expect(leadInputs[2]).toContain('The tests are missing.');
     expect(adapter.inputsOf('judge')[1]).toContain('Final form with validation and tests.');
     expect(types(events)).toEqual([
@@ -79,7 +79,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['Done.\n[[GROUP_REFLECT_COMPLETE]]']) }] });
     await run(team({ sharedContext: 'Repository: acme/web' }), REQUEST, { adapter, clock });
     expect(adapter.inputsOf('coder')[0]).toBe(
-      `You write TypeScript.\n\nRepository: acme/web\n\n## Original User Request (context)\n${REQUEST}\n\n## Your Assigned Task\nWrite the form.`,
+      `You write TypeScript.\n\nRepository: acme/web\n\n## ORIGINAL USER REQUEST\n${REQUEST}\n\n## YOUR ASSIGNED TASK\nWrite the form.`,
     );
     expect(adapter.inputsOf('tester')[0]).toMatch(/^You are a worker in a team\./);
   });
@@ -91,18 +91,18 @@ describe('orchestrate (orchestrator-reflect)', () => {
     });
     await run(team({ evaluator: agent({ name: 'judge' }), routingContext: 'Send UI work to coder.' }), REQUEST, { adapter, clock });
     const [first, , second] = adapter.inputsOf('lead');
-    expect(first).toContain('## Available Workers');
-    expect(first).toContain('## Routing Context\nSend UI work to coder.');
-    expect(second).toContain('## Iteration 2/5');
-    expect(second).toContain('## Last Evaluation\nScore: 0.30');
+    expect(first).toContain('## AVAILABLE WORKERS');
+    expect(first).toContain('## ROUTING CONTEXT\nSend UI work to coder.');
+    expect(second).toContain('## ITERATION 2/5');
+    expect(second).toContain('## LAST EVALUATION\nScore: 0.30');
     expect(second).toContain('Validation is missing.');
-    expect(second).not.toContain('## Routing Context');
+    expect(second).not.toContain('## ROUTING CONTEXT');
   });
 
   it('ends at max iterations, judging itself with [[NEEDS_ITERATION]] (score 0.4)', async () => {
     let n = 0;
     const { adapter, clock } = setup({
-      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Attempt ${++n} with change-${n} and idea-${n}\n[[NEEDS_ITERATION]]` : PLAN) }],
+      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Attempt ${++n} with change-${n} and idea-${n}\n[[NEEDS_ITERATION]]` : PLAN) }],
     });
     const result = await run(team({ maxIterations: 3 }), REQUEST, { adapter, clock });
     expect(result).toMatchObject({ status: 'max-iterations', goalMet: false, iterations: 3 });
@@ -208,7 +208,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     loop.resume();
     const result = await run(loop, REQUEST, { adapter, clock });
     expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
-    expect(adapter.inputsOf('lead')[1]).toContain('## Available Workers');
+    expect(adapter.inputsOf('lead')[1]).toContain('## AVAILABLE WORKERS');
   });
 
   it('dispatches with the delegate_to_worker tool, several calls in parallel', async () => {
@@ -227,7 +227,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const tools = adapter.sessions.find((s) => s.agent === 'lead')?.tools ?? [];
     expect(tools.map((t) => t.name)).toEqual(['delegate_to_worker']);
     expect(JSON.stringify(tools[0]?.parameters)).toContain('"enum":["coder","tester"]');
-    expect(adapter.inputsOf('coder')[0]).toContain(`## Original User Request (context)\n${REQUEST}`);
+    expect(adapter.inputsOf('coder')[0]).toContain(`## ORIGINAL USER REQUEST\n${REQUEST}`);
     expect(result.results.map((r) => r.worker).sort()).toEqual(['coder', 'tester']);
   });
 
@@ -288,13 +288,13 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(result.status).toBe('goal-met');
     const coder = result.results.find((r) => r.worker === 'coder');
     expect(coder).toMatchObject({ success: false, error: 'Worker "coder" timed out after 1000 ms' });
-    expect(adapter.inputsOf('lead')[1]).toContain('### coder (failed)');
+    expect(adapter.inputsOf('lead')[1]).toContain('### From coder (failed)');
   });
 
   it('emits reflect.quality.degrading when the score drops', async () => {
     let n = 0;
     const { adapter, clock, events, onEvent } = setup({
-      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Version ${++n} text-${n}` : PLAN) }],
+      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Version ${++n} text-${n}` : PLAN) }],
       replies: { judge: ['SCORE: 0.8', 'SCORE: 0.3', 'SCORE: 0.95'] },
     });
     await run(team({ evaluator: agent({ name: 'judge' }) }), REQUEST, { adapter, clock, onEvent });
@@ -390,14 +390,14 @@ describe('orchestrate (one-pass modes)', () => {
     expect(adapter.inputsOf('coder')).toEqual([`Context.\n\n${REQUEST}`]);
     expect(adapter.inputsOf('tester')).toEqual([`Context.\n\n${REQUEST}`]);
     expect(result).toMatchObject({ status: 'completed', goalMet: true, iterations: 1 });
-    expect(result.output).toBe('### coder\ncoder: form done\n\n### tester\ntester: tests done');
+    expect(result.output).toBe('### From coder\ncoder: form done\n\n### From tester\ntester: tests done');
   });
 
   it('broadcast with an orchestrator synthesises the answers', async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: 'Synthesis.' }] });
     const result = await run(team({ mode: 'broadcast' }), REQUEST, { adapter, clock });
     expect(result.output).toBe('Synthesis.');
-    expect(adapter.inputsOf('lead')[0]).toContain('### tester\ntester: tests done');
+    expect(adapter.inputsOf('lead')[0]).toContain('### From tester\ntester: tests done');
   });
 
   it('sequential runs one worker at a time, each seeing the earlier responses', async () => {

@@ -17,12 +17,12 @@ describe('reflect', () => {
     expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 2, output: 'Leaves fall softly down', agent: 'writer' });
     expect(result.summary).toBe('✅ Goal met (2/3) in 0 ms');
     const inputs = adapter.inputsOf('writer');
-    expect(inputs[0]).toContain('## Goal\nA haiku about autumn');
-    expect(inputs[0]).toContain('## Iteration 1/3');
-    expect(inputs[0]).toContain('## Request\nWrite a haiku');
+    expect(inputs[0]).toContain('## GOAL\nA haiku about autumn');
+    expect(inputs[0]).toContain('## ITERATION 1/3');
+    expect(inputs[0]).toContain('## ORIGINAL USER REQUEST\nWrite a haiku');
     expect(inputs[0]).toContain('End your reply with [[REFLECTION_COMPLETE]] on a line of its own only when the goal is fully achieved.');
-    expect(inputs[1]).toContain('## Iteration 2/3');
-    expect(inputs[1]).toContain('## Your Previous Answer\nA first draft.');
+    expect(inputs[1]).toContain('## ITERATION 2/3');
+    expect(inputs[1]).toContain('## YOUR PREVIOUS ANSWER\nA first draft.');
     expect(adapter.sessions).toHaveLength(1);
   });
 
@@ -43,8 +43,8 @@ describe('reflect', () => {
     const loop = reflect(writer(), { goal: 'A haiku', evaluator: agent({ name: 'critic' }), evaluationPrompt: 'Judge strictly.' });
     const result = await run(loop, 'A haiku', { adapter, clock: new SimulatedClock(), onEvent: (e) => events.push(e) });
     expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Draft two.' });
-    expect(adapter.inputsOf('writer')[1]).toContain('## Evaluator Feedback\nMissing the season word');
-    expect(adapter.inputsOf('critic')[0]).toBe('Judge strictly.\n\n## Goal\nA haiku\n\n## Response\nDraft one.');
+    expect(adapter.inputsOf('writer')[1]).toContain('## LAST EVALUATION\nMissing the season word');
+    expect(adapter.inputsOf('critic')[0]).toBe('Judge strictly.\n\n## GOAL\nA haiku\n\n## RESPONSE TO EVALUATE\nDraft one.');
     expect(result.evaluations.map((e) => [e.score, e.rationale, e.trend])).toEqual([[0, 'Missing the season word', 'stable'], [1, 'Lovely.', 'improving']]);
     expect(events.filter((e) => e.type === 'reflect.evaluated')).toHaveLength(2);
   });
@@ -88,7 +88,7 @@ describe('reflect', () => {
     loop.resume();
     const result = await run(loop, 'go', { adapter, clock: new SimulatedClock() });
     expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'two' });
-    expect(adapter.inputsOf('writer')[1]).toContain('## Iteration 2/5');
+    expect(adapter.inputsOf('writer')[1]).toContain('## ITERATION 2/5');
   });
 
   it('checkpoints after every iteration in the run store and resumes from it', async () => {
@@ -100,6 +100,6 @@ describe('reflect', () => {
     expect(reflectStateSchema.parse(saves.states[1])).toEqual(saves.states[1]);
     const result = await resume(reflect(writer(), { maxIterations: 4 }), 'w', { adapter, clock: new SimulatedClock(), store: saves.store });
     expect(result).toMatchObject({ status: 'goal-met', iterations: 3, output: 'three' });
-    expect(adapter.inputsOf('writer')[2]).toContain('## Your Previous Answer\ntwo');
+    expect(adapter.inputsOf('writer')[2]).toContain('## YOUR PREVIOUS ANSWER\ntwo');
   });
 });

@@ -46,7 +46,7 @@ describe('replaying a logged run', () => {
     const live = scriptedAdapter({
       replies: { judge: ['SCORE: 0.4\nRATIONALE: No tests.', 'SCORE: 0.95\nRATIONALE: Done.'] },
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Synthesis ${r.turn}` : '@worker:coder\nWrite it.\n@end\n@worker:tester\nTest it.\n@end') },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Synthesis ${r.turn}` : '@worker:coder\nWrite it.\n@end\n@worker:tester\nTest it.\n@end') },
         { agent: 'coder', reply: 'code' },
         { agent: 'tester', reply: 'tests' },
       ],

@@ -63,9 +63,9 @@ describe('automatic checkpoints and resume', () => {
     expect(iterationsOf(events)).toEqual([3, 4]);
     expect(adapter.calls.map((c) => c.agent)).toEqual(['writer', 'critic', 'writer', 'critic']);
     const inputs = adapter.inputsOf('writer');
-    expect(inputs[0]).toContain('## Iteration 3/4');
-    expect(inputs[0]).toContain('## Your Previous Answer\nDraft 2');
-    expect(inputs[0]).toContain('## Evaluator Feedback\ntoo long');
+    expect(inputs[0]).toContain('## ITERATION 3/4');
+    expect(inputs[0]).toContain('## YOUR PREVIOUS ANSWER\nDraft 2');
+    expect(inputs[0]).toContain('## LAST EVALUATION\ntoo long');
     expect(resumed.evaluations.map((e) => [e.iteration, e.rationale])).toEqual([[1, 'no season'], [2, 'too long'], [3, 'almost'], [4, 'PASS']]);
     expect(events.find((e) => e.type === 'checkpoint.restored')).toMatchObject({ kind: 'reflect', completed: false, path: '/reflect:reflect:writer#0' });
     // The log of the run goes on: two run.started, the second marked resumed.
@@ -94,7 +94,7 @@ describe('automatic checkpoints and resume', () => {
       clock,
       replies: { judge },
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Synthesis ${r.turn}` : PLAN) },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Synthesis ${r.turn}` : PLAN) },
         { agent: 'coder', reply: (r) => `code ${r.turn}` },
       ],
     });
@@ -112,7 +112,7 @@ describe('automatic checkpoints and resume', () => {
     expect(adapter.inputsOf('coder')).toHaveLength(2);
     expect(resumed.evaluations.map((e) => e.score)).toEqual([0.2, 0.5, 0.6, 0.95]);
     // The resumed orchestrator is told the last synthesis of the first half.
-    expect(adapter.inputsOf('lead')[0]).toContain('## Previous Synthesis\nSynthesis 4');
+    expect(adapter.inputsOf('lead')[0]).toContain('## YOUR PREVIOUS ANSWER\nSynthesis 4');
   });
 
   it('resumes a team killed after round 1 at round 2', async () => {
@@ -251,7 +251,7 @@ describe('automatic checkpoints and resume', () => {
     const adapter = scriptedAdapter({ replies: { writer: ['Leaves'], critic: ['PASS'] } });
     const resumed = await resume(writerLoop(), doc.runId, { store, adapter });
     expect(resumed).toMatchObject({ status: 'goal-met', iterations: 3 });
-    expect(adapter.inputsOf('writer')[0]).toContain('## Iteration 3/4');
+    expect(adapter.inputsOf('writer')[0]).toContain('## ITERATION 3/4');
   });
 
   it('rejects a run it cannot resume with a clear error', async () => {

@@ -101,7 +101,7 @@ describe('forking a run from a checkpoint', () => {
     const adapter = scriptedAdapter({ replies: { writer: ['Moonlit rain.'], critic: ['PASS'] } });
     const result = await resume(loop(), fork.runId, { store, adapter, clock });
     expect(adapter.inputsOf('writer')).toHaveLength(1);
-    expect(adapter.inputsOf('writer')[0]).toContain('## Iteration 2/3');
+    expect(adapter.inputsOf('writer')[0]).toContain('## ITERATION 2/3');
     expect(adapter.inputsOf('writer')[0]).toContain('Mention the moon.');
     expect(result).toMatchObject({ output: 'Moonlit rain.', status: 'goal-met', iterations: 2 });
   });
