@@ -1,13 +1,14 @@
 /**
- * What reflect and orchestrate loops share: the pause/resume/stop control,
- * the iteration driver (error budget with back-off, pause, cancellation,
- * max iterations) and the human summary of how a loop ended.
+ * What reflect and orchestrate loops share: the runnable around a loop body
+ * (paused and cancelled through its run's `LoopControl`, continued from
+ * its checkpoint), the iteration driver (error budget with back-off, pause,
+ * cancellation, max iterations) and the human summary of how a loop ended.
  * @module
  */
-import { combineSignals } from '../core/abort.js';
 import { sleep } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
-import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { LoopControl } from '../core/control.js';
 import { expectPositiveInteger } from '../core/options.js';
 import { defineRunnable, type Outcome, type OutcomeStatus, type Runnable } from '../core/runnable.js';
 import { isCancellation } from '../core/context.js';
@@ -20,19 +21,7 @@ import { defined } from '../core/defined.js';
 /** How a loop ended. */
 export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'budget-exhausted' | 'cancelled' | 'paused' | 'completed'>;
 
-/** Pause, resume and stop a loop from outside its run. */
-export interface LoopControls {
-  /** Stop after the current step; the run ends with status `paused`. The next run continues at the same iteration once resumed. */
-  pause(): void;
-  /** Lift a pause; the next run continues where the paused one stopped, with the stall history reset. */
-  resume(): void;
-  /** Cancel every running run of this loop now; they end with status `cancelled`. */
-  stop(reason?: string): void;
-  /** Whether a pause is in force. */
-  readonly paused: boolean;
-}
-
-/** Thrown inside a loop when a pause is in force at a step boundary. */
+/** Thrown inside a loop when its run's control pauses it, at a step boundary. */
 export class PauseRequested extends Error {
   constructor() {
     super('The loop was paused');
@@ -40,33 +29,16 @@ export class PauseRequested extends Error {
   }
 }
 
-/** The state behind {@link LoopControls}. */
-export class LoopController implements LoopControls {
-  #paused = false;
-  readonly #running = new Set<AbortController>();
-
-  get paused(): boolean {
-    return this.#paused;
-  }
-  pause(): void {
-    this.#paused = true;
-  }
-  resume(): void {
-    this.#paused = false;
-  }
-  stop(reason = 'The loop was stopped'): void {
-    for (const c of this.#running) c.abort(new CancelledError(reason));
-  }
-  /** Throw {@link PauseRequested} when a pause is in force (call at step boundaries). */
-  checkPause(): void {
-    if (this.#paused) throw new PauseRequested();
-  }
-  /** A signal for one run that aborts with `signal` or on {@link stop}; call `release` when the run ends. */
-  attach(signal: AbortSignal): { signal: AbortSignal; release(): void } {
-    const controller = new AbortController();
-    this.#running.add(controller);
-    return { signal: combineSignals(signal, controller.signal), release: () => this.#running.delete(controller) };
-  }
+/**
+ * The check at a step boundary of a loop in the run of `ctx`: throws
+ * {@link PauseRequested} when the run's control (`ctx.control`) is a
+ * `LoopControl` that is paused. A run without one never pauses.
+ */
+export function pauseCheck(ctx: RunContext): () => void {
+  const control = ctx.control;
+  return () => {
+    if (control instanceof LoopControl && control.paused) throw new PauseRequested();
+  };
 }
 
 /** Error budget options shared by the loops. */
@@ -92,9 +64,10 @@ export interface LoopStateCore {
 
 /** Options of {@link driveLoop}. */
 export interface DriveLoopOptions<S extends LoopStateCore> {
+  /** The loop's context: its signal cancels the loop, its control pauses it. */
   ctx: RunContext;
-  signal: AbortSignal;
-  controller: LoopController;
+  /** The pause check of the loop's run ({@link LoopRun.checkPause}). */
+  checkPause: () => void;
   /** The loop's name, for events. */
   loop: string;
   /** The loop's state; `iteration` (iterations completed) and `stall` are kept up to date. */
@@ -148,12 +121,13 @@ export async function driveLoop<S extends LoopStateCore>(options: DriveLoopOptio
 }
 
 async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<{ status: LoopStatus; completed: number; error?: unknown }> {
-  const { ctx, signal, controller, state } = options;
+  const { ctx, state } = options;
+  const { signal } = ctx;
   let completed = state.iteration;
   let errors = 0;
   try {
     while (completed < options.maxIterations) {
-      controller.checkPause();
+      options.checkPause();
       if (signal.aborted) return { status: budgetExhaustion(undefined, signal) ? 'budget-exhausted' : 'cancelled', completed };
       const iteration = completed + 1;
       let result: StepResult;
@@ -233,17 +207,13 @@ export function describeError(error: unknown): { message: string; code?: string 
   return { message: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) };
 }
 
-/** A loop runnable that is also its own controller. */
-export type ControllableLoop<K extends string, S, O extends Outcome> = Runnable<O> &
-  LoopControls & {
-    readonly kind: K;
-    /** The state a paused run stopped at; the next run after `resume()` continues from it. */
-    readonly pausedState: S | undefined;
-  };
+/** A loop: a runnable of kind `K`, paused and cancelled through the control of its run (`LoopControl`). */
+export type Loop<K extends string, O extends Outcome> = Runnable<O> & { readonly kind: K };
 
-/** One run of a loop body, as {@link controllableLoop} hands it over. */
+/** One run of a loop body, as {@link loopRunnable} hands it over. */
 export interface LoopRun<S> {
-  controller: LoopController;
+  /** Call at step boundaries: throws when the run's control is paused. */
+  checkPause: () => void;
   /** The state to continue from (undefined: a fresh start). */
   from: S | undefined;
   /** Forget the stall history (after a pause was lifted). */
@@ -252,8 +222,8 @@ export interface LoopRun<S> {
   checkpoint: Checkpoint<S>;
 }
 
-/** What {@link controllableLoop} needs. */
-export interface ControllableLoopSpec<K extends string, S extends { request: string }, O extends Outcome & { state: S }> {
+/** What {@link loopRunnable} needs. */
+export interface LoopSpec<K extends string, S extends { request: string }, O extends Outcome & { state: S }> {
   name: string;
   kind: K;
   agent?: string;
@@ -264,46 +234,46 @@ export interface ControllableLoopSpec<K extends string, S extends { request: str
 }
 
 /**
- * Wrap a loop body in a runnable with `pause()`, `resume()`, `stop()` and
- * the hand-over of the paused state to the next run with the same request.
+ * Where the loops of a paused run stopped, by control and checkpoint path:
+ * the next run with the same control and the same request continues from
+ * there once the control is unpaused. The runnable keeps nothing.
  */
-export function controllableLoop<K extends string, S extends { request: string }, O extends Outcome & { state: S }>(
-  spec: ControllableLoopSpec<K, S, O>,
-): ControllableLoop<K, S, O> {
-  const controller = new LoopController();
-  let pausedState: S | undefined;
+const pausedStates = new WeakMap<LoopControl, Map<string, { request: string }>>();
+
+/**
+ * Wrap a loop body in a runnable that keeps nothing between runs: the run's
+ * control (`ctx.control`, a `LoopControl`) pauses it at a step boundary and
+ * cancels it; a run after a pause, with the same control and request,
+ * continues where the paused one stopped (with the stall history reset),
+ * and a resumed run (`resume()`) continues from the loop's checkpoint.
+ */
+export function loopRunnable<K extends string, S extends { request: string }, O extends Outcome & { state: S }>(spec: LoopSpec<K, S, O>): Loop<K, O> {
   const runnable = defineRunnable<O>({
     name: spec.name,
     kind: spec.kind,
     ...defined({ agent: spec.agent }),
     async run(input, ctx) {
+      const control = ctx.control instanceof LoopControl ? ctx.control : undefined;
+      const paused = control ? pausedStates.get(control) : undefined;
+      const key = ctx.checkpointPath;
+      const stopped = paused?.get(key) as S | undefined;
       // After a pause, continue from where it stopped (still paused: stop again at once).
-      const fromPause = pausedState !== undefined && pausedState.request === input;
-      const resuming = fromPause && !controller.paused;
+      const fromPause = stopped !== undefined && stopped.request === input && !ctx.resuming;
+      const unpaused = fromPause && !control!.paused;
       // In a resumed run, the loop's checkpoint: a finished loop returns its outcome.
       const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome: savedOutcomeSchema.extend({ state: spec.stateSchema }) });
       const saved = fromPause ? undefined : await checkpoint.restore();
       if (saved?.outcome) return saved.outcome;
-      const from = fromPause ? pausedState : saved?.state;
-      if (resuming) pausedState = undefined;
-      const outcome = await spec.run(input, ctx, { controller, from, resetStall: resuming, checkpoint });
-      if (outcome.status === 'paused') pausedState = outcome.state;
+      if (unpaused) paused!.delete(key);
+      const from = fromPause ? stopped : saved?.state;
+      const outcome = await spec.run(input, ctx, { checkPause: pauseCheck(ctx), from, resetStall: unpaused, checkpoint });
+      if (outcome.status === 'paused' && control) {
+        if (!pausedStates.has(control)) pausedStates.set(control, new Map());
+        pausedStates.get(control)!.set(key, outcome.state);
+      }
       await checkpoint.finish(outcome.state, outcome);
       return outcome;
     },
   });
-  return {
-    name: runnable.name,
-    kind: spec.kind,
-    run: runnable.run,
-    get paused() {
-      return controller.paused;
-    },
-    get pausedState() {
-      return pausedState;
-    },
-    pause: () => controller.pause(),
-    resume: () => controller.resume(),
-    stop: (reason) => controller.stop(reason),
-  };
+  return { name: runnable.name, kind: spec.kind, run: runnable.run };
 }

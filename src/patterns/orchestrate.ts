@@ -23,8 +23,8 @@ import { broadcast } from './broadcast.js';
 import { sequential } from './sequential.js';
 import { fanOut, limiter, type Limiter } from './fan-out.js';
 import {
-  controllableLoop, driveLoop, loopLimits,
-  type ControllableLoop, type DriveLoopResult, type ErrorBudgetOptions, type LoopController, type LoopRun, type StepResult,
+  driveLoop, loopLimits, loopRunnable,
+  type DriveLoopResult, type ErrorBudgetOptions, type Loop, type LoopRun, type StepResult,
 } from './loop.js';
 import {
   DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
@@ -106,8 +106,8 @@ export interface OrchestrateOutcome extends Outcome {
   error?: string;
 }
 
-/** An orchestration: a runnable you can also pause, resume and stop. */
-export type Orchestration = ControllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>;
+/** An orchestration: a runnable, paused and cancelled through the control of its run (`LoopControl`). */
+export type Orchestration = Loop<'orchestrate', OrchestrateOutcome>;
 
 /**
  * Create an orchestration of workers by an orchestrator agent.
@@ -121,7 +121,7 @@ export type Orchestration = ControllableLoop<'orchestrate', OrchestrateState, Or
  */
 export function orchestrate(options: OrchestrateOptions): Orchestration {
   const o = validate(options);
-  return controllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>({
+  return loopRunnable<'orchestrate', OrchestrateState, OrchestrateOutcome>({
     name: o.name,
     kind: 'orchestrate',
     stateSchema: orchestrateStateSchema,
@@ -134,12 +134,11 @@ type Resolved = ReturnType<typeof validate>;
 async function runOrchestration(
   o: Resolved, input: string, ctx: RunContext, loop: LoopRun<OrchestrateState>,
 ): Promise<Omit<OrchestrateOutcome, 'usage'>> {
-  const { controller, checkpoint } = loop;
-  const { signal, release } = controller.attach(ctx.signal);
+  const { checkPause, checkpoint } = loop;
   const run = new OrchestrationRun(o, input, ctx, loop);
   try {
     const ended = await driveLoop({
-      ctx, signal, controller, loop: o.name, state: run.state, stall: run.stall, checkpoint, maxIterations: run.maxIterations,
+      ctx, checkPause, loop: o.name, state: run.state, stall: run.stall, checkpoint, maxIterations: run.maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
       goalMetOn: (status) => status === 'goal-met' || (!run.reflect && status === 'completed'),
       fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
@@ -148,7 +147,6 @@ async function runOrchestration(
     });
     return run.outcome(ended);
   } finally {
-    release();
     await run.close();
   }
 }
@@ -164,7 +162,8 @@ class OrchestrationRun {
   readonly maxIterations: number;
   readonly #o: Resolved;
   readonly #ctx: RunContext;
-  readonly #controller: LoopController;
+  /** Throws at a step boundary when the run's control is paused. */
+  readonly #checkPause: () => void;
   readonly #request: string;
   readonly #quality: QualityTracker;
   #orch: Conversation | undefined;
@@ -184,7 +183,7 @@ class OrchestrationRun {
     this.#o = o;
     this.#ctx = ctx;
     this.#offered = o.workers;
-    this.#controller = loop.controller;
+    this.#checkPause = loop.checkPause;
     this.#limit = limiter(o.maxParallel);
     this.stall = new StallDetector(o.stall);
     if (from && !resetStall) this.stall.restore(from.stall);
@@ -207,15 +206,15 @@ class OrchestrationRun {
     if (o.mode === 'broadcast' || o.mode === 'sequential') return this.#passThrough(sig);
     const planned = await this.#plan(iteration, sig);
     if (planned.exit) return { exit: planned.exit };
-    this.#controller.checkPause();
+    this.#checkPause();
     const results = this.#toolMode ? this.#current.results : await this.#dispatchAll(planned.assignments, sig);
-    this.#controller.checkPause();
+    this.#checkPause();
     const synthesis = this.#toolMode ? planned.reply : await this.#synthesise(results, sig);
     const clean = stripSentinels(synthesis);
     state.lastResults = results;
     state.lastSynthesis = clean;
     if (!this.reflect) return { exit: 'completed' };
-    this.#controller.checkPause();
+    this.#checkPause();
     const evaluation = await this.#evaluate(iteration, synthesis, clean, results, sig);
     if (evaluation.goalMet) {
       delete state.adjustments;
@@ -300,7 +299,7 @@ class OrchestrationRun {
     this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: o.workers.map((w) => ({ worker: w.name, task: this.#request })) });
     const answered = await pass.run(this.#request, this.#ctx.withSignal(sig));
     throwIfAborted(sig);
-    this.#controller.checkPause();
+    this.#checkPause();
     this.#output = o.orchestrator ? await this.#synthesise(this.#current.results, sig) : answered.output;
     this.state.lastSynthesis = this.#output;
     this.state.lastResults = this.#current.results;

@@ -15,7 +15,7 @@ import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflecti
 import { PROMPT_HEADINGS, iterationHeading, section } from '../text/headings.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
-import { controllableLoop, driveLoop, loopLimits, type ControllableLoop, type ErrorBudgetOptions, type LoopRun, type StepResult } from './loop.js';
+import { driveLoop, loopLimits, loopRunnable, type ErrorBudgetOptions, type Loop, type LoopRun, type StepResult } from './loop.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -75,8 +75,8 @@ export interface ReflectOutcome extends Outcome {
   error?: string;
 }
 
-/** A reflect loop: a runnable you can also pause, resume and stop. */
-export type Reflection = ControllableLoop<'reflect', ReflectState, ReflectOutcome>;
+/** A reflect loop: a runnable, paused and cancelled through the control of its run (`LoopControl`). */
+export type Reflection = Loop<'reflect', ReflectOutcome>;
 
 /** The prompt of iteration `i`. */
 export function reflectPrompt(state: ReflectState, iteration: number): string {
@@ -110,7 +110,7 @@ export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection
   const limits = loopLimits(options);
   if (options.stall) new StallDetector(options.stall);
   const name = options.name ?? `reflect:${worker.name}`;
-  return controllableLoop<'reflect', ReflectState, ReflectOutcome>({
+  return loopRunnable<'reflect', ReflectState, ReflectOutcome>({
     name,
     kind: 'reflect',
     agent: worker.name,
@@ -124,8 +124,7 @@ async function runReflect(
   o: ReflectOptions & ReturnType<typeof loopLimits> & { name: string },
   input: string, ctx: RunContext, loop: LoopRun<ReflectState>,
 ): Promise<Omit<ReflectOutcome, 'usage'>> {
-  const { controller, from, resetStall, checkpoint } = loop;
-  const { signal, release } = controller.attach(ctx.signal);
+  const { checkPause, from, resetStall, checkpoint } = loop;
   const stall = new StallDetector(o.stall);
   if (from && !resetStall) stall.restore(from.stall);
   const state: ReflectState = from
@@ -144,7 +143,7 @@ async function runReflect(
     state.lastOutput = clean;
     let pass = false;
     if (o.evaluator) {
-      controller.checkPause();
+      checkPause();
       judge ??= await o.evaluator.converse(ctx);
       const text = (await judge.send(evaluatorPrompt(o.evaluationPrompt ?? DEFAULT_EVALUATION_PROMPT, state.goal, clean), { signal: sig })).text;
       const verdict = parseVerdict(text);
@@ -174,7 +173,7 @@ async function runReflect(
 
   try {
     const ended = await driveLoop({
-      ctx, signal, controller, loop: o.name, state, stall, checkpoint, maxIterations: o.maxIterations,
+      ctx, checkPause, loop: o.name, state, stall, checkpoint, maxIterations: o.maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
       fatal: (error) => error instanceof ConfigurationError,
       step,
@@ -192,7 +191,6 @@ async function runReflect(
     if (ended.error !== undefined) result.error = ended.error;
     return result;
   } finally {
-    release();
     await conversation?.close().catch(() => undefined);
     await judge?.close().catch(() => undefined);
   }

@@ -8,6 +8,7 @@ import { scriptedAdapter, type ScriptedAdapterOptions } from '../../src/adapters
 import { SimulatedClock } from '../../src/core/clock.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run, startRun } from '../../src/core/run.js';
+import { LoopControl } from '../../src/core/control.js';
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate, type OrchestrateOptions, type OrchestrateOutcome } from '../../src/patterns/orchestrate.js';
 
@@ -160,8 +161,9 @@ describe('every exit of orchestrate agrees with its summary', () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['Draft.\n[[NEEDS_ITERATION]]']) }] });
     const loop = team();
     const events: TroupeEvent[] = [];
-    const handle = startRun(loop, REQUEST, { adapter, clock, onEvent: (e) => events.push(e) });
-    handle.emitter.on('reflect.evaluated', () => loop.pause());
+    const control = new LoopControl();
+    const handle = startRun(loop, REQUEST, { adapter, clock, control, onEvent: (e) => events.push(e) });
+    handle.emitter.on('reflect.evaluated', () => control.pause());
     const result = await handle.result;
     expect(result).toMatchObject({ status: 'paused', iterations: 1 });
     expectAgreement(result, events);

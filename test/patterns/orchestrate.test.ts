@@ -7,6 +7,7 @@ import { agent } from '../../src/patterns/agent.js';
 import { orchestrate, type OrchestrateOptions } from '../../src/patterns/orchestrate.js';
 import { orchestrateStateSchema, type OrchestrateState } from '../../src/patterns/orchestrate-state.js';
 import { resume } from '../../src/core/resume.js';
+import { LoopControl } from '../../src/core/control.js';
 import { checkpointRecorder } from '../helpers/checkpoints.js';
 import { Gauge, gaugedAdapter } from '../helpers/concurrency.js';
 
@@ -158,12 +159,13 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(adapter.calls.length).toBe(calls);
   });
 
-  it('stops with stop()', async () => {
+  it("is cancelled through its run's control", async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['never']) }, { agent: 'coder', reply: { text: 'slow', delayMs: 5000 } }] });
     const loop = team();
-    const p = run(loop, REQUEST, { adapter, clock });
+    const control = new LoopControl();
+    const p = run(loop, REQUEST, { adapter, clock, control });
     await clock.advance(1000);
-    loop.stop();
+    control.cancel();
     const result = await drive(clock, p);
     expect(result).toMatchObject({ status: 'cancelled' });
     expect(adapter.inputsOf('lead')).toHaveLength(1);
@@ -175,38 +177,39 @@ describe('orchestrate (orchestrator-reflect)', () => {
       fallback: 'SCORE: 0.5\nRATIONALE: meh',
     });
     const loop = team({ evaluator: agent({ name: 'judge' }), maxIterations: 2, stall: { tolerance: 1 } });
-    const first = startRun(loop, REQUEST, { adapter, clock });
-    first.emitter.on('reflect.evaluated', () => loop.pause());
+    const control = new LoopControl();
+    const first = startRun(loop, REQUEST, { adapter, clock, control });
+    first.emitter.on('reflect.evaluated', () => control.pause());
     const paused = await first.result;
     expect(paused).toMatchObject({ status: 'paused', iterations: 1 });
     expect(paused.summary).toMatch(/^⏸️ Paused \(1\/2\)/);
-    expect(loop.pausedState?.iteration).toBe(1);
+    expect(paused.state.iteration).toBe(1);
 
     const calls = adapter.calls.length;
-    const still = await run(loop, REQUEST, { adapter, clock });
+    const still = await run(loop, REQUEST, { adapter, clock, control });
     expect(still.status).toBe('paused');
     expect(adapter.calls.length).toBe(calls);
 
-    loop.resume();
+    control.unpause();
     const events: TroupeEvent[] = [];
-    const resumed = await run(loop, REQUEST, { adapter, clock, onEvent: (e) => events.push(e) });
+    const resumed = await run(loop, REQUEST, { adapter, clock, control, onEvent: (e) => events.push(e) });
     const started = events.filter((e) => e.type === 'reflect.iteration.started') as Array<TroupeEvent<'reflect.iteration.started'>>;
     expect(started.map((e) => e.iteration)).toEqual([2]);
     // The synthesis repeats iteration 1's; with tolerance 1 it would stall had the history not been reset.
     expect(resumed).toMatchObject({ status: 'max-iterations', iterations: 2 });
     expect(resumed.evaluations).toHaveLength(2);
-    expect(loop.pausedState).toBeUndefined();
   });
 
   it('pausing mid-iteration resumes that iteration from its start', async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['Done.\n[[GROUP_REFLECT_COMPLETE]]']) }] });
     const loop = team();
-    const first = startRun(loop, REQUEST, { adapter, clock });
-    first.emitter.on('reflect.dispatched', () => loop.pause());
+    const control = new LoopControl();
+    const first = startRun(loop, REQUEST, { adapter, clock, control });
+    first.emitter.on('reflect.dispatched', () => control.pause());
     expect(await first.result).toMatchObject({ status: 'paused', iterations: 0 });
     expect(adapter.inputsOf('lead')).toHaveLength(1);
-    loop.resume();
-    const result = await run(loop, REQUEST, { adapter, clock });
+    control.unpause();
+    const result = await run(loop, REQUEST, { adapter, clock, control });
     expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
     expect(adapter.inputsOf('lead')[1]).toContain('## AVAILABLE WORKERS');
   });

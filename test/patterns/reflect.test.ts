@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SimulatedClock } from '../../src/core/clock.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run, startRun } from '../../src/core/run.js';
+import { LoopControl } from '../../src/core/control.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { agent } from '../../src/patterns/agent.js';
 import { reflect, reflectStateSchema, type ReflectState } from '../../src/patterns/reflect.js';
@@ -78,17 +79,46 @@ describe('reflect', () => {
     expect(adapter.calls).toHaveLength(1);
   });
 
-  it('pauses and resumes at the same iteration', async () => {
+  it("pauses through its run's control and continues at the same iteration once unpaused", async () => {
     const adapter = scriptedAdapter({ replies: { writer: ['one', 'two\n[[REFLECTION_COMPLETE]]'] } });
     const loop = reflect(writer());
-    const first = startRun(loop, 'go', { adapter, clock: new SimulatedClock() });
-    first.emitter.on('agent.turn', () => loop.pause());
-    expect(await first.result).toMatchObject({ status: 'paused', iterations: 1 });
-    expect(loop.pausedState?.lastOutput).toBe('one');
-    loop.resume();
-    const result = await run(loop, 'go', { adapter, clock: new SimulatedClock() });
+    const control = new LoopControl();
+    const first = startRun(loop, 'go', { adapter, clock: new SimulatedClock(), control });
+    first.emitter.on('agent.turn', () => control.pause());
+    const paused = await first.result;
+    expect(paused).toMatchObject({ status: 'paused', iterations: 1 });
+    expect(paused.state.lastOutput).toBe('one');
+    control.unpause();
+    const result = await run(loop, 'go', { adapter, clock: new SimulatedClock(), control });
     expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'two' });
     expect(adapter.inputsOf('writer')[1]).toContain('## ITERATION 2/5');
+  });
+
+  it('two runs of one loop have their own controls: pausing one does not pause the other', async () => {
+    const reply = (r: { text: string }) => (r.text.includes('## ITERATION 2/') ? `${r.text.split('\n')[1]} done\n[[REFLECTION_COMPLETE]]` : 'draft');
+    const adapter = scriptedAdapter({ rules: [{ agent: 'writer', reply }] });
+    const loop = reflect(writer());
+    const clock = new SimulatedClock();
+    const [first, second] = [new LoopControl(), new LoopControl()];
+    const a = startRun(loop, 'first', { adapter, clock, control: first });
+    const b = startRun(loop, 'second', { adapter, clock, control: second });
+    a.emitter.on('agent.turn', () => first.pause());
+    const [paused, finished] = await Promise.all([a.result, b.result]);
+    expect(paused).toMatchObject({ status: 'paused', iterations: 1 });
+    expect(finished).toMatchObject({ status: 'goal-met', iterations: 2, output: 'second done' });
+    expect(second.paused).toBe(false);
+  });
+
+  it("is cancelled through its run's control", async () => {
+    const clock = new SimulatedClock();
+    const adapter = scriptedAdapter({ clock, rules: [{ agent: 'writer', reply: { text: 'slow', delayMs: 5000 } }] });
+    const control = new LoopControl();
+    const p = run(reflect(writer()), 'go', { adapter, clock, control });
+    await clock.advance(100);
+    control.cancel('Enough');
+    expect(await p).toMatchObject({ status: 'cancelled', iterations: 0 });
+    expect(control.running).toBe(false);
+    expect(() => control.cancel()).toThrow(expect.objectContaining({ code: 'not_running' }));
   });
 
   it('checkpoints after every iteration in the run store and resumes from it', async () => {
