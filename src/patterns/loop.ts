@@ -11,15 +11,38 @@ import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '
 import { LoopControl } from '../core/control.js';
 import { expectPositiveInteger } from '../core/options.js';
 import { defineRunnable, type Outcome, type OutcomeStatus, type Runnable } from '../core/runnable.js';
+import type { OutcomeReason } from '../core/outcome.js';
 import { isCancellation } from '../core/context.js';
 import { budgetExhaustion } from '../core/budget.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { savedOutcomeSchema, type Checkpoint } from '../core/checkpoint.js';
 import type { StallDetector } from '../reflection/stall.js';
 import { defined } from '../core/defined.js';
 
-/** How a loop ended. */
-export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'budget-exhausted' | 'cancelled' | 'paused' | 'completed'>;
+/**
+ * How a loop ended: `completed` (with a {@link LoopReason}, except a
+ * one-pass mode's single pass), `failed` (reason `error-budget`),
+ * `cancelled`, `paused` or `budget-exhausted`.
+ */
+export type LoopStatus = Extract<OutcomeStatus, 'completed' | 'failed' | 'cancelled' | 'paused' | 'budget-exhausted'>;
+
+/** Why a loop ended: `goal-met`, `max-iterations`, `stalled` (status `completed`) or `error-budget` (status `failed`). */
+export type LoopReason = Extract<OutcomeReason, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget'>;
+
+/** How a loop ended: its status and, where the status alone does not say, why. */
+export interface LoopEnd {
+  status: LoopStatus;
+  reason?: LoopReason;
+}
+
+/** A loop outcome saved with a status of before 0.1.0 (`goal-met`, `error-budget`, ...) as `status` + `reason`. */
+export function legacyLoopOutcome(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return raw;
+  const status = (raw as { status?: unknown }).status;
+  if (status === 'goal-met' || status === 'max-iterations' || status === 'stalled') return { ...raw, status: 'completed', reason: status };
+  if (status === 'error-budget') return { ...raw, status: 'failed', reason: status };
+  return raw;
+}
 
 /** Thrown inside a loop when its run's control pauses it, at a step boundary. */
 export class PauseRequested extends Error {
@@ -50,7 +73,7 @@ export interface ErrorBudgetOptions {
 }
 
 /** What one iteration decided. */
-export type StepResult = { exit?: Extract<LoopStatus, 'goal-met' | 'stalled' | 'completed'> };
+export type StepResult = { exit?: Extract<LoopReason, 'goal-met' | 'stalled'> | 'completed' };
 
 /** The part of a loop state that {@link driveLoop} maintains. */
 export interface LoopStateCore {
@@ -79,8 +102,8 @@ export interface DriveLoopOptions<S extends LoopStateCore> {
   maxIterations: number;
   retryBackoffMs: number;
   maxConsecutiveErrors: number;
-  /** Which exits count as goal met. Default: `goal-met`. */
-  goalMetOn?: (status: LoopStatus) => boolean;
+  /** Which ends count as goal met. Default: reason `goal-met`. */
+  goalMetOn?: (end: LoopEnd) => boolean;
   /** Errors that end the run at once instead of counting against the budget. */
   fatal?: (error: unknown) => boolean;
   /** Run iteration `i`. */
@@ -90,8 +113,7 @@ export interface DriveLoopOptions<S extends LoopStateCore> {
 }
 
 /** How {@link driveLoop} ended. */
-export interface DriveLoopResult {
-  status: LoopStatus;
+export interface DriveLoopResult extends LoopEnd {
   /** Iterations completed. */
   completed: number;
   goalMet: boolean;
@@ -111,16 +133,17 @@ export async function driveLoop<S extends LoopStateCore>(options: DriveLoopOptio
   const { ctx, loop } = options;
   const start = ctx.clock.now();
   const ended = await iterate(options);
-  const goalMet = (options.goalMetOn ?? ((s) => s === 'goal-met'))(ended.status);
+  const end: LoopEnd = { status: ended.status, ...defined({ reason: ended.reason }) };
+  const goalMet = (options.goalMetOn ?? ((e) => e.reason === 'goal-met'))(end);
   const durationMs = ctx.clock.now() - start;
-  const summary = loopSummary(ended.status, ended.completed, options.maxIterations, durationMs);
-  ctx.emit('reflect.completed', { loop, status: ended.status, goalMet, iterations: ended.completed, summary, durationMs });
-  const result: DriveLoopResult = { status: ended.status, completed: ended.completed, goalMet, summary };
+  const summary = loopSummary(end, ended.completed, options.maxIterations, durationMs);
+  ctx.emit('reflect.completed', { loop, ...end, goalMet, iterations: ended.completed, summary, durationMs });
+  const result: DriveLoopResult = { ...end, completed: ended.completed, goalMet, summary };
   if (ended.error !== undefined) result.error = describeError(ended.error).message;
   return result;
 }
 
-async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<{ status: LoopStatus; completed: number; error?: unknown }> {
+async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<LoopEnd & { completed: number; error?: unknown }> {
   const { ctx, state } = options;
   const { signal } = ctx;
   let completed = state.iteration;
@@ -143,7 +166,7 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
         const { message, code } = describeError(error);
         ctx.emit('reflect.iteration.failed', { loop: options.loop, iteration, error: message, ...defined({ code }), consecutive: errors });
         options.onError?.(iteration, error);
-        if (errors >= options.maxConsecutiveErrors) return { status: 'error-budget', completed, error };
+        if (errors >= options.maxConsecutiveErrors) return { status: 'failed', reason: 'error-budget', completed, error };
         await sleep(ctx.clock, options.retryBackoffMs, signal);
         continue;
       }
@@ -152,9 +175,10 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
       state.iteration = iteration;
       state.stall = options.stall.snapshot();
       await options.checkpoint.save(state);
-      if (result.exit) return { status: result.exit, completed };
+      if (result.exit === 'completed') return { status: 'completed', completed };
+      if (result.exit) return { status: 'completed', reason: result.exit, completed };
     }
-    return { status: 'max-iterations', completed };
+    return { status: 'completed', reason: 'max-iterations', completed };
   } catch (error) {
     if (error instanceof PauseRequested) return { status: 'paused', completed };
     const exhausted = budgetExhaustion(error, signal);
@@ -173,18 +197,19 @@ export function formatDuration(ms: number): string {
 }
 
 /** The one-line human summary of how a loop ended, e.g. `✅ Goal met (2/5) in 3.1 s`. */
-export function loopSummary(status: LoopStatus, iterations: number, maxIterations: number, durationMs: number): string {
-  const head = {
-    'goal-met': `✅ Goal met (${iterations}/${maxIterations})`,
-    'max-iterations': `⏱️ Max iterations (${iterations}/${maxIterations})`,
-    stalled: `⚠️ Stalled (${iterations}/${maxIterations})`,
-    'error-budget': `❌ Error budget exhausted (${iterations}/${maxIterations})`,
-    'budget-exhausted': `💸 Budget exhausted (${iterations}/${maxIterations})`,
-    cancelled: `⏹️ Cancelled (${iterations}/${maxIterations})`,
-    paused: `⏸️ Paused (${iterations}/${maxIterations})`,
-    completed: `✅ Completed (${iterations}/${maxIterations})`,
-  }[status];
-  return `${head} in ${formatDuration(durationMs)}`;
+export function loopSummary(end: LoopEnd, iterations: number, maxIterations: number, durationMs: number): string {
+  const heads: Record<LoopStatus | LoopReason, string> = {
+    'goal-met': '✅ Goal met',
+    'max-iterations': '⏱️ Max iterations',
+    stalled: '⚠️ Stalled',
+    'error-budget': '❌ Error budget exhausted',
+    'budget-exhausted': '💸 Budget exhausted',
+    cancelled: '⏹️ Cancelled',
+    paused: '⏸️ Paused',
+    completed: '✅ Completed',
+    failed: '❌ Failed',
+  };
+  return `${heads[end.reason ?? end.status]} (${iterations}/${maxIterations}) in ${formatDuration(durationMs)}`;
 }
 
 /** Validate the numeric options every loop takes; returns them with defaults. */
@@ -261,18 +286,19 @@ export function loopRunnable<K extends string, S extends { request: string }, O 
       const fromPause = stopped !== undefined && stopped.request === input && !ctx.resuming;
       const unpaused = fromPause && !control!.paused;
       // In a resumed run, the loop's checkpoint: a finished loop returns its outcome.
-      const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome: savedOutcomeSchema.extend({ state: spec.stateSchema }) });
+      const outcome = z.preprocess(legacyLoopOutcome, savedOutcomeSchema.extend({ state: spec.stateSchema }));
+      const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome });
       const saved = fromPause ? undefined : await checkpoint.restore();
       if (saved?.outcome) return saved.outcome;
       if (unpaused) paused!.delete(key);
       const from = fromPause ? stopped : saved?.state;
-      const outcome = await spec.run(input, ctx, { checkPause: pauseCheck(ctx), from, resetStall: unpaused, checkpoint });
-      if (outcome.status === 'paused' && control) {
+      const ended = await spec.run(input, ctx, { checkPause: pauseCheck(ctx), from, resetStall: unpaused, checkpoint });
+      if (ended.status === 'paused' && control) {
         if (!pausedStates.has(control)) pausedStates.set(control, new Map());
-        pausedStates.get(control)!.set(key, outcome.state);
+        pausedStates.get(control)!.set(key, ended.state);
       }
-      await checkpoint.finish(outcome.state, outcome);
-      return outcome;
+      await checkpoint.finish(ended.state, ended);
+      return ended;
     },
   });
   return { name: runnable.name, kind: spec.kind, run: runnable.run };

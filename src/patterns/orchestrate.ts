@@ -24,7 +24,7 @@ import { sequential } from './sequential.js';
 import { fanOut, limiter, type Limiter } from './fan-out.js';
 import {
   driveLoop, loopLimits, loopRunnable,
-  type DriveLoopResult, type ErrorBudgetOptions, type Loop, type LoopRun, type StepResult,
+  type DriveLoopResult, type ErrorBudgetOptions, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult,
 } from './loop.js';
 import {
   DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
@@ -90,6 +90,10 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
 
 /** What {@link orchestrate} produces. */
 export interface OrchestrateOutcome extends Outcome {
+  /** How the loop ended: `completed`, `failed` (after its retries), `cancelled`, `paused` or `budget-exhausted`. */
+  status: LoopStatus;
+  /** Why: `goal-met`, `max-iterations` or `stalled` (completed; a one-pass mode's pass has none), `error-budget` (failed). */
+  reason?: LoopReason;
   /** The goal was met (always true for the one-pass modes when they complete). */
   goalMet: boolean;
   /** Iterations completed. */
@@ -140,7 +144,7 @@ async function runOrchestration(
     const ended = await driveLoop({
       ctx, checkPause, loop: o.name, state: run.state, stall: run.stall, checkpoint, maxIterations: run.maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
-      goalMetOn: (status) => status === 'goal-met' || (!run.reflect && status === 'completed'),
+      goalMetOn: (end) => end.reason === 'goal-met' || (!run.reflect && end.status === 'completed'),
       fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
       step: (iteration, sig) => run.step(iteration, sig),
       onError: () => run.dropOrchestrator(),
@@ -232,7 +236,7 @@ class OrchestrationRun {
     const result: Omit<OrchestrateOutcome, 'usage'> = {
       output: this.#output ?? state.lastSynthesis ?? '',
       agent: o.orchestrator?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
-      status: ended.status, goalMet, iterations: ended.completed,
+      status: ended.status, ...defined({ reason: ended.reason }), goalMet, iterations: ended.completed,
       evaluations: [...state.evaluations], summary, results: [...state.lastResults],
       state: structuredClone(state),
     };

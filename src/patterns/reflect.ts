@@ -15,7 +15,8 @@ import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflecti
 import { PROMPT_HEADINGS, iterationHeading, section } from '../text/headings.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
-import { driveLoop, loopLimits, loopRunnable, type ErrorBudgetOptions, type Loop, type LoopRun, type StepResult } from './loop.js';
+import { driveLoop, loopLimits, loopRunnable, type ErrorBudgetOptions, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult } from './loop.js';
+import { defined } from '../core/defined.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -61,6 +62,10 @@ export interface ReflectOptions extends ErrorBudgetOptions {
 
 /** What {@link reflect} produces. */
 export interface ReflectOutcome extends Outcome {
+  /** How the loop ended: `completed`, `failed` (after its retries), `cancelled`, `paused` or `budget-exhausted`. */
+  status: LoopStatus;
+  /** Why: `goal-met`, `max-iterations` or `stalled` (completed), `error-budget` (failed). */
+  reason?: LoopReason;
   /** The sentinel or a PASS ended the loop. */
   goalMet: boolean;
   /** Iterations completed. */
@@ -185,7 +190,7 @@ async function runReflect(
     const { goalMet, summary } = ended;
     state.stall = stall.snapshot();
     const result: Omit<ReflectOutcome, 'usage'> = {
-      output: state.lastOutput ?? '', agent: worker.name, status: ended.status, goalMet,
+      output: state.lastOutput ?? '', agent: worker.name, status: ended.status, ...defined({ reason: ended.reason }), goalMet,
       iterations: ended.completed, evaluations: [...state.evaluations], summary, state: structuredClone(state),
     };
     if (ended.error !== undefined) result.error = ended.error;

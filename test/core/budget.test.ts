@@ -142,7 +142,7 @@ describe('budgets', () => {
       mode: 'orchestrator-reflect',
     });
     const result = await run(loop, 'task', { adapter });
-    expect(result.status).toBe('goal-met');
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met' });
     expect(result.output).toBe('partial');
     const greedy = result.results.find((r) => r.worker === 'greedy')!;
     expect(greedy).toMatchObject({ success: false, output: 'step' });

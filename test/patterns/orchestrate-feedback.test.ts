@@ -73,7 +73,7 @@ describe('adjustment from feedback in orchestrate', () => {
     });
     const events: TroupeEvent[] = [];
     const result = await run(team(), REQUEST, { adapter, clock, onEvent: (e) => events.push(e) });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 3 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 3 });
     expect(adjustments(events)).toEqual([
       [1, 'worker-failed', 'coder'],
       [2, 'short-answer', 'tester'],
@@ -132,7 +132,7 @@ describe('adjustment from feedback in orchestrate', () => {
       rules: [{ agent: 'lead', reply: 'It is all done now, nothing to delegate.' }],
     });
     const resumed = await resume(team({ maxIterations: 3 }), 'fb', { adapter: second, store: saves.store });
-    expect(resumed).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
     expect(second.inputsOf('lead')[0]).toContain('- Worker "coder" failed (out of quota)');
   });
 });

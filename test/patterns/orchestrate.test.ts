@@ -57,7 +57,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     });
     const loop = team({ evaluator: agent({ name: 'judge' }) });
     const result = await run(loop, REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 2, agent: 'lead' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', goalMet: true, iterations: 2, agent: 'lead' });
     expect(result.output).toBe('Final form with validation and tests.');
     expect(result.summary).toBe('✅ Goal met (2/5) in 0 ms');
     expect(result.evaluations.map((e) => [e.score, e.trend, e.evaluator])).toEqual([[0.5, 'stable', 'judge'], [0.95, 'improving', 'judge']]);
@@ -106,7 +106,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Attempt ${++n} with change-${n} and idea-${n}\n[[NEEDS_ITERATION]]` : PLAN) }],
     });
     const result = await run(team({ maxIterations: 3 }), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'max-iterations', goalMet: false, iterations: 3 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'max-iterations', goalMet: false, iterations: 3 });
     expect(result.summary).toBe('⏱️ Max iterations (3/3) in 0 ms');
     expect(result.evaluations.map((e) => e.score)).toEqual([0.4, 0.4, 0.4]);
     expect(result.output).toBe('Attempt 3 with change-3 and idea-3');
@@ -115,7 +115,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('stalls after two repeated syntheses', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: lead(['The same synthesis again.\n[[NEEDS_ITERATION]]']) }] });
     const result = await run(team(), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'stalled', iterations: 3, goalMet: false });
+    expect(result).toMatchObject({ status: 'completed', reason: 'stalled', iterations: 3, goalMet: false });
     expect(result.summary).toMatch(/^⚠️ Stalled/);
     expect(events.filter((e) => e.type === 'reflect.stall.warning').map((e) => (e as TroupeEvent<'reflect.stall.warning'>).iteration)).toEqual([2]);
     expect(events.filter((e) => e.type === 'reflect.stalled').map((e) => (e as TroupeEvent<'reflect.stalled'>).iteration)).toEqual([3]);
@@ -124,7 +124,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('ends on the error budget after 3 consecutive errors, backing off on the clock', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: { fault: 'throw', error: 'model unavailable' } }] });
     const result = await drive(clock, run(team(), REQUEST, { adapter, clock, onEvent }));
-    expect(result).toMatchObject({ status: 'error-budget', iterations: 0, error: 'model unavailable' });
+    expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', iterations: 0, error: 'model unavailable' });
     expect(result.summary).toMatch(/^❌ Error budget exhausted \(0\/5\)/);
     expect(adapter.inputsOf('lead')).toHaveLength(3);
     expect(events.filter((e) => e.type === 'reflect.iteration.failed').map((e) => (e as TroupeEvent<'reflect.iteration.failed'>).consecutive)).toEqual([1, 2, 3]);
@@ -139,7 +139,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       replies: { lead: [fail, fail, PLAN, 'First try.\n[[NEEDS_ITERATION]]', fail, fail, PLAN, 'Done.\n[[GROUP_REFLECT_COMPLETE]]'] },
     });
     const result = await drive(clock, run(team({ retryBackoffMs: 100 }), REQUEST, { adapter, clock }));
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
   });
 
   it('is cancelled during dispatch, with no model call after the abort', async () => {
@@ -196,7 +196,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const started = events.filter((e) => e.type === 'reflect.iteration.started') as Array<TroupeEvent<'reflect.iteration.started'>>;
     expect(started.map((e) => e.iteration)).toEqual([2]);
     // The synthesis repeats iteration 1's; with tolerance 1 it would stall had the history not been reset.
-    expect(resumed).toMatchObject({ status: 'max-iterations', iterations: 2 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'max-iterations', iterations: 2 });
     expect(resumed.evaluations).toHaveLength(2);
   });
 
@@ -210,7 +210,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(adapter.inputsOf('lead')).toHaveLength(1);
     control.unpause();
     const result = await run(loop, REQUEST, { adapter, clock, control });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1 });
     expect(adapter.inputsOf('lead')[1]).toContain('## AVAILABLE WORKERS');
   });
 
@@ -225,7 +225,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       rules: [{ agent: 'coder', reply: { text: 'coder: form done', delayMs: 1000 } }, { agent: 'tester', reply: { text: 'tester: tests done', delayMs: 1000 } }],
     });
     const result = await drive(clock, run(team({ dispatch: 'tool' }), REQUEST, { adapter, clock }), 1000);
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1, output: 'Combined: both' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1, output: 'Combined: both' });
     expect(clock.now()).toBe(1000); // in parallel: one latency, not two
     const tools = adapter.sessions.find((s) => s.agent === 'lead')?.tools ?? [];
     expect(tools.map((t) => t.name)).toEqual(['delegate_to_worker']);
@@ -237,7 +237,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('falls back to text dispatch when the adapter has no tools', async () => {
     const { adapter, clock } = setup({ capabilities: { tools: false }, rules: [{ agent: 'lead', reply: lead(['Ok.\n[[GROUP_REFLECT_COMPLETE]]']) }] });
     const result = await run(team({ dispatch: 'tool' }), REQUEST, { adapter, clock });
-    expect(result.status).toBe('goal-met');
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met' });
     expect(adapter.inputsOf('lead')[0]).toContain('@worker:coder');
   });
 
@@ -246,7 +246,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       replies: { lead: ["I'll handle this myself.", 'Still myself.', PLAN, 'Done.\n[[GROUP_REFLECT_COMPLETE]]'] },
     });
     const result = await run(team(), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1 });
     const inputs = adapter.inputsOf('lead');
     expect(inputs[1]).toContain('You did not assign any task');
     expect(inputs[1]).toContain('- coder: You write TypeScript.');
@@ -265,7 +265,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       },
     });
     const result = await run(team({ dispatch: 'tool' }), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1, output: 'Form written.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1, output: 'Form written.' });
     expect(adapter.inputsOf('lead')[1]).toContain('Call the delegate_to_worker tool for each task.');
   });
 
@@ -281,14 +281,14 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('meets its goal with the direct answer when a later iteration assigns nothing', async () => {
     const { adapter, clock } = setup({ replies: { lead: [PLAN, 'Draft.\n[[NEEDS_ITERATION]]', 'Here is the answer myself.'] } });
     const result = await run(team(), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Here is the answer myself.', goalMet: true });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2, output: 'Here is the answer myself.', goalMet: true });
     expect(result.summary).toBe('✅ Goal met (2/5) in 0 ms');
   });
 
   it('turns a timed-out worker into a failed result, not a crash', async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'coder', reply: { fault: 'hang' } }, { agent: 'lead', reply: lead(['Partial.\n[[GROUP_REFLECT_COMPLETE]]']) }] });
     const result = await drive(clock, run(team({ workerTimeoutMs: 1000 }), REQUEST, { adapter, clock }));
-    expect(result.status).toBe('goal-met');
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met' });
     const coder = result.results.find((r) => r.worker === 'coder');
     expect(coder).toMatchObject({ success: false, error: 'Worker "coder" timed out after 1000 ms' });
     expect(adapter.inputsOf('lead')[1]).toContain('### From coder (failed)');
@@ -322,7 +322,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const events: TroupeEvent[] = [];
     const resumed = await resume(team({ maxIterations: 5 }), 'o', { adapter, clock, store: saves.store, onEvent: (e) => events.push(e) });
     expect((events.find((e) => e.type === 'reflect.iteration.started') as TroupeEvent<'reflect.iteration.started'>).iteration).toBe(3);
-    expect(resumed).toMatchObject({ status: 'stalled', iterations: 3 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'stalled', iterations: 3 });
     expect(resumed.evaluations.map((e) => e.iteration)).toEqual([1, 2, 3]);
     expect(adapter.inputsOf('coder').at(-1)).toContain(REQUEST);
   });
@@ -416,7 +416,7 @@ describe('orchestrate (one-pass modes)', () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'coder', reply: { fault: 'throw', error: 'down' } }, { agent: 'tester', reply: { text: 'slow', delayMs: 5000 } }] });
     const loop = orchestrate({ mode: 'broadcast', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], maxConsecutiveErrors: 1 });
     const result = await drive(clock, run(loop, REQUEST, { adapter, clock, onEvent }));
-    expect(result).toMatchObject({ status: 'error-budget', goalMet: false, iterations: 0, error: 'Worker "coder" failed: down' });
+    expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', goalMet: false, iterations: 0, error: 'Worker "coder" failed: down' });
     expect(result.trace.children[0]!.children.map((op) => `${op.kind}:${op.name}`)).toEqual(['broadcast:orchestrate']);
     expect(types(events, 'broadcast.')).toEqual([]);
     // The tester was cancelled, not left to answer.
@@ -427,7 +427,7 @@ describe('orchestrate (one-pass modes)', () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'coder', reply: { fault: 'throw', error: 'down' } }] });
     const loop = orchestrate({ mode: 'sequential', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], maxConsecutiveErrors: 2, retryBackoffMs: 10 });
     const result = await drive(clock, run(loop, REQUEST, { adapter, clock }));
-    expect(result).toMatchObject({ status: 'error-budget', error: 'Worker "coder" failed: down' });
+    expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', error: 'Worker "coder" failed: down' });
     expect(adapter.inputsOf('coder')).toHaveLength(2);
     expect(adapter.inputsOf('tester')).toEqual([]);
   });

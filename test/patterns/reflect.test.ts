@@ -8,6 +8,7 @@ import { agent } from '../../src/patterns/agent.js';
 import { reflect, reflectStateSchema, type ReflectState } from '../../src/patterns/reflect.js';
 import { resume } from '../../src/core/resume.js';
 import { checkpointRecorder } from '../helpers/checkpoints.js';
+import { memoryStore } from '../../src/core/memory-store.js';
 
 const writer = () => agent({ name: 'writer', system: 'You write haiku.' });
 
@@ -15,7 +16,7 @@ describe('reflect', () => {
   it('stops on [[REFLECTION_COMPLETE]], each prompt naming the goal and iteration i/N', async () => {
     const adapter = scriptedAdapter({ replies: { writer: ['A first draft.', 'Leaves fall softly down\n[[REFLECTION_COMPLETE]]'] } });
     const result = await run(reflect(writer(), { goal: 'A haiku about autumn', maxIterations: 3 }), 'Write a haiku', { adapter, clock: new SimulatedClock() });
-    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 2, output: 'Leaves fall softly down', agent: 'writer' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', goalMet: true, iterations: 2, output: 'Leaves fall softly down', agent: 'writer' });
     expect(result.summary).toBe('✅ Goal met (2/3) in 0 ms');
     const inputs = adapter.inputsOf('writer');
     expect(inputs[0]).toContain('## GOAL\nA haiku about autumn');
@@ -30,7 +31,7 @@ describe('reflect', () => {
   it('ignores a sentinel in the middle of a sentence', async () => {
     const adapter = scriptedAdapter({ replies: { writer: ['I will say [[REFLECTION_COMPLETE]] later.', 'v2', 'v3'] } });
     const result = await run(reflect(writer(), { maxIterations: 3 }), 'go', { adapter, clock: new SimulatedClock() });
-    expect(result).toMatchObject({ status: 'max-iterations', iterations: 3 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'max-iterations', iterations: 3 });
     expect(result.goalMet).toBe(false);
     expect(result).not.toHaveProperty('cancelled'); // `goalMet` says it
     expect(result.summary).toMatch(/^⏱️ Max iterations \(3\/3\)/);
@@ -43,7 +44,7 @@ describe('reflect', () => {
     const events: TroupeEvent[] = [];
     const loop = reflect(writer(), { goal: 'A haiku', evaluator: agent({ name: 'critic' }), evaluationPrompt: 'Judge strictly.' });
     const result = await run(loop, 'A haiku', { adapter, clock: new SimulatedClock(), onEvent: (e) => events.push(e) });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Draft two.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2, output: 'Draft two.' });
     expect(adapter.inputsOf('writer')[1]).toContain('## LAST EVALUATION\nMissing the season word');
     expect(adapter.inputsOf('critic')[0]).toBe('Judge strictly.\n\n## GOAL\nA haiku\n\n## RESPONSE TO EVALUATE\nDraft one.');
     expect(result.evaluations.map((e) => [e.score, e.rationale, e.trend])).toEqual([[0, 'Missing the season word', 'stable'], [1, 'Lovely.', 'improving']]);
@@ -53,7 +54,7 @@ describe('reflect', () => {
   it('stalls when the agent repeats itself', async () => {
     const adapter = scriptedAdapter({ rules: [{ agent: 'writer', reply: 'Same poem.' }] });
     const result = await run(reflect(writer()), 'go', { adapter, clock: new SimulatedClock() });
-    expect(result).toMatchObject({ status: 'stalled', iterations: 3 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'stalled', iterations: 3 });
   });
 
   it('spends an error budget with back-off', async () => {
@@ -62,7 +63,7 @@ describe('reflect', () => {
     const p = run(reflect(writer(), { retryBackoffMs: 1000 }), 'go', { adapter, clock });
     for (let i = 0; i < 5; i++) await clock.advance(1000);
     const result = await p;
-    expect(result).toMatchObject({ status: 'error-budget', error: 'down', iterations: 0 });
+    expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', error: 'down', iterations: 0 });
     expect(adapter.calls).toHaveLength(3);
   });
 
@@ -90,7 +91,7 @@ describe('reflect', () => {
     expect(paused.state.lastOutput).toBe('one');
     control.unpause();
     const result = await run(loop, 'go', { adapter, clock: new SimulatedClock(), control });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'two' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2, output: 'two' });
     expect(adapter.inputsOf('writer')[1]).toContain('## ITERATION 2/5');
   });
 
@@ -105,7 +106,7 @@ describe('reflect', () => {
     a.emitter.on('agent.turn', () => first.pause());
     const [paused, finished] = await Promise.all([a.result, b.result]);
     expect(paused).toMatchObject({ status: 'paused', iterations: 1 });
-    expect(finished).toMatchObject({ status: 'goal-met', iterations: 2, output: 'second done' });
+    expect(finished).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2, output: 'second done' });
     expect(second.paused).toBe(false);
   });
 
@@ -121,6 +122,19 @@ describe('reflect', () => {
     expect(() => control.cancel()).toThrow(expect.objectContaining({ code: 'not_running' }));
   });
 
+  it('a finished loop saved with a status of before 0.1.0 (goal-met) resumes as status completed, reason goal-met', async () => {
+    const store = memoryStore();
+    const adapter = scriptedAdapter({ replies: { writer: ['one\n[[REFLECTION_COMPLETE]]'] } });
+    await run(reflect(writer()), 'go', { adapter, clock: new SimulatedClock(), store, runId: 'old' });
+    const [key] = (await store.list('runs/old/checkpoints')).filter((k) => k.includes('reflect'));
+    const doc = (await store.get(key!)) as { outcome: Record<string, unknown> };
+    const { reason: _reason, ...outcome } = doc.outcome;
+    await store.set(key!, { ...doc, outcome: { ...outcome, status: 'goal-met' } });
+    const resumed = await resume(reflect(writer()), 'old', { adapter, clock: new SimulatedClock(), store });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'goal-met', output: 'one' });
+    expect(adapter.calls).toHaveLength(1);
+  });
+
   it('checkpoints after every iteration in the run store and resumes from it', async () => {
     const saves = checkpointRecorder<ReflectState>('reflect', 2);
     const adapter = scriptedAdapter({ replies: { writer: ['one', 'two', 'three\n[[REFLECTION_COMPLETE]]'] } });
@@ -129,7 +143,7 @@ describe('reflect', () => {
     expect(saves.states.map((s) => s.iteration)).toEqual([1, 2]);
     expect(reflectStateSchema.parse(saves.states[1])).toEqual(saves.states[1]);
     const result = await resume(reflect(writer(), { maxIterations: 4 }), 'w', { adapter, clock: new SimulatedClock(), store: saves.store });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 3, output: 'three' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 3, output: 'three' });
     expect(adapter.inputsOf('writer')[2]).toContain('## YOUR PREVIOUS ANSWER\ntwo');
   });
 });

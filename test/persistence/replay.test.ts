@@ -39,7 +39,7 @@ describe('replaying a logged run', () => {
     const live = scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: (r) => `${r.agent} says ${r.turn}` }, { agent: 'lead', reply: 'Merged.' }] });
     const make = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
     const original = await replays(make, 'Review PR 7', live);
-    expect(original).toMatchObject({ status: 'max-rounds', rounds: 2, output: 'Merged.' });
+    expect(original).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 2, output: 'Merged.' });
   });
 
   it('replays an orchestrator-reflect loop', async () => {
@@ -53,6 +53,6 @@ describe('replaying a logged run', () => {
     });
     const make = () => orchestrate({ orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], evaluator: agent({ name: 'judge' }), maxIterations: 3 });
     const original = await replays(make, 'Add a login form', live);
-    expect(original).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(original).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
   });
 });

@@ -63,7 +63,7 @@ describe('fromPreset', () => {
     expect(team).toMatchObject({ name: 'Web Crew', kind: 'orchestrate' });
     expect(team.preset.mode).toBe('orchestrator-reflect');
     const result = await run(team, REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 1, agent: 'orchestrator', output: 'Search box built and tested.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', goalMet: true, iterations: 1, agent: 'orchestrator', output: 'Search box built and tested.' });
     expect(adapter.inputsOf('orchestrator')[0]).toBe(planningPrompt);
     expect(adapter.inputsOf('builder')).toEqual([workerPrompt('You are the builder. Write the code.', 'Build the search box.')]);
     expect(adapter.inputsOf('checker')).toEqual([workerPrompt('You are the checker. Find what breaks.', 'Test the search box.')]);
@@ -80,7 +80,7 @@ describe('fromPreset', () => {
       replies: { evaluator: ['SCORE: 7/10\nRATIONALE: No tests yet.', 'SCORE: 8/10\nRATIONALE: Good enough.'] },
     });
     const result = await run(fromPreset(preset({ maxIterations: 3, goalScore: 8 })), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Search box with tests.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2, output: 'Search box with tests.' });
     expect(result.summary).toMatch(/^✅ Goal met \(2\/3\)/);
     expect(result.evaluations.map((e) => [e.score, e.evaluator, e.goalMet])).toEqual([[0.7, 'evaluator', false], [0.8, 'evaluator', true]]);
     expect(adapter.sessions.find((s) => s.agent === 'evaluator')?.system).toBe(defaultEvaluatorPrompt({ name: 'Web Crew' }));
@@ -180,7 +180,7 @@ describe('fromPreset', () => {
       fallback: (r) => `${r.agent}: done`,
     });
     const result = await run(fromPreset(squad!), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', output: 'Plan agreed.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', output: 'Plan agreed.' });
     const plan = adapter.inputsOf('orchestrator')[0]!;
     expect(plan).toContain('- Ripley: Lead\n- Hicks: Frontend Dev\n- Bishop: Backend Dev');
     expect(plan).toContain(`## ROUTING CONTEXT\n${squad!.routingContext}`);
