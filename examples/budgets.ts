@@ -23,7 +23,7 @@ export const adapter = adapterFromEnv() ?? scriptedAdapter({
     {
       agent: 'lead',
       reply: (r) =>
-        r.text.slice(r.text.lastIndexOf('[The conversation continues]') + 1).includes('## Worker Results')
+        r.text.slice(r.text.lastIndexOf('[The conversation continues]') + 1).includes('## WORKER RESULTS')
           ? { text: `Draft ${iteration}: pricing page, copy and tests merged. [[NEEDS_ITERATION]]`, usage: { inputTokens: Math.ceil(r.text.length / 4), outputTokens: 20, ...cost } }
           : { text: `@worker:designer\nLayout ${++iteration}\n@end\n@worker:writer\nCopy ${iteration}\n@end\n@worker:researcher\nPrices ${iteration}\n@end`, usage: { inputTokens: Math.ceil(r.text.length / 4), outputTokens: 30, ...cost } },
     },

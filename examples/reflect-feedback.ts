@@ -27,12 +27,12 @@ const adapter =
       {
         agent: 'lead',
         reply: (r) => {
-          if (r.text.includes('## Worker Results')) {
+          if (r.text.includes('## WORKER RESULTS')) {
             return r.text.includes('Test Writer (failed)')
               ? 'The fix is ready; the tests are missing.\n[[NEEDS_ITERATION]]'
               : 'The refresh path checks expiresAt before reusing a token, and two regression tests cover it. All done. [[GROUP_REFLECT_COMPLETE]]';
           }
-          return r.text.includes('## Adjustments')
+          return r.text.includes('## ADJUSTMENTS')
             ? '@worker:Test Writer\nWrite the two regression tests again, one test per case.\n@end'
             : '@Worker:Code Reviewer\nFind and fix the expiry bug in the refresh path.\n@End\n@worker:Test Writer\nWrite regression tests for an expired and a revoked token.\n@END';
         },

@@ -28,7 +28,7 @@ const team = (scores: number[], version: number) =>
   scriptedAdapter({
     replies: { judge: scores.map((s) => `SCORE: ${s}\nRATIONALE: ${s >= 0.9 ? 'Complete.' : 'Not there yet.'}`) },
     rules: [
-      { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Login form, version ${version++}.` : '@worker:coder\nImprove the login form.\n@end') },
+      { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Login form, version ${version++}.` : '@worker:coder\nImprove the login form.\n@end') },
       { agent: 'coder', reply: 'Done.' },
     ],
   });

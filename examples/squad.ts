@@ -51,7 +51,7 @@ const adapter = live ?? scriptedAdapter({
   rules: [
     {
       agent: 'orchestrator',
-      match: /## Worker Results/,
+      match: /## WORKER RESULTS/,
       reply: () =>
         ++synthesis === 1
           ? `The search box and its API are in place; nobody has tested them yet.\n[[NEEDS_ITERATION]]`
@@ -59,12 +59,12 @@ const adapter = live ?? scriptedAdapter({
     },
     {
       agent: 'orchestrator',
-      match: /## Available Workers/,
+      match: /## AVAILABLE WORKERS/,
       reply: `@worker:${first?.name}\nPlan the search feature and its API.\n@end\n@worker:${second?.name ?? first?.name}\nBuild the search box.\n@end`,
     },
     { agent: 'orchestrator', reply: `@worker:${last.name}\nTest the search box and the API.\n@end` },
   ],
-  fallback: (request) => `${request.agent}: ${/## Your Assigned Task\n(.*)/.exec(request.text)?.[1] ?? 'done'} Done.`,
+  fallback: (request) => `${request.agent}: ${/## YOUR ASSIGNED TASK\n(.*)/.exec(request.text)?.[1] ?? 'done'} Done.`,
 });
 
 const result = await run(fromPreset(team), 'Add product search to the catalogue', { adapter });

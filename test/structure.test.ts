@@ -122,3 +122,18 @@ describe('the functions of src/', () => {
     expect(long).toEqual([]);
   });
 });
+
+describe('one implementation per concept (issue #33)', () => {
+  const file = (path: string) => join(src, ...path.split('/'));
+  const imports = (path: string) => graph.get(file(path)) ?? [];
+
+  it("orchestrate's broadcast and sequential modes run the broadcast and sequential patterns", () => {
+    expect(imports('patterns/orchestrate.ts')).toEqual(expect.arrayContaining([file('patterns/broadcast.ts'), file('patterns/sequential.ts')]));
+  });
+
+  it('broadcast, advisors and orchestrate fan out through one helper, the only pattern module that limits parallelism itself', () => {
+    for (const pattern of ['broadcast', 'advisors', 'orchestrate']) expect(imports(`patterns/${pattern}.ts`), pattern).toContain(file('patterns/fan-out.ts'));
+    const limiting = sourceFiles(file('patterns')).filter((f) => /from 'p-limit'/.test(readFileSync(f, 'utf8')));
+    expect(limiting.map((f) => relative(src, f).split('\\').join('/'))).toEqual(['patterns/fan-out.ts']);
+  });
+});

@@ -8,7 +8,7 @@
 //
 // What it does with the tools:
 // - by default, it acts as an orchestrator: it reads the workers from the
-//   prompt's "## Available Workers" list, calls `delegate_to_worker` for
+//   prompt's "## AVAILABLE WORKERS" list, calls `delegate_to_worker` for
 //   each of them in parallel, and answers with what they returned;
 // - `--steps <json>` replaces that with a list of steps, run in order:
 //   {"call": name, "args": {...}}   call a tool and keep its answer
@@ -80,8 +80,8 @@ if (steps) {
   }
 } else {
   // The orchestrator: one delegate_to_worker call per listed worker, all at once.
-  const workers = [...(prompt.split('## Available Workers\n')[1] ?? '').matchAll(/^- ([^:\n]+):/gm)].map((m) => m[1]);
-  const request = (prompt.split('## User Request\n')[1] ?? prompt).split('\n')[0];
+  const workers = [...(prompt.split('## AVAILABLE WORKERS\n')[1] ?? '').matchAll(/^- ([^:\n]+):/gm)].map((m) => m[1]);
+  const request = (prompt.split('## ORIGINAL USER REQUEST\n')[1] ?? prompt).split('\n')[0];
   if (workers.length > 0 && clients.has('delegate_to_worker')) {
     const results = await Promise.all(workers.map((worker) => call('delegate_to_worker', { worker, task: `Your part of: ${request}` })));
     answers.push(...workers.map((worker, i) => `${worker}: ${results[i]}`));

@@ -19,6 +19,7 @@ import { GROUP_REFLECT_COMPLETE } from '../reflection/sentinels.js';
 import { executeRun, type RunFlags } from './execute.js';
 import type { CliIo } from './io.js';
 import { usageError } from './usage.js';
+import { PROMPT_HEADINGS } from '../text/headings.js';
 import { defined } from '../core/defined.js';
 
 /** The help texts of `troupe squad`, by subcommand (`''` for `troupe squad` itself). */
@@ -131,8 +132,9 @@ export async function squadRun(repo: string, input: string, flags: RunFlags, io:
  */
 function offlineTeam(workers: readonly string[]): (request: ScriptedRequest) => string {
   return ({ agent, text }) => {
-    const request = /## (?:ORIGINAL USER REQUEST|Request|Your Assigned Task)\n(.*)/.exec(text)?.[1] ?? text.split('\n')[0] ?? '';
-    if (agent === 'orchestrator' && text.includes('## Worker Results')) return `The workers answered: ${workers.join(', ')}.\n${GROUP_REFLECT_COMPLETE}`;
+    const after = (heading: string) => text.split(`${heading}\n`)[1]?.split('\n')[0];
+    const request = after(PROMPT_HEADINGS.task) ?? after(PROMPT_HEADINGS.request) ?? text.split('\n')[0] ?? '';
+    if (agent === 'orchestrator' && text.includes(PROMPT_HEADINGS.workerResults)) return `The workers answered: ${workers.join(', ')}.\n${GROUP_REFLECT_COMPLETE}`;
     if (agent === 'orchestrator') return workers.map((name) => `@worker:${name}\n${request.slice(0, 200)}\n@end`).join('\n');
     if (agent === 'evaluator') return 'SCORE: 10\nPASS';
     return `${agent} handled: ${request.slice(0, 200)}`;

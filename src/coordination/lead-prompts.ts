@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ModelBehaviorError, errorMessage } from '../core/errors.js';
 import { agent as createAgent, type Agent } from '../patterns/agent.js';
 import { safeFindJson } from '../text/json.js';
+import { PROMPT_HEADINGS, section } from '../text/headings.js';
 import type { CoordMessage } from './message-bus.js';
 import { criteriaBlock, planReviewEntry } from './plan-approval.js';
 import { TaskStore, taskInputSchema, type CoordTask, type TaskInput } from './task-store.js';
@@ -25,7 +26,7 @@ export const DELEGATE_INSTRUCTION =
  */
 export async function decompose(request: string, send: (text: string) => Promise<string>, workers: Agent[], onRepaired?: (message: string) => void): Promise<TaskInput[]> {
   const ask =
-    `Request:\n${request}\n\nWorkers: ${workers.map((w) => w.name + (w.options.description ? ` (${w.options.description})` : '')).join(', ')}\n\n` +
+    `${section(PROMPT_HEADINGS.request, request)}\n\n${section(PROMPT_HEADINGS.availableWorkers, workers.map((w) => w.name + (w.options.description ? ` (${w.options.description})` : '')).join(', '))}\n\n` +
     'Break the request into tasks for the workers. Reply with a JSON array only, each task as ' +
     '{"id": "t1", "title": "...", "description": "...", "dependsOn": ["..."], "files": ["..."]} (dependsOn and files optional; a task may depend only on tasks listed before it).';
   let read = readTaskList(await send(ask));
@@ -66,12 +67,12 @@ export function updatePrompt(rt: Runtime, messages: CoordMessage[]): string {
     return `- ${String(m.metadata?.['state']).toUpperCase()}: ${m.sender} reports on task ${m.taskId ?? '?'}: ${m.text}`;
   });
   const plans = messages.some((m) => m.kind === 'plan-submission') && rt.planApproval ? `\n\n${criteriaBlock(rt.planApproval)}` : '';
-  return `## Coordination update\n### Tasks\n${describeTasks(rt.tasks.list())}\n### New messages\n${lines.join('\n')}${plans}\n\nAct on these messages.`;
+  return `${section(PROMPT_HEADINGS.tasks, describeTasks(rt.tasks.list()))}\n\n${section(PROMPT_HEADINGS.newMessages, lines.join('\n'))}${plans}\n\nAct on these messages.`;
 }
 
 /** The lead's last turn: write the synthesis. */
 export function synthesisPrompt(tasks: CoordTask[]): string {
-  return `Every task is resolved.\n### Tasks\n${describeTasks(tasks)}\n\nWrite the synthesis for the user: what was done, what failed, and what needs a person.`;
+  return `Every task is resolved.\n\n${section(PROMPT_HEADINGS.tasks, describeTasks(tasks))}\n\nWrite the synthesis for the user: what was done, what failed, and what needs a person.`;
 }
 
 /** One line per task: id, status, title, assignee, dependencies and (unless done) the reason. */

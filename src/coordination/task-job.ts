@@ -12,6 +12,7 @@ import type { RunContext } from '../core/context.js';
 import type { ModelAdapter } from '../core/adapter.js';
 import type { Usage } from '../core/usage.js';
 import type { Agent } from '../patterns/agent.js';
+import { PROMPT_HEADINGS } from '../text/headings.js';
 import type { CoordTask } from './task-store.js';
 
 // The types below have the shape of the plan scheduler's `Executor`,
@@ -101,7 +102,7 @@ export function dispatchedSession(executor: TurnExecutor, ctx: RunContext, scope
 /** The earlier turns of the task, then the new message. */
 function transcript(turns: ReadonlyArray<{ sent: string; reply: string }>, text: string): string {
   const earlier = turns.map((t, i) => `### Message ${i + 1}\n${t.sent}\n\n### Your reply ${i + 1}\n${t.reply}`).join('\n\n');
-  return `## EARLIER IN THIS TASK\n\n${earlier}\n\n## NOW\n\n${text}`;
+  return `${PROMPT_HEADINGS.earlierInTask}\n\n${earlier}\n\n${PROMPT_HEADINGS.now}\n\n${text}`;
 }
 
 /** One turn as a {@link TurnJob}. */

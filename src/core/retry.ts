@@ -1,19 +1,22 @@
 /**
- * Retries, one shape wherever something retries (plans, loops, rate limits,
- * adapters): `retry: { maxRetries, delayMs }` (docs/conventions.md,
- * "Options"). Each user documents its defaults and may add knobs of its own
- * (a plan's `reprompt`) by extending {@link retryOptions}.
+ * Retries, described once: wherever something retries (loops, plans, rate
+ * limits, adapters), its knobs are one group, `retry: { maxRetries, delayMs }`
+ * (docs/conventions.md, "Options"). A retrying thing with knobs of its own
+ * extends the description: `defineOptions<PlanRetry>('retry', { ...retryOptions.shape, repromptOnRetry: boolean })`.
  * @module
  */
-import { defineOptions, nonNegativeInteger, nonNegativeNumber } from './options.js';
+import { defineOptions, nonNegativeInteger, nonNegativeNumber, type OptionsDescription } from './options.js';
 
-/** How often to try again, and how long to wait between tries. */
+/** How something retries a failed attempt. Each default is the retrying thing's own (its docs say which). */
 export interface RetryOptions {
-  /** Retries after the first attempt (0: none). */
+  /** Retries after the first failed attempt (0: fail at the first failure). */
   maxRetries?: number;
-  /** Wait between attempts, in milliseconds, on the run's clock. */
+  /** Milliseconds to wait before each retry, on the run's clock (0: at once). */
   delayMs?: number;
 }
 
-/** The description of {@link RetryOptions}: a `retry` group checks against it (extend its `shape` for more knobs). */
-export const retryOptions = defineOptions<RetryOptions>('retry', { maxRetries: nonNegativeInteger, delayMs: nonNegativeNumber });
+/** The description of {@link RetryOptions}: nest it as `retry: retryOptions` in an options description. */
+export const retryOptions: OptionsDescription<RetryOptions> = defineOptions<RetryOptions>('retry', {
+  maxRetries: nonNegativeInteger,
+  delayMs: nonNegativeNumber,
+});

@@ -11,6 +11,7 @@ import type { ParseIssue, SafeParseResult } from '../core/parse-result.js';
 import type { Runnable } from '../core/runnable.js';
 import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
+import { PROMPT_HEADINGS, section, textToCheckHeading } from '../text/headings.js';
 
 /** A classifier's answer. */
 export interface ClassifierVerdict {
@@ -83,8 +84,8 @@ export interface ClassifierGuardrailOptions {
 /** The classifier's prompt. */
 export function classifierPrompt(text: string, stage: string, policy: string | undefined): string {
   const parts = [
-    policy ? `## Policy\n${policy}` : '',
-    `## Text to check (${stage})\n${text}`,
+    policy ? section(PROMPT_HEADINGS.policy, policy) : '',
+    section(textToCheckHeading(stage), text),
     'Reply with one line `VERDICT: allow` or `VERDICT: block`, then a line `REASON: <why>`.',
   ];
   return parts.filter((p) => p !== '').join('\n\n');

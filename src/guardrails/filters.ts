@@ -5,15 +5,29 @@
  */
 import type { Delegation, DelegationMessage } from '../core/delegation.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { PROMPT_HEADINGS, fromHeading, section } from '../text/headings.js';
 
-/** Render messages as the sections a receiver reads: `## REQUEST`, `## FROM <agent>`, `## TOOL RESULT <tool>`. */
+/**
+ * Render messages as the sections a receiver reads, in the patterns'
+ * headings: the request under `## ORIGINAL USER REQUEST`, then the
+ * answers under `## EARLIER ANSWERS`, each under `### From <agent>` (a
+ * tool's result under `### From <tool> (tool result)`).
+ */
 export function renderHistory(messages: readonly DelegationMessage[]): string {
-  return messages
-    .map((m) => {
-      const title = m.role === 'user' ? 'REQUEST' : m.role === 'tool' ? `TOOL RESULT${m.name ? ` ${m.name}` : ''}` : `FROM ${m.name ?? 'assistant'}`;
-      return `## ${title}\n${m.content}`;
-    })
-    .join('\n\n');
+  const parts: string[] = [];
+  let answers = false;
+  for (const m of messages) {
+    if (m.role === 'user') {
+      parts.push(section(PROMPT_HEADINGS.request, m.content));
+      answers = false;
+      continue;
+    }
+    if (!answers) parts.push(PROMPT_HEADINGS.earlierAnswers);
+    answers = true;
+    const heading = m.role === 'tool' ? fromHeading(m.name ?? 'a tool', 'tool result') : fromHeading(m.name ?? 'assistant');
+    parts.push(section(heading, m.content));
+  }
+  return parts.join('\n\n');
 }
 
 /** Options of {@link lastMessages}. */

@@ -3,15 +3,15 @@
  * give the main runnable the request enriched with their analysis.
  * @module
  */
-import pLimit from 'p-limit';
-import { combineSignals, withTimeout } from '../core/abort.js';
+import { withTimeout } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
-import { isCancellation } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
 import { defined } from '../core/defined.js';
+import { fanOut } from './fan-out.js';
+import { PROMPT_HEADINGS, fromHeading, section } from '../text/headings.js';
 
 /** Options of {@link advisors} and {@link consultAdvisors}. */
 export interface AdvisorsOptions {
@@ -50,8 +50,8 @@ export interface AdvisorsOutcome extends Outcome {
  * section per advisor.
  */
 export function formatAdvice(request: string, advice: readonly AdvisorResult[]): string {
-  const sections = advice.map((a) => `### From ${a.advisor}\n${a.output}`).join('\n\n');
-  return `## ORIGINAL USER REQUEST\n${request}\n\n## ANALYSIS GATHERED\n\n${sections}`;
+  const sections = advice.map((a) => section(fromHeading(a.advisor), a.output)).join('\n\n');
+  return `${section(PROMPT_HEADINGS.request, request)}\n\n${PROMPT_HEADINGS.analysis}\n\n${sections}`;
 }
 
 /**
@@ -67,13 +67,10 @@ export async function consultAdvisors(
   options: AdvisorsOptions = {},
 ): Promise<AdvisorResult[]> {
   const onFailure = options.onFailure ?? 'tolerate';
-  const limit = pLimit(options.maxParallel ?? Math.max(1, list.length));
-  const siblings = new AbortController();
-  const signal = combineSignals(ctx.signal, siblings.signal);
-  const consult = async (advisor: Runnable): Promise<AdvisorResult> => {
+  const consult = async (advisor: Runnable, branch: RunContext): Promise<AdvisorResult> => {
     try {
-      const outcome = await withTimeout((s) => advisor.run(input, ctx.withSignal(s)), {
-        signal,
+      const outcome = await withTimeout((s) => advisor.run(input, branch.withSignal(s)), {
+        signal: branch.signal,
         clock: ctx.clock,
         ...defined({ timeoutMs: options.timeoutMs }),
         message: `Advisor "${advisor.name}" timed out after ${options.timeoutMs} ms`,
@@ -81,24 +78,15 @@ export async function consultAdvisors(
       ctx.emit('advisor.completed', { main, advisor: advisor.name, output: outcome.output, usage: outcome.usage });
       return { advisor: advisor.name, ok: true, output: outcome.output, usage: outcome.usage };
     } catch (error) {
-      if (ctx.signal.aborted || (siblings.signal.aborted && isCancellation(error, signal))) throw error;
+      // Cancelled: the run was, or (with `onFailure: 'fail'`) a sibling failed first.
+      if (branch.signal.aborted) throw error;
       const reason = errorMessage(error);
       ctx.emit('advisor.failed', { main, advisor: advisor.name, error: reason, ...(isTroupeError(error) ? { code: error.code } : {}) });
-      if (onFailure === 'fail') {
-        siblings.abort(error);
-        throw error;
-      }
+      if (onFailure === 'fail') throw error;
       return { advisor: advisor.name, ok: false, output: `Advisor consultation failed for ${advisor.name}: ${reason}`, error: reason };
     }
   };
-  try {
-    const settled = await Promise.allSettled(list.map((a) => limit(() => consult(a))));
-    const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failure) throw ctx.signal.aborted || !siblings.signal.aborted ? failure.reason : siblings.signal.reason;
-    return settled.map((s) => (s as PromiseFulfilledResult<AdvisorResult>).value);
-  } finally {
-    limit.clearQueue();
-  }
+  return fanOut(ctx, list, consult, { maxParallel: options.maxParallel });
 }
 
 /**

@@ -3,11 +3,11 @@
  * is their labelled answers.
  * @module
  */
-import pLimit from 'p-limit';
-import { combineSignals } from '../core/abort.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { expectPositiveInteger } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
+import { fanOut } from './fan-out.js';
+import { fromHeading, section } from '../text/headings.js';
 
 /** Options of {@link broadcast}. */
 export interface BroadcastOptions {
@@ -25,7 +25,7 @@ export interface BroadcastOutcome extends Outcome {
 
 /**
  * Send the same input to every runnable in parallel; the output is their
- * answers, each under a `### <name>` heading, in the order given. The first
+ * answers, each under a `### From <name>` heading, in the order given. The first
  * failure cancels the others and fails the broadcast.
  *
  * @example
@@ -43,25 +43,11 @@ export function broadcast(list: Runnable[], options: BroadcastOptions = {}): Run
     name,
     kind: 'broadcast',
     async run(input, ctx) {
-      const limit = pLimit(maxParallel ?? list.length);
-      const siblings = new AbortController();
-      const branch = ctx.withSignal(combineSignals(ctx.signal, siblings.signal));
-      try {
-        const outcomes = await Promise.all(
-          list.map((r) =>
-            limit(() => r.run(input, branch)).catch((error: unknown) => {
-              if (!siblings.signal.aborted) siblings.abort(error);
-              throw siblings.signal.reason;
-            }),
-          ),
-        );
-        const results = outcomes.map((outcome, i) => ({ name: list[i]!.name, outcome }));
-        ctx.emit('broadcast.completed', { name, answered: results.map((r) => r.name) });
-        const output = results.map((r) => `### ${r.name}\n${r.outcome.output}`).join('\n\n');
-        return { output, agent: name, status: 'completed', results };
-      } finally {
-        limit.clearQueue();
-      }
+      const outcomes = await fanOut(ctx, list, (r, branch) => r.run(input, branch), { maxParallel });
+      const results = outcomes.map((outcome, i) => ({ name: list[i]!.name, outcome }));
+      ctx.emit('broadcast.completed', { name, answered: results.map((r) => r.name) });
+      const output = results.map((r) => section(fromHeading(r.name), r.outcome.output)).join('\n\n');
+      return { output, agent: name, status: 'completed', results };
     },
   });
 }

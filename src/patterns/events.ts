@@ -5,9 +5,9 @@
  * @module
  */
 import type { Usage } from '../core/usage.js';
-import type { LoopStatus } from './loop.js';
+import type { LoopReason, LoopStatus } from './loop.js';
 import type { LoopEvaluation } from './orchestrate-state.js';
-import type { TeamMessage, TeamStatus } from './team-state.js';
+import type { TeamMessage, TeamReason, TeamStatus } from './team-state.js';
 
 /** The events of the patterns, by name. */
 export interface PatternEvents {
@@ -74,10 +74,10 @@ export interface PatternEvents {
   };
   /** The answer is close to the previous ones (`similarity`, 0 to 1); the loop stalls if it goes on. */
   'reflect.stall.warning': { loop: string; iteration: number; similarity: number; consecutive: number };
-  /** The loop stalls: `consecutive` answers in a row were too similar. It ends with status `stalled`. */
+  /** The loop stalls: `consecutive` answers in a row were too similar. It ends `completed` with reason `stalled`. */
   'reflect.stalled': { loop: string; iteration: number; consecutive: number };
-  /** A loop ended, with its status, whether the goal was met, the iterations completed, a human summary and its duration on the run's clock. */
-  'reflect.completed': { loop: string; status: LoopStatus; goalMet: boolean; iterations: number; summary: string; durationMs: number };
+  /** A loop ended, with its status (and why: `reason`), whether the goal was met, the iterations completed, a human summary and its duration on the run's clock. */
+  'reflect.completed': { loop: string; status: LoopStatus; reason?: LoopReason; goalMet: boolean; iterations: number; summary: string; durationMs: number };
   /** Round `round` of a team starts, with the members still active. */
   'team.round.started': { team: string; round: number; members: string[] };
   /** A message was posted to a team's channel (a member's turn, an injected message, a note that a member left). */
@@ -85,7 +85,7 @@ export interface PatternEvents {
   /** A member voted to conclude (`vote: true`) or withdrew its vote. */
   'team.vote': { team: string; member: string; round: number; vote: boolean; reason?: string };
   /** A team ended (by consensus, the coordinator, max rounds, or `shouldContinue`) and the coordinator wrote the answer: the status, the rounds held, the answer and the whole transcript. */
-  'team.concluded': { team: string; status: TeamStatus; rounds: number; output: string; transcript: TeamMessage[] };
+  'team.concluded': { team: string; status: TeamStatus; reason?: TeamReason; rounds: number; output: string; transcript: TeamMessage[] };
 }
 
 declare global {

@@ -14,6 +14,7 @@ import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js
 import { defineTool } from '../core/tools.js';
 import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
+import { PROMPT_HEADINGS, section } from '../text/headings.js';
 import type { Agent, Conversation } from './agent.js';
 import { formatHandoff } from './handoff.js';
 import { defined } from '../core/defined.js';
@@ -101,12 +102,12 @@ function instructions(choices: readonly HandoffChoice[], useTools: boolean): str
   const how = useTools
     ? `To hand off, call the \`${HANDOFF_TOOL}\` tool with the label, then finish your answer.`
     : 'To hand off, end your answer with a line `HANDOFF: <label>`.';
-  return `## Hand-offs\nWhen your part is done, you may hand the work on to:\n${lines.join('\n')}\n${how} Hand off only when the next step is clearly due; otherwise just answer.`;
+  return section(PROMPT_HEADINGS.handoffs, `When your part is done, you may hand the work on to:\n${lines.join('\n')}\n${how} Hand off only when the next step is clearly due; otherwise just answer.`);
 }
 
 /** The message the next agent gets: the request, the work so far, and the choice's prompt. */
 export function formatHandoffChoice(request: string, from: string, output: string, prompt: string | undefined): string {
-  return `${formatHandoff(request, from, output)}${prompt ? `\n\n## NEXT STEP\n${prompt}` : ''}`;
+  return `${formatHandoff(request, from, output)}${prompt ? `\n\n${section(PROMPT_HEADINGS.nextStep, prompt)}` : ''}`;
 }
 
 /**

@@ -11,6 +11,7 @@ import { delegate, delegationHooks } from '../core/delegate.js';
 import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import type { TroupeEvent } from '../core/events.js';
 import { walk } from '../core/ops.js';
+import { PROMPT_HEADINGS, handoffHeading, section } from '../text/headings.js';
 
 /** Options of {@link handoff}. */
 export interface HandoffOptions {
@@ -40,7 +41,7 @@ export interface HandoffOutcome extends Outcome {
  * and the output of the side that handed off.
  */
 export function formatHandoff(request: string, fromName: string, fromOutput: string): string {
-  return `## ORIGINAL USER REQUEST\n${request}\n\n## HANDOFF FROM ${fromName}\n${fromOutput}`;
+  return `${section(PROMPT_HEADINGS.request, request)}\n\n${section(handoffHeading(fromName), fromOutput)}`;
 }
 
 /**

@@ -1,38 +1,50 @@
 /**
- * What reflect and orchestrate loops share: the pause/resume/stop control,
- * the iteration driver (error budget with back-off, pause, cancellation,
- * max iterations) and the human summary of how a loop ended.
+ * What reflect and orchestrate loops share: the runnable around a loop body
+ * (paused and cancelled through its run's `LoopControl`, continued from
+ * its checkpoint), the iteration driver (error budget with back-off, pause,
+ * cancellation, max iterations) and the human summary of how a loop ended.
  * @module
  */
-import { combineSignals } from '../core/abort.js';
 import { sleep } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
-import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { LoopControl } from '../core/control.js';
 import { expectPositiveInteger } from '../core/options.js';
 import { defineRunnable, type Outcome, type OutcomeStatus, type Runnable } from '../core/runnable.js';
+import type { OutcomeReason } from '../core/outcome.js';
 import { isCancellation } from '../core/context.js';
 import { budgetExhaustion } from '../core/budget.js';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { savedOutcomeSchema, type Checkpoint } from '../core/checkpoint.js';
 import type { StallDetector } from '../reflection/stall.js';
 import { defined } from '../core/defined.js';
 
-/** How a loop ended. */
-export type LoopStatus = Extract<OutcomeStatus, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget' | 'budget-exhausted' | 'cancelled' | 'paused' | 'completed'>;
+/**
+ * How a loop ended: `completed` (with a {@link LoopReason}, except a
+ * one-pass mode's single pass), `failed` (reason `error-budget`),
+ * `cancelled`, `paused` or `budget-exhausted`.
+ */
+export type LoopStatus = Extract<OutcomeStatus, 'completed' | 'failed' | 'cancelled' | 'paused' | 'budget-exhausted'>;
 
-/** Pause, resume and stop a loop from outside its run. */
-export interface LoopControls {
-  /** Stop after the current step; the run ends with status `paused`. The next run continues at the same iteration once resumed. */
-  pause(): void;
-  /** Lift a pause; the next run continues where the paused one stopped, with the stall history reset. */
-  resume(): void;
-  /** Cancel every running run of this loop now; they end with status `cancelled`. */
-  stop(reason?: string): void;
-  /** Whether a pause is in force. */
-  readonly paused: boolean;
+/** Why a loop ended: `goal-met`, `max-iterations`, `stalled` (status `completed`) or `error-budget` (status `failed`). */
+export type LoopReason = Extract<OutcomeReason, 'goal-met' | 'max-iterations' | 'stalled' | 'error-budget'>;
+
+/** How a loop ended: its status and, where the status alone does not say, why. */
+export interface LoopEnd {
+  status: LoopStatus;
+  reason?: LoopReason;
 }
 
-/** Thrown inside a loop when a pause is in force at a step boundary. */
+/** A loop outcome saved with a status of before 0.1.0 (`goal-met`, `error-budget`, ...) as `status` + `reason`. */
+export function legacyLoopOutcome(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return raw;
+  const status = (raw as { status?: unknown }).status;
+  if (status === 'goal-met' || status === 'max-iterations' || status === 'stalled') return { ...raw, status: 'completed', reason: status };
+  if (status === 'error-budget') return { ...raw, status: 'failed', reason: status };
+  return raw;
+}
+
+/** Thrown inside a loop when its run's control pauses it, at a step boundary. */
 export class PauseRequested extends Error {
   constructor() {
     super('The loop was paused');
@@ -40,33 +52,16 @@ export class PauseRequested extends Error {
   }
 }
 
-/** The state behind {@link LoopControls}. */
-export class LoopController implements LoopControls {
-  #paused = false;
-  readonly #running = new Set<AbortController>();
-
-  get paused(): boolean {
-    return this.#paused;
-  }
-  pause(): void {
-    this.#paused = true;
-  }
-  resume(): void {
-    this.#paused = false;
-  }
-  stop(reason = 'The loop was stopped'): void {
-    for (const c of this.#running) c.abort(new CancelledError(reason));
-  }
-  /** Throw {@link PauseRequested} when a pause is in force (call at step boundaries). */
-  checkPause(): void {
-    if (this.#paused) throw new PauseRequested();
-  }
-  /** A signal for one run that aborts with `signal` or on {@link stop}; call `release` when the run ends. */
-  attach(signal: AbortSignal): { signal: AbortSignal; release(): void } {
-    const controller = new AbortController();
-    this.#running.add(controller);
-    return { signal: combineSignals(signal, controller.signal), release: () => this.#running.delete(controller) };
-  }
+/**
+ * The check at a step boundary of a loop in the run of `ctx`: throws
+ * {@link PauseRequested} when the run's control (`ctx.control`) is a
+ * `LoopControl` that is paused. A run without one never pauses.
+ */
+export function pauseCheck(ctx: RunContext): () => void {
+  const control = ctx.control;
+  return () => {
+    if (control instanceof LoopControl && control.paused) throw new PauseRequested();
+  };
 }
 
 /** Error budget options shared by the loops. */
@@ -78,7 +73,7 @@ export interface ErrorBudgetOptions {
 }
 
 /** What one iteration decided. */
-export type StepResult = { exit?: Extract<LoopStatus, 'goal-met' | 'stalled' | 'completed'> };
+export type StepResult = { exit?: Extract<LoopReason, 'goal-met' | 'stalled'> | 'completed' };
 
 /** The part of a loop state that {@link driveLoop} maintains. */
 export interface LoopStateCore {
@@ -92,9 +87,10 @@ export interface LoopStateCore {
 
 /** Options of {@link driveLoop}. */
 export interface DriveLoopOptions<S extends LoopStateCore> {
+  /** The loop's context: its signal cancels the loop, its control pauses it. */
   ctx: RunContext;
-  signal: AbortSignal;
-  controller: LoopController;
+  /** The pause check of the loop's run ({@link LoopRun.checkPause}). */
+  checkPause: () => void;
   /** The loop's name, for events. */
   loop: string;
   /** The loop's state; `iteration` (iterations completed) and `stall` are kept up to date. */
@@ -106,8 +102,8 @@ export interface DriveLoopOptions<S extends LoopStateCore> {
   maxIterations: number;
   retryBackoffMs: number;
   maxConsecutiveErrors: number;
-  /** Which exits count as goal met. Default: `goal-met`. */
-  goalMetOn?: (status: LoopStatus) => boolean;
+  /** Which ends count as goal met. Default: reason `goal-met`. */
+  goalMetOn?: (end: LoopEnd) => boolean;
   /** Errors that end the run at once instead of counting against the budget. */
   fatal?: (error: unknown) => boolean;
   /** Run iteration `i`. */
@@ -117,8 +113,7 @@ export interface DriveLoopOptions<S extends LoopStateCore> {
 }
 
 /** How {@link driveLoop} ended. */
-export interface DriveLoopResult {
-  status: LoopStatus;
+export interface DriveLoopResult extends LoopEnd {
   /** Iterations completed. */
   completed: number;
   goalMet: boolean;
@@ -138,22 +133,24 @@ export async function driveLoop<S extends LoopStateCore>(options: DriveLoopOptio
   const { ctx, loop } = options;
   const start = ctx.clock.now();
   const ended = await iterate(options);
-  const goalMet = (options.goalMetOn ?? ((s) => s === 'goal-met'))(ended.status);
+  const end: LoopEnd = { status: ended.status, ...defined({ reason: ended.reason }) };
+  const goalMet = (options.goalMetOn ?? ((e) => e.reason === 'goal-met'))(end);
   const durationMs = ctx.clock.now() - start;
-  const summary = loopSummary(ended.status, ended.completed, options.maxIterations, durationMs);
-  ctx.emit('reflect.completed', { loop, status: ended.status, goalMet, iterations: ended.completed, summary, durationMs });
-  const result: DriveLoopResult = { status: ended.status, completed: ended.completed, goalMet, summary };
+  const summary = loopSummary(end, ended.completed, options.maxIterations, durationMs);
+  ctx.emit('reflect.completed', { loop, ...end, goalMet, iterations: ended.completed, summary, durationMs });
+  const result: DriveLoopResult = { ...end, completed: ended.completed, goalMet, summary };
   if (ended.error !== undefined) result.error = describeError(ended.error).message;
   return result;
 }
 
-async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<{ status: LoopStatus; completed: number; error?: unknown }> {
-  const { ctx, signal, controller, state } = options;
+async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): Promise<LoopEnd & { completed: number; error?: unknown }> {
+  const { ctx, state } = options;
+  const { signal } = ctx;
   let completed = state.iteration;
   let errors = 0;
   try {
     while (completed < options.maxIterations) {
-      controller.checkPause();
+      options.checkPause();
       if (signal.aborted) return { status: budgetExhaustion(undefined, signal) ? 'budget-exhausted' : 'cancelled', completed };
       const iteration = completed + 1;
       let result: StepResult;
@@ -169,7 +166,7 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
         const { message, code } = describeError(error);
         ctx.emit('reflect.iteration.failed', { loop: options.loop, iteration, error: message, ...defined({ code }), consecutive: errors });
         options.onError?.(iteration, error);
-        if (errors >= options.maxConsecutiveErrors) return { status: 'error-budget', completed, error };
+        if (errors >= options.maxConsecutiveErrors) return { status: 'failed', reason: 'error-budget', completed, error };
         await sleep(ctx.clock, options.retryBackoffMs, signal);
         continue;
       }
@@ -178,9 +175,10 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
       state.iteration = iteration;
       state.stall = options.stall.snapshot();
       await options.checkpoint.save(state);
-      if (result.exit) return { status: result.exit, completed };
+      if (result.exit === 'completed') return { status: 'completed', completed };
+      if (result.exit) return { status: 'completed', reason: result.exit, completed };
     }
-    return { status: 'max-iterations', completed };
+    return { status: 'completed', reason: 'max-iterations', completed };
   } catch (error) {
     if (error instanceof PauseRequested) return { status: 'paused', completed };
     const exhausted = budgetExhaustion(error, signal);
@@ -199,18 +197,19 @@ export function formatDuration(ms: number): string {
 }
 
 /** The one-line human summary of how a loop ended, e.g. `✅ Goal met (2/5) in 3.1 s`. */
-export function loopSummary(status: LoopStatus, iterations: number, maxIterations: number, durationMs: number): string {
-  const head = {
-    'goal-met': `✅ Goal met (${iterations}/${maxIterations})`,
-    'max-iterations': `⏱️ Max iterations (${iterations}/${maxIterations})`,
-    stalled: `⚠️ Stalled (${iterations}/${maxIterations})`,
-    'error-budget': `❌ Error budget exhausted (${iterations}/${maxIterations})`,
-    'budget-exhausted': `💸 Budget exhausted (${iterations}/${maxIterations})`,
-    cancelled: `⏹️ Cancelled (${iterations}/${maxIterations})`,
-    paused: `⏸️ Paused (${iterations}/${maxIterations})`,
-    completed: `✅ Completed (${iterations}/${maxIterations})`,
-  }[status];
-  return `${head} in ${formatDuration(durationMs)}`;
+export function loopSummary(end: LoopEnd, iterations: number, maxIterations: number, durationMs: number): string {
+  const heads: Record<LoopStatus | LoopReason, string> = {
+    'goal-met': '✅ Goal met',
+    'max-iterations': '⏱️ Max iterations',
+    stalled: '⚠️ Stalled',
+    'error-budget': '❌ Error budget exhausted',
+    'budget-exhausted': '💸 Budget exhausted',
+    cancelled: '⏹️ Cancelled',
+    paused: '⏸️ Paused',
+    completed: '✅ Completed',
+    failed: '❌ Failed',
+  };
+  return `${heads[end.reason ?? end.status]} (${iterations}/${maxIterations}) in ${formatDuration(durationMs)}`;
 }
 
 /** Validate the numeric options every loop takes; returns them with defaults. */
@@ -233,17 +232,13 @@ export function describeError(error: unknown): { message: string; code?: string 
   return { message: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) };
 }
 
-/** A loop runnable that is also its own controller. */
-export type ControllableLoop<K extends string, S, O extends Outcome> = Runnable<O> &
-  LoopControls & {
-    readonly kind: K;
-    /** The state a paused run stopped at; the next run after `resume()` continues from it. */
-    readonly pausedState: S | undefined;
-  };
+/** A loop: a runnable of kind `K`, paused and cancelled through the control of its run (`LoopControl`). */
+export type Loop<K extends string, O extends Outcome> = Runnable<O> & { readonly kind: K };
 
-/** One run of a loop body, as {@link controllableLoop} hands it over. */
+/** One run of a loop body, as {@link loopRunnable} hands it over. */
 export interface LoopRun<S> {
-  controller: LoopController;
+  /** Call at step boundaries: throws when the run's control is paused. */
+  checkPause: () => void;
   /** The state to continue from (undefined: a fresh start). */
   from: S | undefined;
   /** Forget the stall history (after a pause was lifted). */
@@ -252,8 +247,8 @@ export interface LoopRun<S> {
   checkpoint: Checkpoint<S>;
 }
 
-/** What {@link controllableLoop} needs. */
-export interface ControllableLoopSpec<K extends string, S extends { request: string }, O extends Outcome & { state: S }> {
+/** What {@link loopRunnable} needs. */
+export interface LoopSpec<K extends string, S extends { request: string }, O extends Outcome & { state: S }> {
   name: string;
   kind: K;
   agent?: string;
@@ -264,46 +259,47 @@ export interface ControllableLoopSpec<K extends string, S extends { request: str
 }
 
 /**
- * Wrap a loop body in a runnable with `pause()`, `resume()`, `stop()` and
- * the hand-over of the paused state to the next run with the same request.
+ * Where the loops of a paused run stopped, by control and checkpoint path:
+ * the next run with the same control and the same request continues from
+ * there once the control is unpaused. The runnable keeps nothing.
  */
-export function controllableLoop<K extends string, S extends { request: string }, O extends Outcome & { state: S }>(
-  spec: ControllableLoopSpec<K, S, O>,
-): ControllableLoop<K, S, O> {
-  const controller = new LoopController();
-  let pausedState: S | undefined;
+const pausedStates = new WeakMap<LoopControl, Map<string, { request: string }>>();
+
+/**
+ * Wrap a loop body in a runnable that keeps nothing between runs: the run's
+ * control (`ctx.control`, a `LoopControl`) pauses it at a step boundary and
+ * cancels it; a run after a pause, with the same control and request,
+ * continues where the paused one stopped (with the stall history reset),
+ * and a resumed run (`resume()`) continues from the loop's checkpoint.
+ */
+export function loopRunnable<K extends string, S extends { request: string }, O extends Outcome & { state: S }>(spec: LoopSpec<K, S, O>): Loop<K, O> {
   const runnable = defineRunnable<O>({
     name: spec.name,
     kind: spec.kind,
     ...defined({ agent: spec.agent }),
     async run(input, ctx) {
+      const control = ctx.control instanceof LoopControl ? ctx.control : undefined;
+      const paused = control ? pausedStates.get(control) : undefined;
+      const key = ctx.checkpointPath;
+      const stopped = paused?.get(key) as S | undefined;
       // After a pause, continue from where it stopped (still paused: stop again at once).
-      const fromPause = pausedState !== undefined && pausedState.request === input;
-      const resuming = fromPause && !controller.paused;
+      const fromPause = stopped !== undefined && stopped.request === input && !ctx.resuming;
+      const unpaused = fromPause && !control!.paused;
       // In a resumed run, the loop's checkpoint: a finished loop returns its outcome.
-      const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome: savedOutcomeSchema.extend({ state: spec.stateSchema }) });
+      const outcome = z.preprocess(legacyLoopOutcome, savedOutcomeSchema.extend({ state: spec.stateSchema }));
+      const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome });
       const saved = fromPause ? undefined : await checkpoint.restore();
       if (saved?.outcome) return saved.outcome;
-      const from = fromPause ? pausedState : saved?.state;
-      if (resuming) pausedState = undefined;
-      const outcome = await spec.run(input, ctx, { controller, from, resetStall: resuming, checkpoint });
-      if (outcome.status === 'paused') pausedState = outcome.state;
-      await checkpoint.finish(outcome.state, outcome);
-      return outcome;
+      if (unpaused) paused!.delete(key);
+      const from = fromPause ? stopped : saved?.state;
+      const ended = await spec.run(input, ctx, { checkPause: pauseCheck(ctx), from, resetStall: unpaused, checkpoint });
+      if (ended.status === 'paused' && control) {
+        if (!pausedStates.has(control)) pausedStates.set(control, new Map());
+        pausedStates.get(control)!.set(key, ended.state);
+      }
+      await checkpoint.finish(ended.state, ended);
+      return ended;
     },
   });
-  return {
-    name: runnable.name,
-    kind: spec.kind,
-    run: runnable.run,
-    get paused() {
-      return controller.paused;
-    },
-    get pausedState() {
-      return pausedState;
-    },
-    pause: () => controller.pause(),
-    resume: () => controller.resume(),
-    stop: (reason) => controller.stop(reason),
-  };
+  return { name: runnable.name, kind: spec.kind, run: runnable.run };
 }

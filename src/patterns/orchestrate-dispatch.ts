@@ -14,6 +14,7 @@ import type { Agent } from './agent.js';
 import type { LoopEvaluation, WorkerResult } from './orchestrate-state.js';
 import type { LoopAdjustment } from '../reflection/adjust.js';
 import { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION } from '../reflection/sentinels.js';
+import { PROMPT_HEADINGS, fromHeading, iterationHeading, section } from '../text/headings.js';
 
 /** The system prompt of a worker that has none. */
 export const GENERIC_WORKER_INSTRUCTION =
@@ -52,18 +53,18 @@ export function planPrompt(
   p: PromptContext, iteration: number, maxIterations: number,
   last?: { evaluation?: LoopEvaluation; synthesis?: string; adjustments?: readonly LoopAdjustment[] },
 ): string {
-  const parts = [`## User Request\n${p.request}`];
+  const parts = [section(PROMPT_HEADINGS.request, p.request)];
   if (iteration === 1 || !last) {
-    parts.push(`## Available Workers\n${describeWorkers(p.workers)}`);
-    if (p.routingContext) parts.push(`## Routing Context\n${p.routingContext}`);
+    parts.push(section(PROMPT_HEADINGS.availableWorkers, describeWorkers(p.workers)));
+    if (p.routingContext) parts.push(section(PROMPT_HEADINGS.routingContext, p.routingContext));
   } else {
-    parts.push(`## Iteration ${iteration}/${maxIterations}`);
-    if (last.synthesis) parts.push(`## Previous Synthesis\n${last.synthesis}`);
+    parts.push(iterationHeading(iteration, maxIterations));
+    if (last.synthesis) parts.push(section(PROMPT_HEADINGS.previousAnswer, last.synthesis));
     if (last.evaluation) {
-      parts.push(`## Last Evaluation\nScore: ${last.evaluation.score.toFixed(2)} (${last.evaluation.trend})\n${last.evaluation.rationale}`);
+      parts.push(section(PROMPT_HEADINGS.lastEvaluation, `Score: ${last.evaluation.score.toFixed(2)} (${last.evaluation.trend})\n${last.evaluation.rationale}`));
     }
     if (last.adjustments && last.adjustments.length > 0) {
-      parts.push(`## Adjustments\nFrom the last iteration's results and evaluation:\n${last.adjustments.map((a) => `- ${a.message}`).join('\n')}`);
+      parts.push(section(PROMPT_HEADINGS.adjustments, `From the last iteration's results and evaluation:\n${last.adjustments.map((a) => `- ${a.message}`).join('\n')}`));
     }
   }
   parts.push(
@@ -81,15 +82,20 @@ export function nudgePrompt(workers: readonly Agent[], dispatch: 'text' | 'tool'
   return `You did not assign any task. Delegate the work to these workers:\n${describeWorkers(workers)}\n\n${how}`;
 }
 
-/** The synthesis prompt (text dispatch). */
-export function synthesisPrompt(p: PromptContext, results: readonly WorkerResult[]): string {
+/** The workers' results as a `## WORKER RESULTS` section, each answer cut to `answerChars` when given. */
+export function workerResultsSection(results: readonly WorkerResult[], answerChars?: number): string {
   const body = results
-    .map((r) => `### ${r.worker}${r.success ? '' : ' (failed)'}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`)
+    .map((r) => section(fromHeading(r.worker, r.success ? undefined : 'failed'), r.success ? (answerChars === undefined ? r.output : truncateText(r.output, answerChars)) : `Error: ${r.error ?? 'unknown error'}`))
     .join('\n\n');
+  return `${PROMPT_HEADINGS.workerResults}\n\n${body}`;
+}
+
+/** The synthesis prompt: the request, the workers' results, and what to do with them. */
+export function synthesisPrompt(p: PromptContext, results: readonly WorkerResult[]): string {
   const tail = p.reflect
-    ? `\n\nSynthesise these results into one response to the request. End with ${GROUP_REFLECT_COMPLETE} on a line of its own if the request is fully met, or ${NEEDS_ITERATION} if more work is needed.`
-    : '\n\nSynthesise these results into one response to the request.';
-  return `## Worker Results\n${body}${tail}`;
+    ? `Synthesise these results into one response to the request. End with ${GROUP_REFLECT_COMPLETE} on a line of its own if the request is fully met, or ${NEEDS_ITERATION} if more work is needed.`
+    : 'Synthesise these results into one response to the request.';
+  return [section(PROMPT_HEADINGS.request, p.request), workerResultsSection(results), tail].join('\n\n');
 }
 
 /** The default of `evaluatorAnswerChars`: worker answers are quoted to the evaluator up to 2000 characters each. */
@@ -125,17 +131,12 @@ export function truncateText(text: string, max: number): string {
  * previous score and rationale.
  */
 export function evaluationPrompt(c: EvaluationPromptContext): string {
-  const parts = [`## Original User Request\n${c.request}`, `## Iteration ${c.iteration}/${c.maxIterations}`];
-  if (c.results.length > 0) {
-    const answers = c.results
-      .map((r) => `### ${r.worker}${r.success ? '' : ' (failed)'}\n${r.success ? truncateText(r.output, c.answerChars) : `Error: ${r.error ?? 'unknown error'}`}`)
-      .join('\n\n');
-    parts.push(`## Worker Answers (for reference)\n${answers}`);
-  }
-  parts.push(`## Response to Evaluate\n${c.synthesis}`);
+  const parts = [section(PROMPT_HEADINGS.request, c.request), iterationHeading(c.iteration, c.maxIterations)];
+  if (c.results.length > 0) parts.push(workerResultsSection(c.results, c.answerChars));
+  parts.push(section(PROMPT_HEADINGS.responseToEvaluate, c.synthesis));
   if (c.previous) {
     parts.push(
-      `## Previous Evaluation\nIteration ${c.previous.iteration} scored ${c.previous.score.toFixed(2)}: ${c.previous.rationale}\nSay whether the quality improved, degraded or stayed flat.`,
+      section(PROMPT_HEADINGS.lastEvaluation, `Iteration ${c.previous.iteration} scored ${c.previous.score.toFixed(2)}: ${c.previous.rationale}\nSay whether the quality improved, degraded or stayed flat.`),
     );
   }
   parts.push('Score how fully the response meets the request. Reply with\nSCORE: <a number from 0 to 1>\nRATIONALE: <why>');
@@ -146,7 +147,7 @@ export function evaluationPrompt(c: EvaluationPromptContext): string {
 export function workerPrompt(worker: Agent, request: string, task: string, sharedContext?: string): string {
   const parts = [worker.options.system ?? GENERIC_WORKER_INSTRUCTION];
   if (sharedContext) parts.push(sharedContext);
-  parts.push(`## Original User Request (context)\n${request}`, `## Your Assigned Task\n${task}`);
+  parts.push(section(PROMPT_HEADINGS.request, request), section(PROMPT_HEADINGS.task, task));
   return parts.join('\n\n');
 }
 

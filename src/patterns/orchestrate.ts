@@ -10,7 +10,8 @@ import { ConfigurationError, ModelBehaviorError, TroupeError, describeValue, isT
 import { delegate, enabledTargets } from '../core/delegate.js';
 import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
-import type { Outcome } from '../core/runnable.js';
+import type { Outcome, Runnable } from '../core/runnable.js';
+import { emptyUsage } from '../core/usage.js';
 import { parseAssignments, type Assignment } from '../reflection/assignments.js';
 import { feedbackAdjustments, DEFAULT_MIN_ANSWER_CHARS } from '../reflection/adjust.js';
 import { NEEDS_ITERATION_SCORE, SELF_EVALUATION_SCORE, parseEvaluation } from '../reflection/evaluation.js';
@@ -18,9 +19,12 @@ import { QualityTracker } from '../reflection/quality.js';
 import { parseSentinels, stripSentinels } from '../reflection/sentinels.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
+import { broadcast } from './broadcast.js';
+import { sequential } from './sequential.js';
+import { fanOut, limiter, type Limiter } from './fan-out.js';
 import {
-  controllableLoop, driveLoop, loopLimits,
-  type ControllableLoop, type DriveLoopResult, type ErrorBudgetOptions, type LoopController, type LoopRun, type StepResult,
+  driveLoop, loopLimits, loopRunnable,
+  type DriveLoopResult, type ErrorBudgetOptions, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult,
 } from './loop.js';
 import {
   DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
@@ -54,6 +58,8 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
   sharedContext?: string;
   /** Guidance for the orchestrator on who should do what. */
   routingContext?: string;
+  /** Most workers running at once (in every mode, and for the lead's `delegate_to_worker` calls). Default: all of them. */
+  maxParallel?: number;
   /** Time limit of one worker call, in ms. Default: 600000 (10 minutes). */
   workerTimeoutMs?: number;
   /** Nudges when the first plan assigns nothing. Default: 3. */
@@ -84,6 +90,10 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
 
 /** What {@link orchestrate} produces. */
 export interface OrchestrateOutcome extends Outcome {
+  /** How the loop ended: `completed`, `failed` (after its retries), `cancelled`, `paused` or `budget-exhausted`. */
+  status: LoopStatus;
+  /** Why: `goal-met`, `max-iterations` or `stalled` (completed; a one-pass mode's pass has none), `error-budget` (failed). */
+  reason?: LoopReason;
   /** The goal was met (always true for the one-pass modes when they complete). */
   goalMet: boolean;
   /** Iterations completed. */
@@ -100,8 +110,8 @@ export interface OrchestrateOutcome extends Outcome {
   error?: string;
 }
 
-/** An orchestration: a runnable you can also pause, resume and stop. */
-export type Orchestration = ControllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>;
+/** An orchestration: a runnable, paused and cancelled through the control of its run (`LoopControl`). */
+export type Orchestration = Loop<'orchestrate', OrchestrateOutcome>;
 
 /**
  * Create an orchestration of workers by an orchestrator agent.
@@ -115,7 +125,7 @@ export type Orchestration = ControllableLoop<'orchestrate', OrchestrateState, Or
  */
 export function orchestrate(options: OrchestrateOptions): Orchestration {
   const o = validate(options);
-  return controllableLoop<'orchestrate', OrchestrateState, OrchestrateOutcome>({
+  return loopRunnable<'orchestrate', OrchestrateState, OrchestrateOutcome>({
     name: o.name,
     kind: 'orchestrate',
     stateSchema: orchestrateStateSchema,
@@ -128,21 +138,19 @@ type Resolved = ReturnType<typeof validate>;
 async function runOrchestration(
   o: Resolved, input: string, ctx: RunContext, loop: LoopRun<OrchestrateState>,
 ): Promise<Omit<OrchestrateOutcome, 'usage'>> {
-  const { controller, checkpoint } = loop;
-  const { signal, release } = controller.attach(ctx.signal);
+  const { checkPause, checkpoint } = loop;
   const run = new OrchestrationRun(o, input, ctx, loop);
   try {
     const ended = await driveLoop({
-      ctx, signal, controller, loop: o.name, state: run.state, stall: run.stall, checkpoint, maxIterations: run.maxIterations,
+      ctx, checkPause, loop: o.name, state: run.state, stall: run.stall, checkpoint, maxIterations: run.maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
-      goalMetOn: (status) => status === 'goal-met' || (!run.reflect && status === 'completed'),
+      goalMetOn: (end) => end.reason === 'goal-met' || (!run.reflect && end.status === 'completed'),
       fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
       step: (iteration, sig) => run.step(iteration, sig),
       onError: () => run.dropOrchestrator(),
     });
     return run.outcome(ended);
   } finally {
-    release();
     await run.close();
   }
 }
@@ -158,7 +166,8 @@ class OrchestrationRun {
   readonly maxIterations: number;
   readonly #o: Resolved;
   readonly #ctx: RunContext;
-  readonly #controller: LoopController;
+  /** Throws at a step boundary when the run's control is paused. */
+  readonly #checkPause: () => void;
   readonly #request: string;
   readonly #quality: QualityTracker;
   #orch: Conversation | undefined;
@@ -170,13 +179,16 @@ class OrchestrationRun {
   /** Results that are refused delegations: the tool form reports them as errors. */
   readonly #refused = new WeakSet<WorkerResult>();
   #output: string | undefined;
+  /** At most `maxParallel` workers at once, for the `delegate_to_worker` calls of the lead's turns. */
+  readonly #limit: Limiter;
 
   constructor(o: Resolved, input: string, ctx: RunContext, loop: LoopRun<OrchestrateState>) {
     const { from, resetStall } = loop;
     this.#o = o;
     this.#ctx = ctx;
     this.#offered = o.workers;
-    this.#controller = loop.controller;
+    this.#checkPause = loop.checkPause;
+    this.#limit = limiter(o.maxParallel);
     this.stall = new StallDetector(o.stall);
     if (from && !resetStall) this.stall.restore(from.stall);
     this.state = from
@@ -198,15 +210,15 @@ class OrchestrationRun {
     if (o.mode === 'broadcast' || o.mode === 'sequential') return this.#passThrough(sig);
     const planned = await this.#plan(iteration, sig);
     if (planned.exit) return { exit: planned.exit };
-    this.#controller.checkPause();
+    this.#checkPause();
     const results = this.#toolMode ? this.#current.results : await this.#dispatchAll(planned.assignments, sig);
-    this.#controller.checkPause();
+    this.#checkPause();
     const synthesis = this.#toolMode ? planned.reply : await this.#synthesise(results, sig);
     const clean = stripSentinels(synthesis);
     state.lastResults = results;
     state.lastSynthesis = clean;
     if (!this.reflect) return { exit: 'completed' };
-    this.#controller.checkPause();
+    this.#checkPause();
     const evaluation = await this.#evaluate(iteration, synthesis, clean, results, sig);
     if (evaluation.goalMet) {
       delete state.adjustments;
@@ -224,7 +236,7 @@ class OrchestrationRun {
     const result: Omit<OrchestrateOutcome, 'usage'> = {
       output: this.#output ?? state.lastSynthesis ?? '',
       agent: o.orchestrator?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
-      status: ended.status, goalMet, iterations: ended.completed,
+      status: ended.status, ...defined({ reason: ended.reason }), goalMet, iterations: ended.completed,
       evaluations: [...state.evaluations], summary, results: [...state.lastResults],
       state: structuredClone(state),
     };
@@ -278,28 +290,41 @@ class OrchestrationRun {
     return { reply: reply.text, assignments };
   }
 
-  /** broadcast and sequential: no planning. */
+  /**
+   * broadcast and sequential: no planning. The workers run as the
+   * `broadcast` or `sequential` pattern, with its rule (the first failed
+   * worker fails the pass, which the loop then retries); the lead, when
+   * there is one, synthesises their answers.
+   */
   async #passThrough(sig: AbortSignal): Promise<StepResult> {
     const o = this.#o;
-    const request = this.#request;
-    const base = o.sharedContext ? `${o.sharedContext}\n\n${request}` : request;
-    if (o.mode === 'broadcast') {
-      const results = await this.#dispatchAll(o.workers.map((w) => ({ worker: w.name, task: request })), sig, () => base);
-      this.#controller.checkPause();
-      this.#output = await this.#synthesise(results, sig);
-    } else {
-      for (const w of o.workers) {
-        this.#controller.checkPause();
-        this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker: w.name, task: request }] });
-        const earlier = formatResults(this.#current.results);
-        await this.#dispatchOne(w.name, request, earlier ? `${base}\n\n## Earlier Responses\n${earlier}` : base, sig);
-        throwIfAborted(sig);
-      }
-      this.#output = o.orchestrator ? await this.#synthesise(this.#current.results, sig) : ([...this.#current.results].reverse().find((r) => r.success)?.output ?? '');
-    }
+    const steps = o.workers.map((w) => this.#workerStep(w));
+    const pass = o.mode === 'broadcast' ? broadcast(steps, { name: o.name, ...defined({ maxParallel: o.maxParallel }) }) : sequential(steps, { name: o.name });
+    this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: o.workers.map((w) => ({ worker: w.name, task: this.#request })) });
+    const answered = await pass.run(this.#request, this.#ctx.withSignal(sig));
+    throwIfAborted(sig);
+    this.#checkPause();
+    this.#output = o.orchestrator ? await this.#synthesise(this.#current.results, sig) : answered.output;
     this.state.lastSynthesis = this.#output;
     this.state.lastResults = this.#current.results;
     return { exit: 'completed' };
+  }
+
+  /** A worker as one step of a pass-through pattern: its answer, or a thrown error when it failed. */
+  #workerStep(worker: Agent): Runnable {
+    const o = this.#o;
+    return {
+      name: worker.name,
+      kind: 'worker',
+      run: async (input, ctx) => {
+        const prompt = o.sharedContext ? `${o.sharedContext}\n\n${input}` : input;
+        const result = await this.#dispatchOne(ctx, worker.name, this.#request, prompt);
+        if (!result.success) {
+          throw new TroupeError('execution_failed', `Worker "${worker.name}" failed: ${result.error ?? 'unknown error'}`, { details: { worker: worker.name } });
+        }
+        return { output: result.output, agent: worker.name, status: 'completed', usage: emptyUsage() };
+      },
+    };
   }
 
   #prompts(): PromptContext {
@@ -311,18 +336,19 @@ class OrchestrationRun {
     return workerPrompt(this.#o.workers.find((w) => w.name === a.worker)!, this.#request, a.task, this.#o.sharedContext);
   }
 
-  async #dispatchOne(name: string, task: string, prompt: string, sig: AbortSignal): Promise<WorkerResult> {
+  /** Run worker `name` on `task` with `prompt` in `ctx` (its signal cancels it): the delegation hooks, then the worker with its time-out; a failure is a result. */
+  async #dispatchOne(ctx: RunContext, name: string, task: string, prompt: string): Promise<WorkerResult> {
     const o = this.#o;
     const worker = o.workers.find((w) => w.name === name)!;
     const from = o.orchestrator?.name ?? o.name;
     const history: DelegationMessage[] = [{ role: 'user', content: this.#request }, { role: 'assistant', name: from, content: task }];
-    const decided = await delegate(this.#ctx, { kind: 'delegate', from, to: name, input: prompt, history }, o.delegation);
+    const decided = await delegate(ctx, { kind: 'delegate', from, to: name, input: prompt, history }, o.delegation);
     let result: WorkerResult;
     if ('refused' in decided) {
       result = { worker: name, task, success: false, output: '', error: `Delegation refused: ${decided.refused}`, durationMs: 0 };
       this.#refused.add(result);
     } else {
-      result = await runWorker(this.#ctx, worker, task, decided.input, { signal: sig, timeoutMs: o.workerTimeoutMs });
+      result = await runWorker(ctx, worker, task, decided.input, { signal: ctx.signal, timeoutMs: o.workerTimeoutMs });
     }
     this.#ctx.emit('reflect.worker.completed', {
       loop: o.name, iteration: this.#current.iteration, worker: name, success: result.success, durationMs: result.durationMs,
@@ -332,9 +358,9 @@ class OrchestrationRun {
     return result;
   }
 
-  async #dispatchAll(assignments: Assignment[], sig: AbortSignal, prompt = (a: Assignment) => this.#promptFor(a)): Promise<WorkerResult[]> {
+  async #dispatchAll(assignments: Assignment[], sig: AbortSignal): Promise<WorkerResult[]> {
     this.#ctx.emit('reflect.dispatched', { loop: this.#o.name, iteration: this.#current.iteration, assignments });
-    const results = await Promise.all(assignments.map((a) => this.#dispatchOne(a.worker, a.task, prompt(a), sig)));
+    const results = await fanOut(this.#ctx.withSignal(sig), assignments, (a, branch) => this.#dispatchOne(branch, a.worker, a.task, this.#promptFor(a)), { maxParallel: this.#o.maxParallel });
     throwIfAborted(sig);
     return results;
   }
@@ -351,7 +377,7 @@ class OrchestrationRun {
     this.#offered = o.workers.filter((w) => enabled.includes(w.name));
     const tool = delegateTool(this.#offered, async (worker, task, sig) => {
       this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker, task }] });
-      const result = await this.#dispatchOne(worker, task, this.#promptFor({ worker, task }), sig);
+      const result = await this.#limit(() => this.#dispatchOne(this.#ctx.withSignal(sig), worker, task, this.#promptFor({ worker, task })));
       // A refusal goes back to the orchestrator as a tool error.
       if (this.#refused.has(result)) throw new TroupeError('execution_failed', result.error ?? 'Delegation refused');
       return result;
@@ -361,10 +387,9 @@ class OrchestrationRun {
   }
 
   async #synthesise(results: WorkerResult[], sig: AbortSignal): Promise<string> {
-    if (!this.#o.orchestrator) return formatResults(results);
     const conversation = await this.#openOrchestrator();
     const context = { iteration: this.#current.iteration, kind: 'results' as const };
-    return (await conversation.send(`## User Request\n${this.#request}\n\n${synthesisPrompt(this.#prompts(), results)}`, { signal: sig, context })).text;
+    return (await conversation.send(synthesisPrompt(this.#prompts(), results), { signal: sig, context })).text;
   }
 
   /** After an evaluation that did not meet the goal: the adjustments for the next plan, each also an event. */
@@ -429,11 +454,6 @@ class OrchestrationRun {
   }
 }
 
-/** Worker results as sections, for a synthesis without an orchestrator and for the next step of a sequence. */
-function formatResults(results: readonly WorkerResult[]): string {
-  return results.map((r) => `### ${r.worker}\n${r.success ? r.output : `Error: ${r.error ?? 'unknown error'}`}`).join('\n\n');
-}
-
 function validate(options: OrchestrateOptions) {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected orchestrate options to be an object, got ${describeValue(options)}`);
   const mode = options.mode ?? 'orchestrator-reflect';
@@ -459,6 +479,7 @@ function validate(options: OrchestrateOptions) {
   if (!(typeof goalScore === 'number' && goalScore >= 0 && goalScore <= 1)) throw new ConfigurationError(`Expected \`goalScore\` to be a number in [0, 1], got ${describeValue(goalScore)}`);
   const workerTimeoutMs = options.workerTimeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS;
   expectPositiveNumber('workerTimeoutMs', workerTimeoutMs);
+  expectPositiveInteger('maxParallel', options.maxParallel);
   const maxNudges = options.maxNudges ?? 3;
   if (!(Number.isInteger(maxNudges) && maxNudges >= 0)) throw new ConfigurationError(`Expected \`maxNudges\` to be a non-negative integer, got ${describeValue(maxNudges)}`);
   const limits = loopLimits(options);

@@ -12,9 +12,11 @@ import type { Outcome } from '../core/runnable.js';
 import { parseVerdict } from '../reflection/evaluation.js';
 import { QualityTracker } from '../reflection/quality.js';
 import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflection/sentinels.js';
+import { PROMPT_HEADINGS, iterationHeading, section } from '../text/headings.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
-import { controllableLoop, driveLoop, loopLimits, type ControllableLoop, type ErrorBudgetOptions, type LoopRun, type StepResult } from './loop.js';
+import { driveLoop, loopLimits, loopRunnable, type ErrorBudgetOptions, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult } from './loop.js';
+import { defined } from '../core/defined.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -60,6 +62,10 @@ export interface ReflectOptions extends ErrorBudgetOptions {
 
 /** What {@link reflect} produces. */
 export interface ReflectOutcome extends Outcome {
+  /** How the loop ended: `completed`, `failed` (after its retries), `cancelled`, `paused` or `budget-exhausted`. */
+  status: LoopStatus;
+  /** Why: `goal-met`, `max-iterations` or `stalled` (completed), `error-budget` (failed). */
+  reason?: LoopReason;
   /** The sentinel or a PASS ended the loop. */
   goalMet: boolean;
   /** Iterations completed. */
@@ -74,17 +80,22 @@ export interface ReflectOutcome extends Outcome {
   error?: string;
 }
 
-/** A reflect loop: a runnable you can also pause, resume and stop. */
-export type Reflection = ControllableLoop<'reflect', ReflectState, ReflectOutcome>;
+/** A reflect loop: a runnable, paused and cancelled through the control of its run (`LoopControl`). */
+export type Reflection = Loop<'reflect', ReflectOutcome>;
 
 /** The prompt of iteration `i`. */
 export function reflectPrompt(state: ReflectState, iteration: number): string {
-  const parts = [`## Goal\n${state.goal}`, `## Iteration ${iteration}/${state.maxIterations}`];
-  if (state.request !== state.goal) parts.push(`## Request\n${state.request}`);
-  if (state.lastOutput !== undefined) parts.push(`## Your Previous Answer\n${state.lastOutput}`);
-  if (state.feedback !== undefined) parts.push(`## Evaluator Feedback\n${state.feedback}`);
+  const parts = [section(PROMPT_HEADINGS.goal, state.goal), iterationHeading(iteration, state.maxIterations)];
+  if (state.request !== state.goal) parts.push(section(PROMPT_HEADINGS.request, state.request));
+  if (state.lastOutput !== undefined) parts.push(section(PROMPT_HEADINGS.previousAnswer, state.lastOutput));
+  if (state.feedback !== undefined) parts.push(section(PROMPT_HEADINGS.lastEvaluation, state.feedback));
   parts.push(`Work toward the goal. End your reply with ${REFLECTION_COMPLETE} on a line of its own only when the goal is fully achieved.`);
   return parts.join('\n\n');
+}
+
+/** The evaluator's prompt: its instruction, the goal and the answer to judge. */
+function evaluatorPrompt(instruction: string, goal: string, answer: string): string {
+  return [instruction, section(PROMPT_HEADINGS.goal, goal), section(PROMPT_HEADINGS.responseToEvaluate, answer)].join('\n\n');
 }
 
 /**
@@ -104,7 +115,7 @@ export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection
   const limits = loopLimits(options);
   if (options.stall) new StallDetector(options.stall);
   const name = options.name ?? `reflect:${worker.name}`;
-  return controllableLoop<'reflect', ReflectState, ReflectOutcome>({
+  return loopRunnable<'reflect', ReflectState, ReflectOutcome>({
     name,
     kind: 'reflect',
     agent: worker.name,
@@ -118,8 +129,7 @@ async function runReflect(
   o: ReflectOptions & ReturnType<typeof loopLimits> & { name: string },
   input: string, ctx: RunContext, loop: LoopRun<ReflectState>,
 ): Promise<Omit<ReflectOutcome, 'usage'>> {
-  const { controller, from, resetStall, checkpoint } = loop;
-  const { signal, release } = controller.attach(ctx.signal);
+  const { checkPause, from, resetStall, checkpoint } = loop;
   const stall = new StallDetector(o.stall);
   if (from && !resetStall) stall.restore(from.stall);
   const state: ReflectState = from
@@ -138,9 +148,9 @@ async function runReflect(
     state.lastOutput = clean;
     let pass = false;
     if (o.evaluator) {
-      controller.checkPause();
+      checkPause();
       judge ??= await o.evaluator.converse(ctx);
-      const text = (await judge.send(`${o.evaluationPrompt ?? DEFAULT_EVALUATION_PROMPT}\n\n## Goal\n${state.goal}\n\n## Response\n${clean}`, { signal: sig })).text;
+      const text = (await judge.send(evaluatorPrompt(o.evaluationPrompt ?? DEFAULT_EVALUATION_PROMPT, state.goal, clean), { signal: sig })).text;
       const verdict = parseVerdict(text);
       pass = verdict.pass;
       if (verdict.feedback === undefined) delete state.feedback;
@@ -168,7 +178,7 @@ async function runReflect(
 
   try {
     const ended = await driveLoop({
-      ctx, signal, controller, loop: o.name, state, stall, checkpoint, maxIterations: o.maxIterations,
+      ctx, checkPause, loop: o.name, state, stall, checkpoint, maxIterations: o.maxIterations,
       retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
       fatal: (error) => error instanceof ConfigurationError,
       step,
@@ -180,13 +190,12 @@ async function runReflect(
     const { goalMet, summary } = ended;
     state.stall = stall.snapshot();
     const result: Omit<ReflectOutcome, 'usage'> = {
-      output: state.lastOutput ?? '', agent: worker.name, status: ended.status, goalMet,
+      output: state.lastOutput ?? '', agent: worker.name, status: ended.status, ...defined({ reason: ended.reason }), goalMet,
       iterations: ended.completed, evaluations: [...state.evaluations], summary, state: structuredClone(state),
     };
     if (ended.error !== undefined) result.error = ended.error;
     return result;
   } finally {
-    release();
     await conversation?.close().catch(() => undefined);
     await judge?.close().catch(() => undefined);
   }

@@ -4,6 +4,7 @@
  * @module
  */
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
+import { PROMPT_HEADINGS, fromHeading, section } from '../text/headings.js';
 import { checkList } from './broadcast.js';
 
 /** Options of {@link sequential}. */
@@ -21,8 +22,8 @@ export interface SequentialOutcome extends Outcome {
 /** The message step `n` receives: the request, then the earlier answers. */
 export function formatEarlierAnswers(request: string, earlier: ReadonlyArray<{ name: string; outcome: Outcome }>): string {
   if (earlier.length === 0) return request;
-  const sections = earlier.map((s) => `### From ${s.name}\n${s.outcome.output}`).join('\n\n');
-  return `## ORIGINAL USER REQUEST\n${request}\n\n## EARLIER ANSWERS\n\n${sections}`;
+  const sections = earlier.map((s) => section(fromHeading(s.name), s.outcome.output)).join('\n\n');
+  return `${section(PROMPT_HEADINGS.request, request)}\n\n${PROMPT_HEADINGS.earlierAnswers}\n\n${sections}`;
 }
 
 /**

@@ -5,8 +5,14 @@
  */
 import { z } from 'zod';
 
-/** Why a team ended (the `status` of a {@link TeamOutcome}). */
-export type TeamStatus = 'consensus' | 'coordinator' | 'max-rounds' | 'completed';
+/** How a team ended: it always completes (a team that cannot answer throws `TeamFailedError`). */
+export type TeamStatus = 'completed';
+
+/** Why a team ended: every member voted to conclude, the round limit, or its lead concluded it (none: `shouldContinue` stopped it). */
+export type TeamReason = 'consensus' | 'max-rounds' | 'lead-decided';
+
+/** The reasons a team's state and outcome may hold. */
+export const teamReasons = ['consensus', 'max-rounds', 'lead-decided'] as const;
 
 /** The termination modes of a team. */
 export type TerminationMode = 'consensus' | 'maxRounds' | 'coordinatorDecides';
@@ -40,10 +46,26 @@ export const teamStateSchema = z.object({
   members: z.array(z.object({ name: z.string(), seen: z.number().int().nonnegative(), active: z.boolean() })),
   coordinator: z.object({ name: z.string(), seen: z.number().int().nonnegative() }),
   votes: z.array(z.string()),
-  conclusion: z
-    .object({ status: z.enum(['consensus', 'coordinator', 'max-rounds', 'completed']), summary: z.string().optional() })
-    .optional(),
+  /** Set once the team has concluded: why (no reason when `shouldContinue` stopped it), and the lead's summary. */
+  conclusion: z.preprocess(legacyConclusion, z.object({ reason: z.enum(teamReasons).optional(), summary: z.string().optional() }).optional()),
 });
+
+/** A conclusion saved before 0.1.0 (`{ status: 'consensus' | 'coordinator' | 'max-rounds' | 'completed' }`) as `{ reason }`. */
+function legacyConclusion(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null || !('status' in raw)) return raw;
+  const { status, ...rest } = raw as { status: unknown };
+  const reason = status === 'coordinator' ? 'lead-decided' : status === 'completed' ? undefined : status;
+  return reason === undefined ? rest : { ...rest, reason };
+}
+
+/** A team outcome saved before 0.1.0 (status `consensus`, `coordinator`, `max-rounds`) as status `completed` + `reason`. */
+export function legacyTeamOutcome(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return raw;
+  const status = (raw as { status?: unknown }).status;
+  if (status === 'consensus' || status === 'max-rounds') return { ...raw, status: 'completed', reason: status };
+  if (status === 'coordinator') return { ...raw, status: 'completed', reason: 'lead-decided' };
+  return raw;
+}
 
 /**
  * One entry of the team's channel. `from` names the speaker (for a member

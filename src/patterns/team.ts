@@ -12,17 +12,19 @@ import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js
 import { TeamParticipant, type TeamReply } from './team-member.js';
 import { checkResumeState, initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
 import { renderIntro, renderMessages } from './team-protocol.js';
-import { TEAM_SENDER, USER_SENDER, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamState, type TeamStatus } from './team-state.js';
+import { TEAM_SENDER, USER_SENDER, legacyTeamOutcome, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamReason, type TeamState, type TeamStatus } from './team-state.js';
 import { savedOutcomeSchema } from '../core/checkpoint.js';
 import { defined } from '../core/defined.js';
 
-const teamOutcomeSchema = savedOutcomeSchema.extend({ transcript: z.array(teamMessageSchema), rounds: z.number().int().nonnegative() });
+const teamOutcomeSchema = z.preprocess(legacyTeamOutcome, savedOutcomeSchema.extend({ transcript: z.array(teamMessageSchema), rounds: z.number().int().nonnegative() }));
 
 export type { TeamOptions, TeamVote } from './team-options.js';
 
 /** The outcome of a team. */
 export interface TeamOutcome extends Outcome {
   status: TeamStatus;
+  /** Why the team ended: `consensus`, `max-rounds` or `lead-decided` (none when `shouldContinue` stopped it). */
+  reason?: TeamReason;
   /** The whole channel, in order. */
   transcript: TeamMessage[];
   /** Rounds held. */
@@ -48,11 +50,11 @@ export class TeamFailedError extends TroupeError {
   }
 }
 
-const WHY: Record<TeamStatus, string> = {
+const WHY: Record<TeamReason | 'stopped', string> = {
   consensus: 'every member voted to conclude',
-  coordinator: 'you concluded it',
+  'lead-decided': 'you concluded it',
   'max-rounds': 'the round limit was reached',
-  completed: 'the discussion was stopped',
+  stopped: 'the discussion was stopped',
 };
 
 /**
@@ -146,18 +148,19 @@ class Deliberation {
     if (!state.members.some((m) => m.active)) this.#fail('every member failed', this.#lastFailure);
     await this.#conclusion(round);
     state.round = round;
-    if (!state.conclusion && round >= opts.maxRounds) state.conclusion = { status: 'max-rounds' };
-    if (!state.conclusion && opts.shouldContinue && !(await opts.shouldContinue(structuredClone(state)))) state.conclusion = { status: 'completed' };
+    if (!state.conclusion && round >= opts.maxRounds) state.conclusion = { reason: 'max-rounds' };
+    if (!state.conclusion && opts.shouldContinue && !(await opts.shouldContinue(structuredClone(state)))) state.conclusion = {};
   }
 
   /** The coordinator writes the final answer. */
   async conclude(): Promise<Omit<TeamOutcome, 'usage'>> {
     const { state } = this;
     const conclusion = state.conclusion!;
-    const final = await this.#turn(this.#coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.status]}. Write the final answer to the task.`, 'final');
+    const final = await this.#turn(this.#coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.reason ?? 'stopped']}. Write the final answer to the task.`, 'final');
     if ('failure' in final) return this.#fail('the coordinator could not write the final answer', final.failure);
-    this.#ctx.emit('team.concluded', { team: this.#opts.name, status: conclusion.status, rounds: state.round, output: final.text, transcript: structuredClone(state.transcript) });
-    const outcome: Omit<TeamOutcome, 'usage'> = { output: final.text, agent: final.from, status: conclusion.status, transcript: structuredClone(state.transcript), rounds: state.round };
+    const why = defined({ reason: conclusion.reason });
+    this.#ctx.emit('team.concluded', { team: this.#opts.name, status: 'completed', ...why, rounds: state.round, output: final.text, transcript: structuredClone(state.transcript) });
+    const outcome: Omit<TeamOutcome, 'usage'> = { output: final.text, agent: final.from, status: 'completed', ...why, transcript: structuredClone(state.transcript), rounds: state.round };
     if (conclusion.summary !== undefined) outcome.summary = conclusion.summary;
     return outcome;
   }
@@ -174,14 +177,14 @@ class Deliberation {
     const opts = this.#opts;
     const stillActive = state.members.filter((m) => m.active).map((m) => m.name);
     if (opts.terminationMode === 'consensus' && stillActive.every((m) => state.votes.includes(m))) {
-      state.conclusion = { status: 'consensus' };
+      state.conclusion = { reason: 'consensus' };
     } else if (opts.terminationMode === 'coordinatorDecides') {
       const coordinator = this.#coordinator;
       const review = await this.#turn(coordinator, round, state.transcript.length, `\n\nReview round ${round}: reply with guidance for the team, or conclude.`);
       if ('failure' in review) return this.#fail('the coordinator failed', review.failure);
       const { text, conclude, summary } = review;
       if (text !== '') await this.#add({ from: review.from, round, text, ...(review.from === coordinator.name ? {} : { member: coordinator.name }) });
-      if (conclude) state.conclusion = { status: 'coordinator', ...defined({ summary }) };
+      if (conclude) state.conclusion = { reason: 'lead-decided', ...defined({ summary }) };
     }
   }
 

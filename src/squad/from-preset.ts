@@ -162,7 +162,7 @@ function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, ch
  * trusted). An unknown name falls back to the configured default (`model`,
  * else the adapter's) with a `warning` event (`unknown_model`), and the run
  * goes to a team built from the corrected preset (one per set of
- * corrections, kept); pausing, resuming and stopping reach every one.
+ * corrections, kept); the run's control pauses and cancels whichever runs.
  */
 function withCheckedModels(
   team: TeamPreset,
@@ -171,8 +171,6 @@ function withCheckedModels(
   how: { adapterOf: (choice: string | undefined, who: string) => ModelAdapter | string | undefined; model: string | undefined },
 ): PresetTeam {
   const variants = new Map<string, Orchestration>();
-  let last: Orchestration = loop;
-  const all = () => [loop, ...variants.values()];
   const runChecked = async (input: string, ctx: RunContext) => {
     const adapter = (name: string | undefined): ModelAdapter | undefined => {
       try {
@@ -196,7 +194,6 @@ function withCheckedModels(
       if (!variant) variants.set(key, (variant = rebuild(preset)));
       target = variant;
     }
-    last = target;
     return target.run(input, ctx);
   };
   return {
@@ -204,15 +201,6 @@ function withCheckedModels(
     kind: loop.kind,
     preset: team,
     run: runChecked,
-    get paused() {
-      return loop.paused;
-    },
-    get pausedState() {
-      return last.pausedState;
-    },
-    pause: () => all().forEach((l) => l.pause()),
-    resume: () => all().forEach((l) => l.resume()),
-    stop: (reason) => all().forEach((l) => l.stop(reason)),
   };
 }
 

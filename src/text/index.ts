@@ -6,6 +6,7 @@
  * @category Primitives
  */
 export { normalizeText } from './lines.js';
+export { PROMPT_HEADINGS } from './headings.js';
 export { NameMatcher, nameKey, sameName, type NameMatch } from './names.js';
 export { fencedBlocks, scanLines, type Fence, type FencedBlock, type LineKind, type ScannedLine } from './fences.js';
 export {

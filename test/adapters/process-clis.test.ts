@@ -349,7 +349,7 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     ]);
     const events: TroupeEvent[] = [];
     const result = await run(reflect(agent({ name: 'writer', adapter }), { maxIterations: 3 }), 'Fix the token refresh', { onEvent: (e) => events.push(e) });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
     expect(mock.turns).toHaveLength(2);
     expect(JSON.stringify(mock.turns[1]?.input)).toContain('Draft: refresh only before expiresAt.'); // the second turn resumed the thread
     const turns = events.filter((e): e is TroupeEvent<'agent.turn'> => e.type === 'agent.turn').map((e) => [e.usage.inputTokens, e.usage.outputTokens]);

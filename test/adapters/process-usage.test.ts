@@ -29,7 +29,7 @@ describe('cumulative usage', () => {
   it('a two-turn loop on codexProfile counts 84/14, not 126/21', async () => {
     const loop = reflect(agent({ name: 'writer', adapter: codex() }), { maxIterations: 3 });
     const result = await run(loop, 'Fix the token refresh');
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
     expect(result.usage).toMatchObject({ inputTokens: 84, outputTokens: 14, turns: 2 });
   });
 

@@ -101,7 +101,7 @@ describe('compileAgents', () => {
       ],
     });
     const result = await run(flows.panel!, 'Review the login form', { adapter });
-    expect(result).toMatchObject({ output: 'Decision: add a rate limiter to the login form.', agent: 'panel', status: 'max-rounds' });
+    expect(result).toMatchObject({ output: 'Decision: add a rate limiter to the login form.', agent: 'panel', status: 'completed', reason: 'max-rounds' });
     expect(adapter.inputsOf('analyst')).toHaveLength(2);
     expect(adapter.inputsOf('dev')[1]).toContain('The login form lacks rate limiting.');
   });

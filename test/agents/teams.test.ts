@@ -104,7 +104,7 @@ describe('the 28-agent GitHub Copilot team', () => {
     // The planner saw its sub-agents and its hand-off as tools.
     const planner = adapter.sessions.find((s) => s.agent === 'devsquad.plan')!;
     expect(planner.tools!.map((t) => t.name)).toEqual(['devsquad_security', 'devsquad_plan_context', 'devsquad_plan_architecture', 'devsquad_plan_design', 'hand_off']);
-    expect(planner.system).toContain('## Hand-offs\nWhen your part is done, you may hand the work on to:\n- Create Tasks → devsquad.decompose: Break down the plan into tasks');
+    expect(planner.system).toContain('## HAND-OFFS\nWhen your part is done, you may hand the work on to:\n- Create Tasks → devsquad.decompose: Break down the plan into tasks');
   });
 
   it('runs on: an approved hand-off goes to the next agent', async () => {

@@ -95,7 +95,7 @@ describe('coordinate: changing a running coordination', () => {
     expect(leads[1]!.tools!.map((t) => t.name)).toContain('shell');
     expect(leads[1]!.system).not.toContain('Never do the work yourself');
     const leadCalls = adapter.calls.filter((c) => c.agent === 'lead');
-    expect(leadCalls[0]!.text).toMatch(/^A new worker joined: dana \(docs writer\)\.\n\n## Coordination update/);
+    expect(leadCalls[0]!.text).toMatch(/^A new worker joined: dana \(docs writer\)\.\n\n## TASKS/);
     const reopened = leadCalls.find((c) => c.sessionId !== leadCalls[0]!.sessionId)!;
     expect(reopened.text).toMatch(/^Delegate mode is now off: besides coordinating, you may do work yourself with your own tools\.\n\n/);
     expect(result.messages.filter((m) => m.kind === 'shutdown-request' && m.recipient === 'w1')[0]!.text).toBe('enough for today');

@@ -112,7 +112,7 @@ describe('budgets', () => {
     let synth = 0;
     const adapter = scriptedAdapter({
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? { text: `synthesis ${++synth} [[NEEDS_ITERATION]]`, usage: usage(100, 10) } : { text: '@worker:w\ntask\n@end', usage: usage(100, 10) }) },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? { text: `synthesis ${++synth} [[NEEDS_ITERATION]]`, usage: usage(100, 10) } : { text: '@worker:w\ntask\n@end', usage: usage(100, 10) }) },
         { agent: 'w', reply: { text: 'done', usage: usage(10, 1) } },
       ],
     });
@@ -130,7 +130,7 @@ describe('budgets', () => {
   it("ends a worker on its own budget as a failed worker; the orchestration goes on", async () => {
     const adapter = scriptedAdapter({
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `${r.text.includes('(failed)') ? 'partial' : 'full'} [[GROUP_REFLECT_COMPLETE]]` : '@worker:greedy\nA\n@end\n@worker:frugal\nB\n@end') },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `${r.text.includes('(failed)') ? 'partial' : 'full'} [[GROUP_REFLECT_COMPLETE]]` : '@worker:greedy\nA\n@end\n@worker:frugal\nB\n@end') },
         { agent: 'greedy', reply: { text: 'step', toolCalls: [{ name: 'look', arguments: {} }], usage: usage(500, 10) } },
         { agent: 'frugal', reply: 'ok' },
       ],
@@ -142,7 +142,7 @@ describe('budgets', () => {
       mode: 'orchestrator-reflect',
     });
     const result = await run(loop, 'task', { adapter });
-    expect(result.status).toBe('goal-met');
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met' });
     expect(result.output).toBe('partial');
     const greedy = result.results.find((r) => r.worker === 'greedy')!;
     expect(greedy).toMatchObject({ success: false, output: 'step' });

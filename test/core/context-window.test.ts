@@ -27,7 +27,7 @@ function shop(answerChars: number) {
       {
         agent: 'lead',
         reply: (r) =>
-          current(r).includes('## Worker Results')
+          current(r).includes('## WORKER RESULTS')
             ? `Synthesis of iteration ${iteration}: ${'s'.repeat(200 + iteration)} ${iteration} [[NEEDS_ITERATION]]`
             : `${['a', 'b', 'c'].map((w) => `@worker:${w}\nPart ${++iteration} for ${w}\n@end`).join('\n')}`,
       },
@@ -95,10 +95,10 @@ describe('context budgets', () => {
     const firsts = live.calls.filter((c) => c.agent === 'lead' && c.turn === 1).slice(1);
     for (const first of firsts) {
       expect(first.text.startsWith('[The conversation so far, compacted to fit the context budget]')).toBe(true);
-      expect(first.text).toContain(`## User Request\n${REQUEST}`);
+      expect(first.text).toContain(`## ORIGINAL USER REQUEST\n${REQUEST}`);
     }
     // The latest iteration is verbatim: a compaction before a synthesis keeps that iteration's plan and reply whole.
-    const beforeSynthesis = firsts.find((f) => f.text.slice(f.text.lastIndexOf('[The conversation continues]')).includes('## Worker Results'));
+    const beforeSynthesis = firsts.find((f) => f.text.slice(f.text.lastIndexOf('[The conversation continues]')).includes('## WORKER RESULTS'));
     if (beforeSynthesis) expect(beforeSynthesis.text).toMatch(/@worker:a\nPart \d+ for a\n@end/);
   });
 

@@ -50,8 +50,8 @@ describe('classifierGuardrail', () => {
     expect(error.guardrail).toBe('topic');
     expect(error.verdict).toEqual({ tripped: true, reason: 'homework help', info: { classifier: 'judge', verdict: 'block' } });
     expect(adapter.calls.map((c) => c.agent)).toEqual(['judge']);
-    expect(adapter.calls[0]!.text).toContain('## Policy\nBlock homework.');
-    expect(adapter.calls[0]!.text).toContain('## Text to check (input)\nSolve my homework');
+    expect(adapter.calls[0]!.text).toContain('## POLICY\nBlock homework.');
+    expect(adapter.calls[0]!.text).toContain('## TEXT TO CHECK (input)\nSolve my homework');
     expect(adapter.calls[0]!.spec.model).toBe('small-model');
     expect(usageByAgent(error.trace).judge?.turns).toBe(1);
   });

@@ -36,17 +36,17 @@ describe('handoff hooks', () => {
       { role: 'tool', name: 'search', content: 'raw search dump' },
       { role: 'assistant', name: 'research', content: 'Findings.' },
     ]);
-    expect(adapter.inputsOf('writer')).toEqual(['## FROM research\nFindings.']);
+    expect(adapter.inputsOf('writer')).toEqual(['## EARLIER ANSWERS\n\n### From research\nFindings.']);
     expect(events.of('delegation.decided')).toMatchObject([{ kind: 'handoff', from: 'research', to: 'writer', decision: 'changed' }]);
 
     const adapter2 = scriptedAdapter({ replies: { research: [{ toolCalls: [{ name: 'search' }] }, 'Findings.'], writer: ['Article.'] } });
     const full = handoff(agent({ name: 'research', tools: [search] }), agent({ name: 'writer' }), { delegation: { inputFilter: lastMessages(5) } });
     await run(full, 'Write about tides', { adapter: adapter2 });
-    expect(adapter2.inputsOf('writer')[0]).toContain('## TOOL RESULT search\nraw search dump');
+    expect(adapter2.inputsOf('writer')[0]).toContain('## EARLIER ANSWERS\n\n### From search (tool result)\nraw search dump');
     const clean = handoff(agent({ name: 'research', tools: [search] }), agent({ name: 'writer' }), { delegation: { inputFilter: withoutToolOutput() } });
     const adapter3 = scriptedAdapter({ replies: { research: [{ toolCalls: [{ name: 'search' }] }, 'Findings.'], writer: ['Article.'] } });
     await run(clean, 'Write about tides', { adapter: adapter3 });
-    expect(adapter3.inputsOf('writer')).toEqual(['## REQUEST\nWrite about tides\n\n## FROM research\nFindings.']);
+    expect(adapter3.inputsOf('writer')).toEqual(['## ORIGINAL USER REQUEST\nWrite about tides\n\n## EARLIER ANSWERS\n\n### From research\nFindings.']);
   });
 
   it('a hook before the handoff may change it or refuse it; a refusal leaves the sender\'s answer', async () => {

@@ -4,6 +4,8 @@ import { run } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
 import { broadcast } from '../../src/patterns/broadcast.js';
 import { sequential } from '../../src/patterns/sequential.js';
+import { SimulatedClock } from '../../src/core/clock.js';
+import { Gauge, gaugedRunnable } from '../helpers/concurrency.js';
 
 describe('broadcast', () => {
   it('sends the same input to all and labels the answers; usage rolls up', async () => {
@@ -14,7 +16,7 @@ describe('broadcast', () => {
       ],
     });
     const result = await run(broadcast([agent({ name: 'optimist' }), agent({ name: 'pessimist' })], { name: 'panel' }), 'Weather?', { adapter });
-    expect(result.output).toBe('### optimist\nSunny\n\n### pessimist\nRain');
+    expect(result.output).toBe('### From optimist\nSunny\n\n### From pessimist\nRain');
     expect(result.agent).toBe('panel');
     expect(adapter.inputsOf('optimist')).toEqual(['Weather?']);
     expect(adapter.inputsOf('pessimist')).toEqual(['Weather?']);
@@ -24,6 +26,30 @@ describe('broadcast', () => {
   it('fails with the first failure', async () => {
     const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: { fault: 'throw', error: 'down' } }, { agent: 'b', reply: 'ok' }] });
     await expect(run(broadcast([agent({ name: 'a' }), agent({ name: 'b' })]), 'x', { adapter })).rejects.toThrow('down');
+  });
+
+  it('runs at most maxParallel at once; the others wait their turn', async () => {
+    const clock = new SimulatedClock();
+    const gauge = new Gauge();
+    const list = ['a', 'b', 'c', 'd', 'e'].map((name) => gaugedRunnable(name, gauge, clock));
+    const result = run(broadcast(list, { maxParallel: 2 }), 'x', { clock });
+    await clock.runAll();
+    expect((await result).results.map((r) => r.outcome.output)).toEqual(['a', 'b', 'c', 'd', 'e']);
+    expect(gauge.peak).toBe(2);
+    expect(clock.now()).toBe(300);
+  });
+
+  it('the first failure cancels the running siblings, and the queued ones never start', async () => {
+    const clock = new SimulatedClock();
+    const gauge = new Gauge();
+    const failing = { name: 'bad', kind: 'custom', run: () => Promise.reject(new Error('down')) };
+    const slow = gaugedRunnable('slow', gauge, clock, 5000);
+    const queued = gaugedRunnable('queued', gauge, clock);
+    const result = run(broadcast([slow, failing, queued], { maxParallel: 2 }), 'x', { clock });
+    await expect(result).rejects.toThrow('down');
+    expect(gauge.peak).toBe(1);
+    expect(gauge.running).toBe(0);
+    expect(clock.now()).toBe(0);
   });
 });
 

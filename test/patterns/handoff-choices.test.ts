@@ -30,7 +30,7 @@ describe('handoffChoices', () => {
     const result = await run(flow, 'Make a shed', { adapter, onEvent: (e) => events.push(e) });
     expect(result).toMatchObject({ output: 'Built.', agent: 'builder', handoffs: [{ from: 'planner', to: 'builder', label: 'Build it' }] });
     expect(adapter.inputsOf('builder')[0]).toBe('## ORIGINAL USER REQUEST\nMake a shed\n\n## HANDOFF FROM planner\nThe plan.\n\n## NEXT STEP\nBuild the plan');
-    expect(adapter.sessions[0]!.system).toBe('Plan.\n\n## Hand-offs\nWhen your part is done, you may hand the work on to:\n- Build it → builder: Build the plan\nTo hand off, end your answer with a line `HANDOFF: <label>`. Hand off only when the next step is clearly due; otherwise just answer.');
+    expect(adapter.sessions[0]!.system).toBe('Plan.\n\n## HAND-OFFS\nWhen your part is done, you may hand the work on to:\n- Build it → builder: Build the plan\nTo hand off, end your answer with a line `HANDOFF: <label>`. Hand off only when the next step is clearly due; otherwise just answer.');
     expect(events.filter((e) => e.type.startsWith('handoff.')).map((e) => e.type)).toEqual(['handoff.started', 'handoff.completed']);
   });
 

@@ -8,6 +8,7 @@ import { scriptedAdapter, type ScriptedAdapterOptions } from '../../src/adapters
 import { SimulatedClock } from '../../src/core/clock.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run, startRun } from '../../src/core/run.js';
+import { LoopControl } from '../../src/core/control.js';
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate, type OrchestrateOptions, type OrchestrateOutcome } from '../../src/patterns/orchestrate.js';
 
@@ -40,7 +41,7 @@ async function drive<T>(clock: SimulatedClock, promise: Promise<T>): Promise<T> 
 /** A lead that plans, then synthesises with the given texts in turn. */
 const lead = (syntheses: string[], plan = PLAN) => {
   let n = 0;
-  return (r: { text: string }) => (r.text.includes('## Worker Results') ? syntheses[Math.min(n++, syntheses.length - 1)]! : plan);
+  return (r: { text: string }) => (r.text.includes('## WORKER RESULTS') ? syntheses[Math.min(n++, syntheses.length - 1)]! : plan);
 };
 
 const HEADS = {
@@ -51,16 +52,17 @@ const HEADS = {
   cancelled: '⏹️ Cancelled',
   paused: '⏸️ Paused',
   completed: '✅ Completed',
+  failed: '❌ Failed',
+  'budget-exhausted': '💸 Budget exhausted',
 } as const;
 
 /** The outcome's fields agree with each other, with the summary, and with reflect.completed. */
 function expectAgreement(result: OrchestrateOutcome, events: TroupeEvent[]) {
-  const status = result.status as keyof typeof HEADS;
-  expect(result.summary.startsWith(`${HEADS[status]} (${result.iterations}/`), result.summary).toBe(true);
+  expect(result.summary.startsWith(`${HEADS[result.reason ?? result.status]} (${result.iterations}/`), result.summary).toBe(true);
   expect(result.summary.startsWith('✅')).toBe(result.goalMet);
   expect(result).not.toHaveProperty('cancelled');
   const completed = events.filter((e): e is TroupeEvent<'reflect.completed'> => e.type === 'reflect.completed');
-  expect(completed.map((e) => [e.status, e.goalMet, e.summary, e.iterations])).toEqual([[result.status, result.goalMet, result.summary, result.iterations]]);
+  expect(completed.map((e) => [e.status, e.reason, e.goalMet, e.summary, e.iterations])).toEqual([[result.status, result.reason, result.goalMet, result.summary, result.iterations]]);
 }
 
 describe('every exit of orchestrate agrees with its summary', () => {
@@ -68,7 +70,7 @@ describe('every exit of orchestrate agrees with its summary', () => {
     const answer = fixture('direct-answer.md');
     const { adapter, clock, events, onEvent } = setup({ replies: { lead: [PLAN, 'Fixed and tested.\n[[NEEDS_ITERATION]]', answer] } });
     const result = await run(team(), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 2, output: answer.trimEnd() });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', goalMet: true, iterations: 2, output: answer.trimEnd() });
     expect(result.summary).toBe('✅ Goal met (2/5) in 0 ms');
     expectAgreement(result, events);
   });
@@ -84,7 +86,7 @@ describe('every exit of orchestrate agrees with its summary', () => {
       },
     });
     const result = await run(team({ dispatch: 'tool' }), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 2, output: 'Nothing left to delegate: it is fixed.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', goalMet: true, iterations: 2, output: 'Nothing left to delegate: it is fixed.' });
     expectAgreement(result, events);
   });
 
@@ -92,7 +94,7 @@ describe('every exit of orchestrate agrees with its summary', () => {
     const synthesis = fixture('synthesis-closing-sentinel.md');
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: lead([synthesis]) }] });
     const result = await run(team(), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1, goalMet: true });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1, goalMet: true });
     expect(result.output.endsWith('All done.')).toBe(true);
     expect(result.evaluations.map((e) => e.score)).toEqual([1]);
     expectAgreement(result, events);
@@ -104,7 +106,7 @@ describe('every exit of orchestrate agrees with its summary', () => {
       replies: { judge: ['SCORE: 0.8\n' + fixture('evaluation-closing-sentinel.md').split('\n')[1]] },
     });
     const result = await run(team({ evaluator: agent({ name: 'judge' }) }), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1 });
     expect(result.evaluations[0]).toMatchObject({ score: 0.8, rationale: 'Complete and correct: the fix, the regression tests and the docs agree with each other.' });
     expectAgreement(result, events);
   });
@@ -115,7 +117,7 @@ describe('every exit of orchestrate agrees with its summary', () => {
       fallback: fixture('evaluation-version-score.md'),
     });
     const result = await run(team({ evaluator: agent({ name: 'judge' }), maxIterations: 2 }), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'max-iterations', goalMet: false, iterations: 2 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'max-iterations', goalMet: false, iterations: 2 });
     expect(result.evaluations.map((e) => e.score)).toEqual([0.5, 0.5]);
     expectAgreement(result, events);
   });
@@ -123,10 +125,10 @@ describe('every exit of orchestrate agrees with its summary', () => {
   it('max iterations: self-evaluation without a sentinel scores 0.7', async () => {
     let n = 0;
     const { adapter, clock, events, onEvent } = setup({
-      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Synthesis ${++n}: step-${n} of the fix, part-${n}` : PLAN) }],
+      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Synthesis ${++n}: step-${n} of the fix, part-${n}` : PLAN) }],
     });
     const result = await run(team({ maxIterations: 2 }), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'max-iterations', goalMet: false, iterations: 2 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'max-iterations', goalMet: false, iterations: 2 });
     expect(result.evaluations.map((e) => [e.score, e.evaluator])).toEqual([[0.7, 'lead'], [0.7, 'lead']]);
     expectAgreement(result, events);
   });
@@ -134,14 +136,14 @@ describe('every exit of orchestrate agrees with its summary', () => {
   it('stalled', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: lead(['The same synthesis.\n[[NEEDS_ITERATION]]']) }] });
     const result = await run(team(), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'stalled', iterations: 3 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'stalled', iterations: 3 });
     expectAgreement(result, events);
   });
 
   it('error budget', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: { fault: 'throw', error: 'model unavailable' } }] });
     const result = await drive(clock, run(team(), REQUEST, { adapter, clock, onEvent }));
-    expect(result).toMatchObject({ status: 'error-budget', iterations: 0 });
+    expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', iterations: 0 });
     expectAgreement(result, events);
   });
 
@@ -160,8 +162,9 @@ describe('every exit of orchestrate agrees with its summary', () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['Draft.\n[[NEEDS_ITERATION]]']) }] });
     const loop = team();
     const events: TroupeEvent[] = [];
-    const handle = startRun(loop, REQUEST, { adapter, clock, onEvent: (e) => events.push(e) });
-    handle.emitter.on('reflect.evaluated', () => loop.pause());
+    const control = new LoopControl();
+    const handle = startRun(loop, REQUEST, { adapter, clock, control, onEvent: (e) => events.push(e) });
+    handle.emitter.on('reflect.evaluated', () => control.pause());
     const result = await handle.result;
     expect(result).toMatchObject({ status: 'paused', iterations: 1 });
     expectAgreement(result, events);
@@ -194,9 +197,9 @@ describe('worker names with spaces', () => {
     });
     const events: TroupeEvent[] = [];
     const result = await run(loop, REQUEST, { adapter, clock, onEvent: (e) => events.push(e) });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1 });
     expect(result.results.map((r) => [r.worker, r.success]).sort()).toEqual([['Code Reviewer', true], ['Docs Writer', true], ['Test Writer', true]]);
     expect(adapter.inputsOf('lead')[0]).toContain('@worker:Code Reviewer\n<the task>\n@end'); // the form the planning prompt shows
-    expect(adapter.inputsOf('Code Reviewer')[0]).toContain('## Your Assigned Task\nReview `src/auth/session.ts` for token expiry bugs.');
+    expect(adapter.inputsOf('Code Reviewer')[0]).toContain('## YOUR ASSIGNED TASK\nReview `src/auth/session.ts` for token expiry bugs.');
   });
 });

@@ -64,8 +64,8 @@ describe('adjustment from feedback in orchestrate', () => {
     const adapter = scriptedAdapter({
       clock,
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Synthesis ${plans}: fix, tests (${plans}) and docs-${plans}` : (plans++, PLAN)) },
-        { agent: 'coder', reply: (r) => (r.text.includes('## Your Assigned Task') && plans === 1 ? { fault: 'throw', error: 'socket hang up' } : LONG) },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Synthesis ${plans}: fix, tests (${plans}) and docs-${plans}` : (plans++, PLAN)) },
+        { agent: 'coder', reply: (r) => (r.text.includes('## YOUR ASSIGNED TASK') && plans === 1 ? { fault: 'throw', error: 'socket hang up' } : LONG) },
         { agent: 'tester', reply: 'done' },
         { agent: 'writer', reply: LONG },
       ],
@@ -73,14 +73,14 @@ describe('adjustment from feedback in orchestrate', () => {
     });
     const events: TroupeEvent[] = [];
     const result = await run(team(), REQUEST, { adapter, clock, onEvent: (e) => events.push(e) });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 3 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 3 });
     expect(adjustments(events)).toEqual([
       [1, 'worker-failed', 'coder'],
       [2, 'short-answer', 'tester'],
       [2, 'score-drop', null],
     ]);
     const [, , second, , third] = adapter.inputsOf('lead');
-    expect(second).toContain('## Adjustments\nFrom the last iteration\'s results and evaluation:\n- Worker "coder" failed (socket hang up): give its task to "tester" or "writer", or try it again.');
+    expect(second).toContain('## ADJUSTMENTS\nFrom the last iteration\'s results and evaluation:\n- Worker "coder" failed (socket hang up): give its task to "tester" or "writer", or try it again.');
     expect(third).toContain('- Worker "tester" gave a brief answer (4 characters): make its task more precise, or give it to another worker.');
     expect(third).toContain('- The score dropped from 0.70 to 0.40');
     expect(third).not.toContain('coder" failed');
@@ -97,7 +97,7 @@ describe('adjustment from feedback in orchestrate', () => {
     const script = () =>
       scriptedAdapter({
         rules: [
-          { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Synthesis of ${r.text.length}` : PLAN) },
+          { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Synthesis of ${r.text.length}` : PLAN) },
           { agent: 'coder', reply: 'short one' },
           { agent: 'tester', reply: 'short two' },
           { agent: 'writer', reply: 'short three' },
@@ -118,7 +118,7 @@ describe('adjustment from feedback in orchestrate', () => {
     const saves = checkpointRecorder<OrchestrateState>('orchestrate', 1);
     const first = scriptedAdapter({
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? 'Synthesis one' : PLAN) },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? 'Synthesis one' : PLAN) },
         { agent: 'coder', reply: { fault: 'throw', error: 'out of quota' } },
         { agent: 'tester', reply: LONG },
         { agent: 'writer', reply: LONG },
@@ -132,7 +132,7 @@ describe('adjustment from feedback in orchestrate', () => {
       rules: [{ agent: 'lead', reply: 'It is all done now, nothing to delegate.' }],
     });
     const resumed = await resume(team({ maxIterations: 3 }), 'fb', { adapter: second, store: saves.store });
-    expect(resumed).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
     expect(second.inputsOf('lead')[0]).toContain('- Worker "coder" failed (out of quota)');
   });
 });
@@ -142,7 +142,7 @@ describe('the evaluator\'s prompt', () => {
     const long = `${'x'.repeat(2000)}TAIL-NOT-SHOWN${'y'.repeat(986)}`;
     const adapter = scriptedAdapter({
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? 'The synthesis.' : PLAN) },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? 'The synthesis.' : PLAN) },
         { agent: 'coder', reply: long },
         { agent: 'tester', reply: { fault: 'throw', error: 'tests crashed' } },
         { agent: 'writer', reply: 'Docs are written.' },
@@ -151,28 +151,28 @@ describe('the evaluator\'s prompt', () => {
     });
     await run(team({ maxIterations: 2 }), REQUEST, { adapter });
     const [first, second] = adapter.inputsOf('judge');
-    expect(first).toContain(`## Original User Request\n${REQUEST}`);
-    expect(first).toContain('## Iteration 1/2');
-    expect(first).toContain(`### coder\n${'x'.repeat(2000)}\n… [1000 more characters not shown]`);
+    expect(first).toContain(`## ORIGINAL USER REQUEST\n${REQUEST}`);
+    expect(first).toContain('## ITERATION 1/2');
+    expect(first).toContain(`### From coder\n${'x'.repeat(2000)}\n… [1000 more characters not shown]`);
     expect(first).not.toContain('TAIL-NOT-SHOWN');
-    expect(first).toContain('### tester (failed)\nError: tests crashed');
-    expect(first).toContain('### writer\nDocs are written.');
-    expect(first).toContain('## Response to Evaluate\nThe synthesis.');
-    expect(first).not.toContain('## Previous Evaluation');
-    expect(second).toContain('## Iteration 2/2');
-    expect(second).toContain('## Previous Evaluation\nIteration 1 scored 0.60: The tests crashed.');
+    expect(first).toContain('### From tester (failed)\nError: tests crashed');
+    expect(first).toContain('### From writer\nDocs are written.');
+    expect(first).toContain('## RESPONSE TO EVALUATE\nThe synthesis.');
+    expect(first).not.toContain('## LAST EVALUATION');
+    expect(second).toContain('## ITERATION 2/2');
+    expect(second).toContain('## LAST EVALUATION\nIteration 1 scored 0.60: The tests crashed.');
   });
 
   it('cuts to evaluatorAnswerChars, never inside a surrogate pair', async () => {
     const adapter = scriptedAdapter({
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? 'The synthesis.' : '@worker:coder\nFix it.\n@end') },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? 'The synthesis.' : '@worker:coder\nFix it.\n@end') },
         { agent: 'coder', reply: `abc😀def` },
       ],
       replies: { judge: ['SCORE: 1\nRATIONALE: ok'] },
     });
     await run(team({ evaluatorAnswerChars: 4 }), REQUEST, { adapter });
-    expect(adapter.inputsOf('judge')[0]).toContain('### coder\nabc\n… [5 more characters not shown]');
+    expect(adapter.inputsOf('judge')[0]).toContain('### From coder\nabc\n… [5 more characters not shown]');
     expect(() => team({ evaluatorAnswerChars: 0 })).toThrow(/evaluatorAnswerChars/);
   });
 });

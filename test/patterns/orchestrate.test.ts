@@ -7,7 +7,9 @@ import { agent } from '../../src/patterns/agent.js';
 import { orchestrate, type OrchestrateOptions } from '../../src/patterns/orchestrate.js';
 import { orchestrateStateSchema, type OrchestrateState } from '../../src/patterns/orchestrate-state.js';
 import { resume } from '../../src/core/resume.js';
+import { LoopControl } from '../../src/core/control.js';
 import { checkpointRecorder } from '../helpers/checkpoints.js';
+import { Gauge, gaugedAdapter } from '../helpers/concurrency.js';
 
 const REQUEST = 'Add a login form with validation';
 const PLAN = '@worker:coder\nWrite the form.\n@end\n@worker:tester\nWrite the tests.\n@end';
@@ -44,7 +46,7 @@ async function drive<T>(clock: SimulatedClock, promise: Promise<T>, stepMs = 500
 /** A lead that plans, then synthesises with the given texts, one per iteration. */
 function lead(syntheses: string[], plan = PLAN) {
   let n = 0;
-  return (r: { text: string }) => (r.text.includes('## Worker Results') ? syntheses[Math.min(n++, syntheses.length - 1)]! : plan);
+  return (r: { text: string }) => (r.text.includes('## WORKER RESULTS') ? syntheses[Math.min(n++, syntheses.length - 1)]! : plan);
 }
 
 describe('orchestrate (orchestrator-reflect)', () => {
@@ -55,7 +57,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     });
     const loop = team({ evaluator: agent({ name: 'judge' }) });
     const result = await run(loop, REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 2, agent: 'lead' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', goalMet: true, iterations: 2, agent: 'lead' });
     expect(result.output).toBe('Final form with validation and tests.');
     expect(result.summary).toBe('✅ Goal met (2/5) in 0 ms');
     expect(result.evaluations.map((e) => [e.score, e.trend, e.evaluator])).toEqual([[0.5, 'stable', 'judge'], [0.95, 'improving', 'judge']]);
@@ -63,7 +65,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const leadInputs = adapter.inputsOf('lead');
     expect(leadInputs[0]).toContain('- coder: You write TypeScript.');
     expect(leadInputs[0]).toContain('- tester: Writes tests');
-    expect(leadInputs[2]).toContain('## Last Evaluation');
+    expect(leadInputs[2]).toContain('## LAST EVALUATION');
     expect(leadInputs[2]).toContain('The tests are missing.');
     expect(adapter.inputsOf('judge')[1]).toContain('Final form with validation and tests.');
     expect(types(events)).toEqual([
@@ -78,7 +80,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['Done.\n[[GROUP_REFLECT_COMPLETE]]']) }] });
     await run(team({ sharedContext: 'Repository: acme/web' }), REQUEST, { adapter, clock });
     expect(adapter.inputsOf('coder')[0]).toBe(
-      `You write TypeScript.\n\nRepository: acme/web\n\n## Original User Request (context)\n${REQUEST}\n\n## Your Assigned Task\nWrite the form.`,
+      `You write TypeScript.\n\nRepository: acme/web\n\n## ORIGINAL USER REQUEST\n${REQUEST}\n\n## YOUR ASSIGNED TASK\nWrite the form.`,
     );
     expect(adapter.inputsOf('tester')[0]).toMatch(/^You are a worker in a team\./);
   });
@@ -90,21 +92,21 @@ describe('orchestrate (orchestrator-reflect)', () => {
     });
     await run(team({ evaluator: agent({ name: 'judge' }), routingContext: 'Send UI work to coder.' }), REQUEST, { adapter, clock });
     const [first, , second] = adapter.inputsOf('lead');
-    expect(first).toContain('## Available Workers');
-    expect(first).toContain('## Routing Context\nSend UI work to coder.');
-    expect(second).toContain('## Iteration 2/5');
-    expect(second).toContain('## Last Evaluation\nScore: 0.30');
+    expect(first).toContain('## AVAILABLE WORKERS');
+    expect(first).toContain('## ROUTING CONTEXT\nSend UI work to coder.');
+    expect(second).toContain('## ITERATION 2/5');
+    expect(second).toContain('## LAST EVALUATION\nScore: 0.30');
     expect(second).toContain('Validation is missing.');
-    expect(second).not.toContain('## Routing Context');
+    expect(second).not.toContain('## ROUTING CONTEXT');
   });
 
   it('ends at max iterations, judging itself with [[NEEDS_ITERATION]] (score 0.4)', async () => {
     let n = 0;
     const { adapter, clock } = setup({
-      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Attempt ${++n} with change-${n} and idea-${n}\n[[NEEDS_ITERATION]]` : PLAN) }],
+      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Attempt ${++n} with change-${n} and idea-${n}\n[[NEEDS_ITERATION]]` : PLAN) }],
     });
     const result = await run(team({ maxIterations: 3 }), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'max-iterations', goalMet: false, iterations: 3 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'max-iterations', goalMet: false, iterations: 3 });
     expect(result.summary).toBe('⏱️ Max iterations (3/3) in 0 ms');
     expect(result.evaluations.map((e) => e.score)).toEqual([0.4, 0.4, 0.4]);
     expect(result.output).toBe('Attempt 3 with change-3 and idea-3');
@@ -113,7 +115,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('stalls after two repeated syntheses', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: lead(['The same synthesis again.\n[[NEEDS_ITERATION]]']) }] });
     const result = await run(team(), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'stalled', iterations: 3, goalMet: false });
+    expect(result).toMatchObject({ status: 'completed', reason: 'stalled', iterations: 3, goalMet: false });
     expect(result.summary).toMatch(/^⚠️ Stalled/);
     expect(events.filter((e) => e.type === 'reflect.stall.warning').map((e) => (e as TroupeEvent<'reflect.stall.warning'>).iteration)).toEqual([2]);
     expect(events.filter((e) => e.type === 'reflect.stalled').map((e) => (e as TroupeEvent<'reflect.stalled'>).iteration)).toEqual([3]);
@@ -122,7 +124,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('ends on the error budget after 3 consecutive errors, backing off on the clock', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'lead', reply: { fault: 'throw', error: 'model unavailable' } }] });
     const result = await drive(clock, run(team(), REQUEST, { adapter, clock, onEvent }));
-    expect(result).toMatchObject({ status: 'error-budget', iterations: 0, error: 'model unavailable' });
+    expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', iterations: 0, error: 'model unavailable' });
     expect(result.summary).toMatch(/^❌ Error budget exhausted \(0\/5\)/);
     expect(adapter.inputsOf('lead')).toHaveLength(3);
     expect(events.filter((e) => e.type === 'reflect.iteration.failed').map((e) => (e as TroupeEvent<'reflect.iteration.failed'>).consecutive)).toEqual([1, 2, 3]);
@@ -137,7 +139,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       replies: { lead: [fail, fail, PLAN, 'First try.\n[[NEEDS_ITERATION]]', fail, fail, PLAN, 'Done.\n[[GROUP_REFLECT_COMPLETE]]'] },
     });
     const result = await drive(clock, run(team({ retryBackoffMs: 100 }), REQUEST, { adapter, clock }));
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
   });
 
   it('is cancelled during dispatch, with no model call after the abort', async () => {
@@ -157,12 +159,13 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(adapter.calls.length).toBe(calls);
   });
 
-  it('stops with stop()', async () => {
+  it("is cancelled through its run's control", async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['never']) }, { agent: 'coder', reply: { text: 'slow', delayMs: 5000 } }] });
     const loop = team();
-    const p = run(loop, REQUEST, { adapter, clock });
+    const control = new LoopControl();
+    const p = run(loop, REQUEST, { adapter, clock, control });
     await clock.advance(1000);
-    loop.stop();
+    control.cancel();
     const result = await drive(clock, p);
     expect(result).toMatchObject({ status: 'cancelled' });
     expect(adapter.inputsOf('lead')).toHaveLength(1);
@@ -174,40 +177,41 @@ describe('orchestrate (orchestrator-reflect)', () => {
       fallback: 'SCORE: 0.5\nRATIONALE: meh',
     });
     const loop = team({ evaluator: agent({ name: 'judge' }), maxIterations: 2, stall: { tolerance: 1 } });
-    const first = startRun(loop, REQUEST, { adapter, clock });
-    first.emitter.on('reflect.evaluated', () => loop.pause());
+    const control = new LoopControl();
+    const first = startRun(loop, REQUEST, { adapter, clock, control });
+    first.emitter.on('reflect.evaluated', () => control.pause());
     const paused = await first.result;
     expect(paused).toMatchObject({ status: 'paused', iterations: 1 });
     expect(paused.summary).toMatch(/^⏸️ Paused \(1\/2\)/);
-    expect(loop.pausedState?.iteration).toBe(1);
+    expect(paused.state.iteration).toBe(1);
 
     const calls = adapter.calls.length;
-    const still = await run(loop, REQUEST, { adapter, clock });
+    const still = await run(loop, REQUEST, { adapter, clock, control });
     expect(still.status).toBe('paused');
     expect(adapter.calls.length).toBe(calls);
 
-    loop.resume();
+    control.unpause();
     const events: TroupeEvent[] = [];
-    const resumed = await run(loop, REQUEST, { adapter, clock, onEvent: (e) => events.push(e) });
+    const resumed = await run(loop, REQUEST, { adapter, clock, control, onEvent: (e) => events.push(e) });
     const started = events.filter((e) => e.type === 'reflect.iteration.started') as Array<TroupeEvent<'reflect.iteration.started'>>;
     expect(started.map((e) => e.iteration)).toEqual([2]);
     // The synthesis repeats iteration 1's; with tolerance 1 it would stall had the history not been reset.
-    expect(resumed).toMatchObject({ status: 'max-iterations', iterations: 2 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'max-iterations', iterations: 2 });
     expect(resumed.evaluations).toHaveLength(2);
-    expect(loop.pausedState).toBeUndefined();
   });
 
   it('pausing mid-iteration resumes that iteration from its start', async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: lead(['Done.\n[[GROUP_REFLECT_COMPLETE]]']) }] });
     const loop = team();
-    const first = startRun(loop, REQUEST, { adapter, clock });
-    first.emitter.on('reflect.dispatched', () => loop.pause());
+    const control = new LoopControl();
+    const first = startRun(loop, REQUEST, { adapter, clock, control });
+    first.emitter.on('reflect.dispatched', () => control.pause());
     expect(await first.result).toMatchObject({ status: 'paused', iterations: 0 });
     expect(adapter.inputsOf('lead')).toHaveLength(1);
-    loop.resume();
-    const result = await run(loop, REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
-    expect(adapter.inputsOf('lead')[1]).toContain('## Available Workers');
+    control.unpause();
+    const result = await run(loop, REQUEST, { adapter, clock, control });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1 });
+    expect(adapter.inputsOf('lead')[1]).toContain('## AVAILABLE WORKERS');
   });
 
   it('dispatches with the delegate_to_worker tool, several calls in parallel', async () => {
@@ -221,19 +225,19 @@ describe('orchestrate (orchestrator-reflect)', () => {
       rules: [{ agent: 'coder', reply: { text: 'coder: form done', delayMs: 1000 } }, { agent: 'tester', reply: { text: 'tester: tests done', delayMs: 1000 } }],
     });
     const result = await drive(clock, run(team({ dispatch: 'tool' }), REQUEST, { adapter, clock }), 1000);
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1, output: 'Combined: both' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1, output: 'Combined: both' });
     expect(clock.now()).toBe(1000); // in parallel: one latency, not two
     const tools = adapter.sessions.find((s) => s.agent === 'lead')?.tools ?? [];
     expect(tools.map((t) => t.name)).toEqual(['delegate_to_worker']);
     expect(JSON.stringify(tools[0]?.parameters)).toContain('"enum":["coder","tester"]');
-    expect(adapter.inputsOf('coder')[0]).toContain(`## Original User Request (context)\n${REQUEST}`);
+    expect(adapter.inputsOf('coder')[0]).toContain(`## ORIGINAL USER REQUEST\n${REQUEST}`);
     expect(result.results.map((r) => r.worker).sort()).toEqual(['coder', 'tester']);
   });
 
   it('falls back to text dispatch when the adapter has no tools', async () => {
     const { adapter, clock } = setup({ capabilities: { tools: false }, rules: [{ agent: 'lead', reply: lead(['Ok.\n[[GROUP_REFLECT_COMPLETE]]']) }] });
     const result = await run(team({ dispatch: 'tool' }), REQUEST, { adapter, clock });
-    expect(result.status).toBe('goal-met');
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met' });
     expect(adapter.inputsOf('lead')[0]).toContain('@worker:coder');
   });
 
@@ -242,7 +246,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       replies: { lead: ["I'll handle this myself.", 'Still myself.', PLAN, 'Done.\n[[GROUP_REFLECT_COMPLETE]]'] },
     });
     const result = await run(team(), REQUEST, { adapter, clock, onEvent });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1 });
     const inputs = adapter.inputsOf('lead');
     expect(inputs[1]).toContain('You did not assign any task');
     expect(inputs[1]).toContain('- coder: You write TypeScript.');
@@ -261,7 +265,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
       },
     });
     const result = await run(team({ dispatch: 'tool' }), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 1, output: 'Form written.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1, output: 'Form written.' });
     expect(adapter.inputsOf('lead')[1]).toContain('Call the delegate_to_worker tool for each task.');
   });
 
@@ -277,23 +281,23 @@ describe('orchestrate (orchestrator-reflect)', () => {
   it('meets its goal with the direct answer when a later iteration assigns nothing', async () => {
     const { adapter, clock } = setup({ replies: { lead: [PLAN, 'Draft.\n[[NEEDS_ITERATION]]', 'Here is the answer myself.'] } });
     const result = await run(team(), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Here is the answer myself.', goalMet: true });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2, output: 'Here is the answer myself.', goalMet: true });
     expect(result.summary).toBe('✅ Goal met (2/5) in 0 ms');
   });
 
   it('turns a timed-out worker into a failed result, not a crash', async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'coder', reply: { fault: 'hang' } }, { agent: 'lead', reply: lead(['Partial.\n[[GROUP_REFLECT_COMPLETE]]']) }] });
     const result = await drive(clock, run(team({ workerTimeoutMs: 1000 }), REQUEST, { adapter, clock }));
-    expect(result.status).toBe('goal-met');
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met' });
     const coder = result.results.find((r) => r.worker === 'coder');
     expect(coder).toMatchObject({ success: false, error: 'Worker "coder" timed out after 1000 ms' });
-    expect(adapter.inputsOf('lead')[1]).toContain('### coder (failed)');
+    expect(adapter.inputsOf('lead')[1]).toContain('### From coder (failed)');
   });
 
   it('emits reflect.quality.degrading when the score drops', async () => {
     let n = 0;
     const { adapter, clock, events, onEvent } = setup({
-      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Version ${++n} text-${n}` : PLAN) }],
+      rules: [{ agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Version ${++n} text-${n}` : PLAN) }],
       replies: { judge: ['SCORE: 0.8', 'SCORE: 0.3', 'SCORE: 0.95'] },
     });
     await run(team({ evaluator: agent({ name: 'judge' }) }), REQUEST, { adapter, clock, onEvent });
@@ -318,7 +322,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const events: TroupeEvent[] = [];
     const resumed = await resume(team({ maxIterations: 5 }), 'o', { adapter, clock, store: saves.store, onEvent: (e) => events.push(e) });
     expect((events.find((e) => e.type === 'reflect.iteration.started') as TroupeEvent<'reflect.iteration.started'>).iteration).toBe(3);
-    expect(resumed).toMatchObject({ status: 'stalled', iterations: 3 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'stalled', iterations: 3 });
     expect(resumed.evaluations.map((e) => e.iteration)).toEqual([1, 2, 3]);
     expect(adapter.inputsOf('coder').at(-1)).toContain(REQUEST);
   });
@@ -332,6 +336,55 @@ describe('orchestrate (orchestrator-reflect)', () => {
   });
 });
 
+describe('orchestrate (maxParallel)', () => {
+  const workers = () => ['coder', 'tester', 'writer'].map((name) => agent({ name }));
+  const isWorker = (name: string) => ['coder', 'tester', 'writer'].includes(name);
+  const slow = (name: string) => ({ agent: name, reply: { text: `${name}: done`, delayMs: 1000 } });
+  const THREE = '@worker:coder\nA.\n@end\n@worker:tester\nB.\n@end\n@worker:writer\nC.\n@end';
+
+  it('bounds the workers of a text dispatch', async () => {
+    const clock = new SimulatedClock();
+    const gauge = new Gauge();
+    const adapter = scriptedAdapter({ clock, rules: [{ agent: 'lead', reply: lead(['Done.'], THREE) }, slow('coder'), slow('tester'), slow('writer')] });
+    const loop = orchestrate({ mode: 'orchestrator', orchestrator: agent({ name: 'lead' }), workers: workers(), maxParallel: 2 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter: gaugedAdapter(adapter, gauge, isWorker), clock }), 1000);
+    expect(result.results.map((r) => r.output).sort()).toEqual(['coder: done', 'tester: done', 'writer: done']);
+    expect(gauge.peak).toBe(2);
+    expect(clock.now()).toBe(2000);
+  });
+
+  it('bounds the delegate_to_worker calls of a tool dispatch', async () => {
+    const clock = new SimulatedClock();
+    const gauge = new Gauge();
+    const call = (worker: string) => ({ name: 'delegate_to_worker', arguments: { worker, task: 'Do it.' } });
+    const adapter = scriptedAdapter({
+      clock,
+      replies: { lead: [{ toolCalls: [call('coder'), call('tester'), call('writer')] }, 'All done.\n[[GROUP_REFLECT_COMPLETE]]'] },
+      rules: [slow('coder'), slow('tester'), slow('writer')],
+    });
+    const loop = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead' }), workers: workers(), maxParallel: 1 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter: gaugedAdapter(adapter, gauge, isWorker), clock }), 1000);
+    expect(result.output).toBe('All done.');
+    expect(gauge.peak).toBe(1);
+    expect(clock.now()).toBe(3000);
+  });
+
+  it('bounds the workers of the broadcast mode', async () => {
+    const clock = new SimulatedClock();
+    const gauge = new Gauge();
+    const adapter = scriptedAdapter({ clock, rules: [slow('coder'), slow('tester'), slow('writer')] });
+    const loop = orchestrate({ mode: 'broadcast', workers: workers(), maxParallel: 2 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter: gaugedAdapter(adapter, gauge, isWorker), clock }), 1000);
+    expect(result.results).toHaveLength(3);
+    expect(gauge.peak).toBe(2);
+    expect(clock.now()).toBe(2000);
+  });
+
+  it('refuses a maxParallel that is not a positive integer', () => {
+    expect(() => orchestrate({ mode: 'broadcast', workers: workers(), maxParallel: 0 })).toThrow('Expected `maxParallel` to be a positive integer, got 0 (number)');
+  });
+});
+
 describe('orchestrate (one-pass modes)', () => {
   it('broadcast sends the same prompt to every worker in parallel', async () => {
     const { adapter, clock } = setup({});
@@ -340,14 +393,14 @@ describe('orchestrate (one-pass modes)', () => {
     expect(adapter.inputsOf('coder')).toEqual([`Context.\n\n${REQUEST}`]);
     expect(adapter.inputsOf('tester')).toEqual([`Context.\n\n${REQUEST}`]);
     expect(result).toMatchObject({ status: 'completed', goalMet: true, iterations: 1 });
-    expect(result.output).toBe('### coder\ncoder: form done\n\n### tester\ntester: tests done');
+    expect(result.output).toBe('### From coder\ncoder: form done\n\n### From tester\ntester: tests done');
   });
 
   it('broadcast with an orchestrator synthesises the answers', async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: 'Synthesis.' }] });
     const result = await run(team({ mode: 'broadcast' }), REQUEST, { adapter, clock });
     expect(result.output).toBe('Synthesis.');
-    expect(adapter.inputsOf('lead')[0]).toContain('### tester\ntester: tests done');
+    expect(adapter.inputsOf('lead')[0]).toContain('### From tester\ntester: tests done');
   });
 
   it('sequential runs one worker at a time, each seeing the earlier responses', async () => {
@@ -355,8 +408,28 @@ describe('orchestrate (one-pass modes)', () => {
     const loop = orchestrate({ mode: 'sequential', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })] });
     const result = await run(loop, REQUEST, { adapter, clock });
     expect(adapter.inputsOf('coder')).toEqual([REQUEST]);
-    expect(adapter.inputsOf('tester')[0]).toBe(`${REQUEST}\n\n## Earlier Responses\n### coder\ncoder: form done`);
+    expect(adapter.inputsOf('tester')[0]).toBe(`## ORIGINAL USER REQUEST\n${REQUEST}\n\n## EARLIER ANSWERS\n\n### From coder\ncoder: form done`);
     expect(result).toMatchObject({ output: 'tester: tests done', agent: 'tester', status: 'completed' });
+  });
+
+  it('broadcast runs the broadcast pattern: the first failed worker cancels the others and fails the pass', async () => {
+    const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'coder', reply: { fault: 'throw', error: 'down' } }, { agent: 'tester', reply: { text: 'slow', delayMs: 5000 } }] });
+    const loop = orchestrate({ mode: 'broadcast', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], maxConsecutiveErrors: 1 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter, clock, onEvent }));
+    expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', goalMet: false, iterations: 0, error: 'Worker "coder" failed: down' });
+    expect(result.trace.children[0]!.children.map((op) => `${op.kind}:${op.name}`)).toEqual(['broadcast:orchestrate']);
+    expect(types(events, 'broadcast.')).toEqual([]);
+    // The tester was cancelled, not left to answer.
+    expect(events.filter((e) => e.type === 'reflect.worker.completed').map((e) => (e as TroupeEvent<'reflect.worker.completed'>).worker)).toEqual(['coder']);
+  });
+
+  it('sequential runs the sequential pattern: a failed worker ends the pass before the next one', async () => {
+    const { adapter, clock } = setup({ rules: [{ agent: 'coder', reply: { fault: 'throw', error: 'down' } }] });
+    const loop = orchestrate({ mode: 'sequential', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], maxConsecutiveErrors: 2, retryBackoffMs: 10 });
+    const result = await drive(clock, run(loop, REQUEST, { adapter, clock }));
+    expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', error: 'Worker "coder" failed: down' });
+    expect(adapter.inputsOf('coder')).toHaveLength(2);
+    expect(adapter.inputsOf('tester')).toEqual([]);
   });
 
   it('orchestrator mode plans, dispatches, collects and synthesises once', async () => {

@@ -41,7 +41,7 @@ describe('team', () => {
     const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
     const result = await run(panel, 'Review PR 7', { adapter, onEvent: (e) => events.push(e) });
 
-    expect(result).toMatchObject({ output: 'Ship it.', agent: 'lead', status: 'consensus', rounds: 2 });
+    expect(result).toMatchObject({ output: 'Ship it.', agent: 'lead', status: 'completed', reason: 'consensus', rounds: 2 });
     expect(result.transcript).toEqual([
       { from: 'a', round: 1, text: 'A1' },
       { from: 'b', round: 1, text: 'B1' },
@@ -67,7 +67,7 @@ describe('team', () => {
     expect(pick(events, 'team.message').map((e) => e.message.text)).toEqual(['A1', 'B1', 'A2', 'B2']);
     expect(pick(events, 'team.vote').map((e) => [e.member, e.round, e.vote, e.reason])).toEqual([['a', 2, true, 'tests pass'], ['b', 2, true, 'done']]);
     const [concluded] = pick(events, 'team.concluded');
-    expect(concluded).toMatchObject({ team: 'team', status: 'consensus', rounds: 2, output: 'Ship it.' });
+    expect(concluded).toMatchObject({ team: 'team', status: 'completed', reason: 'consensus', rounds: 2, output: 'Ship it.' });
     expect(concluded?.transcript).toHaveLength(4);
     // usage lands under one op node per participant
     const teamNode = result.trace.children[0]!;
@@ -85,7 +85,7 @@ describe('team', () => {
     });
     const members = ['m1', 'm2', 'm3', 'm4'].map((name) => agent({ name }));
     const result = await run(team({ members, coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2, turnBased: true }), 'Review PR 7', { adapter });
-    expect(result.status).toBe('max-rounds');
+    expect(result).toMatchObject({ status: 'completed', reason: 'max-rounds' });
     expect(result.transcript.map((m) => m.text)).toEqual(['m1 r1', 'm2 r1', 'm3 r1', 'm4 r1', 'm1 r2', 'm2 r2', 'm3 r2', 'm4 r2']);
     expect(adapter.inputsOf('m3')).toEqual([
       `${intro('m3', 'm1, m2, m3, m4')}\n\nRound 1. New messages:\n[m1, round 1]: m1 r1\n[m2, round 1]: m2 r1`,
@@ -114,10 +114,10 @@ describe('team', () => {
     });
     const result = await run(panel, 'Review PR 7', { adapter, store: saves.store });
     const checkpoints = saves.states;
-    expect(result).toMatchObject({ status: 'max-rounds', rounds: 3, output: 'Best effort.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 3, output: 'Best effort.' });
     expect(adapter.inputsOf('a')).toHaveLength(3);
     expect(result.transcript.filter((m) => m.from === 'lead').map((m) => m.round)).toEqual([1, 2, 3]);
-    expect(checkpoints.map((s) => [s.round, s.conclusion?.status])).toEqual([[1, undefined], [2, undefined], [3, 'max-rounds']]);
+    expect(checkpoints.map((s) => [s.round, s.conclusion?.reason])).toEqual([[1, undefined], [2, undefined], [3, 'max-rounds']]);
   });
 
   it('stops after 10 rounds by default in maxRounds mode, and maxRounds bounds consensus mode too', async () => {
@@ -126,11 +126,11 @@ describe('team', () => {
     });
     const members = () => [agent({ name: 'a' }), agent({ name: 'b' })];
     const byDefault = await run(team({ members: members(), coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds' }), 'Review PR 7', { adapter });
-    expect(byDefault).toMatchObject({ status: 'max-rounds', rounds: 10, output: 'Final.' });
+    expect(byDefault).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 10, output: 'Final.' });
     expect(adapter.inputsOf('b')).toHaveLength(10);
 
     const bounded = await run(team({ members: members(), coordinator: agent({ name: 'lead' }), maxRounds: 2 }), 'Review PR 7', { adapter });
-    expect(bounded).toMatchObject({ status: 'max-rounds', rounds: 2 });
+    expect(bounded).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 2 });
     // a votes every round; b never does, so no round reaches consensus
     expect(bounded.transcript.map((m) => [m.from, m.round, m.vote ?? false])).toEqual([['a', 1, true], ['b', 1, false], ['a', 2, true], ['b', 2, false]]);
   });
@@ -145,7 +145,7 @@ describe('team', () => {
     });
     const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'coordinatorDecides' });
     const result = await run(panel, 'Review PR 7', { adapter });
-    expect(result).toMatchObject({ status: 'coordinator', rounds: 2, summary: 'Approved with one fix', output: 'Approve after fixing the test.', agent: 'lead' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'lead-decided', rounds: 2, summary: 'Approved with one fix', output: 'Approve after fixing the test.', agent: 'lead' });
     expect(adapter.sessions.find((s) => s.agent === 'lead')?.tools?.map((t) => t.name)).toEqual(['conclude_team']);
     const lead = adapter.inputsOf('lead');
     expect(lead[0]).toContain('After each round you review it: reply with guidance for the team, or, when it is done, call the conclude_team tool with a summary.');
@@ -176,7 +176,7 @@ describe('team', () => {
       },
     });
     const result = await run(team({ members: [agent({ name: 'a' }), pipeline], coordinator: agent({ name: 'lead' }) }), 'Review PR 7', { adapter });
-    expect(result.status).toBe('consensus');
+    expect(result).toMatchObject({ status: 'completed', reason: 'consensus' });
     expect(result.transcript).toEqual([
       { from: 'a', round: 1, text: 'A1' },
       { from: 'editor', member: 'pipeline', round: 1, text: 'Edited 1' },
@@ -203,7 +203,7 @@ describe('team', () => {
     const result = await run(panel, 'Review PR 7', { adapter, onEvent: (e) => events.push(e) });
     expect(adapter.inputsOf('b')).toHaveLength(2);
     expect(adapter.inputsOf('b')[1]).toBe(adapter.inputsOf('b')[0]);
-    expect(result.status).toBe('consensus');
+    expect(result).toMatchObject({ status: 'completed', reason: 'consensus' });
     expect(result.transcript).toEqual([
       { from: 'a', round: 1, text: 'A1' },
       { from: 'team', round: 1, text: 'b failed twice and left the team: boom 2' },
@@ -281,7 +281,7 @@ describe('team', () => {
     const votes: TeamVote[] = [];
     const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), onVote: (v) => void votes.push(v) });
     const result = await run(panel, 'Review PR 7', { adapter });
-    expect(result).toMatchObject({ status: 'consensus', rounds: 3 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'consensus', rounds: 3 });
     expect(votes).toEqual([
       { member: 'a', round: 1, vote: true, reason: 'done' },
       { member: 'a', round: 2, vote: false },
@@ -305,7 +305,7 @@ describe('team', () => {
     expect(adapter.sessions.every((s) => s.tools === undefined)).toBe(true);
     expect(adapter.inputsOf('a')[0]).toBe(`${intro('a', 'a, b', false)}\n\nRound 1. No new messages.`);
     expect(adapter.inputsOf('lead')[0]).toContain('write [[TEAM_CONCLUDE]] on a line of its own.');
-    expect(result).toMatchObject({ status: 'coordinator', rounds: 2, output: 'Final.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'lead-decided', rounds: 2, output: 'Final.' });
     expect(result.transcript.slice(3)).toEqual([
       { from: 'a', round: 2, text: 'A2', vote: true },
       { from: 'b', round: 2, text: 'B2', vote: true },
@@ -362,7 +362,7 @@ describe('team', () => {
     expect(saves.states).toEqual([states[0]]);
     const adapter = script();
     const resumed = await resume(make(), 't', { adapter, store: saves.store });
-    expect(resumed).toMatchObject({ status: 'max-rounds', rounds: 3 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 3 });
     // a reopened session is sent the intro and everything it may see, its own messages marked
     expect(adapter.inputsOf('a')).toEqual([
       `${intro('a', 'a, b')}\n\nRound 2. New messages:\n[a (you), round 1]: a turn 1\n[b, round 1]: b turn 1`,
@@ -394,7 +394,7 @@ describe('team state', () => {
     await store.set(checkpointKey('fx', '/team:review#0'), { schemaVersion: 1, kind: 'team', runId: 'fx', savedAt: 0, state, path: '/team:review#0' });
     await store.append('runs/fx/events', { type: 'run.started', runId: 'fx', time: 0, runnable: 'review', input: state.task });
     const result = await resume(panel, 'fx', { adapter, store });
-    expect(result).toMatchObject({ status: 'consensus', rounds: 2, output: 'Approved.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'consensus', rounds: 2, output: 'Approved.' });
     expect(adapter.inputsOf('a')[0]).toBe(
       `${intro('a', 'a, b')}\n\nRound 2. New messages:\n[user, round 1, to you]: Mind the migration.\n[a (you), round 1]: Looks fine.\n[b, round 1, votes to conclude]: Ship it.`,
     );
@@ -422,7 +422,7 @@ describe('team state', () => {
     await clock.advance(999);
     expect(adapter.calls).toHaveLength(1);
     await clock.runAll();
-    await expect(result).resolves.toMatchObject({ status: 'max-rounds' });
+    await expect(result).resolves.toMatchObject({ status: 'completed', reason: 'max-rounds' });
     expect(seenAt).toEqual([1, 2]);
   });
 

@@ -39,20 +39,20 @@ describe('replaying a logged run', () => {
     const live = scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: (r) => `${r.agent} says ${r.turn}` }, { agent: 'lead', reply: 'Merged.' }] });
     const make = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
     const original = await replays(make, 'Review PR 7', live);
-    expect(original).toMatchObject({ status: 'max-rounds', rounds: 2, output: 'Merged.' });
+    expect(original).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 2, output: 'Merged.' });
   });
 
   it('replays an orchestrator-reflect loop', async () => {
     const live = scriptedAdapter({
       replies: { judge: ['SCORE: 0.4\nRATIONALE: No tests.', 'SCORE: 0.95\nRATIONALE: Done.'] },
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Synthesis ${r.turn}` : '@worker:coder\nWrite it.\n@end\n@worker:tester\nTest it.\n@end') },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Synthesis ${r.turn}` : '@worker:coder\nWrite it.\n@end\n@worker:tester\nTest it.\n@end') },
         { agent: 'coder', reply: 'code' },
         { agent: 'tester', reply: 'tests' },
       ],
     });
     const make = () => orchestrate({ orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], evaluator: agent({ name: 'judge' }), maxIterations: 3 });
     const original = await replays(make, 'Add a login form', live);
-    expect(original).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(original).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
   });
 });

@@ -59,19 +59,19 @@ describe('automatic checkpoints and resume', () => {
     const adapter = scriptedAdapter({ replies: { writer: ['Draft 3', 'Leaves fall'], critic: ['FAIL: almost', 'PASS'] } });
     const { events, onEvent } = collect();
     const resumed = await resume(writerLoop(), 'r1', { store, clock, adapter, onEvent });
-    expect(resumed).toMatchObject({ status: 'goal-met', iterations: 4, output: 'Leaves fall', runId: 'r1' });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 4, output: 'Leaves fall', runId: 'r1' });
     expect(iterationsOf(events)).toEqual([3, 4]);
     expect(adapter.calls.map((c) => c.agent)).toEqual(['writer', 'critic', 'writer', 'critic']);
     const inputs = adapter.inputsOf('writer');
-    expect(inputs[0]).toContain('## Iteration 3/4');
-    expect(inputs[0]).toContain('## Your Previous Answer\nDraft 2');
-    expect(inputs[0]).toContain('## Evaluator Feedback\ntoo long');
+    expect(inputs[0]).toContain('## ITERATION 3/4');
+    expect(inputs[0]).toContain('## YOUR PREVIOUS ANSWER\nDraft 2');
+    expect(inputs[0]).toContain('## LAST EVALUATION\ntoo long');
     expect(resumed.evaluations.map((e) => [e.iteration, e.rationale])).toEqual([[1, 'no season'], [2, 'too long'], [3, 'almost'], [4, 'PASS']]);
     expect(events.find((e) => e.type === 'checkpoint.restored')).toMatchObject({ kind: 'reflect', completed: false, path: '/reflect:reflect:writer#0' });
     // The log of the run goes on: two run.started, the second marked resumed.
     const log = await readRun(store, 'r1');
     expect(log.events.filter((e) => e.type === 'run.started').map((e) => (e as TroupeEvent<'run.started'>).resumed)).toEqual([undefined, true]);
-    expect(log.meta).toMatchObject({ status: 'goal-met' });
+    expect(log.meta).toMatchObject({ status: 'completed' });
   });
 
   it('carries the stall state of a reflect loop over a resume', async () => {
@@ -82,7 +82,7 @@ describe('automatic checkpoints and resume', () => {
     const adapter = scriptedAdapter({ rules: [{ agent: 'writer', reply: 'Same poem.' }] });
     const resumed = await resume(loop(), 'st', { store, adapter });
     // Two repeats before the kill, one after: a stall at iteration 3, not 5.
-    expect(resumed).toMatchObject({ status: 'stalled', iterations: 3 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'stalled', iterations: 3 });
     expect(adapter.calls).toHaveLength(1);
   });
 
@@ -94,7 +94,7 @@ describe('automatic checkpoints and resume', () => {
       clock,
       replies: { judge },
       rules: [
-        { agent: 'lead', reply: (r) => (r.text.includes('## Worker Results') ? `Synthesis ${r.turn}` : PLAN) },
+        { agent: 'lead', reply: (r) => (r.text.includes('## WORKER RESULTS') ? `Synthesis ${r.turn}` : PLAN) },
         { agent: 'coder', reply: (r) => `code ${r.turn}` },
       ],
     });
@@ -106,13 +106,13 @@ describe('automatic checkpoints and resume', () => {
     const adapter = scriptedAdapter(script(['SCORE: 0.6', 'SCORE: 0.95']));
     const { events, onEvent } = collect();
     const resumed = await resume(loop(), 'o1', { store, clock, adapter, onEvent });
-    expect(resumed).toMatchObject({ status: 'goal-met', iterations: 4 });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 4 });
     expect(iterationsOf(events)).toEqual([3, 4]);
     expect(adapter.inputsOf('judge')).toHaveLength(2);
     expect(adapter.inputsOf('coder')).toHaveLength(2);
     expect(resumed.evaluations.map((e) => e.score)).toEqual([0.2, 0.5, 0.6, 0.95]);
     // The resumed orchestrator is told the last synthesis of the first half.
-    expect(adapter.inputsOf('lead')[0]).toContain('## Previous Synthesis\nSynthesis 4');
+    expect(adapter.inputsOf('lead')[0]).toContain('## YOUR PREVIOUS ANSWER\nSynthesis 4');
   });
 
   it('resumes a team killed after round 1 at round 2', async () => {
@@ -125,7 +125,7 @@ describe('automatic checkpoints and resume', () => {
     const adapter = script();
     const { events, onEvent } = collect();
     const resumed = await resume(panel(), 't1', { store, adapter, onEvent });
-    expect(resumed).toMatchObject({ status: 'max-rounds', rounds: 3, output: 'Final.' });
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 3, output: 'Final.' });
     expect(events.flatMap((e) => (e.type === 'team.round.started' ? [e.round] : []))).toEqual([2, 3]);
     expect(adapter.inputsOf('a')).toHaveLength(2);
     expect(adapter.inputsOf('a')[0]).toContain('[a (you), round 1]: a turn 1');
@@ -154,7 +154,7 @@ describe('automatic checkpoints and resume', () => {
     const adapter = scriptedAdapter({ replies: { editor: ['Polished leaves'] } });
     const resumed = await resume(flow(), 'h1', { store, adapter });
     expect(resumed).toMatchObject({ output: 'Polished leaves', agent: 'editor' });
-    expect(resumed.from).toMatchObject({ output: 'Leaves', status: 'goal-met' });
+    expect(resumed.from).toMatchObject({ output: 'Leaves', status: 'completed', reason: 'goal-met' });
     expect(adapter.calls.map((c) => c.agent)).toEqual(['editor']);
     expect(adapter.inputsOf('editor')[0]).toContain('## HANDOFF FROM writer\nLeaves');
   });
@@ -250,8 +250,8 @@ describe('automatic checkpoints and resume', () => {
     await store.set(checkpointKey(doc.runId, doc.path), doc);
     const adapter = scriptedAdapter({ replies: { writer: ['Leaves'], critic: ['PASS'] } });
     const resumed = await resume(writerLoop(), doc.runId, { store, adapter });
-    expect(resumed).toMatchObject({ status: 'goal-met', iterations: 3 });
-    expect(adapter.inputsOf('writer')[0]).toContain('## Iteration 3/4');
+    expect(resumed).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 3 });
+    expect(adapter.inputsOf('writer')[0]).toContain('## ITERATION 3/4');
   });
 
   it('rejects a run it cannot resume with a clear error', async () => {
@@ -288,7 +288,7 @@ describe('checkpoint failures and paths', () => {
       set: (key: string, value: unknown) => (key.includes('/checkpoints/') ? Promise.reject(new Error('disk full')) : inner.set(key, value)) };
     const { events, onEvent } = collect();
     const result = await run(writerLoop(), 'Write', { store, onEvent, adapter: scriptedAdapter({ replies: { writer: ['a', 'b'], critic: ['FAIL: more', 'PASS'] } }) });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2 });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
     const warnings = events.filter((e) => e.type === 'warning' && e.code === 'checkpoint_failed');
     expect(warnings).toHaveLength(3); // two iterations and the outcome
     expect(warnings[0]).toMatchObject({ message: 'The checkpoint of reflect "reflect:writer" could not be saved: disk full' });

@@ -30,10 +30,10 @@ const preset = (extra: Partial<TeamPresetInput> = {}): TeamPresetInput => ({
 });
 
 const workerPrompt = (system: string, task: string) =>
-  `${system}\n\n${SHARED}\n\n## Original User Request (context)\n${REQUEST}\n\n## Your Assigned Task\n${task}`;
+  `${system}\n\n${SHARED}\n\n## ORIGINAL USER REQUEST\n${REQUEST}\n\n## YOUR ASSIGNED TASK\n${task}`;
 
 const planningPrompt =
-  `## User Request\n${REQUEST}\n\n## Available Workers\n- builder: Builder\n- checker: Checker\n\n## Routing Context\n${ROUTING}\n\n` +
+  `## ORIGINAL USER REQUEST\n${REQUEST}\n\n## AVAILABLE WORKERS\n- builder: Builder\n- checker: Checker\n\n## ROUTING CONTEXT\n${ROUTING}\n\n` +
   'Plan the work and assign tasks to the workers. Assign tasks with one block per worker:\n@worker:builder\n<the task>\n@end';
 
 /** A scripted adapter where the orchestrator plans and then synthesises with `syntheses` in turn. */
@@ -45,7 +45,7 @@ function setup(syntheses: string[], extra: Parameters<typeof scriptedAdapter>[0]
     ...extra,
     rules: [
       ...(extra.rules ?? []),
-      { agent: 'orchestrator', reply: (r) => (r.text.includes('## Worker Results') ? syntheses[Math.min(n++, syntheses.length - 1)]! : PLAN) },
+      { agent: 'orchestrator', reply: (r) => (r.text.includes('## WORKER RESULTS') ? syntheses[Math.min(n++, syntheses.length - 1)]! : PLAN) },
       { agent: 'builder', reply: 'builder: search box built' },
       { agent: 'checker', reply: 'checker: 3 tests pass' },
     ],
@@ -63,7 +63,7 @@ describe('fromPreset', () => {
     expect(team).toMatchObject({ name: 'Web Crew', kind: 'orchestrate' });
     expect(team.preset.mode).toBe('orchestrator-reflect');
     const result = await run(team, REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', goalMet: true, iterations: 1, agent: 'orchestrator', output: 'Search box built and tested.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', goalMet: true, iterations: 1, agent: 'orchestrator', output: 'Search box built and tested.' });
     expect(adapter.inputsOf('orchestrator')[0]).toBe(planningPrompt);
     expect(adapter.inputsOf('builder')).toEqual([workerPrompt('You are the builder. Write the code.', 'Build the search box.')]);
     expect(adapter.inputsOf('checker')).toEqual([workerPrompt('You are the checker. Find what breaks.', 'Test the search box.')]);
@@ -80,12 +80,12 @@ describe('fromPreset', () => {
       replies: { evaluator: ['SCORE: 7/10\nRATIONALE: No tests yet.', 'SCORE: 8/10\nRATIONALE: Good enough.'] },
     });
     const result = await run(fromPreset(preset({ maxIterations: 3, goalScore: 8 })), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', iterations: 2, output: 'Search box with tests.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2, output: 'Search box with tests.' });
     expect(result.summary).toMatch(/^✅ Goal met \(2\/3\)/);
     expect(result.evaluations.map((e) => [e.score, e.evaluator, e.goalMet])).toEqual([[0.7, 'evaluator', false], [0.8, 'evaluator', true]]);
     expect(adapter.sessions.find((s) => s.agent === 'evaluator')?.system).toBe(defaultEvaluatorPrompt({ name: 'Web Crew' }));
     // The second plan carries the evaluation; the routing context was given once, in the first.
-    expect(adapter.inputsOf('orchestrator')[2]).toContain('## Last Evaluation\nScore: 0.70 (stable)\nNo tests yet.');
+    expect(adapter.inputsOf('orchestrator')[2]).toContain('## LAST EVALUATION\nScore: 0.70 (stable)\nNo tests yet.');
     expect(adapter.inputsOf('builder')).toHaveLength(2);
     // evaluator: false lets the orchestrator judge itself with sentinels.
     const self = setup(['Done.\n[[GROUP_REFLECT_COMPLETE]]']);
@@ -110,7 +110,7 @@ describe('fromPreset', () => {
     const { clock, adapter } = setup([]);
     const result = await run(fromPreset(preset({ mode: 'broadcast' })), REQUEST, { adapter, clock });
     expect(result).toMatchObject({ status: 'completed', goalMet: true });
-    expect(result.output).toBe('### builder\nbuilder: search box built\n\n### checker\nchecker: 3 tests pass');
+    expect(result.output).toBe('### From builder\nbuilder: search box built\n\n### From checker\nchecker: 3 tests pass');
     expect(adapter.inputsOf('builder')).toEqual([`${SHARED}\n\n${REQUEST}`]);
     expect(adapter.inputsOf('checker')).toEqual([`${SHARED}\n\n${REQUEST}`]);
     expect(adapter.inputsOf('orchestrator')).toEqual([]);
@@ -118,7 +118,7 @@ describe('fromPreset', () => {
     const synth = setup(['One answer from both.']);
     const merged = await run(fromPreset(preset({ mode: 'broadcast', orchestratorPrompt: 'Merge the answers.' })), REQUEST, synth);
     expect(merged).toMatchObject({ output: 'One answer from both.', agent: 'orchestrator' });
-    expect(synth.adapter.inputsOf('orchestrator')[0]).toContain('## Worker Results\n### builder\nbuilder: search box built');
+    expect(synth.adapter.inputsOf('orchestrator')[0]).toContain('## WORKER RESULTS\n\n### From builder\nbuilder: search box built');
   });
 
   it('sequential mode: workers in order, each after the shared context and the earlier answers', async () => {
@@ -127,7 +127,7 @@ describe('fromPreset', () => {
     expect(result).toMatchObject({ status: 'completed', goalMet: true, output: 'checker: 3 tests pass', agent: 'checker' });
     expect(adapter.calls.map((c) => c.agent)).toEqual(['builder', 'checker']);
     expect(adapter.inputsOf('builder')).toEqual([`${SHARED}\n\n${REQUEST}`]);
-    expect(adapter.inputsOf('checker')).toEqual([`${SHARED}\n\n${REQUEST}\n\n## Earlier Responses\n### builder\nbuilder: search box built`]);
+    expect(adapter.inputsOf('checker')).toEqual([`${SHARED}\n\n## ORIGINAL USER REQUEST\n${REQUEST}\n\n## EARLIER ANSWERS\n\n### From builder\nbuilder: search box built`]);
   });
 
   it('gives workers their model and adapter; `adapters` resolves names eagerly, else the run does', async () => {
@@ -174,18 +174,18 @@ describe('fromPreset', () => {
     const adapter = scriptedAdapter({
       clock,
       rules: [
-        { agent: 'orchestrator', match: /## Worker Results/, reply: 'Plan agreed.\n[[GROUP_REFLECT_COMPLETE]]' },
+        { agent: 'orchestrator', match: /## WORKER RESULTS/, reply: 'Plan agreed.\n[[GROUP_REFLECT_COMPLETE]]' },
         { agent: 'orchestrator', reply: '@worker:Ripley\nScope the search feature.\n@end\n@worker:Hicks\nDesign the search UI.\n@end' },
       ],
       fallback: (r) => `${r.agent}: done`,
     });
     const result = await run(fromPreset(squad!), REQUEST, { adapter, clock });
-    expect(result).toMatchObject({ status: 'goal-met', output: 'Plan agreed.' });
+    expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', output: 'Plan agreed.' });
     const plan = adapter.inputsOf('orchestrator')[0]!;
     expect(plan).toContain('- Ripley: Lead\n- Hicks: Frontend Dev\n- Bishop: Backend Dev');
-    expect(plan).toContain(`## Routing Context\n${squad!.routingContext}`);
+    expect(plan).toContain(`## ROUTING CONTEXT\n${squad!.routingContext}`);
     const ripley = adapter.inputsOf('Ripley')[0]!;
-    expect(ripley.startsWith(`${squad!.workers[0]!.systemPrompt}\n\n${squad!.sharedContext}\n\n## Original User Request (context)`)).toBe(true);
+    expect(ripley.startsWith(`${squad!.workers[0]!.systemPrompt}\n\n${squad!.sharedContext}\n\n## ORIGINAL USER REQUEST`)).toBe(true);
     expect(adapter.inputsOf('Bishop')).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run } from '../../src/core/run.js';
+import { LoopControl } from '../../src/core/control.js';
 import { fromPreset } from '../../src/squad/from-preset.js';
 import { checkPresetModels } from '../../src/squad/preset-models.js';
 import type { TeamPreset } from '../../src/squad/preset.js';
@@ -86,12 +87,14 @@ describe('fromPreset with an adapter that lists its models', () => {
     expect(events.find((e) => e.type === 'warning')).toMatchObject({ code: 'unknown_model', data: { worker: 'writer', adapter: 'local' } });
   });
 
-  it('pauses and stops the team that runs', () => {
+  it("is paused through its run's control, whichever variant runs", async () => {
     const team = fromPreset(preset);
-    team.pause();
-    expect(team.paused).toBe(true);
-    team.resume();
-    expect(team.paused).toBe(false);
+    const adapter = scriptedAdapter({ models: ['gpt-known'], fallback: 'ok' });
+    const control = new LoopControl();
+    control.pause();
+    const result = await run(team, 'Go.', { adapter, control });
+    expect(result.status).toBe('paused');
+    expect(adapter.calls).toHaveLength(0);
     expect(team.preset.name).toBe('pair');
   });
 });

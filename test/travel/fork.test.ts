@@ -101,9 +101,9 @@ describe('forking a run from a checkpoint', () => {
     const adapter = scriptedAdapter({ replies: { writer: ['Moonlit rain.'], critic: ['PASS'] } });
     const result = await resume(loop(), fork.runId, { store, adapter, clock });
     expect(adapter.inputsOf('writer')).toHaveLength(1);
-    expect(adapter.inputsOf('writer')[0]).toContain('## Iteration 2/3');
+    expect(adapter.inputsOf('writer')[0]).toContain('## ITERATION 2/3');
     expect(adapter.inputsOf('writer')[0]).toContain('Mention the moon.');
-    expect(result).toMatchObject({ output: 'Moonlit rain.', status: 'goal-met', iterations: 2 });
+    expect(result).toMatchObject({ output: 'Moonlit rain.', status: 'completed', reason: 'goal-met', iterations: 2 });
   });
 
   it('refuses an unknown checkpoint, an edit that breaks the schema and a run id in use, writing nothing', async () => {
