@@ -99,7 +99,7 @@ export async function runsCommand(args: readonly string[], io: CliIo): Promise<n
   const store = fileStore(dir);
   return failures(io, async () => {
     if (positionals[0] !== undefined) return checkpointsOf(positionals[0], store, values.json === true, io);
-    const runs = await listRuns(store, defined({ signal: io.signal }));
+    const runs = await listRuns({ store, ...defined({ signal: io.signal }) });
     if (values.json) {
       for (const r of runs) io.out(JSON.stringify(r));
       return 0;
@@ -115,7 +115,7 @@ export async function runsCommand(args: readonly string[], io: CliIo): Promise<n
 }
 
 async function checkpointsOf(runId: string, store: ReturnType<typeof fileStore>, json: boolean, io: CliIo): Promise<number> {
-  const log = await readRun(store, runId, defined({ signal: io.signal }));
+  const log = await readRun(runId, { store, ...defined({ signal: io.signal }) });
   if (log.events.length === 0) throw new ConfigurationError(`No run "${runId}" is logged in the store`, { code: 'unknown_run', details: { runId } });
   const checkpoints = listCheckpoints(log);
   if (json) {

@@ -145,7 +145,7 @@ export class PlanControl {
  *
  * @example
  * ```ts
- * const log = await readRun(store, 'plan-1');
+ * const log = await readRun('plan-1', { store });
  * const control = new PlanControl({ replay: planChangesFromLog(log) });
  * await replayRun(planRunnable(plan, { control }), log);
  * ```

@@ -96,7 +96,7 @@ export interface ForkResult {
  *
  * @example
  * ```ts
- * const log = await readRun(store, 'plan-1');
+ * const log = await readRun('plan-1', { store });
  * const done = listCheckpoints(log).find((c) => c.summary === 'chunk 2 succeeded')!;
  * const fork = await forkRun(store, 'plan-1', { at: done.id, set: [{ pointer: '/entry/output', value: 'Use PostgreSQL.' }] });
  * const result = await resume(flow, fork.runId, { store, adapter });
@@ -106,7 +106,7 @@ export async function forkRun(store: Store, runId: string, options: ForkOptions)
   if (!store || typeof store.read !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(store)}`);
   if (typeof runId !== 'string' || runId === '') throw new ConfigurationError(`Expected \`runId\` to be a non-empty string, got ${describeValue(runId)}`);
   const call = options.signal ? { signal: options.signal } : {};
-  const log = await readRun(store, runId, call);
+  const log = await readRun(runId, { store, ...call });
   if (log.events.length === 0) throw new ConfigurationError(`No run "${runId}" is logged in the store`, { code: 'unknown_run', details: { runId } });
   const plan = planFork({ ...log, runId }, options);
   const forkId = options.runId ?? randomUUID();

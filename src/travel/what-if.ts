@@ -15,6 +15,7 @@ import { memoryStore } from '../core/memory-store.js';
 import { launch, type RunResult } from '../core/run.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Store } from '../core/store.js';
+import { isEvent } from '../core/run-log-reader.js';
 import { turnRecordsFromEvents } from '../core/turn-record.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import { defined } from '../core/defined.js';
@@ -109,7 +110,7 @@ export interface WhatIfReport {
  *
  * @example
  * ```ts
- * const recorded = await readRun(store, 'review-1');
+ * const recorded = await readRun('review-1', { store });
  * const report = await whatIf(review, recorded, { adapter, changes: [{ agent: 'critic', prompt: 'Be specific.' }] });
  * console.log(formatWhatIf(report));
  * if (report.regressed) process.exitCode = 1;
@@ -147,7 +148,7 @@ export type ReplayRunResult<O extends Outcome = Outcome> = RunResult<O> & { serv
  *
  * @example
  * ```ts
- * const again = await replayRun(flow, await readRun(store, 'review-1'));
+ * const again = await replayRun(flow, await readRun('review-1', { store }));
  * console.log(again.output, again.served);
  * ```
  */
@@ -207,10 +208,6 @@ async function replayWith(
   } catch (error) {
     return { runId, changes: lines, error, events, calls };
   }
-}
-
-function isEvent(record: unknown): record is TroupeEvent {
-  return record !== null && typeof record === 'object' && typeof (record as { type?: unknown }).type === 'string';
 }
 
 /** Output, status, usage, scores and agents' answers of a run, from its events. */

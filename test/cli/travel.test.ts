@@ -96,7 +96,7 @@ describe('troupe runs, fork and replay', () => {
     expect(fork.stdout).toContain('changed /state/task = "A limerick"');
     expect(fork.stdout).toContain('agent: lead   status: max-rounds');
     // Round 2 ran again, on the changed task; round 1 did not.
-    const turns = (await readRun(fileStore(store), 'forked')).events.filter((e) => e.type === 'model.turn') as Array<TroupeEvent<'model.turn'>>;
+    const turns = (await readRun('forked', { store: fileStore(store) })).events.filter((e) => e.type === 'model.turn') as Array<TroupeEvent<'model.turn'>>;
     expect(turns.length).toBe(2);
     expect(turns.every((t) => JSON.stringify(t.input).includes('A limerick'))).toBe(true);
     const runs = await troupe('runs', '--store', store);

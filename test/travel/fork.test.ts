@@ -37,7 +37,7 @@ async function crashedPlan() {
 describe('forking a run from a checkpoint', () => {
   it('forks a plan after a crash with a chunk result edited: its dependents see the edit, the original is untouched', async () => {
     const { store, clock } = await crashedPlan();
-    const original = await readRun(store, 'plan-1');
+    const original = await readRun('plan-1', { store });
     const checkpoints = listCheckpoints(original);
     expect(checkpoints.map((c) => [c.id, c.type, c.kind, c.summary])).toEqual([
       [1, 'saved', 'plan', '0 of 6 chunks succeeded'],
@@ -60,13 +60,13 @@ describe('forking a run from a checkpoint', () => {
     expect(result.results.map((r) => r.output)).toEqual(['done 0', 'done 1, but in Rust', 'done 2', 'done 3', 'done 4', 'done 5']);
 
     // The original never changes: its log, its checkpoint stream, and it still resumes on its own.
-    expect((await readRun(store, 'plan-1')).events).toEqual(original.events);
+    expect((await readRun('plan-1', { store })).events).toEqual(original.events);
     expect(JSON.stringify(await store.read('runs/plan-1/checkpoint-entries/plan:six#0'))).toBe(storedBefore);
     const resumed = await resume(planRunnable(plan, options), 'plan-1', { store, adapter: script(), clock });
     expect(resumed.results.map((r) => r.output)).toEqual([0, 1, 2, 3, 4, 5].map((i) => `done ${i}`));
 
     // The fork's log starts with its parent and the checkpoints it was seeded with; its meta keeps the parent.
-    const forkLog = await readRun(store, 'plan-1-b');
+    const forkLog = await readRun('plan-1-b', { store });
     expect(forkLog.events[0]).toMatchObject({ type: 'run.forked', mode: 'fork', parent: { runId: 'plan-1', checkpoint: 3 }, runnable: 'six' });
     expect(forkLog.events.find((e) => e.type === 'run.started')).toMatchObject({ resumed: true, parent: { runId: 'plan-1', checkpoint: 3 } });
     expect(forkLog.meta).toMatchObject({ runId: 'plan-1-b', status: 'completed', parent: { runId: 'plan-1', checkpoint: 3 } });
@@ -86,7 +86,7 @@ describe('forking a run from a checkpoint', () => {
     expect(third.inputsOf('Generic')[0]).toContain('done 4, revised');
     expect(final.results[1]!.output).toBe('done 1, but in Rust');
 
-    const runs = await listRuns(store);
+    const runs = await listRuns({ store });
     expect(runs.map((r) => [r.runId, r.parent?.runId])).toEqual(expect.arrayContaining([['plan-1', undefined], ['plan-1-b', 'plan-1'], ['plan-1-c', 'plan-1-b']]));
   });
 
@@ -95,7 +95,7 @@ describe('forking a run from a checkpoint', () => {
     const store = memoryStore();
     const clock = new SimulatedClock();
     await run(loop(), 'Rain', { adapter: scriptedAdapter({ replies: { writer: ['Draft one.', 'Draft two.'], critic: ['FAIL: no season word', 'PASS'] } }), store, runId: 'haiku-1', clock });
-    const checkpoints = listCheckpoints(await readRun(store, 'haiku-1'));
+    const checkpoints = listCheckpoints(await readRun('haiku-1', { store }));
     expect(checkpoints.map((c) => c.summary)).toEqual(['iteration 1, score 0', 'iteration 2, score 1', 'iteration 2, score 1, finished']);
     const fork = await forkRun(store, 'haiku-1', { at: 1, runId: 'haiku-2', clock, set: [{ pointer: '/state/feedback', value: 'Mention the moon.' }] });
     const adapter = scriptedAdapter({ replies: { writer: ['Moonlit rain.'], critic: ['PASS'] } });

@@ -7,6 +7,7 @@
  */
 import type { ToolCall, ToolResult } from '../../core/adapter.js';
 import type { TroupeEvent } from '../../core/events.js';
+import { isEvent } from '../../core/run-log-reader.js';
 import type { ChunkStatus } from '../../scheduler/state.js';
 import type { OutcomeStatus } from '../../core/runnable.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
@@ -730,11 +731,4 @@ function renderArguments(call: ToolCall): string {
   } catch {
     return String(call.arguments);
   }
-}
-
-/** True for a record that has the fields of an event. */
-function isEvent(r: unknown): r is TroupeEvent {
-  if (typeof r !== 'object' || r === null) return false;
-  const e = r as { type?: unknown; runId?: unknown; time?: unknown };
-  return typeof e.type === 'string' && typeof e.runId === 'string' && typeof e.time === 'number' && Number.isFinite(e.time);
 }
