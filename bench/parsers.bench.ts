@@ -175,7 +175,7 @@ export default async function parsersBench(): Promise<void> {
     row(c.reader, c.input, ms, baseline);
   }
   const stores = await Promise.all(SIZES.map((s) => runLogOf(Math.round(s * MB))));
-  row('timeline', 'events and junk records (size of their JSON)', await asyncMedians(stores.map((store) => () => timeline(store, 'bench', { onSkipped: () => undefined }))), undefined);
+  row('timeline', 'events and junk records (size of their JSON)', await asyncMedians(stores.map((store) => () => timeline('bench', { store, onSkipped: () => undefined }))), undefined);
   frontMatterTable();
 }
 

@@ -92,7 +92,7 @@ for (const root of children(undefined)) print(root, 1);
 await provider.shutdown();
 
 // 3. The report: one HTML file, everything inline.
-const html = renderRunReport(await readRun(store, result.runId));
+const html = renderRunReport(await readRun(result.runId, { store }));
 const file = join(tmpdir(), 'troupe-example-report.html');
 writeFileSync(file, html);
 console.log(`\nreport: ${file} (${Math.ceil(Buffer.byteLength(html) / 1024)} KB); open it in a browser`);

@@ -45,7 +45,7 @@ try {
   console.log('answer:', first.output);
 
   // 2. The timeline: every event with its offset, and durations of ops and agents.
-  for (const entry of await timeline(store, 'tides-1')) {
+  for (const entry of await timeline('tides-1', { store })) {
     if (entry.durationMs === undefined && entry.type !== 'model.turn') continue;
     const who = entry.agent ?? (entry.event.type === 'op.completed' ? entry.event.name : undefined);
     const what = `${entry.type}${who ? ` (${who})` : ''}`;
@@ -53,7 +53,7 @@ try {
   }
 
   // 3. Replay from the exported run: the same outcome, zero model calls.
-  const replay = replayAdapter(await exportRun(store, 'tides-1'));
+  const replay = replayAdapter(await exportRun('tides-1', { store }));
   const again = await run(chain, question, { adapter: replay });
   console.log('replayed:', again.output === first.output ? 'same answer' : 'DIFFERENT answer');
   console.log(`model calls: ${first.usage.turns} live, ${replay.served} turns served from the log`);

@@ -38,7 +38,7 @@ try {
   const adapter = adapterFromEnv() ?? scriptedAdapter({ replies: { summarizer: ['Redis keeps the run log; any process can read it.'] } });
   const summarizer = agent({ name: 'summarizer', system: 'Summarize in one sentence.' });
   const result = await run(summarizer, 'Why share a store?', { adapter, store, runId: 'shared-1' });
-  const log = await readRun(second, 'shared-1'); // read through the other connection
+  const log = await readRun('shared-1', { store: second }); // read through the other connection
   console.log(`run ${log.runId}: ${log.events.length} events, status ${log.meta?.status}; answer: ${result.output}`);
 
   // 2. A task list shared by two workers: both load version 1 and claim at once.

@@ -41,7 +41,7 @@ const counted = { ...model, openSession: (spec: Parameters<typeof model.openSess
   calls++;
   return model.openSession(spec, options);
 } };
-const report = await whatIf(review, await readRun(store, 'review-7'), {
+const report = await whatIf(review, await readRun('review-7', { store }), {
   adapter: counted,
   runId: 'review-7-strict',
   changes: [{ agent: 'style', prompt: 'Review the change for naming and style. Be strict: every unclear name is a finding.' }],

@@ -201,7 +201,7 @@ class ProcessSession implements ModelSession {
   /** The final turn of a command that has ended. */
   #finish(text: string, result: CommandResult): ModelTurn {
     const { output, extractText, extractUsage, extractSessionId, continuity } = this.#s;
-    const out: ProcessOutput = { ...result, events: output === 'jsonl' ? parseJsonLines(result.stdout) : [] };
+    const out: ProcessOutput = { ...result, events: output === 'jsonl' ? outputEvents(result.stdout) : [] };
     const reply = extractText(out);
     if (continuity === 'resume') this.#toolSessionId = extractSessionId(out) ?? this.#toolSessionId;
     this.#history.push({ role: 'user', text }, { role: 'assistant', text: reply });
@@ -343,8 +343,8 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The stdout lines that are JSON values; other lines are ignored. */
-export function parseJsonLines(stdout: string): unknown[] {
+/** The JSON values among a command's stdout lines (`output: 'jsonl'`); the other lines are its log, passed over. Not a run log (those are read by the kernel's run-log reader). */
+export function outputEvents(stdout: string): unknown[] {
   const events: unknown[] = [];
   for (const line of stdout.split('\n')) {
     const trimmed = line.trim();

@@ -8,7 +8,8 @@
 import { appendFileSync } from 'node:fs';
 import type { AdapterCapabilities, ModelAdapter, ModelSession, OpenSessionOptions, SessionSpec } from '../core/adapter.js';
 import { abortError } from '../core/clock.js';
-import { AdapterError, ParseError, TroupeError, errorMessage } from '../core/errors.js';
+import { AdapterError, ParseError, TroupeError } from '../core/errors.js';
+import { parseJsonLines } from '../core/run-log-reader.js';
 import { recordSession, turnRecordsFromEvents, type TurnRecord } from '../core/turn-record.js';
 import { readableText } from '../text/lines.js';
 
@@ -61,30 +62,18 @@ function isTurnRecord(value: unknown): value is TurnRecord {
 }
 
 /**
- * Parse JSONL text into turn records; a torn last line is ignored. Line
- * ends `\n`, `\r\n` or `\r` and a BOM read the same. A line that is not
- * JSON, or not a turn record, throws a `ParseError` naming it; a non-string
- * throws a `ConfigurationError` (`invalid_argument`). Linear.
+ * Parse JSONL text into turn records, by the run-log reader's rule: a torn
+ * last line (no line end: a crash mid-append) is left out; line ends `\n`,
+ * `\r\n` or `\r` and a BOM read the same. A line that is not JSON, or not
+ * a turn record, throws a `ParseError` naming it; a non-string throws a
+ * `ConfigurationError` (`invalid_argument`). Linear.
  */
 export function parseRecording(text: string): TurnRecord[] {
-  const lines = readableText(text, 'the recording given to parseRecording').split('\n');
-  let last = lines.length - 1;
-  while (last >= 0 && lines[last]!.trim() === '') last--;
-  const out: TurnRecord[] = [];
-  for (let i = 0; i <= last; i++) {
-    const line = lines[i]!;
-    if (line.trim() === '') continue;
-    let record: unknown;
-    try {
-      record = JSON.parse(line);
-    } catch (error) {
-      if (i === last) break; // torn tail
-      throw new ParseError(`Recording line ${i + 1} is not valid JSON: ${errorMessage(error)}`, { cause: error, details: { line: i + 1 } });
-    }
-    if (!isTurnRecord(record)) throw new ParseError(`Recording line ${i + 1} is not a turn record (it needs \`agent\`, \`session\` and \`turn\`)`, { details: { line: i + 1 } });
-    out.push(record);
-  }
-  return out;
+  const { records } = parseJsonLines(readableText(text, 'the recording given to parseRecording'), 'the recording');
+  return records.map((record, i) => {
+    if (!isTurnRecord(record)) throw new ParseError(`Record ${i + 1} of the recording is not a turn record (it needs \`agent\`, \`session\` and \`turn\`)`, { details: { record: i + 1 } });
+    return record;
+  });
 }
 
 /** Raised when a replayed run asks for something the recording does not hold. */

@@ -355,14 +355,16 @@ async function reportCommand(source: string, values: { store?: string | undefine
   let events: unknown[];
   let runId: string;
   if (await isFile(source)) {
-    ({ events, runId } = parseRunLogFile(await readFile(source, 'utf8'), source));
+    let torn: { reason: string } | undefined;
+    ({ events, runId, torn } = parseRunLogFile(await readFile(source, 'utf8'), source));
+    if (torn) io.err(`warning: ${torn.reason}; it is left out`);
   } else {
     const dir = values.store ?? (io.env.TROUPE_STORE || undefined);
     if (dir === undefined) {
       io.err(`"${source}" is not a file; to read run "${source}" from a store, give --store <dir> (or set TROUPE_STORE).`);
       return 2;
     }
-    const log = await readRun(fileStore(dir), source, defined({ signal: io.signal }));
+    const log = await readRun(source, { store: fileStore(dir), ...defined({ signal: io.signal }) });
     if (log.events.length === 0) {
       io.err(`No run "${source}" is logged in ${dir}.`);
       return 1;

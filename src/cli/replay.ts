@@ -133,12 +133,12 @@ async function collectRuns(sources: readonly string[], dir: string | undefined, 
   const call = defined({ signal: io.signal });
   for (const source of sources) {
     const info = await stat(source).catch(() => undefined);
-    if (info?.isFile()) out.push(parseRunLogFile(await readFile(source, 'utf8'), source));
+    if (info?.isFile()) out.push(await logFile(source, io));
     else if (info?.isDirectory() && (await stat(join(source, 'runs')).catch(() => undefined))?.isDirectory()) {
       const store = fileStore(source);
-      for (const meta of (await listRuns(store, call)).reverse()) out.push(await logged(store, meta.runId, call));
+      for (const meta of (await listRuns({ store, ...call })).reverse()) out.push(await logged(store, meta.runId, call));
     } else if (info?.isDirectory()) {
-      for (const name of (await readdir(source)).filter((n) => n.endsWith('.json') || n.endsWith('.jsonl')).sort()) out.push(parseRunLogFile(await readFile(join(source, name), 'utf8'), join(source, name)));
+      for (const name of (await readdir(source)).filter((n) => n.endsWith('.json') || n.endsWith('.jsonl')).sort()) out.push(await logFile(join(source, name), io));
     } else {
       if (dir === undefined) throw new ConfigurationError(`"${source}" is not a file or folder; to read run "${source}" from a store, give --store <dir> (or set TROUPE_STORE)`, { code: 'invalid_argument' });
       out.push(await logged(fileStore(dir), source, call));
@@ -147,8 +147,15 @@ async function collectRuns(sources: readonly string[], dir: string | undefined, 
   return out;
 }
 
+/** A run-log file; a torn last line is left out with a warning. */
+async function logFile(path: string, io: CliIo): Promise<RunEvents & { runId: string }> {
+  const { torn, ...log } = parseRunLogFile(await readFile(path, 'utf8'), path);
+  if (torn) io.err(`warning: ${torn.reason}; it is left out`);
+  return log;
+}
+
 async function logged(store: Store, runId: string, call: { signal?: AbortSignal }): Promise<RunEvents & { runId: string }> {
-  const log = await readRun(store, runId, call);
+  const log = await readRun(runId, { store, ...call });
   if (log.events.length === 0) throw new ConfigurationError(`No run "${runId}" is logged in the store`, { code: 'unknown_run', details: { runId } });
   return log;
 }

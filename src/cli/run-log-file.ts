@@ -1,20 +1,26 @@
 /**
  * Reading a run-log file the command line is given: an exported run
- * (`{ runId?, events: [...] }`) or JSON lines, as `events.jsonl` holds them.
+ * (`{ runId?, events: [...] }`) or JSON lines, as `events.jsonl` holds them,
+ * read by the kernel's run-log reader (one rule for a torn last line).
  * @module
  */
 import { ParseError } from '../core/errors.js';
+import { isEvent, parseJsonLines, type TornRecord } from '../core/run-log-reader.js';
 import { readableText } from '../text/lines.js';
 
 /**
- * The events of a run-log file and its run id (the exported run's, else the
- * first event's). A torn or foreign line of JSON lines is skipped; a file
- * with no run event is a `ParseError`. Linear in the file.
+ * The records of a run-log file and its run id (the exported run's, else
+ * the first event's). JSON lines are read by the run-log reader's rule: a
+ * torn last line is left out and reported in `torn`, a line that is not
+ * JSON elsewhere is a `ParseError` naming it; records that are not events
+ * are kept (the report counts them). A file with no run event is a
+ * `ParseError`. Linear in the file.
  */
-export function parseRunLogFile(raw: string, file: string): { events: unknown[]; runId: string } {
+export function parseRunLogFile(raw: string, file: string): { events: unknown[]; runId: string; torn?: TornRecord } {
   const text = readableText(raw, file);
   let events: unknown[] | undefined;
   let runId: string | undefined;
+  let torn: TornRecord | undefined;
   if (text.trimStart().startsWith('{')) {
     try {
       const doc = JSON.parse(text) as { events?: unknown; runId?: unknown };
@@ -24,18 +30,8 @@ export function parseRunLogFile(raw: string, file: string): { events: unknown[];
       // not one document: JSON lines below
     }
   }
-  if (events === undefined) {
-    events = [];
-    for (const line of text.split('\n')) {
-      if (line.trim() === '') continue;
-      try {
-        events.push(JSON.parse(line) as unknown);
-      } catch {
-        // a torn last line, or a line that is not JSON: the report counts what it skips
-      }
-    }
-  }
-  const first = events.find((e): e is { runId: string } => typeof e === 'object' && e !== null && typeof (e as { runId?: unknown }).runId === 'string');
+  if (events === undefined) ({ records: events, torn } = parseJsonLines(text, file));
+  const first = events.find(isEvent);
   if (!first) throw new ParseError(`${file} holds no run events (expected an events.jsonl file or an exported run)`, { details: { file } });
-  return { events, runId: runId ?? first.runId };
+  return { events, runId: runId ?? first.runId, ...(torn ? { torn } : {}) };
 }

@@ -28,7 +28,7 @@ where it was (iteration, round, chunk).
 
   --json   one JSON object per line`;
 
-export const FORK_HELP = `Usage: troupe fork <run> --at <checkpoint> [--set <pointer>=<value>]... [--run-id <id>] [--store <dir>]
+export const FORK_HELP = `Usage: troupe fork <run> --at <checkpoint> [--set <pointer>=<value>]... [--fork-id <id>] [--store <dir>]
                    [--agents <dir> [--adapter <name>] [--script <file.json>]]
 
 Make a new run from checkpoint <checkpoint> of <run> (see \`troupe runs <run>\`):
@@ -41,7 +41,7 @@ continued (\`troupe fork\` prints its id).
   --set <ptr>=<value>   set a field of the checkpoint: a JSON pointer into { state, outcome }
                         of a saved checkpoint or { entry } of an appended one
                         (/entry/output, /state/feedback); the value is JSON, else text
-  --run-id <id>         the fork's run id (default: a random one)
+  --fork-id <id>        the fork's run id (default: a random one)
   --agents <dir>        the agent files the run was made from: continue the fork now
   --adapter, --script   as for troupe run`;
 
@@ -51,7 +51,7 @@ const OPTIONS = {
   json: { type: 'boolean' },
   at: { type: 'string' },
   set: { type: 'string', multiple: true },
-  'run-id': { type: 'string' },
+  'fork-id': { type: 'string' },
   agents: { type: 'string' },
   adapter: { type: 'string' },
   script: { type: 'string' },
@@ -99,7 +99,7 @@ export async function runsCommand(args: readonly string[], io: CliIo): Promise<n
   const store = fileStore(dir);
   return failures(io, async () => {
     if (positionals[0] !== undefined) return checkpointsOf(positionals[0], store, values.json === true, io);
-    const runs = await listRuns(store, defined({ signal: io.signal }));
+    const runs = await listRuns({ store, ...defined({ signal: io.signal }) });
     if (values.json) {
       for (const r of runs) io.out(JSON.stringify(r));
       return 0;
@@ -115,7 +115,7 @@ export async function runsCommand(args: readonly string[], io: CliIo): Promise<n
 }
 
 async function checkpointsOf(runId: string, store: ReturnType<typeof fileStore>, json: boolean, io: CliIo): Promise<number> {
-  const log = await readRun(store, runId, defined({ signal: io.signal }));
+  const log = await readRun(runId, { store, ...defined({ signal: io.signal }) });
   if (log.events.length === 0) throw new ConfigurationError(`No run "${runId}" is logged in the store`, { code: 'unknown_run', details: { runId } });
   const checkpoints = listCheckpoints(log);
   if (json) {
@@ -153,15 +153,15 @@ export async function forkCommand(args: readonly string[], io: CliIo): Promise<n
   return failures(io, async () => {
     const store = fileStore(dir);
     const set = (values.set ?? []).map(parseEdit);
-    const fork = await forkRun(store, positionals[0]!, { at, set, ...defined({ runId: values['run-id'], signal: io.signal, clock: io.clock }) });
-    io.out(`fork: ${fork.runId} of ${fork.parent.runId} at checkpoint ${fork.parent.checkpoint} (${fork.checkpoint.kind} ${fork.checkpoint.path}${fork.checkpoint.summary ? `, ${fork.checkpoint.summary}` : ''})`);
+    const fork = await forkRun(positionals[0]!, { store, at, set, ...defined({ forkId: values['fork-id'], signal: io.signal, clock: io.clock }) });
+    io.out(`fork: ${fork.forkId} of ${fork.parent.runId} at checkpoint ${fork.parent.checkpoint} (${fork.checkpoint.kind} ${fork.checkpoint.path}${fork.checkpoint.summary ? `, ${fork.checkpoint.summary}` : ''})`);
     for (const change of fork.changes) io.out(`  changed ${change}`);
     if (values.agents === undefined) {
-      io.out(`continue it: troupe fork ... --agents <dir>, or resume(runnable, '${fork.runId}', { store }) in code`);
+      io.out(`continue it: troupe fork ... --agents <dir>, or resume(runnable, '${fork.forkId}', { store }) in code`);
       return 0;
     }
     const { runnable, adapter } = await compileForRun(values.agents, fork.runnable, values, io);
-    const result = await resume(runnable, fork.runId, { store, adapter, ...defined({ signal: io.signal, clock: io.clock }) });
+    const result = await resume(runnable, fork.forkId, { store, adapter, ...defined({ signal: io.signal, clock: io.clock }) });
     io.out(result.output);
     io.out('');
     io.out(`agent: ${result.agent}   status: ${result.status}`);

@@ -7,7 +7,7 @@
 import { ConfigurationError, StoreError, describeValue } from './errors.js';
 import type { TroupeEvent } from './events.js';
 import type { Outcome } from './outcome.js';
-import { runEventsStream } from './run-log-writer.js';
+import { readRunEvents } from './run-log-reader.js';
 import { defineOptions, required, store as storeCheck } from './options.js';
 import { launch, runOptions, type RunOptions, type RunResult } from './run.js';
 import type { Runnable } from './runnable.js';
@@ -60,11 +60,10 @@ export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: st
 
 /** The run's first `run.started` event in its log, or the `run.forked` record a fork starts with. */
 async function firstStart(store: Store, runId: string, signal: AbortSignal | undefined): Promise<TroupeEvent<'run.started' | 'run.forked'>> {
-  const { records } = await store.read(runEventsStream(runId), signal ? { signal } : {});
-  for (const record of records) {
-    const type = typeof record === 'object' && record !== null ? (record as { type?: unknown }).type : undefined;
-    if (type === 'run.started' || type === 'run.forked') {
-      const e = record as Partial<TroupeEvent<'run.started' | 'run.forked'>>;
+  const { events } = await readRunEvents(runId, { store, ...(signal ? { signal } : {}) });
+  for (const event of events) {
+    if (event.type === 'run.started' || event.type === 'run.forked') {
+      const e = event as Partial<TroupeEvent<'run.started' | 'run.forked'>>;
       if (typeof e.runnable === 'string' && typeof e.input === 'string') return e as TroupeEvent<'run.started' | 'run.forked'>;
     }
   }

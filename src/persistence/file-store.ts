@@ -8,7 +8,8 @@ import { basename, dirname, join, resolve, sep } from 'node:path';
 import { combineSignals, throwIfAborted } from '../core/abort.js';
 import { realClock, sleep, type Clock } from '../core/clock.js';
 import { syncFolder, writeFileAtomic } from '../core/fs.js';
-import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
+import { ConfigurationError, ParseError, StoreError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
+import { parseJsonLines } from '../core/run-log-reader.js';
 import { KeyedQueue, checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from '../core/store-internal.js';
 import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from '../core/store.js';
 import { defined } from '../core/defined.js';
@@ -44,8 +45,10 @@ const STREAM = '.jsonl';
  *   time in call order; so do appends to one stream.
  * - Keys are encoded segment by segment (see {@link encodeKey}), so no key
  *   can name a file outside `dir`, and `list` returns the original keys.
- * - A torn last line of a stream (a crash mid-append) is skipped on read and
- *   reported in `torn`; the next append first cuts it off.
+ * - A torn last line of a stream (text after the last line end: a crash
+ *   mid-append) is skipped on read and reported in `torn`, by the one rule
+ *   of the run-log reader (docs/persistence.md); the next append first cuts
+ *   it off. A line that is not JSON elsewhere is a `StoreError` naming it.
  * - `setIf` holds a lock on the document (the folder `.lock-<file>` beside
  *   it, through proper-lockfile) while it compares and writes, so `setIf`
  *   calls of several processes on one key exclude each other. A lock left by
@@ -193,7 +196,7 @@ function streams(env: FileStoreEnv): Pick<FileStore, 'append' | 'read' | 'delete
       const from = readFrom(opts.from);
       const text = await readText(pathOf(stream, STREAM)).catch((e: unknown) => fail('read', stream, e));
       throwIfAborted(opts.signal);
-      return parseJsonl(text ?? '', stream, from);
+      return parseStream(text ?? '', stream, from);
     },
     async deleteStream(stream, opts = {}) {
       checkKey(stream, 'stream');
@@ -310,7 +313,7 @@ async function removeFile(path: string, fsync: boolean): Promise<boolean> {
   return true;
 }
 
-/** Cut a torn last line (no trailing newline) so the next record starts on its own line. */
+/** Cut a torn last line (text after the last line end) so the next record starts on its own line. */
 async function cutTornTail(path: string): Promise<void> {
   const size = await stat(path).then((s) => s.size, () => 0);
   if (size === 0) return;
@@ -322,7 +325,8 @@ async function cutTornTail(path: string): Promise<void> {
     for (;;) {
       const start = Math.max(0, end - chunk.length);
       const { bytesRead } = await handle.read(chunk, 0, end - start, start);
-      const at = chunk.subarray(0, bytesRead).lastIndexOf(10);
+      const read = chunk.subarray(0, bytesRead);
+      const at = Math.max(read.lastIndexOf(10), read.lastIndexOf(13)); // a line end: \n, or the \r of \r\n or of an old Mac file
       if (end === size && at === bytesRead - 1) return; // ends with a newline: nothing torn
       if (at >= 0) {
         await handle.truncate(start + at + 1);
@@ -356,22 +360,13 @@ async function walk(folder: string, prefix: string | undefined, out: string[], s
   }
 }
 
-/** Parse JSONL text: a torn last line is skipped and reported; a bad line elsewhere is a {@link StoreError}. */
-function parseJsonl(text: string, stream: string, from: number): StoreReadResult {
-  const lines = text.split('\n');
-  const last = lines.pop() ?? '';
-  const records: unknown[] = [];
-  let count = 0;
-  lines.forEach((line, i) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch (error) {
-      throw new StoreError(`Stream "${stream}" line ${i + 1} is not valid JSON: ${errorMessage(error)}`, { cause: error, details: { stream, line: i + 1 } });
-    }
-    if (count++ >= from) records.push(value);
-  });
-  const result: StoreReadResult = { records, next: Math.max(from, count) };
-  if (last !== '') result.torn = { reason: `the last line of stream "${stream}" (${last.length} characters) has no newline: a write was cut short` };
-  return result;
+/** A stream's records by the run-log reader's one rule (`parseJsonLines`); a line that is not JSON is a {@link StoreError} naming it. */
+function parseStream(text: string, stream: string, from: number): StoreReadResult {
+  try {
+    const { records, count, torn } = parseJsonLines(text, `stream "${stream}"`, from);
+    return { records, next: Math.max(from, count), ...(torn ? { torn } : {}) };
+  } catch (error) {
+    if (!(error instanceof ParseError)) throw error;
+    throw new StoreError(error.message, { cause: error, details: { stream, line: error.details['line'] } });
+  }
 }

@@ -21,6 +21,7 @@ export { memoryStore, type MemoryStore } from '../core/memory-store.js';
 export { fileStore, encodeKey, decodeKey, type FileStore, type FileStoreOptions } from './file-store.js';
 export {
   exportRun,
+  isEvent,
   pruneRuns,
   readRun,
   timeline,
@@ -28,7 +29,9 @@ export {
   type PruneRunsOptions,
   type RunLog,
   type RunMeta,
+  type RunStoreOptions,
   type SkippedRecord,
+  type TornRecord,
   type TimelineEntry,
   type TimelineOptions,
 } from './run-log.js';

@@ -1,26 +1,22 @@
 /**
  * Run logs: every event of a run is appended to `runs/<runId>/events` (the
  * file `runs/<runId>/events.jsonl` in a file store) by the kernel's writer
- * (`src/core/run-log-writer.ts`); this module reads one back: {@link readRun}, {@link timeline}, {@link exportRun},
- * {@link pruneRuns}. Replay a run with `replayAdapter(await exportRun(...))`.
+ * (`src/core/run-log-writer.ts`); this module reads one back through the
+ * kernel's run-log reader (`src/core/run-log-reader.ts`): {@link readRun},
+ * {@link timeline}, {@link exportRun}, {@link pruneRuns}. Replay a run with `replayAdapter(await exportRun(...))`.
  * @module
  */
 import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
+import { abortSignal, clock, defineOptions, func, nonNegativeNumber, required, store as storeCheck } from '../core/options.js';
+import { readRunEvents, type SkippedRecord, type TornRecord } from '../core/run-log-reader.js';
 import { runEventsStream, runMetaKey, type RunMeta } from '../core/run-log-writer.js';
-import type { Store, StoreCallOptions } from '../core/store.js';
+import type { Store } from '../core/store.js';
 import { defined } from '../core/defined.js';
 
 export { runEventsStream, runMetaKey, type RunMeta } from '../core/run-log-writer.js';
-
-/** A record of a run log that is not an event, left out of {@link RunLog.events}. */
-export interface SkippedRecord {
-  /** Its position in the log. */
-  index: number;
-  /** Why it is not an event. */
-  reason: string;
-}
+export { isEvent, type SkippedRecord, type TornRecord } from '../core/run-log-reader.js';
 
 /** A run read back from its log. */
 export interface RunLog {
@@ -29,42 +25,41 @@ export interface RunLog {
   meta?: RunMeta;
   /** Every logged event, in order. */
   events: TroupeEvent[];
-  /** Set when the log's last record was torn (a crash mid-append). */
-  torn?: { reason: string };
-  /** Records that are not events (not an object, no `type`, no numeric `time`), left out of `events`. */
+  /** Set when the log's last record was torn (a crash mid-append) and left out. */
+  torn?: TornRecord;
+  /** Records that are not events (not an object, no `type`, `runId` or numeric `time`), left out of `events`. */
   skipped?: SkippedRecord[];
 }
 
-/** Why `record` is not an event, or undefined when it is one. */
-function notAnEvent(record: unknown): string | undefined {
-  if (record === null || typeof record !== 'object' || Array.isArray(record)) return `not an object (${record === null ? 'null' : Array.isArray(record) ? 'array' : typeof record})`;
-  const { type, time } = record as { type?: unknown; time?: unknown };
-  if (typeof type !== 'string' || type === '') return 'no event `type`';
-  if (typeof time !== 'number' || !Number.isFinite(time)) return 'no numeric `time`';
-  return undefined;
+/** Options of {@link readRun}, {@link exportRun} and {@link listRuns}: where the runs are logged. */
+export interface RunStoreOptions {
+  /** The store the runs were logged in (`run(..., { store })`). */
+  store: Store;
+  /** Cancels the reads. */
+  signal?: AbortSignal;
 }
 
-/** Read a run's log; a run never logged reads with no events. Records that are not events are reported in `skipped`. */
-export async function readRun(store: Store, runId: string, options: StoreCallOptions = {}): Promise<RunLog> {
+/** The description of {@link RunStoreOptions}, checked by each function that takes them (under its own name). */
+export const runStoreOptions = defineOptions<RunStoreOptions>('readRun', { store: required(storeCheck), signal: abortSignal });
+
+/**
+ * Read run `runId`'s log from `options.store`; a run never logged reads
+ * with no events. Records that are not events are reported in `skipped`,
+ * a torn last record in `torn` (docs/persistence.md has the rule).
+ *
+ * @example
+ * ```ts
+ * const log = await readRun('review-1', { store });
+ * console.log(log.meta?.status, log.events.length);
+ * ```
+ */
+export async function readRun(runId: string, options: RunStoreOptions): Promise<RunLog> {
+  runStoreOptions.check(options ?? ({} as RunStoreOptions));
   checkRunId(runId);
-  const { records, torn } = await store.read(runEventsStream(runId), options);
-  const meta = (await store.get(runMetaKey(runId), options)) as RunMeta | undefined;
-  const { events, skipped } = sortRecords(records);
+  const { store, signal } = options;
+  const { events, skipped, torn } = await readRunEvents(runId, { store, ...defined({ signal }) });
+  const meta = (await store.get(runMetaKey(runId), defined({ signal }))) as RunMeta | undefined;
   return { runId, ...defined({ meta }), events, ...(torn ? { torn } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
-}
-
-function sortRecords(records: readonly unknown[]): { events: TroupeEvent[]; skipped: SkippedRecord[]; positions: number[] } {
-  const events: TroupeEvent[] = [];
-  const positions: number[] = [];
-  const skipped: SkippedRecord[] = [];
-  records.forEach((record, index) => {
-    const reason = notAnEvent(record);
-    if (reason === undefined) {
-      events.push(record as TroupeEvent);
-      positions.push(index);
-    } else skipped.push({ index, reason });
-  });
-  return { events, skipped, positions };
 }
 
 /** One line of a {@link timeline}. */
@@ -94,21 +89,23 @@ export interface TimelineEntry {
 }
 
 /** Options of {@link timeline}. */
-export interface TimelineOptions extends StoreCallOptions {
+export interface TimelineOptions extends RunStoreOptions {
   /** Receives the records of the log that are not events (they are left out of the timeline). */
   onSkipped?: (skipped: SkippedRecord[]) => void;
 }
+
+const timelineOptions = defineOptions<TimelineOptions>('timeline', { ...runStoreOptions.shape, onSkipped: func });
 
 /**
  * A run's events in order, with offsets and the duration of every op, agent
  * and the run. Records that are not events are skipped and reported through
  * `onSkipped` (entries keep their position in the log as `index`).
  */
-export async function timeline(store: Store, runId: string, options: TimelineOptions = {}): Promise<TimelineEntry[]> {
+export async function timeline(runId: string, options: TimelineOptions): Promise<TimelineEntry[]> {
+  timelineOptions.check(options ?? ({} as TimelineOptions));
   checkRunId(runId);
-  const { onSkipped, ...call } = options;
-  const { records } = await store.read(runEventsStream(runId), call);
-  const { events, skipped, positions } = sortRecords(records);
+  const { onSkipped, store, signal } = options;
+  const { events, skipped, positions } = await readRunEvents(runId, { store, ...defined({ signal }) });
   if (skipped.length > 0) onSkipped?.(skipped);
   const starts = new Map<string, number>();
   const first = events[0]?.time ?? 0;
@@ -135,27 +132,44 @@ export interface ExportedRun extends RunLog {
   schemaVersion: 1;
 }
 
-/** Export a run's log as one JSON document. */
-export async function exportRun(store: Store, runId: string, options: StoreCallOptions = {}): Promise<ExportedRun> {
-  const log = await readRun(store, runId, options);
+/**
+ * Export run `runId`'s log as one JSON document.
+ *
+ * @example
+ * ```ts
+ * const replay = replayAdapter(await exportRun('review-1', { store }));
+ * ```
+ */
+export async function exportRun(runId: string, options: RunStoreOptions): Promise<ExportedRun> {
+  runStoreOptions.check(options ?? ({} as RunStoreOptions), '', 'exportRun');
+  const log = await readRun(runId, options);
   return { format: 'troupe.run', schemaVersion: 1, ...log };
 }
 
 /** Options of {@link pruneRuns}. */
-export interface PruneRunsOptions extends StoreCallOptions {
+export interface PruneRunsOptions extends RunStoreOptions {
+  /** Runs that ended (or, never ended, started) longer ago than this are deleted, in ms. */
+  maxAgeMs: number;
   /** The clock that says what "now" is. Default: the real clock. */
   clock?: Clock;
 }
 
+const pruneRunsOptions = defineOptions<PruneRunsOptions>('pruneRuns', { ...runStoreOptions.shape, maxAgeMs: required(nonNegativeNumber), clock });
+
 /**
- * Delete every run that ended (or, for a run that never ended, started)
- * more than `maxAgeMs` ago: its documents under `runs/<runId>/` and, when
- * the store has `deleteStream`, its event log. Returns the pruned run ids.
+ * Delete every run of `options.store` that ended (or, for a run that never
+ * ended, started) more than `maxAgeMs` ago: its documents under
+ * `runs/<runId>/` and, when the store has `deleteStream`, its event log.
+ * Returns the pruned run ids.
+ *
+ * @example
+ * ```ts
+ * const pruned = await pruneRuns({ store, maxAgeMs: 7 * 24 * 3600_000 });
+ * ```
  */
-export async function pruneRuns(store: Store, maxAgeMs: number, options: PruneRunsOptions = {}): Promise<string[]> {
-  if (!(Number.isFinite(maxAgeMs) && maxAgeMs >= 0)) {
-    throw new ConfigurationError(`Expected \`maxAgeMs\` to be a non-negative number, got ${describeValue(maxAgeMs)}`);
-  }
+export async function pruneRuns(options: PruneRunsOptions): Promise<string[]> {
+  pruneRunsOptions.check(options ?? ({} as PruneRunsOptions));
+  const { store, maxAgeMs } = options;
   const now = (options.clock ?? realClock).now();
   const call = options.signal ? { signal: options.signal } : {};
   const pruned: string[] = [];

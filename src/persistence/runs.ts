@@ -2,21 +2,23 @@
  * Listing the runs logged in a store, from their meta documents.
  * @module
  */
-import type { Store, StoreCallOptions } from '../core/store.js';
 import { runMetaKey, type RunMeta } from '../core/run-log-writer.js';
+import { runStoreOptions, type RunStoreOptions } from './run-log.js';
 
 /**
- * Every run logged in `store` (its `runs/<runId>/meta` documents), the
+ * Every run logged in `options.store` (its `runs/<runId>/meta` documents), the
  * latest started first: id, runnable, start and end, status, usage and the
  * run it was made from. A run that is still going, or was cut short, has no
  * `endedAt`.
  *
  * @example
  * ```ts
- * for (const r of await listRuns(store)) console.log(r.runId, r.status ?? 'unfinished', r.usage?.costUsd);
+ * for (const r of await listRuns({ store })) console.log(r.runId, r.status ?? 'unfinished', r.usage?.costUsd);
  * ```
  */
-export async function listRuns(store: Store, options: StoreCallOptions = {}): Promise<RunMeta[]> {
+export async function listRuns(options: RunStoreOptions): Promise<RunMeta[]> {
+  runStoreOptions.check(options ?? ({} as RunStoreOptions), '', 'listRuns');
+  const { store } = options;
   const call = options.signal ? { signal: options.signal } : {};
   const runs: RunMeta[] = [];
   for (const key of await store.list('runs/', call)) {

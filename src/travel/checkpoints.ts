@@ -56,7 +56,7 @@ export interface RunCheckpoint {
  *
  * @example
  * ```ts
- * const log = await readRun(store, 'review-1');
+ * const log = await readRun('review-1', { store });
  * for (const c of listCheckpoints(log)) console.log(c.id, c.kind, c.path, c.summary);
  * ```
  */

@@ -3,7 +3,7 @@
  * state edited. The fork gets its own run id; its log starts with a
  * `run.forked` record (the parent run and checkpoint, what was changed)
  * and the checkpoints it was seeded with; the parent is never written to.
- * `resume(runnable, fork.runId, { store })` continues it.
+ * `resume(runnable, fork.forkId, { store })` continues it.
  * @module
  */
 import { randomUUID } from 'node:crypto';
@@ -12,6 +12,8 @@ import { CHECKPOINT_SCHEMA_VERSION, checkpointKey, checkpointStream, type Checkp
 import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, StoreError, describeValue } from '../core/errors.js';
 import type { RunParent, TroupeEvent } from '../core/events.js';
+import { abortSignal, check, clock as clockCheck, defineOptions, func, listOf, nonEmptyString, object, required, store as storeCheck, string } from '../core/options.js';
+import { readRunEvents } from '../core/run-log-reader.js';
 import { runEventsStream, runMetaKey, type RunMeta } from '../core/run-log-writer.js';
 import type { Store, StoreCallOptions } from '../core/store.js';
 import { coordinationStateSchema } from '../coordination/coordinate.js';
@@ -52,11 +54,13 @@ export const builtInCheckpointSchemas: CheckpointSchemas = {
 };
 
 /** Options of {@link forkRun}. */
-export interface ForkOptions extends StoreCallOptions {
+export interface ForkOptions {
+  /** The store the run was logged in; the fork is written there too. */
+  store: Store;
   /** The checkpoint to fork from: its `id` in {@link listCheckpoints}. */
   at: number;
   /** The fork's run id. Default: a random UUID. A run id already logged in the store is refused. */
-  runId?: string;
+  forkId?: string;
   /** Edits by JSON pointer, applied in order. */
   set?: readonly ForkEdit[];
   /** An edit as a function: gets a copy of the target (change it, or return a new one). Applied after `set`. */
@@ -67,12 +71,26 @@ export interface ForkOptions extends StoreCallOptions {
   schemas?: CheckpointSchemas;
   /** The clock of `savedAt` and the record times. Default: the real clock. */
   clock?: Clock;
+  /** Cancels the reads and writes. */
+  signal?: AbortSignal;
 }
+
+const forkOptions = defineOptions<ForkOptions>('forkRun', {
+  store: required(storeCheck),
+  at: required(check('a checkpoint id (a number; see listCheckpoints)', (v) => typeof v === 'number')),
+  forkId: nonEmptyString,
+  set: listOf(object),
+  edit: func,
+  changes: listOf(string),
+  schemas: object,
+  clock: clockCheck,
+  signal: abortSignal,
+});
 
 /** What {@link forkRun} made. */
 export interface ForkResult {
-  /** The fork's run id: continue it with `resume(runnable, runId, { store })`. */
-  runId: string;
+  /** The fork's run id: continue it with `resume(runnable, forkId, { store })`. */
+  forkId: string;
   /** The run and checkpoint it was made from. */
   parent: Required<RunParent>;
   /** The checkpoint it was made from, as it was (before the edits). */
@@ -87,34 +105,35 @@ export interface ForkResult {
 }
 
 /**
- * Fork run `runId` of `store` at checkpoint `options.at`: a new run seeded
+ * Fork run `runId` of `options.store` at checkpoint `options.at`: a new run (`forkId`) seeded
  * with every checkpoint the run had saved up to that one (the state each
  * pattern would have found had the run been resumed then), the chosen one
  * edited (`set`, `edit`). Nothing is run: continue the fork with
- * `resume(runnable, fork.runId, { store, adapter })`. The parent is never
+ * `resume(runnable, fork.forkId, { store, adapter })`. The parent is never
  * changed, and a fork can be resumed, replayed and forked again.
  *
  * @example
  * ```ts
- * const log = await readRun(store, 'plan-1');
+ * const log = await readRun('plan-1', { store });
  * const done = listCheckpoints(log).find((c) => c.summary === 'chunk 2 completed')!;
- * const fork = await forkRun(store, 'plan-1', { at: done.id, set: [{ pointer: '/entry/output', value: 'Use PostgreSQL.' }] });
- * const result = await resume(flow, fork.runId, { store, adapter });
+ * const fork = await forkRun('plan-1', { store, at: done.id, set: [{ pointer: '/entry/output', value: 'Use PostgreSQL.' }] });
+ * const result = await resume(flow, fork.forkId, { store, adapter });
  * ```
  */
-export async function forkRun(store: Store, runId: string, options: ForkOptions): Promise<ForkResult> {
-  if (!store || typeof store.read !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(store)}`);
+export async function forkRun(runId: string, options: ForkOptions): Promise<ForkResult> {
+  forkOptions.check(options ?? ({} as ForkOptions));
   if (typeof runId !== 'string' || runId === '') throw new ConfigurationError(`Expected \`runId\` to be a non-empty string, got ${describeValue(runId)}`);
+  const { store } = options;
   const call = options.signal ? { signal: options.signal } : {};
-  const log = await readRun(store, runId, call);
+  const log = await readRun(runId, { store, ...call });
   if (log.events.length === 0) throw new ConfigurationError(`No run "${runId}" is logged in the store`, { code: 'unknown_run', details: { runId } });
   const plan = planFork({ ...log, runId }, options);
-  const forkId = options.runId ?? randomUUID();
-  if (forkId === runId || (await store.read(runEventsStream(forkId), call)).records.length > 0) {
-    throw new ConfigurationError(`Run "${forkId}" is already logged in the store: a fork needs a new run id`, { code: 'invalid_argument', details: { runId: forkId } });
+  const forkId = options.forkId ?? randomUUID();
+  if (forkId === runId || (await readRunEvents(forkId, { store, ...call })).next > 0) {
+    throw new ConfigurationError(`Run "${forkId}" is already logged in the store: a fork needs a new run id`, { code: 'invalid_argument', details: { forkId } });
   }
   await writeSeed(store, forkId, plan, options.clock ?? realClock, call);
-  return { runId: forkId, parent: plan.parent, checkpoint: plan.checkpoint, runnable: plan.runnable, input: plan.input, paths: plan.seeds.map((s) => s.path), changes: plan.changes };
+  return { forkId, parent: plan.parent, checkpoint: plan.checkpoint, runnable: plan.runnable, input: plan.input, paths: plan.seeds.map((s) => s.path), changes: plan.changes };
 }
 
 /** Everything a fork is seeded with, decided before anything is written. */
@@ -213,7 +232,6 @@ function applyEdits(checkpoint: RunCheckpoint, options: Pick<ForkOptions, 'set' 
   let target: ForkTarget = structuredClone(
     checkpoint.type === 'saved' ? { state: checkpoint.state, ...(checkpoint.finished ? { outcome: checkpoint.outcome } : {}) } : { entry: checkpoint.entry },
   );
-  if (options.set !== undefined && !Array.isArray(options.set)) throw new ConfigurationError(`Expected \`set\` to be a list of { pointer, value }, got ${describeValue(options.set)}`, { code: 'invalid_edit' });
   for (const edit of options.set ?? []) {
     const key = edit?.pointer?.split('/')[1];
     const allowed = checkpoint.type === 'saved' ? ['state', 'outcome'] : ['entry'];
@@ -227,7 +245,6 @@ function applyEdits(checkpoint: RunCheckpoint, options: Pick<ForkOptions, 'set' 
     target = setPointer(target, edit.pointer, structuredClone(edit.value)) as ForkTarget;
   }
   if (options.edit !== undefined) {
-    if (typeof options.edit !== 'function') throw new ConfigurationError(`Expected \`edit\` to be a function, got ${describeValue(options.edit)}`, { code: 'invalid_edit' });
     target = options.edit(target, checkpoint) ?? target;
   }
   return target;

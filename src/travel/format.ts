@@ -2,6 +2,7 @@
  * A what-if report as text: the two runs side by side.
  * @module
  */
+import { defineOptions, positiveNumber } from '../core/options.js';
 import type { Usage } from '../core/usage.js';
 import type { WhatIfReport } from './what-if.js';
 
@@ -10,6 +11,8 @@ export interface FormatWhatIfOptions {
   /** Characters per line. Default: 100. */
   width?: number;
 }
+
+const formatWhatIfOptions = defineOptions<FormatWhatIfOptions>('formatWhatIf', { width: positiveNumber });
 
 /**
  * The report of a what-if replay as text: status, scores, usage, cost and
@@ -22,6 +25,7 @@ export interface FormatWhatIfOptions {
  * ```
  */
 export function formatWhatIf(report: WhatIfReport, options: FormatWhatIfOptions = {}): string {
+  formatWhatIfOptions.check(options);
   const width = Math.max(40, Math.floor(options.width ?? 100));
   const label = 16;
   const column = Math.floor((width - label - 3) / 2);
@@ -30,7 +34,7 @@ export function formatWhatIf(report: WhatIfReport, options: FormatWhatIfOptions 
   const lines = [
     `what-if of run ${report.recordedRunId ?? '(recorded)'} as ${report.runId}: ${report.changes.length > 0 ? report.changes.join('; ') : 'no change (the runnable as it is now)'}`,
     row('', 'recorded', 'what-if'),
-    row('status', r.status, w.status),
+    row('status', r.reason === undefined ? r.status : `${r.status} (${r.reason})`, w.reason === undefined ? w.status : `${w.status} (${w.reason})`),
   ];
   for (const s of report.scores) {
     const delta = s.delta === undefined ? '' : ` (${s.delta >= 0 ? '+' : ''}${round(s.delta)})`;

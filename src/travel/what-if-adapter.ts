@@ -12,6 +12,7 @@ import type { AdapterCapabilities, ModelAdapter, ModelSession, ModelTurn, OpenSe
 import { abortError } from '../core/clock.js';
 import { AdapterError, ConfigurationError, describeValue } from '../core/errors.js';
 import { turnRecordsFromEvents, type TurnRecord } from '../core/turn-record.js';
+import { adapter as adapterCheck, anything, defineOptions, func, listOf, object, string } from '../core/options.js';
 import type { Usage } from '../core/usage.js';
 import { ReplayDivergenceError } from '../adapters/recording.js';
 
@@ -75,6 +76,8 @@ export interface WhatIfAdapterOptions {
   onCall?: (call: WhatIfCall) => void;
 }
 
+const whatIfAdapterOptions = defineOptions<WhatIfAdapterOptions>('whatIfAdapter', { live: adapterCheck, changes: listOf(anything), id: string, capabilities: object, onCall: func });
+
 /** A what-if adapter and the calls it answered. */
 export interface WhatIfAdapter extends ModelAdapter {
   /** Every call so far, in the order answered. */
@@ -112,6 +115,7 @@ export class Recording {
  * `calls` by where their answer came from.
  */
 export function whatIfAdapter(recording: readonly TurnRecord[] | { readonly events: readonly unknown[] }, options: WhatIfAdapterOptions = {}): WhatIfAdapter {
+  whatIfAdapterOptions.check(options);
   const records = Array.isArray(recording) ? (recording as readonly TurnRecord[]) : turnRecordsFromEvents((recording as { events: readonly unknown[] }).events);
   return adapterOn(new Recording(records), options);
 }
@@ -221,7 +225,6 @@ function isAgentChange(change: WhatIfChange): change is AgentChange {
 }
 
 function checkChanges(changes: readonly WhatIfChange[]): readonly WhatIfChange[] {
-  if (!Array.isArray(changes)) throw new ConfigurationError(`Expected \`changes\` to be a list, got ${describeValue(changes)}`, { code: 'invalid_edit' });
   for (const c of changes) {
     const agentChange = c && isAgentChange(c) && (c.prompt !== undefined || c.model !== undefined);
     const toolChange = c && typeof (c as ToolResultChange).tool === 'string' && (c as ToolResultChange).result !== undefined;

@@ -16,6 +16,9 @@ import { memoryStore } from '../core/memory-store.js';
 import { launch, type RunResult } from '../core/run.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Store } from '../core/store.js';
+import { isEvent } from '../core/run-log-reader.js';
+import { loggedOutcome } from '../core/event-fold.js';
+import { abortSignal, adapter as adapterCheck, anything, clock as clockCheck, defineOptions, listOf, nonEmptyString, nonNegativeNumber, object, store as storeCheck, string } from '../core/options.js';
 import { turnRecordsFromEvents } from '../core/turn-record.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import { defined } from '../core/defined.js';
@@ -43,15 +46,31 @@ export interface WhatIfOptions {
   store?: Store;
   /** The what-if run's id. Default: a random UUID. */
   runId?: string;
+  /** The clock of the what-if run. Default: the real clock. */
   clock?: Clock;
+  /** Cancels the what-if run. */
   signal?: AbortSignal;
 }
+
+const whatIfOptions = defineOptions<WhatIfOptions>('whatIf', {
+  adapter: adapterCheck,
+  adapters: object,
+  changes: listOf(anything),
+  scorers: object,
+  tolerance: nonNegativeNumber,
+  store: storeCheck,
+  runId: nonEmptyString,
+  clock: clockCheck,
+  signal: abortSignal,
+});
 
 /** One side of a what-if comparison. */
 export interface RunSummary {
   output: string;
   /** The run's status, `failed` when it failed. */
   status: string;
+  /** Why it ended so, when its runnable says (`goal-met`, `consensus`, ...). */
+  reason?: string;
   usage: Usage;
   /** Scores by scorer: each evaluating loop's last score (by loop name), then the `scorers`. */
   scores: Record<string, number>;
@@ -110,15 +129,15 @@ export interface WhatIfReport {
  *
  * @example
  * ```ts
- * const recorded = await readRun(store, 'review-1');
+ * const recorded = await readRun('review-1', { store });
  * const report = await whatIf(review, recorded, { adapter, changes: [{ agent: 'critic', prompt: 'Be specific.' }] });
  * console.log(formatWhatIf(report));
  * if (report.regressed) process.exitCode = 1;
  * ```
  */
 export async function whatIf(runnable: Runnable, recorded: RunEvents, options: WhatIfOptions = {}): Promise<WhatIfReport> {
+  whatIfOptions.check(options);
   const tolerance = options.tolerance ?? 0;
-  if (!(typeof tolerance === 'number' && tolerance >= 0)) throw new ConfigurationError(`Expected \`tolerance\` to be a non-negative number, got ${describeValue(tolerance)}`);
   const replay = await replayWith(runnable, recorded, options, options.changes ?? []);
   const recordedEvents = recorded.events.filter(isEvent);
   const before = await summarise(recordedEvents, options.scorers);
@@ -132,12 +151,21 @@ export interface ReplayRunOptions {
   adapterNames?: readonly string[];
   /** Log the replay here. Default: not logged. */
   store?: Store;
+  /** The replay's run id. Default: a random UUID. */
   runId?: string;
   clock?: Clock;
   signal?: AbortSignal;
   /** The replay's control (`run(..., { control })`): a `PlanControl({ replay })` applies the plan changes the recorded run made. */
   control?: RunControl;
 }
+
+const replayRunOptions = defineOptions<ReplayRunOptions>('replayRun', {
+  adapterNames: listOf(string),
+  store: storeCheck,
+  runId: nonEmptyString,
+  clock: clockCheck,
+  signal: abortSignal,
+});
 
 /** The result of {@link replayRun}: the run's result and how many turns the recording answered. */
 export type ReplayRunResult<O extends Outcome = Outcome> = RunResult<O> & { served: number };
@@ -150,11 +178,12 @@ export type ReplayRunResult<O extends Outcome = Outcome> = RunResult<O> & { serv
  *
  * @example
  * ```ts
- * const again = await replayRun(flow, await readRun(store, 'review-1'));
+ * const again = await replayRun(flow, await readRun('review-1', { store }));
  * console.log(again.output, again.served);
  * ```
  */
 export async function replayRun<O extends Outcome>(runnable: Runnable<O>, recorded: RunEvents, options: ReplayRunOptions = {}): Promise<ReplayRunResult<O>> {
+  replayRunOptions.check(options);
   const adapters: Record<string, ModelAdapter | undefined> = Object.fromEntries((options.adapterNames ?? []).map((name) => [name, undefined]));
   const replay = await replayWith(runnable, recorded, { ...options, adapters }, []);
   if (replay.error !== undefined) throw replay.error;
@@ -212,14 +241,11 @@ async function replayWith(
   }
 }
 
-function isEvent(record: unknown): record is TroupeEvent {
-  return record !== null && typeof record === 'object' && typeof (record as { type?: unknown }).type === 'string';
-}
-
 /** Output, status, usage, scores and agents' answers of a run, from its events. */
 async function summarise(events: readonly TroupeEvent[], scorers: WhatIfOptions['scorers'], error?: unknown): Promise<RunSummary> {
   let output = '';
   let status = 'failed';
+  let reason: string | undefined;
   let usage = emptyUsage();
   let failure: string | undefined = error === undefined ? undefined : `${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}`;
   const scores: Record<string, number> = {};
@@ -227,17 +253,19 @@ async function summarise(events: readonly TroupeEvent[], scorers: WhatIfOptions[
   for (const e of events) {
     if (e.type === 'run.completed') {
       output = e.output;
-      status = e.status;
+      // A run logged before outcomes had a reason reads in today's words.
+      ({ status, reason } = loggedOutcome(e.status, e.reason));
       usage = e.usage;
       failure = undefined;
     } else if (e.type === 'run.failed') {
       status = 'failed';
+      reason = undefined;
       failure = `${e.code ? `${e.code}: ` : ''}${e.error}`;
     } else if (e.type === 'reflect.evaluated') scores[e.loop] = e.score;
     else if (e.type === 'agent.completed') agents[e.agent] = e.output;
   }
   if (status !== 'failed') for (const [name, scorer] of Object.entries(scorers ?? {})) scores[name] = await scorer({ output, events });
-  return { output, status, usage, scores, agents, ...defined({ error: failure }) };
+  return { output, status, ...defined({ reason }), usage, scores, agents, ...defined({ error: failure }) };
 }
 
 function compare(recorded: RunEvents, replay: Replayed, before: RunSummary, after: RunSummary, tolerance: number): WhatIfReport {

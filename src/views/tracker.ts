@@ -1,7 +1,8 @@
 /**
- * The run tracker: folds a run's events, one at a time, into its op tree
- * with what each view needs to know about an op (its plan chunk and attempt,
- * its loop iteration and team round, when its current model turn began).
+ * The run tracker: the kernel's event fold (`src/core/event-fold.ts`: the
+ * op tree and what counts as an agent) with what each view needs to know
+ * about an op besides (its plan chunk and attempt, its loop iteration and
+ * team round, when its current model turn began, its budgets).
  * OpenTelemetry spans, the HTML report and the CLI's progress all read runs
  * through it; it keeps no state in the kernel and needs nothing but events.
  * @module
@@ -14,39 +15,12 @@ import type { PlanGraphNode } from '../plan/events.js';
 import { currentChunkStatus, type ChunkStatus } from '../plan/engine/state.js';
 import type { OutcomeStatus } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
+import { EventFold, type FoldedOp } from '../core/event-fold.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../core/budget.js';
 import { defined } from '../core/defined.js';
 
-/** An op as the tracker knows it from `op.started` and `op.completed` (the run itself is `op-0`, kind `run`). */
-export interface TrackedOp {
-  /** The run the op belongs to. */
-  readonly runId: string;
-  /** The op's id (`op-0` for the run). */
-  readonly id: string;
-  /** The kind of runnable (`run`, `agent`, `router`, `plan`, ...). */
-  readonly kind: string;
-  /** The runnable's name. */
-  readonly name: string;
-  /** The agent, for ops that have one. */
-  readonly agent?: string;
-  /** The parent op's id (none for the run). */
-  readonly parentId?: string;
-  /** Nesting depth (0 for the run). */
-  readonly depth: number;
-  /** Its place in the run (`RunContext.checkpointPath`), when the log has it. */
-  readonly path?: string;
-  /** Clock time it started. */
-  readonly start: number;
-  /** Clock time it ended. */
-  end?: number;
-  /** `running` until it ends. */
-  status: OutcomeStatus | 'running';
-  /** Its usage with everything under it, once it ended. */
-  usage?: Usage;
-  /** Why it failed or was cancelled. */
-  error?: string;
-  /** The error's code, for troupe errors. */
-  code?: string;
+/** An op as the tracker knows it: the fold's op (see `FoldedOp`) and what the views need besides. */
+export interface TrackedOp extends FoldedOp {
   /** The plan the op runs in (the nearest plan op's id), with the chunk and attempt it serves. */
   plan?: { opId: string; planId: string; chunkId?: string; attempt?: number };
   /** The iteration of the nearest enclosing loop when the op started. */
@@ -106,19 +80,19 @@ export interface TrackedPlan {
 /** Statuses after which a chunk does not run again. */
 export const FINISHED_CHUNK_STATUSES: ReadonlySet<ChunkStatus> = new Set(['completed', 'failed', 'cancelled', 'skipped']);
 
-interface RunState {
-  readonly runId: string;
-  readonly ops: Map<string, TrackedOp>;
+/** What the tracker keeps of a run besides its ops. */
+interface RunExtras {
   readonly plans: Map<string, TrackedPlan>;
   readonly budgets: Map<string, TrackedBudget>;
-  ended: boolean;
 }
 
 /**
- * Folds events into ops, plans and chunks, per run. Feed it every event of
- * a run in order ({@link RunTracker.apply}), then read what changed. A
- * resumed run (a second `run.started` with the same run id) starts afresh,
- * since its op ids start again.
+ * Folds events into ops, plans and chunks, per run: the kernel's
+ * `EventFold` (ops, their status and reason, agents) and plans, chunks,
+ * loop iterations, team rounds, budgets and turn boundaries. Feed it every
+ * event of a run in order ({@link RunTracker.apply}), then read what
+ * changed. A resumed run (a second `run.started` with the same run id)
+ * starts afresh, since its op ids start again.
  *
  * @example
  * ```ts
@@ -126,21 +100,20 @@ interface RunState {
  * await run(flow, input, { adapter, onEvent: (e) => tracker.apply(e) });
  * ```
  */
-export class RunTracker {
-  readonly #runs = new Map<string, RunState>();
+export class RunTracker extends EventFold<TrackedOp> {
+  readonly #extras = new Map<string, RunExtras>();
 
   /** Fold one event in. Events of ops it never saw start are ignored. */
-  apply(event: TroupeEvent): void {
+  override apply(event: TroupeEvent): void {
+    super.apply(event);
     switch (event.type) {
-      case 'run.started':
-        return this.#runStarted(event);
-      case 'run.completed':
-      case 'run.failed':
-        return this.#runEnded(event);
-      case 'op.started':
-        return this.#opStarted(event);
-      case 'op.completed':
-        return this.#opCompleted(event);
+      case 'op.completed': {
+        // The op above goes on from here (a turn it makes next starts now).
+        const op = this.op(event.runId, event.opId);
+        const parent = op && this.parent(op);
+        if (parent) parent.mark = Math.max(parent.mark, event.time);
+        return;
+      }
       case 'agent.started':
       case 'tool.completed':
       case 'model.turn': {
@@ -164,19 +137,29 @@ export class RunTracker {
     }
   }
 
+  protected override createOp(base: FoldedOp, parent: TrackedOp | undefined): TrackedOp {
+    const op: TrackedOp = { ...base, mark: base.start };
+    if (parent) inherit(op, parent, this.#extras.get(op.runId)?.plans);
+    return op;
+  }
+
+  protected override runStarted(runId: string): void {
+    this.#extras.set(runId, { plans: new Map(), budgets: new Map() });
+  }
+
   /** A budget opened on an op (its meter's first op), ran out or was left: kept on the op that opened it. */
   #budget(event: TroupeEvent<'budget.opened' | 'budget.exhausted' | 'budget.closed'>): void {
-    const state = this.#runs.get(event.runId);
-    if (!state) return;
+    const extras = this.#extras.get(event.runId);
+    if (!extras) return;
     if (event.type === 'budget.opened') {
       const op = this.op(event.runId, event.opId);
       if (!op) return;
       const budget: TrackedBudget = { budgetId: event.budgetId, name: event.budget, limits: { ...event.limits }, spent: emptySpend() };
       (op.budgets ??= []).push(budget);
-      state.budgets.set(event.budgetId, budget);
+      extras.budgets.set(event.budgetId, budget);
       return;
     }
-    const budget = state.budgets.get(event.budgetId);
+    const budget = extras.budgets.get(event.budgetId);
     if (!budget) return;
     budget.spent = { ...event.spent };
     if (event.type === 'budget.exhausted') budget.exhausted ??= { limit: event.limit, reason: event.reason };
@@ -184,64 +167,7 @@ export class RunTracker {
 
   /** The budgets of a run, by id. */
   budgets(runId: string): ReadonlyMap<string, TrackedBudget> {
-    return this.#runs.get(runId)?.budgets ?? new Map();
-  }
-
-  #runStarted(event: TroupeEvent<'run.started'>): void {
-    const state: RunState = { runId: event.runId, ops: new Map(), plans: new Map(), budgets: new Map(), ended: false };
-    this.#runs.set(event.runId, state);
-    const id = event.opId ?? 'op-0';
-    state.ops.set(id, { runId: event.runId, id, kind: 'run', name: event.runnable, depth: 0, start: event.time, status: 'running', mark: event.time });
-  }
-
-  #runEnded(event: TroupeEvent<'run.completed' | 'run.failed'>): void {
-    const state = this.#runs.get(event.runId);
-    if (!state) return;
-    state.ended = true;
-    const root = state.ops.get(event.opId ?? 'op-0');
-    if (!root || root.kind !== 'run') return;
-    root.end = event.time;
-    if (event.type === 'run.completed') {
-      root.status = event.status;
-      root.usage = event.usage;
-    } else {
-      root.status = event.code === 'cancelled' ? 'cancelled' : 'failed';
-      root.error = event.error;
-      if (event.code !== undefined) root.code = event.code;
-    }
-  }
-
-  #opStarted(event: TroupeEvent<'op.started'>): void {
-    const state = this.#state(event.runId);
-    if (event.opId === undefined) return;
-    const parent = event.parentId === undefined ? undefined : state.ops.get(event.parentId);
-    const op: TrackedOp = {
-      runId: event.runId,
-      id: event.opId,
-      kind: event.kind,
-      name: event.name,
-      ...defined({ agent: event.agent, parentId: event.parentId }),
-      depth: event.depth,
-      ...defined({ path: event.path }),
-      start: event.time,
-      status: 'running',
-      mark: event.time,
-    };
-    if (parent) inherit(op, parent, state);
-    state.ops.set(op.id, op);
-  }
-
-  #opCompleted(event: TroupeEvent<'op.completed'>): void {
-    const op = this.op(event.runId, event.opId);
-    if (!op) return;
-    op.end = event.time;
-    op.status = event.status;
-    op.usage = event.usage;
-    // The op above goes on from here (a turn it makes next starts now).
-    const parent = this.parent(op);
-    if (parent) parent.mark = Math.max(parent.mark, event.time);
-    if (event.error !== undefined) op.error = event.error;
-    if (event.code !== undefined) op.code = event.code;
+    return this.#extras.get(runId)?.budgets ?? new Map();
   }
 
   /** A loop's iteration or a team's round starts: the ops below it belong to it. */
@@ -255,17 +181,17 @@ export class RunTracker {
   }
 
   #planStarted(event: TroupeEvent<'plan.started'>): void {
-    const state = this.#state(event.runId);
-    const op = event.opId === undefined ? undefined : state.ops.get(event.opId);
-    if (!op) return;
+    const op = this.op(event.runId, event.opId);
+    const extras = this.#extras.get(event.runId);
+    if (!op || !extras) return;
     op.planId = event.planId;
     const plan: TrackedPlan = { opId: op.id, planId: event.planId, total: event.chunks, done: 0, chunks: new Map() };
     for (const node of event.graph ?? []) plan.chunks.set(node.chunkId, newChunk(plan, node));
-    state.plans.set(op.id, plan);
+    extras.plans.set(op.id, plan);
   }
 
   #chunkStatus(event: TroupeEvent<'chunk.status'>): void {
-    const plan = event.opId === undefined ? undefined : this.#runs.get(event.runId)?.plans.get(event.opId);
+    const plan = this.plan(event.runId, event.opId);
     if (!plan) return;
     let chunk = plan.chunks.get(event.chunkId);
     if (!chunk) {
@@ -279,34 +205,14 @@ export class RunTracker {
     plan.done += (FINISHED_CHUNK_STATUSES.has(chunk.status) ? 1 : 0) - (wasDone ? 1 : 0);
   }
 
-  /** The op `opId` of run `runId`. */
-  op(runId: string, opId: string | undefined): TrackedOp | undefined {
-    return opId === undefined ? undefined : this.#runs.get(runId)?.ops.get(opId);
-  }
-
-  /** Every op of a run, in start order. */
-  ops(runId: string): TrackedOp[] {
-    return [...(this.#runs.get(runId)?.ops.values() ?? [])];
-  }
-
   /** The plans of a run, in start order. */
   plans(runId: string): TrackedPlan[] {
-    return [...(this.#runs.get(runId)?.plans.values() ?? [])];
+    return [...(this.#extras.get(runId)?.plans.values() ?? [])];
   }
 
   /** The plan whose op is `opId`. */
   plan(runId: string, opId: string | undefined): TrackedPlan | undefined {
-    return opId === undefined ? undefined : this.#runs.get(runId)?.plans.get(opId);
-  }
-
-  /** The parent of an op. */
-  parent(op: TrackedOp): TrackedOp | undefined {
-    return this.op(op.runId, op.parentId);
-  }
-
-  /** True once the run's `run.completed` or `run.failed` was applied. */
-  ended(runId: string): boolean {
-    return this.#runs.get(runId)?.ended ?? false;
+    return opId === undefined ? undefined : this.#extras.get(runId)?.plans.get(opId);
   }
 
   /**
@@ -327,18 +233,9 @@ export class RunTracker {
   }
 
   /** Forget a run (its ops and plans). */
-  forget(runId: string): void {
-    this.#runs.delete(runId);
-  }
-
-  #state(runId: string): RunState {
-    let state = this.#runs.get(runId);
-    if (!state) {
-      // A log that starts mid-run (no `run.started`): track what follows.
-      state = { runId, ops: new Map(), plans: new Map(), budgets: new Map(), ended: false };
-      this.#runs.set(runId, state);
-    }
-    return state;
+  override forget(runId: string): void {
+    super.forget(runId);
+    this.#extras.delete(runId);
   }
 }
 
@@ -350,9 +247,9 @@ function newChunk(plan: TrackedPlan, node: PlanGraphNode): TrackedChunk {
  * What an op takes from its parent: the plan and chunk it serves (a chunk's
  * ops run under `<plan path>/chunk-<id>`), the iteration and the round.
  */
-function inherit(op: TrackedOp, parent: TrackedOp, state: RunState): void {
+function inherit(op: TrackedOp, parent: TrackedOp, plans: ReadonlyMap<string, TrackedPlan> | undefined): void {
   if (parent.kind === 'plan') {
-    const plan = state.plans.get(parent.id);
+    const plan = plans?.get(parent.id);
     const planId = parent.planId ?? parent.name;
     const chunkId = op.path !== undefined && parent.path !== undefined ? chunkOf(op.path, parent.path) : undefined;
     const attempt = chunkId === undefined ? undefined : plan?.chunks.get(chunkId)?.attempt;

@@ -65,6 +65,6 @@ describe('record and replay', () => {
   it('ignores a torn last line', () => {
     const good = JSON.stringify({ v: 1, adapter: 's', agent: 'a', session: 1, turn: 1, spec: { agent: 'a' }, input: 'x', reply: { text: 'y', toolCalls: [] } });
     expect(parseRecording(`${good}\n{"v":1,"ag`)).toHaveLength(1);
-    expect(() => parseRecording(`{"v":1,"ag\n${good}\n`)).toThrow(/line 1/);
+    expect(() => parseRecording(`{"v":1,"ag\n${good}\n`)).toThrow(/Line 1 of the recording/);
   });
 });

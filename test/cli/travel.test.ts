@@ -89,14 +89,14 @@ describe('troupe runs, fork and replay', () => {
     const checkpoints = await troupe('runs', runId, '--store', store);
     expect(checkpoints.stdout.split('\n')[0]).toMatch(/^#\s+type\s+kind\s+path\s+where$/);
     expect(checkpoints.stdout).toMatch(/\n1\s+saved\s+team\s+\/team:lead \(team\)#0\s+round 1\n2\s+saved\s+team\s+\/team:lead \(team\)#0\s+round 2\n3\s+finished/);
-    const fork = await troupe('fork', runId, '--at', '1', '--store', store, '--run-id', 'forked', '--set', '/state/task=A limerick', '--agents', loopAgents);
+    const fork = await troupe('fork', runId, '--at', '1', '--store', store, '--fork-id', 'forked', '--set', '/state/task=A limerick', '--agents', loopAgents);
     expect(fork.stderr).toBe('');
     expect(fork.code).toBe(0);
     expect(fork.stdout).toContain(`fork: forked of ${runId} at checkpoint 1 (team /team:lead (team)#0, round 1)`);
     expect(fork.stdout).toContain('changed /state/task = "A limerick"');
     expect(fork.stdout).toContain('agent: lead   status: max-rounds');
     // Round 2 ran again, on the changed task; round 1 did not.
-    const turns = (await readRun(fileStore(store), 'forked')).events.filter((e) => e.type === 'model.turn') as Array<TroupeEvent<'model.turn'>>;
+    const turns = (await readRun('forked', { store: fileStore(store) })).events.filter((e) => e.type === 'model.turn') as Array<TroupeEvent<'model.turn'>>;
     expect(turns.length).toBe(2);
     expect(turns.every((t) => JSON.stringify(t.input).includes('A limerick'))).toBe(true);
     const runs = await troupe('runs', '--store', store);

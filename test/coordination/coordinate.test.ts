@@ -387,7 +387,7 @@ describe('coordinate', () => {
     const live = scriptedAdapter({ rules: [{ agent: 'lead', match: 'PLAN', reply: 'APPROVE t1' }, { agent: 'lead', reply: 'Summary.' }, { agent: /^w/, reply: report }] });
     const make = () => coordinate({ lead: lead(), workers: workers(2), tasks: [{ id: 't1', title: 'A' }, { id: 't2', title: 'B', dependsOn: ['t1'] }], planApproval: { criteria: ['ok'] }, stuck });
     const original = await run(make(), 'x', { adapter: live, store, runId: 'orig' });
-    const replay = replayAdapter(JSON.parse(JSON.stringify(await exportRun(store, 'orig'))));
+    const replay = replayAdapter(JSON.parse(JSON.stringify(await exportRun('orig', { store }))));
     const again = await run(make(), 'x', { adapter: replay });
     expect(again.output).toBe(original.output);
     expect(again.tasks).toEqual(original.tasks);

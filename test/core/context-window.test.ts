@@ -195,7 +195,7 @@ describe('context budgets', () => {
     const store = memoryStore();
     const live = shop(1200);
     const original = await run(loop({ maxTokens: 3000 }), REQUEST, { adapter: live, store, runId: 'live', clock: new SimulatedClock() });
-    const exported = JSON.parse(JSON.stringify(await exportRun(store, 'live'))) as Awaited<ReturnType<typeof exportRun>>;
+    const exported = JSON.parse(JSON.stringify(await exportRun('live', { store }))) as Awaited<ReturnType<typeof exportRun>>;
     const logged = exported.events.filter((e) => (e as { type: string }).type === 'context.compacted');
     expect(logged.length).toBeGreaterThan(0);
     const replay = replayAdapter(exported);

@@ -83,7 +83,7 @@ describe('input guardrails', () => {
     const result = await run(guarded, 'Capital of France?', { adapter, store, runId: 'r1' });
     expect(result.output).toBe('Paris.');
     expect(result.agent).toBe('helper');
-    const logged = (await readRun(store, 'r1')).events.filter((e) => e.type === 'guardrail.checked');
+    const logged = (await readRun('r1', { store })).events.filter((e) => e.type === 'guardrail.checked');
     expect(logged).toMatchObject([
       { guardrail: 'no-homework', stage: 'input', tripped: false },
       { guardrail: 'no-swearing', stage: 'output', tripped: false },

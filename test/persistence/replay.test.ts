@@ -17,7 +17,7 @@ async function replays<O extends Outcome>(make: () => Runnable<O>, input: string
   const store = memoryStore();
   const original = await run(make(), input, { adapter: live, store, runId: 'live', clock: new SimulatedClock() });
   const liveCalls = live.calls.length;
-  const exported = JSON.parse(JSON.stringify(await exportRun(store, 'live'))) as Awaited<ReturnType<typeof exportRun>>;
+  const exported = JSON.parse(JSON.stringify(await exportRun('live', { store }))) as Awaited<ReturnType<typeof exportRun>>;
   const replay = replayAdapter(exported);
   const again = await run(make(), input, { adapter: replay, clock: new SimulatedClock() });
   expect(live.calls.length).toBe(liveCalls); // the live adapter was not called again

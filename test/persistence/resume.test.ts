@@ -69,7 +69,7 @@ describe('automatic checkpoints and resume', () => {
     expect(resumed.evaluations.map((e) => [e.iteration, e.rationale])).toEqual([[1, 'no season'], [2, 'too long'], [3, 'almost'], [4, 'PASS']]);
     expect(events.find((e) => e.type === 'checkpoint.restored')).toMatchObject({ kind: 'reflect', completed: false, path: '/reflect:reflect:writer#0' });
     // The log of the run goes on: two run.started, the second marked resumed.
-    const log = await readRun(store, 'r1');
+    const log = await readRun('r1', { store });
     expect(log.events.filter((e) => e.type === 'run.started').map((e) => (e as TroupeEvent<'run.started'>).resumed)).toEqual([undefined, true]);
     expect(log.meta).toMatchObject({ status: 'completed' });
   });

@@ -53,7 +53,7 @@ describe('run logs', () => {
     const store = memoryStore();
     const seen: TroupeEvent[] = [];
     const result = await run(chain(), 'What is the answer?', { adapter: chainAdapter(), store, runId: 'r1', onEvent: (e) => seen.push(e) });
-    const log = await readRun(store, 'r1');
+    const log = await readRun('r1', { store });
     expect(log.events).toEqual(JSON.parse(JSON.stringify(seen)));
     expect(log.events.at(-1)?.type).toBe('run.completed');
     const turns = log.events.filter((e) => e.type === 'model.turn');
@@ -87,7 +87,7 @@ describe('run logs', () => {
       await new Promise((r) => setTimeout(r, 0));
     }
     const result = await pending;
-    const log = await readRun(inner, 'slow');
+    const log = await readRun('slow', { store: inner });
     expect(log.events.at(-1)?.type).toBe('run.completed');
     expect(result.output).toBe('The answer is 42.');
   });
@@ -108,7 +108,7 @@ describe('run logs', () => {
     const store = memoryStore();
     const failing = scriptedAdapter({ fallback: { fault: 'throw' } });
     await expect(run(agent({ name: 'a' }), 'q', { adapter: failing, store, runId: 'bad' })).rejects.toMatchObject({ code: 'adapter_error' });
-    const log = await readRun(store, 'bad');
+    const log = await readRun('bad', { store });
     expect(log.events.at(-1)?.type).toBe('run.failed');
     expect(log.meta?.status).toBe('failed');
     expect(() => run(agent({ name: 'a' }), 'q', { store: {} as Store })).toThrow(/Expected `store` to be a store/);
@@ -120,7 +120,7 @@ describe('run logs', () => {
     const done = run(chain(), 'q', { adapter: chainAdapter(clock), store, runId: 't', clock });
     await clock.runAll();
     await done;
-    const entries = await timeline(store, 't');
+    const entries = await timeline('t', { store });
     expect(entries[0]).toMatchObject({ type: 'run.started', offsetMs: 0, sincePreviousMs: 0 });
     const last = entries.at(-1)!;
     expect(last).toMatchObject({ type: 'run.completed', durationMs: 300, offsetMs: 300 });
@@ -136,7 +136,7 @@ describe('run logs', () => {
     const store = memoryStore();
     const live = chainAdapter();
     const original = await run(chain(), 'What is the answer?', { adapter: live, store, runId: 'orig' });
-    const exported = JSON.parse(JSON.stringify(await exportRun(store, 'orig')));
+    const exported = JSON.parse(JSON.stringify(await exportRun('orig', { store })));
     expect(exported).toMatchObject({ format: 'troupe.run', schemaVersion: 1, runId: 'orig' });
     const replay = replayAdapter(exported);
     const again = await run(chain(), 'What is the answer?', { adapter: replay });
@@ -150,7 +150,7 @@ describe('run logs', () => {
     expect(replay.remaining).toBe(0);
     expect(live.calls).toHaveLength(3); // only the original run called the model
     // A run log read straight from the store replays too.
-    const fromLog = replayAdapter(await readRun(store, 'orig'));
+    const fromLog = replayAdapter(await readRun('orig', { store }));
     expect((await run(chain(), 'What is the answer?', { adapter: fromLog })).output).toBe(original.output);
   });
 
@@ -159,7 +159,7 @@ describe('run logs', () => {
     const store = fileStore(dir);
     await run(agent({ name: 'a' }), 'q', { adapter: scriptedAdapter({ fallback: 'ok' }), store, runId: 'torn' });
     appendFileSync(join(dir, 'runs', 'torn', 'events.jsonl'), '{"type":"op.sta');
-    const log = await readRun(store, 'torn');
+    const log = await readRun('torn', { store });
     expect(log.torn).toBeDefined();
     expect(log.events.at(-1)?.type).toBe('run.completed');
   });
@@ -173,11 +173,11 @@ describe('run logs', () => {
     await clock.advance(10_000);
     await run(agent({ name: 'a' }), 'q', { adapter, store, runId: 'new', clock });
     await clock.advance(1_000);
-    expect(await pruneRuns(store, 5_000, { clock })).toEqual(['old']);
+    expect(await pruneRuns({ store, maxAgeMs: 5_000, clock })).toEqual(['old']);
     expect(await store.list('runs/')).toEqual(['runs/new/meta']);
     expect((await store.read(runEventsStream('old'))).records).toEqual([]);
-    expect((await readRun(store, 'new')).events.length).toBeGreaterThan(0);
-    await expect(pruneRuns(store, -1)).rejects.toThrow(/maxAgeMs/);
+    expect((await readRun('new', { store })).events.length).toBeGreaterThan(0);
+    await expect(pruneRuns({ store, maxAgeMs: -1 })).rejects.toThrow(/maxAgeMs/);
   });
 });
 
@@ -193,7 +193,7 @@ describe('long run logs', () => {
       },
     });
     await run(burst, 'go', { store, runId: 'long' });
-    const { events } = await readRun(store, 'long');
+    const { events } = await readRun('long', { store });
     const warnings = events.filter((e): e is TroupeEvent<'warning'> => e.type === 'warning').map((e) => e.message);
     expect(warnings).toEqual(Array.from({ length: 5000 }, (_, i) => `event ${i}`));
     expect(events.at(-1)!.type).toBe('run.completed');
@@ -238,12 +238,12 @@ describe('model.turn events', () => {
     });
     const live = scriptedAdapter({ replies: { a: ['one', 'two'] } });
     const original = await run(twice, 'go', { adapter: live, store, runId: 'tw' });
-    const turns = (await readRun(store, 'tw')).events.filter((e) => e.type === 'model.turn');
+    const turns = (await readRun('tw', { store })).events.filter((e) => e.type === 'model.turn');
     expect(turns.map((t) => [t.agent, t.session, t.turn, t.input, t.reply?.text])).toEqual([
       ['a', 1, 1, 'go', 'one'],
       ['a', 2, 1, 'again: one', 'two'],
     ]);
-    const replay = replayAdapter(await exportRun(store, 'tw'));
+    const replay = replayAdapter(await exportRun('tw', { store }));
     expect((await run(twice, 'go', { adapter: replay })).output).toBe(original.output);
     expect(replay.served).toBe(2);
   });

@@ -47,7 +47,7 @@ describe('fileStore', () => {
     const read = await store.read('log');
     expect(read.records).toEqual([{ i: 0 }, { i: 1 }]);
     expect(read.next).toBe(2);
-    expect(read.torn?.reason).toMatch(/no newline/);
+    expect(read.torn?.reason).toMatch(/line 3, 10 characters\) has no line end/);
     await store.append('log', { i: 2 });
     expect(await fileStore(dir).read('log')).toEqual({ records: [{ i: 0 }, { i: 1 }, { i: 2 }], next: 3 });
   });
@@ -57,7 +57,7 @@ describe('fileStore', () => {
     writeFileSync(join(dir, 'bad.jsonl'), '{"i":0}\nnot json\n{"i":2}\n');
     writeFileSync(join(dir, 'doc.json'), '{"half":');
     const store = fileStore(dir);
-    await expect(store.read('bad')).rejects.toMatchObject({ code: 'store_error', message: expect.stringMatching(/line 2/) });
+    await expect(store.read('bad')).rejects.toMatchObject({ code: 'store_error', message: expect.stringMatching(/^Line 2 of stream "bad"/), details: { stream: 'bad', line: 2 } });
     await expect(store.get('doc')).rejects.toMatchObject({ code: 'store_error', details: { corrupt: true, raw: '{"half":' } });
   });
 

@@ -191,13 +191,13 @@ describe('timeline over a log with records that are not events', () => {
     const store = memoryStore();
     const stream = runEventsStream('r1');
     await store.append(stream, { type: 'run.started', runId: 'r1', time: 10, runnable: 'x', input: 'hi' });
-    for (const junk of [null, 7, 'text', [1], { type: 3, time: 1 }, { type: 'op.started' }]) await store.append(stream, junk);
+    for (const junk of [null, 7, 'text', [1], { type: 3, time: 1 }, { type: 'op.started', time: 1 }, { type: 'op.started', runId: 'r1' }]) await store.append(stream, junk);
     await store.append(stream, { type: 'run.completed', runId: 'r1', time: 25, status: 'completed', output: 'ok' });
     const skipped: unknown[] = [];
-    const entries = await timeline(store, 'r1', { onSkipped: (s) => skipped.push(...s) });
+    const entries = await timeline('r1', { store, onSkipped: (s) => skipped.push(...s) });
     expect(entries.map((e) => [e.index, e.type, e.durationMs])).toEqual([
       [0, 'run.started', undefined],
-      [7, 'run.completed', 15],
+      [8, 'run.completed', 15],
     ]);
     expect(skipped).toEqual([
       { index: 1, reason: 'not an object (null)' },
@@ -205,7 +205,8 @@ describe('timeline over a log with records that are not events', () => {
       { index: 3, reason: 'not an object (string)' },
       { index: 4, reason: 'not an object (array)' },
       { index: 5, reason: 'no event `type`' },
-      { index: 6, reason: 'no numeric `time`' },
+      { index: 6, reason: 'no `runId`' },
+      { index: 7, reason: 'no numeric `time`' },
     ]);
   });
 });

@@ -32,7 +32,7 @@ async function recordPanel() {
   const store = memoryStore();
   const clock = new SimulatedClock();
   await run(panel(), 'Review PR 7', { adapter: recordedAdapter(), store, runId: 'review-1', clock });
-  return { store, clock, log: await readRun(store, 'review-1') };
+  return { store, clock, log: await readRun('review-1', { store }) };
 }
 
 describe('what-if replay', () => {
@@ -117,7 +117,7 @@ describe('what-if replay', () => {
       replies: { checker: [{ toolCalls: [{ id: 'c1', name: 'lookup', arguments: { name: 'left-pad' } }] }] },
       rules: [{ agent: 'checker', reply: (r) => `Licence: ${r.text.includes('GPL') ? 'GPL, not allowed' : 'MIT, allowed'}` }],
     });
-    const report = await whatIf(checker(), await readRun(store, 'licence-1'), { adapter: live, clock, changes: [{ tool: 'lookup', result: 'GPL-3.0' }] });
+    const report = await whatIf(checker(), await readRun('licence-1', { store }), { adapter: live, clock, changes: [{ tool: 'lookup', result: 'GPL-3.0' }] });
     expect(report.whatIf.output).toBe('Licence: GPL, not allowed');
     expect(report.counts).toEqual({ recorded: 1, live: 1, context: 1 });
     expect(report.changes).toEqual(['result of tool lookup']);
@@ -131,15 +131,15 @@ describe('what-if replay', () => {
     const clock = new SimulatedClock();
     await run(loop(), 'Rain', { adapter: scriptedAdapter({ replies: { writer: ['Soft rain on the roof'], critic: ['PASS'] } }), store, runId: 'haiku-1', clock });
     const live = scriptedAdapter({ replies: { writer: ['Rain.', 'Rain again.'], critic: ['FAIL: not a haiku', 'FAIL: still not'] } });
-    const report = await whatIf(loop(), await readRun(store, 'haiku-1'), { adapter: live, clock, store, runId: 'haiku-1-terse', changes: [{ agent: 'writer', prompt: 'Answer in one word.' }] });
+    const report = await whatIf(loop(), await readRun('haiku-1', { store }), { adapter: live, clock, store, runId: 'haiku-1-terse', changes: [{ agent: 'writer', prompt: 'Answer in one word.' }] });
     expect(report.scores).toEqual([{ scorer: 'reflect:writer', recorded: 1, whatIf: 0, delta: -1, dropped: true }]);
     expect(report.regressed).toBe(true);
     expect(formatWhatIf(report)).toContain('DROPPED');
-    const logged = await readRun(store, 'haiku-1-terse');
+    const logged = await readRun('haiku-1-terse', { store });
     expect(logged.events[0]).toMatchObject({ type: 'run.forked', mode: 'what-if', parent: { runId: 'haiku-1' }, changes: ['prompt of writer'] });
     expect(logged.meta?.parent).toEqual({ runId: 'haiku-1' });
     // Scorers of your own are compared too.
-    const scored = await whatIf(loop(), await readRun(store, 'haiku-1'), { clock, scorers: { length: ({ output }) => output.length } });
+    const scored = await whatIf(loop(), await readRun('haiku-1', { store }), { clock, scorers: { length: ({ output }) => output.length } });
     expect(scored.scores).toContainEqual({ scorer: 'length', recorded: 21, whatIf: 21, delta: 0, dropped: false });
   });
 });

@@ -80,7 +80,7 @@ describe('buildReportData', () => {
     const store = memoryStore();
     const adapter = scriptedAdapter({ fallback: 'ok' });
     await run(agent({ name: 'a' }), 'first', { adapter, store, runId: 'r1' });
-    const log = await readRun(store, 'r1');
+    const log = await readRun('r1', { store });
     const twice = [...log.events, 'junk', { type: 1 }, ...log.events.map((e) => ({ ...e }))];
     const data = buildReportData(twice);
     expect(data.skipped).toBe(2);

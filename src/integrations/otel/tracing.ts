@@ -16,8 +16,9 @@ import {
   type TextMapPropagator,
   type Tracer,
 } from '@opentelemetry/api';
-import { ConfigurationError, describeValue } from '../../core/errors.js';
+import { isAgentOp } from '../../core/event-fold.js';
 import type { TroupeEvent } from '../../core/events.js';
+import { boolean, check, defineOptions, either, func } from '../../core/options.js';
 import { RunTracker, type TrackedOp } from '../../views/tracker.js';
 import {
   GEN_AI,
@@ -53,6 +54,13 @@ export interface OtelTracingOptions {
   /** The propagator {@link OtelTracing.inject} writes with. Default: the globally registered one. */
   propagator?: TextMapPropagator;
 }
+
+const otelTracingOptions = defineOptions<OtelTracingOptions>('otelTracing', {
+  tracer: check('an OpenTelemetry Tracer', (v) => typeof (v as { startSpan?: unknown } | null)?.startSpan === 'function'),
+  captureContent: boolean,
+  parent: either('an OpenTelemetry Context or a function of the run id', func, check('a Context', (v) => typeof (v as { getValue?: unknown } | null)?.getValue === 'function')),
+  propagator: check('a TextMapPropagator', (v) => typeof (v as { inject?: unknown } | null)?.inject === 'function'),
+});
 
 /** Which op of which run: what {@link OtelTracing.context} and {@link OtelTracing.inject} take. */
 export interface OpRef {
@@ -104,7 +112,7 @@ interface RunSpans {
  * ```
  */
 export function otelTracing(options: OtelTracingOptions = {}): OtelTracing {
-  checkOptions(options);
+  otelTracingOptions.check(options);
   const spans = new RunSpanTracker(options);
   return {
     onEvent: (event) => spans.onEvent(event),
@@ -303,6 +311,7 @@ class RunSpanTracker {
   }
 
   #opAttributes(op: TrackedOp): Attributes {
+    // An op that names an agent is the agent's (the kernel's event fold has the one rule).
     const agentOp = isAgentOp(op);
     const attributes: Attributes = {
       [GEN_AI.operationName]: (agentOp ? 'invoke_agent' : 'invoke_workflow') satisfies GenAiOperation,
@@ -310,11 +319,8 @@ class RunSpanTracker {
       [TROUPE.opId]: op.id,
       [TROUPE.opKind]: op.kind,
     };
-    if (agentOp) attributes[GEN_AI.agentName] = op.agent ?? op.name;
-    else {
-      attributes[GEN_AI.workflowName] = op.name;
-      if (op.agent !== undefined) attributes[TROUPE.agent] = op.agent;
-    }
+    if (agentOp) attributes[GEN_AI.agentName] = op.agent;
+    else attributes[GEN_AI.workflowName] = op.name;
     Object.assign(attributes, scopeAttributes(op));
     return attributes;
   }
@@ -322,7 +328,7 @@ class RunSpanTracker {
   #startOp(op: TrackedOp, parent: Context, extra: Attributes = {}): void {
     const spans = this.#runs.get(op.runId);
     if (!spans) return;
-    const name = isAgentOp(op) ? `invoke_agent ${op.agent ?? op.name}` : `invoke_workflow ${op.name}`;
+    const name = isAgentOp(op) ? `invoke_agent ${op.agent}` : `invoke_workflow ${op.name}`;
     const span = this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: hr(op.start), attributes: { ...this.#opAttributes(op), ...extra } }, parent);
     spans.ops.set(op.id, span);
   }
@@ -339,6 +345,7 @@ class RunSpanTracker {
       spans.tools.delete(key);
     }
     span.setAttribute(TROUPE.status, op.status);
+    if (op.reason !== undefined) span.setAttribute(TROUPE.reason, op.reason);
     if (op.usage) span.setAttributes(rollupAttributes(op.usage));
     if (op.status === 'failed') finishError(span, op.code ?? '_OTHER', op.error ?? 'failed', true);
     else if (op.status === 'cancelled') finishError(span, 'cancelled', op.error ?? 'cancelled', false);
@@ -425,11 +432,6 @@ function hr(ms: number): HrTime {
   return [seconds, Math.round((ms - seconds * 1000) * 1e6)];
 }
 
-/** Agents (and a team's members, whose turns run under their own op) are `invoke_agent` spans. */
-function isAgentOp(op: TrackedOp): boolean {
-  return op.kind === 'agent' || op.kind === 'team-member';
-}
-
 /** Where an op sits: its plan, chunk and attempt, iteration and round. */
 function scopeAttributes(op: TrackedOp): Attributes {
   const attributes: Attributes = {};
@@ -447,23 +449,4 @@ function finishError(span: Span, type: string, message: string, exception: boole
   span.setStatus({ code: SpanStatusCode.ERROR, message });
   span.setAttribute(GEN_AI.errorType, type);
   if (exception) span.recordException({ name: type, message });
-}
-
-function checkOptions(options: OtelTracingOptions): void {
-  if (typeof options !== 'object' || options === null) {
-    throw new ConfigurationError(`Expected \`options\` to be an object, got ${describeValue(options)}`);
-  }
-  if (options.tracer !== undefined && typeof options.tracer?.startSpan !== 'function') {
-    throw new ConfigurationError(`Expected \`tracer\` to be an OpenTelemetry Tracer, got ${describeValue(options.tracer)}`);
-  }
-  if (options.captureContent !== undefined && typeof options.captureContent !== 'boolean') {
-    throw new ConfigurationError(`Expected \`captureContent\` to be a boolean, got ${describeValue(options.captureContent)}`);
-  }
-  const parent = options.parent as unknown;
-  if (parent !== undefined && typeof parent !== 'function' && typeof (parent as { getValue?: unknown } | null)?.getValue !== 'function') {
-    throw new ConfigurationError(`Expected \`parent\` to be an OpenTelemetry Context or a function of the run id, got ${describeValue(options.parent)}`);
-  }
-  if (options.propagator !== undefined && typeof options.propagator?.inject !== 'function') {
-    throw new ConfigurationError(`Expected \`propagator\` to be a TextMapPropagator, got ${describeValue(options.propagator)}`);
-  }
 }

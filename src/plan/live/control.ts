@@ -153,7 +153,7 @@ export class PlanControl extends RunControl {
  *
  * @example
  * ```ts
- * const log = await readRun(store, 'plan-1');
+ * const log = await readRun('plan-1', { store });
  * const control = new PlanControl({ replay: planChangesFromLog(log) });
  * await replayRun(planRunnable(plan), log, { control });
  * ```

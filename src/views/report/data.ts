@@ -9,7 +9,9 @@ import type { ToolCall, ToolResult } from '../../core/adapter.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { currentChunkStatus, type ChunkStatus } from '../../plan/engine/state.js';
 import { criticalPathOf } from '../../plan/model/dag.js';
-import type { OutcomeStatus } from '../../core/runnable.js';
+import { isEvent } from '../../core/run-log-reader.js';
+import { isAgentOp } from '../../core/event-fold.js';
+import type { OutcomeReason, OutcomeStatus } from '../../core/outcome.js';
 import { addUsage, emptyUsage, type Usage } from '../../core/usage.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../../core/budget.js';
 import { RunTracker, type TrackedOp } from '../tracker.js';
@@ -26,6 +28,8 @@ export interface ReportOp {
   start: number;
   end?: number;
   status: OutcomeStatus | 'running';
+  /** Why it ended so, when its pattern says (`goal-met`, `max-rounds`, ...). */
+  reason?: OutcomeReason;
   usage?: Usage;
   error?: string;
   code?: string;
@@ -114,6 +118,8 @@ export interface ReportBar {
   kind: 'op' | 'turn' | 'attempt' | 'wait';
   /** The colour class: an op status or a chunk status. */
   status: string;
+  /** The op's reason beside its status, when it has one (`max-iterations`: drawn as stopped early). */
+  reason?: string;
   label: string;
   /** The op to show on click. */
   opId?: string;
@@ -188,6 +194,8 @@ export interface RunReportData {
     runId: string;
     name: string;
     status: OutcomeStatus | 'running';
+    /** Why it ended so, when its runnable says (`goal-met`, `consensus`, ...). */
+    reason?: OutcomeReason;
     start: number;
     end?: number;
     input?: string;
@@ -369,6 +377,7 @@ class ReportBuilder {
     const reportOp = op ? this.#ops.get(this.#uid(op.id)!) : undefined;
     if (!op || !reportOp) return;
     reportOp.status = op.status;
+    if (op.reason !== undefined) reportOp.reason = op.reason;
     if (op.end !== undefined) reportOp.end = op.end;
     if (op.usage) reportOp.usage = op.usage;
     if (op.error !== undefined) reportOp.error = op.error;
@@ -382,12 +391,16 @@ class ReportBuilder {
     const rootOp = this.#ops.get(this.#uid(e.opId ?? 'op-0')!);
     if (root && rootOp) {
       rootOp.status = root.status;
+      if (root.reason !== undefined) rootOp.reason = root.reason;
       rootOp.end = e.time;
       if (root.usage) rootOp.usage = root.usage;
       if (root.error !== undefined) rootOp.error = root.error;
       if (root.code !== undefined) rootOp.code = root.code;
     }
     run.status = root?.status ?? (e.type === 'run.completed' ? e.status : 'failed');
+    const reason = root?.reason ?? (e.type === 'run.completed' ? e.reason : undefined);
+    if (reason !== undefined) run.reason = reason;
+    else delete run.reason;
     run.end = e.time;
     if (e.type === 'run.completed') {
       run.output = this.#cut(e.output);
@@ -546,7 +559,6 @@ function finishPlan(p: PlanBuild, ops: readonly ReportOp[], lastTime: number): R
   return { planId: p.planId, opId: p.opId, chunks, criticalPath, hasGraph: p.hasGraph };
 }
 
-const AGENT_KINDS = new Set(['agent', 'team-member']);
 
 /** The timeline's lanes: the run and its patterns, each plan's chunks, then one lane per agent. */
 function buildLanes(ops: readonly ReportOp[], turns: readonly ReportTurn[], plans: readonly ReportPlan[], markers: Map<string, ReportMarker[]>, lastTime: number): ReportLane[] {
@@ -566,15 +578,15 @@ function buildLanes(ops: readonly ReportOp[], turns: readonly ReportTurn[], plan
     row: 0,
     kind: 'op',
     status: o.status,
-    label: `${o.kind} ${o.name}`,
+    ...defined({ reason: o.reason }),
+    label: `${o.kind} ${o.name}${o.reason === undefined ? '' : ` (${o.reason})`}`,
     opId: o.id,
     ...(o.end === undefined ? { open: true } : {}),
   });
   const agentOps = new Set<string>();
   for (const o of ops) {
-    if (AGENT_KINDS.has(o.kind) || (o.kind === 'worker' && o.agent !== undefined)) {
-      const name = o.agent ?? o.name;
-      lane(agents, `agent:${name}`, name, 'agents').bars.push(opBar(o));
+    if (isAgentOp(o)) {
+      lane(agents, `agent:${o.agent}`, o.agent, 'agents').bars.push(opBar(o));
       agentOps.add(o.id);
     } else {
       const l = lane(flow, `${o.kind}:${o.name}`, o.kind === 'run' ? `run ${o.name}` : `${o.kind} ${o.name}`, 'flow');
@@ -585,7 +597,7 @@ function buildLanes(ops: readonly ReportOp[], turns: readonly ReportTurn[], plan
   const byId = new Map(ops.map((o) => [o.id, o]));
   for (const [id, list] of markers) {
     const o = agentOps.has(id) ? byId.get(id) : undefined;
-    const l = o ? agents.get(`agent:${o.agent ?? o.name}`) : undefined;
+    const l = o ? agents.get(`agent:${o.agent}`) : undefined;
     if (l) for (const m of list) l.markers.push(m);
   }
   // Model turns on their agent's lane (turns made directly in a pattern's op, such as a reflect loop's, included).
@@ -692,11 +704,4 @@ function renderArguments(call: ToolCall): string {
   } catch {
     return String(call.arguments);
   }
-}
-
-/** True for a record that has the fields of an event. */
-function isEvent(r: unknown): r is TroupeEvent {
-  if (typeof r !== 'object' || r === null) return false;
-  const e = r as { type?: unknown; runId?: unknown; time?: unknown };
-  return typeof e.type === 'string' && typeof e.runId === 'string' && typeof e.time === 'number' && Number.isFinite(e.time);
 }

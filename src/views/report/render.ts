@@ -30,7 +30,7 @@ export interface RunReportOptions extends ReportDataOptions {
  * @example
  * ```ts
  * import { renderRunReport } from 'troupe/report';
- * const html = renderRunReport(await readRun(store, runId));
+ * const html = renderRunReport(await readRun(runId, { store }));
  * await writeFile('report.html', html);
  * ```
  */

@@ -31,10 +31,10 @@ svg text{fill:var(--fg);font-size:11px}
 .bar.open{stroke-dasharray:3 2;stroke:var(--fg);opacity:.8}
 .bar-turn{fill:var(--turn);opacity:.75;stroke:none}.bar-turn.inside{pointer-events:none}.bar-turn.st-failed{fill:var(--fail);opacity:1}
 .bar-wait{fill:url(#hatch);stroke:var(--warn);stroke-width:.6}.hatch-line{fill:var(--warn)}
-.st-completed,.st-goal-met,.st-consensus,.st-coordinator,.st-succeeded{fill:var(--ok);--c:var(--ok)}
+.st-completed,.st-succeeded{fill:var(--ok);--c:var(--ok)}
 .st-failed{fill:var(--fail);--c:var(--fail)}
 .st-cancelled,.st-aborted,.st-skipped{fill:var(--cancel);--c:var(--cancel)}
-.st-max-iterations,.st-stalled,.st-error-budget,.st-max-rounds,.st-paused,.st-retrying{fill:var(--warn);--c:var(--warn)}
+.st-paused,.st-budget-exhausted,.st-retrying,.rs-max-iterations,.rs-stalled,.rs-max-rounds{fill:var(--warn);--c:var(--warn)}
 .st-running,.st-queued,.st-pending,.st-waiting-for-dependencies{fill:var(--run);--c:var(--run)}
 .st-turn{fill:var(--turn);--c:var(--turn)}
 .marker{stroke:var(--panel);stroke-width:.8}.marker-retry{fill:var(--warn)}.marker-stall{fill:var(--crit)}.marker-cancel{fill:var(--cancel)}.marker-warning{fill:#b8860b}.marker-failure{fill:var(--fail)}

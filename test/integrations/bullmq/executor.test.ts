@@ -150,7 +150,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     const sessions = new Set(remote.events.filter((e): e is TroupeEvent<'model.turn'> => e.type === 'model.turn').map((e) => e.session));
     expect([...sessions].sort()).toEqual([1, 2, 3]);
     // The run log in the store holds the remote events too.
-    const log = await readRun(store, remote.outcome.runId);
+    const log = await readRun(remote.outcome.runId, { store });
     expect(countTypes(log.events as TroupeEvent[])).toEqual(countTypes(remote.events));
   });
 

@@ -74,7 +74,7 @@ describe('remote approvals', () => {
     const result = await handle.result;
     expect(ran).toEqual(winner ? ['prod'] : []);
     expect(result.output).toBe('Deployed.');
-    const log = await readRun(store, 'r1');
+    const log = await readRun('r1', { store });
     expect(log.events.filter((e) => e.type === 'input.answered')).toHaveLength(1);
     expect((await http.post(`/runs/r1/requests/${requested.requestId}`, { approved: true })).status).toBe(409);
     expect((await http.post('/runs/r1/requests/nope', { approved: true })).status).toBe(404);
@@ -112,7 +112,7 @@ describe('remote approvals', () => {
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
     watch.stop();
     expect((await http.post(`/runs/c1/requests/${requested.requestId}`, { approved: true })).status).toBe(409);
-    expect((await readRun(store, 'c1')).events.some((e) => e.type === 'input.withdrawn')).toBe(true);
+    expect((await readRun('c1', { store })).events.some((e) => e.type === 'input.withdrawn')).toBe(true);
     expect((await http.post('/runs/c1/cancel', {})).status).toBe(409);
   });
 });

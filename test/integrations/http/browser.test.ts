@@ -57,7 +57,7 @@ describe.skipIf(!executable)('the example service in headless Chromium', () => {
     expect(await page.$$eval('#chunks td:last-child', (cells) => cells.map((c) => c.textContent))).toEqual(['completed', 'completed', 'completed']);
     const seen = (await page.evaluate('window.__events')) as Array<{ id: string; type: string }>;
     const runId = (await page.evaluate('window.__runId')) as string;
-    const log = await readRun(namespacedStore(app.store, 'demo'), runId);
+    const log = await readRun(runId, { store: namespacedStore(app.store, 'demo') });
     expect(seen.map((e) => e.id)).toEqual(log.events.map((_, i) => String(i)));
     expect(seen.map((e) => e.type)).toEqual(log.events.map((e) => e.type));
     expect(app.files.get('RELEASE.md')).toContain('Remote approvals');

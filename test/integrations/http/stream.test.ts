@@ -30,7 +30,7 @@ describe('runEventStream', () => {
     const frames = await readFrames(runEventStream({ store, runId: 'r1' }));
     expect(frames[0]).toEqual({ retry: '1000' });
     const events = frames.slice(1);
-    const log = await readRun(store, 'r1');
+    const log = await readRun('r1', { store });
     expect(events.map((f) => Number(f.id))).toEqual(log.events.map((_, i) => i));
     expect(events.map((f) => JSON.parse(f.data!) as TroupeEvent)).toEqual(log.events);
     expect(JSON.parse(events.at(-1)!.data!).type).toBe('run.completed');
@@ -42,7 +42,7 @@ describe('runEventStream', () => {
     const from = positionAfter('4');
     expect(from).toBe(5);
     const frames = (await readFrames(runEventStream({ store, runId: 'r1', from: from! }))).slice(1);
-    const log = await readRun(store, 'r1');
+    const log = await readRun('r1', { store });
     expect(frames.map((f) => Number(f.id))).toEqual(log.events.map((_, i) => i).slice(5));
     expect(positionAfter('x1')).toBeUndefined();
     expect(positionAfter(null)).toBe(0);
@@ -72,7 +72,7 @@ describe('runEventStream', () => {
     const clock = new SimulatedClock();
     const store = memoryStore();
     await startRun(ticker(200, 0, realClock), 'go', { store, runId: 'big' }).result;
-    const log = await readRun(store, 'big');
+    const log = await readRun('big', { store });
     const stream = runEventStream({ store, runId: 'big', clock, bufferBytes: 4096, drainTimeoutMs: 5000, pollMs: 100 });
     await clock.advance(1000);
     await clock.advance(5000);
@@ -125,7 +125,7 @@ describe('GET /runs/:id/events over node:http', () => {
     });
     await handle.result;
     expect(drops).toBe(3);
-    const log = await readRun(tenantStore, 'live');
+    const log = await readRun('live', { store: tenantStore });
     expect(ids).toEqual(log.events.map((_, i) => String(i)));
     expect(received.map((r) => r.event)).toEqual(log.events);
   });
@@ -135,7 +135,7 @@ describe('GET /runs/:id/events over node:http', () => {
     const { namespacedStore } = await import('troupe/http');
     await startRun(ticker(1, 1, realClock), 'go', { store: namespacedStore(root, 'acme'), runId: 'done' }).result;
     const handler = runHandler({ store: root, authorize: tenantHeader });
-    const count = (await readRun(namespacedStore(root, 'acme'), 'done')).events.length;
+    const count = (await readRun('done', { store: namespacedStore(root, 'acme') })).events.length;
     const at = (last: string) => handler(new Request('http://x/runs/done/events', { headers: { 'x-tenant': 'acme', 'last-event-id': last } }));
     expect((await at(String(count - 1))).status).toBe(204);
     const before = await at(String(count - 2));

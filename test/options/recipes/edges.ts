@@ -1,4 +1,35 @@
-// Recipes of the edges layer's functions (see ./types.ts).
+// Recipes of the edges layer's functions (see ./types.ts): persistence,
+// time travel, the integrations, the command line's helpers, views, squads,
+// agent files, workspaces, adapters and testing.
+import { memoryStore } from '../../../src/core/memory-store.js';
+import { exportRun, pruneRuns, readRun, timeline } from '../../../src/persistence/run-log.js';
+import { listRuns } from '../../../src/persistence/runs.js';
+import { forkRun } from '../../../src/travel/fork.js';
+import { formatWhatIf } from '../../../src/travel/format.js';
+import { whatIfAdapter } from '../../../src/travel/what-if-adapter.js';
+import { replayRun, whatIf, type WhatIfReport } from '../../../src/travel/what-if.js';
+import { agent } from '../../../src/patterns/agent.js';
 import type { Recipes } from './types.js';
 
-export const edgesRecipes: Recipes = {};
+const store = () => memoryStore();
+const helper = () => agent({ name: 'helper' });
+/** A logged run with nothing but its start. */
+const recorded = { runId: 'r1', events: [{ type: 'run.started', runId: 'r1', time: 0, runnable: 'helper', input: 'hi' }] };
+const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, turns: 0 };
+const side = { output: '', status: 'completed', usage, scores: {}, agents: {} };
+const report: WhatIfReport = { runId: 'r2', changes: [], recorded: side, whatIf: side, calls: [], counts: { recorded: 0, live: 0, context: 0 }, liveUsage: usage, liveAgents: [], changedAgents: [], outputChanged: false, scores: [], regressed: false };
+
+export const edgesRecipes: Recipes = {
+  // troupe/persistence
+  readRun: (extra) => readRun('run-1', { store: store(), ...extra }),
+  timeline: (extra) => timeline('run-1', { store: store(), ...extra }),
+  exportRun: (extra) => exportRun('run-1', { store: store(), ...extra }),
+  listRuns: (extra) => listRuns({ store: store(), ...extra }),
+  pruneRuns: (extra) => pruneRuns({ store: store(), maxAgeMs: 1000, ...extra }),
+  // troupe/travel
+  forkRun: (extra) => forkRun('run-1', { store: store(), at: 1, ...extra }),
+  whatIf: (extra) => whatIf(helper(), recorded, { ...extra }),
+  replayRun: (extra) => replayRun(helper(), recorded, { ...extra }),
+  whatIfAdapter: (extra) => whatIfAdapter([], { ...extra }),
+  formatWhatIf: (extra) => formatWhatIf(report, { ...extra }),
+};

@@ -45,7 +45,7 @@ describe('messages between the workers of a plan', () => {
     expect(inputs[2]).toContain('## Messages from other workers\n\n- From chunk 0 (to chunk 1): The endpoint returns 201, not 200.');
     expect(outcome.messages).toEqual([{ id: 'm1', from: 0, to: { chunk: 1 }, text: 'The endpoint returns 201, not 200.', time: expect.any(Number) }]);
     expect(events.filter((e) => e.type === 'plan.message')).toHaveLength(1);
-    const log = await readRun(store, 'talk');
+    const log = await readRun('talk', { store });
     const appended = log.events.filter((e): e is TroupeEvent<'checkpoint.appended'> => e.type === 'checkpoint.appended').map((e) => e.entry);
     expect(appended).toContainEqual({ message: outcome.messages![0] });
     expect(outcome.results[0]!.toolCalls).toEqual([{ name: 'post_message', arguments: { to: 'chunk:1', text: 'The endpoint returns 201, not 200.' } }]);

@@ -194,7 +194,7 @@ describe('a changed plan in the run log', () => {
     };
     const first = await drive(clock, executePlan(plan, { adapter, clock, control, store, runId: 'live', maxParallel: 1, onEvent }));
     expect(first.plan.chunks).toHaveLength(4);
-    const log = await readRun(store, 'live');
+    const log = await readRun('live', { store });
     const recorded = planChangesFromLog(log);
     expect(recorded).toEqual([expect.objectContaining({ id: 1, after: 1 })]);
 

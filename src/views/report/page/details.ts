@@ -4,7 +4,7 @@
  * @module
  */
 import type { ReportChunk, ReportOp, ReportPlan, RunReportData } from '../data.js';
-import { cost, duration, h, statusClass, tokens } from './dom.js';
+import { cost, duration, h, statusClass, statusText, tokens } from './dom.js';
 import type { Select, Selection } from './main.js';
 
 /** The panel's content for a selection. */
@@ -42,7 +42,7 @@ function opDetails(data: RunReportData, op: ReportOp, select: Select): HTMLEleme
   const tools = data.tools.filter((t) => t.opId === op.id);
   const out: Array<HTMLElement | undefined> = [
     h('h3', { 'data-testid': 'details-title' }, `${op.kind} ${op.name}`),
-    h('p', {}, h('span', { class: `badge ${statusClass(op.status)}` }, op.status)),
+    h('p', {}, h('span', { class: `badge ${statusClass(op.status, op.reason)}` }, statusText(op.status, op.reason))),
     field('Agent', op.agent),
     field('Op', op.id),
     field('Started', `+${duration(op.start - data.run.start)}`),
@@ -57,7 +57,7 @@ function opDetails(data: RunReportData, op: ReportOp, select: Select): HTMLEleme
     block('Output', op.output),
   ];
   if (children.length > 0) {
-    out.push(h('div', { class: 'block' }, h('h4', {}, `Inside (${children.length})`), h('ul', { class: 'children' }, children.map((c) => h('li', {}, link(`${c.kind} ${c.name}`, () => select({ op: c.id })), ' ', h('span', { class: `badge ${statusClass(c.status)}` }, c.status))))));
+    out.push(h('div', { class: 'block' }, h('h4', {}, `Inside (${children.length})`), h('ul', { class: 'children' }, children.map((c) => h('li', {}, link(`${c.kind} ${c.name}`, () => select({ op: c.id })), ' ', h('span', { class: `badge ${statusClass(c.status, c.reason)}` }, statusText(c.status, c.reason)))))));
   }
   if (tools.length > 0) {
     out.push(

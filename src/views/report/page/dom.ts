@@ -62,9 +62,15 @@ export function cost(usd: number): string {
   return `$${usd < 1 ? usd.toFixed(4) : usd.toFixed(2)}`;
 }
 
-/** A CSS class for a status (`st-completed`, `st-succeeded`). */
-export function statusClass(status: string): string {
-  return `st-${status.replace(/[^A-Za-z0-9-]/g, '')}`;
+/** CSS classes for a status and its reason (`st-completed`, `st-completed rs-max-iterations`). */
+export function statusClass(status: string, reason?: string): string {
+  const cls = (prefix: string, word: string) => `${prefix}-${word.replace(/[^A-Za-z0-9-]/g, '')}`;
+  return reason === undefined ? cls('st', status) : `${cls('st', status)} ${cls('rs', reason)}`;
+}
+
+/** A status as the page writes it: `completed`, or with its reason `completed (goal-met)`. */
+export function statusText(status: string, reason?: string): string {
+  return reason === undefined ? status : `${status} (${reason})`;
 }
 
 /** Cut a label to `max` characters. */

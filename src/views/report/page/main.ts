@@ -9,7 +9,7 @@ import type { RunReportData } from '../data.js';
 import { budgetsSection, scoresSection, usageSection } from './charts.js';
 import { planGraph } from './dag.js';
 import { details } from './details.js';
-import { cost, duration, h, statusClass, tokens } from './dom.js';
+import { cost, duration, h, statusClass, statusText, tokens } from './dom.js';
 import { timeline } from './timeline.js';
 
 /** What the details panel shows: an op, or a chunk (`<planOpId>|<chunkId>`). */
@@ -29,7 +29,7 @@ function summary(data: RunReportData): HTMLElement {
     h(
       'div',
       { class: 'cards' },
-      card('Status', h('span', { class: `badge ${statusClass(r.status)}` }, r.status)),
+      card('Status', h('span', { class: `badge ${statusClass(r.status, r.reason)}` }, statusText(r.status, r.reason))),
       card('Duration', r.end === undefined ? 'not ended' : duration(r.end - r.start)),
       card('Ops', String(data.ops.length)),
       card('Model turns', String(data.turns.length)),

@@ -84,7 +84,7 @@ function barElement(bar: ReportBar, x: (t: number) => number, laneY: number, sel
   const width = Math.max(turn ? 1.5 : 2.5, x(bar.end) - x1);
   const y = laneY + GAP / 2 + bar.row * ROW + (turn ? 4 : 1);
   const height = turn ? ROW - 10 : ROW - 2;
-  const classes = ['bar', `bar-${bar.kind}`, statusClass(bar.status), bar.open ? 'open' : '', bar.inside ? 'inside' : ''].filter(Boolean).join(' ');
+  const classes = ['bar', `bar-${bar.kind}`, statusClass(bar.status, bar.reason), bar.open ? 'open' : '', bar.inside ? 'inside' : ''].filter(Boolean).join(' ');
   const target = bar.opId !== undefined ? { op: bar.opId } : bar.chunk !== undefined ? { chunk: bar.chunk } : undefined;
   return s(
     'rect',
@@ -113,7 +113,7 @@ function legend(): HTMLElement {
     item('st-completed', 'completed'),
     item('st-failed', 'failed'),
     item('st-cancelled', 'cancelled'),
-    item('st-max-iterations', 'stopped early'),
+    item('st-completed rs-max-iterations', 'stopped early (max-iterations, stalled, max-rounds)'),
     item('st-running', 'running'),
     item('st-retrying', 'failed attempt / waiting to retry'),
     item('st-turn', 'model turn'),
