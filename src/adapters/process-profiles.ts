@@ -172,7 +172,7 @@ function claudeServer(server: McpServerSpec): Record<string, unknown> {
  * `request_user_input`. The agent's system prompt as
  * `developer_instructions` (append) or as the model's instructions
  * (`model_instructions_file`, replace: without Codex's own instructions,
- * permissions and environment context).
+ * skills, permissions and environment context).
  * Outside a Git repository Codex also wants `args: ['--skip-git-repo-check']`.
  *
  * @example
@@ -226,10 +226,9 @@ export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOpt
         const own = codexToolArgs(cliTools, defaultAll);
         for (const override of own.overrides) args.push('-c', override);
         const replace = (systemPrompt ?? options.systemPrompt ?? 'append') === 'replace';
-        // Without a shell, the skills Codex lists (read from SKILL.md files) and its sandbox's permissions are of no use.
-        const shell = own.on.includes('shell');
-        if (!shell) args.push('-c', 'skills.bundled.enabled=false');
-        if (!shell || replace) args.push('-c', 'include_permissions_instructions=false');
+        // Without a shell, the skills Codex lists (read from SKILL.md files) and its sandbox's permissions are of no use;
+        // replacing its prompt leaves them out too.
+        if (!own.on.includes('shell') || replace) args.push('-c', 'skills.bundled.enabled=false', '-c', 'include_permissions_instructions=false');
         if (replace) {
           args.push('-c', 'include_environment_context=false');
           // Codex refuses an empty instructions file.

@@ -141,12 +141,14 @@ describe('codexProfile', () => {
     expect(warnings).toMatchObject([{ code: 'unknown_cli_tool', data: { tools: ['update_plan'], cli: 'Codex' } }]);
   });
 
-  it('appends the system prompt as developer instructions; replaces Codex\'s instructions, permissions and environment context with it', async () => {
+  it('appends the system prompt as developer instructions; replaces Codex\'s instructions, skills, permissions and environment context with it', async () => {
     const appended = await configure(codexProfile({ defaultCliTools: 'all' }), { system: 'You plan "well".' });
     expect(overrides(appended.args)).toEqual(['agents.enabled=false', 'developer_instructions="You plan \\"well\\"."']);
     const replaced = await configure(codexProfile({ defaultCliTools: 'all', systemPrompt: 'replace' }), { system: 'You plan.' });
     const file = join(replaced.dir, 'codex-instructions.md');
-    expect(overrides(replaced.args)).toEqual(['agents.enabled=false', 'include_permissions_instructions=false', 'include_environment_context=false', `model_instructions_file=${JSON.stringify(file)}`]);
+    expect(overrides(replaced.args)).toEqual([
+      'agents.enabled=false', 'skills.bundled.enabled=false', 'include_permissions_instructions=false', 'include_environment_context=false', `model_instructions_file=${JSON.stringify(file)}`,
+    ]);
     expect(readFileSync(file, 'utf8')).toBe('You plan.');
     // Codex refuses an empty instructions file: an empty prompt is given inline.
     expect(overrides((await configure(codexProfile({ defaultCliTools: 'all' }), { systemPrompt: 'replace' })).args).at(-1)).toBe('instructions=""');
