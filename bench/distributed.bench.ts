@@ -4,26 +4,60 @@
  * - overhead per chunk through Redis (a bullmqExecutor and one worker
  *   process) against the same plan in process, with chunks that cost
  *   nothing: a wide plan (64 chunks in flight) and a chain (one at a time);
+ *   with the Redis commands per chunk (`INFO commandstats`: every command
+ *   Redis ran, those of BullMQ's Lua scripts included);
  * - throughput of chunks that sleep 20 ms, with 1, 2 and 4 worker
- *   processes (one job at a time each);
+ *   processes (one job at a time each), against the ideal rate;
  * - how long a cancellation takes to reach the attempt running on a worker.
  *
  * Each figure is the median of several runs (min and max beside it). Uses
- * REDIS_URL, or starts a redis-server on a free port of 127.0.0.1.
+ * REDIS_URL, or starts a redis-server on a free port of 127.0.0.1 (the
+ * commands per chunk only then: on a shared Redis, other clients' commands
+ * count too).
+ *
+ * `BENCH_BASELINE=<git ref>` (for example `main`) checks that ref's sources
+ * out into a temporary folder and measures them the same way in the same
+ * run, the two versions taking turns, for before/after medians on a
+ * machine whose load changes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import { executePlan, type Plan, type PlanChunk } from 'troupe/plan';
-import { bullmqExecutor } from 'troupe/bullmq';
-import { scriptedAdapter } from 'troupe/testing';
+import type { Plan, PlanChunk } from '../src/scheduler/index.js';
 import { benchRedis } from './redis.js';
 
 const ROUNDS = 5;
-const tsxLoader = pathToFileURL(join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+const root = resolve(import.meta.dirname, '..');
+const tsxLoader = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
+
+/** One version of troupe's sources, loaded. */
+interface Version {
+  name: string;
+  /** Its `src` folder. */
+  src: string;
+  plan: typeof import('../src/scheduler/index.js');
+  bullmq: typeof import('../src/integrations/bullmq/index.js');
+  testing: typeof import('../src/testing/index.js');
+}
+
+async function load(name: string, src: string): Promise<Version> {
+  const at = (file: string) => import(pathToFileURL(join(src, file)).href);
+  const [plan, bullmq, testing] = await Promise.all([at('scheduler/index.ts'), at('integrations/bullmq/index.ts'), at('testing/index.ts')]);
+  return { name, src, plan, bullmq, testing } as Version;
+}
+
+/** `git archive <ref>` of the sources into a temporary folder that uses this tree's node_modules. */
+function checkout(ref: string): string {
+  const folder = mkdtempSync(join(tmpdir(), 'troupe-baseline-'));
+  execFileSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', ref, folder], { cwd: root, stdio: 'inherit' });
+  symlinkSync(join(root, 'node_modules'), join(folder, 'node_modules'), 'dir');
+  return folder;
+}
 
 interface Workers {
   readonly queueName: string;
@@ -37,14 +71,14 @@ function chunk(i: number, deps: number[]): PlanChunk {
 const wide = (n: number): Plan => ({ planSummary: 'wide', chunks: Array.from({ length: n }, (_, i) => chunk(i, [])) });
 const chain = (n: number): Plan => ({ planSummary: 'chain', chunks: Array.from({ length: n }, (_, i) => chunk(i, i === 0 ? [] : [i - 1])) });
 
-/** Start `count` worker processes on a queue of their own. */
-async function startWorkers(url: string, prefix: string, count: number, concurrency: number, delayMs: number): Promise<Workers> {
+/** Start `count` worker processes of `version` on a queue of their own. */
+async function startWorkers(version: Version, url: string, prefix: string, count: number, concurrency: number, delayMs: number): Promise<Workers> {
   const queueName = `bench-${randomUUID().slice(0, 8)}`;
   const children: ChildProcess[] = [];
   const lines: string[] = [];
   await Promise.all(
     Array.from({ length: count }, (_, i) => {
-      const config = { url, queueName, prefix, concurrency, delayMs, name: `b${i}` };
+      const config = { src: version.src, url, queueName, prefix, concurrency, delayMs, name: `b${i}` };
       const child = spawn(process.execPath, ['--import', tsxLoader, join(import.meta.dirname, 'distributed', 'worker.ts'), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
       children.push(child);
       return new Promise<void>((resolve, reject) => {
@@ -65,21 +99,47 @@ async function startWorkers(url: string, prefix: string, count: number, concurre
   };
 }
 
-function stats(values: number[]): { median: number; min: number; max: number } {
+interface Stats {
+  median: number;
+  min: number;
+  max: number;
+}
+
+function stats(values: number[]): Stats {
   const sorted = [...values].sort((a, b) => a - b);
   return { median: sorted[Math.floor(sorted.length / 2)]!, min: sorted[0]!, max: sorted.at(-1)! };
 }
 
-const fmt = (s: { median: number; min: number; max: number }, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
+const fmt = (s: Stats, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
 
-async function timeRuns(rounds: number, fn: () => Promise<unknown>): Promise<number[]> {
-  const times: number[] = [];
-  for (let r = 0; r < rounds; r++) {
-    const start = process.hrtime.bigint();
-    await fn();
-    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  await fn();
+  return Number(process.hrtime.bigint() - start) / 1e6;
+}
+
+/** Redis's command counts (`INFO commandstats`), to count what a run costs. */
+class CommandStats {
+  readonly #redis: Redis;
+  constructor(url: string) {
+    this.#redis = new Redis(url);
   }
-  return times;
+  async reset(): Promise<void> {
+    await this.#redis.config('RESETSTAT');
+  }
+  /** Commands Redis ran since the reset, those of Lua scripts included (`INFO commandstats`). */
+  async read(): Promise<number> {
+    const info = await this.#redis.info('commandstats');
+    let all = 0;
+    for (const line of info.split('\n')) {
+      const m = /^cmdstat_([^:]+):calls=(\d+)/.exec(line.trim());
+      if (m && m[1] !== 'info' && !m[1]!.startsWith('config')) all += Number(m[2]);
+    }
+    return all;
+  }
+  close(): void {
+    this.#redis.disconnect();
+  }
 }
 
 export default async function bench(): Promise<void> {
@@ -87,12 +147,19 @@ export default async function bench(): Promise<void> {
   if (!redis) return;
   const { url } = redis;
   const prefix = `bench-${randomUUID().slice(0, 8)}`;
+  const ref = process.env.BENCH_BASELINE;
+  const folder = ref ? checkout(ref) : undefined;
+  const versions = [await load('this tree', join(root, 'src'))];
+  if (ref && folder) versions.push(await load(ref, join(folder, 'src')));
+  const counts = process.env.REDIS_URL ? undefined : new CommandStats(url);
   try {
-    console.log(`Redis at ${url}; ${ROUNDS} runs each; median (min–max).\n`);
-    await overhead(url, prefix);
-    await throughput(url, prefix);
-    await cancellation(url, prefix);
+    console.log(`Redis at ${url}; Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} at the start; ${ROUNDS} runs each; median (min–max).\n`);
+    await overhead(versions, url, prefix, counts);
+    await throughput(versions, url, prefix);
+    await cancellation(versions, url, prefix);
+    console.log(`\nLoad average ${loadavg()[0]!.toFixed(1)} at the end.`);
   } finally {
+    counts?.close();
     const raw = new Redis(url);
     let cursor = '0';
     do {
@@ -102,86 +169,131 @@ export default async function bench(): Promise<void> {
     } while (cursor !== '0');
     raw.disconnect();
     await redis.stop();
+    if (folder) rmSync(folder, { recursive: true, force: true });
   }
 }
 
-/** µs per chunk in process and through Redis, chunks that cost nothing. */
-async function overhead(url: string, prefix: string): Promise<void> {
+/** µs per chunk in process and through Redis, chunks that cost nothing; Redis commands per chunk. */
+async function overhead(versions: Version[], url: string, prefix: string, counts: CommandStats | undefined): Promise<void> {
   const WIDE = 2000;
   const CHAIN = 200;
-  const adapter = scriptedAdapter({ fallback: 'done' });
-  const workers = await startWorkers(url, prefix, 1, 64, 0);
-  const executor = bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, capacity: 64 });
+  const setups = await Promise.all(
+    versions.map(async (v) => {
+      const adapter = v.testing.scriptedAdapter({ fallback: 'done' });
+      const workers = await startWorkers(v, url, prefix, 1, 64, 0);
+      const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, capacity: 64 } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
+      // Warm both paths up.
+      await v.plan.executePlan(wide(200), { adapter, maxParallel: 64 });
+      await v.plan.executePlan(wide(200), { executor });
+      return { v, adapter, workers, executor };
+    }),
+  );
   try {
-    // Warm both paths up.
-    await executePlan(wide(200), { adapter, maxParallel: 64 });
-    await executePlan(wide(200), { executor });
-    const rows: Array<[string, number, () => Promise<unknown>, () => Promise<unknown>]> = [
-      [`wide, ${WIDE} chunks, 64 in flight`, WIDE, () => executePlan(wide(WIDE), { adapter, maxParallel: 64 }), () => executePlan(wide(WIDE), { executor })],
-      [`chain, ${CHAIN} chunks, one at a time`, CHAIN, () => executePlan(chain(CHAIN), { adapter }), () => executePlan(chain(CHAIN), { executor })],
+    const kinds: Array<[string, number, (n: number) => Plan, number]> = [
+      [`wide, ${WIDE} chunks, 64 in flight`, WIDE, wide, 64],
+      [`chain, ${CHAIN} chunks, one at a time`, CHAIN, chain, 1],
     ];
-    console.log('| plan | in process µs/chunk | through Redis µs/chunk | added µs/chunk |');
-    console.log('| --- | ---: | ---: | ---: |');
-    for (const [name, n, local, remote] of rows) {
-      const l: number[] = [];
-      const r: number[] = [];
+    const rows: string[] = [];
+    const commandRows: string[] = [];
+    for (const [name, n, shape, maxParallel] of kinds) {
+      const local = new Map<Version, number[]>();
+      const remote = new Map<Version, number[]>();
+      const commands = new Map<Version, number>();
       for (let round = 0; round < ROUNDS; round++) {
-        l.push(...(await timeRuns(1, local)).map((ms) => (ms * 1000) / n));
-        r.push(...(await timeRuns(1, remote)).map((ms) => (ms * 1000) / n));
+        for (const { v, adapter, executor } of setups) {
+          const l = (await timed(() => v.plan.executePlan(shape(n), { adapter, maxParallel }))) * 1000 / n;
+          await counts?.reset();
+          const r = (await timed(() => v.plan.executePlan(shape(n), { executor }))) * 1000 / n;
+          if (counts && round === 0) commands.set(v, await counts.read());
+          local.set(v, [...(local.get(v) ?? []), l]);
+          remote.set(v, [...(remote.get(v) ?? []), r]);
+        }
       }
-      const added = r.map((v, i) => v - l[i]!);
-      console.log(`| ${name} | ${fmt(stats(l))} | ${fmt(stats(r))} | ${fmt(stats(added))} |`);
+      for (const { v } of setups) {
+        const l = local.get(v)!;
+        const r = remote.get(v)!;
+        const added = stats(r.map((x, i) => x - l[i]!));
+        const base = setups.at(-1)!.v;
+        const baseAdded = stats(remote.get(base)!.map((x, i) => x - local.get(base)![i]!)).median;
+        rows.push(`| ${name} | ${v.name} | ${fmt(stats(l))} | ${fmt(stats(r))} | ${fmt(added)} |${setups.length > 1 ? ` ${(added.median / baseAdded).toFixed(2)} |` : ''}`);
+        const c = commands.get(v);
+        if (c !== undefined) commandRows.push(`| ${name} | ${v.name} | ${(c / n).toFixed(1)} |`);
+      }
+    }
+    const ratio = versions.length > 1 ? ` × ${versions.at(-1)!.name} |` : '';
+    console.log(`| plan | version | in process µs/chunk | through Redis µs/chunk | added µs/chunk |${ratio}`);
+    console.log(`| --- | --- | ---: | ---: | ---: |${versions.length > 1 ? ' ---: |' : ''}`);
+    for (const row of rows) console.log(row);
+    if (commandRows.length > 0) {
+      console.log('\n| plan | version | Redis commands per chunk (scripts\' own included; first run) |');
+      console.log('| --- | --- | ---: |');
+      for (const row of commandRows) console.log(row);
     }
   } finally {
-    await executor.close();
-    await workers.stop();
-  }
-}
-
-/** Chunks per second of 20 ms chunks with 1, 2 and 4 worker processes. */
-async function throughput(url: string, prefix: string): Promise<void> {
-  const CHUNKS = 200;
-  console.log(`\n| worker processes (1 job at a time each) | ${CHUNKS} chunks of 20 ms: chunks/s | × 1 worker | ideal chunks/s |`);
-  console.log('| ---: | ---: | ---: | ---: |');
-  let one = 0;
-  for (const count of [1, 2, 4]) {
-    const workers = await startWorkers(url, prefix, count, 1, 20);
-    const executor = bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, capacity: 16 });
-    try {
-      await executePlan(wide(count * 4), { executor });
-      const rates = (await timeRuns(ROUNDS, () => executePlan(wide(CHUNKS), { executor }))).map((ms) => CHUNKS / (ms / 1000));
-      const s = stats(rates);
-      if (count === 1) one = s.median;
-      console.log(`| ${count} | ${fmt(s, 1)} | ${(s.median / one).toFixed(2)} | ${count * 50} |`);
-    } finally {
+    for (const { executor, workers } of setups) {
       await executor.close();
       await workers.stop();
     }
   }
 }
 
-/** Milliseconds from aborting a plan to its running attempt aborting on the worker. */
-async function cancellation(url: string, prefix: string): Promise<void> {
-  const workers = await startWorkers(url, prefix, 1, 1, 60_000);
-  const executor = bullmqExecutor({ connection: url, queueName: workers.queueName, prefix });
-  const latencies: number[] = [];
-  try {
-    for (let round = 0; round < ROUNDS; round++) {
-      const controller = new AbortController();
-      const started = new Promise<void>((resolve) => executor.events.once('job.started', () => resolve()));
-      const running = executePlan(wide(1), { executor, signal: controller.signal }).catch(() => undefined);
-      await started;
-      const seen = workers.lines.length;
-      const at = Date.now();
-      controller.abort();
-      await running;
-      let line: string | undefined;
-      while (!(line = workers.lines.slice(seen).find((l) => l.startsWith('aborted ')))) await new Promise((resolve) => setTimeout(resolve, 1));
-      latencies.push(Number(line.slice(8)) - at);
+/** Chunks per second of 20 ms chunks with 1, 2 and 4 worker processes. */
+async function throughput(versions: Version[], url: string, prefix: string): Promise<void> {
+  const CHUNKS = 200;
+  console.log(`\n| worker processes (1 job at a time each) | version | ${CHUNKS} chunks of 20 ms: chunks/s | × 1 worker | % of ideal | ideal chunks/s |`);
+  console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
+  const one = new Map<Version, number>();
+  for (const count of [1, 2, 4]) {
+    const setups = [];
+    for (const v of versions) {
+      const workers = await startWorkers(v, url, prefix, count, 1, 20);
+      const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, capacity: 16 } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
+      await v.plan.executePlan(wide(count * 4), { executor });
+      setups.push({ v, workers, executor, rates: [] as number[] });
     }
-    console.log(`\n| cancellation | ms |\n| --- | ---: |\n| abort → the running attempt aborted on its worker | ${fmt(stats(latencies))} |`);
-  } finally {
-    await executor.close();
-    await workers.stop();
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        for (const s of setups) s.rates.push(CHUNKS / ((await timed(() => s.v.plan.executePlan(wide(CHUNKS), { executor: s.executor }))) / 1000));
+      }
+      for (const s of setups) {
+        const r = stats(s.rates);
+        if (count === 1) one.set(s.v, r.median);
+        console.log(`| ${count} | ${s.v.name} | ${fmt(r, 1)} | ${(r.median / one.get(s.v)!).toFixed(2)} | ${((100 * r.median) / (count * 50)).toFixed(1)} % | ${count * 50} |`);
+      }
+    } finally {
+      for (const s of setups) {
+        await s.executor.close();
+        await s.workers.stop();
+      }
+    }
+  }
+}
+
+/** Milliseconds from aborting a plan to its running attempt aborting on the worker. */
+async function cancellation(versions: Version[], url: string, prefix: string): Promise<void> {
+  console.log('\n| cancellation | version | ms |\n| --- | --- | ---: |');
+  for (const v of versions) {
+    const workers = await startWorkers(v, url, prefix, 1, 1, 60_000);
+    const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix });
+    const latencies: number[] = [];
+    try {
+      for (let round = 0; round < ROUNDS; round++) {
+        const controller = new AbortController();
+        const started = new Promise<void>((resolve) => executor.events.once('job.started', () => resolve()));
+        const running = v.plan.executePlan(wide(1), { executor, signal: controller.signal }).catch(() => undefined);
+        await started;
+        const seen = workers.lines.length;
+        const at = Date.now();
+        controller.abort();
+        await running;
+        let line: string | undefined;
+        while (!(line = workers.lines.slice(seen).find((l) => l.startsWith('aborted ')))) await new Promise((resolve) => setTimeout(resolve, 1));
+        latencies.push(Number(line.slice(8)) - at);
+      }
+      console.log(`| abort → the running attempt aborted on its worker | ${v.name} | ${fmt(stats(latencies))} |`);
+    } finally {
+      await executor.close();
+      await workers.stop();
+    }
   }
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // A stand-in for a coding-agent CLI, written with the MCP SDK's client. It
 // takes the arguments of `claude -p` that troupe's Claude Code profile uses
-// (`--mcp-config <file>`, `--output-format json`, `--resume <id>`; the
+// (`--mcp-config <file>`, `--output-format json`, `--resume <id>`,
+// `--system-prompt-file` and `--append-system-prompt-file <file>`; the
 // others are ignored), reads the prompt from stdin, starts every MCP server
 // of the config as Claude Code does, calls tools, and prints one JSON result
 // line as `claude -p --output-format json` does.
@@ -20,6 +21,8 @@
 //   {"answer": "text"}              answer exactly this (instead of the answers so far)
 //   {"hang": true}                  never finish
 //   {"exit": n}                     exit with code n
+// - with nothing to delegate, it answers with the first line of the prompt
+//   (and of the system prompt file, when it was given one);
 // - `--pids <file>` appends {"cli": pid, "servers": [pid, ...], "config": file}
 //   once the servers are up (the tests check that none outlives a session).
 import { appendFileSync, readFileSync } from 'node:fs';
@@ -87,6 +90,9 @@ if (steps) {
     answers.push(...workers.map((worker, i) => `${worker}: ${results[i]}`));
   } else {
     answers.push(`nothing to delegate in: ${prompt.trim().split('\n')[0]}`);
+    const systemFile = option('--system-prompt-file') ?? option('--append-system-prompt-file');
+    const system = systemFile ? readFileSync(systemFile, 'utf8').trim().split('\n')[0] : '';
+    if (system) answers.push(`system prompt (${option('--system-prompt-file') ? 'replacing' : 'appended'}): ${system}`);
   }
 }
 

@@ -1,14 +1,14 @@
 /**
  * What a CLI session declares to its CLI through the profile's `configure`:
  * troupe's MCP server (when the session has tools), the agent's own MCP
- * servers, and the CLI's own tools the agent may use. The profile turns
- * them into the CLI's arguments, which replace `{mcp}`.
+ * servers, the CLI's own tools the agent may use and its system prompt.
+ * The profile turns them into the CLI's arguments, which replace `{mcp}`.
  * @module
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type McpServerSpec, type SessionSpec } from '../core/adapter.js';
+import { CLI_SYSTEM_PROMPT_KEY, CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type McpServerSpec, type SessionSpec } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { CliToolCalls, type McpServerLaunch } from './process-tools.js';
 import { defined } from '../core/defined.js';
@@ -17,6 +17,8 @@ export type { McpServerLaunch } from './process-tools.js';
 
 /** What {@link ProcessMcpOptions.configure} declares to the CLI for one session. */
 export interface McpLaunch {
+  /** The agent the session speaks for (for warnings). */
+  readonly agent?: string;
   /** troupe's MCP server, when the session has tools. */
   readonly troupe?: McpServerLaunch;
   /**
@@ -29,10 +31,16 @@ export interface McpLaunch {
   readonly servers: readonly McpServerSpec[];
   /**
    * The CLI's own tools the agent may use (`SessionSpec.metadata[CLI_TOOLS_KEY]`,
-   * set when an agent file runs on its vendor's CLI), to pass as the CLI's
-   * allow-list beside the permissions of the MCP servers.
+   * from `agent({ cli: { tools } })` or an agent file run on its vendor's
+   * CLI), to pass as the CLI's own switches beside the permissions of the
+   * MCP servers. Absent: the agent names none (the built-in profiles then
+   * offer none of the CLI's tools, unless `defaultCliTools: 'all'`).
    */
   readonly cliTools?: CliToolList;
+  /** The session's system prompt, for a profile that gives it to the CLI as the CLI's own system prompt (then it returns `system: true`). */
+  readonly system?: string;
+  /** How the agent wants its system prompt to reach the CLI (`SessionSpec.metadata[CLI_SYSTEM_PROMPT_KEY]`); absent: the profile decides. */
+  readonly systemPrompt?: 'append' | 'replace';
   /** A private folder (mode 0700) for the CLI's config files, removed with the session. */
   readonly dir: string;
 }
@@ -43,6 +51,26 @@ export interface McpLaunchConfig {
   args: readonly string[];
   /** Set in the CLI's environment (they win over `passEnv` and `env`). */
   env?: Record<string, string>;
+  /**
+   * True when `args` give the CLI the session's system prompt (`launch.system`)
+   * as the CLI's own: the prompt of each turn then leaves it out. Default:
+   * false (the prompt of the first turn starts with it, as without MCP).
+   */
+  system?: boolean;
+  /**
+   * What the CLI could not be given as the session asked (a tool the CLI
+   * does not have, a system prompt it cannot replace): each becomes a
+   * `warning` event of the session's agent (on its first turn).
+   */
+  warnings?: readonly CliLaunchWarning[];
+}
+
+/** Something a profile could not declare to its CLI as the session asked. */
+export interface CliLaunchWarning {
+  /** `unknown_cli_tool`, `system_prompt_not_replaced`, ... */
+  code: string;
+  message: string;
+  data?: Record<string, unknown>;
 }
 
 /** How a CLI learns of MCP servers and tools: see `processAdapter`'s `mcp` option. */
@@ -58,10 +86,11 @@ export interface ProcessMcpOptions {
   gatherMs?: number;
   /**
    * The CLI's arguments (and environment) that declare troupe's server and
-   * the agent's own servers, and allow their tools and the CLI's own tools
-   * the agent may use. Called once per session that has any of them; it may
-   * write config files into `launch.dir`. Built-in:
-   * {@link claudeCodeProfile}, {@link codexProfile}, {@link copilotProfile}.
+   * the agent's own servers, allow their tools, say which of the CLI's own
+   * tools the agent may use (none when it names none), and give the CLI the
+   * agent's system prompt. Called once per session; it may write config
+   * files into `launch.dir`. Built-in: {@link claudeCodeProfile},
+   * {@link codexProfile}, {@link copilotProfile}.
    */
   configure(launch: McpLaunch): McpLaunchConfig | Promise<McpLaunchConfig>;
 }
@@ -127,18 +156,44 @@ function serverProblem(server: unknown): string | undefined {
   return '`type` must be "stdio", "http" or "sse"';
 }
 
+/** The CLI tools of `spec` (`metadata[CLI_TOOLS_KEY]`), checked. */
+export function sessionCliTools(spec: SessionSpec): CliToolList | undefined {
+  const value = spec.metadata?.[CLI_TOOLS_KEY];
+  if (value === undefined) return undefined;
+  const list = value as Partial<CliToolList> | null;
+  const names = (v: unknown) => Array.isArray(v) && v.every((x) => typeof x === 'string');
+  if (typeof list !== 'object' || list === null || !(list.allowed === undefined || names(list.allowed)) || !names(list.disallowed)) {
+    throw new ConfigurationError(`Agent "${spec.agent}": expected \`metadata.${CLI_TOOLS_KEY}\` to be { allowed?: string[], disallowed: string[] }, got ${describeValue(value)}`, {
+      code: 'invalid_agent',
+      details: { agent: spec.agent },
+    });
+  }
+  return value as CliToolList;
+}
+
+/** How `spec`'s agent wants its system prompt to reach the CLI (`metadata[CLI_SYSTEM_PROMPT_KEY]`), checked. */
+export function sessionSystemPrompt(spec: SessionSpec): 'append' | 'replace' | undefined {
+  const value = spec.metadata?.[CLI_SYSTEM_PROMPT_KEY];
+  if (value === undefined || value === 'append' || value === 'replace') return value;
+  throw new ConfigurationError(`Agent "${spec.agent}": expected \`metadata.${CLI_SYSTEM_PROMPT_KEY}\` to be "append" or "replace", got ${describeValue(value)}`, {
+    code: 'invalid_agent',
+    details: { agent: spec.agent },
+  });
+}
+
 /**
  * Declare a session to its CLI: start troupe's server when the session has
  * tools, and ask `mcp.configure` for the arguments of everything the
- * session has (troupe's tools, the agent's servers, the CLI's tools). No
- * launch when it has none of them.
+ * session has (troupe's tools, the agent's servers, the CLI's tools, the
+ * system prompt), or has not: a CLI is told to offer none of its own
+ * tools to an agent that names none.
  */
-export async function launchCli(mcp: ProcessMcpOptions, spec: SessionSpec, signal: AbortSignal | undefined): Promise<CliLaunch | undefined> {
+export async function launchCli(mcp: ProcessMcpOptions, spec: SessionSpec, signal: AbortSignal | undefined): Promise<CliLaunch> {
   const name = mcp.serverName ?? DEFAULT_MCP_SERVER_NAME;
   const servers = sessionMcpServers(spec, name);
-  const cliTools = spec.metadata?.[CLI_TOOLS_KEY] as CliToolList | undefined;
+  const cliTools = sessionCliTools(spec);
+  const systemPrompt = sessionSystemPrompt(spec);
   const hasTools = spec.tools !== undefined && spec.tools.length > 0;
-  if (!hasTools && servers.length === 0 && cliTools === undefined) return undefined;
   const calls = hasTools ? await CliToolCalls.start(spec.tools!, name, mcp.gatherMs, signal) : undefined;
   let dir = calls?.dir;
   const close = async () => {
@@ -147,7 +202,13 @@ export async function launchCli(mcp: ProcessMcpOptions, spec: SessionSpec, signa
   };
   try {
     dir ??= await mkdtemp(join(tmpdir(), 'troupe-cli-'));
-    const config = await mcp.configure({ ...(calls ? { troupe: calls.server } : {}), servers, ...defined({ cliTools }), dir });
+    const config = await mcp.configure({
+      agent: spec.agent,
+      ...(calls ? { troupe: calls.server } : {}),
+      servers,
+      ...defined({ cliTools, system: spec.system, systemPrompt }),
+      dir,
+    });
     if (!config || !Array.isArray(config.args) || !config.args.every((a) => typeof a === 'string')) {
       throw new ConfigurationError(`Expected \`mcp.configure\` to return { args: string[] }, got ${describeValue(config)}`);
     }

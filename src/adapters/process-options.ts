@@ -22,7 +22,7 @@ export interface ProcessOutput {
 export interface ProcessPromptContext {
   /** The new input as text. */
   input: string;
-  /** The session's system prompt. */
+  /** The session's system prompt; undefined when the CLI gets it as its own (a profile's `--system-prompt-file`, ...). */
   system: string | undefined;
   /** Earlier turns of the session (only in transcript continuity; empty otherwise). */
   history: ReadonlyArray<{ role: 'user' | 'assistant'; text: string }>;

@@ -15,7 +15,7 @@ import type { Usage } from '../core/usage.js';
 import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from './options.js';
 import { runCommand, startCommand, type CommandResult } from './process-command.js';
 import { killGroup } from './process-group.js';
-import { launchCli } from './process-launch.js';
+import { launchCli, type CliLaunch, type CliLaunchWarning } from './process-launch.js';
 import { supersededError, type CliToolCalls } from './process-tools.js';
 import { CumulativeUsage } from './process-usage.js';
 import { inputText } from './scripted.js';
@@ -23,7 +23,7 @@ import type { ProcessAdapterOptions, ProcessOutput, ProcessPromptContext } from 
 
 export type { ProcessAdapterOptions, ProcessOutput, ProcessPromptContext } from './process-options.js';
 export { DEFAULT_TOOL_CALL_GATHER_MS } from './process-tools.js';
-export { DEFAULT_MCP_SERVER_NAME, type McpLaunch, type McpLaunchConfig, type McpServerLaunch, type ProcessMcpOptions } from './process-launch.js';
+export { DEFAULT_MCP_SERVER_NAME, type CliLaunchWarning, type McpLaunch, type McpLaunchConfig, type McpServerLaunch, type ProcessMcpOptions } from './process-launch.js';
 
 /** The whole-argument placeholder of the CLI's tool arguments (see `toolArgs`). */
 const TOOLS_PLACEHOLDER = '{tools}';
@@ -122,8 +122,8 @@ interface ProcessPlace {
   env: Record<string, string>;
   /** The `{tools}` arguments. */
   toolArgs: readonly string[];
-  /** What the profile declared to the CLI (MCP servers, the tools served, allow-lists), when it declared anything. */
-  launch: Awaited<ReturnType<typeof launchCli>>;
+  /** What the profile declared to the CLI (MCP servers, the tools served, the CLI's own tools, the system prompt), with `mcp`. */
+  launch: CliLaunch | undefined;
 }
 
 /** A session of the process adapter: one command per turn (or per user message, with tools over MCP). */
@@ -139,6 +139,8 @@ class ProcessSession implements ModelSession {
   #turn = 0;
   #running: ChildProcess | undefined;
   #asked = '';
+  /** What the profile could not declare as asked, told (as `warning` session events) on the first send. */
+  #warnings: readonly CliLaunchWarning[];
 
   constructor(
     readonly id: string,
@@ -150,10 +152,15 @@ class ProcessSession implements ModelSession {
     this.#spec = spec;
     this.#place = place;
     this.#totals = settings.options.usageReport === 'cumulative' ? new CumulativeUsage() : undefined;
+    this.#warnings = place.launch?.config.warnings ?? [];
   }
 
   async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
     throwIfAborted(sendOptions.signal);
+    if (this.#warnings.length > 0) {
+      for (const w of this.#warnings) sendOptions.onEvent?.({ type: 'warning', message: w.message, code: w.code, ...(w.data === undefined ? {} : { data: w.data }) });
+      this.#warnings = [];
+    }
     const { options, tailChars, maxOutputBytes } = this.#s;
     const timer =
       options.timeoutMs === undefined
@@ -186,7 +193,9 @@ class ProcessSession implements ModelSession {
     this.#turn++;
     const resumed = continuity === 'resume' && this.#toolSessionId !== undefined;
     this.#resumedTurn = resumed;
-    const prompt = formatPrompt({ input: text, system: spec.system, history: continuity === 'transcript' ? this.#history : [], turn: this.#turn, resumed });
+    // A profile that gives the CLI the system prompt as its own leaves it out of the prompt.
+    const system = this.#place.launch?.config.system === true ? undefined : spec.system;
+    const prompt = formatPrompt({ input: text, system, history: continuity === 'transcript' ? this.#history : [], turn: this.#turn, resumed });
     const template = resumed ? options.resume!.command : options.command;
     const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: this.#toolSessionId ?? '' };
     const placed = placePrompt(template, prompt, dashPrompt);

@@ -79,8 +79,10 @@ export function toolDecision(def: AgentDefinition, tool: string): ToolDecision {
 /**
  * Resolve the tool names of `def`: registered tools (by name or alias), the
  * CLI's own tools when the agent runs on its vendor's CLI, and the names
- * that resolve to nothing. `*` is every registered tool (and, on the CLI,
- * no allow-list). `disallowedTools` and tools the approval policy denies are
+ * that resolve to nothing. `*` is every registered tool; it names none of
+ * the CLI's (an agent whose file names none, or has no `tools:` line, which
+ * the vendors' formats read as `*`, gets what its profile gives such an
+ * agent: none by default, see `defaultCliTools`). `disallowedTools` and tools the approval policy denies are
  * left out (on the CLI: passed as its deny-list).
  *
  * @example
@@ -126,7 +128,8 @@ export function resolveAgentTools(def: AgentDefinition, options: AgentResolution
     for (const [name, decision] of Object.entries(def.approval.tools ?? {})) if (decision === 'deny' && targetOf(name) === undefined) denied.add(name);
   }
   const out: ResolvedTools = { tools, unresolved, onCli };
-  if (onCli) out.cli = { ...(all ? {} : { allowed }), disallowed: [...denied] };
+  // `*` names no tool of the CLI: with nothing else named, the agent gets what its profile gives such an agent (none, by default).
+  if (onCli) out.cli = { ...(all && allowed.length === 0 ? {} : { allowed }), disallowed: [...denied] };
   return out;
 }
 

@@ -90,9 +90,10 @@ export interface SessionSpec {
   /** A working directory for adapters that act on files (coding-agent CLIs). */
   workspace?: string;
   /**
-   * Free-form data passed through to the adapter. Two keys have a meaning
-   * every adapter may rely on: {@link CLI_TOOLS_KEY} (a {@link CliToolList})
-   * and {@link MCP_SERVERS_KEY} (a list of {@link McpServerSpec}).
+   * Free-form data passed through to the adapter. Three keys have a
+   * meaning every adapter may rely on: {@link CLI_TOOLS_KEY} (a
+   * {@link CliToolList}), {@link CLI_SYSTEM_PROMPT_KEY} (`append` or
+   * `replace`) and {@link MCP_SERVERS_KEY} (a list of {@link McpServerSpec}).
    */
   metadata?: Record<string, unknown>;
 }
@@ -100,16 +101,37 @@ export interface SessionSpec {
 /**
  * The key of `SessionSpec.metadata` under which an agent that runs on a
  * coding-agent CLI carries the CLI's own tools it may use
- * ({@link CliToolList}); the process adapter's `toolArgs` turns it into
- * the CLI's allow-list arguments.
+ * ({@link CliToolList}); the process adapter's profiles turn it into the
+ * CLI's own switches (`--tools` of Claude Code, ...), and its `toolArgs`
+ * into arguments of a CLI without a profile. `agent({ cli: { tools } })`
+ * and `compileAgents` (for an agent file run on its vendor's CLI) set it.
  */
 export const CLI_TOOLS_KEY = 'cliTools';
 
-/** The CLI's own tools an agent may use (`allowed`; absent: all of them) and may not use (`disallowed`), by the CLI's names. */
+/**
+ * The CLI's own tools an agent may use and may not use, by the CLI's names
+ * (or the aliases its profile knows: `read`, `edit`, `search`, `execute`,
+ * `web`).
+ */
 export interface CliToolList {
+  /**
+   * Exactly these (`[]`: none; `*` among them: every tool of the CLI).
+   * Absent: the agent names none, and gets what its adapter gives such an
+   * agent (the built-in profiles: none, unless `defaultCliTools: 'all'`).
+   */
   allowed?: string[];
+  /** Never these, whatever `allowed` says. */
   disallowed: string[];
 }
+
+/**
+ * The key of `SessionSpec.metadata` under which an agent that runs on a
+ * coding-agent CLI says how its system prompt reaches the CLI: `append`
+ * (after the CLI's own system prompt) or `replace` (instead of it). The
+ * process adapter's profiles read it (the profile's `systemPrompt` when
+ * absent); `agent({ cli: { systemPrompt } })` sets it.
+ */
+export const CLI_SYSTEM_PROMPT_KEY = 'cliSystemPrompt';
 
 /**
  * The key of `SessionSpec.metadata` under which an agent carries its own
@@ -164,7 +186,9 @@ export type SessionEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'tool-call'; call: ToolCall }
   | { type: 'usage'; usage: Partial<Usage> }
-  | { type: 'log'; message: string; data?: unknown };
+  | { type: 'log'; message: string; data?: unknown }
+  /** Something the adapter could not do as the session asked (a CLI tool it does not have, ...); the agent reports it as a `warning` event. */
+  | { type: 'warning'; message: string; code: string; data?: unknown };
 
 /** Options of one `send`. */
 export interface SendOptions {

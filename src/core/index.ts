@@ -27,7 +27,7 @@ export type {
   McpServerConfig,
   McpServerSpec,
 } from './adapter.js';
-export { CLI_TOOLS_KEY, MCP_SERVERS_KEY } from './adapter.js';
+export { CLI_SYSTEM_PROMPT_KEY, CLI_TOOLS_KEY, MCP_SERVERS_KEY } from './adapter.js';
 
 // Runnables, the run and its context
 export { outcomeReasons, outcomeStatuses, type Outcome, type OutcomeReason, type OutcomeStatus } from './outcome.js';

@@ -3,13 +3,13 @@
  * adapter and tools.
  * @module
  */
-import { MCP_SERVERS_KEY, type ModelAdapter, type SessionSpec } from '../core/adapter.js';
+import { CLI_SYSTEM_PROMPT_KEY, CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type ModelAdapter, type SessionSpec } from '../core/adapter.js';
 import { withTimeout } from '../core/abort.js';
 import { validateBudget, type Budget } from '../core/budget.js';
 import { ContextWindow, validateContextBudget, type ContextBudget, type ContextInputKind } from '../core/context-window.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
+import { defineOptions, expectPositiveInteger, expectPositiveNumber, check, listOf, nonEmptyString, oneOf } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { SessionHandle, openSession } from '../core/session.js';
 import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
@@ -56,6 +56,13 @@ export interface AgentOptions {
    */
   metadata?: Record<string, unknown>;
   /**
+   * What the agent gets of the coding-agent CLI it runs on (the process
+   * adapter's profiles): the CLI's own tools and how its system prompt
+   * reaches the CLI. Adapters that are not a CLI ignore it. Default: no
+   * tool of the CLI's own, the system prompt appended to the CLI's.
+   */
+  cli?: AgentCliOptions;
+  /**
    * A budget for each run of the agent (tokens, cost, model calls, time;
    * see `Budget`), on top of every enclosing one. When it runs out the
    * agent's op ends with status `budget-exhausted` and a
@@ -70,6 +77,64 @@ export interface AgentOptions {
    * `ContextBudget`). Default: none (the whole conversation is sent).
    */
   context?: ContextBudget;
+}
+
+/**
+ * What an agent gets of the coding-agent CLI it runs on. It reaches the
+ * adapter in the session's metadata ({@link CLI_TOOLS_KEY},
+ * {@link CLI_SYSTEM_PROMPT_KEY}); the built-in profiles of the process
+ * adapter map it onto the CLI's own switches.
+ *
+ * @example
+ * ```ts
+ * // A lead that only delegates: no tool of the CLI, troupe's tools over MCP, a one-line system prompt of its own.
+ * agent({ name: 'lead', system: 'You plan and delegate.', adapter: claude, cli: { systemPrompt: 'replace' } });
+ * // A coder: exactly read, edit and shell of the CLI (Claude Code: Read, Edit, Write, Bash).
+ * agent({ name: 'coder', adapter: claude, cli: { tools: ['read', 'edit', 'execute'] } });
+ * ```
+ */
+export interface AgentCliOptions {
+  /**
+   * The CLI's own tools the agent may use, by the CLI's names (`Read`,
+   * `Bash(git *)`, `view`, `exec_command`) or the aliases every profile
+   * knows (`read`, `edit`, `search`, `execute`, `web`): exactly these;
+   * `[]` for none; `'all'` for every tool of the CLI. A name the CLI does
+   * not have gives a `warning` event (`unknown_cli_tool`). troupe's own
+   * tools (the agent's `tools`, `delegate_to_worker`, ...) reach the CLI
+   * over MCP whatever this says. Default: none (the profile's
+   * `defaultCliTools`).
+   */
+  tools?: readonly string[] | 'all';
+  /** The CLI's tools the agent may never use, whatever `tools` says. Default: none. */
+  disallowedTools?: readonly string[];
+  /**
+   * How the agent's system prompt reaches the CLI: `append`ed to the
+   * CLI's own system prompt, or `replace`-ing it (the CLI's own prompt,
+   * written for its own tools and habits, is then not sent). Default: the
+   * profile's `systemPrompt` (`append`).
+   */
+  systemPrompt?: 'append' | 'replace';
+}
+
+const names = listOf(nonEmptyString);
+/** The description of {@link AgentCliOptions}. */
+const agentCliOptions = defineOptions<AgentCliOptions>('agent', {
+  tools: check("a list of tool names or 'all'", (v) => v === 'all' || (Array.isArray(v) && v.every((t) => typeof t === 'string' && t !== ''))),
+  disallowedTools: names,
+  systemPrompt: oneOf(['append', 'replace']),
+});
+
+/** The session metadata that carries `cli` ({@link CLI_TOOLS_KEY}, {@link CLI_SYSTEM_PROMPT_KEY}) over `metadata`. */
+function cliMetadata(cli: AgentCliOptions | undefined, metadata: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (cli === undefined || (cli.tools === undefined && cli.disallowedTools === undefined && cli.systemPrompt === undefined)) return metadata;
+  const out: Record<string, unknown> = { ...metadata };
+  if (cli.tools !== undefined || cli.disallowedTools !== undefined) {
+    const list: CliToolList = { disallowed: [...(cli.disallowedTools ?? [])] };
+    if (cli.tools !== undefined) list.allowed = cli.tools === 'all' ? ['*'] : [...cli.tools];
+    out[CLI_TOOLS_KEY] = list;
+  }
+  if (cli.systemPrompt !== undefined) out[CLI_SYSTEM_PROMPT_KEY] = cli.systemPrompt;
+  return out;
 }
 
 /** How a message is labelled for compaction: see {@link ContextWindow.label}. */
@@ -208,7 +273,8 @@ function sessionSpec(opts: ResolvedAgentOptions, converse: ConverseOptions, adap
   if (opts.temperature !== undefined) spec.temperature = opts.temperature;
   const workspace = converse.workspace ?? opts.workspace;
   if (workspace !== undefined) spec.workspace = workspace;
-  if (opts.metadata !== undefined) spec.metadata = opts.metadata;
+  const metadata = cliMetadata(opts.cli, opts.metadata);
+  if (metadata !== undefined) spec.metadata = metadata;
   const servers = opts.metadata?.[MCP_SERVERS_KEY];
   if (Array.isArray(servers) && servers.length > 0 && adapter.capabilities.mcpServers !== true) {
     const names = servers.map((s: { name?: unknown }) => String(s?.name)).join(', ');
@@ -259,7 +325,11 @@ async function openAgentSession(
     : undefined;
   const handle = new SessionHandle(window ? window.wrap(session) : session, {
     agent: opts.name,
-    onEvent: (event, sessionId) => ctx.emit('session.event', { agent: opts.name, sessionId, event }),
+    onEvent: (event, sessionId) => {
+      // What the adapter could not do as asked (a CLI tool it does not have, ...) is a warning of the run.
+      if (event.type === 'warning') ctx.emit('warning', { message: event.message, code: event.code, data: { agent: opts.name, adapter: adapter.id, ...(isRecord(event.data) ? event.data : {}) } });
+      ctx.emit('session.event', { agent: opts.name, sessionId, event });
+    },
     ...defined({ guard }),
   });
   return { handle, window };
@@ -304,6 +374,7 @@ function validateAgentOptions(options: AgentOptions): ResolvedAgentOptions {
   if (options.models !== undefined && !(Array.isArray(options.models) && options.models.every((m) => typeof m === 'string' && m !== ''))) {
     throw new ConfigurationError(`Expected \`models\` to be a list of non-empty strings, got ${describeValue(options.models)}`);
   }
+  agentCliOptions.check(options.cli, 'cli.');
   validateBudget('budget', options.budget);
   validateContextBudget('context', options.context);
   const names = new Set<string>();
@@ -312,6 +383,10 @@ function validateAgentOptions(options: AgentOptions): ResolvedAgentOptions {
     names.add(t.name);
   }
   return { ...options, maxTurns };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** The models to try in order: `model` (default: the first of `models`), then the rest of `models`. */

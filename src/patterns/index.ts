@@ -5,7 +5,7 @@
  * @module troupe/patterns
  * @category Patterns
  */
-export { agent, type Agent, type AgentOptions, type Conversation, type ConversationContextLabel, type ConversationReply, type ConverseOptions } from './agent.js';
+export { agent, type Agent, type AgentCliOptions, type AgentOptions, type Conversation, type ConversationContextLabel, type ConversationReply, type ConverseOptions } from './agent.js';
 export { withBudget, type WithBudgetOptions } from './with-budget.js';
 export { handoff, formatHandoff, type HandoffOptions, type HandoffOutcome } from './handoff.js';
 export { router, type RouterOptions, type RouterOutcome } from './router.js';

@@ -4,8 +4,12 @@
 // Anthropic mock, as a custom provider) and calls troupe's tools through
 // the MCP bridge; an agent file's own MCP server (examples/cli/ticket-server.mjs) is
 // started by the CLI beside troupe's, and the tools the file names are the
-// CLI's allow-list. Skipped, with one line at the start of the run, when the CLIs are
-// not installed (`npm run install:cli-rigs`); CI requires them.
+// CLI's allow-list. An agent that names none of the CLI's own tools is
+// offered none (the request the mock receives carries no built-in tool),
+// one that names `Read` exactly that; the agent's system prompt is
+// appended to the CLI's own or replaces it. Skipped, with one line at the
+// start of the run, when the CLIs are not installed (`npm run
+// install:cli-rigs`); CI requires them.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,7 +26,7 @@ import { defineTool, type ToolDefinition } from '../../src/core/tools.js';
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { reflect } from '../../src/patterns/reflect.js';
-import { startMockAnthropic, type MockAnthropic } from '../helpers/mock-anthropic.js';
+import { startMockAnthropic, type AnthropicRequest, type MockAnthropic, type MockAnthropicOptions } from '../helpers/mock-anthropic.js';
 import { startMockResponses, type MockResponses } from '../helpers/mock-responses.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { eventually } from '../helpers/eventually.js';
@@ -40,6 +44,8 @@ function ticketServerFor() {
 }
 // A real CLI starts in about a second; a loaded machine may take longer.
 const SLOW = { timeout: 60_000 };
+/** Two runs of a real CLI (Copilot takes 15 s a run on a loaded machine). */
+const TWICE = { timeout: 120_000 };
 
 const add = defineTool({
   name: 'add',
@@ -91,6 +97,12 @@ function descendants(): number[] {
   return found;
 }
 
+const warningsOf = (events: TroupeEvent[]) => events.filter((e): e is TroupeEvent<'warning'> => e.type === 'warning');
+/** The text of an Anthropic request's system prompt (a string or text blocks). */
+const systemText = (request: AnthropicRequest | undefined) => {
+  const system = request?.body['system'];
+  return typeof system === 'string' ? system : Array.isArray(system) ? system.map((b: { text?: string }) => b.text ?? '').join('\n') : '';
+};
 const toolCallTurns = (events: TroupeEvent[], name: string) =>
   events.filter((e): e is TroupeEvent<'agent.turn'> => e.type === 'agent.turn' && e.agent === name).map((e) => e.toolCalls);
 const nestedWorkers = (trace: Parameters<typeof walk>[0]) => {
@@ -102,8 +114,8 @@ const nestedWorkers = (trace: Parameters<typeof walk>[0]) => {
 };
 
 describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not installed'}) through claudeCodeProfile`, () => {
-  async function claude(script: Parameters<typeof startMockAnthropic>[0], args: string[] = []) {
-    const mock = await startMockAnthropic(script);
+  async function claude(script: Parameters<typeof startMockAnthropic>[0], args: string[] = [], mockOptions: MockAnthropicOptions = {}) {
+    const mock = await startMockAnthropic(script, mockOptions);
     mocks.push(mock);
     const home = tempDir();
     const cwd = tempDir();
@@ -212,7 +224,8 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
     const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
     const result = await run(flow, 'Add a parser', { adapter: workerReplies(), onEvent: (e) => events.push(e) });
     expect(result.output).toBe('Done: parse() is written and tested.');
-    expect(toolNames(mock, 0)).toContain('mcp__troupe__delegate_to_worker');
+    // The lead names none of Claude Code's tools: it is offered troupe's tool alone.
+    expect(toolNames(mock, 0)).toEqual(['mcp__troupe__delegate_to_worker']);
     expect(toolResults(mock, 1)).toContain('wrote parse()');
     expect(toolResults(mock, 1)).toContain('wrote 3 tests');
     // Claude Code 2.1.197 runs an MCP tool alone unless the tool says it is read-only: one call a turn, one worker after the other.
@@ -243,6 +256,32 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
     // The second message went to the same Claude Code session: the first exchange is in its history.
     expect(toolResults(mock, 1)).toContain('First answer.');
     expect(toolResults(mock, 2)).toMatch(/"type":"tool_result".*"text":"2"/);
+  });
+
+  it('offers no built-in tool to an agent that names none, exactly Read to one that names it, and warns of a name Claude Code does not have', TWICE, async () => {
+    const { mock, adapter } = await claude([{ text: 'Hello.' }, { text: 'Read it.' }], [], { turns: 'all' });
+    expect((await run(agent({ name: 'plain', adapter }), 'Say hello')).output).toBe('Hello.');
+    const events: TroupeEvent[] = [];
+    await run(agent({ name: 'reader', adapter, cli: { tools: ['Read', 'Frobnicate'] } }), 'Read README.md', { onEvent: (e) => events.push(e) });
+    expect(mock.messages).toHaveLength(2);
+    expect(mock.messages[0]!.body.tools ?? []).toEqual([]);
+    expect((mock.messages[1]!.body.tools ?? []).map((t) => t.name)).toEqual(['Read']);
+    expect(warningsOf(events)).toMatchObject([{ code: 'unknown_cli_tool', data: { agent: 'reader', tools: ['Frobnicate'] } }]);
+  });
+
+  it('appends the agent\'s system prompt to Claude Code\'s own, or replaces it', TWICE, async () => {
+    const { mock, adapter } = await claude([{ text: 'One.' }, { text: 'Two.' }], [], { turns: 'all' });
+    const system = 'You are the release planner of project Troupe-7781.';
+    await run(agent({ name: 'appended', adapter, system }), 'Plan the release');
+    await run(agent({ name: 'replaced', adapter, system, cli: { systemPrompt: 'replace' } }), 'Plan the release');
+    const [appended, replaced] = [systemText(mock.messages[0]), systemText(mock.messages[1])];
+    expect(appended).toContain(system);
+    expect(appended).toContain('You are an interactive agent that helps users with software engineering tasks');
+    expect(replaced).toContain(system);
+    expect(replaced).not.toContain('You are an interactive agent');
+    expect(replaced.length).toBeLessThan(system.length + 200);
+    // The system prompt is not sent again in the user's message.
+    for (const request of mock.messages) expect(JSON.stringify(request.body.messages)).not.toContain('Troupe-7781');
   });
 
   it('ends Claude Code and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {
@@ -357,6 +396,29 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     expect(result.usage).toMatchObject({ inputTokens: 84, outputTokens: 14 });
   });
 
+  it('offers no tool of its own to an agent that names none; `Read` turns on its shell (Codex reads through it), and a name Codex does not have is a warning', TWICE, async () => {
+    const { mock, adapter } = await codex([{ text: 'Hello.' }, { text: 'Read it.' }]);
+    await run(agent({ name: 'plain', adapter }), 'Say hello');
+    const events: TroupeEvent[] = [];
+    await run(agent({ name: 'reader', adapter, cli: { tools: ['Read', 'update_plan'] } }), 'Read README.md', { onEvent: (e) => events.push(e) });
+    expect(mock.turns[0]?.tools ?? []).toEqual([]);
+    expect((mock.turns[1]?.tools ?? []).map((t) => t.name).sort()).toEqual(['exec_command', 'write_stdin']);
+    expect(warningsOf(events)).toMatchObject([{ code: 'unknown_cli_tool', data: { agent: 'reader', tools: ['update_plan'] } }]);
+  });
+
+  it('appends the agent\'s system prompt to Codex\'s instructions, or replaces them', TWICE, async () => {
+    const { mock, adapter } = await codex([{ text: 'One.' }, { text: 'Two.' }]);
+    const system = 'You are the release planner of project Troupe-7781.';
+    await run(agent({ name: 'appended', adapter, system }), 'Plan the release');
+    await run(agent({ name: 'replaced', adapter, system, cli: { systemPrompt: 'replace' } }), 'Plan the release');
+    const developer = (turn: number) => (mock.turns[turn]?.input ?? []).filter((i) => i.role === 'developer').map((i) => JSON.stringify(i['content']));
+    expect(developer(0).join('\n')).toContain('You are a coding agent running in the Codex CLI');
+    expect(developer(0).join('\n')).toContain(system);
+    expect(developer(1)).toEqual([JSON.stringify([{ type: 'input_text', text: system }])]);
+    // The system prompt is not sent again in the user's message.
+    for (const turn of mock.turns) expect(JSON.stringify(turn.input?.filter((i) => i.role === 'user'))).not.toContain('Troupe-7781');
+  });
+
   it('ends Codex and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {
     const { adapter } = await codex([{ calls: [{ namespace: 'mcp__troupe', name: 'delegate_to_worker', arguments: { worker: 'coder', task: 'write parse()' } }] }]);
     const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
@@ -371,8 +433,8 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
 });
 
 describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? 'not installed'}) through copilotProfile`, () => {
-  async function copilot(script: Parameters<typeof startMockAnthropic>[0]) {
-    const mock = await startMockAnthropic(script);
+  async function copilot(script: Parameters<typeof startMockAnthropic>[0], mockOptions: MockAnthropicOptions = {}) {
+    const mock = await startMockAnthropic(script, mockOptions);
     mocks.push(mock);
     const home = tempDir();
     const adapter = processAdapter({
@@ -448,6 +510,31 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
     // Copilot runs the two calls at once: one troupe turn with both, the workers in parallel.
     expect(toolCallTurns(events, 'lead')).toEqual([2, 0]);
     expect(nestedWorkers(result.trace)).toEqual(['orchestrate > coder', 'orchestrate > tester']);
+  });
+
+  it('offers no tool of its own to an agent that names none, exactly `view` to one that names Read, and warns of a name Copilot does not have', TWICE, async () => {
+    const { mock, adapter } = await copilot([{ text: 'Hello.' }, { text: 'Read it.' }], { turns: 'all' });
+    await run(agent({ name: 'plain', adapter }), 'Say hello');
+    const events: TroupeEvent[] = [];
+    await run(agent({ name: 'reader', adapter, cli: { tools: ['Read', 'frobnicate'] } }), 'Read README.md', { onEvent: (e) => events.push(e) });
+    expect(mock.messages).toHaveLength(2);
+    expect(mock.messages[0]!.body.tools ?? []).toEqual([]);
+    expect((mock.messages[1]!.body.tools ?? []).map((t) => t.name)).toEqual(['view']);
+    expect(warningsOf(events)).toMatchObject([{ code: 'unknown_cli_tool', data: { agent: 'reader', tools: ['frobnicate'] } }]);
+  });
+
+  it('appends the agent\'s system prompt to Copilot\'s own; asked to replace it, appends and warns (Copilot has no switch for it)', TWICE, async () => {
+    const { mock, adapter } = await copilot([{ text: 'One.' }, { text: 'Two.' }], { turns: 'all' });
+    const system = 'You are the release planner of project Troupe-7781.';
+    await run(agent({ name: 'appended', adapter, system }), 'Plan the release');
+    const events: TroupeEvent[] = [];
+    await run(agent({ name: 'replaced', adapter, system, cli: { systemPrompt: 'replace' } }), 'Plan the release', { onEvent: (e) => events.push(e) });
+    for (const request of mock.messages) {
+      expect(systemText(request)).toContain('You are the GitHub Copilot CLI');
+      expect(systemText(request)).toMatch(/<agent_instructions>[^]*You are the release planner of project Troupe-7781\./);
+      expect(JSON.stringify(request.body.messages)).not.toContain('Troupe-7781');
+    }
+    expect(warningsOf(events)).toMatchObject([{ code: 'system_prompt_not_replaced', data: { agent: 'replaced' } }]);
   });
 
   it('ends Copilot and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { claudeCodeProfile, processAdapter, type McpLaunch, type ProcessAdapterOptions } from '../../src/adapters/process.js';
 import { compileAgents } from '../../src/agents/compile.js';
 import { parseAgentFile } from '../../src/agents/parse.js';
-import { CLI_TOOLS_KEY, MCP_SERVERS_KEY } from '../../src/core/adapter.js';
+import { CLI_SYSTEM_PROMPT_KEY, CLI_TOOLS_KEY, MCP_SERVERS_KEY } from '../../src/core/adapter.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { SimulatedClock } from '../../src/core/clock.js';
 import { AdapterError, ConfigurationError, TimeoutError } from '../../src/core/errors.js';
@@ -260,12 +260,16 @@ describe('the process adapter over MCP', () => {
       await session.close();
     }
     expect(launches).toHaveLength(1);
-    expect(launches[0]).toEqual({ servers, cliTools: { allowed: ['Read'], disallowed: [] }, dir: expect.any(String) });
+    expect(launches[0]).toEqual({ agent: 'a', servers, cliTools: { allowed: ['Read'], disallowed: [] }, dir: expect.any(String) });
     expect(existsSync(launches[0]!.dir)).toBe(false);
-    // Nothing to declare: no launch, no folder.
-    const plain = await adapter.openSession({ agent: 'b' });
+    // Nothing of its own to declare: the CLI is still told (no tool of its own), and the folder goes with the session.
+    const plain = await adapter.openSession({ agent: 'b', system: 'Be brief.', metadata: { [CLI_SYSTEM_PROMPT_KEY]: 'replace' } });
     await plain.close();
-    expect(launches).toHaveLength(1);
+    expect(launches).toHaveLength(2);
+    expect(launches[1]).toEqual({ agent: 'b', servers: [], system: 'Be brief.', systemPrompt: 'replace', dir: expect.any(String) });
+    expect(existsSync(launches[1]!.dir)).toBe(false);
+    await expect(adapter.openSession({ agent: 'c', metadata: { [CLI_SYSTEM_PROMPT_KEY]: 'prepend' } })).rejects.toThrow('Agent "c": expected `metadata.cliSystemPrompt` to be "append" or "replace", got "prepend" (string)');
+    await expect(adapter.openSession({ agent: 'c', metadata: { [CLI_TOOLS_KEY]: ['Read'] } })).rejects.toThrow(/expected `metadata.cliTools` to be \{ allowed\?: string\[\], disallowed: string\[\] \}/);
   });
 
   it('refuses an agent\'s MCP server named like troupe\'s own (in any case), or two of the same name, before anything starts', async () => {
@@ -290,9 +294,22 @@ describe('the process adapter over MCP', () => {
     await session.close();
   });
 
-  it('runs a session without tools as a plain CLI turn (no MCP server)', async () => {
+  it('runs a session without tools as a plain CLI turn (no MCP server), its system prompt given to the CLI as its own, not in the prompt', async () => {
     const { adapter } = standInAdapter();
     const result = await run(agent({ name: 'a', adapter, system: 'Be brief.' }), 'hello');
-    expect(result.output).toBe('Synthesis\nnothing to delegate in: Be brief.');
+    expect(result.output).toBe('Synthesis\nnothing to delegate in: hello\nsystem prompt (appended): Be brief.');
+    const replaced = await run(agent({ name: 'a', adapter, system: 'Be brief.', cli: { systemPrompt: 'replace' } }), 'hello');
+    expect(replaced.output).toBe('Synthesis\nnothing to delegate in: hello\nsystem prompt (replacing): Be brief.');
+  });
+
+  it('tells a warning of the profile (a CLI tool it does not know) as a `warning` event of the agent, once', async () => {
+    const { adapter } = standInAdapter();
+    const events: TroupeEvent[] = [];
+    const a = agent({ name: 'a', adapter, cli: { tools: ['Read', 'Frobnicate'] } });
+    await run(a, 'hello', { onEvent: (e) => events.push(e) });
+    const warnings = events.filter((e): e is TroupeEvent<'warning'> => e.type === 'warning');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ code: 'unknown_cli_tool', data: { agent: 'a', adapter: 'claude', tools: ['Frobnicate'], cli: 'Claude Code' } });
+    expect(warnings[0]!.message).toContain('Agent "a" names a tool "Frobnicate" that Claude Code 2.1.197 does not have');
   });
 });

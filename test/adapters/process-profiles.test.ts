@@ -1,8 +1,9 @@
 // What each built-in profile declares to its CLI for a session: troupe's
-// MCP server, the agent's own servers and the CLI's own tools, as
-// arguments and config files. The real CLIs read them in
+// MCP server, the agent's own servers, the CLI's own tools (none unless
+// the agent names them) and the system prompt, as arguments and config
+// files. The real CLIs read them in
 // process-clis.test.ts; here, every combination, without a CLI.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeProfile, codexProfile, copilotProfile, type McpLaunch } from '../../src/adapters/process.js';
@@ -17,20 +18,22 @@ const tickets: McpServerSpec = { name: 'tickets', type: 'stdio', command: 'node'
 const docs: McpServerSpec = { name: 'docs', type: 'http', url: 'https://docs.example/mcp', headers: { Authorization: 'Bearer x' }, tools: ['search'] };
 const launch = (parts: Partial<McpLaunch>): McpLaunch => ({ servers: [], dir: tempDir(), ...parts });
 const configure = async (profile: ReturnType<typeof claudeCodeProfile>, parts: Partial<McpLaunch>) => {
-  const l = launch(parts);
-  const { args, env } = await profile.mcp!.configure(l);
-  return { args: [...args], env, dir: l.dir };
+  const l = launch({ agent: 'helper', ...parts });
+  const { args, env, system, warnings } = await profile.mcp!.configure(l);
+  return { args: [...args], env, dir: l.dir, system, warnings: warnings ?? [] };
 };
 const json = (file: string) => JSON.parse(readFileSync(file, 'utf8')) as unknown;
 
 describe('claudeCodeProfile', () => {
-  it('troupe\'s server alone: its tools allowed, the sub-agent tool refused', async () => {
-    const { args, dir } = await configure(claudeCodeProfile(), { troupe });
+  it('troupe\'s server alone: its tools allowed, no built-in tool offered, the sub-agent tool refused', async () => {
+    const { args, dir, system } = await configure(claudeCodeProfile(), { troupe });
     expect(args).toEqual([
       '--mcp-config', join(dir, 'claude-mcp.json'), '--strict-mcp-config',
+      '--tools', '',
       '--allowedTools', 'mcp__troupe__add,mcp__troupe__delegate_to_worker',
       '--disallowedTools', 'Task,Agent',
     ]);
+    expect(system).toBe(true);
     expect(json(join(dir, 'claude-mcp.json'))).toEqual({ mcpServers: { troupe: { type: 'stdio', command: '/usr/bin/node', args: ['/tmp/x/bridge.cjs'] } } });
   });
 
@@ -61,12 +64,44 @@ describe('claudeCodeProfile', () => {
     expect(() => claudeCodeProfile({ mcpStartupTimeoutMs: Number.NaN })).toThrow(ConfigurationError);
   });
 
-  it('CLI tools alone: no MCP config; an empty allow-list offers no built-in tool; every tool (no list) leaves --tools out', async () => {
+  it('CLI tools alone: no MCP config; an empty allow-list or none offers no built-in tool; `*` or `defaultCliTools: all` leaves --tools out', async () => {
     expect((await configure(claudeCodeProfile(), { cliTools: { allowed: ['Read', 'Grep'], disallowed: [] } })).args).toEqual([
       '--tools', 'Read,Grep', '--allowedTools', 'Read,Grep', '--disallowedTools', 'Task,Agent',
     ]);
     expect((await configure(claudeCodeProfile(), { cliTools: { allowed: [], disallowed: [] } })).args).toEqual(['--tools', '', '--disallowedTools', 'Task,Agent']);
-    expect((await configure(claudeCodeProfile(), { cliTools: { disallowed: ['Bash'] } })).args).toEqual(['--disallowedTools', 'Task,Agent,Bash']);
+    expect((await configure(claudeCodeProfile(), {})).args).toEqual(['--tools', '', '--disallowedTools', 'Task,Agent']);
+    expect((await configure(claudeCodeProfile(), { cliTools: { disallowed: ['Bash'] } })).args).toEqual(['--tools', '', '--disallowedTools', 'Task,Agent,Bash']);
+    expect((await configure(claudeCodeProfile(), { cliTools: { allowed: ['*'], disallowed: ['Bash'] } })).args).toEqual(['--disallowedTools', 'Task,Agent,Bash']);
+    expect((await configure(claudeCodeProfile({ defaultCliTools: 'all' }), {})).args).toEqual(['--disallowedTools', 'Task,Agent']);
+    // A list of its own still counts with `defaultCliTools: all`.
+    expect((await configure(claudeCodeProfile({ defaultCliTools: 'all' }), { cliTools: { allowed: ['Read'], disallowed: [] } })).args).toEqual(['--tools', 'Read', '--allowedTools', 'Read', '--disallowedTools', 'Task,Agent']);
+  });
+
+  it('reads the common aliases (read, edit, search, execute, web) as Claude Code\'s tools; warns of a name it does not have and passes it on', async () => {
+    const { args, warnings } = await configure(claudeCodeProfile(), { cliTools: { allowed: ['read', 'edit', 'execute', 'Search', 'Frobnicate'], disallowed: ['web'] } });
+    expect(args).toEqual([
+      '--tools', 'Read,Edit,Write,Bash,Grep,Glob,Frobnicate',
+      '--allowedTools', 'Read,Edit,Write,Bash,Grep,Glob,Frobnicate',
+      '--disallowedTools', 'Task,Agent,WebFetch,WebSearch',
+    ]);
+    expect(warnings).toEqual([{ code: 'unknown_cli_tool', message: expect.stringContaining('Agent "helper" names a tool "Frobnicate" that Claude Code 2.1.197 does not have'), data: { tools: ['Frobnicate'], cli: 'Claude Code' } }]);
+  });
+
+  it('gives the system prompt in a file: appended by default, replacing with `systemPrompt: replace` (the agent\'s choice first)', async () => {
+    const appended = await configure(claudeCodeProfile(), { system: 'You plan.' });
+    expect(appended.args.slice(-2)).toEqual(['--append-system-prompt-file', join(appended.dir, 'system-prompt.md')]);
+    expect(readFileSync(join(appended.dir, 'system-prompt.md'), 'utf8')).toBe('You plan.');
+    const replaced = await configure(claudeCodeProfile({ systemPrompt: 'replace' }), { system: 'You plan.' });
+    expect(replaced.args.slice(-2)).toEqual(['--system-prompt-file', join(replaced.dir, 'system-prompt.md')]);
+    expect((await configure(claudeCodeProfile({ systemPrompt: 'replace' }), { system: 'You plan.', systemPrompt: 'append' })).args).toContain('--append-system-prompt-file');
+    expect((await configure(claudeCodeProfile(), { system: 'You plan.', systemPrompt: 'replace' })).args).toContain('--system-prompt-file');
+    // Replacing with nothing: an empty prompt; appending nothing: no flag.
+    const empty = await configure(claudeCodeProfile(), { systemPrompt: 'replace' });
+    expect(empty.args.slice(-2)).toEqual(['--system-prompt-file', join(empty.dir, 'system-prompt.md')]);
+    expect(readFileSync(join(empty.dir, 'system-prompt.md'), 'utf8')).toBe('');
+    const none = await configure(claudeCodeProfile(), {});
+    expect(none.args.join(' ')).not.toContain('system-prompt');
+    expect(existsSync(join(none.dir, 'system-prompt.md'))).toBe(false);
   });
 });
 
@@ -92,15 +127,46 @@ describe('codexProfile', () => {
       'mcp_servers.docs.enabled_tools=["search"]',
       'mcp_servers.docs.default_tools_approval_mode="approve"',
       'mcp_servers.docs.startup_timeout_sec=60',
-      // Codex has no allow-list of its own tools: `cliTools` changes nothing.
       'agents.enabled=false',
+      // `Read`: Codex reads through its shell, which stays on; every other tool switch is off.
+      'web_search="disabled"',
+      'features.view_image=false',
+      'features.goals=false',
+      'tools.experimental_request_user_input.enabled=false',
     ]);
   });
 
   it('waits mcpStartupTimeoutMs (in whole seconds) for each server to start, and refuses a time-out that is not positive', async () => {
     const { args } = await configure(codexProfile({ mcpStartupTimeoutMs: 1500 }), { troupe, servers: [tickets] });
     expect(args.filter((a) => a.includes('startup_timeout_sec'))).toEqual(['mcp_servers.troupe.startup_timeout_sec=2', 'mcp_servers.tickets.startup_timeout_sec=2']);
-    expect(() => codexProfile({ mcpStartupTimeoutMs: 0 })).toThrow(/Expected `mcpStartupTimeoutMs` to be a positive number of ms, got 0/);
+    expect(() => codexProfile({ mcpStartupTimeoutMs: 0 })).toThrow(/mcpStartupTimeoutMs/);
+  });
+
+  const overrides = (args: string[]) => args.filter((_, i) => i % 2 === 1);
+  const OFF = ['features.shell_tool=false', 'web_search="disabled"', 'features.view_image=false', 'features.goals=false', 'tools.experimental_request_user_input.enabled=false'];
+
+  it('turns off every tool switch the agent does not name (all of them when it names none), with the skills and permissions a shell would use; `*` or `defaultCliTools: all` keeps them', async () => {
+    expect(overrides((await configure(codexProfile(), {})).args)).toEqual(['agents.enabled=false', ...OFF, 'skills.bundled.enabled=false', 'include_permissions_instructions=false']);
+    expect(overrides((await configure(codexProfile(), { cliTools: { allowed: ['execute', 'web', 'view_image'], disallowed: [] } })).args)).toEqual([
+      'agents.enabled=false', 'features.goals=false', 'tools.experimental_request_user_input.enabled=false',
+    ]);
+    expect(overrides((await configure(codexProfile(), { cliTools: { allowed: ['*'], disallowed: ['WebSearch'] } })).args)).toEqual(['agents.enabled=false', 'web_search="disabled"']);
+    expect(overrides((await configure(codexProfile({ defaultCliTools: 'all' }), {})).args)).toEqual(['agents.enabled=false']);
+    const { warnings } = await configure(codexProfile(), { cliTools: { allowed: ['Read', 'update_plan'], disallowed: [] } });
+    expect(warnings).toMatchObject([{ code: 'unknown_cli_tool', data: { tools: ['update_plan'], cli: 'Codex' } }]);
+  });
+
+  it('appends the system prompt as developer instructions; replaces Codex\'s instructions, skills, permissions and environment context with it', async () => {
+    const appended = await configure(codexProfile({ defaultCliTools: 'all' }), { system: 'You plan "well".' });
+    expect(overrides(appended.args)).toEqual(['agents.enabled=false', 'developer_instructions="You plan \\"well\\"."']);
+    const replaced = await configure(codexProfile({ defaultCliTools: 'all', systemPrompt: 'replace' }), { system: 'You plan.' });
+    const file = join(replaced.dir, 'codex-instructions.md');
+    expect(overrides(replaced.args)).toEqual([
+      'agents.enabled=false', 'skills.bundled.enabled=false', 'include_permissions_instructions=false', 'include_environment_context=false', `model_instructions_file=${JSON.stringify(file)}`,
+    ]);
+    expect(readFileSync(file, 'utf8')).toBe('You plan.');
+    // Codex refuses an empty instructions file: an empty prompt is given inline.
+    expect(overrides((await configure(codexProfile({ defaultCliTools: 'all' }), { systemPrompt: 'replace' })).args).at(-1)).toBe('instructions=""');
   });
 
   it('refuses an SSE server, which Codex cannot reach', async () => {
@@ -130,9 +196,31 @@ describe('copilotProfile', () => {
     });
   });
 
-  it('without an allow-list, only the servers are allowed and nothing limits the tools offered', async () => {
+  it('an agent that names no tool is offered only the servers (troupe\'s name when there is none); `*` or `defaultCliTools: all` leaves the tools unlimited', async () => {
     const { args, dir } = await configure(copilotProfile(), { troupe });
-    expect(args).toEqual(['--additional-mcp-config', `@${join(dir, 'copilot-mcp.json')}`, '--allow-tool', 'troupe', '--excluded-tools', 'task', 'read_agent', 'list_agents', 'write_agent']);
+    const excluded = ['--excluded-tools', 'task', 'read_agent', 'list_agents', 'write_agent'];
+    expect(args).toEqual(['--additional-mcp-config', `@${join(dir, 'copilot-mcp.json')}`, '--available-tools', 'troupe', '--allow-tool', 'troupe', ...excluded]);
+    expect((await configure(copilotProfile(), {})).args).toEqual(['--available-tools', 'troupe', ...excluded]);
+    expect((await configure(copilotProfile({ serverName: 'team' }), {})).args).toEqual(['--available-tools', 'team', ...excluded]);
+    expect((await configure(copilotProfile({ defaultCliTools: 'all' }), {})).args).toEqual(excluded);
+    expect((await configure(copilotProfile(), { cliTools: { allowed: ['*'], disallowed: [] } })).args).toEqual(excluded);
+  });
+
+  it('appends the system prompt as a custom agent of a private folder; warns of `replace`, which Copilot cannot do, and refuses it on the profile', async () => {
+    const { args, dir, warnings } = await configure(copilotProfile(), { system: 'You plan.', systemPrompt: 'replace' });
+    const folder = join(dir, 'copilot-agent');
+    expect(args.slice(-4)).toEqual(['--add-dir', folder, '--agent', 'troupe-session']);
+    expect(readFileSync(join(folder, '.github', 'agents', 'troupe-session.agent.md'), 'utf8')).toBe('---\nname: troupe-session\ndescription: The agent troupe runs\n---\nYou plan.\n');
+    expect(warnings).toMatchObject([{ code: 'system_prompt_not_replaced' }]);
+    expect(() => copilotProfile({ systemPrompt: 'replace' })).toThrow(/no switch that replaces its system prompt/);
+  });
+});
+
+describe('profile options', () => {
+  it('are checked eagerly: an unknown key with the nearest one, a bad value named', () => {
+    expect(() => claudeCodeProfile({ sytemPrompt: 'replace' } as never)).toThrow('Unknown option `sytemPrompt` of claudeCodeProfile; did you mean `systemPrompt`?');
+    expect(() => codexProfile({ defaultCliTools: 'some' as never })).toThrow('Expected `defaultCliTools` to be one of "none", "all", got "some" (string)');
+    expect(() => copilotProfile({ command: [] })).toThrow(ConfigurationError);
   });
 });
 
@@ -142,9 +230,12 @@ describe('copilotToolArgs', () => {
       available: ['view', 'grep', 'glob', 'edit', 'create', 'github-issue_read', 'jira', 'web_fetch'],
       allow: ['write', 'github(issue_read)', 'jira'],
       excluded: ['bash', 'read_bash', 'write_bash', 'stop_bash', 'list_bash', 'powershell', 'read_powershell', 'write_powershell', 'stop_powershell', 'list_powershell', 'tickets-close'],
+      unknown: [],
     });
-    expect(copilotToolArgs({ disallowed: [] })).toEqual({ allow: [], excluded: [] });
-    // Names that are keys of Object.prototype are plain names.
-    expect(copilotToolArgs({ allowed: ['constructor', 'toString/x'], disallowed: [] })).toEqual({ available: ['constructor', 'toString-x'], allow: ['toString(x)'], excluded: [] });
+    // No list: nothing (or, by default for all, every tool).
+    expect(copilotToolArgs({ disallowed: [] })).toEqual({ available: [], allow: [], excluded: [], unknown: [] });
+    expect(copilotToolArgs({ disallowed: [] }, true)).toEqual({ allow: [], excluded: [], unknown: [] });
+    // Names that are keys of Object.prototype are plain names (and not Copilot's).
+    expect(copilotToolArgs({ allowed: ['constructor', 'toString/x'], disallowed: [] })).toEqual({ available: ['constructor', 'toString-x'], allow: ['toString(x)'], excluded: [], unknown: ['constructor'] });
   });
 });

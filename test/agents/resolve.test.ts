@@ -40,7 +40,7 @@ describe('resolveAgentTools', () => {
     // Another format's CLI, or an agent that names another adapter, is not its vendor's CLI.
     expect(resolveAgentTools(def, { cli: { copilot: cli } }).unresolved).toEqual(['Read', 'Grep', 'Bash']);
     expect(resolveAgentTools({ ...def, adapter: 'openai' }, { cli: { 'claude-code': cli } }).onCli).toBe(false);
-    // Every tool: no allow-list on the CLI.
+    // Every tool (no `tools:` line): no allow-list of the CLI's tools, so the profile decides (none, by default).
     expect(resolveAgentTools(claude(''), { cli: { 'claude-code': cli } }).cli).toEqual({ disallowed: [] });
   });
 

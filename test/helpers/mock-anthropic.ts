@@ -32,18 +32,37 @@ export interface MockAnthropic {
   url: string;
   /** The `/v1/messages` requests that consumed a turn, in order. */
   turns: AnthropicRequest[];
+  /** Every `/v1/messages` request, side requests included, in order. */
+  messages: AnthropicRequest[];
   /** Every request, in order. */
   requests: Array<{ method: string; path: string }>;
   close(): Promise<void>;
 }
 
+/** Options of {@link startMockAnthropic}. */
+export interface MockAnthropicOptions {
+  /**
+   * Which `/v1/messages` requests consume a turn of the script: those that
+   * offer tools (a request without tools is a side request of the CLI and
+   * gets `ok`), or every one (for an agent offered no tool at all; Claude
+   * Code 2.1.197 and Copilot 1.0.102 send no side requests in `-p` mode).
+   * Default: `tools`.
+   */
+  turns?: 'tools' | 'all';
+}
+
 /**
  * Start the mock. A `/v1/messages` request that offers tools consumes the
  * next turn of `script` (a function of the request may pick it instead);
- * one without tools is a side request of the CLI and gets `ok`.
+ * one without tools is a side request of the CLI and gets `ok`, unless
+ * `options.turns` is `all`.
  */
-export async function startMockAnthropic(script: AnthropicTurn[] | ((request: AnthropicRequest, index: number) => AnthropicTurn)): Promise<MockAnthropic> {
+export async function startMockAnthropic(
+  script: AnthropicTurn[] | ((request: AnthropicRequest, index: number) => AnthropicTurn),
+  options: MockAnthropicOptions = {},
+): Promise<MockAnthropic> {
   const turns: AnthropicRequest[] = [];
+  const messages: AnthropicRequest[] = [];
   const requests: Array<{ method: string; path: string }> = [];
   let ids = 0;
   const server = createServer((req, res) => {
@@ -68,8 +87,9 @@ export async function startMockAnthropic(script: AnthropicTurn[] | ((request: An
       return send(res, 404, { type: 'error', error: { type: 'not_found_error', message: `mock: no route ${req.method} ${path}` } });
     }
     const request = { path, body };
+    messages.push(request);
     let turn: AnthropicTurn;
-    if (body.tools && body.tools.length > 0) {
+    if ((body.tools && body.tools.length > 0) || options.turns === 'all') {
       const index = turns.length;
       turns.push(request);
       turn = typeof script === 'function' ? script(request, index) : (script[index] ?? { text: 'mock: no scripted turn left' });
@@ -110,6 +130,7 @@ export async function startMockAnthropic(script: AnthropicTurn[] | ((request: An
   return {
     url: `http://127.0.0.1:${port}`,
     turns,
+    messages,
     requests,
     close: () =>
       new Promise<void>((resolve) => {

@@ -23,6 +23,7 @@ import { QueueError, RemoteJobError } from './errors.js';
 import type { JobRef, QueueClientEvents } from './events.js';
 import { openQueue, type OpenedQueue } from './queue-connection.js';
 import { withTimeout } from './time.js';
+import { AddBatch, PREPARE_ADDS, type AddOutcome, type JobToAdd } from './add-batch.js';
 import { eventBatchSchema, jobResultSchema, type EventBatchWire, type JobFailureWire, type JobKind, type JobResultWire, type JobWire } from './wire.js';
 
 /** Receives what a job's worker reports while it runs. */
@@ -113,6 +114,8 @@ export class JobClient {
   #cancelDown: (() => void) | undefined;
   #cancelReconcile: (() => void) | undefined;
   readonly #waits: number[] = [];
+  /** The adds of one turn of the event loop, sent together. */
+  readonly #adds = new AddBatch((jobs) => this.#sendAdds(jobs));
 
   constructor(place: QueuePlace, settings: JobClientSettings, events = new EventEmitter<QueueClientEvents>()) {
     this.#place = place;
@@ -232,38 +235,111 @@ export class JobClient {
     });
   }
 
-  /** Put the job in Redis: add it, or take over a job with its id that an earlier coordinator added. */
-  async #enqueue(p: Pending, { client, queue }: Opened): Promise<void> {
+  /**
+   * Put the job in Redis: add it (with the other adds of this turn of the
+   * event loop, in one round trip), or take over a job with its id that an
+   * earlier coordinator added.
+   */
+  async #enqueue(p: Pending, opened: Opened): Promise<void> {
     const { jobId, kind, data, existing } = p.req;
-    if (existing !== 'fresh') {
-      // A cancellation mark of an earlier job with this id must not cancel this one: cleared with the look-up, in one round trip.
-      const [state] = await this.#call('read the state of job', () => Promise.all([queue.getJobState(jobId), client.del(troupeKey(this.#place, `cancel:${jobId}`))]));
+    if (existing === 'adopt') return this.#adopt(p, opened);
+    let outcome: AddOutcome;
+    try {
+      outcome = await this.#adds.add({ jobId, kind, data, check: existing === 'replace' });
+    } catch (error) {
+      this.#markAddFailed(jobId);
+      throw error;
+    }
+    if (outcome === 'dropped') return;
+    if (outcome === 'exists') {
+      // An earlier run with the same id left a job of this id: the add did nothing. Replace that job.
       if (p.settled) return;
-      if (existing === 'adopt' && (state === 'completed' || LIVE.has(state))) {
-        // Queued, running or done for the same run and chunk path: the attempt a coordinator before us started.
-        p.added = true;
-        this.events.emit('job.queued', { ...this.#ref(p), adopted: true });
-        p.req.watcher.queued?.(true);
-        if (state === 'completed') await this.#reconcileOne(p);
-        return;
-      }
+      const state = await this.#call('read the state of job', () => opened.queue.getJobState(jobId));
       if (state === 'active') {
         throw new QueueError('command_failed', `Job ${jobId} is running for an earlier run with the same id: give every run its own runId, or resume it`, { details: { jobId } });
       }
-      // A finished (or, when not adopting, any) job of the same id belongs to an earlier coordinator: run the attempt again.
-      if (state !== 'unknown') await this.#call('remove the earlier job', () => queue.remove(jobId));
+      if (state !== 'unknown') await this.#call('remove the earlier job', () => opened.queue.remove(jobId));
+      if (p.settled) return;
+      await this.#addOne(p, opened);
     }
-    const { keepCompletedSeconds, keepFailedSeconds } = this.#s;
+    this.#queued(p, false);
+  }
+
+  /** In a resumed run: take over the job an earlier coordinator added when it is queued, running or done; else add it anew. */
+  async #adopt(p: Pending, opened: Opened): Promise<void> {
+    const { client, queue } = opened;
+    const { jobId } = p.req;
+    // A cancellation mark of an earlier job with this id must not cancel this one: cleared with the look-up, in one round trip.
+    const [state] = await this.#call('read the state of job', () => Promise.all([queue.getJobState(jobId), client.del(troupeKey(this.#place, `cancel:${jobId}`))]));
+    if (p.settled) return;
+    if (state === 'completed' || LIVE.has(state)) {
+      // Queued, running or done for the same run and chunk path: the attempt a coordinator before us started.
+      this.#queued(p, true);
+      if (state === 'completed') await this.#reconcileOne(p);
+      return;
+    }
+    // A failed job of the same id: run the attempt again.
+    if (state !== 'unknown') await this.#call('remove the earlier job', () => queue.remove(jobId));
+    await this.#addOne(p, opened);
+    this.#queued(p, false);
+  }
+
+  /** Add `p`'s job on its own. */
+  async #addOne(p: Pending, { queue }: Opened): Promise<void> {
     try {
-      await this.#call('add job', () => queue.add(kind, data, { jobId, attempts: 1, removeOnComplete: { age: keepCompletedSeconds }, removeOnFail: { age: keepFailedSeconds } }));
+      await this.#call('add job', () => queue.add(p.req.kind, p.req.data, this.#jobOptions(p.req.jobId)));
     } catch (error) {
-      // The add may still land once Redis answers: mark it cancelled, so a worker that takes it drops it.
-      this.#track(this.#call('cancel job', () => client.set(troupeKey(this.#place, `cancel:${jobId}`), 'add failed', 'PX', CANCEL_TTL_MS)).then(() => undefined));
+      this.#markAddFailed(p.req.jobId);
       throw error;
     }
+  }
+
+  /**
+   * Send the adds of one turn of the event loop: the script that clears
+   * the checked jobs' cancellation marks and looks for earlier jobs of
+   * their ids goes first, the adds (one pipeline) right behind it on the
+   * same connection, so both take one round trip.
+   */
+  async #sendAdds(batch: JobToAdd[]): Promise<AddOutcome[]> {
+    const { client, queue } = await this.#open();
+    // An attempt cancelled while it waited for the batch is not added (its cancellation mark must stay, too).
+    const jobs = batch.filter((j) => this.#pending.get(j.jobId)?.settled === false);
+    if (jobs.length === 0) return batch.map(() => 'dropped');
+    const checked = jobs.filter((j) => j.check);
+    const keys = [...checked.map((j) => queue.toKey(j.jobId)), ...checked.map((j) => troupeKey(this.#place, `cancel:${j.jobId}`))];
+    const [found] = await this.#call(jobs.length === 1 ? 'add job' : `add ${jobs.length} jobs`, () =>
+      Promise.all([
+        checked.length === 0 ? Promise.resolve([]) : (client.eval(PREPARE_ADDS, keys.length, ...keys) as Promise<number[]>),
+        queue.addBulk(jobs.map((j) => ({ name: j.kind, data: j.data, opts: this.#jobOptions(j.jobId) }))),
+      ]),
+    );
+    const existed = new Set(checked.filter((_, i) => found[i] === 1).map((j) => j.jobId));
+    const sent = new Set(jobs);
+    return batch.map((j) => (!sent.has(j) ? 'dropped' : existed.has(j.jobId) ? 'exists' : 'added'));
+  }
+
+  #jobOptions(jobId: string) {
+    const { keepCompletedSeconds, keepFailedSeconds } = this.#s;
+    return { jobId, attempts: 1, removeOnComplete: { age: keepCompletedSeconds }, removeOnFail: { age: keepFailedSeconds } };
+  }
+
+  /** The add may still land once Redis answers: mark it cancelled, so a worker that takes it drops it. */
+  #markAddFailed(jobId: string): void {
+    this.#track(
+      this.#open()
+        .then(({ client }) => this.#call('cancel job', () => client.set(troupeKey(this.#place, `cancel:${jobId}`), 'add failed', 'PX', CANCEL_TTL_MS)))
+        .then(
+          () => undefined,
+          () => undefined,
+        ),
+    );
+  }
+
+  /** The job is in Redis: say so. */
+  #queued(p: Pending, adopted: boolean): void {
     p.added = true;
-    this.events.emit('job.queued', { ...this.#ref(p), adopted: false });
-    p.req.watcher.queued?.(false);
+    this.events.emit('job.queued', { ...this.#ref(p), adopted });
+    p.req.watcher.queued?.(adopted);
   }
 
   /** The job's signal aborted: stop waiting now; mark it cancelled, tell its worker, and remove it if it is still queued. */
@@ -273,8 +349,10 @@ export class JobClient {
     const why = errorMessage(reason ?? 'cancelled');
     const work = (async () => {
       const { client, queue } = await this.#open();
-      await this.#call('cancel job', () => client.set(troupeKey(this.#place, `cancel:${jobId}`), why, 'PX', CANCEL_TTL_MS));
-      await this.#call('cancel job', () => client.publish(troupeKey(this.#place, 'cancel'), JSON.stringify({ jobId, reason: why })));
+      // The mark, then the message, in one round trip: a worker that hears the message, or takes the job later, finds the mark.
+      await this.#call('cancel job', () =>
+        Promise.all([client.set(troupeKey(this.#place, `cancel:${jobId}`), why, 'PX', CANCEL_TTL_MS), client.publish(troupeKey(this.#place, 'cancel'), JSON.stringify({ jobId, reason: why }))]),
+      );
       await p.adding?.catch(() => undefined);
       const removed = p.added ? await this.#call('remove job', () => queue.remove(jobId)) : 0;
       this.events.emit('job.cancelled', { ...this.#ref(p), removed: removed === 1 || !p.added });
@@ -295,17 +373,22 @@ export class JobClient {
     } catch {
       return;
     }
-    if (p.exec !== args.exec) {
-      p.exec = args.exec;
-      p.worker = args.worker;
+    this.#applyBatch(p, args.exec, args.worker, batch);
+  }
+
+  /** A batch of events of execution `exec` on `worker` (the first of an execution says it started). */
+  #applyBatch(p: Pending, exec: string, worker: string, batch: EventBatchWire): void {
+    if (p.exec !== exec) {
+      p.exec = exec;
+      p.worker = worker;
       const waitMs = this.#s.clock.now() - p.queuedAt;
       this.#waits.push(waitMs);
       if (this.#waits.length > WAIT_SAMPLES) this.#waits.shift();
-      this.events.emit('job.started', { ...this.#ref(p), worker: args.worker, waitMs });
-      p.req.watcher.started?.(args.worker, waitMs);
+      this.events.emit('job.started', { ...this.#ref(p), worker, waitMs });
+      p.req.watcher.started?.(worker, waitMs);
     }
     if (batch.failure) p.failure = batch.failure;
-    p.req.watcher.batch(args.exec, batch);
+    p.req.watcher.batch(exec, batch);
   }
 
   #onCompleted(jobId: string, value: unknown): void {
@@ -315,6 +398,14 @@ export class JobClient {
     if (!parsed.success) {
       this.#settle(p, new RemoteJobError(`Job ${jobId} returned a result troupe cannot read (a worker of another version?)`, { details: { jobId, issues: parsed.error.issues.map((i) => i.message) } }));
       return;
+    }
+    // The run's last events, which came with its result (a job taken over when done has only those: no start is told for it).
+    const { events, exec } = parsed.data;
+    if (events !== undefined) {
+      if (p.exec === undefined || p.exec === exec) {
+        p.exec = exec;
+        p.req.watcher.batch(exec, { events });
+      } else this.#applyBatch(p, exec, parsed.data.worker, { events });
     }
     p.worker = parsed.data.worker;
     this.events.emit('job.completed', { ...this.#ref(p), worker: parsed.data.worker, durationMs: this.#s.clock.now() - p.queuedAt });

@@ -1,10 +1,13 @@
 /**
  * A worker's outbox: the events of one job's run, sent to the coordinator in
- * batches. Events emitted together (in one turn of the event loop) go in one
- * batch; batches are sent as soon as they are made, without waiting for the
- * one before (one connection keeps them in order), so a burst of text deltas
- * costs a few Redis calls and no waiting. A job's result is returned only
- * after `flush()`, so the coordinator has every event before the result.
+ * batches. Events emitted in one turn of the event loop go in one batch;
+ * batches are sent as soon as they are made, without waiting for the one
+ * before (one connection keeps them in order), so a burst of text deltas
+ * costs a few Redis calls and no waiting. What is still queued when the job
+ * completes travels in its result (`takeTail`), so a short job's events and
+ * result reach Redis in one command; the job's end never waits for batches
+ * in flight, since BullMQ completes (or fails) the job on the same
+ * connection, after them.
  * @module
  */
 import type { TroupeEvent } from '../../core/events.js';
@@ -19,6 +22,7 @@ export class EventOutbox {
   readonly #send: (data: string) => Promise<void>;
   readonly #warn: (message: string) => void;
   #texts: string[] = [];
+  #chars = 0;
   #scheduled = false;
   readonly #inFlight = new Set<Promise<void>>();
 
@@ -29,8 +33,6 @@ export class EventOutbox {
   constructor(send: (data: string) => Promise<void>, warn: (message: string) => void) {
     this.#send = send;
     this.#warn = warn;
-    // The first, empty batch tells the coordinator which worker took the job.
-    this.#post('{"events":[]}', 0);
   }
 
   /** Queue one event of the run. */
@@ -43,13 +45,37 @@ export class EventOutbox {
       return;
     }
     this.#texts.push(text);
+    this.#chars += text.length + 1;
     if (this.#scheduled) return;
     this.#scheduled = true;
-    // One microtask later, so events emitted together go in one batch.
-    queueMicrotask(() => {
+    // After the other callbacks of this turn of the event loop, so events emitted together go in one batch.
+    setImmediate(() => {
       this.#scheduled = false;
       this.#sendQueued();
     });
+  }
+
+  /**
+   * The job completed: the events still queued, to travel in its result,
+   * when they come to at most `maxChars` characters of JSON (else they are
+   * sent as batches, and the result carries none). Batches in flight are
+   * not waited for.
+   */
+  takeTail(maxChars: number): Array<{ type: string } & Record<string, unknown>> | undefined {
+    if (this.#texts.length === 0) return undefined;
+    if (this.#chars > maxChars) {
+      this.#sendQueued();
+      return undefined;
+    }
+    const texts = this.#texts;
+    this.#texts = [];
+    this.#chars = 0;
+    return JSON.parse(`[${texts.join(',')}]`) as Array<{ type: string } & Record<string, unknown>>;
+  }
+
+  /** The job failed: send what is queued and, last, why it failed. Batches in flight are not waited for. */
+  fail(failure: JobFailureWire): void {
+    this.#sendQueued(failure);
   }
 
   /** Send everything queued (and, for a failed job, why it failed); resolves once all of it is sent or given up on. */
@@ -64,10 +90,12 @@ export class EventOutbox {
       let count = 0;
       while (count < this.#texts.length && (count === 0 || size + this.#texts[count]!.length <= MAX_BATCH_CHARS)) size += this.#texts[count++]!.length + 1;
       const texts = this.#texts.splice(0, count);
+      this.#chars -= size;
       const last = this.#texts.length === 0 ? failure : undefined;
       this.#post(`{"events":[${texts.join(',')}]${last ? `,"failure":${JSON.stringify(last)}` : ''}}`, texts.length);
       if (last) return;
     }
+    this.#chars = 0;
     if (failure) this.#post(`{"events":[],"failure":${JSON.stringify(failure)}}`, 0);
   }
 

@@ -105,6 +105,8 @@ export const jobResultSchema = z.object({
   usage: usageSchema,
   /** The worker recorded the chunk's result in the plan's checkpoint (`recordChunkResult`). */
   recorded: z.boolean().optional(),
+  /** The last events of the run, after every batch published before (so a short job's events and result cross in one command). */
+  events: z.array(z.looseObject({ type: z.string() })).optional(),
 });
 
 /** A job's result. */

@@ -53,8 +53,12 @@ export interface JobHost {
   readonly observe: ((job: WorkerJobInfo) => ((event: TroupeEvent) => void) | undefined) | undefined;
   /** Publish one batch of a job's events. */
   publish(jobId: string, exec: string, data: string): Promise<void>;
-  /** The reason job `jobId` was cancelled, if it was. */
-  cancelled(jobId: string): Promise<string | undefined>;
+  /**
+   * Tell the coordinator that execution `exec` of job `jobId` started here
+   * (an empty batch), and read why the job was cancelled, if it was, in
+   * one round trip.
+   */
+  announce(jobId: string, exec: string): Promise<string | undefined>;
   warn(message: string): void;
   started(info: WorkerJobInfo): void;
 }
@@ -102,10 +106,15 @@ export function unreadJobInfo(jobId: string, data: unknown): WorkerJobInfo {
   return { jobId, kind, runId: text(d.runId) ?? '', label, ...(typeof d.attempt === 'number' ? { attempt: d.attempt } : {}) };
 }
 
+/** Most characters of JSON of the events a result carries (more are sent as batches before it). */
+export const MAX_RESULT_EVENTS_CHARS = 64 * 1024;
+
 /**
- * Run `job` until it ends or `signal` aborts. Resolves with the result;
- * rejects with the run's error after its events (and why it failed) have
- * been sent.
+ * Run `job` until it ends or `signal` aborts. Resolves with the result (the
+ * events still queued in it); rejects with the run's error once its events
+ * and why it failed are on their way. Either way the events go ahead of
+ * the job's end on the worker's connection, so the coordinator has them
+ * all when it hears of the end.
  */
 export async function runJob(host: JobHost, job: IncomingJob, exec: string, signal: AbortSignal): Promise<JobResultWire> {
   const id = job.id;
@@ -115,7 +124,7 @@ export async function runJob(host: JobHost, job: IncomingJob, exec: string, sign
     const info = jobInfo(id, data);
     host.started(info);
     const observer = host.observe?.(info);
-    const reason = await host.cancelled(id);
+    const reason = await host.announce(id, exec);
     if (reason !== undefined) throw new CancelledError(`Job ${id} was cancelled before it started: ${reason}`);
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new CancelledError();
     const onEvent = (event: TroupeEvent) => {
@@ -123,10 +132,10 @@ export async function runJob(host: JobHost, job: IncomingJob, exec: string, sign
       observer?.(event);
     };
     const done = data.kind === 'chunk' ? await runChunk(host, id, data, exec, signal, onEvent) : await runNamed(host, data, exec, signal, onEvent);
-    await outbox.flush();
-    return done;
+    const events = outbox.takeTail(MAX_RESULT_EVENTS_CHARS);
+    return events ? { ...done, events } : done;
   } catch (error) {
-    await outbox.flush(describeFailure(error));
+    outbox.fail(describeFailure(error));
     throw error;
   }
 }

@@ -17,7 +17,7 @@ import { validateGuardrailOptions, type GuardrailOptions } from '../../core/guar
 import { loadPeer } from '../../core/peer.js';
 import type { Store } from '../../core/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
-import { checkPlace, openClient, whenReady, type QueueLocation, type QueuePlace, type RedisClient } from './connection.js';
+import { checkPlace, openClient, troupeKey, whenReady, type QueueLocation, type QueuePlace, type RedisClient } from './connection.js';
 import type { WorkerEvents } from './events.js';
 import { checkRoleAgents, loadRegistry, type RoleAgents, type WorkerAgents } from './registry.js';
 import { withTimeout } from './time.js';
@@ -174,7 +174,15 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
       observe: options.observe,
       publish: (jobId, exec, data) =>
         withTimeout(client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data), timeoutMs, clock).then(() => undefined),
-      cancelled: (jobId) => jobs.cancelled(jobId),
+      announce: (jobId, exec) =>
+        withTimeout(client.eval(ANNOUNCE, 2, eventsKey, troupeKey(place, `cancel:${jobId}`), BATCH_EVENT, jobId, exec, o.name) as Promise<string | null>, timeoutMs, clock).then(
+          (reason) => reason ?? undefined,
+          (error: unknown) => {
+            // Unannounced, the job still runs (its events tell the coordinator where); unread, a cancellation still arrives by message.
+            warn(`Job ${jobId} could not be announced to its coordinator: ${errorMessage(error)}`);
+            return undefined;
+          },
+        ),
       warn,
     },
     jobs,
@@ -212,6 +220,14 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     close,
   };
 }
+
+/**
+ * A job's start, in one command: an empty batch of events on the queue's
+ * stream (the coordinator learns which worker took the job, and when), and
+ * the job's cancellation mark, if its coordinator set one.
+ */
+const ANNOUNCE = `redis.call('XADD', KEYS[1], 'MAXLEN', '~', '10000', '*', 'event', ARGV[1], 'jobId', ARGV[2], 'exec', ARGV[3], 'worker', ARGV[4], 'data', '{"events":[]}')
+return redis.call('GET', KEYS[2])`;
 
 /** A worker's connections: the client (shared with BullMQ) and the running jobs, subscribed to cancellations. */
 interface WorkerLink {

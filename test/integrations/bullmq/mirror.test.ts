@@ -126,20 +126,37 @@ describe('watchJob', () => {
 });
 
 describe('EventOutbox', () => {
-  it('announces the job, batches events emitted together, keeps their order, and adds the failure last', async () => {
+  it('batches events emitted in one turn of the event loop, keeps their order, and adds the failure last', async () => {
     const sent: string[] = [];
     const outbox = new EventOutbox(async (data) => void sent.push(data), () => undefined);
     const event = (n: number) => ({ type: 'warning', runId: 'w', time: n, message: `m${n}` }) as TroupeEvent;
     outbox.push(event(1));
-    outbox.push(event(2));
     await Promise.resolve();
+    outbox.push(event(2));
+    await new Promise((resolve) => setImmediate(resolve));
     outbox.push(event(3));
     await outbox.flush({ message: 'boom', code: 'adapter_error' });
     const batches = sent.map((s) => JSON.parse(s) as { events: Array<{ time: number }>; failure?: unknown });
-    expect(batches[0]).toEqual({ events: [] });
-    expect(batches.flatMap((b) => b.events.map((e) => e.time))).toEqual([1, 2, 3]);
-    expect(batches.length).toBeLessThanOrEqual(3);
+    // 1 and 2 were emitted in one turn of the event loop (a microtask apart): one batch.
+    expect(batches.map((b) => b.events.map((e) => e.time))).toEqual([[1, 2], [3]]);
     expect(batches.at(-1)!.failure).toEqual({ message: 'boom', code: 'adapter_error' });
+  });
+
+  it('hands the events still queued at the end to the result when they are few, and sends them when they are many', async () => {
+    const sent: string[] = [];
+    const outbox = new EventOutbox(async (data) => void sent.push(data), () => undefined);
+    const event = (n: number, text = '') => ({ type: 'warning', runId: 'w', time: n, message: `m${n}${text}` }) as TroupeEvent;
+    outbox.push(event(1));
+    outbox.push(event(2));
+    expect(outbox.takeTail(1000)).toEqual([event(1), event(2)]);
+    expect(outbox.takeTail(1000)).toBeUndefined();
+    outbox.push(event(3, 'x'.repeat(2000)));
+    expect(outbox.takeTail(1000)).toBeUndefined();
+    await outbox.flush();
+    expect(sent.map((s) => (JSON.parse(s) as { events: Array<{ time: number }> }).events.map((e) => e.time))).toEqual([[3]]);
+    // Nothing was sent before, nor is sent after, for the tail that went with the result.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent).toHaveLength(1);
   });
 
   it('warns instead of failing the job when an event is not JSON or a batch cannot be sent', async () => {
