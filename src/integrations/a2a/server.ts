@@ -9,15 +9,14 @@
 import type { Message } from '@a2a-js/sdk';
 import type { AgentDefinition } from '../../agents/definition.js';
 import { combineSignals } from '../../core/abort.js';
-import { CancelledError, ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
+import { CancelledError, ConfigurationError, describeValue } from '../../core/errors.js';
 import { defined } from '../../core/defined.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import { startRun, type RunOptions } from '../../core/run.js';
 import type { Runnable } from '../../core/runnable.js';
 import type { Store } from '../../core/store.js';
 import { cancellationSignal } from '../http/cancel.js';
-import { errorResponse, jsonResponse, type Authorize, type Principal, type Refusal } from '../http/handler.js';
-import { isSafeId } from '../http/ids.js';
+import { errorResponse, jsonResponse, principalOf, type Authorize, type Principal } from '../http/handler.js';
 import { namespacedStore } from '../http/namespace.js';
 import { SSE_HEADERS, sseStream, type SseOptions } from '../http/sse.js';
 import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, buildAgentCard, type A2AAgentCard, type AgentCardOptions } from './card.js';
@@ -216,7 +215,7 @@ function rpcError(id: RpcId, code: number, message: string, status = 200): Respo
 
 /** One JSON-RPC request: authorized, bounded, parsed and checked here; the method is the SDK transport's. */
 async function rpc(sdk: A2AServerSdk, transport: InstanceType<A2AServerSdk['JsonRpcTransportHandler']>, options: A2AServerOptions, o: Checked, request: Request): Promise<Response> {
-  const principal = await authorize(options.authorize, request);
+  const principal = await principalOf(options.authorize, request);
   if (principal instanceof Response) return principal;
   const type = request.headers.get('content-type');
   if (type !== null && !/^application\/(json|a2a\+json)\b/i.test(type)) return rpcError(null, INVALID_REQUEST, `Expected a JSON body (application/json), got ${type.slice(0, 100)}`, 415);
@@ -245,22 +244,6 @@ async function rpc(sdk: A2AServerSdk, transport: InstanceType<A2AServerSdk['Json
   return streamResponse(sdk, result, envelope.id, options, request);
 }
 
-/** The principal, or the refusal as a response (the same hook and answers as `troupe/http`). */
-async function authorize(hook: Authorize, request: Request): Promise<Principal | Response> {
-  let result: Principal | Refusal | null | undefined;
-  try {
-    result = await hook(request);
-  } catch (error) {
-    return errorResponse(500, 'authorize_failed', `The authorize hook failed: ${errorMessage(error)}`);
-  }
-  if (result === null || result === undefined) return errorResponse(401, 'unauthorized', 'Authentication required', {});
-  if ('status' in result) {
-    const status = result.status === 403 ? 403 : 401;
-    return errorResponse(status, status === 403 ? 'forbidden' : 'unauthorized', result.message ?? (status === 403 ? 'Forbidden' : 'Authentication required'));
-  }
-  if (!isSafeId(result.tenant)) return errorResponse(500, 'invalid_tenant', `The authorize hook returned a tenant that is not a valid id: ${describeValue(result.tenant)}`);
-  return result;
-}
 
 /** The body as text, or undefined when it is larger than `max` bytes. */
 async function readBody(request: Request, max: number): Promise<string | undefined> {
