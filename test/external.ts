@@ -20,6 +20,7 @@ export const external = {
     'test/cli/usage.test.ts',
     'test/cli/worker.test.ts',
     'test/integrations/bullmq/**/*.test.ts',
+    'test/integrations/a2a/interop.test.ts',
     'test/integrations/http/answers.test.ts',
     'test/integrations/http/browser.test.ts',
     'test/integrations/mcp/server.test.ts',

@@ -36,7 +36,7 @@ export const SERVE_HELP = `Usage: troupe serve --a2a <dir> [--agent <name>] [--p
 
 Serve the entry agents of the agent folder <dir> (the agents no other agent
 names: front desks, teams, single agents), or only --agent, as A2A agents:
-each at http://<host>:<port>/<name>, its Agent Card (name, description,
+each at http://<host>:<port>/<name>/, its Agent Card (name, description,
 skills from the agent files) at /<name>/.well-known/agent-card.json. A
 message starts a task (a troupe run); an approval or a question of the run
 makes the task input-required, and the client's next message answers it.
@@ -190,11 +190,11 @@ export async function serveCommand(values: ServeFlags, io: CliIo): Promise<numbe
       authorize: bearer(values.token),
       run: { adapter: folder.adapter },
       basePath: `/${name}`,
-      url: `${base}/${name}`,
+      url: `${base}/${name}/`,
       card,
       ...defined({ clock: io.clock }),
     }));
-    io.out(`A2A agent ${name}: ${base}/${name} (card: ${base}/${name}${AGENT_CARD_PATH})`);
+    io.out(`A2A agent ${name}: ${base}/${name}/ (card: ${base}/${name}${AGENT_CARD_PATH})`);
   }
   io.err(`serving ${servers.size} A2A agent${servers.size === 1 ? '' : 's'} on http://${host}:${bound}; Ctrl-C or SIGTERM stops`);
   await stopped(io);

@@ -20,7 +20,7 @@ import { RemoteAgentError, type RemoteAgentErrorReason } from './errors.js';
 import type { A2ATaskState } from './events.js';
 import { loadA2AClientSdk, type A2AClientSdk } from './sdk.js';
 import { TROUPE_EVENT_KEY } from './stream.js';
-import { dataPart, isInterruptedState, isTerminalState, message, partsText, stateName, textPart } from './wire.js';
+import { artifactText, dataPart, isInterruptedState, isTerminalState, message, partsText, stateName, textPart } from './wire.js';
 
 /** Headers for every request to the agent (its card included): fixed, or made per request (a fresh token). */
 export type A2AHeaders = Record<string, string> | ((signal: AbortSignal) => Record<string, string> | Promise<Record<string, string>>);
@@ -145,12 +145,22 @@ export class A2AConnection {
   /** `fetch` with the connection's headers. */
   #fetch(): typeof fetch {
     const headers = this.#options.headers;
-    if (headers === undefined) return (input, init) => fetch(input, init);
     return async (input, init) => {
-      const extra = typeof headers === 'function' ? await headers(init?.signal ?? new AbortController().signal) : headers;
-      const merged = new Headers(init?.headers);
-      for (const [name, value] of Object.entries(extra)) merged.set(name, value);
-      return fetch(input, { ...init, headers: merged });
+      let request = init;
+      if (headers !== undefined) {
+        const extra = typeof headers === 'function' ? await headers(init?.signal ?? new AbortController().signal) : headers;
+        const merged = new Headers(init?.headers);
+        for (const [name, value] of Object.entries(extra)) merged.set(name, value);
+        request = { ...init, headers: merged };
+      }
+      const response = await fetch(input, request);
+      // A refusal of the credentials is the same on every binding: said here, before the SDK reads the body.
+      if (response.status === 401 || response.status === 403) {
+        await response.body?.cancel().catch(() => undefined);
+        const url = typeof input === 'string' ? input : input instanceof URL ? input.href : input.url;
+        throw new RemoteAgentError('auth_required', `${url} refused the request (HTTP ${response.status}): give \`headers\` to authenticate`, { details: { url: this.url, status: response.status } });
+      }
+      return response;
     };
   }
 
@@ -168,6 +178,9 @@ export class A2AConnection {
       text = await boundedText(response, max, cardUrl);
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
+      if (error instanceof RemoteAgentError && error.reason === 'auth_required') {
+        throw new RemoteAgentError('card_unreachable', `The agent card at ${cardUrl} could not be read: HTTP ${String(error.details['status'])} (give \`headers\` to authenticate)`, { cause: error, details: { url: cardUrl, status: error.details['status'] } });
+      }
       if (error instanceof RemoteAgentError) throw error;
       throw new RemoteAgentError('card_unreachable', `The agent card at ${cardUrl} could not be read: ${timeout.aborted ? `no answer within ${this.#options.requestTimeoutMs ?? 10_000} ms` : networkMessage(error)}`, { cause: error, details: { url: cardUrl } });
     }
@@ -295,7 +308,7 @@ class TaskTracker {
       const { artifact, append, taskId } = payload.value;
       if (!artifact) return;
       this.taskId ||= taskId;
-      this.#artifact(artifact.artifactId, artifact.name, partsText(artifact.parts), append);
+      this.#artifact(artifact.artifactId, artifact.name, artifactText(artifact.parts), append);
       return;
     }
     const { status, metadata, taskId, contextId } = payload.value;
@@ -311,7 +324,7 @@ class TaskTracker {
     this.taskId = task.id;
     this.contextId = task.contextId;
     this.#metadata(task.metadata);
-    for (const artifact of task.artifacts) if (!this.#artifacts.has(artifact.artifactId)) this.#artifact(artifact.artifactId, artifact.name, partsText(artifact.parts), false);
+    for (const artifact of task.artifacts) if (!this.#artifacts.has(artifact.artifactId)) this.#artifact(artifact.artifactId, artifact.name, artifactText(artifact.parts), false);
     if (task.status) this.#status_(task.status.state, task.status.message);
   }
 
@@ -475,7 +488,8 @@ function networkMessage(error: unknown): string {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'string' && NETWORK_CODES.has(code)) return `${code} (${e.message})`;
   }
-  return errorMessage(error);
+  const cause = error instanceof Error && error.cause instanceof Error ? ` (${error.cause.message})` : '';
+  return `${errorMessage(error)}${cause}`;
 }
 
 /** What a failure of the SDK's client (or of the network under it) means, as a {@link RemoteAgentError}. */
@@ -496,7 +510,8 @@ function toRemoteError(sdk: A2AClientSdk, error: unknown, checked: CheckedCard, 
   const code = status ? Number(status[1] ?? status[2]) : undefined;
   if (code === 401 || code === 403) return make('auth_required', `${name} refused the credentials (HTTP ${code}); give \`headers\` to authenticate`, { status: code });
   if (code !== undefined || /Content-Type|not JSON|Unexpected token/.test(text)) {
-    return make('endpoint', `The card of ${name} names ${checked.endpoint} as its ${checked.binding} endpoint, but it does not answer A2A there: ${text.slice(0, 300)}`, code === undefined ? {} : { status: code });
+    const first = (text.split('\n', 1)[0] ?? '').replace(/ Response: .*$/, '').slice(0, 200);
+    return make('endpoint', `The card of ${name} names ${checked.endpoint} as its ${checked.binding} endpoint, but it does not answer A2A there: ${first}`, code === undefined ? {} : { status: code });
   }
   return make('protocol', `${name} answered outside the protocol: ${text.slice(0, 300)}`);
 }

@@ -170,9 +170,11 @@ export class TroupeRequestHandler implements A2ARequestHandler {
     return doc;
   }
 
+  /** The task as it is now (its document read again: an answer may have added a message). */
   async #task(store: Store, doc: TaskDocument, historyLength?: number, artifacts = true): Promise<Task> {
-    const [events, pending] = await Promise.all([readEvents(store, doc.taskId), pendingRequests(store, doc.taskId)]);
-    return toTask(doc, viewTask(doc, events, pending[0]), { historyLength, artifacts });
+    const [fresh, events, pending] = await Promise.all([readTaskDocument(store, doc.taskId), readEvents(store, doc.taskId), pendingRequests(store, doc.taskId)]);
+    const current = fresh ?? doc;
+    return toTask(current, viewTask(current, events, pending[0]), { historyLength, artifacts });
   }
 
   /** Take a send: start a new task, or answer the request the named task waits on. Returns the task and where its updates start. */

@@ -148,19 +148,19 @@ export function a2aAgent(url: string, options: A2AAgentOptions = {}): A2AAgent {
     const mirror = new RemoteMirror(ctx);
     const onUpdate = (update: TaskUpdate) => {
       if (update.kind === 'troupe-event') return mirror.apply(update.taskId, [update.event as RemoteEvent]);
-      if (update.kind === 'artifact') return ctx.emit('a2a.artifact', { agent: card.name, taskId: update.taskId, artifactId: update.artifactId, text: update.text, append: update.append, ...(update.name ? { name: update.name } : {}) });
-      ctx.emit('a2a.status', { agent: card.name, taskId: update.taskId, contextId: update.contextId, state: update.state, ...(update.text === undefined ? {} : { text: update.text }) });
+      if (update.kind === 'artifact') return ctx.emit('a2a.artifact', { agent: name, taskId: update.taskId, artifactId: update.artifactId, text: update.text, append: update.append, ...(update.name ? { name: update.name } : {}) });
+      ctx.emit('a2a.status', { agent: name, taskId: update.taskId, contextId: update.contextId, state: update.state, ...(update.text === undefined ? {} : { text: update.text }) });
     };
     try {
       const result = await conn.runTask(input, {
         signal: ctx.signal,
         onUpdate,
-        ask: (request) => (answer ? answer({ ...request, signal: ctx.signal }) : askThroughStore(ctx, card.name, request)),
-        onCancelled: (taskId, acknowledged, error) => ctx.emit('a2a.cancelled', { agent: card.name, taskId, acknowledged, ...(error === undefined ? {} : { error }) }),
+        ask: (request) => (answer ? answer({ ...request, signal: ctx.signal }) : askThroughStore(ctx, name, request)),
+        onCancelled: (taskId, acknowledged, error) => ctx.emit('a2a.cancelled', { agent: name, taskId, acknowledged, ...(error === undefined ? {} : { error }) }),
       });
       mirror.close('failed', 'The remote task ended without closing this op');
       const mirrored = mirror.usage();
-      if (result.usage && mirrored.turns + mirrored.inputTokens + mirrored.outputTokens + mirrored.costUsd === 0) ctx.recordUsage({ ...emptyUsage(), ...result.usage });
+      if (result.usage && mirrored.turns + mirrored.inputTokens + mirrored.outputTokens + mirrored.costUsd === 0) ctx.recordUsage({ ...emptyUsage(), ...result.usage, turns: result.usage.turns || 1 });
       const status: OutcomeStatus = (outcomeStatuses as readonly string[]).includes(result.status ?? '') ? (result.status as OutcomeStatus) : 'completed';
       return { output: result.output, agent: name, status };
     } catch (error) {

@@ -58,7 +58,7 @@ export interface A2AServerOptions extends SseOptions {
   card?: AgentCardOptions;
   /** The agent files the runnable was compiled from and its entry agent: the card's name, description and skills come from them. */
   agents?: { defs: readonly AgentDefinition[]; entry: string };
-  /** The endpoint's public URL, for the card. Default: the origin of each card request plus `basePath`. */
+  /** The endpoint's public URL, for the card. Default: the origin of each card request plus `basePath` and `/`. */
   url?: string;
   /** Where the agent lives, e.g. `/a2a` (its card at `/a2a/.well-known/agent-card.json`). Default: `''`. */
   basePath?: string;
@@ -117,7 +117,7 @@ export async function a2aServer(options: A2AServerOptions): Promise<A2AServer> {
   const closing = new AbortController();
   const running = new Set<Promise<unknown>>();
   const cardAt = (url: string) => buildAgentCard({ runnable: options.runnable?.name ?? 'troupe', url, ...defined({ agents: options.agents }) }, options.card);
-  const defaultUrl = options.url ?? `http://localhost${base || '/'}`;
+  const defaultUrl = options.url ?? `http://localhost${base}/`;
 
   const start = async (scope: RequestScope, runId: string, input: string, message: Message) => {
     if (closing.signal.aborted) throw new Error('The A2A server is closing');
@@ -156,7 +156,7 @@ export async function a2aServer(options: A2AServerOptions): Promise<A2AServer> {
     },
     async handle(request) {
       const url = new URL(request.url);
-      const endpoint = options.url ?? `${url.origin}${base || '/'}`;
+      const endpoint = options.url ?? `${url.origin}${base}/`;
       if (url.pathname === `${base}${AGENT_CARD_PATH}`) {
         if (request.method !== 'GET' && request.method !== 'HEAD') return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here`);
         return jsonResponse(200, cardAt(endpoint), { 'access-control-allow-origin': '*' });

@@ -77,6 +77,11 @@ export function partsText(parts: readonly Part[]): string {
   return texts.join('\n\n');
 }
 
+/** The text of an artifact: its parts are chunks of one answer, so they are joined as they are. */
+export function artifactText(parts: readonly Part[]): string {
+  return parts.map((part) => partsText([part])).join('');
+}
+
 /** The first data part's value, if a message has one. */
 export function firstData(parts: readonly Part[]): unknown {
   for (const part of parts) if (part.content?.$case === 'data') return part.content.value;
