@@ -24,6 +24,7 @@ export const external = {
     'test/integrations/http/answers.test.ts',
     'test/integrations/http/browser.test.ts',
     'test/integrations/mcp/server.test.ts',
+    'test/integrations/mcp/teams.test.ts',
     'test/integrations/redis/**/*.test.ts',
     'test/package/side-effects.test.ts',
     'test/patterns/fault-matrix.test.ts',
