@@ -3,14 +3,30 @@
 // serving a folder (`troupe serve --a2a`, `troupe mcp serve --http`), each
 // on a free port of 127.0.0.1; and messages as the SDK's client takes them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@a2a-js/sdk';
+import { build } from 'esbuild';
 
 const root = join(import.meta.dirname, '..', '..');
-const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-/** The CLI from its sources. */
-export const troupeCli = [tsx, join(root, 'src', 'cli', 'index.ts')];
+const bundle = join(root, 'node_modules', '.cache', 'troupe-tests', `cli-${process.pid}.mjs`);
+let bundled: Promise<void> | undefined;
+
+/**
+ * The CLI from its sources, bundled once per test process with esbuild (its
+ * packages left to node_modules), so that it starts in a fraction of the
+ * time tsx takes to load the sources: an MCP client that starts it (Claude
+ * Code) does not wait long for a server.
+ */
+export async function troupeCli(): Promise<string[]> {
+  bundled ??= (async () => {
+    mkdirSync(join(bundle, '..'), { recursive: true });
+    await build({ entryPoints: [join(root, 'src', 'cli', 'index.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: bundle, logLevel: 'warning' });
+    process.once('exit', () => rmSync(bundle, { force: true }));
+  })();
+  await bundled;
+  return [bundle];
+}
 /** The folder and script the served agents come from. */
 export const panelDir = join(root, 'test', 'fixtures', 'a2a', 'panel');
 export const panelScript = join(root, 'test', 'fixtures', 'a2a', 'panel-script.json');
@@ -75,7 +91,7 @@ export async function startSdkAgent(logFile: string, args: string[] = []) {
 
 /** `troupe serve --a2a <panel>` with the panel's script; `agents` are the served agents' URLs by name. */
 export async function startTroupeA2A(extra: string[] = [], folder = panelDir) {
-  const started = await startNode([...troupeCli, 'serve', '--a2a', folder, '--port', '0', '--script', panelScript, ...extra], /^A2A agent slowpoke: (\S+)/m);
+  const started = await startNode([...(await troupeCli()), 'serve', '--a2a', folder, '--port', '0', '--script', panelScript, ...extra], /^A2A agent slowpoke: (\S+)/m);
   const agents = Object.fromEntries([...started.stdout().matchAll(/^A2A agent (\S+): (\S+)/gm)].map((m) => [m[1]!, m[2]!]));
   return { ...started, agents };
 }

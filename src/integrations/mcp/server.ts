@@ -105,13 +105,16 @@ export async function createToolServer(options: ToolServerOptions): Promise<Tool
       return errorResult(`Error: unknown tool "${name}". Available tools: ${known.length ? known.join(', ') : '(none)'}`);
     }
     const token = request.params._meta?.progressToken;
+    // Notifications are sent before the answer (a client stops listening for a call's progress once it is answered).
+    let sent: Promise<unknown> = Promise.resolve();
     const progress = (update: McpProgress) => {
       if (token === undefined || extra.signal.aborted) return;
       const params = { progressToken: token, progress: update.progress, ...(update.total === undefined ? {} : { total: update.total }), ...(update.message === undefined ? {} : { message: update.message }) };
-      void extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
+      sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params })).catch(() => undefined);
     };
     try {
       const answer = await options.call({ name, arguments: request.params.arguments ?? {}, signal: extra.signal, progress });
+      await sent;
       return {
         content: [{ type: 'text' as const, text: answer.content }],
         ...(answer.isError ? { isError: true } : {}),

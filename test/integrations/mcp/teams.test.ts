@@ -62,7 +62,7 @@ async function callAndCancel(client: Client, tool: string) {
 describe('troupe mcp serve over stdio (the client starts it)', () => {
   it('lists the folder\'s entry agents as tools, runs a team with progress notifications, cancels a run when the client cancels, and exits when the client closes', SLOW, async () => {
     const store = join(work, 'stdio-store');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [...troupeCli, 'mcp', 'serve', panelDir, '--script', panelScript, '--store', store], env: { ...process.env, TROUPE_ADAPTER: '' } as Record<string, string>, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: process.execPath, args: [...(await troupeCli()), 'mcp', 'serve', panelDir, '--script', panelScript, '--store', store], env: { ...process.env, TROUPE_ADAPTER: '' } as Record<string, string>, stderr: 'pipe' });
     const client = new Client({ name: 'test-client', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -113,7 +113,7 @@ function isAlive(pid: number): boolean {
 describe('troupe mcp serve --http (its own process)', () => {
   it('serves streamable HTTP behind a bearer token: progress while a team works, a cancel that cancels the run', SLOW, async () => {
     const store = join(work, 'http-store');
-    const served = await startNode([...troupeCli, 'mcp', 'serve', panelDir, '--http', '--port', '0', '--token', 'tok', '--script', panelScript, '--store', store], /^MCP endpoint: (\S+)/m);
+    const served = await startNode([...(await troupeCli()), 'mcp', 'serve', panelDir, '--http', '--port', '0', '--token', 'tok', '--script', panelScript, '--store', store], /^MCP endpoint: (\S+)/m);
     try {
       const url = new URL(served.match[1]!);
       const refused = new Client({ name: 'no-token', version: '1.0.0' });
