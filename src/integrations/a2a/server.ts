@@ -93,6 +93,7 @@ export interface A2AServer {
 /** JSON-RPC codes troupe answers before a request reaches a method. */
 const PARSE_ERROR = -32700;
 const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
 const VERSION_NOT_SUPPORTED = -32009;
 
 /**
@@ -229,6 +230,8 @@ async function rpc(sdk: A2AServerSdk, transport: InstanceType<A2AServerSdk['Json
   }
   const envelope = checkEnvelope(body);
   if (typeof envelope === 'string') return rpcError(idOf(body), INVALID_REQUEST, `Invalid Request: ${envelope}`);
+  const shape = paramsProblem(envelope);
+  if (shape !== undefined) return rpcError(envelope.id, INVALID_PARAMS, `Invalid params: ${shape}`);
   const version = request.headers.get('a2a-version')?.trim();
   if (version && version !== A2A_PROTOCOL_VERSION) return rpcError(envelope.id, VERSION_NOT_SUPPORTED, `A2A version ${version.slice(0, 20)} is not supported; this agent speaks ${A2A_PROTOCOL_VERSION}`);
   const scope: RequestScope = { principal, store: namespacedStore(options.store, principal.tenant), request };
@@ -284,6 +287,26 @@ function checkEnvelope(body: unknown): Envelope | string {
   if (typeof method !== 'string' || method === '') return '`method` must be a non-empty string';
   if (params !== undefined && (params === null || typeof params !== 'object' || Array.isArray(params))) return '`params` must be an object';
   return { jsonrpc, id: (id ?? null) as RpcId, method, ...(params === undefined ? {} : { params }) };
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * What is wrong with the shape of a send's params, if anything: the SDK
+ * reads the message and its parts as objects, so anything else there is
+ * refused here (`-32602`) rather than failing inside it.
+ */
+function paramsProblem(envelope: Envelope): string | undefined {
+  if (envelope.method !== 'SendMessage' && envelope.method !== 'SendStreamingMessage') return undefined;
+  const params = envelope.params as Record<string, unknown> | undefined;
+  const { message, configuration } = params ?? {};
+  if (message !== undefined && !isObject(message)) return '`message` must be an object';
+  if (configuration !== undefined && configuration !== null && !isObject(configuration)) return '`configuration` must be an object';
+  if (isObject(configuration) && configuration['taskPushNotificationConfig'] !== undefined && !isObject(configuration['taskPushNotificationConfig'])) return '`configuration.taskPushNotificationConfig` must be an object';
+  const parts = isObject(message) ? message['parts'] : undefined;
+  if (parts !== undefined && !Array.isArray(parts)) return '`message.parts` must be a list';
+  const index = Array.isArray(parts) ? parts.findIndex((part) => !isObject(part)) : -1;
+  return index >= 0 ? `part ${index} of the message must be an object` : undefined;
 }
 
 function idOf(body: unknown): RpcId {

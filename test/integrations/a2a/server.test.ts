@@ -6,6 +6,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ClientFactory } from '@a2a-js/sdk/client';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { scriptedAdapter } from '../../../src/adapters/scripted.js';
@@ -18,6 +19,7 @@ import { toNodeListener } from '../../../src/integrations/http/node.js';
 import { remoteApprovals } from '../../../src/integrations/http/remote.js';
 import { agent } from '../../../src/patterns/agent.js';
 import { ApprovalQueue } from '../../../src/scheduler/approvals.js';
+import { planRunnable } from '../../../src/scheduler/execute.js';
 import { sendParams, userMessage } from '../../helpers/a2a.js';
 
 let open: Array<{ server: A2AServer; http: Server }> = [];
@@ -110,6 +112,28 @@ describe('troupe\'s A2A server: bad input', () => {
   });
 });
 
+describe('troupe\'s A2A server: any input', () => {
+  it('random params and messages get a result or one of the protocol\'s errors, never a failure of the server', async () => {
+    const { rpc, adapter } = await serve({ maxPartBytes: 2000 });
+    const codes = new Set([-32600, -32601, -32602, -32001, -32003, -32004, -32005, -32007]);
+    const methods = fc.constantFrom('SendMessage', 'GetTask', 'CancelTask', 'ListTasks', 'SubscribeToTask', 'SendStreamingMessage', 'Nope');
+    const part = fc.oneof(fc.record({ text: fc.string() }), fc.record({ data: fc.jsonValue() }), fc.record({ url: fc.string() }), fc.jsonValue());
+    const message = fc.oneof(fc.jsonValue(), fc.record({ messageId: fc.string({ maxLength: 200 }), role: fc.constantFrom('ROLE_USER', 'ROLE_AGENT', 1, 'x'), taskId: fc.string(), contextId: fc.string(), parts: fc.array(part, { maxLength: 4 }) }, { requiredKeys: [] }));
+    const params = fc.oneof(fc.jsonValue(), fc.record({ message, id: fc.string(), configuration: fc.jsonValue() }, { requiredKeys: [] }));
+    await fc.assert(
+      fc.asyncProperty(methods, params, async (method, p) => {
+        const { status, body } = await rpc({ jsonrpc: '2.0', id: 1, method, params: p });
+        if (status === 200 && body.result !== undefined) return;
+        expect(status === 200 || status === 413, `${method} ${JSON.stringify(p).slice(0, 300)} -> ${status} ${JSON.stringify(body)}`).toBe(true);
+        expect(codes.has(body.error!.code), `${method} ${JSON.stringify(p).slice(0, 200)} -> ${JSON.stringify(body.error)}`).toBe(true);
+      }),
+      { numRuns: Number(process.env['A2A_RUNS'] ?? 150) },
+    );
+    // Whatever started (a valid message may), the server answered; nothing failed it.
+    expect(adapter.calls.every((c) => typeof c.text === 'string')).toBe(true);
+  });
+});
+
 describe('troupe\'s A2A server: tenants', () => {
   it('another tenant\'s task id is not found: to get, cancel, answer, resubscribe and list', async () => {
     const adapter = scriptedAdapter({ replies: { helper: [{ text: 'late', delayMs: 60_000 }] } });
@@ -180,6 +204,20 @@ describe('troupe\'s A2A server: what runs ask, and tasks over time', () => {
     await expect(async () => {
       for await (const _ of client.resubscribeTask({ tenant: '', id: slow.id }, opts)) void _;
     }).rejects.toThrow(/has ended \(completed\)/);
+  });
+
+  it('serves a plan as it serves an agent: its chunks run, the aggregated answer is the artifact', async () => {
+    const plan = { planSummary: 'notes', chunks: [
+      { sequenceIndex: 0, title: 'Collect changes', prompt: 'List what changed since 1.9.', dependsOnIndexes: [], complexity: 'Low' as const, role: 'Generic' as const },
+      { sequenceIndex: 1, title: 'Write notes', prompt: 'Write the release notes from the list.', dependsOnIndexes: [0], complexity: 'Low' as const, role: 'Generic' as const },
+    ] };
+    const adapter = scriptedAdapter({ fallback: (r) => (r.text.includes('Write the release notes') ? 'Notes: faster start.' : 'Changed: start time.') });
+    const { url } = await serve({ runnable: planRunnable(plan), run: { adapter } });
+    const client = await new ClientFactory().createFromAgentCard({ ...emptyCard(url), name: 'plan' });
+    const task = (await client.sendMessage(sendParams(userMessage('Release 2.0')), { serviceParameters: { 'x-tenant': 'acme' } })) as { status?: { state: number }; artifacts: Array<{ parts: Array<{ content?: { value: unknown } }> }>; metadata?: Record<string, unknown> };
+    expect(task.status?.state).toBe(3);
+    expect(String(task.artifacts[0]?.parts[0]?.content?.value)).toContain('Notes: faster start.');
+    expect(task.metadata?.['troupe.usage']).toMatchObject({ turns: 2 });
   });
 
   it('close() cancels the runs the server started, and starts no more', async () => {
