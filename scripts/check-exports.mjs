@@ -116,7 +116,7 @@ for (const mode of ['import', 'require']) {
 for (const mode of ['import', 'require']) {
   const load = mode === 'import' ? `import('troupe/a2a')` : `Promise.resolve(require('troupe/a2a'))`;
   const code = `${load}.then(async ({ a2aServer, a2aAgent }) => {
-    const store = { get: async () => undefined, set: async () => {}, delete: async () => {}, list: async () => [], append: async () => {}, read: async () => ({ records: [], next: 0 }) };
+    const store = { get: async () => undefined, set: async () => {}, delete: async () => {}, list: async () => [], append: async () => {}, read: async () => ({ records: [], next: 0 }), getVersioned: async () => undefined, setIf: async () => ({ ok: true, version: '1' }) };
     const server = await a2aServer({ start: () => {}, store, authorize: () => ({ tenant: 't' }) });
     if (server.card().supportedInterfaces[0].protocolVersion !== '1.0') process.exit(4);
     await server.close();

@@ -14,7 +14,7 @@ import { defined } from '../../core/defined.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import { startRun, type RunOptions } from '../../core/run.js';
 import type { Runnable } from '../../core/runnable.js';
-import type { Store } from '../../core/store.js';
+import { supportsCompareAndSet, type Store } from '../../core/store.js';
 import { cancellationSignal } from '../http/cancel.js';
 import { errorResponse, jsonResponse, principalOf, type Authorize, type Principal } from '../http/handler.js';
 import { namespacedStore } from '../http/namespace.js';
@@ -180,6 +180,7 @@ interface Checked {
 function checkOptions(options: A2AServerOptions): Checked {
   checkKeys('a2aServer', options, KNOWN);
   if (typeof options.store?.get !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options.store)}`);
+  if (!supportsCompareAndSet(options.store)) throw new ConfigurationError('Expected `store` to have compare-and-set (getVersioned and setIf), which answers need: memoryStore, fileStore and redisStore have it');
   if (typeof options.authorize !== 'function') throw new ConfigurationError(`Expected \`authorize\` to be a function, got ${describeValue(options.authorize)}`);
   expectFunction('start', options.start);
   if (options.start === undefined && typeof options.runnable?.run !== 'function') throw new ConfigurationError(`Expected \`runnable\` to be a runnable (or \`start\` to be given), got ${describeValue(options.runnable)}`);

@@ -14,7 +14,7 @@ import { supportsCompareAndSet } from '../../core/store.js';
 import { StoreError } from '../../core/errors.js';
 import { isEventRecord } from '../http/follow.js';
 import { answerJsonSchema, type InputRequestDocument } from '../http/requests.js';
-import { dataPart, message, STATE, stateName, textArtifact, textPart } from './wire.js';
+import { dataPart, message, STATE, textArtifact, textPart } from './wire.js';
 import type { A2ATaskState } from './events.js';
 
 /** The document of a task: `a2a/tasks/<taskId>` in the tenant's store. */
@@ -168,9 +168,3 @@ export function artifactEvent(doc: TaskDocument, artifact: Artifact): StreamResp
   return { payload: { $case: 'artifactUpdate', value: { taskId: doc.taskId, contextId: doc.contextId, artifact, append: false, lastChunk: true, metadata: undefined } } };
 }
 
-/** The state a view's state name stands for, for filters. */
-export function isState(view: TaskView, state: TaskState): boolean {
-  return STATE[view.state as keyof typeof STATE] === state;
-}
-
-export { stateName };

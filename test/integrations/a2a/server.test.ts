@@ -253,6 +253,8 @@ describe('troupe\'s A2A server: the card and the options', () => {
     const base = { runnable: agent({ name: 'a' }), store: memoryStore(), authorize: () => ({ tenant: 't' }) };
     await expect(a2aServer({ ...base, pollMS: 5 } as unknown as A2AServerOptions)).rejects.toThrow('Unknown option `pollMS` of a2aServer: did you mean `pollMs`?');
     await expect(a2aServer({ ...base, store: undefined } as unknown as A2AServerOptions)).rejects.toThrow(ConfigurationError);
+    const { getVersioned: _g, setIf: _s, ...plain } = memoryStore();
+    await expect(a2aServer({ ...base, store: plain })).rejects.toThrow('Expected `store` to have compare-and-set (getVersioned and setIf)');
     await expect(a2aServer({ ...base, runnable: undefined })).rejects.toThrow(/Expected `runnable` to be a runnable \(or `start` to be given\)/);
     await expect(a2aServer({ ...base, url: 'ftp://x' })).rejects.toThrow('Expected `url` to be an http(s) URL, got "ftp://x" (string)');
     await expect(a2aServer({ ...base, basePath: 'a2a' })).rejects.toThrow('Expected `basePath` to start with "/"');
