@@ -9,7 +9,7 @@
 import type { Message } from '@a2a-js/sdk';
 import type { AgentDefinition } from '../../agents/definition.js';
 import { combineSignals } from '../../core/abort.js';
-import { CancelledError, ConfigurationError, describeValue } from '../../core/errors.js';
+import { CancelledError, ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
 import { defined } from '../../core/defined.js';
 import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import { startRun, type RunOptions } from '../../core/run.js';
@@ -164,7 +164,12 @@ export async function a2aServer(options: A2AServerOptions): Promise<A2AServer> {
       }
       if (url.pathname !== (base || '/') && url.pathname !== `${base}/`) return errorResponse(404, 'not_found', 'No such route');
       if (request.method !== 'POST') return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here: JSON-RPC requests are POSTed`);
-      return rpc(sdk, transport, options, o, request);
+      try {
+        return await rpc(sdk, transport, options, o, request);
+      } catch (error) {
+        if (request.signal.aborted) return errorResponse(499, 'client_closed', 'The client went away');
+        return rpcError(null, -32603, `Internal error: ${errorMessage(error)}`, 500);
+      }
     },
   };
 }
