@@ -2,7 +2,7 @@ import { defineConfig, type Options } from 'tsup';
 import { adapters, entryPoints } from './scripts/entry-points.js';
 
 // Vendor packages are optional peers, loaded lazily by their adapters and integrations: never bundled.
-const vendors = ['ai', 'openai', 'ioredis', 'bullmq', '@opentelemetry/api', /^ai\//, /^openai\//, /^@ai-sdk\//, /^@modelcontextprotocol\//];
+const vendors = ['ai', 'openai', 'ioredis', 'bullmq', '@opentelemetry/api', /^ai\//, /^openai\//, /^@ai-sdk\//, /^@modelcontextprotocol\//, /^@a2a-js\//];
 
 const shared: Options = {
   // One entry per public subpath (scripts/entry-points.ts): `dist/<subpath>/index.*`, the root `dist/index.*`.

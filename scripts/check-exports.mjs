@@ -110,8 +110,28 @@ for (const mode of ['import', 'require']) {
   }
 }
 
+// troupe/a2a loads @a2a-js/sdk on first use, from both builds: the server
+// comes up (it loads the SDK's server side), and a remote agent on a closed
+// port fails reading its card (after loading the client side).
+for (const mode of ['import', 'require']) {
+  const load = mode === 'import' ? `import('troupe/a2a')` : `Promise.resolve(require('troupe/a2a'))`;
+  const code = `${load}.then(async ({ a2aServer, a2aAgent }) => {
+    const store = { get: async () => undefined, set: async () => {}, delete: async () => {}, list: async () => [], append: async () => {}, read: async () => ({ records: [], next: 0 }), getVersioned: async () => undefined, setIf: async () => ({ ok: true, version: '1' }) };
+    const server = await a2aServer({ start: () => {}, store, authorize: () => ({ tenant: 't' }) });
+    if (server.card().supportedInterfaces[0].protocolVersion !== '1.0') process.exit(4);
+    await server.close();
+    const error = await a2aAgent('http://127.0.0.1:9/').card().then(() => undefined, (e) => e);
+    if (error?.code !== 'remote_agent') { console.error(String(error?.code), String(error?.message)); process.exit(4); }
+  })`;
+  try {
+    execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
+  } catch (error) {
+    failures.push(`${mode}('troupe/a2a') could not load @a2a-js/sdk: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
+  }
+}
+
 if (failures.length) {
   console.error(`check:exports failed:\n- ${failures.join('\n- ')}`);
   process.exit(1);
 }
-console.log(`check:exports ok: ${names.length} entry points load through import and require, with no signal or exit listener added (${names.join(', ')}); troupe/redis loads ioredis, troupe/bullmq bullmq and troupe/mcp the MCP SDK in both`);
+console.log(`check:exports ok: ${names.length} entry points load through import and require, with no signal or exit listener added (${names.join(', ')}); troupe/redis loads ioredis, troupe/bullmq bullmq, troupe/mcp the MCP SDK and troupe/a2a the A2A SDK in both`);

@@ -73,7 +73,7 @@ try {
   writeFileSync(join(project, 'usage.cts'), asCommonJs(code));
   // Every subpath of the exports map (one adapter for the wildcard) but the integrations on optional peers
   // this project does not install (check:exports loads those): it type-checks and loads.
-  const needsPeer = ['./redis', './bullmq', './otel', './mcp', './package.json'];
+  const needsPeer = ['./redis', './bullmq', './otel', './mcp', './a2a', './package.json'];
   const subpaths = Object.keys(pkg.exports)
     .filter((sp) => !needsPeer.includes(sp))
     .map((sp) => (sp === '.' ? pkg.name : `${pkg.name}/${sp.slice(2).replace('*', 'scripted')}`));

@@ -24,8 +24,9 @@ export const entryPoints: Record<string, string> = {
   bullmq: 'src/integrations/bullmq/index.ts',
   otel: 'src/integrations/otel/index.ts',
   report: 'src/views/report/index.ts',
-  mcp: 'src/integrations/mcp/index.ts',
+  mcp: 'src/integrations/mcp-teams/index.ts',
   http: 'src/integrations/http/index.ts',
+  a2a: 'src/integrations/a2a/index.ts',
   travel: 'src/travel/index.ts',
 };
 

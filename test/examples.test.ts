@@ -16,6 +16,19 @@ const tsx = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.
 
 // What each example must print to show what it is about (an example without an entry fails).
 const expected: Record<string, RegExp[]> = {
+  'a2a-collaboration.ts': [
+    /^remote agent: review-panel \(Reviews a plan or a change: security and style reviewers, one verdict\), skills: review-panel, over JSONRPC 1\.0$/m,
+    /^ {2}\(remote\) security: Risk: the migration drops the `legacy_tokens` table/m,
+    /^ {2}review-panel task completed$/m,
+    /^ {4}└ a2a review-panel \[completed\]/m,
+    /^ {8}└ agent security \[completed\]/m,
+    /^3\. Drop `legacy_tokens` in 2\.1\.$/m,
+  ],
+  'claude-code-mcp.ts': [
+    /^review-panel: Verdict: request changes\. Resolve `file` with path\.basename/m,
+    /^troupe ran review-panel \+ advisors on: PR 42: add `GET \/export/m,
+    /^ {2}security: `file` is joined to \.\/reports unchecked/m,
+  ],
   'support-desk.ts': [/charged twice\s+-> billing/, /log in\s+-> technical/, /contract\?\s+-> legal/],
   'claude-agents.ts': [/lead\s+claude-code\s+model claude-sonnet-4-5\s+tools: Read → read_file resolved; none not\s+sub-agents: code-reviewer, test-writer/, /answered by lead; 5 turns in all/, /└ subagent code-reviewer \[completed\]/, /name: lead\ndescription: "Change lead: splits/],
   'budgets.ts': [/^budget research exhausted: totalTokens reached \(max 2000\)$/m, /^compacted lead: \d+ -> \d+ tokens \(drop; 1 worker results/m, /^budget launch exhausted: costUsd reached \(max 0\.1\)$/m, /^status: budget-exhausted$/m, /^answer so far: Draft \d+: pricing page/m],

@@ -36,7 +36,7 @@ export {
   type SplitFrontMatterOptions,
 } from './front-matter.js';
 export { AGENT_FILE_EXTENSIONS, loadAgentFolder, loadAgents, type LoadAgentsOptions, type LoadedAgents } from './load.js';
-export { agentGraph, subAgentsOf, validateAgents, terminalsOf, type AgentEdge, type AgentEdgeKind, type AgentValidation } from './validate.js';
+export { agentGraph, entryAgents, reachableAgents, subAgentsOf, validateAgents, terminalsOf, type AgentEdge, type AgentEdgeKind, type AgentValidation } from './validate.js';
 export { compileAgents, type CompileAgentsOptions } from './compile.js';
 
 // Agent files of every format: one definition, a reader and a writer per format

@@ -65,6 +65,39 @@ export function agentEdges(defs: readonly AgentDefinition[]): AgentEdge[] {
 }
 
 /**
+ * The entry agents of a folder: those no other agent names (as a sub-agent,
+ * hand-off, advisor, router destination or team member) and whose file does
+ * not say only other agents call it (`mode: subagent`), in the order of
+ * `defs`. They are what a person (or another program) starts: front desks,
+ * teams, single agents.
+ *
+ * @example
+ * ```ts
+ * entryAgents(await loadAgents('./agents')); // ['support-desk', 'review-panel']
+ * ```
+ */
+export function entryAgents(defs: readonly AgentDefinition[]): string[] {
+  const named = new Set(agentEdges(defs).filter((e) => e.to !== e.from).map((e) => e.to));
+  return defs.filter((d) => d.mode !== 'subagent' && !named.has(d.name)).map((d) => d.name);
+}
+
+/** The agents `name` reaches through any edge (itself first, then breadth-first, each once). */
+export function reachableAgents(defs: readonly AgentDefinition[], name: string): string[] {
+  const edges = agentEdges(defs);
+  const out = [name];
+  const seen = new Set(out);
+  for (let i = 0; i < out.length; i++) {
+    for (const edge of edges) {
+      if (edge.from === out[i] && !seen.has(edge.to)) {
+        seen.add(edge.to);
+        out.push(edge.to);
+      }
+    }
+  }
+  return out;
+}
+
+/**
  * The agent graph as a graphlib multigraph (edge names are the kinds).
  * `kinds` limits it to some edge kinds (cycles are looked for without
  * `handoff-choice` edges).

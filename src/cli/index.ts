@@ -10,6 +10,8 @@ process.once('SIGINT', () => {
   controller.abort();
   process.once('SIGINT', () => process.exit(130));
 });
+// SIGTERM stops as the first Ctrl-C does (a server closes its sessions, a run is cancelled).
+process.once('SIGTERM', () => controller.abort());
 
 // Output piped into a reader that stops early (`troupe squad show . | head`) is not an error.
 process.stdout.on('error', (error: NodeJS.ErrnoException) => {

@@ -3,6 +3,7 @@
  * environment, passed in so that tests run it in process.
  * @module
  */
+import type { Readable, Writable } from 'node:stream';
 import type { Clock } from '../core/clock.js';
 import type { ProgressStream } from './progress.js';
 
@@ -20,4 +21,8 @@ export interface CliIo {
   progress?: ProgressStream;
   /** The clock of `troupe run` (tests pass a simulated one). Default: the real clock. */
   clock?: Clock;
+  /** What `troupe mcp serve` reads MCP from. Default: the process's standard input. */
+  stdin?: Readable;
+  /** Where `troupe mcp serve` writes MCP. Default: the process's standard output. */
+  stdout?: Writable;
 }

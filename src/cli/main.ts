@@ -34,6 +34,7 @@ import { checkCommandLine, parseCommandLine, usageError, type CommandSpec, type 
 import { troupeVersion } from './version.js';
 import { defined } from '../core/defined.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
+import { MCP_HELP, SERVE_HELP, mcpServeCommand, serveCommand } from './serve.js';
 
 export type { CliIo } from './io.js';
 export { parseRunLogFile } from './run-log-file.js';
@@ -63,6 +64,10 @@ Usage:
                                            replay logged runs with no model call, or with a change
   troupe worker --redis <url> [--agents <dir>] [--adapter <name>] [--concurrency <n>]
                                            take plan chunks and remote runs from a queue on Redis and run them
+  troupe serve --a2a <dir> [--agent <name>] [--port <n>] [--token <secret>]
+                                           serve a folder's entry agents as A2A agents, each with its Agent Card
+  troupe mcp serve <dir> [--http] [--agent <name>]
+                                           serve a folder's entry agents and teams as MCP tools (stdio, or streamable HTTP)
   troupe squad show <repo>                 print a repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force]
                                            write a preset as a repository's squad folder
@@ -165,6 +170,12 @@ const OPTIONS = {
   set: { type: 'string', multiple: true },
   learn: { type: 'boolean' },
   record: { type: 'string' },
+  a2a: { type: 'string' },
+  port: { type: 'string' },
+  host: { type: 'string' },
+  token: { type: 'string' },
+  url: { type: 'string' },
+  http: { type: 'boolean' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** The parsed options, by name. */
@@ -199,6 +210,18 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   'template list': { help: TEMPLATE_HELP.template, options: ['store'], args: 0, run: (args, values, io) => templateCommand(['list', ...args], values, io) },
   'template save': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['save', ...args], values, io) },
   'template show': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['show', ...args], values, io) },
+  serve: {
+    help: SERVE_HELP,
+    options: ['a2a', 'agent', 'port', 'host', 'token', 'url', 'adapter', 'script', 'store', 'as', 'models'],
+    args: 0,
+    run: (_args, values, io) => serveCommand(values, io),
+  },
+  'mcp serve': {
+    help: MCP_HELP,
+    options: ['agent', 'http', 'port', 'host', 'token', 'approve', 'adapter', 'script', 'store', 'as', 'models'],
+    args: 1,
+    run: (args, values, io) => mcpServeCommand(args[0]!, values, io),
+  },
   worker: {
     help: WORKER_HELP,
     options: ['redis', 'agents', 'adapter', 'script', 'concurrency', 'queue', 'prefix', 'store-prefix', 'name', 'exit-when-idle'],
@@ -208,7 +231,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 };
 
 /** Commands with subcommands, and the help that lists them. */
-const GROUPS: Readonly<Record<string, string>> = { agents: AGENTS_HELP, squad: SQUAD_HELP[''], template: TEMPLATE_HELP.template };
+const GROUPS: Readonly<Record<string, string>> = { agents: AGENTS_HELP, squad: SQUAD_HELP[''], template: TEMPLATE_HELP.template, mcp: MCP_HELP };
 
 /** `troupe run --template <name | file>`: a plan template filled in and executed, instead of an agent folder. */
 const RUN_TEMPLATE: Command = {

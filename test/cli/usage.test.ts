@@ -151,4 +151,20 @@ describe('troupe command line: usage and argument errors', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')[0]).toBe('Bob tested the login form: it works.');
   });
+
+  it('serve --a2a and mcp serve: what is missing or wrong is one line, before anything listens', async () => {
+    const panel = join(fixtures, 'a2a', 'panel');
+    const noFolder = await troupe(['serve']);
+    expect(noFolder.code).toBe(2);
+    expect(noFolder.stderr.split('\n')[0]).toBe('Give the agent folder to serve: troupe serve --a2a <dir>');
+    const group = await troupe(['mcp']);
+    expect([group.code, group.stderr.split('\n')[0]]).toEqual([2, 'Usage: troupe mcp serve <dir> [--agent <name>] [--http] [--port <n>] [--host <host>] [--token <secret>]']);
+    expect((await troupe(['mcp', 'serve'])).stderr.split('\n')[0]).toBe('troupe mcp serve: expected 1 argument, got 0');
+    expect((await troupe(['mcp', 'serve', panel, '--a2a', 'x'])).stderr.split('\n')[0]).toBe('troupe mcp serve: unknown option --a2a');
+    const empty = tempRoot();
+    expect(await troupe(['serve', '--a2a', empty])).toMatchObject({ code: 1, stderr: `No agent files in ${empty} (\`troupe validate --help\` lists the formats troupe reads)` });
+    expect(await troupe(['mcp', 'serve', panel, '--agent', 'nobody'])).toMatchObject({ code: 1, stderr: 'Unknown agent "nobody" (agents: clerk, review-panel, security, slowpoke, style)' });
+    expect(await troupe(['serve', '--a2a', panel, '--port', '99999'])).toMatchObject({ code: 1, stderr: 'invalid_option: Expected --port to be a port number (0-65535), got "99999"' });
+    expect((await troupe(['serve', '--help'])).stdout).toMatch(/^Usage: troupe serve --a2a <dir>/);
+  });
 });

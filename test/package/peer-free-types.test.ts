@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 const root = join(import.meta.dirname, '..', '..');
 
 /** The optional peers a subpath's public types must not need unless the subpath is about them. */
-const peers = ['ai', 'openai', 'ioredis', '@opentelemetry/api', '@modelcontextprotocol/sdk'];
+const peers = ['ai', 'openai', 'ioredis', '@opentelemetry/api', '@modelcontextprotocol/sdk', '@a2a-js/sdk'];
 
 /** The declarations the compiler emits for `entries` (and every source they import), by file. */
 function declarationsOf(entries: readonly string[]): Map<string, string> {

@@ -221,19 +221,31 @@ function matchRoute(method: string, parts: string[]): { name: RouteName; ids: st
 }
 
 async function authorizeRequest(authorize: Authorize, request: Request): Promise<Principal> {
+  const principal = await principalOf(authorize, request);
+  if (principal instanceof Response) throw new HttpFailure(principal);
+  return principal;
+}
+
+/**
+ * Call `authorize` for `request`: the principal, or the response that
+ * refuses it — 401 or 403 with a JSON body, 500 when the hook throws or
+ * names a tenant that is not a safe id. Every server of runs (HTTP, A2A,
+ * MCP) authorizes through it, so a hook behaves the same behind each.
+ */
+export async function principalOf(authorize: Authorize, request: Request): Promise<Principal | Response> {
   let result: Principal | Refusal | null | undefined;
   try {
     result = await authorize(request);
   } catch (error) {
-    throw new HttpFailure(errorResponse(500, 'authorize_failed', `The authorize hook failed: ${errorMessage(error)}`));
+    return errorResponse(500, 'authorize_failed', `The authorize hook failed: ${errorMessage(error)}`);
   }
-  if (result === null || result === undefined) throw new HttpFailure(errorResponse(401, 'unauthorized', 'Authentication required'));
+  if (result === null || result === undefined) return errorResponse(401, 'unauthorized', 'Authentication required');
   if ('status' in result) {
     const status = result.status === 403 ? 403 : 401;
-    throw new HttpFailure(errorResponse(status, status === 403 ? 'forbidden' : 'unauthorized', result.message ?? (status === 403 ? 'Forbidden' : 'Authentication required')));
+    return errorResponse(status, status === 403 ? 'forbidden' : 'unauthorized', result.message ?? (status === 403 ? 'Forbidden' : 'Authentication required'));
   }
   if (!isSafeId(result.tenant)) {
-    throw new HttpFailure(errorResponse(500, 'invalid_tenant', `The authorize hook returned a tenant that is not a valid id: ${describeValue(result.tenant)}`));
+    return errorResponse(500, 'invalid_tenant', `The authorize hook returned a tenant that is not a valid id: ${describeValue(result.tenant)}`);
   }
   return result;
 }

@@ -8,7 +8,7 @@
  * @category Integrations
  */
 export type { InputEvents, InputKind } from './events.js';
-export { runHandler, jsonResponse, errorResponse, type Authorize, type Handler, type Principal, type Refusal, type RunHandlerOptions, type StartRunRequest } from './handler.js';
+export { runHandler, jsonResponse, errorResponse, principalOf, type Authorize, type Handler, type Principal, type Refusal, type RunHandlerOptions, type StartRunRequest } from './handler.js';
 export { toNodeListener, type NodeListenerOptions } from './node.js';
 export {
   runEventStream,

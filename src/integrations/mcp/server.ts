@@ -18,6 +18,22 @@ export interface McpToolCall {
   arguments: Record<string, unknown>;
   /** Aborts when the client cancels the call or the connection closes. */
   signal: AbortSignal;
+  /**
+   * Tell the client how the call is going (an MCP progress notification:
+   * `progress` grows with each one; `total` when it is known). Does
+   * nothing when the client asked for no progress (no `progressToken`).
+   */
+  progress(update: McpProgress): void;
+}
+
+/** One progress notification of a call. */
+export interface McpProgress {
+  /** How far the call is; must grow from one notification to the next. */
+  progress: number;
+  /** The value `progress` reaches at the end, when it is known. */
+  total?: number;
+  /** What is happening, for people. */
+  message?: string;
 }
 
 /** The answer to one MCP tool call. */
@@ -88,8 +104,17 @@ export async function createToolServer(options: ToolServerOptions): Promise<Tool
       const known = [...tools.keys()];
       return errorResult(`Error: unknown tool "${name}". Available tools: ${known.length ? known.join(', ') : '(none)'}`);
     }
+    const token = request.params._meta?.progressToken;
+    // Notifications are sent before the answer (a client stops listening for a call's progress once it is answered).
+    let sent: Promise<unknown> = Promise.resolve();
+    const progress = (update: McpProgress) => {
+      if (token === undefined || extra.signal.aborted) return;
+      const params = { progressToken: token, progress: update.progress, ...(update.total === undefined ? {} : { total: update.total }), ...(update.message === undefined ? {} : { message: update.message }) };
+      sent = sent.then(() => extra.sendNotification({ method: 'notifications/progress', params })).catch(() => undefined);
+    };
     try {
-      const answer = await options.call({ name, arguments: request.params.arguments ?? {}, signal: extra.signal });
+      const answer = await options.call({ name, arguments: request.params.arguments ?? {}, signal: extra.signal, progress });
+      await sent;
       return {
         content: [{ type: 'text' as const, text: answer.content }],
         ...(answer.isError ? { isError: true } : {}),
