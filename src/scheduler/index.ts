@@ -10,12 +10,14 @@ export {
   planSchema,
   validatePlan,
   validatePlanJson,
+  checkPlanEdit,
   PlanValidationError,
   type ChunkRole,
   type Plan,
   type PlanChunk,
   type PlanJsonValidation,
   type PlanValidation,
+  type PlanEditCheck,
 } from './plan.js';
 export { buildStages, criticalPath, toMermaid, type ChunkWeight, type CriticalPath } from './dag.js';
 export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './roles.js';
