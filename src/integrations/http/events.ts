@@ -22,6 +22,8 @@ export interface InputEvents {
     prompt: string;
     agent?: string;
     tool?: string;
+    /** For a tool approval: the tool's risk level (`read-only`, `writes`, `dangerous`). */
+    risk?: string;
     toolCallId?: string;
     arguments?: unknown;
     questions?: string[];

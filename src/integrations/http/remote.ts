@@ -47,6 +47,7 @@ export function remoteApprovals(options: AskPersonOptions = {}): ApprovalHandler
         prompt: `${request.agent} asks to call \`${request.tool}\``,
         agent: request.agent,
         tool: request.tool,
+        risk: request.risk ?? 'writes',
         ...defined({ toolCallId: request.toolCallId, arguments: request.arguments }),
       },
       { ...options, signal: combineSignals(signal, options.signal) },
