@@ -27,6 +27,7 @@ export const entryPoints: Record<string, string> = {
   mcp: 'src/integrations/mcp/index.ts',
   http: 'src/integrations/http/index.ts',
   travel: 'src/travel/index.ts',
+  ui: 'src/ui/index.ts',
 };
 
 /** The vendor and built-in adapters behind `troupe/adapters/<name>` (`src/adapters/<name>.ts`). */

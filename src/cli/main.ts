@@ -2,7 +2,8 @@
  * The `troupe` command line: `validate`, `graph`, `run` and `agents
  * inspect` over a folder of agent files of any format (`graph` also draws
  * plan files), `report` for logged runs, `worker` to run distributed jobs,
- * and `squad show|init|run` for squad team folders. Every command parsed
+ * `squad show|init|run` for squad team folders, and `dev` to serve the team
+ * interface over a folder. Every command parsed
  * here is declared in {@link COMMANDS} (its help, options and arguments),
  * and every such command line is checked against its declaration in one
  * place (`./usage.ts`).
@@ -34,6 +35,7 @@ import { checkCommandLine, parseCommandLine, usageError, type CommandSpec, type 
 import { troupeVersion } from './version.js';
 import { defined } from '../core/defined.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
+import { DEV_HELP, devCommand } from './dev.js';
 
 export type { CliIo } from './io.js';
 export { parseRunLogFile } from './run-log-file.js';
@@ -68,6 +70,8 @@ Usage:
                                            write a preset as a repository's squad folder
   troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--trace]
                                            run a repository's squad team on a request
+  troupe dev [folder] [--port <n>] [--adapter <name>] [--store <dir>]
+                                           serve the team interface on 127.0.0.1 over a folder of agents
 
 Run \`troupe <command> --help\` for details.`,
   validate: `Usage: troupe validate <dir> [--as <format>] [--models <map.json>]
@@ -165,6 +169,7 @@ const OPTIONS = {
   set: { type: 'string', multiple: true },
   learn: { type: 'boolean' },
   record: { type: 'string' },
+  port: { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** The parsed options, by name. */
@@ -199,6 +204,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   'template list': { help: TEMPLATE_HELP.template, options: ['store'], args: 0, run: (args, values, io) => templateCommand(['list', ...args], values, io) },
   'template save': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['save', ...args], values, io) },
   'template show': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['show', ...args], values, io) },
+  dev: { help: DEV_HELP, options: ['port', 'adapter', 'script', 'store'], args: { min: 0, max: 1 }, run: (args, values, io) => devCommand(args[0], values, io) },
   worker: {
     help: WORKER_HELP,
     options: ['redis', 'agents', 'adapter', 'script', 'concurrency', 'queue', 'prefix', 'store-prefix', 'name', 'exit-when-idle'],

@@ -129,7 +129,7 @@ export async function squadRun(repo: string, input: string, flags: RunFlags, io:
  * assignment) and accepts their results at once; the workers and an
  * evaluator echo what they were asked.
  */
-function offlineTeam(workers: readonly string[]): (request: ScriptedRequest) => string {
+export function offlineTeam(workers: readonly string[]): (request: ScriptedRequest) => string {
   return ({ agent, text }) => {
     const request = /## (?:ORIGINAL USER REQUEST|Request|Your Assigned Task)\n(.*)/.exec(text)?.[1] ?? text.split('\n')[0] ?? '';
     if (agent === 'orchestrator' && text.includes('## Worker Results')) return `The workers answered: ${workers.join(', ')}.\n${GROUP_REFLECT_COMPLETE}`;

@@ -43,6 +43,8 @@ export class TroupeEventReader {
   readonly #estimates = new Map<number, number>();
   #lead: string | undefined;
   #lastLeadText: string | undefined;
+  /** Instructions this page sent and already shows, so their `plan.instruction` does not show them again. */
+  readonly #sent: string[] = [];
 
   constructor(readonly model: ChatModel) {}
 
@@ -252,6 +254,21 @@ export class TroupeEventReader {
     });
   }
 
+  /** Show an instruction this page just sent (its `plan.instruction`, when it comes, adds only the lead's acknowledgement). */
+  noteInstruction(text: string, time: number): void {
+    this.#sent.push(text);
+    this.model.add({ source: 'injection', author: 'You → the team', time, kind: 'text', text });
+  }
+
+  /** @internal */ instruction(e: Json, time: number): void {
+    const instruction = str(e['instruction']);
+    const sent = instruction === undefined ? -1 : this.#sent.indexOf(instruction);
+    if (sent >= 0) this.#sent.splice(sent, 1);
+    else if (instruction) this.model.add({ source: 'injection', author: 'You → the team', time, kind: 'text', text: instruction });
+    const ack = str(e['acknowledgement']);
+    if (ack) this.say('lead', time, ack, 'text');
+  }
+
   /** @internal */ say(source: MessageSource, time: number, text: string, kind: 'text' | 'status' = 'status'): void {
     this.model.add({ source, author: source === 'user' || source === 'injection' ? 'You' : source === 'lead' ? (this.#lead ?? 'lead') : 'troupe', time, kind, text });
   }
@@ -289,12 +306,7 @@ const HANDLERS: Record<string, (reader: TroupeEventReader, e: Json, time: number
     const said: Record<string, string> = { planning: 'The lead is planning.', executing: 'The team is at work.', aggregating: 'The lead is putting the results together.' };
     if (to && said[to]) r.say('system', time, said[to]);
   },
-  'plan.instruction': (r, e, time) => {
-    const instruction = str(e['instruction']);
-    if (instruction) r.model.add({ source: 'injection', author: 'You → the team', time, kind: 'text', text: instruction });
-    const ack = str(e['acknowledgement']);
-    if (ack) r.say('lead', time, ack, 'text');
-  },
+  'plan.instruction': (r, e, time) => r.instruction(e, time),
   'chunk.instruction': (r, e, time) => {
     const who = r.model.workers.get(`${str(e['planId']) ?? 'plan'}/${str(e['chunkId']) ?? ''}`);
     r.say('system', time, `The instruction reached ${who ? `${who.role ?? ''} · ${who.title}` : `chunk ${str(e['chunkId']) ?? '?'}`} at its next turn.`);
