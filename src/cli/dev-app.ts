@@ -84,7 +84,7 @@ export function devApp(options: DevAppOptions): { handle: Handler; store: Store 
       startTarget(options, store, runId, input, target);
     },
   });
-  const ui = uiHandler({ endpoint: '/api', title: options.title ?? `troupe dev · ${options.catalog.folder}` });
+  const ui = uiHandler({ endpoint: '/api', title: options.title ?? 'troupe dev' });
   const routes: Record<string, (request: Request, runId: string) => Promise<Response>> = {
     'GET checkpoints': async (request, runId) => jsonResponse(200, { checkpoints: await checkpointsOf(tenant, runId, request.signal) }),
     'POST replay': (_request, runId) => replay(options, tenant, runId),
@@ -138,7 +138,8 @@ function targetOf(body: unknown): Target {
 
 /** Start the run of `target` in the background, cancellable through the store. */
 function startTarget(options: DevAppOptions, store: Store, runId: string, input: string, target: Target): void {
-  const approvals = new ApprovalQueue({ handler: remoteApprovals(defined({ pollMs: options.pollMs })), store });
+  // The requests go to the run's store also from a planning session's execution, which runs without one.
+  const approvals = new ApprovalQueue({ handler: remoteApprovals({ store, ...defined({ pollMs: options.pollMs }) }), store });
   const watch = cancellationSignal(store, runId, defined({ pollMs: options.pollMs }));
   if (target.kind === 'planning') {
     const session = new PlanningSession({ ...options.planning, adapter: options.adapter, id: runId, approvals, ...defined({ tools: options.tools, toolRisks: options.toolRisks }) });
@@ -212,7 +213,7 @@ async function fork(options: DevAppOptions, store: Store, runId: string, request
   const body = (await request.json().catch(() => ({}))) as { checkpoint?: unknown };
   if (typeof body.checkpoint !== 'number' || !Number.isInteger(body.checkpoint)) return errorResponse(400, 'invalid_argument', 'Expected `checkpoint` to be a checkpoint number');
   const { input, target } = await targetOfRun(store, runId);
-  const approvals = new ApprovalQueue({ handler: remoteApprovals(defined({ pollMs: options.pollMs })), store });
+  const approvals = new ApprovalQueue({ handler: remoteApprovals({ store, ...defined({ pollMs: options.pollMs }) }), store });
   const runnable = runnableOf(options, target, approvals);
   const forked = await forkRun(store, runId, { at: body.checkpoint });
   await store.set(devRunKey(forked.runId), { input, target, forkOf: runId });

@@ -46,6 +46,8 @@ export interface UiPageOptions {
   imageOrigins?: readonly string[];
   /** Where the script is. Default: `/troupe-ui.js`. */
   scriptUrl?: string;
+  /** For `view: 'chat'`: `troupe` (the default) or `ag-ui`, whose endpoint is then the AG-UI URL. */
+  protocol?: 'troupe' | 'ag-ui';
 }
 
 const attribute = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -76,7 +78,7 @@ export function uiPage(options: UiPageOptions): string {
     ...(options.token ? [`token="${attribute(options.token)}"`] : []),
     ...(options.theme ? [`theme="${options.theme === 'dark' ? 'dark' : 'light'}"`] : []),
     ...(options.imageOrigins?.length ? [`image-origins="${attribute(options.imageOrigins.join(' '))}"`] : []),
-    ...(options.view === 'chat' ? [] : [`heading="${attribute(options.title ?? 'troupe')}"`]),
+    ...(options.view === 'chat' ? (options.protocol === 'ag-ui' ? ['protocol="ag-ui"'] : []) : [`heading="${attribute(options.title ?? 'troupe')}"`]),
   ];
   return `<!doctype html>
 <html lang="en">

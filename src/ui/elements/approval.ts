@@ -22,7 +22,8 @@ function argumentsText(value: unknown): string {
 
 /** The approval card. */
 export class TroupeApproval extends LitElement {
-  static override properties = { request: { attribute: false }, theme: { type: String, reflect: true } };
+  static override properties = { request: { attribute: false },
+    rev: { type: Number }, theme: { type: String, reflect: true } };
   static override styles = [
     theme,
     css`
@@ -41,6 +42,8 @@ export class TroupeApproval extends LitElement {
   ];
 
   declare request: PendingRequest | undefined;
+  /** Grows when the request changed (the same object, changed in place). */
+  declare rev: number;
   declare theme: string | undefined;
 
   #answer(approved: boolean, scope: 'once' | 'session'): void {

@@ -99,8 +99,8 @@ function body(message: ChatMessage, ctx: MessageContext): unknown {
 function request(message: ChatMessage, ctx: MessageContext): unknown {
   const r = message.requestId ? ctx.model.requests.get(message.requestId) : undefined;
   if (!r) return html`<p class="line">${message.text}</p>`;
-  if (r.kind === 'approval') return html`<troupe-approval .request=${r} theme=${ctx.theme ?? nothing} data-rev=${message.rev}></troupe-approval>`;
-  if (r.kind === 'plan-approval') return html`<troupe-plan-review .request=${r} theme=${ctx.theme ?? nothing} data-rev=${message.rev}></troupe-plan-review>`;
+  if (r.kind === 'approval') return html`<troupe-approval .request=${r} theme=${ctx.theme ?? nothing} .rev=${message.rev}></troupe-approval>`;
+  if (r.kind === 'plan-approval') return html`<troupe-plan-review .request=${r} theme=${ctx.theme ?? nothing} .rev=${message.rev}></troupe-plan-review>`;
   const state = r.status === 'pending' ? 'Answer in the box below.' : r.status === 'withdrawn' ? 'No longer asked.' : r.status === 'sending' ? 'Sending…' : 'Answered.';
   return html`<div class="question">
     ${r.prompt && r.questions?.length ? html`<p class="line">${r.prompt}</p>` : nothing}${ctx.cache.get(message, ctx.render)}

@@ -27,6 +27,7 @@ export function duration(ms: number | undefined): string {
 export class TroupePlanReview extends LitElement {
   static override properties = {
     request: { attribute: false },
+    rev: { type: Number },
     theme: { type: String, reflect: true },
     _draft: { state: true },
     _feedback: { state: true },
@@ -61,6 +62,8 @@ export class TroupePlanReview extends LitElement {
   ];
 
   declare request: PendingRequest | undefined;
+  /** Grows when the request changed (the same object, changed in place). */
+  declare rev: number;
   declare theme: string | undefined;
   /** The plan being edited, or undefined while viewing. */
   declare _draft: PlanView | undefined;

@@ -120,14 +120,16 @@ export class TroupeRunHistory extends LitElement {
   #run(run: RunSummary, has: Set<string>) {
     const title = typeof run.input === 'string' && run.input ? run.input : run.runnable ?? run.runId;
     const status = run.endedAt === undefined ? 'running' : (run.status ?? 'ended');
+    // A planning session is driven by a person: it is opened, not run again.
+    const again = run.endedAt !== undefined && run.runnable !== 'planning-session';
     return html`<li data-run=${run.runId}>
       <div class="name">${title.length > 90 ? `${title.slice(0, 90)}…` : title}</div>
       <div class="meta">${run.runnable ?? ''} · ${status} · ${new Date(run.startedAt).toLocaleString()}${run.parent ? ` · from ${run.parent.runId}` : ''}</div>
       <div class="actions">
         <button type="button" aria-label=${`Open run ${run.runId}`} @click=${() => this.#open(run.runId)}>Open</button>
         ${has.has('report') ? html`<a href=${this.#api().reportUrl(run.runId)} target="_blank" rel="noopener" aria-label=${`Report of run ${run.runId} (opens a new tab)`}>Report</a>` : nothing}
-        ${has.has('replay') && run.endedAt !== undefined ? html`<button type="button" aria-label=${`Replay run ${run.runId}`} @click=${() => void this.#act(() => this.#api().replay(run.runId))}>Replay</button>` : nothing}
-        ${has.has('fork') && run.endedAt !== undefined ? html`<button type="button" aria-label=${`Fork run ${run.runId}`} @click=${() => void this.#startFork(run.runId)}>Fork…</button>` : nothing}
+        ${has.has('replay') && again ? html`<button type="button" aria-label=${`Replay run ${run.runId}`} @click=${() => void this.#act(() => this.#api().replay(run.runId))}>Replay</button>` : nothing}
+        ${has.has('fork') && again ? html`<button type="button" aria-label=${`Fork run ${run.runId}`} @click=${() => void this.#startFork(run.runId)}>Fork…</button>` : nothing}
       </div>
       ${this._forking === run.runId ? this.#forkForm(run.runId) : nothing}
     </li>`;

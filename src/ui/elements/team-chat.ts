@@ -98,6 +98,8 @@ export class TroupeTeamChat extends LitElement {
   #cache = new MarkdownCache();
   #scroller: HTMLElement | null = null;
   #seen = 0;
+  /** The person just acted: follow the end of the chat again. */
+  #stick = false;
   #virtual = new VirtualList(this, {
     count: () => this.#model.messages.length,
     key: (i) => this.#model.messages[i]?.id ?? String(i),
@@ -122,6 +124,18 @@ export class TroupeTeamChat extends LitElement {
 
   #api(): TroupeApi {
     return new TroupeApi({ endpoint: this.endpoint, token: this.token, headers: this.headers });
+  }
+
+  override updated(): void {
+    if (!this.#stick || this.#model.messages.length === 0) return;
+    this.#stick = false;
+    this.#virtual.virtualizer.scrollToEnd();
+  }
+
+  /** Follow the end again (after the person acted). */
+  #toEnd(): void {
+    this.#stick = true;
+    this.requestUpdate();
   }
 
   override willUpdate(changed: Map<string, unknown>): void {
@@ -226,10 +240,11 @@ export class TroupeTeamChat extends LitElement {
     return html`${this.#statusLine()}
       <troupe-worker-bar .workers=${[...model.workers.values()]} .now=${Date.now()} theme=${this.theme ?? nothing} @troupe-worker-select=${(e: CustomEvent<{ key: string }>) => this.scrollToWorker(e.detail.key)}></troupe-worker-bar>
       <div class="scroller" ${ref((el) => (this.#scroller = (el as HTMLElement | undefined) ?? null))} @keydown=${(e: KeyboardEvent) => this.#feedKeys(e)} @troupe-answer=${(e: CustomEvent<{ requestId: string; answer: Record<string, unknown> }>) => void this.answer(e.detail.requestId, e.detail.answer)}>
-        ${model.messages.length === 0 ? html`<p class="empty">${this.run ? 'Waiting for the team…' : 'No run yet.'}</p>` : nothing}
-        <div class="feed" role="feed" aria-label="Team chat" aria-busy=${model.status === 'connecting' ? 'true' : 'false'} ${styleProps({ height: `${this.#virtual.size()}px` })}>
-          ${this.#virtual.items().map((item) => this.#row(model.messages[item.index], item.index, item.start))}
-        </div>
+        ${model.messages.length === 0
+          ? html`<p class="empty">${this.run ? 'Waiting for the team…' : 'No run yet: describe a task below.'}</p>`
+          : html`<div class="feed" role="feed" aria-label="Team chat" aria-busy=${model.status === 'connecting' ? 'true' : 'false'} ${styleProps({ height: `${this.#virtual.size()}px` })}>
+              ${this.#virtual.items().map((item) => this.#row(model.messages[item.index], item.index, item.start))}
+            </div>`}
       </div>
       ${!this.#virtual.atEnd() && model.messages.length > 0 ? html`<button class="jump" type="button" @click=${() => this.#virtual.virtualizer.scrollToEnd()}>Jump to the latest</button>` : nothing}
       ${this._turnsOf ? this.#turnsPanel(this._turnsOf) : nothing}
@@ -322,6 +337,7 @@ export class TroupeTeamChat extends LitElement {
   }
 
   async #onSend(detail: { text: string; instruction: boolean; action: string }): Promise<void> {
+    this.#toEnd();
     try {
       if (detail.instruction) await this.instruct(detail.text);
       else if (detail.action === 'answer') {
@@ -357,6 +373,7 @@ export class TroupeTeamChat extends LitElement {
     const request = this.#model.requests.get(requestId);
     if (!request || !this.run || (request.status !== 'pending' && request.status !== 'sending')) return false;
     this.#setRequest(request, { status: 'sending', error: undefined });
+    this.#toEnd();
     try {
       if (request.via === 'agui') await this.#aguiSend({ resume: [{ interruptId: requestId, status: 'resolved', payload: answer }] }, request, answer);
       else await this.#api().answer(this.run, requestId, answer);

@@ -39,7 +39,7 @@ export class TroupeWorkerBar extends LitElement {
       .bar { display: flex; gap: 0.5rem; flex-wrap: wrap; padding: 0.5rem 0.75rem; border-bottom: 1px solid var(--_border); background: var(--_surface); }
       ul { display: contents; list-style: none; }
       li { display: contents; }
-      .pill { display: inline-flex; flex-direction: column; gap: 0.2rem; min-width: 10rem; max-width: 16rem; text-align: left; border-left: 4px solid var(--_c); background: var(--_bg); padding: 0.3rem 0.6rem; }
+      .pill { display: inline-flex; flex-direction: column; gap: 0.2rem; min-width: 10rem; max-width: 20rem; text-align: left; border-left: 4px solid var(--_c); background: var(--_bg); padding: 0.3rem 0.6rem; }
       .top { display: flex; gap: 0.4rem; align-items: baseline; justify-content: space-between; }
       .title { font-weight: 600; font-size: 0.85rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
       .status { font-size: 0.75rem; color: var(--_muted); white-space: nowrap; }
