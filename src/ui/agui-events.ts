@@ -83,7 +83,8 @@ export class AguiEventReader {
         return;
       case 'CUSTOM': {
         const name = str(e['name']);
-        if (name?.startsWith('troupe.')) this.troupe.apply(undefined, e['value']);
+        // Chunks come in the state snapshots; the rest of troupe's events go to its reader.
+        if (name?.startsWith('troupe.') && name !== 'troupe.chunk.status') this.troupe.apply(undefined, e['value']);
         return;
       }
       case 'MESSAGES_SNAPSHOT':

@@ -35,7 +35,7 @@ export async function shot(page: Page, name: string): Promise<void> {
 }
 
 /** A `troupe dev` server over an empty folder, on `adapter`. */
-export async function devServer(options: { adapter: ModelAdapter; tools?: ToolDefinition[]; toolRisks?: Record<string, ToolRisk>; planning?: Partial<PlanningSessionOptions>; folder?: string }): Promise<{ server: TestServer; store: ReturnType<typeof memoryStore> }> {
+export async function devServer(options: { adapter: ModelAdapter; tools?: ToolDefinition[]; toolRisks?: Record<string, ToolRisk>; planning?: Partial<PlanningSessionOptions>; folder?: string }): Promise<{ server: TestServer; store: ReturnType<typeof memoryStore>; handle: (request: Request) => Promise<Response> }> {
   const store = memoryStore();
   const catalog = await readCatalog(options.folder ?? join(import.meta.dirname, '..', 'fixtures', 'ui-empty'));
   const { handle } = devApp({
@@ -48,7 +48,7 @@ export async function devServer(options: { adapter: ModelAdapter; tools?: ToolDe
     ...(options.toolRisks ? { toolRisks: options.toolRisks } : {}),
     planning: { retry: { retryDelayMs: 0 }, ...options.planning },
   });
-  return { server: await startServer(handle), store };
+  return { server: await startServer(handle), store, handle };
 }
 
 /** The chat's state as plain data (inside `<troupe-app>`, or the page's own `<troupe-team-chat>`). */

@@ -346,7 +346,10 @@ export class TroupeTeamChat extends LitElement {
       } else if (detail.action === 'feedback') {
         const plan = this.#model.pending().find((r) => r.kind === 'plan-approval');
         if (plan) await this.answer(plan.id, { decision: 'request-changes', feedback: detail.text });
-      } else if (detail.action === 'message') await this.#aguiSend({ text: detail.text });
+      } else if (detail.action === 'message') {
+        if (this.run) await this.#aguiSend({ text: detail.text });
+        else await this.start(detail.text);
+      }
       else if (detail.action === 'start') await this.start(detail.text, this.target);
     } catch (error) {
       this.#model.add({ source: 'system', author: 'troupe', time: Date.now(), kind: 'error', text: error instanceof Error ? error.message : String(error) });
