@@ -4,7 +4,7 @@
 // state read from the page, axe, and screenshots in test-artifacts/.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { ModelAdapter, ToolDefinition } from 'troupe';
@@ -51,23 +51,25 @@ export async function devServer(options: { adapter: ModelAdapter; tools?: ToolDe
   return { server: await startServer(handle), store, handle };
 }
 
-/** The chat's state as plain data (inside `<troupe-app>`, or the page's own `<troupe-team-chat>`). */
-export async function chatState(page: Page) {
-  return page.evaluate(() => {
-    const app = document.querySelector('troupe-app');
-    const chat = (app?.shadowRoot?.querySelector('troupe-team-chat') ?? document.querySelector('troupe-team-chat')) as unknown as {
-      model: {
-        status: string;
-        phase?: string;
-        runId?: string;
-        lastSeq: number;
-        messages: Array<{ id: string; source: string; author: string; text: string; kind: string }>;
-        workers: Map<string, { title: string; status: string }>;
-        requests: Map<string, { kind: string; status: string; error?: string }>;
-        turns: Array<{ agent: string; input: string; workerKey?: string }>;
-      };
-    };
-    const m = chat.model;
+/** The chat's state, as plain data. */
+export interface ChatSnapshot {
+  status: string;
+  phase?: string;
+  runId?: string;
+  lastSeq: number;
+  messages: Array<{ id: string; source: string; author: string; text: string; kind: string }>;
+  workers: Array<{ title: string; status: string }>;
+  requests: Array<{ kind: string; status: string; error?: string }>;
+  turns: Array<{ agent: string; input: string; workerKey?: string }>;
+}
+
+/** The chat (inside `<troupe-app>`, or the page's own `<troupe-team-chat>`), as page code. */
+export const CHAT = `(document.querySelector('troupe-app')?.shadowRoot?.querySelector('troupe-team-chat') ?? document.querySelector('troupe-team-chat'))`;
+
+/** The chat's state as plain data (page code in a string: the tests type-check without the DOM library). */
+export async function chatState(page: Page): Promise<ChatSnapshot> {
+  return (await page.evaluate(`(() => {
+    const m = ${CHAT}.model;
     return {
       status: m.status,
       phase: m.phase,
@@ -78,11 +80,11 @@ export async function chatState(page: Page) {
       requests: [...m.requests.values()].map((r) => ({ kind: r.kind, status: r.status, error: r.error })),
       turns: m.turns.map((t) => ({ agent: t.agent, input: t.input, workerKey: t.workerKey })),
     };
-  });
+  })()`)) as ChatSnapshot;
 }
 
 /** Wait until the chat's state passes `test`. */
-export async function waitForChat(page: Page, test: (state: Awaited<ReturnType<typeof chatState>>) => boolean, timeoutMs = 20_000): Promise<Awaited<ReturnType<typeof chatState>>> {
+export async function waitForChat(page: Page, test: (state: ChatSnapshot) => boolean, timeoutMs = 60_000): Promise<ChatSnapshot> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const state = await chatState(page);

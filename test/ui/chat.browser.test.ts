@@ -14,7 +14,7 @@ import { ChatModel } from '../../src/ui/model.js';
 import { TroupeEventReader } from '../../src/ui/troupe-events.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { startServer, type TestServer } from '../helpers/http-server.js';
-import { chatState, chromiumFor, devServer, expectAccessible, shot, waitForChat, watchProblems } from './browser.js';
+import { chromiumFor, devServer, expectAccessible, shot, waitForChat, watchProblems } from './browser.js';
 
 const executable = chromiumFor('Interface browser test (chat)');
 
@@ -54,13 +54,13 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     for (const s of servers) await s.close();
   });
 
-  it('stops a run from the page: Escape twice on an empty box', { timeout: 60_000 }, async () => {
+  it('stops a run from the page: Escape twice on an empty box', { timeout: 180_000 }, async () => {
     const plan = { planSummary: 'Slow work', chunks: [{ sequenceIndex: 0, title: 'Think for ever', prompt: 'Think about it for a very long time.', dependsOnIndexes: [], complexity: 'High', role: 'Generic' }] };
     const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', JSON.stringify(plan)], Generic: [{ fault: 'hang' }] } });
     const { server, store } = await devServer({ adapter });
     servers.push(server);
     const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(60_000);
     await page.goto(server.url);
     const box = page.locator('troupe-input-bar textarea');
     await box.fill('Think');
@@ -80,14 +80,14 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await page.close();
   });
 
-  it('resumes a stream cut twice: every event of the log shown once, in order', { timeout: 90_000 }, async () => {
+  it('resumes a stream cut twice: every event of the log shown once, in order', { timeout: 180_000 }, async () => {
     const plan = { planSummary: 'Stream', chunks: [0, 1, 2].map((i) => ({ sequenceIndex: i, title: `Part ${i}`, prompt: `Write part ${i} of the text.`, dependsOnIndexes: [], complexity: 'Low', role: 'Generic' })) };
     const words = Array.from({ length: 12 }, (_, i) => `word${i} `);
     const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', JSON.stringify(plan)] }, rules: [{ agent: 'Generic', reply: { chunks: words, chunkDelayMs: 120 } }, { agent: 'synthesis', reply: 'All parts written.' }] });
     const { server, store } = await devServer({ adapter });
     servers.push(server);
     const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(60_000);
     const problems = watchProblems(page);
     await page.goto(server.url);
     await page.locator('troupe-input-bar textarea').fill('Write three parts');
@@ -112,7 +112,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await page.close();
   });
 
-  it('renders hostile Markdown inert: no script runs, no request leaves the page', { timeout: 60_000 }, async () => {
+  it('renders hostile Markdown inert: no script runs, no request leaves the page', { timeout: 180_000 }, async () => {
     const { server: dev, handle } = await devServer({ adapter: scriptedAdapter() });
     servers.push(dev);
     const server = await startServer(withPage(chatPage('endpoint="/api" readonly'), handle));
@@ -135,14 +135,14 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     page.on('request', (r) => requests.push(r.url()));
     page.on('dialog', (d) => (dialogs.push(d.message()), void d.dismiss()));
     await page.goto(`${server.url}/page.html`);
-    await page.waitForFunction(() => customElements.get('troupe-team-chat') !== undefined);
+    await page.waitForFunction("customElements.get('troupe-team-chat') !== undefined");
     const events = hostile.map((text, i) => ({ seq: i, event: { type: 'agent.turn', runId: 'hostile', time: 1_700_000_000_000 + i, agent: 'writer', turn: i + 1, text, toolCalls: 0 } }));
     await chatEval(page, `(chat) => chat.ingest(${JSON.stringify(events)})`);
-    await page.waitForFunction(() => (document.querySelector('troupe-team-chat')!.shadowRoot!.querySelectorAll('article').length ?? 0) >= 10);
+    await page.waitForFunction("document.querySelector('troupe-team-chat').shadowRoot.querySelectorAll('article').length >= 10");
     await page.waitForTimeout(500);
-    const found = await page.evaluate(() => {
-      const all: Element[] = [];
-      const walk = (root: ParentNode) => {
+    const found = (await page.evaluate(`(() => {
+      const all = [];
+      const walk = (root) => {
         for (const el of root.querySelectorAll('*')) {
           all.push(el);
           if (el.shadowRoot) walk(el.shadowRoot);
@@ -151,14 +151,14 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
       walk(document);
       const inMarkdown = all.filter((el) => el.closest('.md'));
       return {
-        pwned: (window as unknown as { __pwned?: unknown }).__pwned ?? null,
+        pwned: window.__pwned ?? null,
         tags: [...new Set(inMarkdown.map((el) => el.localName))].sort(),
-        handlers: inMarkdown.flatMap((el) => [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => `${el.localName}[${a.name}]`)),
-        hrefs: inMarkdown.filter((el) => el.localName === 'a').map((a) => (a as HTMLAnchorElement).href),
-        images: inMarkdown.filter((el) => el.localName === 'img').map((i) => (i as HTMLImageElement).src),
-        text: document.querySelector('troupe-team-chat')!.shadowRoot!.textContent ?? '',
+        handlers: inMarkdown.flatMap((el) => [...el.attributes].filter((a) => a.name.startsWith('on')).map((a) => el.localName + '[' + a.name + ']')),
+        hrefs: inMarkdown.filter((el) => el.localName === 'a').map((a) => a.href),
+        images: inMarkdown.filter((el) => el.localName === 'img').map((i) => i.src),
+        text: document.querySelector('troupe-team-chat').shadowRoot.textContent ?? '',
       };
-    });
+    })()`)) as { pwned: unknown; tags: string[]; handlers: string[]; hrefs: string[]; images: string[]; text: string };
     expect(found.pwned).toBeNull();
     expect(dialogs).toEqual([]);
     expect(found.handlers).toEqual([]);
@@ -176,14 +176,14 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await expectAccessible(page, 'hostile Markdown shown as text');
 
     // An origin the page allows: its image loads, the others still do not.
-    await page.evaluate((origin) => document.querySelector('troupe-team-chat')!.setAttribute('image-origins', origin), server.url);
+    await page.evaluate(`document.querySelector('troupe-team-chat').setAttribute('image-origins', ${JSON.stringify(server.url)})`);
     await chatEval(page, `(chat) => chat.ingest([{ seq: 100, event: { type: 'agent.turn', runId: 'hostile', time: 1_700_000_001_000, agent: 'writer', turn: 99, text: '![chart](${server.url}/allowed.png) ![tracker](https://evil.example/again.png)', toolCalls: 0 } }])`);
     await expect.poll(() => requests.filter((u) => u.endsWith('/allowed.png')).length).toBe(1);
     expect(requests.filter((url) => !url.startsWith(server.url))).toEqual([]);
     await page.close();
   });
 
-  it('speaks AG-UI: a planning session over troupe’s AG-UI endpoint, interrupts answered in the page', { timeout: 90_000 }, async () => {
+  it('speaks AG-UI: a planning session over troupe’s AG-UI endpoint, interrupts answered in the page', { timeout: 180_000 }, async () => {
     const plan = { planSummary: 'Greet', chunks: [{ sequenceIndex: 0, title: 'Say hello', prompt: 'Say hello to the person politely.', dependsOnIndexes: [], complexity: 'Low', role: 'Generic' }] };
     const adapter = scriptedAdapter({ replies: { planner: ['{"action":"clarify","questions":["To whom?"]}', '{"action":"plan"}', JSON.stringify(plan)], Generic: ['Hello, Ada!'] }, rules: [{ agent: 'synthesis', reply: 'Ada was greeted.' }] });
     const { server: dev, handle } = await devServer({ adapter });
@@ -191,7 +191,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     const server = await startServer(withPage(chatPage('protocol="ag-ui" endpoint="/api/agui"'), handle));
     servers.push(server);
     const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(60_000);
     const problems = watchProblems(page);
     await page.goto(`${server.url}/page.html`);
     const box = page.locator('troupe-input-bar textarea');
@@ -210,7 +210,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await page.close();
   });
 
-  it('speaks to any AG-UI server: text streamed, steps as workers, the run’s result', { timeout: 60_000 }, async () => {
+  it('speaks to any AG-UI server: text streamed, steps as workers, the run’s result', { timeout: 180_000 }, async () => {
     const sse = (events: object[]) => events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('');
     const bare = async (request: Request): Promise<Response> => {
       const input = (await request.json()) as { threadId: string; runId: string; messages: Array<{ content: string }> };
@@ -232,7 +232,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     const server = await startServer(withPage(chatPage('protocol="ag-ui" endpoint="/agent"'), bare));
     servers.push(server);
     const page = await browser.context.newPage();
-    page.setDefaultTimeout(20_000);
+    page.setDefaultTimeout(60_000);
     await page.goto(`${server.url}/page.html`);
     await page.locator('troupe-input-bar textarea').fill('hello');
     await page.locator('troupe-input-bar textarea').press('Enter');
@@ -246,17 +246,17 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await page.close();
   });
 
-  it('keeps thousands of messages in a virtualised list, under its cap', { timeout: 60_000 }, async () => {
+  it('keeps thousands of messages in a virtualised list, under its cap', { timeout: 180_000 }, async () => {
     const server = await startServer(withPage(chatPage('endpoint="/api" readonly max-messages="2000"'), async () => new Response('not found', { status: 404 })));
     servers.push(server);
     const page = await browser.context.newPage();
     await page.goto(`${server.url}/page.html`);
-    await page.waitForFunction(() => customElements.get('troupe-team-chat') !== undefined);
+    await page.waitForFunction("customElements.get('troupe-team-chat') !== undefined");
     await chatEval(
       page,
       `(chat) => chat.ingest(Array.from({ length: 3000 }, (_, i) => ({ seq: i, event: { type: 'agent.turn', runId: 'many', time: 1_700_000_000_000 + i, agent: 'worker-' + (i % 5), turn: i, text: 'Message **' + i + '** with \`code\` and a list:\\n- one\\n- two', toolCalls: 0 } })))`,
     );
-    await page.waitForFunction(() => document.querySelector('troupe-team-chat')!.shadowRoot!.querySelectorAll('article').length > 0);
+    await page.waitForFunction("document.querySelector('troupe-team-chat').shadowRoot.querySelectorAll('article').length > 0");
     const counts = await chatEval<{ kept: number; dropped: number; rendered: number; last: string }>(page, `(chat) => ({ kept: chat.model.messages.length, dropped: chat.model.dropped, rendered: chat.shadowRoot.querySelectorAll('article').length, last: chat.shadowRoot.querySelector('article:last-of-type')?.textContent ?? '' })`);
     expect(counts.kept).toBeLessThanOrEqual(2000 + 125);
     expect(counts.kept + counts.dropped).toBe(3000);
@@ -264,9 +264,9 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     // Keyboard: Home goes to the first message kept, End back to the last.
     await page.locator('troupe-team-chat article').first().focus();
     await page.keyboard.press('Home');
-    await expect.poll(() => page.evaluate(() => document.querySelector('troupe-team-chat')!.shadowRoot!.activeElement?.getAttribute('aria-posinset'))).toBe('1');
+    await expect.poll(() => page.evaluate("document.querySelector('troupe-team-chat').shadowRoot.activeElement?.getAttribute('aria-posinset')")).toBe('1');
     await page.keyboard.press('End');
-    await expect.poll(() => page.evaluate(() => document.querySelector('troupe-team-chat')!.shadowRoot!.activeElement?.textContent ?? '')).toContain('Message 2999');
+    await expect.poll(() => page.evaluate("document.querySelector('troupe-team-chat').shadowRoot.activeElement?.textContent ?? ''")).toContain('Message 2999');
     await page.close();
   });
 });

@@ -76,3 +76,48 @@ function copySafe(from: Node, to: Node): void {
     for (let child = element.lastChild; child; child = child.previousSibling) stack.push([child, target]);
   }
 }
+
+/** Code blocks waiting to be highlighted, oldest first. */
+const waiting: Array<{ node: HTMLElement; code: string; lang: string }> = [];
+let scheduled = false;
+
+/**
+ * Highlight `node` (a `code` element showing `code` plain) when the page is
+ * idle, a few milliseconds at a time, so that highlighting never holds up a
+ * frame. A block no longer on the page is skipped (and marked, so that it
+ * is queued again when it is shown).
+ */
+export function highlightLater(node: HTMLElement, code: string, lang: string): void {
+  if (!knownLanguage(lang) || code.length > MAX_HIGHLIGHT) return;
+  node.dataset['pending'] = '1';
+  waiting.push({ node, code, lang });
+  schedule();
+}
+
+/** Queue again the blocks under `root` that were skipped while off the page. */
+export function resumeHighlighting(root: HTMLElement): void {
+  for (const node of root.querySelectorAll<HTMLElement>('code[data-pending="1"]')) {
+    if (waiting.some((w) => w.node === node)) continue;
+    waiting.push({ node, code: node.textContent ?? '', lang: node.dataset['lang'] ?? '' });
+  }
+  if (waiting.length > 0) schedule();
+}
+
+function schedule(): void {
+  if (scheduled) return;
+  scheduled = true;
+  const run = () => {
+    scheduled = false;
+    const end = performance.now() + 6;
+    while (waiting.length > 0 && performance.now() < end) {
+      const job = waiting.shift()!;
+      if (!job.node.isConnected) continue;
+      const highlighted = highlight(job.code, job.lang);
+      if (highlighted) job.node.replaceChildren(highlighted);
+      delete job.node.dataset['pending'];
+    }
+    if (waiting.length > 0) schedule();
+  };
+  if (typeof requestIdleCallback === 'function') requestIdleCallback(run, { timeout: 500 });
+  else setTimeout(run, 16);
+}

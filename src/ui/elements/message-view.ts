@@ -9,21 +9,38 @@ import { css, html, nothing, type TemplateResult } from 'lit';
 import { styleProps } from './style-props.js';
 import type { ChatModel } from '../model.js';
 import type { ChatMessage } from '../types.js';
+import { resumeHighlighting } from './highlight.js';
 import { markdownStyles, renderMarkdown, type RenderOptions } from './render-markdown.js';
 import { sourceColour } from './theme.js';
 
 const SOURCE_LABELS: Record<string, string> = { user: 'you', lead: 'lead', worker: 'worker', system: 'troupe', injection: 'instruction' };
+/** One formatter for every card (making one per call is slow). */
+const TIME = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+
+/** How often a streaming message's Markdown is drawn again, at most. */
+const STREAM_REDRAW_MS = 120;
 
 /** Rendered Markdown by message, newest revision only, the least recently shown dropped first. */
 export class MarkdownCache {
-  readonly #entries = new Map<string, { key: string; node: HTMLElement }>();
+  readonly #entries = new Map<string, { key: string; node: HTMLElement; at: number }>();
+  /** Called when a streaming message was drawn with text a little behind, to draw it again soon. */
+  onStale: (() => void) | undefined;
   constructor(readonly limit = 400) {}
 
-  get(message: ChatMessage, options: RenderOptions): HTMLElement {
+  /** The message drawn: rich Markdown, or, with `plain` (the reader is scrolling fast) and nothing drawn yet, its text alone. */
+  get(message: ChatMessage, options: RenderOptions, plain = false): HTMLElement {
     const key = `${message.rev}:${message.streaming ? 's' : ''}:${message.text.length}`;
     const hit = this.#entries.get(message.id);
+    if (plain && hit?.key !== key) return plainBody(message.text);
+    const now = performance.now();
+    // Streaming text is drawn again at most every STREAM_REDRAW_MS: between, the card shows it a moment behind.
+    if (hit && hit.key !== key && message.streaming && now - hit.at < STREAM_REDRAW_MS) {
+      this.onStale?.();
+      return hit.node;
+    }
     if (hit) this.#entries.delete(message.id);
-    const entry = hit && hit.key === key ? hit : { key, node: renderMarkdown(message.text, { ...options, highlight: !message.streaming && options.highlight !== false }) };
+    const entry = hit && hit.key === key ? hit : { key, at: now, node: renderMarkdown(message.text, { ...options, highlight: !message.streaming && options.highlight !== false }) };
+    if (entry === hit) resumeHighlighting(entry.node);
     this.#entries.set(message.id, entry);
     if (this.#entries.size > this.limit) this.#entries.delete(this.#entries.keys().next().value!);
     return entry.node;
@@ -32,6 +49,14 @@ export class MarkdownCache {
   clear(): void {
     this.#entries.clear();
   }
+}
+
+/** A message's text without its Markdown, cut short: what a card shows while the reader flies past it. */
+function plainBody(text: string): HTMLElement {
+  const node = document.createElement('div');
+  node.className = 'md md-plain';
+  node.textContent = text.length > 600 ? `${text.slice(0, 600)}…` : text;
+  return node;
 }
 
 /** What a card needs from the chat. */
@@ -43,6 +68,8 @@ export interface MessageContext {
   index: number;
   count: number;
   focused: boolean;
+  /** The reader scrolls: draw what is not drawn yet plainly. */
+  scrolling: boolean;
   onTurns: (workerKey: string) => void;
 }
 
@@ -67,7 +94,7 @@ export function messageTemplate(message: ChatMessage, ctx: MessageContext): Temp
       <span class="avatar" aria-hidden="true">${(message.author.trim()[0] ?? '?').toUpperCase()}</span>
       <span class="author" id=${`a-${message.id}`}>${message.author}</span>
       <span class="badge">${SOURCE_LABELS[message.source] ?? message.source}</span>
-      <time datetime=${time.toISOString()}>${time.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' })}</time>
+      <time datetime=${time.toISOString()}>${TIME.format(time)}</time>
       ${worker && ctx.model.turns.some((t) => t.workerKey === worker.key)
         ? html`<button class="turns" type="button" aria-label=${`Show the turns of ${message.author}`} @click=${() => ctx.onTurns(worker.key)}>Turns</button>`
         : nothing}
@@ -79,7 +106,7 @@ export function messageTemplate(message: ChatMessage, ctx: MessageContext): Temp
 function body(message: ChatMessage, ctx: MessageContext): unknown {
   switch (message.kind) {
     case 'text':
-      return html`${ctx.cache.get(message, ctx.render)}${message.streaming ? html`<span class="cursor" aria-hidden="true"></span>` : nothing}`;
+      return html`${ctx.cache.get(message, ctx.render, ctx.scrolling)}${message.streaming ? html`<span class="cursor" aria-hidden="true"></span>` : nothing}`;
     case 'tool': {
       const tool = message.tool!;
       const state = tool.result === undefined ? 'running' : tool.isError ? 'failed' : 'done';

@@ -10,7 +10,7 @@
  */
 import { css } from 'lit';
 import { parseMarkdown, plainText, type MarkdownBlock, type MarkdownInline } from '../markdown.js';
-import { highlight } from './highlight.js';
+import { highlightLater } from './highlight.js';
 
 /** How model text is rendered. */
 export interface RenderOptions {
@@ -122,9 +122,10 @@ function codeBlock(code: string, lang: string, options: RenderOptions): HTMLElem
   pre.tabIndex = 0;
   pre.setAttribute('aria-label', lang ? `${lang} code` : 'code');
   const codeNode = el('code', lang ? `hljs language-${lang.replace(/[^\w-]/g, '')}` : 'hljs');
-  const highlighted = options.highlight ? highlight(code, lang) : undefined;
-  if (highlighted) codeNode.append(highlighted);
-  else codeNode.textContent = code;
+  codeNode.textContent = code;
+  if (lang) codeNode.dataset['lang'] = lang;
+  // Shown plain at once; highlighted when the page is idle.
+  if (options.highlight) highlightLater(codeNode, code, lang);
   pre.append(codeNode);
   figure.append(head, pre);
   return figure;
@@ -242,7 +243,7 @@ export const markdownStyles = css`
 .md .md-lang { font-family: var(--_mono); color: var(--_muted); }
 .md .md-copy { padding: 0.1rem 0.5rem; font-size: 0.8rem; }
 .md pre { margin: 0; padding: 0.6rem 0.75rem; overflow-x: auto; font-family: var(--_mono); font-size: 0.85rem; background: var(--_bg); }
-.md .md-rest { white-space: pre-wrap; }
+.md .md-rest, .md.md-plain { white-space: pre-wrap; }
 .md .md-table { overflow-x: auto; }
 .md table { border-collapse: collapse; font-size: 0.9rem; }
 .md th, .md td { border: 1px solid var(--_border); padding: 0.25rem 0.5rem; }

@@ -10,7 +10,8 @@ import { ConfigurationError } from '../../core/errors.js';
 import { Directive, directive, PartType, type ElementPart, type PartInfo } from 'lit/directive.js';
 
 class StyleProps extends Directive {
-  #set = new Set<string>();
+  /** What is set now: a property is written only when it changes (a write restyles the element). */
+  #set = new Map<string, string>();
 
   constructor(part: PartInfo) {
     super(part);
@@ -23,16 +24,16 @@ class StyleProps extends Directive {
 
   override update(part: ElementPart, [props]: [Readonly<Record<string, string | undefined>>]): typeof nothing {
     const style = (part.element as HTMLElement).style;
-    for (const name of this.#set) {
+    for (const name of this.#set.keys()) {
       if (props[name] === undefined) {
         style.removeProperty(name);
         this.#set.delete(name);
       }
     }
     for (const [name, value] of Object.entries(props)) {
-      if (value === undefined) continue;
+      if (value === undefined || this.#set.get(name) === value) continue;
       style.setProperty(name, value);
-      this.#set.add(name);
+      this.#set.set(name, value);
     }
     return nothing;
   }

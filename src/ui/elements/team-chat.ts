@@ -96,10 +96,15 @@ export class TroupeTeamChat extends LitElement {
   #abort: AbortController | undefined;
   #following: string | undefined;
   #cache = new MarkdownCache();
+  #staleTimer: ReturnType<typeof setTimeout> | undefined;
   #scroller: HTMLElement | null = null;
   #seen = 0;
   /** The person just acted: follow the end of the chat again. */
   #stick = false;
+  /** Measures a row when it is first drawn (a resize observer follows it after that). */
+  readonly #measureRow = (el: Element | undefined): void => {
+    if (el) this.#virtual.virtualizer.measureElement(el as HTMLElement);
+  };
   #virtual = new VirtualList(this, {
     count: () => this.#model.messages.length,
     key: (i) => this.#model.messages[i]?.id ?? String(i),
@@ -108,6 +113,12 @@ export class TroupeTeamChat extends LitElement {
 
   constructor() {
     super();
+    this.#cache.onStale = () => {
+      this.#staleTimer ??= setTimeout(() => {
+        this.#staleTimer = undefined;
+        this.requestUpdate();
+      }, 130);
+    };
     this.endpoint = '';
     this.protocol = 'troupe';
     this.maxMessages = 5000;
@@ -145,6 +156,8 @@ export class TroupeTeamChat extends LitElement {
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
+    clearTimeout(this.#staleTimer);
+    this.#staleTimer = undefined;
     this.#unfollow();
     this.#following = undefined;
   }
@@ -256,7 +269,7 @@ export class TroupeTeamChat extends LitElement {
     if (!message) return nothing;
     const count = this.#model.messages.length;
     const focused = this._focus === index || (this._focus < 0 && index === count - 1);
-    return html`<div class="row" data-index=${index} ${styleProps({ transform: `translateY(${start}px)` })} ${ref((el) => el && this.#virtual.virtualizer.measureElement(el as HTMLElement))}>
+    return html`<div class="row" data-index=${index} ${styleProps({ transform: `translateY(${start}px)` })} ${ref(this.#measureRow)}>
       ${messageTemplate(message, {
         model: this.#model,
         cache: this.#cache,
@@ -265,6 +278,7 @@ export class TroupeTeamChat extends LitElement {
         index,
         count,
         focused,
+        scrolling: this.#virtual.scrolling(),
         onTurns: (key) => (this._turnsOf = key),
       })}
     </div>`;

@@ -24,6 +24,27 @@ export interface VirtualListOptions {
 export class VirtualList implements ReactiveController {
   readonly virtualizer: Virtualizer<HTMLElement, HTMLElement>;
   #cleanup: (() => void) | undefined;
+  /** Rows measured so far and their total height: unmeasured rows are guessed at the mean. */
+  #measured = 0;
+  #height = 0;
+  readonly #measure = (element: HTMLElement, entry: ResizeObserverEntry | undefined, instance: Virtualizer<HTMLElement, HTMLElement>): number => {
+    // A row just drawn is not measured on the spot (that would lay the page out in the middle of a
+    // render): its size so far stands until the resize observer reports it, after the browser's own layout.
+    if (entry === undefined) {
+      const index = instance.indexFromElement(element);
+      return instance.itemSizeCache.get(instance.options.getItemKey(index)) ?? this.#estimate();
+    }
+    const size = measureElement(element, entry, instance);
+    if (this.#measured < 10_000) {
+      this.#measured++;
+      this.#height += size;
+    }
+    return size;
+  };
+  // Stable functions: the virtualiser keeps its layout while they stay the same.
+  readonly #key = (index: number): string => this.options.key(index);
+  readonly #changed = (): void => this.host.requestUpdate();
+  readonly #estimate = (): number => (this.#measured === 0 ? (this.options.estimate ?? 96) : Math.round(this.#height / this.#measured));
 
   constructor(
     private readonly host: ReactiveControllerHost,
@@ -37,17 +58,17 @@ export class VirtualList implements ReactiveController {
     return {
       count: this.options.count(),
       getScrollElement: this.options.scrollElement,
-      estimateSize: () => this.options.estimate ?? 96,
-      getItemKey: (index: number) => this.options.key(index),
+      estimateSize: this.#estimate,
+      getItemKey: this.#key,
       scrollToFn: elementScroll,
       observeElementRect,
       observeElementOffset,
-      measureElement,
-      overscan: 6,
+      measureElement: this.#measure,
+      overscan: 4,
       anchorTo: 'end' as const,
       followOnAppend: true,
       scrollEndThreshold: 48,
-      onChange: () => this.host.requestUpdate(),
+      onChange: this.#changed,
     };
   }
 
@@ -78,8 +99,15 @@ export class VirtualList implements ReactiveController {
     return this.virtualizer.getTotalSize();
   }
 
-  /** True when the reader is at the end of the list (new rows keep it there). */
+  /** True when the reader is at the end of the list (new rows keep it there); from what the virtualiser knows, without reading the page's layout. */
   atEnd(): boolean {
-    return this.virtualizer.isAtEnd(48);
+    const v = this.virtualizer;
+    if (v.scrollOffset === null || !v.scrollRect) return true;
+    return v.scrollOffset + v.scrollRect.height >= v.getTotalSize() - 48;
+  }
+
+  /** True while the reader scrolls (rows shown then may be drawn plainly, and richly once it stops). */
+  scrolling(): boolean {
+    return this.virtualizer.isScrolling;
   }
 }
