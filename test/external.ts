@@ -32,6 +32,7 @@ export const external = {
     'test/scheduler/outcome-stats.test.ts',
     'test/testing/node-test.test.ts',
     'test/views/report-browser.test.ts',
+    'test/ui/*.browser.test.ts',
     'test/views/report.test.ts',
     'test/workspaces/**/*.test.ts',
   ],
