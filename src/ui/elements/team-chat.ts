@@ -66,7 +66,7 @@ export class TroupeTeamChat extends LitElement {
       .row { position: absolute; top: 0; left: 0; width: 100%; padding: 0.3rem 0; }
       .empty { padding: 2rem; text-align: center; color: var(--_muted); }
       .jump { position: absolute; right: 1rem; bottom: 6rem; z-index: 2; }
-      .turns-panel { position: absolute; inset: 3rem 1rem 6rem auto; width: min(36rem, calc(100% - 2rem)); z-index: 3; box-shadow: 0 8px 32px rgb(0 0 0 / 25%); }
+      .turns-panel { position: absolute; inset: 3rem 1rem auto auto; width: min(36rem, calc(100% - 2rem)); z-index: 3; box-shadow: 0 8px 32px rgb(0 0 0 / 25%); border-radius: var(--_radius); }
     `,
   ];
 
