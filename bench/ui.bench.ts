@@ -104,7 +104,9 @@ export default async function bench(): Promise<void> {
     await cdp.send('Performance.enable');
     const metrics = async () => Object.fromEntries(((await cdp.send('Performance.getMetrics')) as { metrics: Array<{ name: string; value: number }> }).metrics.map((m) => [m.name, m.value])) as Record<string, number>;
     const before = await metrics();
+    const trace = await startTrace(cdp);
     const result = (await page.evaluate(`(${STREAM})(${args})`)) as { frames: number[]; kept: number; rendered: number };
+    const tasks = await trace();
     const after = await metrics();
     await cdp.send('HeapProfiler.collectGarbage');
     const end = await metrics();
@@ -118,12 +120,38 @@ export default async function bench(): Promise<void> {
     console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
     console.log(`| ${frames.length} | ${pick(0.5).toFixed(1)} ms | ${pick(0.95).toFixed(1)} ms | ${pick(0.99).toFixed(1)} ms | ${frames.at(-1)!.toFixed(1)} ms | ${over(16)} | ${over(50)} | ${over(100)} |`);
     console.log(`\nmain thread: ${spent('ThreadTime').toFixed(0)} ms of CPU in ${wall.toFixed(0)} ms (${((spent('ThreadTime') / frames.length) || 0).toFixed(1)} ms a frame): script ${spent('ScriptDuration').toFixed(0)} ms, layout ${spent('LayoutDuration').toFixed(0)} ms (${after['LayoutCount']! - before['LayoutCount']!} layouts), style ${spent('RecalcStyleDuration').toFixed(0)} ms`);
+    const cpu = tasks.map((t) => t.cpu).sort((a, b) => a - b);
+    const cpuAt = (q: number) => cpu[Math.min(cpu.length - 1, Math.floor(q * cpu.length))] ?? 0;
+    console.log(`main-thread tasks (CPU time, which a busy machine does not stretch): ${cpu.length}, p99 ${cpuAt(0.99).toFixed(1)} ms, longest ${(cpu.at(-1) ?? 0).toFixed(1)} ms, over 16 ms ${cpu.filter((c) => c > 16).length}, over 50 ms ${cpu.filter((c) => c > 50).length}, over 100 ms ${cpu.filter((c) => c > 100).length}`);
     console.log(`messages kept: ${result.kept}; cards in the DOM: ${result.rendered}; DOM nodes: ${end['Nodes']}; JS heap after GC: ${((end['JSHeapUsedSize'] ?? 0) / 1024 / 1024).toFixed(1)} MB of ${((end['JSHeapTotalSize'] ?? 0) / 1024 / 1024).toFixed(1)} MB`);
     const ok = pick(0.5) < 16 && frames.at(-1)! <= 100;
-    console.log(`goal (median < 16 ms, no frame over 100 ms): ${ok ? 'met' : 'NOT met'}`);
+    const cpuOk = (cpu.at(-1) ?? 0) <= 100;
+    console.log(`goal (median frame under 16 ms, no frame over 100 ms): ${ok ? 'met' : 'not met'} by the wall clock${ok ? '' : ` (load average ${loadavg()[0]!.toFixed(1)}: the machine's other work stretches frames)`}; ${cpuOk ? 'met' : 'not met'} by CPU time (no main-thread task over 100 ms)`);
   } finally {
     await context.close();
     rmSync(profile, { recursive: true, force: true });
     await server.close();
   }
+}
+
+type Cdp = Awaited<ReturnType<import('playwright-core').BrowserContext['newCDPSession']>>;
+
+/**
+ * Trace the renderer's main thread (Chrome's `devtools.timeline`) until the
+ * returned function is called; it resolves with each task's wall and CPU
+ * time (`dur` and `tdur`), in ms.
+ */
+async function startTrace(cdp: Cdp): Promise<() => Promise<Array<{ wall: number; cpu: number }>>> {
+  const events: Array<{ name?: string; ph?: string; pid?: number; tid?: number; dur?: number; tdur?: number; args?: { name?: string } }> = [];
+  cdp.on('Tracing.dataCollected', (data: { value: typeof events }) => events.push(...data.value));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline', transferMode: 'ReportEvents' });
+  return async () => {
+    const complete = new Promise<void>((resolve) => cdp.once('Tracing.tracingComplete', () => resolve()));
+    await cdp.send('Tracing.end');
+    await complete;
+    const main = events.find((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain');
+    return events
+      .filter((e) => e.name === 'RunTask' && e.ph === 'X' && main && e.pid === main.pid && e.tid === main.tid)
+      .map((e) => ({ wall: (e.dur ?? 0) / 1000, cpu: (e.tdur ?? e.dur ?? 0) / 1000 }));
+  };
 }
