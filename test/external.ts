@@ -33,6 +33,7 @@ export const external = {
     'test/testing/node-test.test.ts',
     'test/views/report-browser.test.ts',
     'test/ui/*.browser.test.ts',
+    'test/ui/bundle.test.ts',
     'test/views/report.test.ts',
     'test/workspaces/**/*.test.ts',
   ],
