@@ -77,6 +77,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     const log = await readRun(namespacedStore(store, 'local'), state.runId!);
     expect(log.events.at(-1)).toMatchObject({ type: 'run.failed', code: 'cancelled' });
     await shot(page, 'cancelled');
+    await expectAccessible(page, 'a run stopped from the page');
     await page.close();
   });
 
