@@ -4,6 +4,7 @@
 // stays inert (no script runs, no request leaves the page), AG-UI (troupe's
 // endpoint with interrupts answered in the page, and a bare AG-UI server),
 // and thousands of messages kept in a virtualised list under a cap.
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { scriptedAdapter } from 'troupe/testing';
@@ -12,9 +13,10 @@ import { namespacedStore } from 'troupe/http';
 import { uiScriptResponse } from 'troupe/ui';
 import { ChatModel } from '../../src/ui/model.js';
 import { TroupeEventReader } from '../../src/ui/troupe-events.js';
+import { offlineAdapter } from '../../src/cli/dev.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { startServer, type TestServer } from '../helpers/http-server.js';
-import { chromiumFor, devServer, expectAccessible, shot, waitForChat, watchProblems } from './browser.js';
+import { CHAT, chromiumFor, devServer, expectAccessible, shot, waitForChat, watchProblems } from './browser.js';
 
 const executable = chromiumFor('Interface browser test (chat)');
 
@@ -244,6 +246,43 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     ]);
     expect(state.workers).toEqual([{ title: 'search', status: 'succeeded' }]);
     expect(await page.locator('article[data-source="lead"] strong').textContent()).toBe('hello');
+    await page.close();
+  });
+
+  it('starts a plan template from the team picker, and replays its run from the history', { timeout: 180_000 }, async () => {
+    const folder = join(import.meta.dirname, '..', '..', 'examples', 'dev-team');
+    const { server } = await devServer({ adapter: offlineAdapter([], []), folder });
+    servers.push(server);
+    const page = await browser.context.newPage();
+    page.setDefaultTimeout(60_000);
+    await page.goto(server.url);
+    const picker = page.locator('troupe-team-picker');
+    await picker.locator('button.entry', { hasText: 'fix-module' }).waitFor();
+    expect(await picker.locator('h3').allTextContents()).toEqual(['Plan with the lead', 'Agents', 'Teams', 'Plan templates', 'Squads from the repository', 'Built-in squads', 'Your squads']);
+    expect(await picker.locator('ul[aria-label="Squads from the repository"] .name').allTextContents()).toEqual(['Nostromo']);
+    await picker.locator('button.entry', { hasText: 'fix-module' }).click();
+    await picker.locator('label', { hasText: 'module' }).locator('input').fill('cache');
+    await expectAccessible(page, 'the team picker with a template picked');
+    await shot(page, 'picker');
+    await picker.locator('button[type=submit]').click();
+    const state = await waitForChat(page, (s) => s.status === 'completed', 120_000);
+    expect(state.workers.map((w) => [w.title, w.status])).toEqual([
+      ['Analyse cache', 'succeeded'],
+      ['Fix cache', 'succeeded'],
+      ['Test cache', 'succeeded'],
+    ]);
+    // A pill shows its worker's latest message (while the bar is still there).
+    const pill = page.locator('troupe-worker-bar .pill').first();
+    if (await pill.count()) {
+      await pill.click();
+      await expect.poll(() => page.evaluate(`${CHAT}.shadowRoot.activeElement?.dataset.source ?? ''`)).toBe('worker');
+    }
+    // The history replays the run with no model call, and opens the replay.
+    const history = page.locator('troupe-run-history');
+    await history.locator('button', { hasText: 'Refresh' }).click();
+    await history.locator(`li[data-run="${state.runId}"] button`, { hasText: 'Replay' }).click();
+    const replayed = await waitForChat(page, (s) => s.runId !== state.runId && s.status === 'completed', 120_000);
+    expect(replayed.workers.map((w) => w.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
     await page.close();
   });
 
