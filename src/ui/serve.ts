@@ -51,7 +51,7 @@ export interface UiPageOptions {
 }
 
 const attribute = (value: string): string => value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-const PAGE_STYLE = 'html,body{height:100%;margin:0}body{background:Canvas;color:CanvasText}troupe-app,troupe-team-chat{display:block;height:100%}';
+const PAGE_STYLE = 'html,body{height:100%;margin:0}body{background:Canvas;color:CanvasText}troupe-app,troupe-team-chat{height:100%}';
 const PAGE_STYLE_HASH = `'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`;
 
 /** The page's Content-Security-Policy: its own script and styles, requests to itself, images only from the allowed origins. */

@@ -107,10 +107,9 @@ export class TroupeTeamPicker extends LitElement {
         return html`<h3>${title}</h3>${list.length === 0
             ? html`<p class="muted empty">None.</p>`
             : html`<ul aria-label=${title}>
-                ${list.map((e) => html`<li>${this.#entry(e)}</li>`)}
+                ${list.map((e) => html`<li>${this.#entry(e)}${keyOf(e) === this._picked ? this.#form() : nothing}</li>`)}
               </ul>`}`;
       })}
-      ${this.#form()}
     </section>`;
   }
 
