@@ -103,7 +103,7 @@ export class ChatModel {
 
   /** Set a worker's status, noting when it started and ended work. */
   setWorkerStatus(worker: WorkerState, status: WorkerStatus, time: number): void {
-    if (status === 'running' && !WORKING.has(worker.status)) {
+    if (status === 'running' && worker.status !== 'running') {
       worker.startedAt = time;
       worker.turns = 0;
       worker.endedAt = undefined;

@@ -97,8 +97,10 @@ describe.skipIf(!executable)('a planning session steered from the page', () => {
     await shot(page, 'plan-edit');
     await review.locator('button', { hasText: 'Approve as edited' }).click();
 
-    // Workers appear as pills; the tool call waits for the person.
+    // Workers appear as pills, with progress (the plan estimates the chunk); the tool call waits for the person.
     await page.locator('troupe-worker-bar .pill[data-status="running"]').first().waitFor();
+    const progress = page.locator('troupe-worker-bar .pill[data-status="running"] [role=progressbar]').first();
+    expect(Number(await progress.getAttribute('aria-valuenow'))).toBeGreaterThanOrEqual(0);
     await waitForChat(page, (s) => s.requests.some((r) => r.kind === 'approval' && r.status === 'pending'));
     const approval = page.locator('troupe-approval');
     await approval.locator('button', { hasText: 'Allow once' }).waitFor();

@@ -40,13 +40,13 @@ export class TroupeWorkerBar extends LitElement {
       ul { display: contents; list-style: none; }
       li { display: contents; }
       .pill { display: inline-flex; flex-direction: column; gap: 0.2rem; min-width: 10rem; max-width: 20rem; text-align: left; border-left: 4px solid var(--_c); background: var(--_bg); padding: 0.3rem 0.6rem; }
-      .top { display: flex; gap: 0.4rem; align-items: baseline; justify-content: space-between; }
+      .top { display: flex; width: 100%; gap: 0.4rem; align-items: baseline; justify-content: space-between; }
       .title { font-weight: 600; font-size: 0.85rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
       .status { font-size: 0.75rem; color: var(--_muted); white-space: nowrap; }
       .status.failed { color: var(--_danger); }
       .status.succeeded { color: var(--_success); }
-      .track { height: 4px; background: var(--_surface-2); border-radius: 2px; overflow: hidden; }
-      .fill { height: 100%; background: var(--_c); width: var(--_w, 30%); }
+      .track { display: block; height: 4px; background: var(--_surface-2); border-radius: 2px; overflow: hidden; }
+      .fill { display: block; height: 100%; background: var(--_c); width: var(--_w, 30%); }
       .indeterminate .fill { animation: slide 1.4s ease-in-out infinite; }
       @keyframes slide { from { transform: translateX(-100%); } to { transform: translateX(340%); } }
       .summary { align-self: center; font-size: 0.8rem; color: var(--_muted); margin-left: auto; }
