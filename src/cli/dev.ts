@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import type { AgentDefinition } from '../agents/definition.js';
 import type { ModelAdapter } from '../core/adapter.js';
 import { defined } from '../core/defined.js';
+import { ConfigurationError } from '../core/errors.js';
 import { memoryStore } from '../core/memory-store.js';
 import { toNodeListener } from '../integrations/http/node.js';
 import { fileStore } from '../persistence/file-store.js';
@@ -74,7 +75,7 @@ export async function devCommand(folderArg: string | undefined, flags: DevFlags,
     server.once('error', fail);
     server.listen(port, '127.0.0.1', () => done());
   }).catch((error: NodeJS.ErrnoException) => {
-    throw new Error(error.code === 'EADDRINUSE' ? `Port ${port} is in use: pick another with --port (0: any free port)` : error.message);
+    throw new ConfigurationError(error.code === 'EADDRINUSE' ? `Port ${port} is in use: pick another with --port (0: any free port)` : error.message, { code: 'invalid_option', cause: error });
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
   io.out(`troupe dev: ${url}`);
