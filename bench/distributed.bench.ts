@@ -22,13 +22,13 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
-import type { Plan, PlanChunk } from '../src/scheduler/index.js';
+import type { Plan, PlanChunk } from '../src/plan/index.js';
 import { benchRedis } from './redis.js';
 
 const ROUNDS = 5;
@@ -40,14 +40,16 @@ interface Version {
   name: string;
   /** Its `src` folder. */
   src: string;
-  plan: typeof import('../src/scheduler/index.js');
+  plan: typeof import('../src/plan/index.js');
   bullmq: typeof import('../src/integrations/bullmq/index.js');
   testing: typeof import('../src/testing/index.js');
 }
 
 async function load(name: string, src: string): Promise<Version> {
   const at = (file: string) => import(pathToFileURL(join(src, file)).href);
-  const [plan, bullmq, testing] = await Promise.all([at('scheduler/index.ts'), at('integrations/bullmq/index.ts'), at('testing/index.ts')]);
+  // The plan layer's entry: src/plan/index.ts, or src/scheduler/index.ts in a baseline from before the move.
+  const planEntry = existsSync(join(src, 'plan', 'model')) ? 'plan/index.ts' : 'scheduler/index.ts';
+  const [plan, bullmq, testing] = await Promise.all([at(planEntry), at('integrations/bullmq/index.ts'), at('testing/index.ts')]);
   return { name, src, plan, bullmq, testing } as Version;
 }
 

@@ -5,7 +5,9 @@
 //   dist/types/**/*.d.cts   the same with relative imports ending in .cjs,
 //                           so `require` consumers resolve CommonJS types;
 //   dist/<entry>.d.ts/.d.cts  the entry points package.json `exports` names,
-//                           each re-exporting its source file's declarations.
+//                           each re-exporting its source file's declarations;
+//   dist/ui/elements.js     troupe/ui's browser build: the bundled custom elements
+//                           (src/ui/bundle.ts, made by scripts/build-ui.mjs).
 // The two builds run at once. docs/decisions.md has the measurements behind
 // this layout (one type-check instead of one per format).
 import { spawn } from 'node:child_process';
@@ -72,6 +74,10 @@ async function main(): Promise<void> {
   // The entry points, from the one list tsup reads.
   for (const [subpath, source] of Object.entries(entryPoints)) writeEntry(subpath === '.' ? 'index' : `${subpath}/index`, source);
   for (const name of adapters) writeEntry(`adapters/${name}`, `src/adapters/${name}.ts`);
+
+  // troupe/ui in a browser (the `browser` condition): the bundled elements, as they are served.
+  const { UI_SCRIPT } = await import('../src/ui/bundle.js');
+  writeFileSync(join(dist, 'ui', 'elements.js'), UI_SCRIPT);
   console.log(`types: ${declarations.length} declaration files, ESM and CommonJS`);
 }
 

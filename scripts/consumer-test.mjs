@@ -9,7 +9,8 @@
 // - type-checks a listener of the root's `TroupeEvent` that reads events of every layer;
 // - type-checks troupe/adapters/env without its optional peers (`ai`, `openai`) installed;
 // - checks that the package ships no source maps;
-// - runs storeSuite from the packed troupe/testing under node:test.
+// - runs storeSuite from the packed troupe/testing under node:test;
+// - bundles `import 'troupe/ui'` for the browser, which must resolve to the custom elements.
 // Offline: npm installs from its cache (`--prefer-offline`), which `npm ci`
 // has filled with every dependency.
 import { execFileSync } from 'node:child_process';
@@ -143,6 +144,14 @@ export function describeEvent(e: TroupeEvent): string {
     if (out !== `${subpaths.length} entry points`) throw new Error(`${file} printed ${JSON.stringify(out)}`);
   }
 
+  // A bundler for the browser resolves troupe/ui to the elements (the `browser` condition), which define themselves.
+  step('bundling `import \'troupe/ui\'` for the browser (esbuild)');
+  writeFileSync(join(project, 'page.mjs'), "import 'troupe/ui';\n");
+  const { build } = await import('esbuild');
+  const bundled = await build({ entryPoints: [join(project, 'page.mjs')], absWorkingDir: project, bundle: true, write: false, platform: 'browser', format: 'esm', logLevel: 'silent' });
+  const browserCode = bundled.outputFiles[0].text;
+  if (!browserCode.includes('troupe-team-chat') || !browserCode.includes('customElements')) throw new Error('troupe/ui did not resolve to the custom elements in a browser bundle');
+
   step('running storeSuite from troupe/testing under node:test');
   writeFileSync(
     join(project, 'store.test.mjs'),
@@ -152,7 +161,7 @@ export function describeEvent(e: TroupeEvent): string {
   const passed = Number(/^# pass (\d+)$/m.exec(tap)?.[1] ?? 0);
   if (!/^# fail 0$/m.test(tap) || passed === 0) throw new Error(`storeSuite under node:test did not pass:\n${tap}`);
 
-  console.log(`consumer test ok: ${packed.filename} installs with zod alone; the README's Usage and an import of every entry point type-check and run as ESM and CommonJS; troupe/testing runs ${passed} store tests under node:test without vitest`);
+  console.log(`consumer test ok: ${packed.filename} installs with zod alone; the README's Usage and an import of every entry point type-check and run as ESM and CommonJS; troupe/testing runs ${passed} store tests under node:test without vitest; a browser bundle of troupe/ui holds the custom elements`);
 } catch (error) {
   const detail = [error.stdout, error.stderr].filter(Boolean).join('\n');
   console.error(`consumer test failed: ${error.message}${detail ? `\n${detail}` : ''}`);

@@ -28,6 +28,7 @@ export const entryPoints: Record<string, string> = {
   http: 'src/integrations/http/index.ts',
   a2a: 'src/integrations/a2a/index.ts',
   travel: 'src/travel/index.ts',
+  ui: 'src/ui/index.ts',
 };
 
 /** The vendor and built-in adapters behind `troupe/adapters/<name>` (`src/adapters/<name>.ts`). */

@@ -103,6 +103,15 @@ const expected: Record<string, RegExp[]> = {
     /^ +Approve\. +\| Request changes: rename `x` and `tmp`\.$/m,
     /^sessions opened on the model: 2 \(lead, style\); answered from the recording: security$/m,
   ],
+  'team-chat.ts': [
+    /^listening on http:\/\/127\.0\.0\.1:\d+\/$/m,
+    /^page: 200, with the team chat$/m,
+    /^script: 200, text\/javascript; charset=utf-8, \d+ KB$/m,
+    /^plan of 1 chunk\(s\): approved \(200\)$/m,
+    /^phase: executing$/m,
+    /^answer: The release notes are ready\.$/m,
+    /^stopped$/m,
+  ],
   'worktrees.ts': [/^docs on troupe\/greeter\/docs: Documented greet\(\)\.$/m, /^merge troupe\/greeter\/coder: merged$/m, /^merge troupe\/greeter\/docs: merged$/m, /^src\/greet\.js$/m],
   'redis-store.ts': redisTarget().url
     ? [/run shared-1: \d+ events, status completed/, /conflict \(Task list "tasks" was changed elsewhere/, /claimed b/, /a=claimed by worker-\d, b=claimed by worker-\d/]

@@ -35,6 +35,8 @@ export const external = {
     'test/plan/learning/outcome-stats.test.ts',
     'test/testing/node-test.test.ts',
     'test/views/report-browser.test.ts',
+    'test/ui/*.browser.test.ts',
+    'test/ui/bundle.test.ts',
     'test/views/report.test.ts',
     'test/workspaces/**/*.test.ts',
   ],

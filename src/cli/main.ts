@@ -2,7 +2,8 @@
  * The `troupe` command line: `validate`, `graph`, `run` and `agents
  * inspect` over a folder of agent files of any format (`graph` also draws
  * plan files), `report` for logged runs, `worker` to run distributed jobs,
- * and `squad show|init|run` for squad team folders. Every command parsed
+ * `squad show|init|run` for squad team folders, and `dev` to serve the team
+ * interface over a folder. Every command parsed
  * here is declared in {@link COMMANDS} (its help, options and arguments),
  * and every such command line is checked against its declaration in one
  * place (`./usage.ts`).
@@ -35,6 +36,7 @@ import { troupeVersion } from './version.js';
 import { defined } from '../core/defined.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
 import { MCP_HELP, SERVE_HELP, mcpServeCommand, serveCommand } from './serve.js';
+import { DEV_HELP, devCommand } from './dev.js';
 
 export type { CliIo } from './io.js';
 export { parseRunLogFile } from './run-log-file.js';
@@ -73,6 +75,8 @@ Usage:
                                            write a preset as a repository's squad folder
   troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--trace]
                                            run a repository's squad team on a request
+  troupe dev [folder] [--port <n>] [--adapter <name>] [--store <dir>]
+                                           serve the team interface on 127.0.0.1 over a folder of agents
 
 Run \`troupe <command> --help\` for details.`,
   validate: `Usage: troupe validate <dir> [--as <format>] [--models <map.json>]
@@ -222,6 +226,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     args: 1,
     run: (args, values, io) => mcpServeCommand(args[0]!, values, io),
   },
+  dev: { help: DEV_HELP, options: ['port', 'adapter', 'script', 'store'], args: { min: 0, max: 1 }, run: (args, values, io) => devCommand(args[0], values, io) },
   worker: {
     help: WORKER_HELP,
     options: ['redis', 'agents', 'adapter', 'script', 'concurrency', 'queue', 'prefix', 'store-prefix', 'name', 'exit-when-idle'],

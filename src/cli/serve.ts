@@ -25,7 +25,7 @@ import { folderTeams } from '../integrations/mcp-teams/teams.js';
 import { mcpHttpHandler } from '../integrations/mcp-teams/http.js';
 import { serveTeamsOverStdio } from '../integrations/mcp-teams/stdio.js';
 import { fileStore } from '../persistence/file-store.js';
-import { ApprovalQueue } from '../scheduler/approvals.js';
+import { ApprovalQueue } from '../guardrails/approvals.js';
 import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
 import { loadFolder, readModelMap, where } from './agents.js';
 import type { CliIo } from './io.js';

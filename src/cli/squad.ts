@@ -130,7 +130,7 @@ export async function squadRun(repo: string, input: string, flags: RunFlags, io:
  * assignment) and accepts their results at once; the workers and an
  * evaluator echo what they were asked.
  */
-function offlineTeam(workers: readonly string[]): (request: ScriptedRequest) => string {
+export function offlineTeam(workers: readonly string[]): (request: ScriptedRequest) => string {
   return ({ agent, text }) => {
     const after = (heading: string) => text.split(`${heading}\n`)[1]?.split('\n')[0];
     const request = after(PROMPT_HEADINGS.task) ?? after(PROMPT_HEADINGS.request) ?? text.split('\n')[0] ?? '';

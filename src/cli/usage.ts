@@ -22,8 +22,8 @@ export interface CommandSpec {
   help: string;
   /** The options it takes besides `--help`. */
   options: readonly string[];
-  /** How many arguments it takes (a function of the options when that depends on them). */
-  args: number | ((values: Readonly<Record<string, string | boolean | string[] | undefined>>) => number);
+  /** How many arguments it takes (a function of the options when that depends on them), or a range (`{ min: 0, max: 1 }`: an optional one). */
+  args: number | { min: number; max: number } | ((values: Readonly<Record<string, string | boolean | string[] | undefined>>) => number);
 }
 
 /** A parsed command line: the options by name and the positional arguments. */
@@ -64,8 +64,13 @@ export function checkCommandLine(
       return `option ${option.rawName} needs a value${option.value === undefined ? '' : ` (for a value that starts with "-", write ${option.rawName}=${option.value})`}`;
     }
   }
-  const expected = typeof spec.args === 'number' ? spec.args : spec.args(parsed.values);
-  if (args.length !== expected) return `expected ${expected} argument${expected === 1 ? '' : 's'}, got ${args.length}`;
+  if (typeof spec.args === 'object') {
+    const { min, max } = spec.args;
+    if (args.length < min || args.length > max) return `expected ${min} to ${max} arguments, got ${args.length}`;
+  } else {
+    const expected = typeof spec.args === 'number' ? spec.args : spec.args(parsed.values);
+    if (args.length !== expected) return `expected ${expected} argument${expected === 1 ? '' : 's'}, got ${args.length}`;
+  }
   return undefined;
 }
 

@@ -60,7 +60,9 @@ export type TroupeErrorCode =
   | 'invalid_edit'
   // plans that change and talk while they run
   | 'invalid_change'
-  | 'message_rejected';
+  | 'message_rejected'
+  // the team interface: a request to a server failed
+  | 'request_failed';
 
 /** Options accepted by every troupe error constructor. */
 export interface TroupeErrorOptions {

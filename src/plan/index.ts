@@ -11,12 +11,14 @@ export {
   planSchema,
   validatePlan,
   validatePlanJson,
+  checkPlanEdit,
   PlanValidationError,
   type ChunkRole,
   type Plan,
   type PlanChunk,
   type PlanJsonValidation,
   type PlanValidation,
+  type PlanEditCheck,
 } from './model/plan.js';
 export { buildStages, criticalPath, toMermaid, type ChunkWeight, type CriticalPath } from './model/dag.js';
 export { defaultRoles, resolveRole, type RoleConfig, type RoleOverrides } from './model/roles.js';

@@ -136,7 +136,7 @@ export class AguiMapper {
           ...defined({ toolCallId: event.toolCallId }),
           responseSchema: answerJsonSchema(event.kind),
           metadata: {
-            ...defined({ agent: event.agent, tool: event.tool, arguments: event.arguments, questions: event.questions, plan: event.plan }),
+            ...defined({ agent: event.agent, tool: event.tool, risk: event.risk, arguments: event.arguments, questions: event.questions, plan: event.plan, roles: event.roles }),
             seq,
           },
         };

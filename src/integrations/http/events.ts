@@ -14,7 +14,7 @@ export interface InputEvents {
    * `requestId` names the request document `runs/<runId>/requests/<requestId>`
    * of the run's store, where the answer is written. It carries what the
    * person is asked: the prompt, and the tool call to approve, the
-   * questions, or the plan.
+   * questions, or the plan (which the answer may replace by an edit).
    */
   'input.requested': {
     requestId: string;
@@ -22,10 +22,14 @@ export interface InputEvents {
     prompt: string;
     agent?: string;
     tool?: string;
+    /** For a tool approval: the tool's risk level (`read-only`, `writes`, `dangerous`). */
+    risk?: string;
     toolCallId?: string;
     arguments?: unknown;
     questions?: string[];
     plan?: unknown;
+    /** For a plan: the roles an edited plan may use (the planning session's `planRoles`). */
+    roles?: string[];
   };
   /** The request was answered (from any process, through the store), with the answer. */
   'input.answered': { requestId: string; kind: InputKind; answer: Record<string, unknown> };

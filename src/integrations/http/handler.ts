@@ -16,6 +16,9 @@ import { requestCancel } from './cancel.js';
 import { isSafeId } from './ids.js';
 import { namespacedStore } from './namespace.js';
 import { answerRequest, pendingRequests, readRequest } from './requests.js';
+import { MAX_INSTRUCTION_LENGTH, sendInstruction } from './instructions.js';
+import { isEventRecord } from './follow.js';
+import { renderRunReport } from '../../views/report/render.js';
 import { SSE_HEADERS, type SseOptions } from './sse.js';
 import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
 import { defined } from '../../core/defined.js';
@@ -110,6 +113,8 @@ class HttpFailure extends Error {
  * | `GET /runs/:id/requests` | the requests that wait for a person |
  * | `POST /runs/:id/requests/:requestId` | answer one (exactly once: 409 for a second answer) |
  * | `POST /runs/:id/cancel` | ask the run to stop → 202 |
+ * | `POST /runs/:id/instructions` | an instruction for the run's working workers (`{ "text": "..." }`) → 202 |
+ * | `GET /runs/:id/report` | the run's HTML report (`troupe/report`) |
  * | `POST /agui` | AG-UI `HttpAgent` endpoint: the thread is the run |
  *
  * Every route first calls `authorize`; a refusal is a 401 or 403 with a JSON
@@ -178,6 +183,14 @@ export function runHandler(options: RunHandlerOptions): Handler {
           await requestCancel(store, runId, { signal: request.signal });
           return jsonResponse(202, { cancelling: true });
         }
+        case 'instructions':
+          return await instructionsRoute(store, runId, request, maxBodyBytes);
+        case 'report': {
+          const { records } = await store.read(runEventsStream(runId), { from: 0, signal: request.signal });
+          const events = records.filter(isEventRecord);
+          if (events.length === 0) return notFound(runId);
+          return new Response(renderRunReport(events), { status: 200, headers: REPORT_HEADERS });
+        }
         case 'agui':
           return await aguiRoute(options, principal, store, request, maxBodyBytes);
       }
@@ -196,7 +209,7 @@ function trimSlashes(path: string): string {
   return path.slice(0, end);
 }
 
-type RouteName = 'list' | 'start' | 'run' | 'events' | 'requests' | 'answer' | 'cancel' | 'agui';
+type RouteName = 'list' | 'start' | 'run' | 'events' | 'requests' | 'answer' | 'cancel' | 'instructions' | 'report' | 'agui';
 
 function matchRoute(method: string, parts: string[]): { name: RouteName; ids: string[] } | 'method' | undefined {
   const is = (m: string, name: RouteName, ids: string[] = []) => (method === m ? { name, ids } : 'method');
@@ -217,6 +230,8 @@ function matchRoute(method: string, parts: string[]): { name: RouteName; ids: st
   if (c === 'requests' && rid === undefined) return is('GET', 'requests', [id]);
   if (c === 'requests' && rid !== undefined) return is('POST', 'answer', [id, rid]);
   if (c === 'cancel' && rid === undefined) return is('POST', 'cancel', [id]);
+  if (c === 'instructions' && rid === undefined) return is('POST', 'instructions', [id]);
+  if (c === 'report' && rid === undefined) return is('GET', 'report', [id]);
   return undefined;
 }
 
@@ -331,6 +346,27 @@ async function eventsRoute(options: RunHandlerOptions, store: Store, runId: stri
     if (records.length === 0) return new Response(null, { status: 204 });
   }
   return new Response(runEventStream({ ...sseOptions(options, request), store, runId, from }), { headers: SSE_HEADERS });
+}
+
+/** The run report: a self-contained page whose only script and styles are its own, inline. */
+const REPORT_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'cache-control': 'no-store',
+  'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'",
+  'x-content-type-options': 'nosniff',
+};
+
+async function instructionsRoute(store: Store, runId: string, request: Request, max: number): Promise<Response> {
+  const body = await readJson(request, max);
+  const text = (body as { text?: unknown } | null)?.text;
+  if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_INSTRUCTION_LENGTH) {
+    return errorResponse(400, 'invalid_instruction', `Expected \`text\` to be a string of 1-${MAX_INSTRUCTION_LENGTH} characters`);
+  }
+  const state = await runState(store, runId, { signal: request.signal });
+  if (!state.exists) return notFound(runId);
+  if (state.ended) return errorResponse(409, 'run_ended', `Run ${runId} has ended`);
+  const record = await sendInstruction(store, runId, text, { signal: request.signal });
+  return jsonResponse(202, { queued: true, id: record.id });
 }
 
 const RESUME_ANSWERS: Record<string, (status: 'resolved' | 'cancelled', payload: unknown) => unknown> = {

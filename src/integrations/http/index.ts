@@ -45,6 +45,15 @@ export {
   type QuestionAnswer,
 } from './requests.js';
 export { remoteApprovals, askPersonTool, runPlanningSession, type RunPlanningSessionOptions } from './remote.js';
+export {
+  sendInstruction,
+  followInstructions,
+  remoteInstructions,
+  instructionsStream,
+  MAX_INSTRUCTION_LENGTH,
+  type FollowInstructionsOptions,
+  type InstructionRecord,
+} from './instructions.js';
 export { cancellationSignal, requestCancel, cancelKey, type CancelRequest, type CancellationSignalOptions } from './cancel.js';
 export { namespacedStore, namespacedName, tenantPrefix } from './namespace.js';
 export { isSafeId, checkId, MAX_ID_LENGTH } from './ids.js';

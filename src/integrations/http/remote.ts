@@ -19,6 +19,8 @@ import type { Store } from '../../core/store.js';
 import type { ApprovalHandler } from '../../guardrails/approvals.js';
 import type { PlanningSession, PlanningStep } from '../../plan/session/planning-session.js';
 import { askPerson, type AskPersonOptions } from './requests.js';
+import { followInstructions } from './instructions.js';
+import type { Plan } from '../../plan/model/plan.js';
 import { defined } from '../../core/defined.js';
 
 /**
@@ -45,6 +47,7 @@ export function remoteApprovals(options: AskPersonOptions = {}): ApprovalHandler
         prompt: `${request.agent} asks to call \`${request.tool}\``,
         agent: request.agent,
         tool: request.tool,
+        risk: request.risk ?? 'writes',
         ...defined({ toolCallId: request.toolCallId, arguments: request.arguments }),
       },
       { ...options, signal: combineSignals(signal, options.signal) },
@@ -129,18 +132,12 @@ export async function runPlanningSession(session: PlanningSession, task: string,
   };
   signal.addEventListener('abort', onAbort, { once: true });
   const ask = { ...defined({ pollMs: options.pollMs }) };
+  const instructions = new AbortController();
+  passInstructions(session, options.store, { signal: instructions.signal, clock, ...ask });
   own('run.started', { runnable: 'planning-session', input: task });
   try {
-    let step = await session.submitTask(task);
-    for (;;) {
-      if (step.phase === 'clarifying') {
-        const { text } = await askPerson(ctx, { kind: 'question', prompt: 'The planner has questions before it plans.', questions: step.questions ?? [] }, ask);
-        step = await session.answerClarification(text);
-      } else if (step.phase === 'awaiting-approval') {
-        const { decision, feedback } = await askPerson(ctx, { kind: 'plan-approval', prompt: 'Approve the plan, ask for changes, or reject it.', plan: step.plan }, ask);
-        step = decision === 'approve' ? await session.approvePlan() : decision === 'request-changes' ? await session.requestChanges(feedback ?? '') : session.rejectPlan();
-      } else break;
-    }
+    const step = await driveSession(session, task, ctx, ask);
+    instructions.abort(); // its warnings, if any, come before the run's end
     const outcome = step.outcome;
     own('run.completed', {
       runnable: 'planning-session',
@@ -151,13 +148,79 @@ export async function runPlanningSession(session: PlanningSession, task: string,
     });
     return step;
   } catch (error) {
+    instructions.abort();
     own('run.failed', { runnable: 'planning-session', error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) });
     throw error;
   } finally {
     signal.removeEventListener('abort', onAbort);
+    instructions.abort();
     await writer.flush({ clock });
     emitter.off('*', log);
     controller.abort();
     if (logFailure !== undefined) emitter.emit('warning', { type: 'warning', runId: session.runId, time: clock.now(), message: `The run log could not be written: ${errorMessage(logFailure)}`, code: 'run_log_failed' });
   }
+}
+
+/** The session from its task to its end: the planner's questions and the plan are asked of a person, whose answers move it on. */
+async function driveSession(session: PlanningSession, task: string, ctx: RunContext, ask: AskPersonOptions): Promise<PlanningStep> {
+  let step = await session.submitTask(task);
+  let refused: string | undefined;
+  for (;;) {
+    if (step.phase === 'clarifying') {
+      const { text } = await askPerson(ctx, { kind: 'question', prompt: 'The planner has questions before it plans.', questions: step.questions ?? [] }, ask);
+      step = await session.answerClarification(text);
+    } else if (step.phase === 'awaiting-approval') {
+      const prompt = refused === undefined ? 'Approve the plan, ask for changes, or reject it.' : `The edited plan was refused (${refused}). Approve the plan, ask for changes, or reject it.`;
+      const roles = session.planRoles;
+      const answer = await askPerson(ctx, { kind: 'plan-approval', prompt, plan: step.plan, ...(roles ? { roles: [...roles] } : {}) }, ask);
+      refused = undefined;
+      if (answer.plan !== undefined) {
+        try {
+          step = session.editPlan(answer.plan as Plan);
+        } catch (error) {
+          // answerRequest checks edits as editPlan does; should one still be refused, the person is asked again.
+          if (!isTroupeError(error, 'invalid_argument')) throw error;
+          refused = errorMessage(error);
+          continue;
+        }
+      }
+      const { decision, feedback } = answer;
+      step = decision === 'approve' ? await session.approvePlan() : decision === 'request-changes' ? await session.requestChanges(feedback ?? '') : session.rejectPlan();
+    } else return step;
+  }
+}
+
+/**
+ * Pass the instructions people send to the session's run (`POST
+ * /runs/:id/instructions`) to its running workers: each is injected while
+ * the plan executes; one that arrives in another phase waits for the next
+ * execution, and is dropped with a warning when the session ends first.
+ */
+function passInstructions(session: PlanningSession, store: Store, options: { signal: AbortSignal; clock: Clock; pollMs?: number }): void {
+  const waiting: string[] = [];
+  const flush = () => {
+    while (waiting.length > 0 && session.phase === 'executing') session.inject(waiting.shift()!);
+  };
+  const onPhase = (event: TroupeEvent<'phase.changed'>) => {
+    if (event.to === 'executing') flush();
+  };
+  session.emitter.on('phase.changed', onPhase);
+  options.signal.addEventListener(
+    'abort',
+    () => {
+      session.emitter.off('phase.changed', onPhase);
+      for (const text of waiting.splice(0)) {
+        const warning: TroupeEvent<'warning'> = { type: 'warning', runId: session.id, time: options.clock.now(), message: `An instruction arrived when no plan was executing, and was not used: ${text}`, code: 'instruction_unused' };
+        session.emitter.emit('warning', warning);
+        session.emitter.emit('*', warning);
+      }
+    },
+    { once: true },
+  );
+  void (async () => {
+    for await (const record of followInstructions(store, session.id, options)) {
+      waiting.push(record.text);
+      flush();
+    }
+  })().catch(() => undefined);
 }

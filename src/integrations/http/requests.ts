@@ -17,6 +17,7 @@ import type { InputKind } from './events.js';
 import { expectPositiveNumber } from '../../core/options.js';
 import { supportsCompareAndSet, type CompareAndSetStore, type Store, type StoreCallOptions } from '../../core/store.js';
 import { checkId } from './ids.js';
+import { checkPlanEdit } from '../../plan/model/plan.js';
 
 /** How often a waiting request looks for its answer by default (ms). */
 export const DEFAULT_ANSWER_POLL_MS = 250;
@@ -25,8 +26,17 @@ export const DEFAULT_ANSWER_POLL_MS = 250;
 export const approvalAnswerSchema = z.strictObject({ approved: z.boolean(), scope: z.enum(['once', 'session', 'global']).optional() });
 /** The answer to a question. */
 export const questionAnswerSchema = z.strictObject({ text: z.string().min(1).max(100_000) });
-/** The verdict on a plan. */
-export const planAnswerSchema = z.strictObject({ decision: z.enum(['approve', 'request-changes', 'reject']), feedback: z.string().max(100_000).optional() });
+/**
+ * The verdict on a plan; with `approve`, `plan` may replace the plan by the
+ * person's edit (checked as `PlanningSession.editPlan` checks it).
+ */
+export const planAnswerSchema = z
+  .strictObject({
+    decision: z.enum(['approve', 'request-changes', 'reject']),
+    feedback: z.string().max(100_000).optional(),
+    plan: z.looseObject({}).optional(),
+  })
+  .refine((answer) => answer.plan === undefined || answer.decision === 'approve', { message: 'an edited plan goes with the decision "approve"', path: ['plan'] });
 
 /** The answer to a tool approval. */
 export type ApprovalAnswer = z.infer<typeof approvalAnswerSchema>;
@@ -193,6 +203,12 @@ export async function answerRequest(store: Store, runId: string, requestId: stri
     if (doc.status !== 'pending') return { ok: false, reason: doc.status };
     const parsed = answerSchemas[doc.request.kind].safeParse(answer);
     if (!parsed.success) return { ok: false, reason: 'invalid', issues: parsed.error.issues.map((i) => `${i.path.join('.') || '(answer)'}: ${i.message}`) };
+    const edited = doc.request.kind === 'plan-approval' ? (parsed.data as PlanAnswer).plan : undefined;
+    if (edited !== undefined) {
+      // Checked here as the session checks it, so an edit it would refuse is refused now, with its errors.
+      const checked = checkPlanEdit(edited, doc.request.roles);
+      if (!checked.valid) return { ok: false, reason: 'invalid', issues: checked.errors.map((e) => `plan: ${e}`) };
+    }
     const next: InputRequestDocument = { ...doc, status: 'answered', answer: parsed.data as Record<string, unknown>, closedAt: options.now ?? Date.now() };
     const written = await cas.setIf(key, next, { ...call, ifVersion: current.version });
     if (written.ok) return { ok: true, request: next };

@@ -132,3 +132,40 @@ export function validatePlanJson(raw: string): PlanJsonValidation {
   const checked = validatePlan(plan);
   return checked.valid ? { ...checked, plan, ...repaired } : { ...checked, ...repaired };
 }
+
+/** The result of {@link checkPlanEdit}: the plan when it passes, and every problem found. */
+export interface PlanEditCheck extends PlanValidation {
+  /** The checked plan (defaults filled in), when valid. */
+  plan?: Plan;
+}
+
+/**
+ * Check a plan a person edited, as a generated one is checked: the schema
+ * (a plan object, or its JSON text), the dependency graph, and, when
+ * `roles` is given, that every chunk uses one of them. What
+ * `PlanningSession.editPlan` and the answer to a plan approval
+ * (`troupe/http`) both check.
+ *
+ * @example
+ * ```ts
+ * const { valid, errors } = checkPlanEdit(edited, ['Implementation', 'Testing']);
+ * ```
+ */
+export function checkPlanEdit(plan: unknown, roles?: readonly string[]): PlanEditCheck {
+  let candidate: Plan | undefined;
+  let errors: string[];
+  if (typeof plan === 'string') {
+    const checked = validatePlanJson(plan);
+    candidate = checked.plan;
+    errors = [...checked.errors];
+  } else {
+    const parsed = planSchema.safeParse(plan);
+    candidate = parsed.success ? parsed.data : undefined;
+    errors = parsed.success ? validatePlan(parsed.data).errors : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+  }
+  if (candidate && roles) {
+    for (const c of candidate.chunks) if (!roles.includes(c.role)) errors.push(`chunk ${c.sequenceIndex} uses role ${c.role}, which is not available (use one of: ${roles.join(', ')})`);
+  }
+  if (!candidate || errors.length > 0) return { valid: false, errors };
+  return { valid: true, errors: [], plan: candidate };
+}

@@ -23,7 +23,7 @@ import { executePlan } from '../engine/execute.js';
 import { PlanControl } from '../live/control.js';
 import type { PlanChange, PlanChangeRecord } from '../live/replan.js';
 import type { PlanMessage, PlanMessageInput } from '../live/messages.js';
-import { planSchema, validatePlan, validatePlanJson, type Plan } from '../model/plan.js';
+import { checkPlanEdit, planSchema, type ChunkRole, type Plan } from '../model/plan.js';
 import { resolveRole } from '../model/roles.js';
 import type { PlanOutcome, PlanRunOptions } from '../engine/types.js';
 import { defined } from '../../core/defined.js';
@@ -195,6 +195,10 @@ export class PlanningSession {
   get messages(): readonly PlanningMessage[] {
     return this.#messages;
   }
+  /** The roles the planner may assign (the `planRoles` option), which an edited plan must keep to; undefined: every role. */
+  get planRoles(): readonly ChunkRole[] | undefined {
+    return this.#options.planRoles;
+  }
 
   /** Start with a task: the planner asks questions (`clarifying`) or plans (`awaiting-approval`). */
   async submitTask(task: string): Promise<PlanningStep> {
@@ -258,23 +262,9 @@ export class PlanningSession {
   }
 
   #checkEdited(plan: Plan | string): Plan {
-    let candidate: Plan | undefined;
-    let errors: string[];
-    if (typeof plan === 'string') {
-      const checked = validatePlanJson(plan);
-      candidate = checked.plan;
-      errors = [...checked.errors];
-    } else {
-      const parsed = planSchema.safeParse(plan);
-      candidate = parsed.success ? parsed.data : undefined;
-      errors = parsed.success ? validatePlan(parsed.data).errors : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    }
-    const roles = this.#options.planRoles;
-    if (candidate && roles) for (const c of candidate.chunks) if (!roles.includes(c.role)) errors.push(`chunk ${c.sequenceIndex} uses role ${c.role}, which is not available (use one of: ${roles.join(', ')})`);
-    if (!candidate || errors.length > 0) {
-      throw new ConfigurationError(`The edited plan is invalid: ${errors.join('; ')}`, { code: 'invalid_argument', details: { errors } });
-    }
-    return candidate;
+    const checked = checkPlanEdit(plan, this.#options.planRoles);
+    if (!checked.plan) throw new ConfigurationError(`The edited plan is invalid: ${checked.errors.join('; ')}`, { code: 'invalid_argument', details: { errors: checked.errors } });
+    return checked.plan;
   }
 
   /** Approve the plan awaiting approval: it executes, its results are aggregated, and the session completes. */

@@ -23,7 +23,7 @@ import { agent } from '../../../src/patterns/agent.js';
 import { handoff } from '../../../src/patterns/handoff.js';
 import { orchestrate } from '../../../src/patterns/orchestrate.js';
 import { router } from '../../../src/patterns/router.js';
-import { planRunnable } from '../../../src/scheduler/execute.js';
+import { planRunnable } from '../../../src/plan/engine/execute.js';
 import { sendParams, startSdkAgent, startTroupeA2A, userMessage } from '../../helpers/a2a.js';
 
 const SLOW = { timeout: 60_000 };

@@ -18,8 +18,8 @@ import { a2aServer, buildAgentCard, type A2AServer, type A2AServerOptions } from
 import { toNodeListener } from '../../../src/integrations/http/node.js';
 import { remoteApprovals } from '../../../src/integrations/http/remote.js';
 import { agent } from '../../../src/patterns/agent.js';
-import { ApprovalQueue } from '../../../src/scheduler/approvals.js';
-import { planRunnable } from '../../../src/scheduler/execute.js';
+import { ApprovalQueue } from '../../../src/guardrails/approvals.js';
+import { planRunnable } from '../../../src/plan/engine/execute.js';
 import { sendParams, userMessage } from '../../helpers/a2a.js';
 
 let open: Array<{ server: A2AServer; http: Server }> = [];
