@@ -56,7 +56,7 @@ try {
   // What happened on troupe's side: the panel's run, logged by the server.
   const store = fileStore(logs);
   const [runKey] = (await store.list('runs/')).filter((key) => key.endsWith('/meta'));
-  const log = await readRun(store, runKey!.slice('runs/'.length, -'/meta'.length));
+  const log = await readRun(runKey!.slice('runs/'.length, -'/meta'.length), { store });
   for (const event of log.events) {
     if (event.type === 'run.started') console.log(`troupe ran ${event.runnable} on: ${event.input}`);
     if (event.type === 'agent.completed') console.log(`  ${event.agent}: ${event.output}`);

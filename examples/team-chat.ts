@@ -38,7 +38,7 @@ const adapter =
 /** A task typed in the page starts a planning session: its questions and plan are answered in the page. */
 function start({ store, runId, input }: StartRunRequest): void {
   const watch = cancellationSignal(store, runId);
-  void runPlanningSession(new PlanningSession({ adapter, id: runId }), input, { store, signal: watch.signal })
+  void runPlanningSession(new PlanningSession({ adapter, runId }), input, { store, signal: watch.signal })
     .catch(() => undefined)
     .finally(() => watch.stop());
 }

@@ -142,7 +142,7 @@ function startTarget(options: DevAppOptions, store: Store, runId: string, input:
   const approvals = new ApprovalQueue({ handler: remoteApprovals({ store, ...defined({ pollMs: options.pollMs }) }), store });
   const watch = cancellationSignal(store, runId, defined({ pollMs: options.pollMs }));
   if (target.kind === 'planning') {
-    const session = new PlanningSession({ ...options.planning, adapter: options.adapter, id: runId, approvals, ...defined({ tools: options.tools, toolRisks: options.toolRisks }) });
+    const session = new PlanningSession({ ...options.planning, adapter: options.adapter, runId, approvals, ...defined({ tools: options.tools, toolRisks: options.toolRisks }) });
     void runPlanningSession(session, input, { store, signal: watch.signal, ...defined({ pollMs: options.pollMs }) })
       .catch(() => undefined)
       .finally(() => watch.stop());
@@ -190,7 +190,7 @@ async function targetOfRun(store: Store, runId: string): Promise<{ input: string
 }
 
 async function checkpointsOf(store: Store, runId: string, signal: AbortSignal) {
-  const log = await readRun(store, runId, { signal });
+  const log = await readRun(runId, { store, signal });
   if (log.events.length === 0) throw new ConfigurationError(`No run ${runId}`, { code: 'unknown_run' });
   return listCheckpoints(log).map((c) => ({ index: c.id, kind: c.kind, name: c.name, path: c.path, time: c.time, finished: c.finished, summary: c.summary }));
 }
@@ -200,7 +200,7 @@ async function replay(options: DevAppOptions, store: Store, runId: string): Prom
   const { input, target } = await targetOfRun(store, runId);
   const approvals = new ApprovalQueue({ handler: () => ({ approved: true }) });
   const runnable = runnableOf(options, target, approvals);
-  const recorded = await readRun(store, runId);
+  const recorded = await readRun(runId, { store });
   const replayId = randomUUID();
   await store.set(devRunKey(replayId), { input, target, replayOf: runId });
   void replayRun(runnable, recorded, { store, runId: replayId }).catch(() => undefined);
@@ -215,13 +215,13 @@ async function fork(options: DevAppOptions, store: Store, runId: string, request
   const { input, target } = await targetOfRun(store, runId);
   const approvals = new ApprovalQueue({ handler: remoteApprovals({ store, ...defined({ pollMs: options.pollMs }) }), store });
   const runnable = runnableOf(options, target, approvals);
-  const forked = await forkRun(store, runId, { at: body.checkpoint });
-  await store.set(devRunKey(forked.runId), { input, target, forkOf: runId });
-  const watch = cancellationSignal(store, forked.runId, defined({ pollMs: options.pollMs }));
-  void resume(runnable, forked.runId, { store, adapter: options.adapter, signal: watch.signal })
+  const forked = await forkRun(runId, { store, at: body.checkpoint });
+  await store.set(devRunKey(forked.forkId), { input, target, forkOf: runId });
+  const watch = cancellationSignal(store, forked.forkId, defined({ pollMs: options.pollMs }));
+  void resume(runnable, forked.forkId, { store, adapter: options.adapter, signal: watch.signal })
     .catch(() => undefined)
     .finally(() => watch.stop());
-  return jsonResponse(201, { runId: forked.runId });
+  return jsonResponse(201, { runId: forked.forkId });
 }
 
 /** `GET /api/runs`, each run with the input it was started with. */

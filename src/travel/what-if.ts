@@ -6,7 +6,7 @@
  * `replayRun` is the same with nothing changed and no model at all.
  * @module
  */
-import type { RunControl } from '../core/control.js';
+import { RunControl } from '../core/control.js';
 import { randomUUID } from 'node:crypto';
 import type { ModelAdapter } from '../core/adapter.js';
 import { realClock, type Clock } from '../core/clock.js';
@@ -18,7 +18,7 @@ import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Store } from '../core/store.js';
 import { isEvent } from '../core/run-log-reader.js';
 import { loggedOutcome } from '../core/event-fold.js';
-import { abortSignal, adapter as adapterCheck, anything, clock as clockCheck, defineOptions, listOf, nonEmptyString, nonNegativeNumber, object, store as storeCheck, string } from '../core/options.js';
+import { abortSignal, adapter as adapterCheck, anything, check, clock as clockCheck, defineOptions, listOf, nonEmptyString, nonNegativeNumber, object, store as storeCheck, string } from '../core/options.js';
 import { turnRecordsFromEvents } from '../core/turn-record.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';
 import { defined } from '../core/defined.js';
@@ -165,6 +165,7 @@ const replayRunOptions = defineOptions<ReplayRunOptions>('replayRun', {
   runId: nonEmptyString,
   clock: clockCheck,
   signal: abortSignal,
+  control: check('a RunControl (a PlanControl with replay)', (v) => v instanceof RunControl),
 });
 
 /** The result of {@link replayRun}: the run's result and how many turns the recording answered. */

@@ -13,8 +13,6 @@ import '../patterns/events.js';
 import '../coordination/events.js';
 import type { PlanGraphNode } from '../plan/events.js';
 import { currentChunkStatus, type ChunkStatus } from '../plan/engine/state.js';
-import type { OutcomeStatus } from '../core/runnable.js';
-import type { Usage } from '../core/usage.js';
 import { EventFold, type FoldedOp } from '../core/event-fold.js';
 import { emptySpend, type BudgetExhaustion, type BudgetLimitKey, type BudgetLimits, type BudgetSpend } from '../core/budget.js';
 import { defined } from '../core/defined.js';

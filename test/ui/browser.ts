@@ -8,7 +8,7 @@ import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import type { ModelAdapter, ToolDefinition } from 'troupe';
-import type { ToolRisk } from 'troupe/plan';
+import type { ToolRisk } from 'troupe/guardrails';
 import { memoryStore } from 'troupe/testing';
 import { devApp } from '../../src/cli/dev-app.js';
 import { readCatalog } from '../../src/cli/dev-catalog.js';
@@ -46,7 +46,7 @@ export async function devServer(options: { adapter: ModelAdapter; tools?: ToolDe
     pollMs: 25,
     ...(options.tools ? { tools: options.tools } : {}),
     ...(options.toolRisks ? { toolRisks: options.toolRisks } : {}),
-    planning: { retry: { retryDelayMs: 0 }, ...options.planning },
+    planning: { retry: { delayMs: 0 }, ...options.planning },
   });
   return { server: await startServer(handle), store, handle };
 }

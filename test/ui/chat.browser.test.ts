@@ -76,7 +76,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await box.press('Escape');
     const state = await waitForChat(page, (s) => s.status === 'cancelled');
     expect(state.messages.at(-1)).toMatchObject({ source: 'system', text: 'The run was cancelled.' });
-    const log = await readRun(namespacedStore(store, 'local'), state.runId!);
+    const log = await readRun(state.runId!, { store: namespacedStore(store, 'local') });
     expect(log.events.at(-1)).toMatchObject({ type: 'run.failed', code: 'cancelled' });
     await shot(page, 'cancelled');
     await expectAccessible(page, 'a run stopped from the page');
@@ -101,7 +101,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await page.waitForTimeout(500);
     server.dropConnections();
     const state = await waitForChat(page, (s) => s.status === 'completed', 40_000);
-    const log = await readRun(namespacedStore(store, 'local'), state.runId!);
+    const log = await readRun(state.runId!, { store: namespacedStore(store, 'local') });
     expect(state.lastSeq).toBe(log.events.length - 1);
     // The page shows what a reader of the whole log in one go shows: nothing lost, nothing twice.
     const model = new ChatModel();

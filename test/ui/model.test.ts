@@ -24,7 +24,7 @@ async function sessionLog(): Promise<TroupeEvent[]> {
     rules: [{ agent: 'synthesis', reply: 'All fixed.' }],
   });
   const store = memoryStore();
-  const session = new PlanningSession({ adapter, id: 's1' });
+  const session = new PlanningSession({ adapter, runId: 's1' });
   const done = runPlanningSession(session, 'Fix the leak', { store, pollMs: 2 });
   for (const answer of [{ text: 'the cache' }, { decision: 'approve' }]) {
     for (;;) {
@@ -37,7 +37,7 @@ async function sessionLog(): Promise<TroupeEvent[]> {
     }
   }
   await done;
-  return (await readRun(store, 's1')).events;
+  return (await readRun('s1', { store })).events;
 }
 
 describe('reading troupe events', () => {

@@ -150,7 +150,7 @@ describe.skipIf(!executable)('a planning session steered from the page', () => {
     await panel.locator('button', { hasText: 'Close' }).click();
 
     // The page shows every event of the run log once.
-    const log = await readRun(namespacedStore(store, 'local'), state.runId!);
+    const log = await readRun(state.runId!, { store: namespacedStore(store, 'local') });
     expect(state.lastSeq).toBe(log.events.length - 1);
 
     // The report opens from the run history.

@@ -199,7 +199,7 @@ async function driveSession(session: PlanningSession, task: string, ctx: RunCont
 function passInstructions(session: PlanningSession, store: Store, options: { signal: AbortSignal; clock: Clock; pollMs?: number }): void {
   const waiting: string[] = [];
   const flush = () => {
-    while (waiting.length > 0 && session.phase === 'executing') session.inject(waiting.shift()!);
+    while (waiting.length > 0 && session.phase === 'executing') session.post(waiting.shift()!);
   };
   const onPhase = (event: TroupeEvent<'phase.changed'>) => {
     if (event.to === 'executing') flush();
@@ -210,7 +210,7 @@ function passInstructions(session: PlanningSession, store: Store, options: { sig
     () => {
       session.emitter.off('phase.changed', onPhase);
       for (const text of waiting.splice(0)) {
-        const warning: TroupeEvent<'warning'> = { type: 'warning', runId: session.id, time: options.clock.now(), message: `An instruction arrived when no plan was executing, and was not used: ${text}`, code: 'instruction_unused' };
+        const warning: TroupeEvent<'warning'> = { type: 'warning', runId: session.runId, time: options.clock.now(), message: `An instruction arrived when no plan was executing, and was not used: ${text}`, code: 'instruction_unused' };
         session.emitter.emit('warning', warning);
         session.emitter.emit('*', warning);
       }
@@ -218,7 +218,7 @@ function passInstructions(session: PlanningSession, store: Store, options: { sig
     { once: true },
   );
   void (async () => {
-    for await (const record of followInstructions(store, session.id, options)) {
+    for await (const record of followInstructions(store, session.runId, options)) {
       waiting.push(record.text);
       flush();
     }

@@ -23,7 +23,7 @@ import { executePlan } from '../engine/execute.js';
 import { PlanControl } from '../live/control.js';
 import type { PlanChange, PlanChangeRecord } from '../live/replan.js';
 import type { PlanMessage, PlanMessageInput } from '../live/messages.js';
-import { checkPlanEdit, planSchema, type ChunkRole, type Plan } from '../model/plan.js';
+import { checkPlanEdit, type ChunkRole, type Plan } from '../model/plan.js';
 import { resolveRole } from '../model/roles.js';
 import type { PlanOutcome, PlanRunOptions } from '../engine/types.js';
 import { defined } from '../../core/defined.js';

@@ -48,7 +48,7 @@ describe('steering a planning session over HTTP', () => {
         { agent: /Generic|Testing/, reply: (r) => `worked on ${r.text.split('\n')[0]}` },
       ],
     });
-    const session = new PlanningSession({ adapter, id: 'edit1', planRoles: ['Generic', 'Testing'], retry: { retryDelayMs: 0 } });
+    const session = new PlanningSession({ adapter, runId: 'edit1', planRoles: ['Generic', 'Testing'], retry: { delayMs: 0 } });
     const done = runPlanningSession(session, 'Do it', { store, pollMs: 5 });
     const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
     const asked = (await http.until('edit1', (e) => e.type === 'input.requested')) as TroupeEvent<'input.requested'>;
@@ -79,7 +79,7 @@ describe('steering a planning session over HTTP', () => {
       replies: { planner: ['{"action":"plan"}', JSON.stringify(planOf(chunk(0)))], Generic: [{ text: 'first pass', delayMs: 300 }, 'second pass, with the instruction'] },
       rules: [{ agent: 'synthesis', reply: 'done' }],
     });
-    const session = new PlanningSession({ adapter, id: 'steer1', retry: { retryDelayMs: 0 } });
+    const session = new PlanningSession({ adapter, runId: 'steer1', retry: { delayMs: 0 } });
     const done = runPlanningSession(session, 'Do it', { store, pollMs: 5 });
     const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
     const asked = (await http.until('steer1', (e) => e.type === 'input.requested')) as TroupeEvent<'input.requested'>;
@@ -110,7 +110,7 @@ describe('steering a planning session over HTTP', () => {
     const root = memoryStore();
     const store = namespacedStore(root, 'acme');
     const adapter = scriptedAdapter({ replies: { planner: ['{"action":"plan"}', JSON.stringify(planOf(chunk(0)))] } });
-    const session = new PlanningSession({ adapter, id: 'steer2' });
+    const session = new PlanningSession({ adapter, runId: 'steer2' });
     const done = runPlanningSession(session, 'Do it', { store, pollMs: 5 });
     const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
     const asked = (await http.until('steer2', (e) => e.type === 'input.requested')) as TroupeEvent<'input.requested'>;

@@ -32,7 +32,7 @@ const text = (result: unknown) => ((result as { content: Array<{ text: string }>
 async function runsIn(dir: string): Promise<TroupeEvent[][]> {
   const store = fileStore(dir);
   const ids = (await store.list('runs/')).filter((k) => k.endsWith('/meta')).map((k) => k.slice('runs/'.length, -'/meta'.length));
-  const logs = await Promise.all(ids.map((id) => readRun(store, id)));
+  const logs = await Promise.all(ids.map((id) => readRun(id, { store })));
   return logs.sort((a, b) => (a.meta?.startedAt ?? 0) - (b.meta?.startedAt ?? 0)).map((l) => l.events as TroupeEvent[]);
 }
 
