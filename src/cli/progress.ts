@@ -63,7 +63,7 @@ export class ProgressLines {
       case 'run.started':
         return `run ${e.runnable}${e.resumed ? ' (resumed)' : ''}`;
       case 'run.completed':
-        return `run ${e.runnable} ${e.status} in ${seconds(e.durationMs)}s · ${usageText(e.usage)}`;
+        return `run ${e.runnable} ${e.status}${e.reason ? ` (${e.reason})` : ''} in ${seconds(e.durationMs)}s · ${usageText(e.usage)}`;
       case 'run.failed':
         return `run ${e.runnable} failed${e.code ? ` (${e.code})` : ''}: ${oneLine(e.error)}`;
       case 'op.started': {
@@ -74,7 +74,7 @@ export class ProgressLines {
         const op = this.#tracker.op(e.runId, e.opId);
         const mark = e.status === 'failed' ? '✗' : e.status === 'cancelled' ? '⊘' : '✓';
         const tail = e.error !== undefined ? `: ${oneLine(e.error)}` : e.usage.turns > 0 ? ` · ${usageText(e.usage)}` : '';
-        return `${mark} ${op ? label(op) : `${e.kind} ${e.name}`} ${e.status} ${e.durationMs}ms${tail}`;
+        return `${mark} ${op ? label(op) : `${e.kind} ${e.name}`} ${e.status}${e.reason ? ` (${e.reason})` : ''} ${e.durationMs}ms${tail}`;
       }
       case 'tool.called':
         return `  tool ${e.call.name} (${e.agent})`;

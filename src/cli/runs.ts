@@ -108,7 +108,7 @@ export async function runsCommand(args: readonly string[], io: CliIo): Promise<n
       io.out(`No runs are logged in ${dir}.`);
       return 0;
     }
-    const rows = runs.map((r) => [r.runId, r.runnable, r.status ?? (r.endedAt === undefined ? 'unfinished' : 'failed'), r.endedAt === undefined ? '-' : duration(r.endedAt - r.startedAt), usage(r.usage), cost(r.usage), r.parent ? `${r.parent.runId}${r.parent.checkpoint === undefined ? '' : ` @${r.parent.checkpoint}`}` : '']);
+    const rows = runs.map((r) => [r.runId, r.runnable, r.status ? `${r.status}${r.reason ? ` (${r.reason})` : ''}` : r.endedAt === undefined ? 'unfinished' : 'failed', r.endedAt === undefined ? '-' : duration(r.endedAt - r.startedAt), usage(r.usage), cost(r.usage), r.parent ? `${r.parent.runId}${r.parent.checkpoint === undefined ? '' : ` @${r.parent.checkpoint}`}` : '']);
     for (const line of table([['run', 'runnable', 'status', 'duration', 'tokens in/out', 'cost', 'forked from'], ...rows])) io.out(line);
     return 0;
   });
@@ -164,7 +164,7 @@ export async function forkCommand(args: readonly string[], io: CliIo): Promise<n
     const result = await resume(runnable, fork.forkId, { store, adapter, ...defined({ signal: io.signal, clock: io.clock }) });
     io.out(result.output);
     io.out('');
-    io.out(`agent: ${result.agent}   status: ${result.status}`);
+    io.out(`agent: ${result.agent}   status: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
     io.out(`usage: in=${result.usage.inputTokens} out=${result.usage.outputTokens} turns=${result.usage.turns}`);
     return 0;
   });

@@ -8,7 +8,7 @@
 import { realClock, type Clock } from './clock.js';
 import { StoreError, errorMessage } from './errors.js';
 import type { RunParent, TroupeEvent } from './events.js';
-import type { OutcomeStatus } from './outcome.js';
+import type { OutcomeReason, OutcomeStatus } from './outcome.js';
 import type { Store } from './store.js';
 import type { Usage } from './usage.js';
 
@@ -33,6 +33,8 @@ export interface RunMeta {
   endedAt?: number;
   /** The run's status once it ended (`failed` for a failed run). */
   status?: OutcomeStatus;
+  /** Why it ended so, when its status says less (`completed` with `goal-met`, `max-rounds`, ...). */
+  reason?: OutcomeReason;
   /** The run it was made from (a fork, a what-if replay). */
   parent?: RunParent;
   /** The usage of the whole run, once it completed. */
@@ -106,7 +108,7 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
       if (event.type === 'run.started') {
         meta = { schemaVersion: 1, runId, runnable: event.runnable, startedAt: event.time, ...(event.parent ? { parent: event.parent } : {}) };
       } else if (meta && (event.type === 'run.completed' || event.type === 'run.failed')) {
-        meta = event.type === 'run.completed' ? { ...meta, endedAt: event.time, status: event.status, usage: event.usage } : { ...meta, endedAt: event.time, status: 'failed' };
+        meta = event.type === 'run.completed' ? { ...meta, endedAt: event.time, status: event.status, ...(event.reason ? { reason: event.reason } : {}), usage: event.usage } : { ...meta, endedAt: event.time, status: 'failed' };
       }
       if (event.type === 'run.started' || event.type === 'run.completed' || event.type === 'run.failed') {
         const snapshot = meta;

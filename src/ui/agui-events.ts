@@ -8,14 +8,13 @@
  * @module
  */
 import type { ChatModel } from './model.js';
-import { TroupeEventReader, jsonText, requestFrom } from './troupe-events.js';
-import type { RequestKind, WorkerStatus } from './types.js';
+import { TroupeEventReader, WORKER_STATUSES, currentStatus, jsonText, requestFrom } from './troupe-events.js';
+import type { RequestKind } from './types.js';
 
 type Json = Record<string, unknown>;
 const str = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 const obj = (value: unknown): Json | undefined => (value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined);
 const KINDS = new Set<RequestKind>(['approval', 'question', 'plan-approval']);
-const STATUSES = new Set<WorkerStatus>(['pending', 'queued', 'running', 'retrying', 'succeeded', 'failed', 'skipped', 'aborted', 'waiting-for-dependencies']);
 
 /** Reads one AG-UI thread into a model. */
 export class AguiEventReader {
@@ -150,8 +149,8 @@ export class AguiEventReader {
     for (const c of Array.isArray(troupe['chunks']) ? (troupe['chunks'] as unknown[]) : []) {
       const chunk = obj(c);
       const id = str(chunk?.['id']);
-      const status = str(chunk?.['status']) as WorkerStatus | undefined;
-      if (!chunk || id === undefined || !status || !STATUSES.has(status)) continue;
+      const status = currentStatus(str(chunk?.['status']));
+      if (!chunk || id === undefined || !status || !WORKER_STATUSES.has(status)) continue;
       const worker = this.model.worker(`plan/${id}`, { title: str(chunk['title']) ?? `chunk ${id}`, role: str(chunk['role']) ?? '' });
       if (worker.status !== status) this.model.setWorkerStatus(worker, status, time);
     }
@@ -162,7 +161,7 @@ export class AguiEventReader {
     const name = str(e['stepName']);
     if (!name || this.#troupeState || name.includes('(op-')) return;
     const worker = this.model.worker(`step:${name}`, { title: name });
-    this.model.setWorkerStatus(worker, type === 'STEP_STARTED' ? 'running' : 'succeeded', time);
+    this.model.setWorkerStatus(worker, type === 'STEP_STARTED' ? 'running' : 'completed', time);
   }
 
   #finished(e: Json, time: number): void {
@@ -186,7 +185,7 @@ export class AguiEventReader {
     const result = typeof e['result'] === 'string' ? e['result'] : undefined;
     model.output = result;
     if (result && result !== this.#lastText) model.add({ source: 'lead', author: 'lead', time, kind: 'text', text: result });
-    for (const worker of model.workers.values()) if (worker.status === 'running') model.setWorkerStatus(worker, model.status === 'cancelled' ? 'aborted' : 'succeeded', time);
+    for (const worker of model.workers.values()) if (worker.status === 'running') model.setWorkerStatus(worker, model.status === 'cancelled' ? 'cancelled' : 'completed', time);
   }
 
   #snapshotMessage(m: Json | undefined, time: number): void {

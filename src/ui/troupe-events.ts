@@ -17,7 +17,11 @@ const obj = (value: unknown): Json | undefined => (value !== null && typeof valu
 
 /** Agents whose words are the lead's: the planner, the synthesis, an orchestrator or coordinator. */
 const LEAD_NAMES = new Set(['lead', 'planner', 'synthesis', 'orchestrator', 'coordinator']);
-const STATUSES = new Set<WorkerStatus>(['pending', 'queued', 'running', 'retrying', 'succeeded', 'failed', 'skipped', 'aborted', 'waiting-for-dependencies']);
+/** The chunk statuses a worker shows. */
+export const WORKER_STATUSES: ReadonlySet<WorkerStatus> = new Set<WorkerStatus>(['pending', 'queued', 'running', 'retrying', 'completed', 'failed', 'skipped', 'cancelled', 'waiting-for-dependencies']);
+/** A chunk status as this version names it (logs written before 0.1.0 say `succeeded` and `aborted`). */
+export const currentStatus = (status: string | undefined): WorkerStatus | undefined =>
+  (status === 'succeeded' ? 'completed' : status === 'aborted' ? 'cancelled' : status) as WorkerStatus | undefined;
 const KINDS = new Set<RequestKind>(['approval', 'question', 'plan-approval']);
 
 /** JSON text of a value, for the chat (never throws). */
@@ -93,7 +97,7 @@ export class TroupeEventReader {
     const key = opId ? this.#opWorker.get(opId) : undefined;
     if (!opId || !key?.startsWith('agent:') || !this.#opAgent.has(opId)) return;
     const worker = this.model.workers.get(key);
-    if (worker) this.model.setWorkerStatus(worker, e['status'] === 'completed' ? 'succeeded' : e['status'] === 'cancelled' ? 'aborted' : 'failed', time);
+    if (worker) this.model.setWorkerStatus(worker, e['status'] === 'completed' ? 'completed' : e['status'] === 'cancelled' ? 'cancelled' : 'failed', time);
   }
 
   #isLead(agent: string): boolean {
@@ -175,8 +179,8 @@ export class TroupeEventReader {
 
   /** @internal */ chunkStatus(e: Json, time: number): void {
     const chunkId = str(e['chunkId']);
-    const status = str(e['status']) as WorkerStatus | undefined;
-    if (chunkId === undefined || !status || !STATUSES.has(status)) return;
+    const status = currentStatus(str(e['status']));
+    if (chunkId === undefined || !status || !WORKER_STATUSES.has(status)) return;
     const key = `${str(e['planId']) ?? 'plan'}/${chunkId}`;
     const index = num(e['sequenceIndex']);
     const worker = this.model.worker(key, { title: str(e['title']) ?? `chunk ${chunkId}`, role: str(e['role']) ?? '', ...(index !== undefined && this.#estimates.has(index) ? { estimatedMs: this.#estimates.get(index)! } : {}) });
@@ -234,7 +238,7 @@ export class TroupeEventReader {
       model.error = str(e['error']);
       model.add({ source: 'system', author: 'troupe', time, kind: cancelled ? 'status' : 'error', text: cancelled ? 'The run was cancelled.' : `The run failed: ${model.error ?? 'unknown error'}` });
     }
-    for (const worker of model.workers.values()) if (worker.status === 'running' || worker.status === 'queued' || worker.status === 'retrying') model.setWorkerStatus(worker, 'aborted', time);
+    for (const worker of model.workers.values()) if (worker.status === 'running' || worker.status === 'queued' || worker.status === 'retrying') model.setWorkerStatus(worker, 'cancelled', time);
   }
 
   /** @internal */ turn(e: Json, time: number): void {
@@ -312,7 +316,7 @@ const HANDLERS: Record<string, (reader: TroupeEventReader, e: Json, time: number
     r.say('system', time, `The instruction reached ${who ? `${who.role ?? ''} · ${who.title}` : `chunk ${str(e['chunkId']) ?? '?'}`} at its next turn.`);
   },
   'chunk.conflict': (r, e, time) => r.say('system', time, `Chunk ${str(e['chunkId']) ?? '?'} conflicted in ${Array.isArray(e['paths']) ? (e['paths'] as unknown[]).map(String).join(', ') : 'its files'}: ${str(e['outcome']) ?? ''}.`),
-  'plan.completed': (r, e, time) => r.say('system', time, `Plan ${str(e['status']) ?? 'ended'}: ${num(e['succeeded']) ?? 0} succeeded, ${num(e['failed']) ?? 0} failed, ${num(e['skipped']) ?? 0} skipped.`),
+  'plan.completed': (r, e, time) => r.say('system', time, `Plan ${str(e['status']) ?? 'ended'}: ${num(e['completed'] ?? e['succeeded']) ?? 0} completed, ${num(e['failed']) ?? 0} failed, ${num(e['skipped']) ?? 0} skipped.`),
   warning: (r, e, time) => r.say('system', time, str(e['message']) ?? 'warning'),
   'run.completed': (r, e, time) => r.runEnded(e, time),
   'run.failed': (r, e, time) => r.runEnded(e, time),

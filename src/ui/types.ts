@@ -93,7 +93,7 @@ export interface PendingRequest {
 }
 
 /** The status of a worker, as its pill shows it. */
-export type WorkerStatus = 'pending' | 'queued' | 'running' | 'retrying' | 'succeeded' | 'failed' | 'skipped' | 'aborted' | 'waiting-for-dependencies';
+export type WorkerStatus = 'pending' | 'queued' | 'running' | 'retrying' | 'completed' | 'failed' | 'skipped' | 'cancelled' | 'waiting-for-dependencies';
 
 /** A working chunk or worker: one pill of the worker bar. */
 export interface WorkerState {

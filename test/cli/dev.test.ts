@@ -29,7 +29,7 @@ async function json<T>(response: Response): Promise<T> {
   return (await response.json()) as T;
 }
 
-async function waitForEnd(url: string, runId: string): Promise<{ ended: boolean; meta: { status?: string } }> {
+async function waitForEnd(url: string, runId: string): Promise<{ ended: boolean; meta: { status?: string; reason?: string } }> {
   for (let i = 0; i < 400; i++) {
     const run = await json<{ ended: boolean; meta: { status?: string } }>(await fetch(`${url}api/runs/${runId}`));
     if (run.ended) return run;
@@ -89,9 +89,12 @@ describe('troupe dev', () => {
       const template = await start({ kind: 'template', name: 'fix-module', values: { module: 'cache' } }, 'Fix the cache');
       const squad = await start({ kind: 'squad', name: 'Nostromo', source: 'repo' }, 'Fix the airlock');
       const statuses = [];
-      for (const runId of [desk, team, template, squad]) statuses.push((await waitForEnd(server.url, runId)).meta.status);
+      for (const runId of [desk, team, template, squad]) {
+        const { meta } = await waitForEnd(server.url, runId);
+        statuses.push(`${meta.status}${meta.reason ? ` (${meta.reason})` : ''}`);
+      }
       // The offline team talks until its last round; the squad's loop meets its goal.
-      expect(statuses).toEqual(['completed', 'max-rounds', 'completed', 'goal-met']);
+      expect(statuses).toEqual(['completed', 'completed (max-rounds)', 'completed', 'completed (goal-met)']);
       const runs = await json<{ runs: Array<{ runId: string; input?: string }> }>(await fetch(`${server.url}api/runs`));
       expect(runs.runs.find((r) => r.runId === desk)?.input).toBe('I was charged twice');
       const report = await fetch(`${server.url}api/runs/${template}/report`);

@@ -137,7 +137,12 @@ describe('troupe report', () => {
     const bad = await troupe(['report', junk]);
     expect(bad.code).toBe(1);
     expect(bad.err[0]).toContain('parse_error: ');
-    expect(bad.err[0]).toContain('holds no run events');
+    expect(bad.err[0]).toContain(`Line 1 of ${junk} is not valid JSON`);
+    const noEvents = join(tempDir(), 'no-events.jsonl');
+    writeFileSync(noEvents, '{"a":1}\n');
+    const empty = await troupe(['report', noEvents]);
+    expect(empty.code).toBe(1);
+    expect(empty.err[0]).toContain('holds no run events');
   });
 });
 

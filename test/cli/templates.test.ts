@@ -47,7 +47,7 @@ describe('troupe run --template and troupe stats', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^0\. Analyse cache \(CodeAnalysis\): completed\n1\. Analyse the tests of cache \(CodeAnalysis\): completed\n2\. Fix cache \(Implementation\): completed$/m);
-    expect(first.stdout).toMatch(/^plan: 3\/3 succeeded, 0 failed, 0 skipped {3}status: completed$/m);
+    expect(first.stdout).toMatch(/^plan: 3\/3 completed, 0 failed, 0 skipped {3}status: completed$/m);
 
     const stats = await troupe('stats', '--store', store);
     expect(stats.code).toBe(0);

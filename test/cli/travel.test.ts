@@ -94,13 +94,13 @@ describe('troupe runs, fork and replay', () => {
     expect(fork.code).toBe(0);
     expect(fork.stdout).toContain(`fork: forked of ${runId} at checkpoint 1 (team /team:lead (team)#0, round 1)`);
     expect(fork.stdout).toContain('changed /state/task = "A limerick"');
-    expect(fork.stdout).toContain('agent: lead   status: max-rounds');
+    expect(fork.stdout).toContain('agent: lead   status: completed (max-rounds)');
     // Round 2 ran again, on the changed task; round 1 did not.
     const turns = (await readRun('forked', { store: fileStore(store) })).events.filter((e) => e.type === 'model.turn') as Array<TroupeEvent<'model.turn'>>;
     expect(turns.length).toBe(2);
     expect(turns.every((t) => JSON.stringify(t.input).includes('A limerick'))).toBe(true);
     const runs = await troupe('runs', '--store', store);
-    expect(runs.stdout).toMatch(new RegExp(`\\nforked\\s+lead \\(team\\)\\s+max-rounds.*${runId} @1`));
+    expect(runs.stdout).toMatch(new RegExp(`\\nforked\\s+lead \\(team\\)\\s+completed \\(max-rounds\\).*${runId} @1`));
     expect((await troupe('fork', runId, '--at', 'x', '--store', store)).code).toBe(2);
     expect((await troupe('fork', runId, '--at', '99', '--store', store)).stderr).toMatch(/^unknown_checkpoint: Run ".*" has no checkpoint 99/);
   });

@@ -124,9 +124,9 @@ describe('long timers', () => {
     expect(ownedClientOptions(10_000).connectTimeout).toBe(10_000);
   });
 
-  it('every timer in src/ goes through the clock', () => {
+  it('every timer in src/ goes through the clock (the team interface, which runs in a browser, uses the page\'s)', () => {
     const src = join(import.meta.dirname, '..', '..', 'src');
-    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+    const files = readdirSync(src, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts') && !f.replaceAll('\\', '/').startsWith('ui/'));
     const raw = files.filter((f) => /\b(setTimeout|setInterval|AbortSignal\.timeout)\s*\(/.test(readFileSync(join(src, f), 'utf8').replace(/^\s*(\*|\/\/).*$/gm, '')));
     expect(raw.map((f) => relative('.', f).replaceAll('\\', '/'))).toEqual(['core/clock.ts']);
   });

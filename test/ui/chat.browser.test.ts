@@ -206,7 +206,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await page.locator('troupe-plan-review button', { hasText: 'Approve' }).first().click();
     const state = await waitForChat(page, (s) => s.status === 'completed', 40_000);
     expect(state.messages.filter((m) => m.kind === 'text').map((m) => m.text)).toEqual(expect.arrayContaining(['Greet someone', 'Ada', 'Hello, Ada!', 'Ada was greeted.']));
-    expect(state.workers).toEqual([{ title: 'Say hello', status: 'succeeded' }]);
+    expect(state.workers).toEqual([{ title: 'Say hello', status: 'completed' }]);
     await expectAccessible(page, 'an AG-UI thread');
     await shot(page, 'ag-ui');
     expect(problems).toEqual([]);
@@ -244,7 +244,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
       ['user', 'hello'],
       ['lead', 'You said: **hello**'],
     ]);
-    expect(state.workers).toEqual([{ title: 'search', status: 'succeeded' }]);
+    expect(state.workers).toEqual([{ title: 'search', status: 'completed' }]);
     expect(await page.locator('article[data-source="lead"] strong').textContent()).toBe('hello');
     await page.close();
   });
@@ -267,9 +267,9 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await picker.locator('button[type=submit]').click();
     const state = await waitForChat(page, (s) => s.status === 'completed', 120_000);
     expect(state.workers.map((w) => [w.title, w.status])).toEqual([
-      ['Analyse cache', 'succeeded'],
-      ['Fix cache', 'succeeded'],
-      ['Test cache', 'succeeded'],
+      ['Analyse cache', 'completed'],
+      ['Fix cache', 'completed'],
+      ['Test cache', 'completed'],
     ]);
     // A pill shows its worker's latest message (while the bar is still there).
     const pill = page.locator('troupe-worker-bar .pill').first();
@@ -282,7 +282,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await history.locator('button', { hasText: 'Refresh' }).click();
     await history.locator(`li[data-run="${state.runId}"] button`, { hasText: 'Replay' }).click();
     const replayed = await waitForChat(page, (s) => s.runId !== state.runId && s.status === 'completed', 120_000);
-    expect(replayed.workers.map((w) => w.status)).toEqual(['succeeded', 'succeeded', 'succeeded']);
+    expect(replayed.workers.map((w) => w.status)).toEqual(['completed', 'completed', 'completed']);
     await page.close();
   });
 

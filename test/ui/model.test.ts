@@ -66,19 +66,19 @@ describe('reading troupe events', () => {
       'worker:text:Implementation · Fix the cache:Looking',
       'worker:tool:Implementation · Fix the cache:noop',
       'worker:text:Implementation · Fix the cache:Fixed it.',
-      'system:status:troupe:Plan completed: 1 succeeded, 0 failed, 0 skipped.',
+      'system:status:troupe:Plan completed: 1 completed, 0 failed, 0 skipped.',
       'system:status:troupe:The lead is putting the results together.',
       'lead:text:synthesis:All fixed.',
     ]);
-    const worker = model.workers.get('s1/0')!;
-    expect(worker).toMatchObject({ title: 'Fix the cache', role: 'Implementation', status: 'succeeded', colour: 0 });
+    const worker = model.workers.get('plan/0')!;
+    expect(worker).toMatchObject({ title: 'Fix the cache', role: 'Implementation', status: 'completed', colour: 0 });
     expect(worker.lastMessageId).toBe(model.messages[9]!.id);
     expect([...model.requests.values()].map((r) => [r.kind, r.status])).toEqual([
       ['question', 'answered'],
       ['plan-approval', 'answered'],
     ]);
     expect(model.requests.get(model.messages[4]!.requestId!)!.plan!.chunks[0]!.title).toBe('Fix the cache');
-    expect(model.turns.filter((t) => t.workerKey === 's1/0').map((t) => t.turn)).toEqual([1, 2]);
+    expect(model.turns.filter((t) => t.workerKey === 'plan/0').map((t) => t.turn)).toEqual([1, 2]);
     expect(model.turns[0]!.input).toContain('Fix the cache');
   });
 
@@ -110,7 +110,7 @@ describe('reading AG-UI events', () => {
     });
     expect(model.status).toBe('completed');
     expect(model.phase).toBe('completed');
-    expect(model.workers.get('plan/0')).toMatchObject({ title: 'Fix the cache', status: 'succeeded' });
+    expect(model.workers.get('plan/0')).toMatchObject({ title: 'Fix the cache', status: 'completed' });
     const texts = model.messages.filter((m) => m.kind === 'text').map((m) => m.text);
     expect(texts).toEqual(expect.arrayContaining(['Fix the leak', 'Looking', 'Fixed it.', 'All fixed.']));
     expect(texts.filter((t) => t === 'All fixed.')).toHaveLength(1);

@@ -135,8 +135,8 @@ describe.skipIf(!executable)('a planning session steered from the page', () => {
 
     const state = await chatState(page);
     expect(state.workers.map((w) => [w.title, w.status])).toEqual([
-      ['Write the exporter', 'succeeded'],
-      ['Document the CSV export', 'succeeded'],
+      ['Write the exporter', 'completed'],
+      ['Document the CSV export', 'completed'],
     ]);
     // The instruction reached the running worker at its next turn, and its turns show it.
     const turns = state.turns.filter((t) => t.agent === 'Implementation');

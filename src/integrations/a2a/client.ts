@@ -12,7 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { AgentCard, Message, StreamResponse, Task, TaskState } from '@a2a-js/sdk';
 import type { Client } from '@a2a-js/sdk/client';
 import { abortError, realClock, sleep, type Clock } from '../../core/clock.js';
-import { combineSignals } from '../../core/abort.js';
+import { combineSignals, timeoutSignal, type TimeoutSignal } from '../../core/abort.js';
 import { TroupeError, errorMessage } from '../../core/errors.js';
 import type { Usage } from '../../core/usage.js';
 import { AGENT_CARD_PATH } from './card.js';
@@ -115,6 +115,11 @@ export class A2AConnection {
     return this.#options.clock ?? realClock;
   }
 
+  /** A signal that times one request out after `requestTimeoutMs`, on the clock; clear it when the request is done. */
+  #requestTimeout(): TimeoutSignal {
+    return timeoutSignal(this.#options.requestTimeoutMs ?? 10_000, this.#clock);
+  }
+
   /** The card, read and checked (once; a failure is tried again next time). */
   async card(signal?: AbortSignal): Promise<CheckedCard> {
     return (await this.#connect(signal)).checked;
@@ -166,11 +171,11 @@ export class A2AConnection {
 
   async #fetchCard(fetchImpl: typeof fetch, signal?: AbortSignal): Promise<{ json: unknown; cardUrl: string }> {
     const cardUrl = cardUrlOf(this.url, this.#options.cardPath);
-    const timeout = AbortSignal.timeout(this.#options.requestTimeoutMs ?? 10_000);
+    const timeout = this.#requestTimeout();
     const max = this.#options.maxCardBytes ?? 1_048_576;
     let text: string;
     try {
-      const response = await fetchImpl(cardUrl, { headers: { accept: 'application/json', 'A2A-Version': '1.0' }, signal: combineSignals(signal, timeout) });
+      const response = await fetchImpl(cardUrl, { headers: { accept: 'application/json', 'A2A-Version': '1.0' }, signal: combineSignals(signal, timeout.signal) });
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         throw new RemoteAgentError('card_unreachable', `The agent card at ${cardUrl} could not be read: HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (give `headers` to authenticate)' : ''}`, { details: { url: cardUrl, status: response.status } });
@@ -182,7 +187,9 @@ export class A2AConnection {
         throw new RemoteAgentError('card_unreachable', `The agent card at ${cardUrl} could not be read: HTTP ${String(error.details['status'])} (give \`headers\` to authenticate)`, { cause: error, details: { url: cardUrl, status: error.details['status'] } });
       }
       if (error instanceof RemoteAgentError) throw error;
-      throw new RemoteAgentError('card_unreachable', `The agent card at ${cardUrl} could not be read: ${timeout.aborted ? `no answer within ${this.#options.requestTimeoutMs ?? 10_000} ms` : networkMessage(error)}`, { cause: error, details: { url: cardUrl } });
+      throw new RemoteAgentError('card_unreachable', `The agent card at ${cardUrl} could not be read: ${timeout.signal.aborted ? `no answer within ${this.#options.requestTimeoutMs ?? 10_000} ms` : networkMessage(error)}`, { cause: error, details: { url: cardUrl } });
+    } finally {
+      timeout.clear();
     }
     try {
       return { json: JSON.parse(text) as unknown, cardUrl };
@@ -245,9 +252,13 @@ export class A2AConnection {
       }
       if (tracker.taskId === '') throw new RemoteAgentError('protocol', `${checked.card.name} ended its stream before naming a task`, { details: { url: this.url } });
       // The stream ended (or broke) before the task did: read the task, and follow it again.
-      const task = await client.getTask({ tenant: '', id: tracker.taskId, historyLength: 0 }, { signal: combineSignals(signal, AbortSignal.timeout(this.#options.requestTimeoutMs ?? 10_000)) }).catch((error: unknown) => {
-        throw tracker.lost !== undefined && isNetworkError(error) ? tracker.lost : error;
-      });
+      const timeout = this.#requestTimeout();
+      const task = await client
+        .getTask({ tenant: '', id: tracker.taskId, historyLength: 0 }, { signal: combineSignals(signal, timeout.signal) })
+        .catch((error: unknown) => {
+          throw tracker.lost !== undefined && isNetworkError(error) ? tracker.lost : error;
+        })
+        .finally(() => timeout.clear());
       tracker.apply({ payload: { $case: 'task', value: task } });
       if (tracker.settled || reconnects-- <= 0) return;
       stream = client.resubscribeTask({ tenant: '', id: tracker.taskId }, { signal });
@@ -256,11 +267,14 @@ export class A2AConnection {
 
   async #cancel(client: Client, tracker: TaskTracker, hooks: TaskHooks): Promise<void> {
     if (tracker.taskId === '' || isTerminalState(tracker.state)) return;
+    const timeout = this.#requestTimeout();
     try {
-      await client.cancelTask({ tenant: '', id: tracker.taskId, metadata: undefined }, { signal: AbortSignal.timeout(this.#options.requestTimeoutMs ?? 10_000) });
+      await client.cancelTask({ tenant: '', id: tracker.taskId, metadata: undefined }, { signal: timeout.signal });
       hooks.onCancelled?.(tracker.taskId, true);
     } catch (error) {
       hooks.onCancelled?.(tracker.taskId, false, errorMessage(error));
+    } finally {
+      timeout.clear();
     }
   }
 }

@@ -17,10 +17,10 @@ const LABELS: Record<string, string> = {
   queued: 'queued',
   running: 'working',
   retrying: 'retrying',
-  succeeded: 'done',
+  completed: 'done',
   failed: 'failed',
   skipped: 'skipped',
-  aborted: 'stopped',
+  cancelled: 'stopped',
 };
 
 /** The worker bar. */
@@ -44,7 +44,7 @@ export class TroupeWorkerBar extends LitElement {
       .title { font-weight: 600; font-size: 0.85rem; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
       .status { font-size: 0.75rem; color: var(--_muted); white-space: nowrap; }
       .status.failed { color: var(--_danger); }
-      .status.succeeded { color: var(--_success); }
+      .status.completed { color: var(--_success); }
       .track { display: block; height: 4px; background: var(--_surface-2); border-radius: 2px; overflow: hidden; }
       .fill { display: block; height: 100%; background: var(--_c); width: var(--_w, 30%); }
       .indeterminate .fill { animation: slide 1.4s ease-in-out infinite; }
@@ -97,7 +97,7 @@ export class TroupeWorkerBar extends LitElement {
   override render() {
     if (!this._shown) return nothing;
     const started = this.workers.filter((w) => w.status !== 'pending' && w.status !== 'waiting-for-dependencies');
-    const done = started.filter((w) => w.status === 'succeeded').length;
+    const done = started.filter((w) => w.status === 'completed').length;
     return html`<div class="bar" role="region" aria-label="Workers">
       <ul aria-label="Workers at work">
         ${started.map((w) => html`<li>${this.#pill(w)}</li>`)}
