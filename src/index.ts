@@ -37,7 +37,7 @@ export type { Store } from './core/store.js';
 export { TroupeError, isTroupeError, CancelledError, ConfigurationError, TimeoutError, type TroupeErrorCode } from './core/errors.js';
 
 // Patterns
-export { agent, type Agent, type AgentCliOptions, type AgentOptions } from './patterns/agent.js';
+export { agent, type Agent, type AgentOptions } from './patterns/agent.js';
 export { handoff, type HandoffOptions } from './patterns/handoff.js';
 export { router, type RouterOptions } from './patterns/router.js';
 export { advisors, type AdvisorsOptions } from './patterns/advisors.js';

@@ -142,7 +142,7 @@ export function claudeCodeProfile(options: CliProfileOptions = {}): ProcessAdapt
           await writeFile(file, system ?? '', { mode: 0o600 });
           args.push(mode === 'replace' ? '--system-prompt-file' : '--append-system-prompt-file', file);
         }
-        return { args, env: { MCP_TIMEOUT: String(Math.ceil(startupMs)) }, system: true, warnings: unknownTools(agent, 'Claude Code', CLAUDE_CODE_VERSION, own.unknown) };
+        return { args, env: { MCP_CONNECTION_NONBLOCKING: '0', MCP_TIMEOUT: String(Math.ceil(startupMs)) }, system: true, warnings: unknownTools(agent, 'Claude Code', CLAUDE_CODE_VERSION, own.unknown) };
       },
     },
   };

@@ -58,9 +58,9 @@ describe('claudeCodeProfile', () => {
     });
   });
 
-  it('gives every MCP server mcpStartupTimeoutMs to start (MCP_TIMEOUT), 60 s unless told', async () => {
-    expect((await configure(claudeCodeProfile(), { troupe })).env).toEqual({ MCP_TIMEOUT: '60000' });
-    expect((await configure(claudeCodeProfile({ mcpStartupTimeoutMs: 5000 }), { troupe })).env).toEqual({ MCP_TIMEOUT: '5000' });
+  it('waits for every MCP server before the first turn (MCP_CONNECTION_NONBLOCKING=0), each given mcpStartupTimeoutMs to start (MCP_TIMEOUT), 60 s unless told', async () => {
+    expect((await configure(claudeCodeProfile(), { troupe })).env).toEqual({ MCP_CONNECTION_NONBLOCKING: '0', MCP_TIMEOUT: '60000' });
+    expect((await configure(claudeCodeProfile({ mcpStartupTimeoutMs: 5000 }), { troupe })).env).toEqual({ MCP_CONNECTION_NONBLOCKING: '0', MCP_TIMEOUT: '5000' });
     expect(() => claudeCodeProfile({ mcpStartupTimeoutMs: Number.NaN })).toThrow(ConfigurationError);
   });
 

@@ -1,0 +1,142 @@
+// The real GitHub Copilot CLI (from npm, installed in test/cli-rigs) run by the
+// process adapter's built-in profile, offline: it talks to a local mock of
+// its model API and calls troupe's tools through the MCP bridge; an agent
+// file's own MCP server (examples/cli/ticket-server.mjs) is started beside
+// troupe's; an agent is offered exactly the CLI tools it names, and its
+// system prompt is appended to the CLI's own or replaces it. One file per
+// CLI, so the three run in parallel (what they share:
+// test/helpers/cli-rig.ts). Skipped, with one line at the start of the
+// run, when the CLI is not installed (`npm run install:cli-rigs`); CI
+// requires it.
+import { afterEach, describe, expect, it } from 'vitest';
+import { copilotProfile, processAdapter } from '../../src/adapters/process.js';
+import { compileAgents } from '../../src/agents/compile.js';
+import { parseAgentFile } from '../../src/agents/parse.js';
+import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import type { TroupeEvent } from '../../src/core/events.js';
+import { run, startRun } from '../../src/core/run.js';
+import { agent } from '../../src/patterns/agent.js';
+import { orchestrate } from '../../src/patterns/orchestrate.js';
+import { startMockAnthropic, type MockAnthropic, type MockAnthropicOptions } from '../helpers/mock-anthropic.js';
+import { eventually } from '../helpers/eventually.js';
+import { SLOW, TWICE, add, clis, closeMocks, descendants, mocks, nestedWorkers, systemText, tempDir, ticketServerFor, toolCallTurns, warningsOf, workerReplies, workers } from '../helpers/cli-rig.js';
+
+afterEach(closeMocks);
+
+describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? 'not installed'}) through copilotProfile`, () => {
+  async function copilot(script: Parameters<typeof startMockAnthropic>[0], mockOptions: MockAnthropicOptions = {}) {
+    const mock = await startMockAnthropic(script, mockOptions);
+    mocks.push(mock);
+    const home = tempDir();
+    const adapter = processAdapter({
+      ...copilotProfile({ command: clis.copilot!.path }),
+      cwd: tempDir(),
+      passEnv: ['PATH'],
+      env: {
+        HOME: home,
+        COPILOT_HOME: home,
+        // Offline mode with a custom provider (BYOK): no GitHub sign-in, no network besides the provider.
+        COPILOT_OFFLINE: 'true',
+        COPILOT_PROVIDER_TYPE: 'anthropic',
+        COPILOT_PROVIDER_BASE_URL: mock.url,
+        COPILOT_PROVIDER_API_KEY: 'test-key',
+        COPILOT_MODEL: 'claude-sonnet-4',
+      },
+    });
+    return { mock, adapter };
+  }
+  const toolNames = (mock: MockAnthropic, turn: number) => (mock.turns[turn]?.body.tools ?? []).map((t) => t.name);
+
+  it('calls an agent\'s tool over MCP, gets the result, and answers; its sub-agent tools are excluded', SLOW, async () => {
+    const { mock, adapter } = await copilot([{ toolUses: [{ suffix: '-add', input: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
+    const events: TroupeEvent[] = [];
+    const result = await run(agent({ name: 'calc', adapter, tools: [add] }), 'What is 2 + 3?', { onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('The sum is 5.');
+    expect(toolNames(mock, 0)).toContain('troupe-add');
+    for (const name of ['task', 'read_agent', 'list_agents', 'write_agent']) expect(toolNames(mock, 0)).not.toContain(name);
+    expect(JSON.stringify(mock.turns[1]?.body.messages)).toMatch(/"type":"tool_result".*5/);
+    const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
+    expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
+  });
+
+  it('offers exactly the tools a Copilot agent file names (by alias), troupe\'s and its own MCP server\'s, and the server gets the call', SLOW, async () => {
+    const tickets = ticketServerFor();
+    const { mock, adapter } = await copilot([{ toolUses: [{ suffix: '-lookup_ticket', input: { id: '42' } }] }, { text: 'Ticket 42: the printer is on fire.' }]);
+    const file = [
+      '---',
+      'name: support',
+      'description: Answers questions about support tickets',
+      "tools: ['read', 'search', 'add', 'tickets/*']",
+      'mcp-servers:',
+      `  tickets: ${JSON.stringify({ type: 'local', ...tickets.config, tools: ['*'] })}`,
+      '---',
+      'You answer questions about support tickets.',
+    ].join('\n');
+    const def = parseAgentFile(file, { file: 'support.agent.md' });
+    const result = await run(compileAgents([def], { cli: { copilot: adapter }, tools: { add } }).support!, 'What is the state of ticket 42?');
+    expect(result.output).toBe('Ticket 42: the printer is on fire.');
+    // `read` is Copilot's `view`, `search` its `grep` and `glob`; `--available-tools` holds them and both MCP servers.
+    expect(toolNames(mock, 0).sort()).toEqual(['glob', 'grep', 'tickets-lookup_ticket', 'troupe-add', 'view']);
+    expect(tickets.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '42' } }]);
+    expect(JSON.stringify(mock.turns[1]?.body.messages)).toMatch(/"type":"tool_result".*Ticket 42: printer on fire/);
+  });
+
+  it('orchestrates two troupe workers with delegate_to_worker; the workers are nested sessions of the trace', SLOW, async () => {
+    const { mock, adapter } = await copilot([
+      {
+        toolUses: [
+          { suffix: '-delegate_to_worker', input: { worker: 'coder', task: 'write parse()' } },
+          { suffix: '-delegate_to_worker', input: { worker: 'tester', task: 'write tests for parse()' } },
+        ],
+      },
+      { text: 'Done: parse() is written and tested.' },
+    ]);
+    const events: TroupeEvent[] = [];
+    const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const result = await run(flow, 'Add a parser', { adapter: workerReplies(), onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('Done: parse() is written and tested.');
+    const second = JSON.stringify(mock.turns[1]?.body.messages);
+    expect(second).toContain('wrote parse()');
+    expect(second).toContain('wrote 3 tests');
+    // Copilot runs the two calls at once: one troupe turn with both, the workers in parallel.
+    expect(toolCallTurns(events, 'lead')).toEqual([2, 0]);
+    expect(nestedWorkers(result.trace)).toEqual(['orchestrate > coder', 'orchestrate > tester']);
+  });
+
+  it('offers no tool of its own to an agent that names none, exactly `view` to one that names Read, and warns of a name Copilot does not have', TWICE, async () => {
+    const { mock, adapter } = await copilot([{ text: 'Hello.' }, { text: 'Read it.' }], { turns: 'all' });
+    await run(agent({ name: 'plain', adapter }), 'Say hello');
+    const events: TroupeEvent[] = [];
+    await run(agent({ name: 'reader', adapter, cli: { tools: ['Read', 'frobnicate'] } }), 'Read README.md', { onEvent: (e) => events.push(e) });
+    expect(mock.messages).toHaveLength(2);
+    expect(mock.messages[0]!.body.tools ?? []).toEqual([]);
+    expect((mock.messages[1]!.body.tools ?? []).map((t) => t.name)).toEqual(['view']);
+    expect(warningsOf(events)).toMatchObject([{ code: 'unknown_cli_tool', data: { agent: 'reader', tools: ['frobnicate'] } }]);
+  });
+
+  it('appends the agent\'s system prompt to Copilot\'s own; asked to replace it, appends and warns (Copilot has no switch for it)', TWICE, async () => {
+    const { mock, adapter } = await copilot([{ text: 'One.' }, { text: 'Two.' }], { turns: 'all' });
+    const system = 'You are the release planner of project Troupe-7781.';
+    await run(agent({ name: 'appended', adapter, system }), 'Plan the release');
+    const events: TroupeEvent[] = [];
+    await run(agent({ name: 'replaced', adapter, system, cli: { systemPrompt: 'replace' } }), 'Plan the release', { onEvent: (e) => events.push(e) });
+    for (const request of mock.messages) {
+      expect(systemText(request)).toContain('You are the GitHub Copilot CLI');
+      expect(systemText(request)).toMatch(/<agent_instructions>[^]*You are the release planner of project Troupe-7781\./);
+      expect(JSON.stringify(request.body.messages)).not.toContain('Troupe-7781');
+    }
+    expect(warningsOf(events)).toMatchObject([{ code: 'system_prompt_not_replaced', data: { agent: 'replaced' } }]);
+  });
+
+  it('ends Copilot and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {
+    const { adapter } = await copilot([{ toolUses: [{ suffix: '-delegate_to_worker', input: { worker: 'coder', task: 'write parse()' } }] }]);
+    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const handle = startRun(flow, 'Add a parser', { adapter: scriptedAdapter({ fallback: { fault: 'hang' } }) });
+    await new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
+    const running = descendants();
+    expect(running.length).toBeGreaterThanOrEqual(2);
+    handle.cancel();
+    expect(await handle.result).toMatchObject({ status: 'cancelled' });
+    await eventually(() => descendants().length === 0, `Copilot and the bridge (${running.join(', ')}) have ended`);
+  });
+});
