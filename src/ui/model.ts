@@ -90,6 +90,16 @@ export class ChatModel {
     return message;
   }
 
+  /** Take a message out (one shown before it was confirmed, when it was not). False when it is not kept. */
+  remove(id: string): boolean {
+    const message = this.#byId.get(id);
+    if (!message) return false;
+    this.messages.splice(this.messages.indexOf(message), 1);
+    this.#byId.delete(id);
+    this.touch();
+    return true;
+  }
+
   /** The worker `key`, made when new (with the next colour). */
   worker(key: string, init: Partial<WorkerState> & { title: string }): WorkerState {
     let worker = this.workers.get(key);

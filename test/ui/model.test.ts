@@ -88,6 +88,28 @@ describe('reading troupe events', () => {
     expect(chunkKeyOf('/agent:x#0')).toBeUndefined();
   });
 
+  it('shows an instruction the page sends once, its plan.instruction adding only the acknowledgement, and takes it out when the sending fails', () => {
+    const model = new ChatModel();
+    const reader = new TroupeEventReader(model);
+    const instruction = (seq: number, text: string) => ({ type: 'plan.instruction', runId: 'r', time: seq, planId: 'plan', instruction: text, running: ['0'], acknowledgement: 'Noted.' });
+    const injections = () => model.messages.filter((m) => m.source === 'injection').map((m) => m.text);
+    // Noted before it is sent; its event comes back while the request is still answering.
+    reader.noteInstruction('Use tabs.', 1);
+    reader.apply(0, instruction(0, 'Use tabs.'));
+    expect(injections()).toEqual(['Use tabs.']);
+    expect(model.messages.filter((m) => m.text === 'Noted.')).toHaveLength(1);
+    // One sent from elsewhere (another page, the CLI) is shown from its event.
+    reader.apply(1, instruction(1, 'Keep the API.'));
+    expect(injections()).toEqual(['Use tabs.', 'Keep the API.']);
+    // One that could not be sent goes, and the same text sent again later is shown when its event comes.
+    const id = reader.noteInstruction('Add tests.', 2);
+    reader.dropInstruction(id, 'Add tests.');
+    expect(injections()).toEqual(['Use tabs.', 'Keep the API.']);
+    expect(model.message(id)).toBeUndefined();
+    reader.apply(2, instruction(2, 'Add tests.'));
+    expect(injections()).toEqual(['Use tabs.', 'Keep the API.', 'Add tests.']);
+  });
+
   it('keeps at most maxMessages, dropping the oldest', () => {
     const model = new ChatModel({ maxMessages: 100 });
     for (let i = 0; i < 1000; i++) model.add({ source: 'worker', author: 'w', time: i, kind: 'text', text: `m${i}` });
