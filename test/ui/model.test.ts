@@ -8,7 +8,7 @@ import { PlanningSession } from 'troupe/plan';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
 import { AguiMapper, answerRequest, pendingRequests, runPlanningSession } from 'troupe/http';
 import { readRun } from 'troupe/persistence';
-import { ChatModel } from '../../src/ui/model.js';
+import { ChatModel, runStatusText } from '../../src/ui/model.js';
 import { TroupeEventReader, chunkKeyOf } from '../../src/ui/troupe-events.js';
 import { AguiEventReader, applyPatch } from '../../src/ui/agui-events.js';
 import { SseReader } from '../../src/ui/sse.js';
@@ -117,6 +117,19 @@ describe('reading troupe events', () => {
     expect(model.messages.at(-1)!.text).toBe('m999');
     expect(model.dropped + model.messages.length).toBe(1000);
     expect(model.message(model.messages[0]!.id)).toBeDefined();
+  });
+});
+
+describe('runStatusText', () => {
+  it('shows a run running, then its status with the reason its meta gives', () => {
+    expect(runStatusText({ status: 'completed' })).toBe('running');
+    expect(runStatusText({ endedAt: 2, status: 'completed', reason: 'goal-met' })).toBe('completed (goal-met)');
+    expect(runStatusText({ endedAt: 2, status: 'budget-exhausted', reason: 'budget' })).toBe('budget-exhausted (budget)');
+    expect(runStatusText({ endedAt: 2, status: 'failed' })).toBe('failed');
+    expect(runStatusText({ endedAt: 2 })).toBe('ended');
+    // Untrusted JSON: a reason that is not a non-empty string is left out.
+    expect(runStatusText({ endedAt: 2, status: 'completed', reason: '' })).toBe('completed');
+    expect(runStatusText({ endedAt: 2, status: 'completed', reason: 7 as unknown as string })).toBe('completed');
   });
 });
 

@@ -142,6 +142,7 @@ export async function runPlanningSession(session: PlanningSession, task: string,
     own('run.completed', {
       runnable: 'planning-session',
       status: step.phase === 'completed' && outcome ? outcome.status : 'cancelled',
+      ...(step.phase === 'completed' && outcome?.reason ? { reason: outcome.reason } : {}),
       output: outcome?.output ?? '',
       usage: outcome?.usage ?? emptyUsage(),
       durationMs: clock.now() - started,
