@@ -50,7 +50,7 @@ export interface DevAppOptions {
   tools?: ToolDefinition[];
   toolRisks?: Record<string, ToolRisk>;
   /** Options of the planning sessions the lead runs. */
-  planning?: Partial<Omit<PlanningSessionOptions, 'adapter' | 'id' | 'store'>>;
+  planning?: Partial<Omit<PlanningSessionOptions, 'adapter' | 'runId' | 'store'>>;
   /** How often the server looks for events and answers, in ms. Default: 250. */
   pollMs?: number;
   /** The page's title. */

@@ -6,7 +6,7 @@
  * Plain data and no DOM, so it is tested without a browser.
  * @module
  */
-import type { ChatMessage, PendingRequest, RunStatus, TurnView, WorkerState, WorkerStatus } from './types.js';
+import type { ChatMessage, PendingRequest, RunStatus, RunSummary, TurnView, WorkerState, WorkerStatus } from './types.js';
 
 /** Options of {@link ChatModel}. */
 export interface ChatModelOptions {
@@ -90,6 +90,16 @@ export class ChatModel {
     return message;
   }
 
+  /** Take a message out (one shown before it was confirmed, when it was not). False when it is not kept. */
+  remove(id: string): boolean {
+    const message = this.#byId.get(id);
+    if (!message) return false;
+    this.messages.splice(this.messages.indexOf(message), 1);
+    this.#byId.delete(id);
+    this.touch();
+    return true;
+  }
+
   /** The worker `key`, made when new (with the next colour). */
   worker(key: string, init: Partial<WorkerState> & { title: string }): WorkerState {
     let worker = this.workers.get(key);
@@ -143,6 +153,18 @@ export class ChatModel {
   touch(): void {
     this.version++;
   }
+}
+
+/**
+ * A run's status as the run history shows it: `running` until it ended,
+ * then its status with its reason when the run says one (`completed
+ * (goal-met)`), or `ended` when it says neither. The run's meta document
+ * is untrusted JSON: a field that is not a non-empty string is left out.
+ */
+export function runStatusText(run: Pick<RunSummary, 'endedAt' | 'status' | 'reason'>): string {
+  if (run.endedAt === undefined) return 'running';
+  const status = typeof run.status === 'string' && run.status !== '' ? run.status : 'ended';
+  return typeof run.reason === 'string' && run.reason !== '' ? `${status} (${run.reason})` : status;
 }
 
 function positive(value: number | undefined, fallback: number): number {

@@ -258,10 +258,22 @@ export class TroupeEventReader {
     });
   }
 
-  /** Show an instruction this page just sent (its `plan.instruction`, when it comes, adds only the lead's acknowledgement). */
-  noteInstruction(text: string, time: number): void {
+  /**
+   * Show an instruction this page is sending, before it is sent: its
+   * `plan.instruction`, which may come before the request's answer, then
+   * adds only the lead's acknowledgement. Returns the message's id, for
+   * {@link TroupeEventReader.dropInstruction} should the sending fail.
+   */
+  noteInstruction(text: string, time: number): string {
     this.#sent.push(text);
-    this.model.add({ source: 'injection', author: 'You → the team', time, kind: 'text', text });
+    return this.model.add({ source: 'injection', author: 'You → the team', time, kind: 'text', text }).id;
+  }
+
+  /** An instruction noted with {@link TroupeEventReader.noteInstruction} was not sent: it goes from the chat. */
+  dropInstruction(id: string, text: string): void {
+    const sent = this.#sent.indexOf(text);
+    if (sent >= 0) this.#sent.splice(sent, 1);
+    this.model.remove(id);
   }
 
   /** @internal */ instruction(e: Json, time: number): void {

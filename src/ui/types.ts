@@ -141,6 +141,8 @@ export interface RunSummary {
   startedAt: number;
   endedAt?: number;
   status?: string;
+  /** Why it ended so, when its status says less (`completed` with `goal-met`, `max-rounds`, ...). */
+  reason?: string;
   parent?: { runId: string; checkpoint?: number };
   [field: string]: unknown;
 }

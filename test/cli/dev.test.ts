@@ -95,8 +95,10 @@ describe('troupe dev', () => {
       }
       // The offline team talks until its last round; the squad's loop meets its goal.
       expect(statuses).toEqual(['completed', 'completed (max-rounds)', 'completed', 'completed (goal-met)']);
-      const runs = await json<{ runs: Array<{ runId: string; input?: string }> }>(await fetch(`${server.url}api/runs`));
+      const runs = await json<{ runs: Array<{ runId: string; input?: string; reason?: string }> }>(await fetch(`${server.url}api/runs`));
       expect(runs.runs.find((r) => r.runId === desk)?.input).toBe('I was charged twice');
+      // The run history shows the reason after the status.
+      expect(runs.runs.find((r) => r.runId === team)?.reason).toBe('max-rounds');
       const report = await fetch(`${server.url}api/runs/${template}/report`);
       expect(await report.text()).toContain('<!doctype html>');
 

@@ -8,7 +8,7 @@ import { PlanningSession } from 'troupe/plan';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
 import { AguiMapper, answerRequest, pendingRequests, runPlanningSession } from 'troupe/http';
 import { readRun } from 'troupe/persistence';
-import { ChatModel } from '../../src/ui/model.js';
+import { ChatModel, runStatusText } from '../../src/ui/model.js';
 import { TroupeEventReader, chunkKeyOf } from '../../src/ui/troupe-events.js';
 import { AguiEventReader, applyPatch } from '../../src/ui/agui-events.js';
 import { SseReader } from '../../src/ui/sse.js';
@@ -88,6 +88,28 @@ describe('reading troupe events', () => {
     expect(chunkKeyOf('/agent:x#0')).toBeUndefined();
   });
 
+  it('shows an instruction the page sends once, its plan.instruction adding only the acknowledgement, and takes it out when the sending fails', () => {
+    const model = new ChatModel();
+    const reader = new TroupeEventReader(model);
+    const instruction = (seq: number, text: string) => ({ type: 'plan.instruction', runId: 'r', time: seq, planId: 'plan', instruction: text, running: ['0'], acknowledgement: 'Noted.' });
+    const injections = () => model.messages.filter((m) => m.source === 'injection').map((m) => m.text);
+    // Noted before it is sent; its event comes back while the request is still answering.
+    reader.noteInstruction('Use tabs.', 1);
+    reader.apply(0, instruction(0, 'Use tabs.'));
+    expect(injections()).toEqual(['Use tabs.']);
+    expect(model.messages.filter((m) => m.text === 'Noted.')).toHaveLength(1);
+    // One sent from elsewhere (another page, the CLI) is shown from its event.
+    reader.apply(1, instruction(1, 'Keep the API.'));
+    expect(injections()).toEqual(['Use tabs.', 'Keep the API.']);
+    // One that could not be sent goes, and the same text sent again later is shown when its event comes.
+    const id = reader.noteInstruction('Add tests.', 2);
+    reader.dropInstruction(id, 'Add tests.');
+    expect(injections()).toEqual(['Use tabs.', 'Keep the API.']);
+    expect(model.message(id)).toBeUndefined();
+    reader.apply(2, instruction(2, 'Add tests.'));
+    expect(injections()).toEqual(['Use tabs.', 'Keep the API.', 'Add tests.']);
+  });
+
   it('keeps at most maxMessages, dropping the oldest', () => {
     const model = new ChatModel({ maxMessages: 100 });
     for (let i = 0; i < 1000; i++) model.add({ source: 'worker', author: 'w', time: i, kind: 'text', text: `m${i}` });
@@ -95,6 +117,19 @@ describe('reading troupe events', () => {
     expect(model.messages.at(-1)!.text).toBe('m999');
     expect(model.dropped + model.messages.length).toBe(1000);
     expect(model.message(model.messages[0]!.id)).toBeDefined();
+  });
+});
+
+describe('runStatusText', () => {
+  it('shows a run running, then its status with the reason its meta gives', () => {
+    expect(runStatusText({ status: 'completed' })).toBe('running');
+    expect(runStatusText({ endedAt: 2, status: 'completed', reason: 'goal-met' })).toBe('completed (goal-met)');
+    expect(runStatusText({ endedAt: 2, status: 'budget-exhausted', reason: 'budget' })).toBe('budget-exhausted (budget)');
+    expect(runStatusText({ endedAt: 2, status: 'failed' })).toBe('failed');
+    expect(runStatusText({ endedAt: 2 })).toBe('ended');
+    // Untrusted JSON: a reason that is not a non-empty string is left out.
+    expect(runStatusText({ endedAt: 2, status: 'completed', reason: '' })).toBe('completed');
+    expect(runStatusText({ endedAt: 2, status: 'completed', reason: 7 as unknown as string })).toBe('completed');
   });
 });
 

@@ -142,6 +142,7 @@ export async function runPlanningSession(session: PlanningSession, task: string,
     own('run.completed', {
       runnable: 'planning-session',
       status: step.phase === 'completed' && outcome ? outcome.status : 'cancelled',
+      ...(step.phase === 'completed' && outcome?.reason ? { reason: outcome.reason } : {}),
       output: outcome?.output ?? '',
       usage: outcome?.usage ?? emptyUsage(),
       durationMs: clock.now() - started,
@@ -201,8 +202,9 @@ function passInstructions(session: PlanningSession, store: Store, options: { sig
   const flush = () => {
     while (waiting.length > 0 && session.phase === 'executing') session.post(waiting.shift()!);
   };
+  // After the move's own event is out (the log says the plan executes, then what it was told).
   const onPhase = (event: TroupeEvent<'phase.changed'>) => {
-    if (event.to === 'executing') flush();
+    if (event.to === 'executing') queueMicrotask(flush);
   };
   session.emitter.on('phase.changed', onPhase);
   options.signal.addEventListener(

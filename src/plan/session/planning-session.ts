@@ -269,6 +269,10 @@ export class PlanningSession {
 
   /** Approve the plan awaiting approval: it executes, its results are aggregated, and the session completes. */
   async approvePlan(): Promise<PlanningStep> {
+    this.#allowed('approvePlan');
+    // A new execution starts without the last one's instructions (an interrupted one keeps its own), cleared before the move so that
+    // instructions posted as it enters `executing` (by a listener of `phase.changed`) are kept.
+    if (!this.#interrupted) this.#instructions = [];
     this.#move('approvePlan');
     return this.#watch(() => this.#execute());
   }
@@ -455,7 +459,6 @@ export class PlanningSession {
     const { adapter, adapters, clock, store } = this.#options;
     const resuming = this.#interrupted && store !== undefined && (await store.get(snapshotKey(this.runId), { signal })) !== undefined;
     this.#guard(signal);
-    if (!this.#interrupted) this.#instructions = [];
     this.#interrupted = false;
     this.#running.clear();
     const control = (this.#control = new PlanControl());

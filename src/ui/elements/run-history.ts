@@ -5,6 +5,7 @@
  * @module
  */
 import { LitElement, css, html, nothing } from 'lit';
+import { runStatusText } from '../model.js';
 import type { CheckpointSummary, RunSummary } from '../types.js';
 import { TroupeApi } from './client.js';
 import { theme } from './theme.js';
@@ -119,7 +120,7 @@ export class TroupeRunHistory extends LitElement {
 
   #run(run: RunSummary, has: Set<string>) {
     const title = typeof run.input === 'string' && run.input ? run.input : run.runnable ?? run.runId;
-    const status = run.endedAt === undefined ? 'running' : (run.status ?? 'ended');
+    const status = runStatusText(run);
     // A planning session is driven by a person: it is opened, not run again.
     const again = run.endedAt !== undefined && run.runnable !== 'planning-session';
     return html`<li data-run=${run.runId}>

@@ -433,9 +433,17 @@ export class TroupeTeamChat extends LitElement {
   /** Send an instruction to the running workers (`POST /runs/:id/instructions`). */
   async instruct(text: string): Promise<void> {
     if (!this.run) return;
-    await this.#api().instruct(this.run, text);
-    this.#troupe.noteInstruction(text, Date.now());
+    // Shown before it is sent: its `plan.instruction` can come back on the stream before the request's answer.
+    const reader = this.#troupe;
+    const shown = reader.noteInstruction(text, Date.now());
     this.requestUpdate();
+    try {
+      await this.#api().instruct(this.run, text);
+    } catch (error) {
+      reader.dropInstruction(shown, text);
+      this.requestUpdate();
+      throw error;
+    }
   }
 
   /** An AG-UI request: a new user message, or answers to interrupts. */

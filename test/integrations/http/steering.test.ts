@@ -106,6 +106,34 @@ describe('steering a planning session over HTTP', () => {
     expect((await http.call('/runs/nope/report')).status).toBe(404);
   });
 
+  it('keeps an instruction sent before the approval for the execution: the chunks start with it, once', async () => {
+    const root = memoryStore();
+    const store = namespacedStore(root, 'acme');
+    const adapter = scriptedAdapter({
+      replies: { planner: ['{"action":"plan"}', JSON.stringify(planOf(chunk(0), chunk(1, [0])))] },
+      rules: [{ agent: 'Generic', reply: 'worked' }, { agent: 'synthesis', reply: 'done' }],
+    });
+    const session = new PlanningSession({ adapter, runId: 'steer3', retry: { delayMs: 0 } });
+    const events: TroupeEvent[] = [];
+    session.emitter.on('*', (e) => events.push(e));
+    const done = runPlanningSession(session, 'Do it', { store, pollMs: 5 });
+    const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
+    const asked = (await http.until('steer3', (e) => e.type === 'input.requested')) as TroupeEvent<'input.requested'>;
+    await sendInstruction(store, 'steer3', 'Use tabs.');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect((await http.post(`/runs/steer3/requests/${asked.requestId}`, { decision: 'approve' })).status).toBe(200);
+    expect((await done).phase).toBe('completed');
+    const inputs = adapter.inputsOf('Generic');
+    expect(inputs).toHaveLength(2);
+    for (const input of inputs) expect(input.split('Use tabs.')).toHaveLength(2);
+    expect(session.runs[0]!.instructions).toEqual(['Use tabs.']);
+    // Said once, after the move to executing.
+    const types = events.map((e) => e.type);
+    expect(types.filter((t) => t === 'plan.instruction')).toHaveLength(1);
+    expect(types.indexOf('plan.instruction')).toBeGreaterThan(events.findIndex((e) => e.type === 'phase.changed' && e.to === 'executing'));
+    expect(events.some((e) => e.type === 'warning')).toBe(false);
+  });
+
   it('warns about an instruction that arrives when no plan executes, in the run log before its end', async () => {
     const root = memoryStore();
     const store = namespacedStore(root, 'acme');
