@@ -58,7 +58,7 @@ function measured(workerChars: number, measure: Measure): ModelAdapter {
       {
         agent: 'lead',
         reply: (req) => {
-          if (current(req).includes('## Worker Results')) return `Synthesis ${iteration}: ${words(iteration, 600)}\n${NEEDS_ITERATION}`;
+          if (current(req).includes('## WORKER RESULTS')) return `Synthesis ${iteration}: ${words(iteration, 600)}\n${NEEDS_ITERATION}`;
           iteration++;
           return WORKERS.map((w) => `@worker:${w}\nPart ${iteration} for ${w}: ${words(iteration * 7 + w.length, 150)}\n@end`).join('\n');
         },

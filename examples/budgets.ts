@@ -51,6 +51,6 @@ const result = await run(withBudget(loop, { name: 'launch', costUsd: 0.1 }), 'Bu
     if (e.type === 'budget.exhausted') console.log(`budget ${e.budget} exhausted: ${e.limit} ${e.reason} (max ${e.max})`);
   },
 });
-console.log(`status: ${result.status}`);
+console.log(`status: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
 console.log(`answer so far: ${result.output}`);
 console.log(`spent: $${result.usage.costUsd.toFixed(3)} in ${result.usage.turns} model calls`);

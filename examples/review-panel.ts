@@ -64,5 +64,5 @@ const onEvent = (e: TroupeEvent) => {
 const result = await run(panel, change, { adapter, store: memoryStore(), onEvent });
 console.log('\nTranscript:');
 for (const m of result.transcript) console.log(`  [${m.from}, round ${m.round}${m.vote ? ', votes' : ''}] ${m.text}`);
-console.log(`\nStatus: ${result.status} after ${result.rounds} rounds (${result.summary ?? 'no summary'})`);
+console.log(`\nStatus: ${result.status}${result.reason ? ` (${result.reason})` : ''} after ${result.rounds} rounds (${result.summary ?? 'no summary'})`);
 console.log(`${result.agent}: ${result.output}`);

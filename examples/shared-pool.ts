@@ -81,7 +81,7 @@ try {
   }
   const outcomes = await all;
   console.log('');
-  for (const o of outcomes) console.log(`${o.plan.planSummary}: ${o.status}, ${o.stats.completed}/${o.stats.total} chunks`);
+  for (const o of outcomes) console.log(`${o.plan.planSummary}: ${o.status}${o.reason ? ` (${o.reason})` : ''}, ${o.stats.completed}/${o.stats.total} chunks`);
   console.log(`worker time: ${pool.stats().map((s) => `${s.name} ${seconds(s.workerMs)}`).join(', ')}`);
 } finally {
   stopWatching();

@@ -70,7 +70,7 @@ export async function executeRun(
   const u = result.usage;
   io.out(result.output);
   io.out('');
-  io.out(`agent: ${result.agent}   status: ${result.status}`);
+  io.out(`agent: ${result.agent}   status: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
   io.out(`usage: in=${u.inputTokens} out=${u.outputTokens} turns=${u.turns}${u.costUsd > 0 ? ` cost=$${u.costUsd.toFixed(4)}` : ''}`);
   if (storeDir !== undefined) io.out(`run: ${result.runId} (logged in ${storeDir}; \`troupe report ${result.runId} --store ${storeDir}\` draws it)`);
   if (flags.trace) io.out(`\n${formatOpTree(result.trace)}`);

@@ -125,7 +125,7 @@ export async function templateRunCommand(rest: readonly string[], values: Templa
   io.out(outcome.output);
   io.out('');
   const s = outcome.stats;
-  io.out(`plan: ${s.completed}/${s.total} completed, ${s.failed} failed, ${s.skipped} skipped   status: ${outcome.status}`);
+  io.out(`plan: ${s.completed}/${s.total} completed, ${s.failed} failed, ${s.skipped} skipped   status: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`);
   if (learning) io.out(`learned estimates: ${Object.entries(learning.estimates).map(([role, ms]) => `${role} ${ms} ms`).join(', ') || 'none yet'}`);
   if (dir !== undefined) io.out(`run: ${runId} (logged in ${dir}; \`troupe stats --store ${dir}\` shows the statistics)`);
   return s.failed > 0 ? 1 : 0;

@@ -124,7 +124,7 @@ describe('troupe command line: usage and argument errors', () => {
     const result = await troupe(['squad', 'run', join(fixtures, 'squad', 'Azure-Samples__eShopLite'), 'Add product search', '--trace']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('The workers answered: Ripley, Hicks, Bishop, Vasquez, Apone, Newt.');
-    expect(result.stdout).toContain('agent: orchestrator   status: goal-met');
+    expect(result.stdout).toContain('agent: orchestrator   status: completed (goal-met)');
     expect(result.stdout).toMatch(/worker Ripley \[completed\]/);
     const none = await troupe(['squad', 'run', tempRoot(), 'x']);
     expect(none.code).toBe(1);

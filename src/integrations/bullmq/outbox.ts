@@ -3,11 +3,15 @@
  * batches. Events emitted in one turn of the event loop go in one batch;
  * batches are sent as soon as they are made, without waiting for the one
  * before (one connection keeps them in order), so a burst of text deltas
- * costs a few Redis calls and no waiting. What is still queued when the job
- * completes travels in its result (`takeTail`), so a short job's events and
- * result reach Redis in one command; the job's end never waits for batches
- * in flight, since BullMQ completes (or fails) the job on the same
- * connection, after them.
+ * costs a few Redis calls and no waiting. An op's start does not wait for
+ * the end of the turn: it is sent at once, with the events queued before
+ * it, so the coordinator knows what runs before the worker waits on it (a
+ * model call, a tool) — a worker killed during that wait leaves the op in
+ * the coordinator's trace, closed as failed. What is still queued when the
+ * job completes travels in its result (`takeTail`), so a short job's last
+ * events and its result reach Redis in one command; the job's end never
+ * waits for batches in flight, since BullMQ completes (or fails) the job on
+ * the same connection, after them.
  * @module
  */
 import type { TroupeEvent } from '../../core/events.js';
@@ -46,6 +50,8 @@ export class EventOutbox {
     }
     this.#texts.push(text);
     this.#chars += text.length + 1;
+    // The op's work (a model call, a tool) may keep the worker busy for long, or be where it dies: its start goes now.
+    if (event.type === 'op.started') return this.#sendQueued();
     if (this.#scheduled) return;
     this.#scheduled = true;
     // After the other callbacks of this turn of the event loop, so events emitted together go in one batch.

@@ -142,6 +142,21 @@ describe('EventOutbox', () => {
     expect(batches.at(-1)!.failure).toEqual({ message: 'boom', code: 'adapter_error' });
   });
 
+  it("sends an op's start at once, with the events queued before it, so a worker that dies in the op's work leaves the op behind", async () => {
+    const sent: string[] = [];
+    const outbox = new EventOutbox(async (data) => void sent.push(data), () => undefined);
+    const warning = { type: 'warning', runId: 'w', time: 1, message: 'm1' } as TroupeEvent;
+    const started = { type: 'op.started', runId: 'w', time: 2, opId: 'op-1', kind: 'agent', name: 'a', parentId: 'op-0', depth: 1, path: '' } as TroupeEvent;
+    const turn = { type: 'warning', runId: 'w', time: 3, message: 'm3' } as TroupeEvent;
+    outbox.push(warning);
+    outbox.push(started);
+    // Sent before anything else runs (the worker may start a model call and die in it).
+    expect(sent.map((s) => (JSON.parse(s) as { events: Array<{ time: number }> }).events.map((e) => e.time))).toEqual([[1, 2]]);
+    outbox.push(turn);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(sent.map((s) => (JSON.parse(s) as { events: Array<{ time: number }> }).events.map((e) => e.time))).toEqual([[1, 2], [3]]);
+  });
+
   it('hands the events still queued at the end to the result when they are few, and sends them when they are many', async () => {
     const sent: string[] = [];
     const outbox = new EventOutbox(async (data) => void sent.push(data), () => undefined);
