@@ -2,7 +2,9 @@
 // After `npm run build`: every path in package.json `exports` exists, and the
 // package loads through both `import` and `require` in plain Node, without
 // side effects: loading an entry point adds no signal or exit listener.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { availableParallelism } from 'node:os';
+import { promisify } from 'node:util';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +13,9 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const failures = [];
 const subpaths = [];
+/** Each check: a script run by its own `node -e`, and what to report when it fails. All run at once, a few at a time. */
+const checks = [];
+const check = (code, failure) => checks.push({ code, failure });
 
 function targets(value, out = []) {
   if (typeof value === 'string') out.push(value);
@@ -51,11 +56,7 @@ for (const name of names) {
       mode === 'import'
         ? `${listeners} const before = listeners(); import(${JSON.stringify(name)}).then((m) => { if (!Object.keys(m).length) process.exit(3); ${unchanged} })`
         : `${listeners} const before = listeners(); const m = require(${JSON.stringify(name)}); if (!Object.keys(m).length) process.exit(3); ${unchanged}`;
-    try {
-      execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
-    } catch (error) {
-      failures.push(`${mode}('${name}') failed: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
-    }
+    check(code, `${mode}('${name}') failed`);
   }
 }
 
@@ -70,11 +71,7 @@ for (const mode of ['import', 'require']) {
     await store.close();
     if (error?.code !== 'store_error') { console.error(String(error?.code), String(error?.message)); process.exit(4); }
   })`;
-  try {
-    execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
-  } catch (error) {
-    failures.push(`${mode}('troupe/redis') could not load ioredis: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
-  }
+  check(code, `${mode}('troupe/redis') could not load ioredis`);
 }
 
 // troupe/bullmq loads bullmq (and ioredis) on first use, from both builds: an
@@ -87,11 +84,7 @@ for (const mode of ['import', 'require']) {
     await executor.close();
     if (error?.code !== 'queue_error') { console.error(String(error?.code), String(error?.message)); process.exit(4); }
   })`;
-  try {
-    execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
-  } catch (error) {
-    failures.push(`${mode}('troupe/bullmq') could not load bullmq: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
-  }
+  check(code, `${mode}('troupe/bullmq') could not load bullmq`);
 }
 
 // troupe/mcp loads @modelcontextprotocol/sdk on first use, from both builds:
@@ -103,11 +96,7 @@ for (const mode of ['import', 'require']) {
     if (typeof server.server.connect !== 'function') process.exit(4);
     await server.close();
   })`;
-  try {
-    execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
-  } catch (error) {
-    failures.push(`${mode}('troupe/mcp') could not load @modelcontextprotocol/sdk: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
-  }
+  check(code, `${mode}('troupe/mcp') could not load @modelcontextprotocol/sdk`);
 }
 
 // troupe/a2a loads @a2a-js/sdk on first use, from both builds: the server
@@ -123,12 +112,22 @@ for (const mode of ['import', 'require']) {
     const error = await a2aAgent('http://127.0.0.1:9/').card().then(() => undefined, (e) => e);
     if (error?.code !== 'remote_agent') { console.error(String(error?.code), String(error?.message)); process.exit(4); }
   })`;
-  try {
-    execFileSync(process.execPath, ['-e', code], { cwd: root, stdio: 'pipe' });
-  } catch (error) {
-    failures.push(`${mode}('troupe/a2a') could not load @a2a-js/sdk: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
+  check(code, `${mode}('troupe/a2a') could not load @a2a-js/sdk`);
+}
+
+const run = promisify(execFile);
+let next = 0;
+async function worker() {
+  while (next < checks.length) {
+    const { code, failure } = checks[next++];
+    try {
+      await run(process.execPath, ['-e', code], { cwd: root });
+    } catch (error) {
+      failures.push(`${failure}: ${String(error.stderr || error.message).split('\n').slice(0, 4).join(' ')}`);
+    }
   }
 }
+await Promise.all(Array.from({ length: availableParallelism() + 1 }, worker));
 
 if (failures.length) {
   console.error(`check:exports failed:\n- ${failures.join('\n- ')}`);
