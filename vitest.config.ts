@@ -34,6 +34,8 @@ export function testConfig(options: { fast: boolean }): ViteUserConfig {
       // a test that hangs still fails. Tests that are heavy by design set their own.
       testTimeout: 60_000,
       hookTimeout: 60_000,
+      // expect.poll (a page, a process, a file reaching a state) waits up to 30 s, not 1 s.
+      expect: { poll: { timeout: 30_000 } },
       pool: 'forks',
       // Test files share their worker's module cache: the sources load once per worker, not once per file.
       // Nothing in troupe keeps hidden global state, so files cannot see each other's runs

@@ -318,8 +318,9 @@ export class TroupeTeamChat extends LitElement {
   /** Scroll to message `index` and focus its card. */
   async focusMessage(index: number): Promise<void> {
     this._focus = index;
-    this.#virtual.virtualizer.scrollToIndex(index, { align: 'auto' });
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // A far jump lands on estimated row heights: scroll again each frame until the card is drawn.
+    for (let attempt = 0; attempt < 60; attempt++) {
+      this.#virtual.virtualizer.scrollToIndex(index, { align: 'auto' });
       await this.updateComplete;
       const card = this.renderRoot.querySelector<HTMLElement>(`.row[data-index="${index}"] article`);
       if (card) return card.focus({ preventScroll: true });
