@@ -104,7 +104,7 @@ export class Attempt implements ChunkJob, ChunkRunInput {
     if (fresh.length > 0) this.#host.delivered(this, [], fresh);
     return fresh;
   }
-  postMessage(to: MessageRecipient, text: string): PlanMessage {
+  post(to: MessageRecipient, text: string): PlanMessage {
     return this.#host.post(this, to, text);
   }
   get workspace(): Workspace {

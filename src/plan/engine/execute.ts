@@ -149,8 +149,8 @@ function guardedRunner(runner: ChunkRunner, guards: GuardrailOptions | undefined
       const { planId, chunk, prompt, role, attempt, workspace, signal } = input;
       const spent = input instanceof Attempt ? input.spent : undefined;
       const takeMessages = input.takeMessages === undefined ? undefined : () => input.takeMessages!();
-      const postMessage = input.postMessage === undefined ? undefined : (to: MessageRecipient, text: string) => input.postMessage!(to, text);
-      const result = await runner({ planId, chunk, prompt, role, attempt, workspace, signal, ctx, takeInstructions: () => input.takeInstructions(), ...defined({ spent, takeMessages, postMessage }) } as ChunkRunInput);
+      const post = input.post === undefined ? undefined : (to: MessageRecipient, text: string) => input.post!(to, text);
+      const result = await runner({ planId, chunk, prompt, role, attempt, workspace, signal, ctx, takeInstructions: () => input.takeInstructions(), ...defined({ spent, takeMessages, post }) } as ChunkRunInput);
       if (typeof result === 'string') return { output: result };
       const { output, ...rest } = result;
       extra = rest;

@@ -60,7 +60,7 @@ export interface ChunkRunInput {
    */
   takeMessages?(): PlanMessage[];
   /** Post a message from this chunk to a chunk, a role or everyone in the plan (the default runner's `post_message` tool). */
-  postMessage?(to: MessageRecipient, text: string): PlanMessage;
+  post?(to: MessageRecipient, text: string): PlanMessage;
 }
 
 /** Runs one attempt of a chunk. */

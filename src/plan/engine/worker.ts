@@ -47,7 +47,7 @@ export function roleRunner(fallback: ModelAdapter | undefined, tools: readonly T
     const adapter = role.adapter ?? fallback;
     const calls: ChunkToolCall[] = [];
     const allowed = role.tools === undefined ? [...tools] : tools.filter((t) => role.tools!.includes(t.name));
-    const post = input.postMessage;
+    const post = input.post;
     if (messages && post) allowed.push(postMessageTool((to, text) => post.call(input, to, text)) as ToolDefinition);
     const worker = agent({
       name: chunk.role,
