@@ -12,7 +12,7 @@ import type { RunContext } from '../core/context.js';
 import type { ToolDefinition } from '../core/tools.js';
 import { ConfigurationError, TimeoutError, describeValue } from '../core/errors.js';
 import { expectPositiveNumber } from '../core/options.js';
-import type { CoordinationControl } from './control.js';
+import { CoordinationControl } from './control.js';
 import type { CoordDecisionKind } from './events.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
@@ -40,8 +40,6 @@ export interface CoordinateOptions {
   workers: Agent[];
   /** Workers that do not start with the others: the lead starts one with `spawn_worker` when the work needs it. */
   standby?: Agent[];
-  /** Add workers, shut them down and switch delegate mode while the coordination runs (see {@link CoordinationControl}). */
-  control?: CoordinationControl;
   /**
    * Time limit of one lead turn, on the run's clock. A turn that takes
    * longer is abandoned (a `coord.lead` event): the workers carry on, the
@@ -191,9 +189,11 @@ class CoordinationRun {
     // The lead's session: coordination tools only in delegate mode, never the lead's own tools there.
     this.#toolForm = o.lead.resolveAdapter(ctx).capabilities.tools;
     this.#leadAgent = o.delegateMode ? delegateLead(o.lead) : o.lead;
-    this.#detach = o.control?.attach({
+    // The run's control (`run(flow, input, { control })`), when it is a CoordinationControl no other coordination of the run holds.
+    const control = ctx.control instanceof CoordinationControl && !ctx.control.controlsCoordination ? ctx.control : undefined;
+    this.#detach = control?.attach({
       addWorker: (worker) => this.#addWorker(worker),
-      shutdownWorker: (name, reason) => this.#apply({ type: 'shutdown', worker: name, ...defined({ reason }) }),
+      removeWorker: (name, reason) => this.#apply({ type: 'shutdown', worker: name, ...defined({ reason }) }),
       setDelegateMode: (on) => this.#setDelegateMode(on),
     });
     this.#tools = this.#toolForm ? coordinationTools((a) => this.#apply(a), () => (this.#runtime ? describeTasks(this.#runtime.tasks.list()) : PLANNING)) : [];
@@ -431,9 +431,6 @@ function validate(options: CoordinateOptions) {
   for (const w of options.standby ?? []) {
     if (names.has(w.name)) throw new ConfigurationError(`Worker name "${w.name}" is used twice (or is the lead's)`, { details: { worker: w.name } });
     names.add(w.name);
-  }
-  if (options.control !== undefined && (typeof options.control !== 'object' || options.control === null || typeof options.control.attach !== 'function')) {
-    throw new ConfigurationError(`Expected \`control\` to be a CoordinationControl, got ${describeValue(options.control)}`);
   }
   const executor = options.executor;
   if (executor !== undefined && (typeof executor !== 'object' || executor === null || typeof executor.dispatch !== 'function')) {

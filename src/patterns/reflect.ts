@@ -15,8 +15,9 @@ import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflecti
 import { PROMPT_HEADINGS, iterationHeading, section } from '../text/headings.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
-import { driveLoop, loopLimits, loopRunnable, type ErrorBudgetOptions, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult } from './loop.js';
+import { driveLoop, loopLimits, loopRunnable, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult } from './loop.js';
 import { defined } from '../core/defined.js';
+import type { RetryOptions } from '../core/retry.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -45,7 +46,7 @@ export const reflectStateSchema = z.object({
 export type ReflectState = z.infer<typeof reflectStateSchema>;
 
 /** Options of {@link reflect}. */
-export interface ReflectOptions extends ErrorBudgetOptions {
+export interface ReflectOptions {
   /** The runnable's name. Default: `reflect:<agent>`. */
   name?: string;
   /** What the agent must achieve. Default: the run's input. */
@@ -58,6 +59,12 @@ export interface ReflectOptions extends ErrorBudgetOptions {
   evaluationPrompt?: string;
   /** Stall detector options. */
   stall?: StallDetectorOptions;
+  /**
+   * How an iteration that threw is retried: `maxRetries` (default 2: the
+   * third failed attempt in a row ends the loop, status `failed`, reason
+   * `error-budget`) and `delayMs` before each retry (default 2000).
+   */
+  retry?: RetryOptions;
 }
 
 /** What {@link reflect} produces. */
@@ -179,7 +186,7 @@ async function runReflect(
   try {
     const ended = await driveLoop({
       ctx, checkPause, loop: o.name, state, stall, checkpoint, maxIterations: o.maxIterations,
-      retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
+      retry: o.retry,
       fatal: (error) => error instanceof ConfigurationError,
       step,
       onError() {

@@ -24,7 +24,7 @@ export interface WithBudgetOptions {
  *
  * @example
  * ```ts
- * const capped = withBudget(orchestrate({ orchestrator: lead, workers }), { totalTokens: 50_000, costUsd: 0.25 });
+ * const capped = withBudget(orchestrate({ lead, workers }), { totalTokens: 50_000, costUsd: 0.25 });
  * const result = await run(capped, 'Write the release notes', { adapter });
  * if (result.status === 'budget-exhausted') console.log('Partial:', result.output);
  * ```

@@ -4,6 +4,7 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { coordinate } from '../../src/coordination/coordinate.js';
 import { CoordinationControl } from '../../src/coordination/control.js';
 import { SimulatedClock } from '../../src/core/clock.js';
+import { NotRunningError } from '../../src/core/control.js';
 import type { TroupeEvent, TroupeEventName } from '../../src/core/events.js';
 import { run, startRun } from '../../src/core/run.js';
 import { defineTool } from '../../src/core/tools.js';
@@ -47,7 +48,7 @@ describe('coordinate: changing a running coordination', () => {
     expect(pick(events, 'coord.task').filter((e) => e.task === 'big').map((e) => e.to)).toEqual(['pending', 'claimed', 'in-progress', 'cancelled']);
   });
 
-  it('adds a worker, shuts one down and switches delegate mode while it runs, through the control and the lead', async () => {
+  it('adds a worker, removes one and switches delegate mode while it runs, through the control and the lead', async () => {
     const clock = new SimulatedClock();
     const control = new CoordinationControl();
     const shell = defineTool({ name: 'shell', description: 'Run a command', parameters: z.object({ cmd: z.string() }), execute: () => 'ran' });
@@ -68,10 +69,9 @@ describe('coordinate: changing a running coordination', () => {
       standby: [agent({ name: 'spare' })],
       tasks: Array.from({ length: 6 }, (_, i) => ({ id: `t${i + 1}`, title: `T${i + 1}` })),
       stuck,
-      control,
     });
-    expect(() => control.addWorker(agent({ name: 'x' }))).toThrow(/no coordination with this control is running/);
-    const handle = startRun(flow, 'Build it', { adapter, clock, onEvent: (e) => events.push(e) });
+    expect(() => control.addWorker(agent({ name: 'x' }))).toThrow(NotRunningError);
+    const handle = startRun(flow, 'Build it', { adapter, clock, control, onEvent: (e) => events.push(e) });
     await clock.advance(10);
     expect(control.running).toBe(true);
     expect(control.addWorker(agent({ name: 'dana', description: 'docs writer' }))).toBe('Worker dana started.');
