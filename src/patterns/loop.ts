@@ -7,7 +7,7 @@
  */
 import { sleep } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
-import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { errorMessage, isTroupeError } from '../core/errors.js';
 import { LoopControl } from '../core/control.js';
 import type { RetryOptions } from '../core/retry.js';
 import { defineRunnable, type Outcome, type OutcomeStatus, type Runnable } from '../core/runnable.js';

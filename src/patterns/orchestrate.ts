@@ -9,7 +9,8 @@ import type { RunContext } from '../core/context.js';
 import { ConfigurationError, ModelBehaviorError, TroupeError, describeValue, isTroupeError } from '../core/errors.js';
 import { delegate, enabledTargets } from '../core/delegate.js';
 import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
+import { defineOptions, fraction, nonEmptyString, nonNegativeInteger, oneOf, positiveInteger, positiveNumber, required, string, type OptionCheck } from '../core/options.js';
+import { agentCheck, delegationOption, stallOption } from './checks.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { emptyUsage } from '../core/usage.js';
 import { parseAssignments, type Assignment } from '../reflection/assignments.js';
@@ -35,7 +36,7 @@ import {
   type LoopEvaluation, type OrchestrateMode, type OrchestrateState, type WorkerResult,
 } from './orchestrate-state.js';
 import { defined } from '../core/defined.js';
-import type { RetryOptions } from '../core/retry.js';
+import { retryOptions, type RetryOptions } from '../core/retry.js';
 
 /** Options of {@link orchestrate}. */
 export interface OrchestrateOptions {
@@ -461,46 +462,59 @@ class OrchestrationRun {
   }
 }
 
+/** `autoAdjust`: a boolean, or `{ minAnswerChars }`. */
+const autoAdjustOptions = defineOptions<{ minAnswerChars?: number }>('autoAdjust', { minAnswerChars: nonNegativeInteger });
+const autoAdjustCheck: OptionCheck = (name, value) => {
+  if (value === undefined || typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be a boolean or an object, got ${describeValue(value)}`);
+  autoAdjustOptions.check(value, `${name}.`, 'orchestrate');
+};
+
+/** The description {@link orchestrate} checks its options against. */
+const orchestrateOptions = defineOptions<OrchestrateOptions>('orchestrate', {
+  name: nonEmptyString,
+  lead: agentCheck,
+  workers: required((name, v) => {
+    if (!Array.isArray(v) || v.length === 0) throw new ConfigurationError(`Expected \`${name}\` to be a non-empty array of agents, got ${describeValue(v)}`);
+    v.forEach((w: unknown, i) => agentCheck(`${name}[${i}]`, w));
+  }),
+  mode: oneOf(orchestrateModes),
+  evaluator: agentCheck,
+  maxIterations: positiveInteger,
+  goalScore: fraction,
+  dispatch: oneOf(['text', 'tool']),
+  sharedContext: string,
+  routingContext: string,
+  maxParallel: positiveInteger,
+  workerTimeoutMs: positiveNumber,
+  maxNudges: nonNegativeInteger,
+  stall: stallOption,
+  autoAdjust: autoAdjustCheck,
+  evaluatorAnswerChars: positiveInteger,
+  delegation: delegationOption,
+  retry: retryOptions,
+});
+
 function validate(options: OrchestrateOptions) {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected orchestrate options to be an object, got ${describeValue(options)}`);
+  orchestrateOptions.check(options);
   const mode = options.mode ?? 'orchestrator-reflect';
-  if (!orchestrateModes.includes(mode)) throw new ConfigurationError(`Expected \`mode\` to be one of ${orchestrateModes.join(', ')}, got ${describeValue(mode)}`);
-  if (!Array.isArray(options.workers) || options.workers.length === 0) {
-    throw new ConfigurationError(`Expected \`workers\` to be a non-empty array of agents, got ${describeValue(options.workers)}`);
-  }
   const names = new Set<string>();
   for (const w of options.workers) {
-    if (!w || typeof w.converse !== 'function') throw new ConfigurationError(`Expected every worker to be an agent, got ${describeValue(w)}`);
     if (names.has(w.name)) throw new ConfigurationError(`Worker "${w.name}" is listed twice`);
     names.add(w.name);
-  }
-  for (const [key, value] of [['lead', options.lead], ['evaluator', options.evaluator]] as const) {
-    if (value !== undefined && typeof value?.converse !== 'function') throw new ConfigurationError(`Expected \`${key}\` to be an agent, got ${describeValue(value)}`);
   }
   if (!options.lead && mode !== 'broadcast' && mode !== 'sequential') {
     throw new ConfigurationError(`Mode "${mode}" needs a \`lead\` agent`);
   }
   const dispatch = options.dispatch ?? 'text';
-  if (dispatch !== 'text' && dispatch !== 'tool') throw new ConfigurationError(`Expected \`dispatch\` to be "text" or "tool", got ${describeValue(dispatch)}`);
   const goalScore = options.goalScore ?? 0.9;
-  if (!(typeof goalScore === 'number' && goalScore >= 0 && goalScore <= 1)) throw new ConfigurationError(`Expected \`goalScore\` to be a number in [0, 1], got ${describeValue(goalScore)}`);
   const workerTimeoutMs = options.workerTimeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS;
-  expectPositiveNumber('workerTimeoutMs', workerTimeoutMs);
-  expectPositiveInteger('maxParallel', options.maxParallel);
   const maxNudges = options.maxNudges ?? 3;
-  if (!(Number.isInteger(maxNudges) && maxNudges >= 0)) throw new ConfigurationError(`Expected \`maxNudges\` to be a non-negative integer, got ${describeValue(maxNudges)}`);
   const limits = loopLimits(options);
   const evaluatorAnswerChars = options.evaluatorAnswerChars ?? DEFAULT_EVALUATOR_ANSWER_CHARS;
-  expectPositiveInteger('evaluatorAnswerChars', evaluatorAnswerChars);
   const autoAdjust = options.autoAdjust ?? true;
-  if (typeof autoAdjust !== 'boolean' && (autoAdjust === null || typeof autoAdjust !== 'object')) {
-    throw new ConfigurationError(`Expected \`autoAdjust\` to be a boolean or an object, got ${describeValue(autoAdjust)}`);
-  }
   const minAnswerChars = typeof autoAdjust === 'object' ? (autoAdjust.minAnswerChars ?? DEFAULT_MIN_ANSWER_CHARS) : DEFAULT_MIN_ANSWER_CHARS;
-  if (!(Number.isInteger(minAnswerChars) && minAnswerChars >= 0)) {
-    throw new ConfigurationError(`Expected \`autoAdjust.minAnswerChars\` to be a non-negative integer, got ${describeValue(minAnswerChars)}`);
-  }
-  if (options.stall) new StallDetector(options.stall);
   return {
     ...options, ...limits, name: options.name ?? 'orchestrate', mode, dispatch, goalScore, workerTimeoutMs, maxNudges,
     evaluatorAnswerChars, autoAdjust: autoAdjust !== false, minAnswerChars,

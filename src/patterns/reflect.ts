@@ -17,7 +17,9 @@ import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js
 import type { Agent, Conversation } from './agent.js';
 import { driveLoop, loopLimits, loopRunnable, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult } from './loop.js';
 import { defined } from '../core/defined.js';
-import type { RetryOptions } from '../core/retry.js';
+import { retryOptions, type RetryOptions } from '../core/retry.js';
+import { defineOptions, nonEmptyString, positiveInteger, string } from '../core/options.js';
+import { agentCheck, stallOption } from './checks.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -66,6 +68,17 @@ export interface ReflectOptions {
    */
   retry?: RetryOptions;
 }
+
+/** The description {@link reflect} checks its options against. */
+const reflectOptions = defineOptions<ReflectOptions>('reflect', {
+  name: nonEmptyString,
+  goal: string,
+  maxIterations: positiveInteger,
+  evaluator: agentCheck,
+  evaluationPrompt: string,
+  stall: stallOption,
+  retry: retryOptions,
+});
 
 /** What {@link reflect} produces. */
 export interface ReflectOutcome extends Outcome {
@@ -116,11 +129,8 @@ function evaluatorPrompt(instruction: string, goal: string, answer: string): str
  */
 export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection {
   if (!worker || typeof worker.converse !== 'function') throw new ConfigurationError(`Expected an agent to reflect, got ${describeValue(worker)}`);
-  if (options.evaluator !== undefined && typeof options.evaluator?.converse !== 'function') {
-    throw new ConfigurationError(`Expected \`evaluator\` to be an agent, got ${describeValue(options.evaluator)}`);
-  }
+  reflectOptions.check(options);
   const limits = loopLimits(options);
-  if (options.stall) new StallDetector(options.stall);
   const name = options.name ?? `reflect:${worker.name}`;
   return loopRunnable<'reflect', ReflectState, ReflectOutcome>({
     name,

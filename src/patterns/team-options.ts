@@ -4,7 +4,7 @@
  */
 import type { Runnable } from '../core/runnable.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
-import { expectPositiveInteger } from '../core/options.js';
+import { boolean, check, defineOptions, func, oneOf, positiveInteger, required, runnable } from '../core/options.js';
 import { TEAM_SENDER, USER_SENDER, terminationModes, type TeamMessage, type TeamState, type TerminationMode } from './team-state.js';
 
 /** A vote cast or withdrawn, as `onVote` and the `team.vote` event report it. */
@@ -41,6 +41,18 @@ export interface TeamOptions {
 /** Team options with defaults applied. */
 export type ResolvedTeamOptions = Required<Pick<TeamOptions, 'name' | 'members' | 'lead' | 'terminationMode' | 'maxRounds' | 'turnBased'>> & TeamOptions;
 
+/** The description {@link team} checks its options against. */
+export const teamOptions = defineOptions<TeamOptions>('team', {
+  name: check('a non-empty string', (v) => typeof v === 'string' && v.trim() !== ''),
+  members: required(check('a non-empty array of runnables', (v) => Array.isArray(v) && v.length > 0 && v.every(isRunnable))),
+  lead: required(runnable),
+  terminationMode: oneOf(terminationModes),
+  maxRounds: positiveInteger,
+  turnBased: boolean,
+  onMessage: func,
+  onVote: func,
+  shouldContinue: func,
+});
 
 /** The state of a team before its first round. */
 export function initialState(opts: ResolvedTeamOptions, task: string): TeamState {
@@ -64,12 +76,8 @@ function isRunnable(value: unknown): value is Runnable {
 /** Validate team options eagerly and apply defaults. */
 export function validateTeamOptions(options: TeamOptions): ResolvedTeamOptions {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected team options to be an object, got ${describeValue(options)}`);
+  teamOptions.check(options);
   const name = options.name ?? 'team';
-  if (typeof name !== 'string' || name.trim() === '') throw new ConfigurationError(`Expected team \`name\` to be a non-empty string, got ${describeValue(name)}`);
-  if (!Array.isArray(options.members) || options.members.length === 0 || !options.members.every(isRunnable)) {
-    throw new ConfigurationError(`Expected \`members\` to be a non-empty array of runnables, got ${describeValue(options.members)}`);
-  }
-  if (!isRunnable(options.lead)) throw new ConfigurationError(`Expected \`lead\` to be a runnable, got ${describeValue(options.lead)}`);
   const seen = new Set<string>();
   for (const p of [...options.members, options.lead]) {
     if (p.name === TEAM_SENDER || p.name === USER_SENDER) throw new ConfigurationError(`Team "${name}": the name "${p.name}" is reserved for the channel`);
@@ -77,10 +85,7 @@ export function validateTeamOptions(options: TeamOptions): ResolvedTeamOptions {
     seen.add(p.name);
   }
   const terminationMode = options.terminationMode ?? 'consensus';
-  if (!terminationModes.includes(terminationMode)) {
-    throw new ConfigurationError(`Expected \`terminationMode\` to be one of ${terminationModes.join(', ')}, got ${describeValue(terminationMode)}`);
-  }
-  const maxRounds = expectPositiveInteger('maxRounds', options.maxRounds) ?? 10;
+  const maxRounds = options.maxRounds ?? 10;
   return { ...options, name, terminationMode, maxRounds, turnBased: options.turnBased ?? false };
 }
 

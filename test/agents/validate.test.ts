@@ -34,7 +34,7 @@ describe('validateAgents', () => {
         { name: 'lead', handoff: 'a' },
       ),
     );
-    expect(errors.map((e) => e.code).sort()).toEqual(['lead_handoff', 'duplicate_name', 'empty_router', 'router_with_tools', 'unknown_reference', 'unknown_reference']);
+    expect(errors.map((e) => e.code).sort()).toEqual(['duplicate_name', 'empty_router', 'lead_handoff', 'router_with_tools', 'unknown_reference', 'unknown_reference']);
     expect(errors.find((e) => e.code === 'unknown_reference' && e.path?.[1] === 'ghost')?.message).toBe('Agent "a" names unknown agent "ghost" (handoff)');
     expect(errors.find((e) => e.code === 'duplicate_name')?.message).toMatch(/"Desk" is used twice/);
   });

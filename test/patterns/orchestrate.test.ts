@@ -273,7 +273,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: 'No.' }] });
     await expect(run(team(), REQUEST, { adapter, clock })).rejects.toMatchObject({
       code: 'no_assignments',
-      message: 'Orchestrator "lead" assigned no task to a worker after 3 nudges (workers: coder, tester)',
+      message: 'Lead "lead" assigned no task to a worker after 3 nudges (workers: coder, tester)',
     });
     expect(adapter.inputsOf('lead')).toHaveLength(4);
   });
@@ -332,7 +332,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(() => team({ goalScore: 2 })).toThrow(/goalScore/);
     expect(() => orchestrate({ workers: [] })).toThrow(/workers/);
     expect(() => team({ evaluator: 'judge' as never })).toThrow('Expected `evaluator` to be an agent, got "judge" (string)');
-    expect(() => orchestrate({ workers: [agent({ name: 'a' })] })).toThrow(/needs an `orchestrator`/);
+    expect(() => orchestrate({ workers: [agent({ name: 'a' })] })).toThrow(/needs a `lead`/);
   });
 });
 

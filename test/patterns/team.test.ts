@@ -426,10 +426,10 @@ describe('team state', () => {
     expect(seenAt).toEqual([1, 2]);
   });
 
-  it('fails with TeamFailedError when the coordinator fails twice', async () => {
+  it('fails with TeamFailedError when the lead fails twice', async () => {
     const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: 'A' }, { agent: 'lead', reply: { fault: 'throw', error: 'lead down' } }] });
     const panel = team({ members: [agent({ name: 'a' })], lead: agent({ name: 'lead' }), terminationMode: 'lead-decides' });
-    await expect(run(panel, 'Review PR 7', { adapter })).rejects.toMatchObject({ code: 'team_failed', message: 'Team "team" failed: the coordinator failed' });
+    await expect(run(panel, 'Review PR 7', { adapter })).rejects.toMatchObject({ code: 'team_failed', message: 'Team "team" failed: the lead failed' });
     expect(adapter.inputsOf('lead')).toHaveLength(2);
   });
 

@@ -202,7 +202,7 @@ describe('saving a team as a preset', () => {
     const options = {
       name: 'pair',
       mode: 'orchestrator' as const,
-      orchestrator: agent({ name: 'lead', system: 'Lead the pair.' }),
+      lead: agent({ name: 'lead', system: 'Lead the pair.' }),
       workers: [agent({ name: 'coder', system: 'Write code.', description: 'Coder', model: 'm1', adapter: 'fast' }), agent({ name: 'tester' })],
       sharedContext: 'Use TypeScript.',
       goalScore: 0.7,
