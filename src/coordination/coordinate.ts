@@ -11,7 +11,7 @@ import type { Checkpoint } from '../core/checkpoint.js';
 import type { RunContext } from '../core/context.js';
 import type { ToolDefinition } from '../core/tools.js';
 import { ConfigurationError, TimeoutError, describeValue } from '../core/errors.js';
-import { boolean, check, defineOptions, func, listOf, nonEmptyString, nonNegativeInteger, object, positiveNumber, required, string, type OptionCheck } from '../core/options.js';
+import { boolean, check, defineOptions, nonEmptyString, nonNegativeInteger, object, positiveNumber, required, string, type OptionCheck } from '../core/options.js';
 import { CoordinationControl } from './control.js';
 import type { CoordDecisionKind } from './events.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { RunContext } from '../core/context.js';
-import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { ConfigurationError, errorMessage, isTroupeError } from '../core/errors.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { defineTool } from '../core/tools.js';
 import { scanSpans } from '../text/fences.js';
