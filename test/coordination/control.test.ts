@@ -101,6 +101,25 @@ describe('coordinate: changing a running coordination', () => {
     expect(result.messages.filter((m) => m.kind === 'shutdown-request' && m.recipient === 'w1')[0]!.text).toBe('enough for today');
   });
 
+  it('is a per-run RunControl: removeWorker() and cancel() while it runs, NotRunningError before and after', async () => {
+    const clock = new SimulatedClock();
+    const control = new CoordinationControl();
+    const adapter = scriptedAdapter({ clock, latencyMs: 1000, rules: [{ agent: 'lead', reply: 'OK' }, { agent: /^w/, reply: { fault: 'hang' } }] });
+    const flow = coordinate({ lead: lead(), workers: [agent({ name: 'w1' }), agent({ name: 'w2' })], tasks: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }], stuck });
+    expect(() => control.removeWorker('w1')).toThrow(NotRunningError);
+    expect(() => control.cancel()).toThrow(expect.objectContaining({ code: 'not_running' }));
+    const handle = startRun(flow, 'Build it', { adapter, clock, control });
+    await clock.advance(10);
+    expect(control.controlsCoordination).toBe(true);
+    expect(control.removeWorker('w1', 'not needed')).toMatch(/w1/);
+    control.cancel('enough');
+    const settled = await drive(clock, handle.result.then((r) => r.status, (e: unknown) => (e as { code?: string }).code));
+    expect(settled).toMatch(/cancel/);
+    expect(control.running).toBe(false);
+    expect(control.controlsCoordination).toBe(false);
+    expect(() => control.setDelegateMode(true)).toThrow(NotRunningError);
+  });
+
   it('abandons a lead turn that hangs past leadTurnTimeoutMs: the workers carry on, the question gets the default answer', async () => {
     const clock = new SimulatedClock();
     const adapter = scriptedAdapter({
