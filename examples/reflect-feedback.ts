@@ -42,7 +42,7 @@ const adapter =
         agent: 'Test Writer',
         reply: () => (++testRuns === 1 ? { fault: 'throw', error: 'the test runner crashed' } : 'Added tests: refresh fails for an expired token, and for a revoked one; both pass with the fix in place.'),
       },
-      { agent: 'judge', reply: (r) => (r.text.includes('Iteration 1/') ? 'SCORE: 0.5\nRATIONALE: The fix is there, the tests are not.' : 'SCORE: 0.95\nRATIONALE: Fixed and tested. [[GROUP_REFLECT_COMPLETE]]') },
+      { agent: 'judge', reply: (r) => (r.text.includes('## ITERATION 1/') ? 'SCORE: 0.5\nRATIONALE: The fix is there, the tests are not.' : 'SCORE: 0.95\nRATIONALE: Fixed and tested. [[GROUP_REFLECT_COMPLETE]]') },
     ],
   });
 

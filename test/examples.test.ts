@@ -95,7 +95,7 @@ const expected: Record<string, RegExp[]> = {
     /^Update the docs: completed, 3\/3 chunks$/m,
     /^worker time: web 6\.0 s, api 4\.0 s, docs 3\.0 s$/m,
   ],
-  'review-panel.ts': [/vote: security votes to conclude \(round 2\)/, /^Status: coordinator after 2 rounds/m, /^lead: Verdict: request changes\./m],
+  'review-panel.ts': [/vote: security votes to conclude \(round 2\)/, /^Status: completed after 2 rounds/m, /^lead: Verdict: request changes\./m],
   'squad.ts': [/^Squad Team \(orchestrator-reflect\), read from /m, /'Ripley' +│ 'Lead'/, /^presets: code-review \[builtin\].*Squad Team \[repo\]$/m, /^✅ Goal met \(2\/5\)/m],
   'what-if-review.ts': [
     /^what-if of run review-7 as review-7-strict: prompt of style$/m,
