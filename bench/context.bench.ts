@@ -94,7 +94,7 @@ async function once(iterations: number, workerChars: number, budget: number | un
   const adapter = measured(workerChars, measure);
   const lead = agent({ name: 'lead', system: 'You lead a team of three. Plan, delegate, synthesise.', ...(budget ? { context: { maxTokens: budget } } : {}) });
   const loop = orchestrate({
-    orchestrator: lead,
+    lead,
     workers: WORKERS.map((name) => agent({ name, system: `You are the ${name}.` })),
     maxIterations: iterations,
     autoAdjust: false,

@@ -33,7 +33,7 @@ export const adapter = adapterFromEnv() ?? scriptedAdapter({
 });
 
 const loop = orchestrate({
-  orchestrator: agent({ name: 'lead', system: 'You lead a small web team.', context: { maxTokens: 6_000 } }),
+  lead: agent({ name: 'lead', system: 'You lead a small web team.', context: { maxTokens: 6_000 } }),
   workers: [
     agent({ name: 'designer' }),
     agent({ name: 'writer' }),

@@ -46,7 +46,7 @@ const flow = orchestrate({
   name: 'feature',
   mode: 'orchestrator',
   dispatch: 'tool',
-  orchestrator: agent({ name: 'lead', adapter: cli, system: 'You lead a small team. Delegate; do not write the code yourself.' }),
+  lead: agent({ name: 'lead', adapter: cli, system: 'You lead a small team. Delegate; do not write the code yourself.' }),
   workers: [
     agent({ name: 'coder', description: 'implements functions' }),
     agent({ name: 'tester', description: 'writes unit tests' }),

@@ -41,7 +41,7 @@ const adapter = live ?? scriptedAdapter({
 const review = orchestrate({
   name: 'code-review',
   mode: 'orchestrator-reflect',
-  orchestrator: agent({ name: 'lead', system: 'You lead a code review and merge the findings.' }),
+  lead: agent({ name: 'lead', system: 'You lead a code review and merge the findings.' }),
   workers: [
     agent({ name: 'security', system: 'You review code for security problems.' }),
     agent({ name: 'style', system: 'You review code for clarity and correctness.' }),

@@ -64,7 +64,7 @@ const group = loaded.groups[0]!;
 const loop = orchestrate({
   name: group.name,
   mode: group.orchestration ?? 'orchestrator-reflect',
-  orchestrator: agent({ name: 'lead', system: 'You lead a small team fixing bugs.' }),
+  lead: agent({ name: 'lead', system: 'You lead a small team fixing bugs.' }),
   workers: loaded.members.filter((m) => m.role === 'worker').map((m) => agent({ name: m.name })),
   evaluator: agent({ name: 'judge', system: 'You score bug fixes.' }),
   maxIterations: 4,

@@ -17,7 +17,7 @@ import { scriptedAdapter } from 'troupe/testing';
 const loop = () =>
   orchestrate({
     name: 'login-form',
-    orchestrator: agent({ name: 'lead', system: 'You lead the team.' }),
+    lead: agent({ name: 'lead', system: 'You lead the team.' }),
     workers: [agent({ name: 'coder', system: 'You write TypeScript.' })],
     evaluator: agent({ name: 'judge', system: 'You score the work.' }),
     maxIterations: 4,

@@ -51,8 +51,8 @@ const panel = team({
     agent({ name: 'developer', system: 'You review the implementation and propose fixes.' }),
     agent({ name: 'security', system: 'You look for vulnerabilities.' }),
   ],
-  coordinator: agent({ name: 'lead', system: 'You lead the review and write the verdict.' }),
-  terminationMode: 'coordinatorDecides',
+  lead: agent({ name: 'lead', system: 'You lead the review and write the verdict.' }),
+  terminationMode: 'lead-decides',
   maxRounds: 4,
   onVote: (v) => console.log(`  vote: ${v.member} ${v.vote ? 'votes to conclude' : 'withdraws'} (round ${v.round})`),
 });

@@ -140,15 +140,15 @@ export function compileAgents(defs: readonly AgentDefinition[], options: Compile
 
 /**
  * Compile an agent's `team:` key into the team pattern: its members, and
- * its coordinator (the declaring agent unless `coordinator` names another).
+ * its lead (the declaring agent unless `lead` names another).
  */
 function compileTeam(def: AgentDefinition, self: Agent, build: (name: string) => Runnable): Runnable {
   const spec = def.team!;
-  const coordinator = spec.coordinator === undefined || spec.coordinator === def.name ? self : build(spec.coordinator);
+  const lead = spec.lead === undefined || spec.lead === def.name ? self : build(spec.lead);
   return team({
     name: `${def.name} (team)`,
     members: spec.members.map(build),
-    coordinator,
+    lead,
     ...defined({ terminationMode: spec.terminationMode, maxRounds: spec.maxRounds, turnBased: spec.turnBased }),
   });
 }

@@ -23,10 +23,10 @@ export interface AgentIssue extends ParseIssue {
 export interface TeamDefinition {
   /** The members' names. */
   members: string[];
-  /** The coordinator's name; it owns the team's answer. */
-  coordinator?: string;
-  /** How the team decides it is done (`max-rounds` and `coordinator` are accepted as aliases). */
-  terminationMode?: 'consensus' | 'maxRounds' | 'coordinatorDecides';
+  /** The lead's name (files may say `coordinator`); it owns the team's answer. */
+  lead?: string;
+  /** How the team decides it is done (files may say `maxRounds`, `coordinatorDecides`, `lead` or `coordinator`). */
+  terminationMode?: 'consensus' | 'max-rounds' | 'lead-decides';
   /** Most deliberation rounds. */
   maxRounds?: number;
   /** Members speak in turn rather than all at once. */

@@ -65,7 +65,7 @@ export function resolveReferences(defs: readonly AgentDefinition[]): AgentDefini
       };
     }
     if (def.team) {
-      out.team = { ...def.team, members: def.team.members.map(resolve), ...(def.team.coordinator === undefined ? {} : { coordinator: resolve(def.team.coordinator) }) };
+      out.team = { ...def.team, members: def.team.members.map(resolve), ...(def.team.lead === undefined ? {} : { lead: resolve(def.team.lead) }) };
     }
     return out;
   });

@@ -55,7 +55,7 @@ export function agentEdges(defs: readonly AgentDefinition[]): AgentEdge[] {
     if (fallback !== undefined && !def.router?.destinations.includes(fallback)) edges.push({ from: def.name, to: fallback, kind: 'router' });
     if (def.handoff !== undefined) edges.push({ from: def.name, to: def.handoff, kind: 'handoff' });
     if (def.team) {
-      const members = [...def.team.members, ...(def.team.coordinator === undefined || def.team.coordinator === def.name ? [] : [def.team.coordinator])];
+      const members = [...def.team.members, ...(def.team.lead === undefined || def.team.lead === def.name ? [] : [def.team.lead])];
       for (const to of new Set(members)) edges.push({ from: def.name, to, kind: 'team' });
     }
     for (const to of subAgentsOf(def, defs)) edges.push({ from: def.name, to, kind: 'subagent' });
@@ -130,7 +130,7 @@ const STATIC_KINDS: readonly AgentEdgeKind[] = ['handoff', 'router', 'advisor', 
  * kind), duplicate names (case-insensitive), cycles through handoff,
  * router, advisor, team and sub-agent edges (`code: 'cycle'`, `path: ['a',
  * 'b', 'a']`; hand-off choices may loop), a router that declares its own
- * tools or sub-agents, an empty router, a team coordinator with a handoff,
+ * tools or sub-agents, an empty router, a team lead with a handoff,
  * hand-off choices beside a router, team, handoff or advisors. With
  * `options` (how the app resolves names), also the tools that resolve to
  * nothing (`unresolved_tool`: an error, or a warning when `unknownTools`
@@ -220,7 +220,7 @@ function checkReferences(defs: readonly AgentDefinition[], byName: ReadonlyMap<s
   }
 }
 
-/** Combinations that cannot work: routers with tools, hand-offs beside other patterns, a coordinator that hands off. */
+/** Combinations that cannot work: routers with tools, hand-offs beside other patterns, a lead that hands off. */
 function checkShape(def: AgentDefinition, byName: ReadonlyMap<string, AgentDefinition>, issues: Issues): void {
   const { errors } = issues;
   if (def.router && def.router.destinations.length === 0) {
@@ -256,13 +256,13 @@ function checkShape(def: AgentDefinition, byName: ReadonlyMap<string, AgentDefin
       });
     }
   }
-  const coordinator = def.team?.coordinator === undefined ? undefined : byName.get(def.team.coordinator);
-  if (coordinator?.handoff !== undefined) {
+  const lead = def.team?.lead === undefined ? undefined : byName.get(def.team.lead);
+  if (lead?.handoff !== undefined) {
     errors.push({
-      code: 'coordinator_handoff',
-      message: `Team "${def.name}" has coordinator "${coordinator.name}", which hands off to "${coordinator.handoff}"; a coordinator owns the team's answer`,
+      code: 'lead_handoff',
+      message: `Team "${def.name}" has lead "${lead.name}", which hands off to "${lead.handoff}"; a lead owns the team's answer`,
       agent: def.name,
-      path: ['team', 'coordinator'],
+      path: ['team', 'lead'],
       ...at(def),
     });
   }
@@ -337,7 +337,7 @@ function cyclePath(graph: Graph, component: string[]): string[] {
 /**
  * The agents that can own the final answer when `name` runs: the end of its
  * handoff chain, the terminals of every router destination, the team
- * coordinator; an agent that offers hand-offs, and the terminals of each.
+ * lead; an agent that offers hand-offs, and the terminals of each.
  */
 export function terminalsOf(defs: readonly AgentDefinition[], name: string): string[] {
   const byName = new Map(defs.map((d) => [d.name, d]));
@@ -353,7 +353,7 @@ export function terminalsOf(defs: readonly AgentDefinition[], name: string): str
       for (const h of def.handoffs!) visit(h.agent);
     } else if (def.handoff !== undefined) visit(def.handoff);
     else if (def.router) for (const d of new Set([...def.router.destinations, ...(def.router.fallback ? [def.router.fallback] : [])])) visit(d);
-    else if (def.team?.coordinator !== undefined) visit(def.team.coordinator);
+    else if (def.team?.lead !== undefined) visit(def.team.lead);
     else out.add(n);
   };
   visit(name);

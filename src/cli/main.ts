@@ -85,7 +85,7 @@ Load every agent file under <dir> (troupe's own .md, ai-agent .ai, Claude
 Code, GitHub Copilot .agent.md and OpenCode files, each read in its own
 format) and validate the agent graph: unknown references (sub-agents,
 hand-offs, advisors, router destinations, team members), duplicate names,
-cycles, routers with tools, empty routers, team coordinators with a
+cycles, routers with tools, empty routers, team leads with a
 handoff. Warnings (unknown keys, tools and models that resolve to nothing,
 lines read leniently) are printed but do not fail. Exits 1 on any error,
 and when <dir> holds no agent file. Given a file, check it as a plan

@@ -11,8 +11,8 @@ import type { Checkpoint } from '../core/checkpoint.js';
 import type { RunContext } from '../core/context.js';
 import type { ToolDefinition } from '../core/tools.js';
 import { ConfigurationError, TimeoutError, describeValue } from '../core/errors.js';
-import { expectPositiveNumber } from '../core/options.js';
-import type { CoordinationControl } from './control.js';
+import { boolean, check, defineOptions, nonEmptyString, nonNegativeInteger, object, positiveNumber, required, string, type OptionCheck } from '../core/options.js';
+import { CoordinationControl } from './control.js';
 import type { CoordDecisionKind } from './events.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Agent, Conversation } from '../patterns/agent.js';
@@ -20,8 +20,8 @@ import type { WorkspaceStrategy } from '../workspaces/types.js';
 import { applyAction, settleUnanswered, spawn, stopStuck } from './lead-actions.js';
 import { decompose, delegateLead, describeTasks, leadSystem, synthesisPrompt, updatePrompt } from './lead-prompts.js';
 import { MessageBus, type CoordMessage } from './message-bus.js';
-import { resolvePlanApproval, type PlanApprovalOptions } from './plan-approval.js';
-import { StuckDetector, type StuckOptions } from './stuck.js';
+import { planApprovalOptions, resolvePlanApproval, type PlanApprovalOptions } from './plan-approval.js';
+import { StuckDetector, stuckOptions, type StuckOptions } from './stuck.js';
 import { TaskStore, taskListSchema, type CoordTask, type TaskInput } from './task-store.js';
 import { coordinationTools, parseLeadActions, type LeadAction } from './tools.js';
 import { Changes, sendMessage, type Runtime, type WorkerSlot } from './worker.js';
@@ -40,8 +40,6 @@ export interface CoordinateOptions {
   workers: Agent[];
   /** Workers that do not start with the others: the lead starts one with `spawn_worker` when the work needs it. */
   standby?: Agent[];
-  /** Add workers, shut them down and switch delegate mode while the coordination runs (see {@link CoordinationControl}). */
-  control?: CoordinationControl;
   /**
    * Time limit of one lead turn, on the run's clock. A turn that takes
    * longer is abandoned (a `coord.lead` event): the workers carry on, the
@@ -191,9 +189,11 @@ class CoordinationRun {
     // The lead's session: coordination tools only in delegate mode, never the lead's own tools there.
     this.#toolForm = o.lead.resolveAdapter(ctx).capabilities.tools;
     this.#leadAgent = o.delegateMode ? delegateLead(o.lead) : o.lead;
-    this.#detach = o.control?.attach({
+    // The run's control (`run(flow, input, { control })`), when it is a CoordinationControl no other coordination of the run holds.
+    const control = ctx.control instanceof CoordinationControl && !ctx.control.controlsCoordination ? ctx.control : undefined;
+    this.#detach = control?.attach({
       addWorker: (worker) => this.#addWorker(worker),
-      shutdownWorker: (name, reason) => this.#apply({ type: 'shutdown', worker: name, ...defined({ reason }) }),
+      removeWorker: (name, reason) => this.#apply({ type: 'shutdown', worker: name, ...defined({ reason }) }),
       setDelegateMode: (on) => this.#setDelegateMode(on),
     });
     this.#tools = this.#toolForm ? coordinationTools((a) => this.#apply(a), () => (this.#runtime ? describeTasks(this.#runtime.tasks.list()) : PLANNING)) : [];
@@ -411,48 +411,59 @@ async function waitForChange(ctx: RunContext, changes: Changes, seq: number, dea
   throwIfAborted(ctx.signal);
 }
 
+const isAgent = (v: unknown): boolean => (v as { kind?: unknown } | null)?.kind === 'agent';
+const agentOption = check('an agent', isAgent);
+
+/** `planApproval`: `true`, `false`, or `{ criteria, maxCycles }`. */
+const planApprovalCheck: OptionCheck = (name, value) => {
+  if (value === undefined || typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be a boolean or an object, got ${describeValue(value)}`);
+  planApprovalOptions.check(value, `${name}.`, 'coordinate');
+};
+
+/** The description {@link coordinate} checks its options against. */
+const coordinateOptions = defineOptions<CoordinateOptions>('coordinate', {
+  name: nonEmptyString,
+  lead: required(agentOption),
+  workers: required(check('a non-empty list of agents', (v) => Array.isArray(v) && v.length > 0 && v.every(isAgent))),
+  standby: check('a list of agents', (v) => Array.isArray(v) && v.every(isAgent)),
+  leadTurnTimeoutMs: positiveNumber,
+  tasks: check('a non-empty list', (v) => Array.isArray(v) && v.length > 0),
+  delegateMode: boolean,
+  planApproval: planApprovalCheck,
+  stuck: required((name, value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be an object with \`expectedTaskMs\`, got ${describeValue(value)}`);
+    stuckOptions.check(value as StuckOptions, `${name}.`, 'coordinate');
+  }),
+  workspace: object,
+  sharedContext: string,
+  maxQuestions: nonNegativeInteger,
+  executor: check('an executor (with dispatch())', (v) => typeof v === 'object' && v !== null && typeof (v as { dispatch?: unknown }).dispatch === 'function'),
+});
+
 function validate(options: CoordinateOptions) {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected coordinate options to be an object, got ${describeValue(options)}`);
-  if (!options.lead || options.lead.kind !== 'agent') throw new ConfigurationError(`Expected \`lead\` to be an agent, got ${describeValue(options.lead)}`);
-  if (!Array.isArray(options.workers) || options.workers.length === 0 || options.workers.some((w) => w?.kind !== 'agent')) {
-    throw new ConfigurationError(`Expected \`workers\` to be a non-empty list of agents, got ${describeValue(options.workers)}`);
-  }
+  coordinateOptions.check(options);
   const names = new Set<string>([options.lead.name]);
   for (const w of options.workers) {
     if (names.has(w.name)) throw new ConfigurationError(`Worker name "${w.name}" is used twice (or is the lead's)`, { details: { worker: w.name } });
     names.add(w.name);
   }
-  if (!options.stuck || typeof options.stuck !== 'object') throw new ConfigurationError(`Expected \`stuck\` to be an object with \`expectedTaskMs\`, got ${describeValue(options.stuck)}`);
-  new StuckDetector(options.stuck);
-  expectPositiveNumber('leadTurnTimeoutMs', options.leadTurnTimeoutMs);
-  if (options.standby !== undefined && (!Array.isArray(options.standby) || options.standby.some((w) => w?.kind !== 'agent'))) {
-    throw new ConfigurationError(`Expected \`standby\` to be a list of agents, got ${describeValue(options.standby)}`);
-  }
   for (const w of options.standby ?? []) {
     if (names.has(w.name)) throw new ConfigurationError(`Worker name "${w.name}" is used twice (or is the lead's)`, { details: { worker: w.name } });
     names.add(w.name);
   }
-  if (options.control !== undefined && (typeof options.control !== 'object' || options.control === null || typeof options.control.attach !== 'function')) {
-    throw new ConfigurationError(`Expected \`control\` to be a CoordinationControl, got ${describeValue(options.control)}`);
-  }
   const executor = options.executor;
-  if (executor !== undefined && (typeof executor !== 'object' || executor === null || typeof executor.dispatch !== 'function')) {
-    throw new ConfigurationError(`Expected \`executor\` to be an executor, got ${describeValue(executor)}`);
-  }
   if (executor !== undefined && options.workspace !== undefined) {
     throw new ConfigurationError('`workspace` and `executor` do not go together: turns run on workers elsewhere, which prepare workspaces of their own (`startWorker({ workspace })`)');
   }
   const maxQuestions = options.maxQuestions ?? 3;
-  if (!Number.isInteger(maxQuestions) || maxQuestions < 0) throw new ConfigurationError(`Expected \`maxQuestions\` to be a non-negative integer, got ${describeValue(options.maxQuestions)}`);
-  if (options.tasks !== undefined) {
-    if (!Array.isArray(options.tasks) || options.tasks.length === 0) throw new ConfigurationError(`Expected \`tasks\` to be a non-empty list, got ${describeValue(options.tasks)}`);
-    new TaskStore(options.tasks);
-  }
+  if (options.tasks !== undefined) new TaskStore(options.tasks);
   return {
     ...options,
     name: options.name ?? 'coordinate',
     delegateMode: options.delegateMode ?? true,
-    planApproval: resolvePlanApproval(options.planApproval),
+    planApproval: resolvePlanApproval(options.planApproval, 'coordinate'),
     maxQuestions,
   };
 }

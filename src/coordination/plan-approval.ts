@@ -5,8 +5,7 @@
  * approved.
  * @module
  */
-import { ConfigurationError, describeValue } from '../core/errors.js';
-import { expectPositiveInteger } from '../core/options.js';
+import { check, defineOptions, listOf, positiveInteger } from '../core/options.js';
 import type { CoordMessage } from './message-bus.js';
 import type { CoordTask } from './task-store.js';
 
@@ -31,14 +30,18 @@ export interface ResolvedPlanApproval {
   maxCycles: number;
 }
 
+/** The description {@link resolvePlanApproval} (and `coordinate`'s `planApproval`) checks its options against. */
+export const planApprovalOptions = defineOptions<PlanApprovalOptions>('planApproval', {
+  criteria: listOf(check('a non-empty string', (v) => typeof v === 'string' && v.trim() !== '')),
+  maxCycles: positiveInteger,
+});
+
 /** Validate plan approval options and apply the defaults. */
-export function resolvePlanApproval(options: PlanApprovalOptions | boolean | undefined): ResolvedPlanApproval | undefined {
+export function resolvePlanApproval(options: PlanApprovalOptions | boolean | undefined, owner = 'resolvePlanApproval'): ResolvedPlanApproval | undefined {
   if (options === undefined || options === false) return undefined;
   const o = options === true ? {} : options;
-  const maxCycles = expectPositiveInteger('planApproval.maxCycles', o.maxCycles) ?? 3;
-  if (o.criteria !== undefined && (!Array.isArray(o.criteria) || o.criteria.some((c) => typeof c !== 'string' || c.trim() === ''))) {
-    throw new ConfigurationError(`Expected \`planApproval.criteria\` to be a list of non-empty strings, got ${describeValue(o.criteria)}`);
-  }
+  planApprovalOptions.check(o, 'planApproval.', owner);
+  const maxCycles = o.maxCycles ?? 3;
   return { criteria: [...(o.criteria ?? DEFAULT_PLAN_CRITERIA)], maxCycles };
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
-import { expectPositiveNumber } from '../core/options.js';
+import { check, defineOptions, positiveNumber, required } from '../core/options.js';
 
 /** Options of {@link StuckDetector}. */
 export interface StuckOptions {
@@ -52,6 +52,13 @@ export type StuckAction =
  * stuck.check(2502); // [{ type: 'stuck', worker: 'w1', ... }]
  * ```
  */
+/** The description {@link StuckDetector} (and `coordinate`'s `stuck`) checks its options against. */
+export const stuckOptions = defineOptions<StuckOptions>('StuckDetector', {
+  expectedTaskMs: required(positiveNumber),
+  statusTimeoutMs: positiveNumber,
+  factor: check('a number ≥ 1', (v) => typeof v === 'number' && Number.isFinite(v) && v >= 1),
+});
+
 export class StuckDetector {
   readonly expectedTaskMs: number;
   readonly statusTimeoutMs: number;
@@ -60,13 +67,10 @@ export class StuckDetector {
   readonly #durations: number[] = [];
 
   constructor(options: StuckOptions) {
-    if (options.expectedTaskMs === undefined) {
-      throw new ConfigurationError(`Expected \`stuck.expectedTaskMs\` to be a positive number, got ${describeValue(options.expectedTaskMs)}`);
-    }
-    expectPositiveNumber('stuck.expectedTaskMs', options.expectedTaskMs);
-    const statusTimeoutMs = expectPositiveNumber('stuck.statusTimeoutMs', options.statusTimeoutMs) ?? 60_000;
+    if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected \`stuck\` to be an object with \`expectedTaskMs\`, got ${describeValue(options)}`);
+    stuckOptions.check(options, 'stuck.', 'StuckDetector');
+    const statusTimeoutMs = options.statusTimeoutMs ?? 60_000;
     const factor = options.factor ?? 2;
-    if (!(Number.isFinite(factor) && factor >= 1)) throw new ConfigurationError(`Expected \`stuck.factor\` to be a number ≥ 1, got ${describeValue(options.factor)}`);
     this.expectedTaskMs = options.expectedTaskMs;
     this.statusTimeoutMs = statusTimeoutMs;
     this.factor = factor;

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ConfigurationError, StoreError, TroupeError, describeValue } from '../core/errors.js';
 import { supportsCompareAndSet, type Store, type StoreCallOptions } from '../core/store.js';
 import { defined } from '../core/defined.js';
+import { defineOptions, func } from '../core/options.js';
 
 /** Status of a task: `pending` → `claimed` → `in-progress` → `done` | `failed`; or `blocked` / `cancelled`. */
 export type TaskStatus = 'pending' | 'claimed' | 'in-progress' | 'blocked' | 'done' | 'failed' | 'cancelled';
@@ -102,6 +103,9 @@ export interface TaskStoreOptions {
  * tasks.complete('a', 'ok');  // b becomes ready
  * ```
  */
+/** The description {@link TaskStore} checks its options against. */
+const taskStoreOptions = defineOptions<TaskStoreOptions>('TaskStore', { onTransition: func, now: func });
+
 export class TaskStore {
   #tasks: CoordTask[] = [];
   #version = 0;
@@ -109,7 +113,7 @@ export class TaskStore {
   readonly #options: TaskStoreOptions;
 
   constructor(tasks: TaskInput[] = [], options: TaskStoreOptions = {}) {
-    this.#options = options;
+    this.#options = taskStoreOptions.check(options);
     for (const t of tasks) this.add(t);
   }
 

@@ -6,6 +6,7 @@
  */
 import { abortError } from './clock.js';
 import type { Clock } from './clock.js';
+import { clock, defineOptions, func, required } from './options.js';
 
 /** Kinds of messages between the lead and its workers. */
 export type MessageKind =
@@ -49,6 +50,9 @@ export interface MessageBusOptions {
   onMessage?: (message: CoordMessage) => void;
 }
 
+/** The description {@link MessageBus} checks its options against. */
+const messageBusOptions = defineOptions<MessageBusOptions>('MessageBus', { clock: required(clock), onMessage: func });
+
 interface Waiter {
   recipient: string;
   resolve: (message: CoordMessage) => void;
@@ -73,7 +77,7 @@ export class MessageBus {
   #next = 1;
 
   constructor(options: MessageBusOptions) {
-    this.#options = options;
+    this.#options = messageBusOptions.check(options);
   }
 
   /** Send a message; returns it with its id and time. */

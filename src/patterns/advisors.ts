@@ -6,7 +6,7 @@
 import { withTimeout } from '../core/abort.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
+import { defineOptions, nonEmptyString, oneOf, positiveInteger, positiveNumber } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
 import { defined } from '../core/defined.js';
@@ -66,6 +66,7 @@ export async function consultAdvisors(
   ctx: RunContext,
   options: AdvisorsOptions = {},
 ): Promise<AdvisorResult[]> {
+  advisorsOptions.check(options, '', 'consultAdvisors');
   const onFailure = options.onFailure ?? 'tolerate';
   const consult = async (advisor: Runnable, branch: RunContext): Promise<AdvisorResult> => {
     try {
@@ -114,15 +115,18 @@ export function advisors(main: Runnable, list: Runnable[], options: AdvisorsOpti
   });
 }
 
+/** The description {@link advisors} and {@link consultAdvisors} check their options against. */
+export const advisorsOptions = defineOptions<AdvisorsOptions>('advisors', {
+  onFailure: oneOf(['tolerate', 'fail']),
+  maxParallel: positiveInteger,
+  timeoutMs: positiveNumber,
+  name: nonEmptyString,
+});
+
 /** Check the options of {@link advisors} eagerly. */
-export function validateAdvisorsOptions(main: string, list: readonly Runnable[], options: AdvisorsOptions): void {
+export function validateAdvisorsOptions(main: string, list: readonly Runnable[], options: AdvisorsOptions, of = 'advisors'): void {
   if (!Array.isArray(list) || list.some((a) => !a || typeof a.run !== 'function')) {
     throw new ConfigurationError(`Expected the advisors of "${main}" to be a list of runnables, got ${describeValue(list)}`);
   }
-  const { maxParallel, timeoutMs, onFailure } = options;
-  expectPositiveInteger('maxParallel', maxParallel);
-  expectPositiveNumber('timeoutMs', timeoutMs);
-  if (onFailure !== undefined && onFailure !== 'tolerate' && onFailure !== 'fail') {
-    throw new ConfigurationError(`Expected \`onFailure\` to be 'tolerate' or 'fail', got ${describeValue(onFailure)}`);
-  }
+  advisorsOptions.check(options, '', of);
 }

@@ -9,7 +9,7 @@ import { validateBudget, type Budget } from '../core/budget.js';
 import { ContextWindow, validateContextBudget, type ContextBudget, type ContextInputKind } from '../core/context-window.js';
 import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
-import { defineOptions, expectPositiveInteger, expectPositiveNumber, check, listOf, nonEmptyString, oneOf } from '../core/options.js';
+import { defineOptions, check, either, listOf, nonEmptyString, object, oneOf, positiveInteger, positiveNumber, required, string, adapter as adapterCheck } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { SessionHandle, openSession } from '../core/session.js';
 import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
@@ -125,6 +125,25 @@ const agentCliOptions = defineOptions<AgentCliOptions>('agent', {
 });
 
 /** The session metadata that carries `cli` ({@link CLI_TOOLS_KEY}, {@link CLI_SYSTEM_PROMPT_KEY}) over `metadata`. */
+/** The description {@link agent} checks its options against. */
+const agentOptions = defineOptions<AgentOptions>('agent', {
+  name: required(check('a non-empty string', (v) => typeof v === 'string' && v.trim() !== '')),
+  description: string,
+  system: string,
+  model: nonEmptyString,
+  models: check('a list of non-empty strings', (v) => Array.isArray(v) && v.every((m) => typeof m === 'string' && m !== '')),
+  adapter: either('a model adapter or the name of one', adapterCheck, nonEmptyString),
+  tools: listOf(check('a tool (from defineTool)', (v) => typeof v === 'object' && v !== null && typeof (v as { name?: unknown }).name === 'string')),
+  temperature: check('a non-negative number', (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0),
+  maxTurns: positiveInteger,
+  timeoutMs: positiveNumber,
+  workspace: string,
+  metadata: object,
+  cli: agentCliOptions,
+  budget: (name, value) => void validateBudget(name, value as Budget | undefined),
+  context: (name, value) => void validateContextBudget(name, value as ContextBudget | undefined),
+});
+
 function cliMetadata(cli: AgentCliOptions | undefined, metadata: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   if (cli === undefined || (cli.tools === undefined && cli.disallowedTools === undefined && cli.systemPrompt === undefined)) return metadata;
   const out: Record<string, unknown> = { ...metadata };
@@ -363,20 +382,8 @@ function validateAgentOptions(options: AgentOptions): ResolvedAgentOptions {
   if (!options || typeof options !== 'object') {
     throw new ConfigurationError(`Expected agent options to be an object, got ${describeValue(options)}`);
   }
-  if (typeof options.name !== 'string' || options.name.trim() === '') {
-    throw new ConfigurationError(`Expected agent \`name\` to be a non-empty string, got ${describeValue(options.name)}`);
-  }
-  const maxTurns = expectPositiveInteger('maxTurns', options.maxTurns) ?? 10;
-  expectPositiveNumber('timeoutMs', options.timeoutMs);
-  if (options.temperature !== undefined && !(Number.isFinite(options.temperature) && options.temperature >= 0)) {
-    throw new ConfigurationError(`Expected \`temperature\` to be a non-negative number, got ${describeValue(options.temperature)}`);
-  }
-  if (options.models !== undefined && !(Array.isArray(options.models) && options.models.every((m) => typeof m === 'string' && m !== ''))) {
-    throw new ConfigurationError(`Expected \`models\` to be a list of non-empty strings, got ${describeValue(options.models)}`);
-  }
-  agentCliOptions.check(options.cli, 'cli.');
-  validateBudget('budget', options.budget);
-  validateContextBudget('context', options.context);
+  agentOptions.check(options);
+  const maxTurns = options.maxTurns ?? 10;
   const names = new Set<string>();
   for (const t of options.tools ?? []) {
     if (names.has(t.name)) throw new ConfigurationError(`Agent "${options.name}" declares tool "${t.name}" twice`);

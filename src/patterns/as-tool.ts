@@ -10,6 +10,8 @@ import { delegate, enabledTargets } from '../core/delegate.js';
 import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
+import { defineOptions, nonEmptyString, string } from '../core/options.js';
+import { delegationOption } from './checks.js';
 
 /** Options of {@link asTool}. */
 export interface AsToolOptions {
@@ -26,6 +28,9 @@ export interface AsToolOptions {
    */
   delegation?: DelegationHooks;
 }
+
+/** The description {@link asTool} checks its options against. */
+const asToolOptions = defineOptions<AsToolOptions>('asTool', { name: nonEmptyString, description: string, delegation: delegationOption });
 
 /** The arguments of a tool made by {@link asTool}. */
 export interface AsToolArguments {
@@ -51,6 +56,7 @@ export function asTool(runnable: Runnable, options: AsToolOptions = {}): ToolDef
   if (!runnable || typeof runnable.run !== 'function') {
     throw new ConfigurationError(`Expected a runnable for asTool, got ${describeValue(runnable)}`);
   }
+  asToolOptions.check(options);
   const name = options.name ?? runnable.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 64);
   return defineTool<AsToolArguments>({
     name,

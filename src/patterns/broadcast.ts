@@ -4,7 +4,7 @@
  * @module
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
-import { expectPositiveInteger } from '../core/options.js';
+import { defineOptions, nonEmptyString, positiveInteger } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { fanOut } from './fan-out.js';
 import { fromHeading, section } from '../text/headings.js';
@@ -35,10 +35,10 @@ export interface BroadcastOutcome extends Outcome {
  * ```
  */
 export function broadcast(list: Runnable[], options: BroadcastOptions = {}): Runnable<BroadcastOutcome> {
+  broadcastOptions.check(options);
   const name = options.name ?? 'broadcast';
   checkList(name, list);
   const { maxParallel } = options;
-  expectPositiveInteger('maxParallel', maxParallel);
   return defineRunnable<BroadcastOutcome>({
     name,
     kind: 'broadcast',
@@ -51,6 +51,9 @@ export function broadcast(list: Runnable[], options: BroadcastOptions = {}): Run
     },
   });
 }
+
+/** The description {@link broadcast} checks its options against. */
+const broadcastOptions = defineOptions<BroadcastOptions>('broadcast', { name: nonEmptyString, maxParallel: positiveInteger });
 
 /** Check that `list` is a non-empty list of runnables. */
 export function checkList(name: string, list: readonly Runnable[]): void {

@@ -57,7 +57,7 @@ export interface PatternEvents {
   /**
    * An adjustment the last evaluation calls for (a failed worker, a short
    * answer, a score drop), also put into the next planning prompt: its
-   * `kind`, a `message` for the orchestrator, and what it is about (the
+   * `kind`, a `message` for the lead, and what it is about (the
    * `worker` and its `error`, the answer's `chars`, the `score` and the
    * `previous` one).
    */
@@ -84,7 +84,7 @@ export interface PatternEvents {
   'team.message': { team: string; message: TeamMessage };
   /** A member voted to conclude (`vote: true`) or withdrew its vote. */
   'team.vote': { team: string; member: string; round: number; vote: boolean; reason?: string };
-  /** A team ended (by consensus, the coordinator, max rounds, or `shouldContinue`) and the coordinator wrote the answer: the status, the rounds held, the answer and the whole transcript. */
+  /** A team ended (by consensus, its lead, max rounds, or `shouldContinue`) and the lead wrote the answer: the status and why, the rounds held, the answer and the whole transcript. */
   'team.concluded': { team: string; status: TeamStatus; reason?: TeamReason; rounds: number; output: string; transcript: TeamMessage[] };
 }
 

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { RunContext } from '../core/context.js';
-import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { ConfigurationError, errorMessage, isTroupeError } from '../core/errors.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { defineTool } from '../core/tools.js';
 import { scanSpans } from '../text/fences.js';
@@ -18,6 +18,16 @@ import { PROMPT_HEADINGS, section } from '../text/headings.js';
 import type { Agent, Conversation } from './agent.js';
 import { formatHandoff } from './handoff.js';
 import { defined } from '../core/defined.js';
+import { check, defineOptions, nonEmptyString, nonNegativeInteger, object, required } from '../core/options.js';
+
+/** The description {@link handoffChoices} checks its options against. */
+const handoffChoicesOptions = defineOptions<HandoffChoicesOptions>('handoffChoices', {
+  agents: required(check('an object of runnables by name', (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((r) => typeof (r as { run?: unknown } | null)?.run === 'function'))),
+  choices: required(check('an object of hand-off choice lists by agent name', (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(Array.isArray))),
+  approvals: object,
+  maxHandoffs: nonNegativeInteger,
+  name: nonEmptyString,
+});
 
 /** One hand-off an agent offers. */
 export interface HandoffChoice {
@@ -127,9 +137,9 @@ export function formatHandoffChoice(request: string, from: string, output: strin
  * ```
  */
 export function handoffChoices(start: string, options: HandoffChoicesOptions): Runnable<HandoffChoicesOutcome> {
+  handoffChoicesOptions.check(options);
   const { agents, choices } = options;
   const maxHandoffs = options.maxHandoffs ?? 8;
-  if (!Number.isInteger(maxHandoffs) || maxHandoffs < 0) throw new ConfigurationError(`Expected \`maxHandoffs\` to be a whole number of at least 0, got ${describeValue(options.maxHandoffs)}`);
   for (const [from, list] of Object.entries(choices)) {
     if (list.length > 0 && typeof (agents[from] as Partial<Agent> | undefined)?.converse !== 'function') {
       throw new ConfigurationError(`"${from}" offers hand-offs, so it must be an agent (from \`agent()\`) in \`agents\``);

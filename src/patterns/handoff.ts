@@ -12,6 +12,8 @@ import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import type { TroupeEvent } from '../core/events.js';
 import { walk } from '../core/ops.js';
 import { PROMPT_HEADINGS, handoffHeading, section } from '../text/headings.js';
+import { defineOptions, func, nonEmptyString } from '../core/options.js';
+import { delegationOption } from './checks.js';
 
 /** Options of {@link handoff}. */
 export interface HandoffOptions {
@@ -75,6 +77,9 @@ export function handoff(...args: ReadonlyArray<Runnable | readonly Runnable[] | 
   return chain;
 }
 
+/** The description {@link handoff} checks its options against. */
+const handoffOptions = defineOptions<HandoffOptions>('handoff', { name: nonEmptyString, format: func, delegation: delegationOption });
+
 /** The steps and options of a call of {@link handoff}, checked. */
 function chainOf(args: ReadonlyArray<Runnable | readonly Runnable[] | HandoffOptions | undefined>): [Runnable[], HandoffOptions] {
   let steps: unknown[];
@@ -97,7 +102,7 @@ function chainOf(args: ReadonlyArray<Runnable | readonly Runnable[] | HandoffOpt
       throw new ConfigurationError(`Expected ${side} of a handoff to be a runnable, got ${describeValue(r)}`);
     }
   });
-  return [steps as Runnable[], (options ?? {}) as HandoffOptions];
+  return [steps as Runnable[], handoffOptions.check((options ?? {}) as HandoffOptions)];
 }
 
 /** One handoff: `from`, then `to`. */

@@ -27,11 +27,11 @@ export {
 
 // Teams: members deliberating over a shared channel
 export { team, TeamFailedError, type Team, type TeamOptions, type TeamOutcome, type TeamVote } from './team.js';
-export { teamMessageSchema, teamStateSchema, type TeamMessage, type TeamReason, type TeamState, type TeamStatus, type TerminationMode } from './team-state.js';
+export { teamMessageSchema, teamStateSchema, terminationModes, type TeamMessage, type TeamReason, type TeamState, type TeamStatus, type TerminationMode } from './team-state.js';
 export { parseTeamReply, VOTE_MARKER, CONCLUDE_MARKER, type ParsedReply } from './team-protocol.js';
 
 // Loops: reflect and orchestrate
-export type { ErrorBudgetOptions, Loop, LoopReason, LoopStatus } from './loop.js';
+export type { Loop, LoopReason, LoopStatus } from './loop.js';
 export { LoopControl } from '../core/control.js';
 export { reflect, reflectPrompt, reflectStateSchema, DEFAULT_EVALUATION_PROMPT, type ReflectOptions, type ReflectOutcome, type ReflectState, type Reflection } from './reflect.js';
 export { orchestrate, type Orchestration, type OrchestrateOptions, type OrchestrateOutcome } from './orchestrate.js';

@@ -7,9 +7,9 @@
  */
 import { sleep } from '../core/clock.js';
 import type { RunContext } from '../core/context.js';
-import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
+import { errorMessage, isTroupeError } from '../core/errors.js';
 import { LoopControl } from '../core/control.js';
-import { expectPositiveInteger } from '../core/options.js';
+import type { RetryOptions } from '../core/retry.js';
 import { defineRunnable, type Outcome, type OutcomeStatus, type Runnable } from '../core/runnable.js';
 import type { OutcomeReason } from '../core/outcome.js';
 import { isCancellation } from '../core/context.js';
@@ -64,13 +64,13 @@ export function pauseCheck(ctx: RunContext): () => void {
   };
 }
 
-/** Error budget options shared by the loops. */
-export interface ErrorBudgetOptions {
-  /** Wait before retrying an iteration that threw, in ms (on the run's clock). Default: 2000. */
-  retryBackoffMs?: number;
-  /** Consecutive failed iterations that end the loop with `error-budget`. Default: 3. */
-  maxConsecutiveErrors?: number;
-}
+/**
+ * How a loop retries an iteration that threw: `maxRetries` retries of one
+ * iteration after its first failed attempt (default 2: the third failed
+ * attempt in a row ends the loop, status `failed`, reason `error-budget`),
+ * `delayMs` before each (default 2000, on the run's clock).
+ */
+export const LOOP_RETRY_DEFAULTS: Readonly<Required<RetryOptions>> = { maxRetries: 2, delayMs: 2000 };
 
 /** What one iteration decided. */
 export type StepResult = { exit?: Extract<LoopReason, 'goal-met' | 'stalled'> | 'completed' };
@@ -100,8 +100,8 @@ export interface DriveLoopOptions<S extends LoopStateCore> {
   /** The loop's checkpoint: the state is saved after every iteration. */
   checkpoint: Checkpoint<S>;
   maxIterations: number;
-  retryBackoffMs: number;
-  maxConsecutiveErrors: number;
+  /** How a failed iteration is retried (defaults applied). */
+  retry: Required<RetryOptions>;
   /** Which ends count as goal met. Default: reason `goal-met`. */
   goalMetOn?: (end: LoopEnd) => boolean;
   /** Errors that end the run at once instead of counting against the budget. */
@@ -166,8 +166,8 @@ async function iterate<S extends LoopStateCore>(options: DriveLoopOptions<S>): P
         const { message, code } = describeError(error);
         ctx.emit('reflect.iteration.failed', { loop: options.loop, iteration, error: message, ...defined({ code }), consecutive: errors });
         options.onError?.(iteration, error);
-        if (errors >= options.maxConsecutiveErrors) return { status: 'failed', reason: 'error-budget', completed, error };
-        await sleep(ctx.clock, options.retryBackoffMs, signal);
+        if (errors > options.retry.maxRetries) return { status: 'failed', reason: 'error-budget', completed, error };
+        await sleep(ctx.clock, options.retry.delayMs, signal);
         continue;
       }
       errors = 0;
@@ -212,19 +212,9 @@ export function loopSummary(end: LoopEnd, iterations: number, maxIterations: num
   return `${heads[end.reason ?? end.status]} (${iterations}/${maxIterations}) in ${formatDuration(durationMs)}`;
 }
 
-/** Validate the numeric options every loop takes; returns them with defaults. */
-export function loopLimits(options: ErrorBudgetOptions & { maxIterations?: number }): {
-  maxIterations: number;
-  retryBackoffMs: number;
-  maxConsecutiveErrors: number;
-} {
-  const { maxIterations = 5, retryBackoffMs = 2000, maxConsecutiveErrors = 3 } = options;
-  expectPositiveInteger('maxIterations', maxIterations);
-  expectPositiveInteger('maxConsecutiveErrors', maxConsecutiveErrors);
-  if (!(Number.isFinite(retryBackoffMs) && retryBackoffMs >= 0)) {
-    throw new ConfigurationError(`Expected \`retryBackoffMs\` to be a non-negative number, got ${describeValue(retryBackoffMs)}`);
-  }
-  return { maxIterations, retryBackoffMs, maxConsecutiveErrors };
+/** The limits every loop takes, with defaults (its options description has checked them): 5 iterations, {@link LOOP_RETRY_DEFAULTS}. */
+export function loopLimits(options: { maxIterations?: number; retry?: RetryOptions }): { maxIterations: number; retry: Required<RetryOptions> } {
+  return { maxIterations: options.maxIterations ?? 5, retry: { ...LOOP_RETRY_DEFAULTS, ...defined(options.retry ?? {}) } };
 }
 
 /** A short, readable error for events and state. */

@@ -1,5 +1,5 @@
 /**
- * Dispatch for {@link orchestrate}: the prompts of the orchestrator and the
+ * Dispatch for {@link orchestrate}: the prompts of the lead and the
  * workers, running a worker with its own time-out (a failure is a result,
  * never a crash), and the `delegate_to_worker` tool.
  * @module
@@ -42,7 +42,7 @@ function describeWorkers(workers: readonly Agent[]): string {
     .join('\n');
 }
 
-/** The text-dispatch format, shown to the orchestrator. */
+/** The text-dispatch format, shown to the lead. */
 export function assignmentFormat(workers: readonly Agent[]): string {
   const example = workers[0]?.name ?? 'worker-name';
   return `Assign tasks with one block per worker:\n@worker:${example}\n<the task>\n@end`;

@@ -62,7 +62,7 @@ export const orchestrateStateSchema = z.object({
   maxIterations: z.number().int().min(1),
   evaluations: z.array(loopEvaluationSchema),
   stall: stallSnapshotSchema,
-  /** The last synthesis of the orchestrator. */
+  /** The last synthesis of the lead. */
   lastSynthesis: z.string().optional(),
   /** The worker results of the last completed iteration. */
   lastResults: z.array(workerResultSchema),

@@ -1,5 +1,5 @@
 /**
- * `orchestrate`: an orchestrator plans, workers execute in parallel, an
+ * `orchestrate`: a lead plans, workers execute in parallel, an
  * evaluator scores, and (in `orchestrator-reflect` mode) the loop goes on
  * until the goal is met, quality stalls, or a budget runs out — and says why.
  * @module
@@ -9,7 +9,8 @@ import type { RunContext } from '../core/context.js';
 import { ConfigurationError, ModelBehaviorError, TroupeError, describeValue, isTroupeError } from '../core/errors.js';
 import { delegate, enabledTargets } from '../core/delegate.js';
 import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
+import { defineOptions, fraction, nonEmptyString, nonNegativeInteger, oneOf, positiveInteger, positiveNumber, required, string, type OptionCheck } from '../core/options.js';
+import { agentCheck, delegationOption, stallOption } from './checks.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import { emptyUsage } from '../core/usage.js';
 import { parseAssignments, type Assignment } from '../reflection/assignments.js';
@@ -24,7 +25,7 @@ import { sequential } from './sequential.js';
 import { fanOut, limiter, type Limiter } from './fan-out.js';
 import {
   driveLoop, loopLimits, loopRunnable,
-  type DriveLoopResult, type ErrorBudgetOptions, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult,
+  type DriveLoopResult, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult,
 } from './loop.js';
 import {
   DEFAULT_EVALUATOR_ANSWER_CHARS, DEFAULT_WORKER_TIMEOUT_MS, delegateTool, evaluationPrompt, nudgePrompt, planPrompt, runWorker, synthesisPrompt, workerPrompt,
@@ -35,28 +36,29 @@ import {
   type LoopEvaluation, type OrchestrateMode, type OrchestrateState, type WorkerResult,
 } from './orchestrate-state.js';
 import { defined } from '../core/defined.js';
+import { retryOptions, type RetryOptions } from '../core/retry.js';
 
 /** Options of {@link orchestrate}. */
-export interface OrchestrateOptions extends ErrorBudgetOptions {
+export interface OrchestrateOptions {
   /** The runnable's name. Default: `orchestrate`. */
   name?: string;
-  /** Plans, dispatches and synthesises. Required except in `broadcast` and `sequential` mode (where it synthesises when given). */
-  orchestrator?: Agent;
+  /** The lead: plans, dispatches and synthesises. Required except in `broadcast` and `sequential` mode (where it synthesises when given). */
+  lead?: Agent;
   /** The workers; names must be unique. */
   workers: Agent[];
   /** Default: `orchestrator-reflect`. */
   mode?: OrchestrateMode;
-  /** Scores each synthesis (`SCORE:` / `RATIONALE:`); without one the orchestrator judges itself with sentinels. */
+  /** Scores each synthesis (`SCORE:` / `RATIONALE:`); without one the lead judges itself with sentinels. */
   evaluator?: Agent;
   /** Most iterations of the reflect loop. Default: 5. */
   maxIterations?: number;
   /** The score at which the goal is met. Default: 0.9. */
   goalScore?: number;
-  /** How the orchestrator assigns tasks: `@worker:` blocks or the `delegate_to_worker` tool. Default: `text`. */
+  /** How the lead assigns tasks: `@worker:` blocks or the `delegate_to_worker` tool. Default: `text`. */
   dispatch?: 'text' | 'tool';
   /** Text every worker receives before its task. */
   sharedContext?: string;
-  /** Guidance for the orchestrator on who should do what. */
+  /** Guidance for the lead on who should do what. */
   routingContext?: string;
   /** Most workers running at once (in every mode, and for the lead's `delegate_to_worker` calls). Default: all of them. */
   maxParallel?: number;
@@ -79,13 +81,19 @@ export interface OrchestrateOptions extends ErrorBudgetOptions {
   /**
    * Hooks on every delegation to a worker (with those of guarded runnables
    * around it): `enabled` decides at run time which workers the
-   * orchestrator is offered (the others are left out of its prompt and of
+   * lead is offered (the others are left out of its prompt and of
    * the `delegate_to_worker` tool); `inputFilter` and `beforeDelegation`
    * shape or refuse what a worker gets. A refusal is the worker's failed
-   * result: an error result of the orchestrator's `delegate_to_worker` call,
+   * result: an error result of the lead's `delegate_to_worker` call,
    * or a failed worker in the synthesis prompt (text dispatch).
    */
   delegation?: DelegationHooks;
+  /**
+   * How an iteration that threw is retried: `maxRetries` (default 2: the
+   * third failed attempt in a row ends the loop, status `failed`, reason
+   * `error-budget`) and `delayMs` before each retry (default 2000).
+   */
+  retry?: RetryOptions;
 }
 
 /** What {@link orchestrate} produces. */
@@ -114,11 +122,11 @@ export interface OrchestrateOutcome extends Outcome {
 export type Orchestration = Loop<'orchestrate', OrchestrateOutcome>;
 
 /**
- * Create an orchestration of workers by an orchestrator agent.
+ * Create an orchestration of workers by a lead agent.
  *
  * @example
  * ```ts
- * const loop = orchestrate({ orchestrator: lead, workers: [coder, tester], evaluator: judge, maxIterations: 5 });
+ * const loop = orchestrate({ lead, workers: [coder, tester], evaluator: judge, maxIterations: 5 });
  * const result = await run(loop, 'Add a login form', { adapter });
  * console.log(result.summary); // ✅ Goal met (2/5) in 3.1 s
  * ```
@@ -143,11 +151,11 @@ async function runOrchestration(
   try {
     const ended = await driveLoop({
       ctx, checkPause, loop: o.name, state: run.state, stall: run.stall, checkpoint, maxIterations: run.maxIterations,
-      retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
+      retry: o.retry,
       goalMetOn: (end) => end.reason === 'goal-met' || (!run.reflect && end.status === 'completed'),
       fatal: (error) => error instanceof ConfigurationError || isTroupeError(error, 'no_assignments'),
       step: (iteration, sig) => run.step(iteration, sig),
-      onError: () => run.dropOrchestrator(),
+      onError: () => run.dropLead(),
     });
     return run.outcome(ended);
   } finally {
@@ -174,7 +182,7 @@ class OrchestrationRun {
   #judge: Conversation | undefined;
   #current: { iteration: number; results: WorkerResult[] } = { iteration: 0, results: [] };
   #toolMode = false;
-  /** The workers the orchestrator is offered (those enabled, once it has opened). */
+  /** The workers the lead is offered (those enabled, once it has opened). */
   #offered: readonly Agent[];
   /** Results that are refused delegations: the tool form reports them as errors. */
   readonly #refused = new WeakSet<WorkerResult>();
@@ -235,7 +243,7 @@ class OrchestrationRun {
     const { goalMet, summary } = ended;
     const result: Omit<OrchestrateOutcome, 'usage'> = {
       output: this.#output ?? state.lastSynthesis ?? '',
-      agent: o.orchestrator?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
+      agent: o.lead?.name ?? (o.mode === 'sequential' ? (o.workers.at(-1)?.name ?? o.name) : o.name),
       status: ended.status, ...defined({ reason: ended.reason }), goalMet, iterations: ended.completed,
       evaluations: [...state.evaluations], summary, results: [...state.lastResults],
       state: structuredClone(state),
@@ -244,8 +252,8 @@ class OrchestrationRun {
     return result;
   }
 
-  /** After a failed iteration: the orchestrator's session is in an unknown state, open a new one next time. */
-  dropOrchestrator(): void {
+  /** After a failed iteration: the lead's session is in an unknown state, open a new one next time. */
+  dropLead(): void {
     void this.#orch?.close().catch(() => undefined);
     this.#orch = undefined;
   }
@@ -256,14 +264,14 @@ class OrchestrationRun {
   }
 
   /**
-   * Ask the orchestrator for this iteration's assignments, nudging it when it
+   * Ask the lead for this iteration's assignments, nudging it when it
    * assigns nothing. From the second iteration on, a plan that assigns
-   * nothing is the orchestrator's direct answer: the goal is met.
+   * nothing is the lead's direct answer: the goal is met.
    */
   async #plan(iteration: number, sig: AbortSignal): Promise<Planned> {
     const o = this.#o;
     const state = this.state;
-    const conversation = await this.#openOrchestrator();
+    const conversation = await this.#openLead();
     const last = state.evaluations.at(-1);
     const previous = { ...(last ? { evaluation: last } : {}), ...defined({ synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
     let reply = await conversation.send(planPrompt(this.#prompts(), iteration, this.maxIterations, previous), { signal: sig, context: { iteration } });
@@ -278,9 +286,9 @@ class OrchestrationRun {
     }
     for (let nudge = 1; nothing(); nudge++) {
       if (nudge > o.maxNudges) {
-        throw new ModelBehaviorError(`Orchestrator "${o.orchestrator!.name}" assigned no task to a worker after ${o.maxNudges} nudges (workers: ${names.join(', ')})`, {
+        throw new ModelBehaviorError(`Lead "${o.lead!.name}" assigned no task to a worker after ${o.maxNudges} nudges (workers: ${names.join(', ')})`, {
           code: 'no_assignments',
-          details: { orchestrator: o.orchestrator!.name, nudges: o.maxNudges },
+          details: { lead: o.lead!.name, nudges: o.maxNudges },
         });
       }
       throwIfAborted(sig);
@@ -304,7 +312,7 @@ class OrchestrationRun {
     const answered = await pass.run(this.#request, this.#ctx.withSignal(sig));
     throwIfAborted(sig);
     this.#checkPause();
-    this.#output = o.orchestrator ? await this.#synthesise(this.#current.results, sig) : answered.output;
+    this.#output = o.lead ? await this.#synthesise(this.#current.results, sig) : answered.output;
     this.state.lastSynthesis = this.#output;
     this.state.lastResults = this.#current.results;
     return { exit: 'completed' };
@@ -340,7 +348,7 @@ class OrchestrationRun {
   async #dispatchOne(ctx: RunContext, name: string, task: string, prompt: string): Promise<WorkerResult> {
     const o = this.#o;
     const worker = o.workers.find((w) => w.name === name)!;
-    const from = o.orchestrator?.name ?? o.name;
+    const from = o.lead?.name ?? o.name;
     const history: DelegationMessage[] = [{ role: 'user', content: this.#request }, { role: 'assistant', name: from, content: task }];
     const decided = await delegate(ctx, { kind: 'delegate', from, to: name, input: prompt, history }, o.delegation);
     let result: WorkerResult;
@@ -365,29 +373,29 @@ class OrchestrationRun {
     return results;
   }
 
-  async #openOrchestrator(): Promise<Conversation> {
+  async #openLead(): Promise<Conversation> {
     if (this.#orch) return this.#orch;
     const o = this.#o;
-    const orchestrator = o.orchestrator!;
-    this.#toolMode = o.dispatch === 'tool' && orchestrator.resolveAdapter(this.#ctx).capabilities.tools;
-    const enabled = await enabledTargets(this.#ctx, 'delegate', orchestrator.name, o.workers.map((w) => w.name), o.delegation);
+    const lead = o.lead!;
+    this.#toolMode = o.dispatch === 'tool' && lead.resolveAdapter(this.#ctx).capabilities.tools;
+    const enabled = await enabledTargets(this.#ctx, 'delegate', lead.name, o.workers.map((w) => w.name), o.delegation);
     if (enabled.length === 0) {
-      throw new ConfigurationError(`Orchestrator "${orchestrator.name}" has no enabled worker (workers: ${o.workers.map((w) => w.name).join(', ')})`, { details: { orchestrator: orchestrator.name } });
+      throw new ConfigurationError(`Lead "${lead.name}" has no enabled worker (workers: ${o.workers.map((w) => w.name).join(', ')})`, { details: { lead: lead.name } });
     }
     this.#offered = o.workers.filter((w) => enabled.includes(w.name));
     const tool = delegateTool(this.#offered, async (worker, task, sig) => {
       this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker, task }] });
       const result = await this.#limit(() => this.#dispatchOne(this.#ctx.withSignal(sig), worker, task, this.#promptFor({ worker, task })));
-      // A refusal goes back to the orchestrator as a tool error.
+      // A refusal goes back to the lead as a tool error.
       if (this.#refused.has(result)) throw new TroupeError('execution_failed', result.error ?? 'Delegation refused');
       return result;
     });
-    this.#orch = await orchestrator.converse(this.#ctx, this.#toolMode ? { extraTools: [tool] } : {});
+    this.#orch = await lead.converse(this.#ctx, this.#toolMode ? { extraTools: [tool] } : {});
     return this.#orch;
   }
 
   async #synthesise(results: WorkerResult[], sig: AbortSignal): Promise<string> {
-    const conversation = await this.#openOrchestrator();
+    const conversation = await this.#openLead();
     const context = { iteration: this.#current.iteration, kind: 'results' as const };
     return (await conversation.send(synthesisPrompt(this.#prompts(), results), { signal: sig, context })).text;
   }
@@ -407,7 +415,7 @@ class OrchestrationRun {
     for (const adjustment of adjustments) this.#ctx.emit('reflect.adjustment', { loop: o.name, iteration, ...adjustment });
   }
 
-  /** Score the iteration (by the evaluator, else by the orchestrator's sentinels) and record the trend. */
+  /** Score the iteration (by the evaluator, else by the lead's sentinels) and record the trend. */
   async #evaluate(iteration: number, synthesis: string, clean: string, results: WorkerResult[], sig: AbortSignal): Promise<LoopEvaluation> {
     const o = this.#o;
     const state = this.state;
@@ -426,8 +434,8 @@ class OrchestrationRun {
       const sentinels = parseSentinels(synthesis);
       goalMet = sentinels.groupComplete;
       score = goalMet ? 1 : sentinels.needsIteration ? NEEDS_ITERATION_SCORE : SELF_EVALUATION_SCORE;
-      rationale = goalMet ? 'The orchestrator declared the goal met.' : sentinels.needsIteration ? 'The orchestrator asked for another iteration.' : 'The orchestrator gave no verdict.';
-      evaluator = o.orchestrator!.name;
+      rationale = goalMet ? 'The lead declared the goal met.' : sentinels.needsIteration ? 'The lead asked for another iteration.' : 'The lead gave no verdict.';
+      evaluator = o.lead!.name;
     }
     const previous = this.#quality.history.at(-1)?.score;
     const trend = this.#quality.record({ score, rationale, evaluator });
@@ -437,7 +445,7 @@ class OrchestrationRun {
     if (trend === 'degrading' && previous !== undefined) {
       this.#ctx.emit('reflect.quality.degrading', {
         loop: o.name, iteration, score, previous,
-        suggestion: 'Quality is degrading: consider another model for the orchestrator, or other workers for the tasks.',
+        suggestion: 'Quality is degrading: consider another model for the lead, or other workers for the tasks.',
       });
     }
     return evaluation;
@@ -454,46 +462,59 @@ class OrchestrationRun {
   }
 }
 
+/** `autoAdjust`: a boolean, or `{ minAnswerChars }`. */
+const autoAdjustOptions = defineOptions<{ minAnswerChars?: number }>('autoAdjust', { minAnswerChars: nonNegativeInteger });
+const autoAdjustCheck: OptionCheck = (name, value) => {
+  if (value === undefined || typeof value === 'boolean') return;
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be a boolean or an object, got ${describeValue(value)}`);
+  autoAdjustOptions.check(value, `${name}.`, 'orchestrate');
+};
+
+/** The description {@link orchestrate} checks its options against. */
+const orchestrateOptions = defineOptions<OrchestrateOptions>('orchestrate', {
+  name: nonEmptyString,
+  lead: agentCheck,
+  workers: required((name, v) => {
+    if (!Array.isArray(v) || v.length === 0) throw new ConfigurationError(`Expected \`${name}\` to be a non-empty array of agents, got ${describeValue(v)}`);
+    v.forEach((w: unknown, i) => agentCheck(`${name}[${i}]`, w));
+  }),
+  mode: oneOf(orchestrateModes),
+  evaluator: agentCheck,
+  maxIterations: positiveInteger,
+  goalScore: fraction,
+  dispatch: oneOf(['text', 'tool']),
+  sharedContext: string,
+  routingContext: string,
+  maxParallel: positiveInteger,
+  workerTimeoutMs: positiveNumber,
+  maxNudges: nonNegativeInteger,
+  stall: stallOption,
+  autoAdjust: autoAdjustCheck,
+  evaluatorAnswerChars: positiveInteger,
+  delegation: delegationOption,
+  retry: retryOptions,
+});
+
 function validate(options: OrchestrateOptions) {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected orchestrate options to be an object, got ${describeValue(options)}`);
+  orchestrateOptions.check(options);
   const mode = options.mode ?? 'orchestrator-reflect';
-  if (!orchestrateModes.includes(mode)) throw new ConfigurationError(`Expected \`mode\` to be one of ${orchestrateModes.join(', ')}, got ${describeValue(mode)}`);
-  if (!Array.isArray(options.workers) || options.workers.length === 0) {
-    throw new ConfigurationError(`Expected \`workers\` to be a non-empty array of agents, got ${describeValue(options.workers)}`);
-  }
   const names = new Set<string>();
   for (const w of options.workers) {
-    if (!w || typeof w.converse !== 'function') throw new ConfigurationError(`Expected every worker to be an agent, got ${describeValue(w)}`);
     if (names.has(w.name)) throw new ConfigurationError(`Worker "${w.name}" is listed twice`);
     names.add(w.name);
   }
-  for (const [key, value] of [['orchestrator', options.orchestrator], ['evaluator', options.evaluator]] as const) {
-    if (value !== undefined && typeof value?.converse !== 'function') throw new ConfigurationError(`Expected \`${key}\` to be an agent, got ${describeValue(value)}`);
-  }
-  if (!options.orchestrator && mode !== 'broadcast' && mode !== 'sequential') {
-    throw new ConfigurationError(`Mode "${mode}" needs an \`orchestrator\` agent`);
+  if (!options.lead && mode !== 'broadcast' && mode !== 'sequential') {
+    throw new ConfigurationError(`Mode "${mode}" needs a \`lead\` agent`);
   }
   const dispatch = options.dispatch ?? 'text';
-  if (dispatch !== 'text' && dispatch !== 'tool') throw new ConfigurationError(`Expected \`dispatch\` to be "text" or "tool", got ${describeValue(dispatch)}`);
   const goalScore = options.goalScore ?? 0.9;
-  if (!(typeof goalScore === 'number' && goalScore >= 0 && goalScore <= 1)) throw new ConfigurationError(`Expected \`goalScore\` to be a number in [0, 1], got ${describeValue(goalScore)}`);
   const workerTimeoutMs = options.workerTimeoutMs ?? DEFAULT_WORKER_TIMEOUT_MS;
-  expectPositiveNumber('workerTimeoutMs', workerTimeoutMs);
-  expectPositiveInteger('maxParallel', options.maxParallel);
   const maxNudges = options.maxNudges ?? 3;
-  if (!(Number.isInteger(maxNudges) && maxNudges >= 0)) throw new ConfigurationError(`Expected \`maxNudges\` to be a non-negative integer, got ${describeValue(maxNudges)}`);
   const limits = loopLimits(options);
   const evaluatorAnswerChars = options.evaluatorAnswerChars ?? DEFAULT_EVALUATOR_ANSWER_CHARS;
-  expectPositiveInteger('evaluatorAnswerChars', evaluatorAnswerChars);
   const autoAdjust = options.autoAdjust ?? true;
-  if (typeof autoAdjust !== 'boolean' && (autoAdjust === null || typeof autoAdjust !== 'object')) {
-    throw new ConfigurationError(`Expected \`autoAdjust\` to be a boolean or an object, got ${describeValue(autoAdjust)}`);
-  }
   const minAnswerChars = typeof autoAdjust === 'object' ? (autoAdjust.minAnswerChars ?? DEFAULT_MIN_ANSWER_CHARS) : DEFAULT_MIN_ANSWER_CHARS;
-  if (!(Number.isInteger(minAnswerChars) && minAnswerChars >= 0)) {
-    throw new ConfigurationError(`Expected \`autoAdjust.minAnswerChars\` to be a non-negative integer, got ${describeValue(minAnswerChars)}`);
-  }
-  if (options.stall) new StallDetector(options.stall);
   return {
     ...options, ...limits, name: options.name ?? 'orchestrate', mode, dispatch, goalScore, workerTimeoutMs, maxNudges,
     evaluatorAnswerChars, autoAdjust: autoAdjust !== false, minAnswerChars,

@@ -15,8 +15,11 @@ import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflecti
 import { PROMPT_HEADINGS, iterationHeading, section } from '../text/headings.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
-import { driveLoop, loopLimits, loopRunnable, type ErrorBudgetOptions, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult } from './loop.js';
+import { driveLoop, loopLimits, loopRunnable, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult } from './loop.js';
 import { defined } from '../core/defined.js';
+import { retryOptions, type RetryOptions } from '../core/retry.js';
+import { defineOptions, nonEmptyString, positiveInteger, string } from '../core/options.js';
+import { agentCheck, stallOption } from './checks.js';
 import { loopEvaluationSchema, stallSnapshotSchema, type LoopEvaluation } from './orchestrate-state.js';
 
 /** The default instruction of a reflect evaluator. */
@@ -45,7 +48,7 @@ export const reflectStateSchema = z.object({
 export type ReflectState = z.infer<typeof reflectStateSchema>;
 
 /** Options of {@link reflect}. */
-export interface ReflectOptions extends ErrorBudgetOptions {
+export interface ReflectOptions {
   /** The runnable's name. Default: `reflect:<agent>`. */
   name?: string;
   /** What the agent must achieve. Default: the run's input. */
@@ -58,7 +61,24 @@ export interface ReflectOptions extends ErrorBudgetOptions {
   evaluationPrompt?: string;
   /** Stall detector options. */
   stall?: StallDetectorOptions;
+  /**
+   * How an iteration that threw is retried: `maxRetries` (default 2: the
+   * third failed attempt in a row ends the loop, status `failed`, reason
+   * `error-budget`) and `delayMs` before each retry (default 2000).
+   */
+  retry?: RetryOptions;
 }
+
+/** The description {@link reflect} checks its options against. */
+const reflectOptions = defineOptions<ReflectOptions>('reflect', {
+  name: nonEmptyString,
+  goal: string,
+  maxIterations: positiveInteger,
+  evaluator: agentCheck,
+  evaluationPrompt: string,
+  stall: stallOption,
+  retry: retryOptions,
+});
 
 /** What {@link reflect} produces. */
 export interface ReflectOutcome extends Outcome {
@@ -109,11 +129,8 @@ function evaluatorPrompt(instruction: string, goal: string, answer: string): str
  */
 export function reflect(worker: Agent, options: ReflectOptions = {}): Reflection {
   if (!worker || typeof worker.converse !== 'function') throw new ConfigurationError(`Expected an agent to reflect, got ${describeValue(worker)}`);
-  if (options.evaluator !== undefined && typeof options.evaluator?.converse !== 'function') {
-    throw new ConfigurationError(`Expected \`evaluator\` to be an agent, got ${describeValue(options.evaluator)}`);
-  }
+  reflectOptions.check(options);
   const limits = loopLimits(options);
-  if (options.stall) new StallDetector(options.stall);
   const name = options.name ?? `reflect:${worker.name}`;
   return loopRunnable<'reflect', ReflectState, ReflectOutcome>({
     name,
@@ -179,7 +196,7 @@ async function runReflect(
   try {
     const ended = await driveLoop({
       ctx, checkPause, loop: o.name, state, stall, checkpoint, maxIterations: o.maxIterations,
-      retryBackoffMs: o.retryBackoffMs, maxConsecutiveErrors: o.maxConsecutiveErrors,
+      retry: o.retry,
       fatal: (error) => error instanceof ConfigurationError,
       step,
       onError() {

@@ -18,6 +18,8 @@ import { scanSpans } from '../text/fences.js';
 import { isWhiteSpace, readableText } from '../text/lines.js';
 import type { Agent, Conversation } from './agent.js';
 import { defined } from '../core/defined.js';
+import { check, defineOptions, func, nonEmptyString } from '../core/options.js';
+import { delegationOption } from './checks.js';
 
 /** Options of {@link router}. */
 export interface RouterOptions {
@@ -81,6 +83,15 @@ export function parseRouteLine(text: string): { raw: string; rest: string } | un
   return { raw: found.raw, rest: (source.slice(0, found.start) + source.slice(found.end)).trim() };
 }
 
+/** The description {@link router} checks its options against. */
+const routerOptions = defineOptions<RouterOptions>('router', {
+  fallback: nonEmptyString,
+  name: nonEmptyString,
+  prepare: func,
+  descriptions: check('an object of descriptions by destination name', (v) => typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((d) => typeof d === 'string')),
+  delegation: delegationOption,
+});
+
 /**
  * Route each request to one destination, chosen by `routerAgent` in a single
  * turn. An invalid or missing choice gets one corrective retry listing the
@@ -97,6 +108,7 @@ export function router(
   destinations: Runnable[] | Record<string, Runnable>,
   options: RouterOptions = {},
 ): Runnable<RouterOutcome> {
+  routerOptions.check(options);
   if (!routerAgent || typeof routerAgent.converse !== 'function') {
     throw new ConfigurationError(`Expected the router agent to be an agent (from \`agent()\`), got ${describeValue(routerAgent)}`);
   }

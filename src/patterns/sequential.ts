@@ -6,6 +6,10 @@
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { PROMPT_HEADINGS, fromHeading, section } from '../text/headings.js';
 import { checkList } from './broadcast.js';
+import { defineOptions, nonEmptyString } from '../core/options.js';
+
+/** The description {@link sequential} checks its options against. */
+const sequentialOptions = defineOptions<SequentialOptions>('sequential', { name: nonEmptyString });
 
 /** Options of {@link sequential}. */
 export interface SequentialOptions {
@@ -37,6 +41,7 @@ export function formatEarlierAnswers(request: string, earlier: ReadonlyArray<{ n
  * ```
  */
 export function sequential(list: Runnable[], options: SequentialOptions = {}): Runnable<SequentialOutcome> {
+  sequentialOptions.check(options);
   const name = options.name ?? 'sequential';
   checkList(name, list);
   return defineRunnable<SequentialOutcome>({

@@ -1,5 +1,5 @@
 /**
- * A participant of a team (a member or the coordinator). An agent keeps one
+ * A participant of a team (a member or the lead). An agent keeps one
  * session for the whole team; any other runnable is run once per turn and
  * speaks through its outcome's terminal agent.
  * @module
@@ -20,7 +20,7 @@ export interface TeamReply {
   vote: boolean;
   /** The reason given with `vote_conclude`. */
   reason?: string;
-  /** Concluded the team (coordinator only; tool or marker). */
+  /** Concluded the team (the lead only; tool or marker). */
   conclude: boolean;
   /** The summary given with `conclude_team`. */
   summary?: string;
@@ -66,7 +66,7 @@ export class TeamParticipant {
 
   constructor(
     readonly runnable: Runnable,
-    readonly role: 'member' | 'coordinator',
+    readonly role: 'member' | 'lead',
     readonly canConclude: boolean,
   ) {}
 

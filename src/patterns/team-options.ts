@@ -4,8 +4,8 @@
  */
 import type { Runnable } from '../core/runnable.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
-import { expectPositiveInteger } from '../core/options.js';
-import { TEAM_SENDER, USER_SENDER, type TeamMessage, type TeamState, type TerminationMode } from './team-state.js';
+import { boolean, check, defineOptions, func, oneOf, positiveInteger, required, runnable } from '../core/options.js';
+import { TEAM_SENDER, USER_SENDER, terminationModes, type TeamMessage, type TeamState, type TerminationMode } from './team-state.js';
 
 /** A vote cast or withdrawn, as `onVote` and the `team.vote` event report it. */
 export interface TeamVote {
@@ -22,8 +22,8 @@ export interface TeamOptions {
   name?: string;
   /** The members; agents keep one session each, other runnables run once per turn. */
   members: Runnable[];
-  /** Reviews (in `coordinatorDecides`) and writes the final answer. */
-  coordinator: Runnable;
+  /** The lead: reviews each round (in `lead-decides`) and writes the final answer. */
+  lead: Runnable;
   /** How the team ends besides `maxRounds`. Default: `consensus`. */
   terminationMode?: TerminationMode;
   /** The most rounds, in every mode. Default: 10. */
@@ -39,9 +39,20 @@ export interface TeamOptions {
 }
 
 /** Team options with defaults applied. */
-export type ResolvedTeamOptions = Required<Pick<TeamOptions, 'name' | 'members' | 'coordinator' | 'terminationMode' | 'maxRounds' | 'turnBased'>> & TeamOptions;
+export type ResolvedTeamOptions = Required<Pick<TeamOptions, 'name' | 'members' | 'lead' | 'terminationMode' | 'maxRounds' | 'turnBased'>> & TeamOptions;
 
-const MODES: readonly TerminationMode[] = ['consensus', 'maxRounds', 'coordinatorDecides'];
+/** The description {@link team} checks its options against. */
+export const teamOptions = defineOptions<TeamOptions>('team', {
+  name: check('a non-empty string', (v) => typeof v === 'string' && v.trim() !== ''),
+  members: required(check('a non-empty array of runnables', (v) => Array.isArray(v) && v.length > 0 && v.every(isRunnable))),
+  lead: required(runnable),
+  terminationMode: oneOf(terminationModes),
+  maxRounds: positiveInteger,
+  turnBased: boolean,
+  onMessage: func,
+  onVote: func,
+  shouldContinue: func,
+});
 
 /** The state of a team before its first round. */
 export function initialState(opts: ResolvedTeamOptions, task: string): TeamState {
@@ -53,7 +64,7 @@ export function initialState(opts: ResolvedTeamOptions, task: string): TeamState
     round: 0,
     transcript: [],
     members: opts.members.map((m) => ({ name: m.name, seen: 0, active: true })),
-    coordinator: { name: opts.coordinator.name, seen: 0 },
+    lead: { name: opts.lead.name, seen: 0 },
     votes: [],
   };
 }
@@ -65,32 +76,25 @@ function isRunnable(value: unknown): value is Runnable {
 /** Validate team options eagerly and apply defaults. */
 export function validateTeamOptions(options: TeamOptions): ResolvedTeamOptions {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected team options to be an object, got ${describeValue(options)}`);
+  teamOptions.check(options);
   const name = options.name ?? 'team';
-  if (typeof name !== 'string' || name.trim() === '') throw new ConfigurationError(`Expected team \`name\` to be a non-empty string, got ${describeValue(name)}`);
-  if (!Array.isArray(options.members) || options.members.length === 0 || !options.members.every(isRunnable)) {
-    throw new ConfigurationError(`Expected \`members\` to be a non-empty array of runnables, got ${describeValue(options.members)}`);
-  }
-  if (!isRunnable(options.coordinator)) throw new ConfigurationError(`Expected \`coordinator\` to be a runnable, got ${describeValue(options.coordinator)}`);
   const seen = new Set<string>();
-  for (const p of [...options.members, options.coordinator]) {
+  for (const p of [...options.members, options.lead]) {
     if (p.name === TEAM_SENDER || p.name === USER_SENDER) throw new ConfigurationError(`Team "${name}": the name "${p.name}" is reserved for the channel`);
     if (seen.has(p.name)) throw new ConfigurationError(`Team "${name}" has two participants named "${p.name}"`);
     seen.add(p.name);
   }
   const terminationMode = options.terminationMode ?? 'consensus';
-  if (!MODES.includes(terminationMode)) {
-    throw new ConfigurationError(`Expected \`terminationMode\` to be one of ${MODES.join(', ')}, got ${describeValue(terminationMode)}`);
-  }
-  const maxRounds = expectPositiveInteger('maxRounds', options.maxRounds) ?? 10;
+  const maxRounds = options.maxRounds ?? 10;
   return { ...options, name, terminationMode, maxRounds, turnBased: options.turnBased ?? false };
 }
 
-/** Check a restored team state against the team's options (members and coordinator must match). */
+/** Check a restored team state against the team's options (members and lead must match). */
 export function checkResumeState(state: TeamState, opts: ResolvedTeamOptions): TeamState {
   const want = opts.members.map((m) => m.name).join(',');
   const got = state.members.map((m) => m.name).join(',');
-  if (want !== got || state.coordinator.name !== opts.coordinator.name) {
-    throw new ConfigurationError(`Cannot resume team "${opts.name}": the state has members [${got}] and coordinator "${state.coordinator.name}", the team has [${want}] and "${opts.coordinator.name}"`);
+  if (want !== got || state.lead.name !== opts.lead.name) {
+    throw new ConfigurationError(`Cannot resume team "${opts.name}": the state has members [${got}] and lead "${state.lead.name}", the team has [${want}] and "${opts.lead.name}"`);
   }
   return state;
 }

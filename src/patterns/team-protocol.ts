@@ -12,7 +12,7 @@ import { authorOf, type TeamMessage, type TerminationMode } from './team-state.j
 
 /** The text-form line a member writes to vote to conclude. */
 export const VOTE_MARKER = '[[VOTE_CONCLUDE]]';
-/** The text-form line the coordinator writes to conclude the team. */
+/** The text-form line the lead writes to conclude the team. */
 export const CONCLUDE_MARKER = '[[TEAM_CONCLUDE]]';
 
 /** What a reply says besides its broadcast text. */
@@ -66,7 +66,7 @@ export function voteTool(record: () => ProtocolRecord): ToolDefinition<{ reason:
   });
 }
 
-/** The coordinator's `conclude_team(summary)` tool; its calls are written to `record`. */
+/** The lead's `conclude_team(summary)` tool; its calls are written to `record`. */
 export function concludeTool(record: () => ProtocolRecord): ToolDefinition<{ summary: string }> {
   return defineTool({
     name: 'conclude_team',
@@ -84,31 +84,31 @@ export interface IntroSpec {
   task: string;
   self: string;
   members: readonly string[];
-  coordinator: string;
-  role: 'member' | 'coordinator';
+  lead: string;
+  role: 'member' | 'lead';
   tools: boolean;
   mode: TerminationMode;
 }
 
 /** The first message of a participant's session: the task and the protocol. */
 export function renderIntro(spec: IntroSpec): string {
-  const { task, self, members, coordinator, tools } = spec;
+  const { task, self, members, lead, tools } = spec;
   const list = members.join(', ');
   if (spec.role === 'member') {
     const how = tools ? 'call the vote_conclude tool with your reason' : `write ${VOTE_MARKER} on a line of its own`;
     return (
       `Team task:\n${task}\n\n` +
-      `You are "${self}", a member of a team (${list}); "${coordinator}" coordinates and writes the final answer. ` +
+      `You are "${self}", a member of a team (${list}); "${lead}" leads it and writes the final answer. ` +
       `Each turn, reply with your message to the team. When you think the team is done, ${how}; ` +
       'speaking again without voting withdraws your vote.'
     );
   }
   const review =
-    spec.mode === 'coordinatorDecides'
+    spec.mode === 'lead-decides'
       ? ' After each round you review it: reply with guidance for the team, or, when it is done, ' +
         (tools ? 'call the conclude_team tool with a summary.' : `write ${CONCLUDE_MARKER} on a line of its own.`)
       : '';
-  return `Team task:\n${task}\n\nYou are "${self}", the coordinator of a team (${list}).${review} At the end you write the final answer.`;
+  return `Team task:\n${task}\n\nYou are "${self}", the lead of a team (${list}).${review} At the end you write the final answer.`;
 }
 
 /** One message as a participant reads it. */

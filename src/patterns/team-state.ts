@@ -15,7 +15,10 @@ export type TeamReason = 'consensus' | 'max-rounds' | 'lead-decided';
 export const teamReasons = ['consensus', 'max-rounds', 'lead-decided'] as const;
 
 /** The termination modes of a team. */
-export type TerminationMode = 'consensus' | 'maxRounds' | 'coordinatorDecides';
+export type TerminationMode = (typeof terminationModes)[number];
+
+/** The termination modes of a team: by `consensus` of the members, after `max-rounds` only, or when the lead decides (`lead-decides`). */
+export const terminationModes = ['consensus', 'max-rounds', 'lead-decides'] as const;
 
 /** The `from` of notes the team itself writes (a member that left). */
 export const TEAM_SENDER = 'team';
@@ -36,19 +39,33 @@ export const teamMessageSchema = z.object({
  * The zod schema of a team's checkpointed state (`schemaVersion: 1`).
  * A resumed run validates the team's checkpoint against it.
  */
-export const teamStateSchema = z.object({
+export const teamStateSchema = z.preprocess(legacyTeamState, z.object({
   schemaVersion: z.literal(1),
   team: z.string(),
   task: z.string(),
-  terminationMode: z.enum(['consensus', 'maxRounds', 'coordinatorDecides']),
+  terminationMode: z.enum(terminationModes),
   round: z.number().int().nonnegative(),
   transcript: z.array(teamMessageSchema),
   members: z.array(z.object({ name: z.string(), seen: z.number().int().nonnegative(), active: z.boolean() })),
-  coordinator: z.object({ name: z.string(), seen: z.number().int().nonnegative() }),
+  lead: z.object({ name: z.string(), seen: z.number().int().nonnegative() }),
   votes: z.array(z.string()),
   /** Set once the team has concluded: why (no reason when `shouldContinue` stopped it), and the lead's summary. */
   conclusion: z.preprocess(legacyConclusion, z.object({ reason: z.enum(teamReasons).optional(), summary: z.string().optional() }).optional()),
-});
+}));
+
+const LEGACY_MODES: Record<string, TerminationMode> = { maxRounds: 'max-rounds', coordinatorDecides: 'lead-decides' };
+
+/** A state saved before 0.1.0 (`coordinator`, `terminationMode: 'maxRounds' | 'coordinatorDecides'`) in today's words (`lead`, `max-rounds`, `lead-decides`). */
+function legacyTeamState(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return raw;
+  const { coordinator, ...state } = raw as Record<string, unknown>;
+  const mode = state['terminationMode'];
+  return {
+    ...state,
+    ...(coordinator !== undefined && state['lead'] === undefined ? { lead: coordinator } : {}),
+    ...(typeof mode === 'string' && mode in LEGACY_MODES ? { terminationMode: LEGACY_MODES[mode] } : {}),
+  };
+}
 
 /** A conclusion saved before 0.1.0 (`{ status: 'consensus' | 'coordinator' | 'max-rounds' | 'completed' }`) as `{ reason }`. */
 function legacyConclusion(raw: unknown): unknown {

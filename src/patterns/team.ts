@@ -1,7 +1,7 @@
 /**
  * The team pattern: members deliberate over a shared channel in rounds;
  * the team ends by consensus, after a number of rounds, or when the
- * coordinator decides, and the coordinator writes the final answer.
+ * lead decides, and the lead writes the final answer.
  * @module
  */
 import { z } from 'zod';
@@ -29,7 +29,7 @@ export interface TeamOutcome extends Outcome {
   transcript: TeamMessage[];
   /** Rounds held. */
   rounds: number;
-  /** The coordinator's `conclude_team` summary, when it concluded with one. */
+  /** The lead's `conclude_team` summary, when it concluded with one. */
   summary?: string;
 }
 
@@ -43,7 +43,7 @@ export interface Team extends Runnable<TeamOutcome> {
   inject(to: string, message: string): void;
 }
 
-/** Every member failed (or the coordinator did): the team cannot answer. */
+/** Every member failed (or the lead did): the team cannot answer. */
 export class TeamFailedError extends TroupeError {
   constructor(message: string, state: TeamState, cause?: unknown) {
     super('team_failed', message, { cause, details: { team: state.team, state } });
@@ -62,14 +62,14 @@ const WHY: Record<TeamReason | 'stopped', string> = {
  *
  * @example
  * ```ts
- * const panel = team({ members: [analyst, developer], coordinator: lead, terminationMode: 'consensus', maxRounds: 4 });
+ * const panel = team({ members: [analyst, developer], lead, terminationMode: 'consensus', maxRounds: 4 });
  * const { output, status, transcript } = await run(panel, 'Review this change', { adapter });
  * ```
  */
 export function team(options: TeamOptions): Team {
   const opts = validateTeamOptions(options);
   const pending: Array<{ to: string; text: string }> = [];
-  const names = new Set([...opts.members.map((m) => m.name), opts.coordinator.name]);
+  const names = new Set([...opts.members.map((m) => m.name), opts.lead.name]);
   const runnable = defineRunnable<TeamOutcome>({ name: opts.name, kind: 'team', run: (input, ctx) => deliberate(opts, input, ctx, pending) });
   return {
     ...runnable,
@@ -116,7 +116,7 @@ class Deliberation {
   readonly #stop = new AbortController();
   readonly #turnCtx: RunContext;
   readonly #members: TeamParticipant[];
-  readonly #coordinator: TeamParticipant;
+  readonly #lead: TeamParticipant;
   readonly #memberNames: string[];
   #lastFailure: unknown;
 
@@ -127,7 +127,7 @@ class Deliberation {
     this.#turnCtx = ctx.withSignal(combineSignals(ctx.signal, this.#stop.signal));
     this.#memberNames = opts.members.map((m) => m.name);
     this.#members = opts.members.map((m) => new TeamParticipant(m, 'member', false));
-    this.#coordinator = new TeamParticipant(opts.coordinator, 'coordinator', opts.terminationMode === 'coordinatorDecides');
+    this.#lead = new TeamParticipant(opts.lead, 'lead', opts.terminationMode === 'lead-decides');
   }
 
   /** One round: injected messages, every active member's turn, then the termination checks. */
@@ -152,12 +152,12 @@ class Deliberation {
     if (!state.conclusion && opts.shouldContinue && !(await opts.shouldContinue(structuredClone(state)))) state.conclusion = {};
   }
 
-  /** The coordinator writes the final answer. */
+  /** The lead writes the final answer. */
   async conclude(): Promise<Omit<TeamOutcome, 'usage'>> {
     const { state } = this;
     const conclusion = state.conclusion!;
-    const final = await this.#turn(this.#coordinator, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.reason ?? 'stopped']}. Write the final answer to the task.`, 'final');
-    if ('failure' in final) return this.#fail('the coordinator could not write the final answer', final.failure);
+    const final = await this.#turn(this.#lead, state.round, state.transcript.length, `\n\nThe team has finished: ${WHY[conclusion.reason ?? 'stopped']}. Write the final answer to the task.`, 'final');
+    if ('failure' in final) return this.#fail('the lead could not write the final answer', final.failure);
     const why = defined({ reason: conclusion.reason });
     this.#ctx.emit('team.concluded', { team: this.#opts.name, status: 'completed', ...why, rounds: state.round, output: final.text, transcript: structuredClone(state.transcript) });
     const outcome: Omit<TeamOutcome, 'usage'> = { output: final.text, agent: final.from, status: 'completed', ...why, transcript: structuredClone(state.transcript), rounds: state.round };
@@ -168,22 +168,22 @@ class Deliberation {
   async close(): Promise<void> {
     const status = this.#ctx.signal.aborted ? 'cancelled' : 'completed';
     this.#stop.abort(new CancelledError(`Team "${this.#opts.name}" has ended`));
-    await Promise.all([...this.#members, this.#coordinator].map((p) => p.close(status)));
+    await Promise.all([...this.#members, this.#lead].map((p) => p.close(status)));
   }
 
-  /** Consensus, or the coordinator's review in `coordinatorDecides`. */
+  /** Consensus, or the lead's review in `lead-decides`. */
   async #conclusion(round: number): Promise<void> {
     const { state } = this;
     const opts = this.#opts;
     const stillActive = state.members.filter((m) => m.active).map((m) => m.name);
     if (opts.terminationMode === 'consensus' && stillActive.every((m) => state.votes.includes(m))) {
       state.conclusion = { reason: 'consensus' };
-    } else if (opts.terminationMode === 'coordinatorDecides') {
-      const coordinator = this.#coordinator;
-      const review = await this.#turn(coordinator, round, state.transcript.length, `\n\nReview round ${round}: reply with guidance for the team, or conclude.`);
-      if ('failure' in review) return this.#fail('the coordinator failed', review.failure);
+    } else if (opts.terminationMode === 'lead-decides') {
+      const lead = this.#lead;
+      const review = await this.#turn(lead, round, state.transcript.length, `\n\nReview round ${round}: reply with guidance for the team, or conclude.`);
+      if ('failure' in review) return this.#fail('the lead failed', review.failure);
       const { text, conclude, summary } = review;
-      if (text !== '') await this.#add({ from: review.from, round, text, ...(review.from === coordinator.name ? {} : { member: coordinator.name }) });
+      if (text !== '') await this.#add({ from: review.from, round, text, ...(review.from === lead.name ? {} : { member: lead.name }) });
       if (conclude) state.conclusion = { reason: 'lead-decided', ...defined({ summary }) };
     }
   }
@@ -193,7 +193,7 @@ class Deliberation {
   }
 
   #seenOf(p: TeamParticipant): { seen: number } {
-    return p === this.#coordinator ? this.state.coordinator : this.#entry(p.name);
+    return p === this.#lead ? this.state.lead : this.#entry(p.name);
   }
 
   async #add(message: TeamMessage): Promise<void> {
@@ -222,7 +222,7 @@ class Deliberation {
     const messages = visibleTo(state.transcript, p.name, p.fresh ? 0 : seen.seen, upTo, p.fresh);
     let text = renderMessages(messages, p.name, round) + suffix;
     if (p.fresh) {
-      const intro = renderIntro({ task: state.task, self: p.name, members: this.#memberNames, coordinator: this.#coordinator.name, role: p.role, tools: p.usesTools(turnCtx), mode: opts.terminationMode });
+      const intro = renderIntro({ task: state.task, self: p.name, members: this.#memberNames, lead: this.#lead.name, role: p.role, tools: p.usesTools(turnCtx), mode: opts.terminationMode });
       text = `${intro}\n\n${text}`;
     }
     let failure: unknown;

@@ -6,6 +6,10 @@
 import { budgetExhaustion, validateBudget, type Budget } from '../core/budget.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
+import { defineOptions, nonEmptyString } from '../core/options.js';
+
+/** The description {@link withBudget} checks its options against. */
+const withBudgetOptions = defineOptions<WithBudgetOptions>('withBudget', { name: nonEmptyString });
 
 /** Options of {@link withBudget}. */
 export interface WithBudgetOptions {
@@ -24,7 +28,7 @@ export interface WithBudgetOptions {
  *
  * @example
  * ```ts
- * const capped = withBudget(orchestrate({ orchestrator: lead, workers }), { totalTokens: 50_000, costUsd: 0.25 });
+ * const capped = withBudget(orchestrate({ lead, workers }), { totalTokens: 50_000, costUsd: 0.25 });
  * const result = await run(capped, 'Write the release notes', { adapter });
  * if (result.status === 'budget-exhausted') console.log('Partial:', result.output);
  * ```
@@ -32,6 +36,7 @@ export interface WithBudgetOptions {
 export function withBudget(runnable: Runnable, budget: Budget, options: WithBudgetOptions = {}): Runnable<Outcome> {
   if (!runnable || typeof runnable.run !== 'function') throw new ConfigurationError(`Expected a runnable for withBudget, got ${describeValue(runnable)}`);
   validateBudget('budget', budget);
+  withBudgetOptions.check(options);
   const name = options.name ?? runnable.name;
   return {
     name,

@@ -21,7 +21,7 @@ export type FromPresetInput = Omit<TeamPresetInput, 'mode'> & { mode?: TeamMode 
 export interface FromPresetOptions
   extends Omit<
     OrchestrateOptions,
-    'name' | 'workers' | 'orchestrator' | 'evaluator' | 'mode' | 'sharedContext' | 'routingContext' | 'maxIterations' | 'goalScore'
+    'name' | 'workers' | 'lead' | 'evaluator' | 'mode' | 'sharedContext' | 'routingContext' | 'maxIterations' | 'goalScore'
   > {
   /** The runnable's name. Default: the preset's name. */
   name?: string;
@@ -31,8 +31,8 @@ export interface FromPresetOptions
   adapters?: Readonly<Record<string, ModelAdapter>>;
   /** The model of every agent whose worker names none. */
   model?: string;
-  /** The orchestrator's agent name. Default: `orchestrator`. */
-  orchestratorName?: string;
+  /** The lead's agent name (the lead plans, dispatches and synthesises). Default: `orchestrator`. */
+  leadName?: string;
   /**
    * Scores each synthesis in `orchestrator-reflect` mode. Default: an agent
    * named `evaluator` when the preset sets `goalScore`, else none (the
@@ -92,7 +92,7 @@ function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, ch
   }
   const team = parsed.data;
   const {
-    name, adapter: defaultAdapter, adapters, model, orchestratorName = 'orchestrator', evaluator: evaluatorOption, ...rest
+    name, adapter: defaultAdapter, adapters, model, leadName = 'orchestrator', evaluator: evaluatorOption, ...rest
   } = options;
   if (adapters !== undefined && (typeof adapters !== 'object' || adapters === null || Array.isArray(adapters))) {
     throw new ConfigurationError(`Expected \`adapters\` to be an object of adapters by name, got ${describeValue(adapters)}`);
@@ -100,8 +100,8 @@ function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, ch
   if (model !== undefined && (typeof model !== 'string' || model === '')) {
     throw new ConfigurationError(`Expected \`model\` to be a non-empty string, got ${describeValue(model)}`);
   }
-  if (typeof orchestratorName !== 'string' || orchestratorName.trim() === '') {
-    throw new ConfigurationError(`Expected \`orchestratorName\` to be a non-empty string, got ${describeValue(orchestratorName)}`);
+  if (typeof leadName !== 'string' || leadName.trim() === '') {
+    throw new ConfigurationError(`Expected \`leadName\` to be a non-empty string, got ${describeValue(leadName)}`);
   }
 
   const adapterOf = (choice: string | undefined, who: string): ModelAdapter | string | undefined => {
@@ -131,12 +131,12 @@ function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, ch
       ...defined({ description: w.role, model: w.model, adapter: w.adapter }),
     }),
   );
-  if (workers.some((w) => w.name === orchestratorName)) {
-    throw new ConfigurationError(`Preset "${team.name}" has a worker named "${orchestratorName}", the orchestrator's name: pass another \`orchestratorName\``);
+  if (workers.some((w) => w.name === leadName)) {
+    throw new ConfigurationError(`Preset "${team.name}" has a worker named "${leadName}", the lead's name: pass another \`leadName\``);
   }
   const planned = team.mode === 'orchestrator' || team.mode === 'orchestrator-reflect';
-  const orchestrator = planned || team.orchestratorPrompt !== undefined
-    ? build(orchestratorName, team.orchestratorPrompt ?? defaultOrchestratorPrompt(team))
+  const lead = planned || team.orchestratorPrompt !== undefined
+    ? build(leadName, team.orchestratorPrompt ?? defaultOrchestratorPrompt(team))
     : undefined;
   const evaluator =
     evaluatorOption === false ? undefined
@@ -147,7 +147,7 @@ function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, ch
     name: name ?? team.name,
     mode: team.mode,
     workers,
-    ...(orchestrator ? { orchestrator } : {}),
+    ...(lead ? { lead } : {}),
     ...(evaluator ? { evaluator } : {}),
     ...defined({ sharedContext: team.sharedContext, routingContext: team.routingContext, maxIterations: team.maxIterations }),
     ...(team.goalScore === undefined ? {} : { goalScore: team.goalScore / 10 }),
@@ -207,7 +207,7 @@ function withCheckedModels(
 /** A team given as the options it was built with: what {@link presetFromTeam} reads. */
 export type OrchestratedTeamOptions = Pick<
   OrchestrateOptions,
-  'workers' | 'orchestrator' | 'mode' | 'sharedContext' | 'routingContext' | 'maxIterations' | 'goalScore'
+  'workers' | 'lead' | 'mode' | 'sharedContext' | 'routingContext' | 'maxIterations' | 'goalScore'
 > & {
   /** The team's name. */
   name: string;
@@ -253,7 +253,7 @@ export function presetFromTeam(team: PresetTeam | OrchestratedTeamOptions): Team
   if (team.description !== undefined) preset.description = team.description;
   if (team.sharedContext !== undefined) preset.sharedContext = team.sharedContext;
   if (team.routingContext !== undefined) preset.routingContext = team.routingContext;
-  if (team.orchestrator?.options.system !== undefined) preset.orchestratorPrompt = team.orchestrator.options.system;
+  if (team.lead?.options.system !== undefined) preset.orchestratorPrompt = team.lead.options.system;
   if (team.maxIterations !== undefined) preset.maxIterations = team.maxIterations;
   if (team.goalScore !== undefined) preset.goalScore = Number((team.goalScore * 10).toFixed(6));
   return preset;

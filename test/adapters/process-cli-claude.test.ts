@@ -133,7 +133,7 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
       { text: 'Done: parse() is written and tested.' },
     ]);
     const events: TroupeEvent[] = [];
-    const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', lead: agent({ name: 'lead', adapter }), workers: workers() });
     const result = await run(flow, 'Add a parser', { adapter: workerReplies(), onEvent: (e) => events.push(e) });
     expect(result.output).toBe('Done: parse() is written and tested.');
     // The lead names none of Claude Code's tools: it is offered troupe's tool alone.
@@ -198,7 +198,7 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
 
   it('ends Claude Code and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {
     const { adapter } = await claude([{ toolUses: [{ suffix: '__delegate_to_worker', input: { worker: 'coder', task: 'write parse()' } }] }]);
-    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', lead: agent({ name: 'lead', adapter }), workers: workers() });
     const handle = startRun(flow, 'Add a parser', { adapter: scriptedAdapter({ fallback: { fault: 'hang' } }) });
     await new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
     const running = descendants();

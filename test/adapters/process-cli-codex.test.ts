@@ -99,7 +99,7 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
       { text: 'Done: parse() is written and tested.' },
     ]);
     const events: TroupeEvent[] = [];
-    const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', lead: agent({ name: 'lead', adapter }), workers: workers() });
     const result = await run(flow, 'Add a parser', { adapter: workerReplies(), onEvent: (e) => events.push(e) });
     expect(result.output).toBe('Done: parse() is written and tested.');
     expect(outputs(mock, 1)).toContain('wrote parse()');
@@ -150,7 +150,7 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
 
   it('ends Codex and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {
     const { adapter } = await codex([{ calls: [{ namespace: 'mcp__troupe', name: 'delegate_to_worker', arguments: { worker: 'coder', task: 'write parse()' } }] }]);
-    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', lead: agent({ name: 'lead', adapter }), workers: workers() });
     const handle = startRun(flow, 'Add a parser', { adapter: scriptedAdapter({ fallback: { fault: 'hang' } }) });
     await new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
     const running = descendants();

@@ -92,7 +92,7 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
       { text: 'Done: parse() is written and tested.' },
     ]);
     const events: TroupeEvent[] = [];
-    const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const flow = orchestrate({ name: 'build', mode: 'orchestrator', dispatch: 'tool', lead: agent({ name: 'lead', adapter }), workers: workers() });
     const result = await run(flow, 'Add a parser', { adapter: workerReplies(), onEvent: (e) => events.push(e) });
     expect(result.output).toBe('Done: parse() is written and tested.');
     const second = JSON.stringify(mock.turns[1]?.body.messages);
@@ -130,7 +130,7 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
 
   it('ends Copilot and the MCP bridge when the run is aborted in the middle of a tool call', SLOW, async () => {
     const { adapter } = await copilot([{ toolUses: [{ suffix: '-delegate_to_worker', input: { worker: 'coder', task: 'write parse()' } }] }]);
-    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', lead: agent({ name: 'lead', adapter }), workers: workers() });
     const handle = startRun(flow, 'Add a parser', { adapter: scriptedAdapter({ fallback: { fault: 'hang' } }) });
     await new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
     const running = descendants();

@@ -103,7 +103,7 @@ describe('the process adapter over MCP', () => {
       name: 'build',
       mode: 'orchestrator',
       dispatch: 'tool',
-      orchestrator: agent({ name: 'lead', adapter }),
+      lead: agent({ name: 'lead', adapter }),
       workers: workers(),
     });
     const result = await run(flow, 'Add a parser', { adapter: workerReplies, onEvent: (e) => events.push(e) });
@@ -132,7 +132,7 @@ describe('the process adapter over MCP', () => {
   it('ends the CLI and its MCP server when the run is aborted in the middle of a tool call', async () => {
     const { adapter, started } = standInAdapter();
     const slowWorkers = scriptedAdapter({ fallback: { fault: 'hang' } });
-    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead', adapter }), workers: workers() });
+    const flow = orchestrate({ mode: 'orchestrator', dispatch: 'tool', lead: agent({ name: 'lead', adapter }), workers: workers() });
     const handle = startRun(flow, 'Add a parser', { adapter: slowWorkers });
     const called = new Promise<void>((resolve) => handle.emitter.on('tool.called', () => resolve()));
     await called;

@@ -85,10 +85,10 @@ describe('compileAgents', () => {
     expect(adapter.calls.map((c) => c.spec.model)).toEqual(['large', 'small']);
   });
 
-  it('compiles a `team:` key into the team pattern, the declaring agent coordinating by default', async () => {
+  it('compiles a `team:` key into the team pattern, the declaring agent leading by default', async () => {
     const flows = compileAgents(
       defs(
-        { name: 'panel', system: 'Lead the panel', team: { members: ['analyst', 'dev'], terminationMode: 'maxRounds', maxRounds: 2 } },
+        { name: 'panel', system: 'Lead the panel', team: { members: ['analyst', 'dev'], terminationMode: 'max-rounds', maxRounds: 2 } },
         { name: 'analyst' },
         { name: 'dev' },
       ),
@@ -106,10 +106,10 @@ describe('compileAgents', () => {
     expect(adapter.inputsOf('dev')[1]).toContain('The login form lacks rate limiting.');
   });
 
-  it('accepts the team pattern\'s own termination mode names and a named coordinator', async () => {
+  it('accepts a named lead', async () => {
     const flows = compileAgents(
       defs(
-        { name: 'panel', team: { members: ['a'], coordinator: 'lead', terminationMode: 'maxRounds', maxRounds: 1 } },
+        { name: 'panel', team: { members: ['a'], lead: 'lead', terminationMode: 'max-rounds', maxRounds: 1 } },
         { name: 'a' },
         { name: 'lead' },
       ),
@@ -118,10 +118,13 @@ describe('compileAgents', () => {
     await expect(run(flows.panel!, 'x', { adapter })).resolves.toMatchObject({ output: 'final', agent: 'lead' });
   });
 
-  it('reads the kebab-case termination mode aliases from agent files', () => {
-    const def = parseAgentFile('---\nteam: { members: [a], terminationMode: max-rounds }\n---\nLead.', { name: 'panel' });
-    expect(def.team?.terminationMode).toBe('maxRounds');
-    const other = parseAgentFile('---\nteam: { members: [a], terminationMode: coordinator }\n---\n', { name: 'panel' });
-    expect(other.team?.terminationMode).toBe('coordinatorDecides');
+  it('reads the team pattern\'s termination modes and lead from agent files, and the words of older files', () => {
+    const def = parseAgentFile('---\nteam: { members: [a], lead: b, terminationMode: max-rounds }\n---\nLead.', { name: 'panel' });
+    expect(def.team).toMatchObject({ lead: 'b', terminationMode: 'max-rounds' });
+    const other = parseAgentFile('---\nteam: { members: [a], coordinator: b, terminationMode: coordinator }\n---\n', { name: 'panel' });
+    expect(other.team).toMatchObject({ lead: 'b', terminationMode: 'lead-decides' });
+    const camel = parseAgentFile('---\nteam: { members: [a], terminationMode: coordinatorDecides }\n---\n', { name: 'panel' });
+    expect(camel.team?.terminationMode).toBe('lead-decides');
+    expect(parseAgentFile('---\nteam: { members: [a], terminationMode: maxRounds }\n---\n', { name: 'panel' }).team?.terminationMode).toBe('max-rounds');
   });
 });

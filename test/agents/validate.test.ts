@@ -18,23 +18,23 @@ describe('validateAgents', () => {
   it('detects cycles through routers, advisors, team membership and self references', () => {
     const viaRouter = validateAgents(defs({ name: 'desk', router: { destinations: ['x'] } }, { name: 'x', advisors: 'desk' }));
     expect(viaRouter.errors[0]).toMatchObject({ code: 'cycle', path: ['desk', 'x', 'desk'] });
-    const viaTeam = validateAgents(defs({ name: 'squad', team: { members: ['m'], coordinator: 'lead' } }, { name: 'm' }, { name: 'lead', advisors: ['squad'] }));
+    const viaTeam = validateAgents(defs({ name: 'squad', team: { members: ['m'], lead: 'lead' } }, { name: 'm' }, { name: 'lead', advisors: ['squad'] }));
     expect(viaTeam.errors[0]).toMatchObject({ code: 'cycle', message: 'Cycle: lead -> squad -> lead' });
     const self = validateAgents(defs({ name: 'solo', handoff: 'solo' }));
     expect(self.errors[0]).toMatchObject({ code: 'cycle', path: ['solo', 'solo'] });
   });
 
-  it('reports unknown references, duplicate names, routers with tools, empty routers and coordinators with a handoff', () => {
+  it('reports unknown references, duplicate names, routers with tools, empty routers and leads with a handoff', () => {
     const { errors } = validateAgents(
       defs(
         { name: 'desk', router: { destinations: [] }, tools: ['search'] },
         { name: 'Desk' },
         { name: 'a', handoff: 'ghost', advisors: ['Desk2'] },
-        { name: 'team1', team: { members: ['lead'], coordinator: 'lead' } },
+        { name: 'team1', team: { members: ['lead'], lead: 'lead' } },
         { name: 'lead', handoff: 'a' },
       ),
     );
-    expect(errors.map((e) => e.code).sort()).toEqual(['coordinator_handoff', 'duplicate_name', 'empty_router', 'router_with_tools', 'unknown_reference', 'unknown_reference']);
+    expect(errors.map((e) => e.code).sort()).toEqual(['duplicate_name', 'empty_router', 'lead_handoff', 'router_with_tools', 'unknown_reference', 'unknown_reference']);
     expect(errors.find((e) => e.code === 'unknown_reference' && e.path?.[1] === 'ghost')?.message).toBe('Agent "a" names unknown agent "ghost" (handoff)');
     expect(errors.find((e) => e.code === 'duplicate_name')?.message).toMatch(/"Desk" is used twice/);
   });
@@ -73,9 +73,9 @@ describe('terminalsOf', () => {
     { name: 'billing', handoff: 'approval' },
     { name: 'approval' },
     { name: 'legal' },
-    { name: 'squad', team: { members: ['legal'], coordinator: 'approval' } },
+    { name: 'squad', team: { members: ['legal'], lead: 'approval' } },
   );
-  it('follows handoffs, router destinations and team coordinators', () => {
+  it('follows handoffs, router destinations and team leads', () => {
     expect(terminalsOf(graph, 'desk')).toEqual(['approval', 'legal']);
     expect(terminalsOf(graph, 'billing')).toEqual(['approval']);
     expect(terminalsOf(graph, 'squad')).toEqual(['approval']);

@@ -80,7 +80,7 @@ describe('troupe runs, fork and replay', () => {
     dirs.push(dir);
     const loopAgents = join(dir, 'agents');
     mkdirSync(loopAgents);
-    writeFileSync(join(loopAgents, 'lead.md'), '---\nteam: { members: [writer], coordinator: lead, terminationMode: maxRounds, maxRounds: 2 }\n---\nLead the writing.\n');
+    writeFileSync(join(loopAgents, 'lead.md'), '---\nteam: { members: [writer], lead: lead, terminationMode: max-rounds, maxRounds: 2 }\n---\nLead the writing.\n');
     writeFileSync(join(loopAgents, 'writer.md'), '---\n---\nWrite.\n');
     const store = join(dir, 'store');
     const ran = await troupe('run', loopAgents, 'lead', 'A haiku', '--store', store, '--quiet');

@@ -4,6 +4,7 @@ import { scriptedAdapter } from '../../src/adapters/scripted.js';
 import { coordinate } from '../../src/coordination/coordinate.js';
 import { CoordinationControl } from '../../src/coordination/control.js';
 import { SimulatedClock } from '../../src/core/clock.js';
+import { NotRunningError } from '../../src/core/control.js';
 import type { TroupeEvent, TroupeEventName } from '../../src/core/events.js';
 import { run, startRun } from '../../src/core/run.js';
 import { defineTool } from '../../src/core/tools.js';
@@ -47,7 +48,7 @@ describe('coordinate: changing a running coordination', () => {
     expect(pick(events, 'coord.task').filter((e) => e.task === 'big').map((e) => e.to)).toEqual(['pending', 'claimed', 'in-progress', 'cancelled']);
   });
 
-  it('adds a worker, shuts one down and switches delegate mode while it runs, through the control and the lead', async () => {
+  it('adds a worker, removes one and switches delegate mode while it runs, through the control and the lead', async () => {
     const clock = new SimulatedClock();
     const control = new CoordinationControl();
     const shell = defineTool({ name: 'shell', description: 'Run a command', parameters: z.object({ cmd: z.string() }), execute: () => 'ran' });
@@ -68,10 +69,9 @@ describe('coordinate: changing a running coordination', () => {
       standby: [agent({ name: 'spare' })],
       tasks: Array.from({ length: 6 }, (_, i) => ({ id: `t${i + 1}`, title: `T${i + 1}` })),
       stuck,
-      control,
     });
-    expect(() => control.addWorker(agent({ name: 'x' }))).toThrow(/no coordination with this control is running/);
-    const handle = startRun(flow, 'Build it', { adapter, clock, onEvent: (e) => events.push(e) });
+    expect(() => control.addWorker(agent({ name: 'x' }))).toThrow(NotRunningError);
+    const handle = startRun(flow, 'Build it', { adapter, clock, control, onEvent: (e) => events.push(e) });
     await clock.advance(10);
     expect(control.running).toBe(true);
     expect(control.addWorker(agent({ name: 'dana', description: 'docs writer' }))).toBe('Worker dana started.');
@@ -99,6 +99,25 @@ describe('coordinate: changing a running coordination', () => {
     const reopened = leadCalls.find((c) => c.sessionId !== leadCalls[0]!.sessionId)!;
     expect(reopened.text).toMatch(/^Delegate mode is now off: besides coordinating, you may do work yourself with your own tools\.\n\n/);
     expect(result.messages.filter((m) => m.kind === 'shutdown-request' && m.recipient === 'w1')[0]!.text).toBe('enough for today');
+  });
+
+  it('is a per-run RunControl: removeWorker() and cancel() while it runs, NotRunningError before and after', async () => {
+    const clock = new SimulatedClock();
+    const control = new CoordinationControl();
+    const adapter = scriptedAdapter({ clock, latencyMs: 1000, rules: [{ agent: 'lead', reply: 'OK' }, { agent: /^w/, reply: { fault: 'hang' } }] });
+    const flow = coordinate({ lead: lead(), workers: [agent({ name: 'w1' }), agent({ name: 'w2' })], tasks: [{ id: 'a', title: 'A' }, { id: 'b', title: 'B' }], stuck });
+    expect(() => control.removeWorker('w1')).toThrow(NotRunningError);
+    expect(() => control.cancel()).toThrow(expect.objectContaining({ code: 'not_running' }));
+    const handle = startRun(flow, 'Build it', { adapter, clock, control });
+    await clock.advance(10);
+    expect(control.controlsCoordination).toBe(true);
+    expect(control.removeWorker('w1', 'not needed')).toMatch(/w1/);
+    control.cancel('enough');
+    const settled = await drive(clock, handle.result.then((r) => r.status, (e: unknown) => (e as { code?: string }).code));
+    expect(settled).toMatch(/cancel/);
+    expect(control.running).toBe(false);
+    expect(control.controlsCoordination).toBe(false);
+    expect(() => control.setDelegateMode(true)).toThrow(NotRunningError);
   });
 
   it('abandons a lead turn that hangs past leadTurnTimeoutMs: the workers carry on, the question gets the default answer', async () => {

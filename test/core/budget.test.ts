@@ -116,7 +116,7 @@ describe('budgets', () => {
         { agent: 'w', reply: { text: 'done', usage: usage(10, 1) } },
       ],
     });
-    const loop = orchestrate({ orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'w' })], maxIterations: 10, autoAdjust: false });
+    const loop = orchestrate({ lead: agent({ name: 'lead' }), workers: [agent({ name: 'w' })], maxIterations: 10, autoAdjust: false });
     const result = await run(withBudget(loop, { inputTokens: 500 }), 'task', { adapter });
     expect(result.status).toBe('budget-exhausted');
     expect(result.output).toMatch(/^synthesis 2/);
@@ -137,7 +137,7 @@ describe('budgets', () => {
     });
     const look = defineTool({ name: 'look', description: 'look', parameters: z.object({}), execute: () => 'x' });
     const loop = orchestrate({
-      orchestrator: agent({ name: 'lead' }),
+      lead: agent({ name: 'lead' }),
       workers: [agent({ name: 'greedy', tools: [look], budget: { inputTokens: 600 } }), agent({ name: 'frugal' })],
       mode: 'orchestrator-reflect',
     });

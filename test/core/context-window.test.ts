@@ -61,7 +61,7 @@ function measuring(inner: ModelAdapter, sizes: Record<string, number[]>): ModelA
 
 function loop(context?: { maxTokens: number }) {
   return orchestrate({
-    orchestrator: agent({ name: 'lead', system: SYSTEM, ...(context ? { context } : {}) }),
+    lead: agent({ name: 'lead', system: SYSTEM, ...(context ? { context } : {}) }),
     workers: ['a', 'b', 'c'].map((name) => agent({ name })),
     maxIterations: 10,
     autoAdjust: false,
@@ -106,7 +106,7 @@ describe('context budgets', () => {
     const total = async (iterations: number, context?: { maxTokens: number }) => {
       const sizes: Record<string, number[]> = {};
       const flow = orchestrate({
-        orchestrator: agent({ name: 'lead', system: SYSTEM, ...(context ? { context } : {}) }),
+        lead: agent({ name: 'lead', system: SYSTEM, ...(context ? { context } : {}) }),
         workers: ['a', 'b', 'c'].map((name) => agent({ name })),
         maxIterations: iterations,
         autoAdjust: false,

@@ -122,7 +122,7 @@ describe('orchestrator delegation hooks', () => {
     });
     const events = collect();
     const loop = orchestrate({
-      orchestrator: agent({ name: 'lead' }),
+      lead: agent({ name: 'lead' }),
       workers: [agent({ name: 'coder' }), agent({ name: 'tester' }), agent({ name: 'deployer' })],
       mode: 'orchestrator',
       dispatch: 'tool',

@@ -234,7 +234,7 @@ describe('nested agents', () => {
     const adapter = scriptedAdapter({
       replies: { lead: ['@worker:coder\nWrite it\n@end', 'never'], coder: ['the secret is 42'] },
     });
-    const loop = orchestrate({ orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'coder' })], mode: 'orchestrator' });
+    const loop = orchestrate({ lead: agent({ name: 'lead' }), workers: [agent({ name: 'coder' })], mode: 'orchestrator' });
     const guarded = withGuardrails(loop, { stream: [blockWord('no-secrets', 'secret')] });
     const error = await tripOf(run(guarded, 'Build', { adapter }));
     expect(error).toMatchObject({ guardrail: 'no-secrets', stage: 'stream' });

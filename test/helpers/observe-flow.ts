@@ -95,7 +95,7 @@ export function showcaseFlow() {
       const review = orchestrate({
         name: 'docs-review',
         mode: 'orchestrator-reflect',
-        orchestrator: agent({ name: 'lead', model: 'gpt-test' }),
+        lead: agent({ name: 'lead', model: 'gpt-test' }),
         workers: [agent({ name: 'writer', model: 'gpt-mini' })],
         evaluator: agent({ name: 'judge', model: 'gpt-mini' }),
         maxIterations: 4,

@@ -28,7 +28,7 @@ function setup(options: ScriptedAdapterOptions) {
 }
 
 function team(extra: Partial<OrchestrateOptions> = {}) {
-  return orchestrate({ orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], ...extra });
+  return orchestrate({ lead: agent({ name: 'lead' }), workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], ...extra });
 }
 
 async function drive<T>(clock: SimulatedClock, promise: Promise<T>): Promise<T> {
@@ -192,7 +192,7 @@ describe('worker names with spaces', () => {
       ],
     });
     const loop = orchestrate({
-      orchestrator: agent({ name: 'lead' }),
+      lead: agent({ name: 'lead' }),
       workers: ['Code Reviewer', 'Test Writer', 'Docs Writer'].map((name) => agent({ name })),
     });
     const events: TroupeEvent[] = [];

@@ -20,7 +20,7 @@ const LONG = 'The refresh path now compares expiresAt with the clock before reus
 
 function team(extra: Partial<OrchestrateOptions> = {}) {
   return orchestrate({
-    orchestrator: agent({ name: 'lead' }),
+    lead: agent({ name: 'lead' }),
     workers: [agent({ name: 'coder' }), agent({ name: 'tester' }), agent({ name: 'writer' })],
     evaluator: agent({ name: 'judge' }),
     ...extra,

@@ -16,7 +16,7 @@ const PLAN = '@worker:coder\nWrite the form.\n@end\n@worker:tester\nWrite the te
 
 function team(extra: Partial<OrchestrateOptions> = {}) {
   return orchestrate({
-    orchestrator: agent({ name: 'lead', system: 'You lead the team.' }),
+    lead: agent({ name: 'lead', system: 'You lead the team.' }),
     workers: [agent({ name: 'coder', system: 'You write TypeScript.' }), agent({ name: 'tester', description: 'Writes tests' })],
     ...extra,
   });
@@ -138,7 +138,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const { adapter, clock } = setup({
       replies: { lead: [fail, fail, PLAN, 'First try.\n[[NEEDS_ITERATION]]', fail, fail, PLAN, 'Done.\n[[GROUP_REFLECT_COMPLETE]]'] },
     });
-    const result = await drive(clock, run(team({ retryBackoffMs: 100 }), REQUEST, { adapter, clock }));
+    const result = await drive(clock, run(team({ retry: { delayMs: 100 } }), REQUEST, { adapter, clock }));
     expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
   });
 
@@ -273,7 +273,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'lead', reply: 'No.' }] });
     await expect(run(team(), REQUEST, { adapter, clock })).rejects.toMatchObject({
       code: 'no_assignments',
-      message: 'Orchestrator "lead" assigned no task to a worker after 3 nudges (workers: coder, tester)',
+      message: 'Lead "lead" assigned no task to a worker after 3 nudges (workers: coder, tester)',
     });
     expect(adapter.inputsOf('lead')).toHaveLength(4);
   });
@@ -332,7 +332,7 @@ describe('orchestrate (orchestrator-reflect)', () => {
     expect(() => team({ goalScore: 2 })).toThrow(/goalScore/);
     expect(() => orchestrate({ workers: [] })).toThrow(/workers/);
     expect(() => team({ evaluator: 'judge' as never })).toThrow('Expected `evaluator` to be an agent, got "judge" (string)');
-    expect(() => orchestrate({ workers: [agent({ name: 'a' })] })).toThrow(/needs an `orchestrator`/);
+    expect(() => orchestrate({ workers: [agent({ name: 'a' })] })).toThrow(/needs a `lead`/);
   });
 });
 
@@ -346,7 +346,7 @@ describe('orchestrate (maxParallel)', () => {
     const clock = new SimulatedClock();
     const gauge = new Gauge();
     const adapter = scriptedAdapter({ clock, rules: [{ agent: 'lead', reply: lead(['Done.'], THREE) }, slow('coder'), slow('tester'), slow('writer')] });
-    const loop = orchestrate({ mode: 'orchestrator', orchestrator: agent({ name: 'lead' }), workers: workers(), maxParallel: 2 });
+    const loop = orchestrate({ mode: 'orchestrator', lead: agent({ name: 'lead' }), workers: workers(), maxParallel: 2 });
     const result = await drive(clock, run(loop, REQUEST, { adapter: gaugedAdapter(adapter, gauge, isWorker), clock }), 1000);
     expect(result.results.map((r) => r.output).sort()).toEqual(['coder: done', 'tester: done', 'writer: done']);
     expect(gauge.peak).toBe(2);
@@ -362,7 +362,7 @@ describe('orchestrate (maxParallel)', () => {
       replies: { lead: [{ toolCalls: [call('coder'), call('tester'), call('writer')] }, 'All done.\n[[GROUP_REFLECT_COMPLETE]]'] },
       rules: [slow('coder'), slow('tester'), slow('writer')],
     });
-    const loop = orchestrate({ mode: 'orchestrator', dispatch: 'tool', orchestrator: agent({ name: 'lead' }), workers: workers(), maxParallel: 1 });
+    const loop = orchestrate({ mode: 'orchestrator', dispatch: 'tool', lead: agent({ name: 'lead' }), workers: workers(), maxParallel: 1 });
     const result = await drive(clock, run(loop, REQUEST, { adapter: gaugedAdapter(adapter, gauge, isWorker), clock }), 1000);
     expect(result.output).toBe('All done.');
     expect(gauge.peak).toBe(1);
@@ -414,7 +414,7 @@ describe('orchestrate (one-pass modes)', () => {
 
   it('broadcast runs the broadcast pattern: the first failed worker cancels the others and fails the pass', async () => {
     const { adapter, clock, events, onEvent } = setup({ rules: [{ agent: 'coder', reply: { fault: 'throw', error: 'down' } }, { agent: 'tester', reply: { text: 'slow', delayMs: 5000 } }] });
-    const loop = orchestrate({ mode: 'broadcast', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], maxConsecutiveErrors: 1 });
+    const loop = orchestrate({ mode: 'broadcast', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], retry: { maxRetries: 0 } });
     const result = await drive(clock, run(loop, REQUEST, { adapter, clock, onEvent }));
     expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', goalMet: false, iterations: 0, error: 'Worker "coder" failed: down' });
     expect(result.trace.children[0]!.children.map((op) => `${op.kind}:${op.name}`)).toEqual(['broadcast:orchestrate']);
@@ -425,7 +425,7 @@ describe('orchestrate (one-pass modes)', () => {
 
   it('sequential runs the sequential pattern: a failed worker ends the pass before the next one', async () => {
     const { adapter, clock } = setup({ rules: [{ agent: 'coder', reply: { fault: 'throw', error: 'down' } }] });
-    const loop = orchestrate({ mode: 'sequential', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], maxConsecutiveErrors: 2, retryBackoffMs: 10 });
+    const loop = orchestrate({ mode: 'sequential', workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], retry: { maxRetries: 1, delayMs: 10 } });
     const result = await drive(clock, run(loop, REQUEST, { adapter, clock }));
     expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', error: 'Worker "coder" failed: down' });
     expect(adapter.inputsOf('coder')).toHaveLength(2);

@@ -60,7 +60,7 @@ describe('reflect', () => {
   it('spends an error budget with back-off', async () => {
     const clock = new SimulatedClock();
     const adapter = scriptedAdapter({ clock, rules: [{ agent: 'writer', reply: { fault: 'throw', error: 'down' } }] });
-    const p = run(reflect(writer(), { retryBackoffMs: 1000 }), 'go', { adapter, clock });
+    const p = run(reflect(writer(), { retry: { delayMs: 1000 } }), 'go', { adapter, clock });
     for (let i = 0; i < 5; i++) await clock.advance(1000);
     const result = await p;
     expect(result).toMatchObject({ status: 'failed', reason: 'error-budget', error: 'down', iterations: 0 });

@@ -20,11 +20,11 @@ import { checkpointRecorder } from '../helpers/checkpoints.js';
 
 const vote = (reason = 'done') => ({ toolCalls: [{ name: 'vote_conclude', arguments: { reason } }] });
 const intro = (self: string, members: string, tools = true) =>
-  `Team task:\nReview PR 7\n\nYou are "${self}", a member of a team (${members}); "lead" coordinates and writes the final answer. ` +
+  `Team task:\nReview PR 7\n\nYou are "${self}", a member of a team (${members}); "lead" leads it and writes the final answer. ` +
   `Each turn, reply with your message to the team. When you think the team is done, ` +
   (tools ? 'call the vote_conclude tool with your reason' : 'write [[VOTE_CONCLUDE]] on a line of its own') +
   '; speaking again without voting withdraws your vote.';
-const leadIntro = (members: string) => `Team task:\nReview PR 7\n\nYou are "lead", the coordinator of a team (${members}). At the end you write the final answer.`;
+const leadIntro = (members: string) => `Team task:\nReview PR 7\n\nYou are "lead", the lead of a team (${members}). At the end you write the final answer.`;
 const pick = <K extends TroupeEventName>(events: TroupeEvent[], type: K) =>
   events.filter((e) => e.type === type) as unknown as Array<TroupeEvent<K>>;
 
@@ -38,7 +38,7 @@ describe('team', () => {
       },
     });
     const events: TroupeEvent[] = [];
-    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
+    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }) });
     const result = await run(panel, 'Review PR 7', { adapter, onEvent: (e) => events.push(e) });
 
     expect(result).toMatchObject({ output: 'Ship it.', agent: 'lead', status: 'completed', reason: 'consensus', rounds: 2 });
@@ -84,7 +84,7 @@ describe('team', () => {
       ],
     });
     const members = ['m1', 'm2', 'm3', 'm4'].map((name) => agent({ name }));
-    const result = await run(team({ members, coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2, turnBased: true }), 'Review PR 7', { adapter });
+    const result = await run(team({ members, lead: agent({ name: 'lead' }), terminationMode: 'max-rounds', maxRounds: 2, turnBased: true }), 'Review PR 7', { adapter });
     expect(result).toMatchObject({ status: 'completed', reason: 'max-rounds' });
     expect(result.transcript.map((m) => m.text)).toEqual(['m1 r1', 'm2 r1', 'm3 r1', 'm4 r1', 'm1 r2', 'm2 r2', 'm3 r2', 'm4 r2']);
     expect(adapter.inputsOf('m3')).toEqual([
@@ -108,8 +108,8 @@ describe('team', () => {
     const saves = checkpointRecorder<TeamState>('team');
     const panel = team({
       members: [agent({ name: 'a' }), agent({ name: 'b' })],
-      coordinator: agent({ name: 'lead' }),
-      terminationMode: 'coordinatorDecides',
+      lead: agent({ name: 'lead' }),
+      terminationMode: 'lead-decides',
       maxRounds: 3,
     });
     const result = await run(panel, 'Review PR 7', { adapter, store: saves.store });
@@ -125,17 +125,17 @@ describe('team', () => {
       rules: [{ agent: 'a', reply: (r) => (r.text.startsWith('[tool result') ? 'Agreed.' : vote()) }, { agent: 'b', reply: 'B' }, { agent: 'lead', reply: 'Final.' }],
     });
     const members = () => [agent({ name: 'a' }), agent({ name: 'b' })];
-    const byDefault = await run(team({ members: members(), coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds' }), 'Review PR 7', { adapter });
+    const byDefault = await run(team({ members: members(), lead: agent({ name: 'lead' }), terminationMode: 'max-rounds' }), 'Review PR 7', { adapter });
     expect(byDefault).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 10, output: 'Final.' });
     expect(adapter.inputsOf('b')).toHaveLength(10);
 
-    const bounded = await run(team({ members: members(), coordinator: agent({ name: 'lead' }), maxRounds: 2 }), 'Review PR 7', { adapter });
+    const bounded = await run(team({ members: members(), lead: agent({ name: 'lead' }), maxRounds: 2 }), 'Review PR 7', { adapter });
     expect(bounded).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 2 });
     // a votes every round; b never does, so no round reaches consensus
     expect(bounded.transcript.map((m) => [m.from, m.round, m.vote ?? false])).toEqual([['a', 1, true], ['b', 1, false], ['a', 2, true], ['b', 2, false]]);
   });
 
-  it('lets the coordinator review each round and conclude with conclude_team', async () => {
+  it('lets the lead review each round and conclude with conclude_team', async () => {
     const adapter = scriptedAdapter({
       replies: {
         a: ['A1', 'A2'],
@@ -143,7 +143,7 @@ describe('team', () => {
         lead: ['Focus on the tests.', { toolCalls: [{ name: 'conclude_team', arguments: { summary: 'Approved with one fix' } }] }, '', 'Approve after fixing the test.'],
       },
     });
-    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'coordinatorDecides' });
+    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }), terminationMode: 'lead-decides' });
     const result = await run(panel, 'Review PR 7', { adapter });
     expect(result).toMatchObject({ status: 'completed', reason: 'lead-decided', rounds: 2, summary: 'Approved with one fix', output: 'Approve after fixing the test.', agent: 'lead' });
     expect(adapter.sessions.find((s) => s.agent === 'lead')?.tools?.map((t) => t.name)).toEqual(['conclude_team']);
@@ -175,7 +175,7 @@ describe('team', () => {
         return { output: second.output, agent: second.agent, status: 'completed' };
       },
     });
-    const result = await run(team({ members: [agent({ name: 'a' }), pipeline], coordinator: agent({ name: 'lead' }) }), 'Review PR 7', { adapter });
+    const result = await run(team({ members: [agent({ name: 'a' }), pipeline], lead: agent({ name: 'lead' }) }), 'Review PR 7', { adapter });
     expect(result).toMatchObject({ status: 'completed', reason: 'consensus' });
     expect(result.transcript).toEqual([
       { from: 'a', round: 1, text: 'A1' },
@@ -199,7 +199,7 @@ describe('team', () => {
       },
     });
     const events: TroupeEvent[] = [];
-    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
+    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }) });
     const result = await run(panel, 'Review PR 7', { adapter, onEvent: (e) => events.push(e) });
     expect(adapter.inputsOf('b')).toHaveLength(2);
     expect(adapter.inputsOf('b')[1]).toBe(adapter.inputsOf('b')[0]);
@@ -215,7 +215,7 @@ describe('team', () => {
 
   it('fails with TeamFailedError when every member fails', async () => {
     const adapter = scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: { fault: 'throw', error: 'down' } }], fallback: 'unused' });
-    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
+    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }) });
     const error = await run(panel, 'Review PR 7', { adapter }).catch((e: unknown) => e);
     expect(error).toMatchObject({ name: 'TeamFailedError', code: 'team_failed', message: 'Team "team" failed: every member failed' });
     const state = (error as { details: { state: TeamState } }).details.state;
@@ -229,7 +229,7 @@ describe('team', () => {
       replies: { a: [() => { controller.abort(); return 'A1'; }] },
       fallback: 'never',
     });
-    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), turnBased: true });
+    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }), turnBased: true });
     await expect(run(panel, 'Review PR 7', { adapter, signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
     expect(adapter.calls.map((c) => c.agent)).toEqual(['a']);
     expect(adapter.closedSessions).toBe(1);
@@ -238,7 +238,7 @@ describe('team', () => {
   it('cancels the members in flight in a parallel round and calls no one after', async () => {
     const clock = new SimulatedClock();
     const adapter = scriptedAdapter({ fallback: 'slow', latencyMs: 100, clock });
-    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
+    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }) });
     const handle = startRun(panel, 'Review PR 7', { adapter, clock });
     handle.result.catch(() => undefined);
     await clock.advance(50);
@@ -260,7 +260,7 @@ describe('team', () => {
         throw new ConfigurationError('Agent "x" names adapter "missing", which is not registered', { code: 'unknown_adapter' });
       },
     });
-    const panel = team({ members: [broken, agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
+    const panel = team({ members: [broken, agent({ name: 'b' })], lead: agent({ name: 'lead' }) });
     const handle = startRun(panel, 'Review PR 7', { adapter, clock });
     handle.result.catch(() => undefined);
     await clock.advance(50);
@@ -279,7 +279,7 @@ describe('team', () => {
       },
     });
     const votes: TeamVote[] = [];
-    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), onVote: (v) => void votes.push(v) });
+    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }), onVote: (v) => void votes.push(v) });
     const result = await run(panel, 'Review PR 7', { adapter });
     expect(result).toMatchObject({ status: 'completed', reason: 'consensus', rounds: 3 });
     expect(votes).toEqual([
@@ -300,7 +300,7 @@ describe('team', () => {
         lead: ['Keep going.', 'Enough.\n[[TEAM_CONCLUDE]]', 'Final.'],
       },
     });
-    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'coordinatorDecides' });
+    const panel = team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }), terminationMode: 'lead-decides' });
     const result = await run(panel, 'Review PR 7', { adapter });
     expect(adapter.sessions.every((s) => s.tools === undefined)).toBe(true);
     expect(adapter.inputsOf('a')[0]).toBe(`${intro('a', 'a, b', false)}\n\nRound 1. No new messages.`);
@@ -318,8 +318,8 @@ describe('team', () => {
     const messages: string[] = [];
     const panel = team({
       members: [agent({ name: 'a' }), agent({ name: 'b' })],
-      coordinator: agent({ name: 'lead' }),
-      terminationMode: 'maxRounds',
+      lead: agent({ name: 'lead' }),
+      terminationMode: 'max-rounds',
       maxRounds: 3,
       onMessage: (m) => void messages.push(`${m.from}:${m.text}`),
       shouldContinue: (state) => {
@@ -339,7 +339,7 @@ describe('team', () => {
   it('checkpoints a serialisable state after every round and resumes from it', async () => {
     const script = () =>
       scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: (r) => `${r.agent} turn ${r.turn}` }, { agent: 'lead', reply: 'Final.' }] });
-    const make = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 3 });
+    const make = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }), terminationMode: 'max-rounds', maxRounds: 3 });
     const recorded = checkpointRecorder<TeamState>('team');
     const full = await run(make(), 'Review PR 7', { adapter: script(), store: recorded.store });
     const states = recorded.states;
@@ -349,11 +349,11 @@ describe('team', () => {
       schemaVersion: 1,
       team: 'team',
       task: 'Review PR 7',
-      terminationMode: 'maxRounds',
+      terminationMode: 'max-rounds',
       round: 1,
       transcript: [{ from: 'a', round: 1, text: 'a turn 1' }, { from: 'b', round: 1, text: 'b turn 1' }],
       members: [{ name: 'a', seen: 0, active: true }, { name: 'b', seen: 0, active: true }],
-      coordinator: { name: 'lead', seen: 0 },
+      lead: { name: 'lead', seen: 0 },
       votes: [],
     });
 
@@ -373,11 +373,11 @@ describe('team', () => {
 
   it('validates its options with clear messages', () => {
     const lead = agent({ name: 'lead' });
-    expect(() => team({ members: [], coordinator: lead })).toThrow('Expected `members` to be a non-empty array of runnables, got [] (array)');
-    expect(() => team({ members: [agent({ name: 'a' })], coordinator: lead, maxRounds: 0 })).toThrow('Expected `maxRounds` to be a positive integer, got 0 (number)');
-    expect(() => team({ members: [agent({ name: 'a' })], coordinator: lead, terminationMode: 'vote' as never })).toThrow(/terminationMode/);
-    expect(() => team({ members: [agent({ name: 'a' }), agent({ name: 'a' })], coordinator: lead })).toThrow(/two participants named "a"/);
-    expect(() => team({ members: [agent({ name: 'user' })], coordinator: lead })).toThrow(/reserved/);
+    expect(() => team({ members: [], lead: lead })).toThrow('Expected `members` to be a non-empty array of runnables, got [] (array)');
+    expect(() => team({ members: [agent({ name: 'a' })], lead: lead, maxRounds: 0 })).toThrow('Expected `maxRounds` to be a positive integer, got 0 (number)');
+    expect(() => team({ members: [agent({ name: 'a' })], lead: lead, terminationMode: 'vote' as never })).toThrow(/terminationMode/);
+    expect(() => team({ members: [agent({ name: 'a' }), agent({ name: 'a' })], lead: lead })).toThrow(/two participants named "a"/);
+    expect(() => team({ members: [agent({ name: 'user' })], lead: lead })).toThrow(/reserved/);
   });
 });
 
@@ -388,7 +388,7 @@ describe('team state', () => {
   it('resumes from a stored schemaVersion 1 state', async () => {
     const state = teamStateSchema.parse(fixture());
     const adapter = scriptedAdapter({ replies: { a: [vote(), 'Agreed.'], b: [vote(), 'Still good.'], lead: ['Approved.'] } });
-    const panel = team({ name: 'review', members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }) });
+    const panel = team({ name: 'review', members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }) });
     // The state as the team's checkpoint in a run's store, and the run's log.
     const store = memoryStore();
     await store.set(checkpointKey('fx', '/team:review#0'), { schemaVersion: 1, kind: 'team', runId: 'fx', savedAt: 0, state, path: '/team:review#0' });
@@ -417,7 +417,7 @@ describe('team state', () => {
         return inner.set(key, value);
       },
     };
-    const panel = team({ members: [agent({ name: 'a' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
+    const panel = team({ members: [agent({ name: 'a' })], lead: agent({ name: 'lead' }), terminationMode: 'max-rounds', maxRounds: 2 });
     const result = run(panel, 'Review PR 7', { adapter, clock, store });
     await clock.advance(999);
     expect(adapter.calls).toHaveLength(1);
@@ -426,10 +426,10 @@ describe('team state', () => {
     expect(seenAt).toEqual([1, 2]);
   });
 
-  it('fails with TeamFailedError when the coordinator fails twice', async () => {
+  it('fails with TeamFailedError when the lead fails twice', async () => {
     const adapter = scriptedAdapter({ rules: [{ agent: 'a', reply: 'A' }, { agent: 'lead', reply: { fault: 'throw', error: 'lead down' } }] });
-    const panel = team({ members: [agent({ name: 'a' })], coordinator: agent({ name: 'lead' }), terminationMode: 'coordinatorDecides' });
-    await expect(run(panel, 'Review PR 7', { adapter })).rejects.toMatchObject({ code: 'team_failed', message: 'Team "team" failed: the coordinator failed' });
+    const panel = team({ members: [agent({ name: 'a' })], lead: agent({ name: 'lead' }), terminationMode: 'lead-decides' });
+    await expect(run(panel, 'Review PR 7', { adapter })).rejects.toMatchObject({ code: 'team_failed', message: 'Team "team" failed: the lead failed' });
     expect(adapter.inputsOf('lead')).toHaveLength(2);
   });
 

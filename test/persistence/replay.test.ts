@@ -37,7 +37,7 @@ describe('replaying a logged run', () => {
 
   it('replays a team', async () => {
     const live = scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: (r) => `${r.agent} says ${r.turn}` }, { agent: 'lead', reply: 'Merged.' }] });
-    const make = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
+    const make = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }), terminationMode: 'max-rounds', maxRounds: 2 });
     const original = await replays(make, 'Review PR 7', live);
     expect(original).toMatchObject({ status: 'completed', reason: 'max-rounds', rounds: 2, output: 'Merged.' });
   });
@@ -51,7 +51,7 @@ describe('replaying a logged run', () => {
         { agent: 'tester', reply: 'tests' },
       ],
     });
-    const make = () => orchestrate({ orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], evaluator: agent({ name: 'judge' }), maxIterations: 3 });
+    const make = () => orchestrate({ lead: agent({ name: 'lead' }), workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], evaluator: agent({ name: 'judge' }), maxIterations: 3 });
     const original = await replays(make, 'Add a login form', live);
     expect(original).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 2 });
   });

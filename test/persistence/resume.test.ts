@@ -98,7 +98,7 @@ describe('automatic checkpoints and resume', () => {
         { agent: 'coder', reply: (r) => `code ${r.turn}` },
       ],
     });
-    const loop = () => orchestrate({ orchestrator: agent({ name: 'lead' }), workers: [agent({ name: 'coder' })], evaluator: agent({ name: 'judge' }), maxIterations: 4 });
+    const loop = () => orchestrate({ lead: agent({ name: 'lead' }), workers: [agent({ name: 'coder' })], evaluator: agent({ name: 'judge' }), maxIterations: 4 });
     const kill = killAfter('orchestrate', 2);
     const first = await run(loop(), 'Add a login form', { store, clock, runId: 'o1', signal: kill.signal, onEvent: kill.onEvent, adapter: scriptedAdapter(script(['SCORE: 0.2', 'SCORE: 0.5'])) });
     expect(first).toMatchObject({ status: 'cancelled', iterations: 2 });
@@ -119,7 +119,7 @@ describe('automatic checkpoints and resume', () => {
     const store = memoryStore();
     const script = () => scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: (r) => `${r.agent} turn ${r.turn}` }, { agent: 'lead', reply: 'Final.' }] });
     const kill = killAfter('team', 1);
-    const panel = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 3 });
+    const panel = () => team({ members: [agent({ name: 'a' }), agent({ name: 'b' })], lead: agent({ name: 'lead' }), terminationMode: 'max-rounds', maxRounds: 3 });
     await expect(run(panel(), 'Review PR 7', { store, runId: 't1', signal: kill.signal, onEvent: kill.onEvent, adapter: script() })).rejects.toThrow();
 
     const adapter = script();
@@ -162,7 +162,7 @@ describe('automatic checkpoints and resume', () => {
   it('keys the loops inside a team member by round, so a resumed round does not reuse an earlier round', async () => {
     const store = memoryStore();
     const member = () => reflect(agent({ name: 'w' }), { name: 'drafts', maxIterations: 1 });
-    const panel = () => team({ members: [member()], coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
+    const panel = () => team({ members: [member()], lead: agent({ name: 'lead' }), terminationMode: 'max-rounds', maxRounds: 2 });
     const kill = killAfter('team', 1);
     const script = () => scriptedAdapter({ rules: [{ agent: 'w', reply: (r) => `draft for ${r.text.includes('Round 2') ? 'round 2' : 'round 1'}` }, { agent: 'lead', reply: 'Final.' }] });
     await expect(run(panel(), 'Go', { store, runId: 'tm', signal: kill.signal, onEvent: kill.onEvent, adapter: script() })).rejects.toThrow();
@@ -271,7 +271,7 @@ describe('resuming a team whose members changed', () => {
   it('refuses with a clear ConfigurationError', async () => {
     const store = memoryStore();
     const members = (names: string[]) => names.map((name) => agent({ name }));
-    const panel = (names: string[]) => team({ members: members(names), coordinator: agent({ name: 'lead' }), terminationMode: 'maxRounds', maxRounds: 2 });
+    const panel = (names: string[]) => team({ members: members(names), lead: agent({ name: 'lead' }), terminationMode: 'max-rounds', maxRounds: 2 });
     const adapter = scriptedAdapter({ fallback: 'ok' });
     const kill = killAfter('team', 1);
     await expect(run(panel(['a', 'b']), 'Go', { store, runId: 'tc', signal: kill.signal, onEvent: kill.onEvent, adapter })).rejects.toThrow();

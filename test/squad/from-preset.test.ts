@@ -162,7 +162,7 @@ describe('fromPreset', () => {
     expect(() => fromPreset(null as unknown as TeamPresetInput)).toThrow('Expected a team preset, got null');
     expect(() => fromPreset(preset({ workers: [{ name: 'orchestrator', systemPrompt: 'x' }] }))).toThrow(/worker named "orchestrator"/);
     expect(() => fromPreset(preset({ workers: [{ name: 'a', systemPrompt: 'x' }, { name: 'a', systemPrompt: 'y' }] }))).toThrow('Worker "a" is listed twice');
-    expect(fromPreset(preset({ workers: [{ name: 'orchestrator', systemPrompt: 'x' }] }), { orchestratorName: 'lead' }).preset.workers).toHaveLength(1);
+    expect(fromPreset(preset({ workers: [{ name: 'orchestrator', systemPrompt: 'x' }] }), { leadName: 'lead' }).preset.workers).toHaveLength(1);
     expect(() => fromPreset(preset(), { adapters: 'fast' as never })).toThrow('Expected `adapters` to be an object of adapters by name, got "fast" (string)');
     expect(() => fromPreset(preset(), { model: '' })).toThrow('Expected `model` to be a non-empty string');
   });
@@ -202,7 +202,7 @@ describe('saving a team as a preset', () => {
     const options = {
       name: 'pair',
       mode: 'orchestrator' as const,
-      orchestrator: agent({ name: 'lead', system: 'Lead the pair.' }),
+      lead: agent({ name: 'lead', system: 'Lead the pair.' }),
       workers: [agent({ name: 'coder', system: 'Write code.', description: 'Coder', model: 'm1', adapter: 'fast' }), agent({ name: 'tester' })],
       sharedContext: 'Use TypeScript.',
       goalScore: 0.7,

@@ -335,31 +335,36 @@ export function readAdvisorsAndHandoff(r: FieldReader): Pick<AgentDefinition, 'a
   return out;
 }
 
+/** The termination modes a file may name: the team pattern's (`max-rounds`, `lead-decides`) and the words of files written before 0.1.0. */
 const TERMINATION: Record<string, NonNullable<AgentDefinition['team']>['terminationMode']> = {
   consensus: 'consensus',
-  maxRounds: 'maxRounds',
-  coordinatorDecides: 'coordinatorDecides',
-  'max-rounds': 'maxRounds',
-  coordinator: 'coordinatorDecides',
+  'max-rounds': 'max-rounds',
+  'lead-decides': 'lead-decides',
+  lead: 'lead-decides',
+  maxRounds: 'max-rounds',
+  coordinatorDecides: 'lead-decides',
+  coordinator: 'lead-decides',
 };
 
-/** `team: { members, coordinator?, terminationMode?, maxRounds?, turnBased? }`. */
+/** `team: { members, lead?, terminationMode?, maxRounds?, turnBased? }` (`coordinator` is read as `lead`). */
 export function readTeam(r: FieldReader): AgentDefinition['team'] | undefined {
   const value = r.record('team');
   if (value === undefined) return undefined;
-  const stray = strayKeys(value, ['members', 'coordinator', 'terminationMode', 'maxRounds', 'turnBased']);
-  if (stray.length > 0) return r.wrong(['team', stray[0]!], 'one of members, coordinator, terminationMode, maxRounds, turnBased', value[stray[0]!]);
+  const stray = strayKeys(value, ['members', 'lead', 'coordinator', 'terminationMode', 'maxRounds', 'turnBased']);
+  if (stray.length > 0) return r.wrong(['team', stray[0]!], 'one of members, lead, terminationMode, maxRounds, turnBased', value[stray[0]!]);
   const members = r.listAt(['team', 'members'], value.members, 'a list of agent names');
   if (members === undefined || members.some((m) => !isReference(m))) return r.wrong(['team', 'members'], 'a non-empty list of agent names', value.members);
   const team: NonNullable<AgentDefinition['team']> = { members };
-  const { coordinator, terminationMode, maxRounds, turnBased } = value;
-  if (coordinator !== undefined && coordinator !== null) {
-    if (typeof coordinator === 'string' && isReference(coordinator)) team.coordinator = coordinator;
-    else return r.wrong(['team', 'coordinator'], 'an agent name', coordinator);
+  const { terminationMode, maxRounds, turnBased } = value;
+  const leadKey = value.lead !== undefined && value.lead !== null ? 'lead' : 'coordinator';
+  const lead = value[leadKey];
+  if (lead !== undefined && lead !== null) {
+    if (typeof lead === 'string' && isReference(lead)) team.lead = lead;
+    else return r.wrong(['team', leadKey], 'an agent name', lead);
   }
   if (terminationMode !== undefined && terminationMode !== null) {
     const mode = typeof terminationMode === 'string' ? TERMINATION[terminationMode] : undefined;
-    if (mode === undefined) return r.wrong(['team', 'terminationMode'], 'consensus, maxRounds or coordinatorDecides', terminationMode);
+    if (mode === undefined) return r.wrong(['team', 'terminationMode'], 'consensus, max-rounds or lead-decides', terminationMode);
     team.terminationMode = mode;
   }
   if (maxRounds !== undefined && maxRounds !== null) {

@@ -38,7 +38,7 @@ export interface A2AModelAdapter extends ModelAdapter {
  * @example
  * ```ts
  * const reviewer = agent({ name: 'reviewer', adapter: a2aAdapter('http://127.0.0.1:4100/reviewers') });
- * const loop = orchestrate({ orchestrator: lead, workers: [coder, reviewer] });
+ * const loop = orchestrate({ lead, workers: [coder, reviewer] });
  * ```
  */
 export function a2aAdapter(url: string, options: A2AAdapterOptions = {}): A2AModelAdapter {

@@ -280,7 +280,7 @@ describe('troupe\'s A2A worker against an agent built with the A2A SDK, in its o
     expect([routed.output, routed.agent]).toEqual(['echo: Please review PR 3', 'remote-reviewer']);
     // An agent whose model is the remote: an orchestrate worker ...
     const remoteWorker = agent({ name: 'remote-worker', description: 'reviews code', adapter: a2aAdapter(sdk.url) });
-    const orchestrated = await run(orchestrate({ orchestrator: agent({ name: 'boss' }), workers: [remoteWorker], maxIterations: 1 }), 'Get the parser reviewed', { adapter });
+    const orchestrated = await run(orchestrate({ lead: agent({ name: 'boss' }), workers: [remoteWorker], maxIterations: 1 }), 'Get the parser reviewed', { adapter });
     const workerOps: string[] = [];
     walk(orchestrated.trace, (n) => void (n.kind === 'worker' && n.status === 'completed' && workerOps.push(n.name)));
     expect(workerOps).toEqual(['remote-worker']);

@@ -84,7 +84,7 @@ describe('outcomeCollector', () => {
     const loop = orchestrate({
       name: 'review',
       mode: 'orchestrator-reflect',
-      orchestrator: agent({ name: 'lead', model: 'lead-model' }),
+      lead: agent({ name: 'lead', model: 'lead-model' }),
       workers: [agent({ name: 'security', model: 'small' })],
       evaluator: agent({ name: 'judge' }),
       maxIterations: 3,
