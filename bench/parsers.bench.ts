@@ -29,6 +29,10 @@ import { parseTeamMd } from '../src/squad/team-md.js';
 import { fencedBlocks } from '../src/text/fences.js';
 import { normalizeText } from '../src/text/lines.js';
 import { nameKey } from '../src/text/names.js';
+import { parseMarkdown } from '../src/ui/markdown.js';
+import { answerOf } from '../src/integrations/a2a/messages.js';
+import { userMessage } from '../test/helpers/a2a.js';
+import { parseJsonLines } from '../src/core/run-log-reader.js';
 
 const MB = 1024 * 1024;
 /** Worker names that share their first seven words. */
@@ -97,6 +101,17 @@ const cases: Case[] = [
   { reader: 'capEntries', input: 'dated entries, newest first', make: (b) => fill(b, (i) => `## ${String(9999 - (i % 9000)).padStart(4, '0')}-01-01: d\ntext\n`), run: (t) => capEntries(t, 8000) },
   { reader: 'displayName', input: 'emoji and letters', make: (b) => fill(b, () => '🏗️ a '), run: (t) => displayName(t) },
   { reader: 'normalizeText', input: 'lone CRs', make: (b) => fill(b, () => '\r'), run: (t) => normalizeText(t) },
+  { reader: 'parseMarkdown', input: '`[` then `]` (nested brackets)', make: (b) => '['.repeat(b / 2) + ']'.repeat(b / 2), run: (t) => parseMarkdown(t) },
+  { reader: 'parseMarkdown', input: '`[a](` link openers', make: (b) => fill(b, () => '[a]('), run: (t) => parseMarkdown(t) },
+  { reader: 'parseMarkdown', input: '`![a](b ` image openers', make: (b) => fill(b, () => '![a](b '), run: (t) => parseMarkdown(t) },
+  { reader: 'parseMarkdown', input: 'emphasis openers `**a _b `', make: (b) => fill(b, () => '**a _b '), run: (t) => parseMarkdown(t) },
+  { reader: 'parseMarkdown', input: 'backticks `` `a`` ``', make: (b) => fill(b, () => '`a``'), run: (t) => parseMarkdown(t) },
+  { reader: 'parseMarkdown', input: '`>` quote markers', make: (b) => fill(b, () => '>', '', ' a'), run: (t) => parseMarkdown(t) },
+  { reader: 'parseMarkdown', input: 'list items at growing depth', make: (b) => fill(b, (i) => `${'  '.repeat(Math.min(i, 200))}1. a\n`), run: (t) => parseMarkdown(t) },
+  { reader: 'parseMarkdown', input: 'fence lines', make: (b) => fill(b, () => '```\n'), run: (t) => parseMarkdown(t) },
+  { reader: 'parseMarkdown', input: 'a table row of `|b` cells', make: (b) => fill(b, () => '|b', '|a|\n|-|\n'), run: (t) => parseMarkdown(t) },
+  { reader: 'answerOf', input: 'an approval of spaces, then `!`', make: (b) => `${' '.repeat(b / 2)}x${'!'.repeat(b / 2)}`, run: (t) => answerOf('approval', userMessage(t)) },
+  { reader: 'parseJsonLines', input: '`{}` lines, every line end', make: (b) => fill(b, (i) => (i % 2 ? '{}\r' : '{}\n')), run: (t) => parseJsonLines(t, 'bench') },
   { reader: 'fencedBlocks', input: 'fences opening and closing', make: (b) => fill(b, (i) => (i % 2 === 0 ? '````ts\n' : '```\n````\n')), run: (t) => fencedBlocks(t) },
 ];
 

@@ -79,11 +79,9 @@ describe('parseJsonLines: the one rule for a torn last line', () => {
     );
   });
 
-  it('takes linear time on many short lines of every line end', () => {
+  it('reads many short lines of every line end (its time: npm run bench -- parsers)', () => {
     const text = '{}\r'.repeat(100_000) + '{}\n'.repeat(100_000) + '{}';
-    const started = performance.now();
     expect(parseJsonLines(text, 'log')).toMatchObject({ count: 200_000, torn: expect.anything() });
-    expect(performance.now() - started).toBeLessThan(5_000);
   });
 });
 

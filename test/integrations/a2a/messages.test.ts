@@ -20,16 +20,14 @@ describe('answers in a message', () => {
     expect(answerOf('approval', userMessage('see data', {}, { approved: true, scope: 'session' }))).toEqual({ approved: true, scope: 'session' });
   });
 
-  it('never throws, and takes linear time, on any text', () => {
+  it('never throws on any text (its time: npm run bench -- parsers)', () => {
     fc.assert(
       fc.property(fc.constantFrom('question', 'approval', 'plan-approval' as const), fc.string({ maxLength: 2000 }), (kind, text) => {
         expect(answerOf(kind, userMessage(text))).toBeTypeOf('object');
       }),
     );
     const long = `${' '.repeat(200_000)}x${'!'.repeat(200_000)}`;
-    const started = performance.now();
-    answerOf('approval', userMessage(long));
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(answerOf('approval', userMessage(long))).toBeTypeOf('object');
   });
 
   it('parts as text: a message\'s parts apart, an artifact\'s chunks joined', () => {
