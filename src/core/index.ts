@@ -6,7 +6,7 @@
  * loop, checkpoints, the clock and signal helpers, and the error classes.
  * Budgets and context windows are in `troupe/patterns`, guardrails and
  * delegation hooks in `troupe/guardrails`; where the kernel enforces them
- * is internal (`@internal`, left out of the published declarations).
+ * is marked internal and left out of the published declarations.
  * Applications rarely need more than the root `troupe`.
  * @module troupe/kernel
  * @category Kernel
