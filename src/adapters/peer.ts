@@ -3,6 +3,7 @@
  * (`loadPeer`, from the kernel) and reading tool-call arguments.
  * @module
  */
+/** @internal */
 export { loadPeer } from '../core/peer.js';
 
 /** Parse a tool call's JSON argument text; `undefined` when it is not valid JSON. */

@@ -7,8 +7,8 @@
  * an agent written for one CLI runs on another. A name that is neither is
  * reported (`unknown`), for a warning; it is passed on as it is (a newer
  * CLI may have it).
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { CliToolList } from '../core/adapter.js';
 

@@ -1,8 +1,8 @@
 /**
  * One run of a CLI: spawned without a shell in its own process group,
  * output bounded, settled when the command itself exits.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { ChildProcess } from 'node:child_process';
 import crossSpawn from 'cross-spawn';

@@ -7,8 +7,8 @@
  * tool (`github/issue_read`, `tickets/*`); the CLI offers `view`, `grep`,
  * `bash`, `<server>-<tool>`, and asks before `shell` commands and `write`s.
  * The aliases are shared with the other profiles (`process-cli-tools.ts`).
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { CliToolList } from '../core/adapter.js';
 import { allTools, toolGroup, type ToolGroup } from './process-cli-tools.js';

@@ -9,8 +9,8 @@
  * when the last turn ends. A host that handles a signal itself keeps doing
  * so (the children are then killed when it exits); a host that does not
  * still dies of the signal, as it would have without troupe.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { onExit } from 'signal-exit';

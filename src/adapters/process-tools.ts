@@ -2,8 +2,8 @@
  * The tool calls of a CLI session: the session's tools are served to the
  * CLI over MCP (through `troupe/mcp`'s tool bridge), and each call the CLI
  * makes waits, as a tool call of the turn, until troupe sends its result.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { ToolCall, ToolResult, ToolSchema } from '../core/adapter.js';
 import { abortError, realClock } from '../core/clock.js';

@@ -22,6 +22,7 @@ import { inputText } from './scripted.js';
 import type { ProcessAdapterOptions, ProcessOutput, ProcessPromptContext } from './process-options.js';
 
 export type { ProcessAdapterOptions, ProcessOutput, ProcessPromptContext } from './process-options.js';
+export type { CliToolList } from '../core/adapter.js';
 export { DEFAULT_TOOL_CALL_GATHER_MS } from './process-tools.js';
 export { DEFAULT_MCP_SERVER_NAME, type CliLaunchWarning, type McpLaunch, type McpLaunchConfig, type McpServerLaunch, type ProcessMcpOptions } from './process-launch.js';
 

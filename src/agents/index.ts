@@ -20,6 +20,7 @@ export {
   type TeamDefinition,
   type ToolDecision,
 } from './definition.js';
+export type { CliToolList, McpServerConfig, McpServerSpec } from '../core/adapter.js';
 export { defineAgent, type AgentDefinitionInput } from './define.js';
 export { parseAgentFile, safeParseAgentFile, MAX_AGENT_FILE_BYTES, type ParseAgentFileOptions } from './parse.js';
 export {

@@ -41,6 +41,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 /**
  * Settle with `promise`, or reject with the abort error as soon as `signal`
  * aborts. The listener is removed when either happens.
+ * @internal
  */
 export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return promise;
@@ -67,6 +68,7 @@ export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefine
 /**
  * Run `fn` with a signal that also aborts after `timeoutMs` (when given).
  * The timer is always cleared.
+ * @internal
  */
 export async function withTimeout<T>(
   fn: (signal: AbortSignal) => Promise<T>,

@@ -91,9 +91,9 @@ export interface SessionSpec {
   workspace?: string;
   /**
    * Free-form data passed through to the adapter. Three keys have a
-   * meaning every adapter may rely on: {@link CLI_TOOLS_KEY} (a
-   * {@link CliToolList}), {@link CLI_SYSTEM_PROMPT_KEY} (`append` or
-   * `replace`) and {@link MCP_SERVERS_KEY} (a list of {@link McpServerSpec}).
+   * meaning every adapter may rely on: `cliTools` (a {@link CliToolList}),
+   * `cliSystemPrompt` (`append` or `replace`) and `mcpServers` (a list of
+   * {@link McpServerSpec}).
    */
   metadata?: Record<string, unknown>;
 }
@@ -105,6 +105,7 @@ export interface SessionSpec {
  * CLI's own switches (`--tools` of Claude Code, ...), and its `toolArgs`
  * into arguments of a CLI without a profile. `agent({ cli: { tools } })`
  * and `compileAgents` (for an agent file run on its vendor's CLI) set it.
+ * @internal
  */
 export const CLI_TOOLS_KEY = 'cliTools';
 
@@ -130,6 +131,7 @@ export interface CliToolList {
  * (after the CLI's own system prompt) or `replace` (instead of it). The
  * process adapter's profiles read it (the profile's `systemPrompt` when
  * absent); `agent({ cli: { systemPrompt } })` sets it.
+ * @internal
  */
 export const CLI_SYSTEM_PROMPT_KEY = 'cliSystemPrompt';
 
@@ -140,6 +142,7 @@ export const CLI_SYSTEM_PROMPT_KEY = 'cliSystemPrompt';
  * `capabilities.mcpServers` is true starts them for the session (the
  * process adapter's CLI profiles declare them to the CLI); others ignore
  * them, and troupe says so with a `warning` event (`mcp_servers_unused`).
+ * @internal
  */
 export const MCP_SERVERS_KEY = 'mcpServers';
 

@@ -114,7 +114,10 @@ function format(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(4);
 }
 
-/** The {@link BudgetExhaustedError} behind `error`, or behind the abort of `signal`; undefined when neither is one. */
+/**
+ * The {@link BudgetExhaustedError} behind `error`, or behind the abort of `signal`; undefined when neither is one.
+ * @internal
+ */
 export function budgetExhaustion(error: unknown, signal?: AbortSignal): BudgetExhaustedError | undefined {
   if (error instanceof BudgetExhaustedError) return error;
   if (signal?.aborted && signal.reason instanceof BudgetExhaustedError) return signal.reason;
@@ -168,7 +171,10 @@ export function emptySpend(): BudgetSpend {
   return { inputTokens: 0, outputTokens: 0, totalTokens: 0, costUsd: 0, modelCalls: 0, wallClockMs: 0 };
 }
 
-/** What a meter reports to its run (as events). */
+/**
+ * What a meter reports to its run (as events).
+ * @internal
+ */
 export interface BudgetMeterHooks {
   /** The budget ran out: the first exhaustion, once. */
   exhausted(meter: BudgetMeter, error: BudgetExhaustedError): void;
@@ -178,6 +184,7 @@ export interface BudgetMeterHooks {
  * The meter of one budget in one run: what it has spent, and a signal that
  * aborts (with the {@link BudgetExhaustedError}) once a limit is reached or
  * its deadline passes, so that every op spending from it stops.
+ * @internal
  */
 export class BudgetMeter {
   /** Unique in the run (`budget-1`, ...). */
@@ -315,6 +322,7 @@ export class BudgetMeter {
 /**
  * The budgets an op spends from: its own and every enclosing one, each
  * once. Contexts carry one; `ctx.enter({ budget })` extends it.
+ * @internal
  */
 export class BudgetChain {
   /** The chain of a context without budgets. */
@@ -364,7 +372,10 @@ export class BudgetChain {
   }
 }
 
-/** The meters of one run: shared budgets by object, and ids. */
+/**
+ * The meters of one run: shared budgets by object, and ids.
+ * @internal
+ */
 export class BudgetRegistry {
   readonly #shared = new Map<Budget, BudgetMeter>();
   readonly #clock: Clock;

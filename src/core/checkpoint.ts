@@ -98,7 +98,10 @@ export interface CheckpointHost {
   warn(message: string): void;
 }
 
-/** The schema every saved outcome must match; pattern fields pass through. */
+/**
+ * The schema every saved outcome must match; pattern fields pass through.
+ * @internal
+ */
 export const savedOutcomeSchema = z.looseObject({
   output: z.string(),
   agent: z.string(),

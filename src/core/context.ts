@@ -72,6 +72,7 @@ interface RunShared {
  * ({@link RunContext.withValue}): how a kernel facility (guardrails, for
  * one) scopes its state to a subtree of the run without the context knowing
  * its type. Compared by identity.
+ * @internal
  */
 export class ContextKey<T> {
   /** Phantom field that keeps `T` in the type. */
@@ -83,7 +84,10 @@ export class ContextKey<T> {
   }
 }
 
-/** Options to create a root context; {@link run} makes one for you. */
+/**
+ * Options to create a root context; {@link run} makes one for you.
+ * @internal
+ */
 export interface CreateContextOptions {
   /** The run's id. */
   runId: string;
@@ -111,7 +115,10 @@ export interface CreateContextOptions {
   control?: RunControl;
 }
 
-/** A context that spends from one more budget, and how to leave it: see {@link RunContext.enterBudget}. */
+/**
+ * A context that spends from one more budget, and how to leave it: see {@link RunContext.enterBudget}.
+ * @internal
+ */
 export interface BudgetEntry {
   /** The context with the budget in its chain (and the budget's signal in its own). */
   readonly ctx: RunContext;
@@ -132,7 +139,10 @@ export class RunContext {
   readonly signal: AbortSignal;
   /** The op node that this context's work is recorded under. */
   readonly op: OpNode;
-  /** Nesting depth (0 at the run's root). */
+  /**
+   * Nesting depth (0 at the run's root).
+   * @internal
+   */
   readonly depth: number;
   /**
    * Where this context sits in the run, as a path of op kinds, names and
@@ -153,7 +163,10 @@ export class RunContext {
     this.#values = values;
   }
 
-  /** Create a root context. */
+  /**
+   * Create a root context.
+   * @internal
+   */
   static create(options: CreateContextOptions): RunContext {
     const shared: RunShared = {
       runId: options.runId,
@@ -204,7 +217,10 @@ export class RunContext {
   get emitter(): TroupeEmitter {
     return this.#shared.emitter;
   }
-  /** The maximum nesting depth. */
+  /**
+   * The maximum nesting depth.
+   * @internal
+   */
   get maxDepth(): number {
     return this.#shared.maxDepth;
   }
@@ -217,7 +233,10 @@ export class RunContext {
     return this.#shared.defaultAdapter;
   }
 
-  /** The run's store, when it has one: checkpointing patterns save their state to it. */
+  /**
+   * The run's store, when it has one: checkpointing patterns save their state to it.
+   * @internal
+   */
   get store(): Store | undefined {
     return this.#shared.store;
   }
@@ -270,7 +289,10 @@ export class RunContext {
     return new RunContext(this.#shared, this.signal, this.op, this.depth, `${this.checkpointPath}/${pathSegment(segment)}`, this.#values);
   }
 
-  /** The run's op tree (its root is the run itself), live: the trace so far. */
+  /**
+   * The run's op tree (its root is the run itself), live: the trace so far.
+   * @internal
+   */
   get trace(): OpNode {
     return this.#shared.root;
   }
@@ -278,12 +300,16 @@ export class RunContext {
   /**
    * The value this context carries for `key` (set here or by an ancestor
    * with {@link RunContext.withValue}), or `undefined`.
+   * @internal
    */
   value<T>(key: ContextKey<T>): T | undefined {
     return this.#values.get(key as ContextKey<unknown>) as T | undefined;
   }
 
-  /** The same context carrying `value` for `key`; contexts derived from it inherit it. */
+  /**
+   * The same context carrying `value` for `key`; contexts derived from it inherit it.
+   * @internal
+   */
   withValue<T>(key: ContextKey<T>, value: T): RunContext {
     const values = new Map(this.#values);
     values.set(key as ContextKey<unknown>, value);
@@ -295,6 +321,7 @@ export class RunContext {
    * aborts with `error` as its reason, so nothing after it reaches a model or
    * a tool, and the run rejects with `error` whatever the patterns above
    * made of it. The first call wins; later ones do nothing.
+   * @internal
    */
   halt(error: Error): void {
     const shared = this.#shared;
@@ -303,12 +330,18 @@ export class RunContext {
     shared.abortRun?.(error);
   }
 
-  /** The error the run was halted with ({@link RunContext.halt}), if any. */
+  /**
+   * The error the run was halted with ({@link RunContext.halt}), if any.
+   * @internal
+   */
   get halted(): Error | undefined {
     return this.#shared.halted;
   }
 
-  /** A new op id, unique within the run. */
+  /**
+   * A new op id, unique within the run.
+   * @internal
+   */
   nextOpId(): string {
     return `op-${this.#shared.nextOp++}`;
   }
@@ -336,6 +369,7 @@ export class RunContext {
    * Emit an event the caller built whole, stamp included (`type`, `runId`,
    * `time`, `opId`, then the payload): for code that emits many events and
    * builds each one in a single object.
+   * @internal
    */
   emitEvent<K extends TroupeEventName>(event: TroupeEvent<K>): void {
     const type = event.type;
@@ -361,7 +395,10 @@ export class RunContext {
     this.budgets.record(turn);
   }
 
-  /** The budgets this context spends from: its op's own and every enclosing one. */
+  /**
+   * The budgets this context spends from: its op's own and every enclosing one.
+   * @internal
+   */
   get budgets(): BudgetChain {
     return this.value(BUDGET_CHAIN) ?? BudgetChain.empty;
   }
@@ -371,6 +408,7 @@ export class RunContext {
    * `BudgetExhaustedError` when a budget of the chain has run out or the
    * call would overrun one (`budget.exhausted` says so). The tool loop
    * calls it before every turn.
+   * @internal
    */
   checkBudgets(inputTokens: number): void {
     const chain = this.budgets;
@@ -392,6 +430,7 @@ export class RunContext {
    * signal also aborts when the budget runs out. `ctx.enter({ budget })`
    * uses it; call it yourself for a budget over work that opens no op
    * (the run's own budget). Call `leave` when done.
+   * @internal
    */
   enterBudget(budget: Budget, fallbackName: string): BudgetEntry {
     const shared = this.#shared;

@@ -10,13 +10,19 @@ import type { RunContext } from './context.js';
 import type { Delegation, DelegationHooks, DelegationKind } from './delegation.js';
 import { guardScope, scopeChain } from './guard-scope.js';
 
-/** The hooks in force in `ctx`: the pattern's own (`local`) first, then each guarded runnable's from the innermost out. */
+/**
+ * The hooks in force in `ctx`: the pattern's own (`local`) first, then each guarded runnable's from the innermost out.
+ * @internal
+ */
 export function delegationHooks(ctx: RunContext, local?: DelegationHooks): DelegationHooks[] {
   const hooks = scopeChain(guardScope(ctx)).flatMap((s) => (s.options.delegation ? [s.options.delegation] : []));
   return local ? [local, ...hooks] : hooks;
 }
 
-/** What {@link delegate} decided: the receiver's input, or a refusal with its reason. */
+/**
+ * What {@link delegate} decided: the receiver's input, or a refusal with its reason.
+ * @internal
+ */
 export type DelegateResult = { input: string } | { refused: string; disabled?: boolean };
 
 /**
@@ -25,6 +31,7 @@ export type DelegateResult = { input: string } | { refused: string; disabled?: b
  * `beforeDelegation` in turn (the pattern's own first). Without hooks, the
  * input as built. A `delegation.decided` event records what was decided
  * when there were hooks.
+ * @internal
  */
 export async function delegate(ctx: RunContext, delegation: Delegation, local?: DelegationHooks): Promise<DelegateResult> {
   const hooks = delegationHooks(ctx, local);
@@ -58,6 +65,7 @@ export async function delegate(ctx: RunContext, delegation: Delegation, local?: 
 /**
  * The targets of `targets` that every `enabled` hook in force allows, in
  * order (evaluated now, at run time). Without hooks, all of them.
+ * @internal
  */
 export async function enabledTargets(ctx: RunContext, kind: DelegationKind, from: string, targets: readonly string[], local?: DelegationHooks): Promise<string[]> {
   const hooks = delegationHooks(ctx, local).filter((h) => h.enabled);

@@ -25,7 +25,10 @@ import {
 } from './guardrails.js';
 import type { SendGuard, SendWatch } from './session.js';
 
-/** The guardrails of one guarded runnable, linked to those around it. */
+/**
+ * The guardrails of one guarded runnable, linked to those around it.
+ * @internal
+ */
 export interface GuardScope {
   /** The scope of the guarded runnable around this one, if any. */
   readonly parent: GuardScope | undefined;
@@ -41,7 +44,10 @@ export interface GuardScope {
 
 const guardKey = new ContextKey<GuardScope | undefined>('guardrails');
 
-/** The guard scope `ctx` runs in (the innermost guarded runnable's), if any. */
+/**
+ * The guard scope `ctx` runs in (the innermost guarded runnable's), if any.
+ * @internal
+ */
 export function guardScope(ctx: RunContext): GuardScope | undefined {
   return ctx.value(guardKey);
 }
@@ -49,12 +55,16 @@ export function guardScope(ctx: RunContext): GuardScope | undefined {
 /**
  * `ctx` without guard scopes: guardrails run their checks (a classifier
  * agent) here, so a guardrail never guards itself or waits on its own check.
+ * @internal
  */
 export function unguarded(ctx: RunContext): RunContext {
   return guardScope(ctx) === undefined ? ctx : ctx.withValue(guardKey, undefined);
 }
 
-/** Every scope from `scope` outwards. */
+/**
+ * Every scope from `scope` outwards.
+ * @internal
+ */
 export function scopeChain(scope: GuardScope | undefined): GuardScope[] {
   const out: GuardScope[] = [];
   for (let s = scope; s; s = s.parent) out.push(s);
@@ -90,6 +100,7 @@ function asVerdict(value: unknown): GuardrailVerdict {
  * `guardrail.checked` event. The first to trip halts the run and rejects
  * with its {@link GuardrailTripError}. A check that throws trips (fails
  * closed), with the error as `cause`.
+ * @internal
  */
 export async function checkText(
   ctx: RunContext,
@@ -132,6 +143,7 @@ export async function checkText(
  * in a context carrying the scope (so every model call and tool call under
  * it is guarded), then the output guardrails on its output. A trip rejects
  * with the {@link GuardrailTripError} and halts the run.
+ * @internal
  */
 export async function runGuarded<O extends { output: string }>(
   ctx: RunContext,
@@ -171,6 +183,7 @@ export async function runGuarded<O extends { output: string }>(
  * first), and its reply is held until it passes; streamed text goes to the
  * stream guardrails of every scope (the whole reply, once, when nothing
  * streamed); a trip halts the run, which aborts the send.
+ * @internal
  */
 export function sendGuard(ctx: RunContext, agent: string): SendGuard | undefined {
   const scopes = scopeChain(guardScope(ctx));
@@ -252,6 +265,7 @@ function toolGuards(ctx: RunContext, tool: string): ToolGuardrail[] {
  * the refusal as an error result) or stop the run; `afterCall` may replace
  * the result with a refusal or stop the run. Every decision is a
  * `guardrail.checked` event. Without tool guardrails, just `execute()`.
+ * @internal
  */
 export async function guardToolCall(
   env: { ctx: RunContext; agent: string; signal: AbortSignal },

@@ -207,7 +207,10 @@ function expectName(name: unknown): void {
   if (typeof name !== 'string' || name.trim() === '') throw new ConfigurationError(`Expected a guardrail \`name\` to be a non-empty string, got ${describeValue(name)}`);
 }
 
-/** Check a {@link GuardrailOptions} object: lists of guardrails with unique names per stage. */
+/**
+ * Check a {@link GuardrailOptions} object: lists of guardrails with unique names per stage.
+ * @internal
+ */
 export function validateGuardrailOptions(options: GuardrailOptions): GuardrailOptions {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected guardrail options to be an object, got ${describeValue(options)}`);
   for (const stage of ['input', 'output', 'stream'] as const) {

@@ -11,6 +11,7 @@ const NOT_FOUND = new Set(['ERR_MODULE_NOT_FOUND', 'MODULE_NOT_FOUND', 'ERR_PACK
  * Load an optional peer package through `importer` (a dynamic `import()`);
  * when the package is not installed, throw a `ConfigurationError` with code
  * `missing_dependency` that names the package to install.
+ * @internal
  */
 export async function loadPeer<T>(pkg: string, importer: () => Promise<T>, usedBy: string): Promise<T> {
   try {

@@ -14,7 +14,10 @@ export interface SessionHandleOptions {
   agent: string;
   /** Receives the events of the current session only. */
   onEvent?: (event: SessionEvent, sessionId: string) => void;
-  /** Called around every send: how guardrails watch model calls (`sendGuard` makes one from a run context). */
+  /**
+   * Called around every send: how guardrails watch model calls (`sendGuard` makes one from a run context).
+   * @internal
+   */
   guard?: SendGuard;
 }
 
@@ -22,13 +25,17 @@ export interface SessionHandleOptions {
  * Hooks around each send of a {@link SessionHandle} (guardrails use them):
  * `begin` may wait or throw before the call, and its watch sees the
  * streamed events and may hold or refuse the reply.
+ * @internal
  */
 export interface SendGuard {
   /** Before the call: may wait (for a check still running) or throw. */
   begin(): Promise<SendWatch>;
 }
 
-/** One send as a {@link SendGuard} watches it. */
+/**
+ * One send as a {@link SendGuard} watches it.
+ * @internal
+ */
 export interface SendWatch {
   /** Each event the adapter streams during the send. */
   event(event: SessionEvent): void;

@@ -95,7 +95,10 @@ async function toolLoop(handle: SessionHandle, input: string, options: ToolLoopO
   }
 }
 
-/** Execute one tool call; every failure becomes an error result. */
+/**
+ * Execute one tool call; every failure becomes an error result.
+ * @internal
+ */
 export async function executeToolCall(
   call: ToolCall,
   tools: ReadonlyMap<string, ToolDefinition>,

@@ -41,7 +41,10 @@ export interface ToolDefinition<Args = unknown> {
   enabled?(context: { ctx: RunContext; agent: string }): boolean | Promise<boolean>;
 }
 
-/** The tools of `tools` that are enabled for `agent` in `ctx` (see {@link ToolDefinition.enabled}), in order. */
+/**
+ * The tools of `tools` that are enabled for `agent` in `ctx` (see {@link ToolDefinition.enabled}), in order.
+ * @internal
+ */
 export async function enabledTools(tools: readonly ToolDefinition[], ctx: RunContext, agent: string): Promise<ToolDefinition[]> {
   if (!tools.some((t) => t.enabled)) return [...tools];
   const out: ToolDefinition[] = [];
@@ -82,7 +85,10 @@ export function toJsonSchema(schema: z.ZodType): JsonSchema {
   return rest;
 }
 
-/** The adapter-facing {@link ToolSchema} of a tool. */
+/**
+ * The adapter-facing {@link ToolSchema} of a tool.
+ * @internal
+ */
 export function toToolSchema(tool: ToolDefinition): ToolSchema {
   return { name: tool.name, description: tool.description, parameters: toJsonSchema(tool.parameters) };
 }

@@ -7,6 +7,31 @@
  */
 export { agent, type Agent, type AgentCliOptions, type AgentOptions, type Conversation, type ConversationContextLabel, type ConversationReply, type ConverseOptions } from './agent.js';
 export { withBudget, type WithBudgetOptions } from './with-budget.js';
+
+// Budgets: limits on a run, an op or a pattern's work (\`withBudget\`, \`RunOptions.budget\`, \`EnterOptions.budget\`)
+export {
+  BudgetExhaustedError,
+  budgetLimitKeys,
+  isBudgetExhausted,
+  type Budget,
+  type BudgetExhaustedInfo,
+  type BudgetExhaustion,
+  type BudgetLimitKey,
+  type BudgetLimits,
+  type BudgetSpend,
+} from '../core/budget.js';
+export type { OpBudget } from '../core/ops.js';
+
+// Context windows: an agent's context budget (\`AgentOptions.context\`) and its compaction
+export {
+  ContextWindow,
+  estimateTokens,
+  type CompactionStrategy,
+  type ContextBudget,
+  type ContextInputKind,
+  type ContextWindowOptions,
+  type TokenCounter,
+} from '../core/context-window.js';
 export { handoff, formatHandoff, type HandoffOptions, type HandoffOutcome } from './handoff.js';
 export { router, type RouterOptions, type RouterOutcome } from './router.js';
 export { advisors, consultAdvisors, formatAdvice, type AdvisorResult, type AdvisorsOptions, type AdvisorsOutcome } from './advisors.js';

@@ -3,8 +3,8 @@
  * that the suites run under any test runner and load none. They follow
  * vitest's meaning: `toEqual` ignores properties that are `undefined`,
  * `toMatchObject` checks a subset.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import assert from 'node:assert/strict';
 import { isDeepStrictEqual } from 'node:util';

@@ -7,6 +7,7 @@
  * @module troupe/travel
  * @category Time travel
  */
+export type { RunParent } from '../core/events.js';
 export { listCheckpoints, type RunCheckpoint, type RunEvents } from './checkpoints.js';
 export { builtInCheckpointSchemas, forkRun, type CheckpointSchemas, type ForkEdit, type ForkOptions, type ForkResult, type ForkTarget } from './fork.js';
 export {

@@ -5,8 +5,8 @@
  * do not stream), with the remote's input requests handed to the caller,
  * cancellation carried to the remote task, and every failure a
  * {@link RemoteAgentError}.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import { randomUUID } from 'node:crypto';
 import type { AgentCard, Message, StreamResponse, Task, TaskState } from '@a2a-js/sdk';

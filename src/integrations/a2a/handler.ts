@@ -5,8 +5,8 @@
  * a message starts it (or answers the request it waits on); its state,
  * artifacts and history are read from the run log; cancelling writes the
  * cancel request through the store, so whichever process runs it stops it.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import { randomUUID } from 'node:crypto';
 import type { A2ARequestHandler, ServerCallContext } from '@a2a-js/sdk/server';

@@ -3,8 +3,8 @@
  * (text and data parts, each bounded), and the answer to the request a
  * task waits on. Anything else is refused with the protocol's errors
  * before anything starts.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { Message, SendMessageRequest } from '@a2a-js/sdk';
 import { isSafeId } from '../http/ids.js';

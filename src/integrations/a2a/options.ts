@@ -1,8 +1,8 @@
 /**
  * Options checked from one description: unknown keys are refused with the
  * nearest valid name, so a misspelt option never falls back to its default.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import { ConfigurationError, describeValue } from '../../core/errors.js';
 

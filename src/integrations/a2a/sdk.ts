@@ -3,8 +3,8 @@
  * that troupe uses, loaded on first use: the JSON-RPC transport and the
  * protocol's errors for the server, the client and its transports for
  * remote agents.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import { loadPeer } from '../../core/peer.js';
 

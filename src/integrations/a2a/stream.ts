@@ -4,8 +4,8 @@
  * in `metadata['troupe.event']`, so a troupe client can rebuild the op
  * tree), `input-required` when the run asks a person, the output as an
  * artifact, and the final status.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { StreamResponse } from '@a2a-js/sdk';
 import type { Clock } from '../../core/clock.js';

@@ -3,8 +3,8 @@
  * tenant's store. Its status, artifacts and history are read from the run
  * log (and the requests it waits on); the task document keeps only what the
  * log cannot: the context id and the client's own messages.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } from '@a2a-js/sdk';
 import type { TroupeEvent } from '../../core/events.js';

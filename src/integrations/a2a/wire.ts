@@ -2,8 +2,8 @@
  * Between troupe and the A2A SDK's message objects: task states, parts,
  * messages and artifacts. The SDK is loaded lazily, so its enums are
  * mirrored here as numbers (the protocol's own values).
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { Artifact, Message, Part, Role, TaskState } from '@a2a-js/sdk';
 import type { A2ATaskState } from './events.js';

@@ -7,8 +7,8 @@
  * and says which ids already had a job: for those the add was a no-op, and
  * the caller replaces the earlier job (a run that reuses an earlier run's
  * id) before adding again.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { JobKind, JobWire } from './wire.js';
 

@@ -1,8 +1,8 @@
 /**
  * The MCP SDK's server transports troupe serves teams over (stdio, and
  * streamable HTTP on web standards), loaded on first use.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import { loadPeer } from '../../core/peer.js';
 

@@ -1,8 +1,8 @@
 /**
  * The parts of the MCP TypeScript SDK (`@modelcontextprotocol/sdk`, an
  * optional peer) that troupe uses, loaded on first use.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import { loadPeer } from '../../core/peer.js';
 

@@ -1,8 +1,8 @@
 /**
  * An MCP transport over a socket, in the stdio transport's framing: one
  * JSON-RPC message per line.
+ * Internal to troupe: no entry point exports the module as a whole.
  * @module
- * @internal
  */
 import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
