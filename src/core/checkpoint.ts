@@ -111,7 +111,7 @@ export const savedOutcomeSchema = z.looseObject({
 
 /** Statuses after which a pattern is finished: a resumed run returns its saved outcome instead of running it again. */
 export function isFinished(status: OutcomeStatus): boolean {
-  return status !== 'cancelled' && status !== 'paused' && status !== 'error-budget' && status !== 'failed';
+  return status !== 'cancelled' && status !== 'paused' && status !== 'failed';
 }
 
 /** The document key of the checkpoint at `path` of run `runId`. */

@@ -20,7 +20,7 @@
  * @module
  */
 import type { TroupeEvent } from './events.js';
-import type { OutcomeReason, OutcomeStatus } from './outcome.js';
+import { loggedOutcome, type OutcomeReason, type OutcomeStatus } from './outcome.js';
 import type { Usage } from './usage.js';
 
 /** An op as the fold knows it from `op.started`, `op.completed` and its model turns (the run itself is `op-0`, kind `run`). */
@@ -66,28 +66,6 @@ const AGENT_OP_KINDS: ReadonlySet<string> = new Set(agentOpKinds);
 /** True when `op` is an agent's work: an op of one of the {@link agentOpKinds} that names its agent (the module's one rule). */
 export function isAgentOp<O extends Pick<FoldedOp, 'kind' | 'agent'>>(op: O): op is O & { agent: string } {
   return op.agent !== undefined && AGENT_OP_KINDS.has(op.kind);
-}
-
-/** Statuses that run logs written before `reason` existed hold, as the status and reason they mean now. */
-const LEGACY_STATUSES: Readonly<Record<string, { status: OutcomeStatus; reason: OutcomeReason }>> = {
-  'goal-met': { status: 'completed', reason: 'goal-met' },
-  'max-iterations': { status: 'completed', reason: 'max-iterations' },
-  stalled: { status: 'completed', reason: 'stalled' },
-  'error-budget': { status: 'failed', reason: 'error-budget' },
-  consensus: { status: 'completed', reason: 'consensus' },
-  'max-rounds': { status: 'completed', reason: 'max-rounds' },
-  coordinator: { status: 'completed', reason: 'lead-decided' },
-};
-
-/**
- * The status and reason of an outcome as logged, in today's words: a log
- * written before outcomes had a `reason` says `goal-met` or `coordinator`
- * where one now says `completed` with reason `goal-met` or `lead-decided`.
- */
-export function loggedOutcome(status: string, reason: OutcomeReason | undefined): { status: OutcomeStatus; reason?: OutcomeReason } {
-  const legacy = LEGACY_STATUSES[status];
-  if (legacy) return { status: legacy.status, reason: reason ?? legacy.reason };
-  return { status: status as OutcomeStatus, ...(reason === undefined ? {} : { reason }) };
 }
 
 /** The ops of one run. */

@@ -23,16 +23,7 @@ import type { Usage } from './usage.js';
  *
  * A pattern that needs to say more sets {@link Outcome.reason}.
  */
-export const outcomeStatuses = ['completed', 'failed', 'cancelled', 'paused', 'budget-exhausted', ...legacyStatuses()] as const;
-
-/**
- * Statuses that patterns still report while they move to `status` +
- * `reason`.
- * @internal
- */
-function legacyStatuses() {
-  return ['goal-met', 'max-iterations', 'stalled', 'error-budget', 'consensus', 'coordinator', 'max-rounds'] as const;
-}
+export const outcomeStatuses = ['completed', 'failed', 'cancelled', 'paused', 'budget-exhausted'] as const;
 
 /** How something finished: one of {@link outcomeStatuses}. */
 export type OutcomeStatus = (typeof outcomeStatuses)[number];
@@ -64,4 +55,41 @@ export interface Outcome {
   reason?: OutcomeReason;
   /** Usage rolled up over everything below (set by the kernel from the op tree). */
   usage: Usage;
+}
+
+/** Statuses that logs and checkpoints written before `reason` existed hold, as the status and reason they mean now. */
+const LEGACY_STATUSES: Readonly<Record<string, { status: OutcomeStatus; reason: OutcomeReason }>> = {
+  'goal-met': { status: 'completed', reason: 'goal-met' },
+  'max-iterations': { status: 'completed', reason: 'max-iterations' },
+  stalled: { status: 'completed', reason: 'stalled' },
+  'error-budget': { status: 'failed', reason: 'error-budget' },
+  consensus: { status: 'completed', reason: 'consensus' },
+  'max-rounds': { status: 'completed', reason: 'max-rounds' },
+  coordinator: { status: 'completed', reason: 'lead-decided' },
+};
+
+/**
+ * The status and reason of an outcome as it was written, in today's words:
+ * a log or checkpoint written before outcomes had a `reason` says
+ * `goal-met` or `coordinator` where one now says `completed` with reason
+ * `goal-met` or `lead-decided`. Any other status is returned as it is.
+ * @internal
+ */
+export function loggedOutcome(status: string, reason: OutcomeReason | undefined): { status: OutcomeStatus; reason?: OutcomeReason } {
+  const legacy = Object.hasOwn(LEGACY_STATUSES, status) ? LEGACY_STATUSES[status] : undefined;
+  if (legacy) return { status: legacy.status, reason: reason ?? legacy.reason };
+  return { status: status as OutcomeStatus, ...(reason === undefined ? {} : { reason }) };
+}
+
+/**
+ * An outcome object saved before 0.1.0 (its status `goal-met`,
+ * `coordinator`, ...) with today's status and reason; anything else as it
+ * is. For a checkpoint schema's `z.preprocess`.
+ * @internal
+ */
+export function legacyOutcome(raw: unknown): unknown {
+  if (typeof raw !== 'object' || raw === null) return raw;
+  const { status, reason } = raw as { status?: unknown; reason?: unknown };
+  if (typeof status !== 'string' || !Object.hasOwn(LEGACY_STATUSES, status)) return raw;
+  return { ...raw, ...loggedOutcome(status, typeof reason === 'string' ? (reason as OutcomeReason) : undefined) };
 }

@@ -11,7 +11,7 @@ import { errorMessage, isTroupeError } from '../core/errors.js';
 import { LoopControl } from '../core/control.js';
 import type { RetryOptions } from '../core/retry.js';
 import { defineRunnable, type Outcome, type OutcomeStatus, type Runnable } from '../core/runnable.js';
-import type { OutcomeReason } from '../core/outcome.js';
+import { legacyOutcome, type OutcomeReason } from '../core/outcome.js';
 import { isCancellation } from '../core/context.js';
 import { budgetExhaustion } from '../core/budget.js';
 import { z } from 'zod';
@@ -35,14 +35,6 @@ export interface LoopEnd {
   reason?: LoopReason;
 }
 
-/** A loop outcome saved with a status of before 0.1.0 (`goal-met`, `error-budget`, ...) as `status` + `reason`. */
-export function legacyLoopOutcome(raw: unknown): unknown {
-  if (typeof raw !== 'object' || raw === null) return raw;
-  const status = (raw as { status?: unknown }).status;
-  if (status === 'goal-met' || status === 'max-iterations' || status === 'stalled') return { ...raw, status: 'completed', reason: status };
-  if (status === 'error-budget') return { ...raw, status: 'failed', reason: status };
-  return raw;
-}
 
 /** Thrown inside a loop when its run's control pauses it, at a step boundary. */
 export class PauseRequested extends Error {
@@ -276,7 +268,7 @@ export function loopRunnable<K extends string, S extends { request: string }, O 
       const fromPause = stopped !== undefined && stopped.request === input && !ctx.resuming;
       const unpaused = fromPause && !control!.paused;
       // In a resumed run, the loop's checkpoint: a finished loop returns its outcome.
-      const outcome = z.preprocess(legacyLoopOutcome, savedOutcomeSchema.extend({ state: spec.stateSchema }));
+      const outcome = z.preprocess(legacyOutcome, savedOutcomeSchema.extend({ state: spec.stateSchema }));
       const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome });
       const saved = fromPause ? undefined : await checkpoint.restore();
       if (saved?.outcome) return saved.outcome;

@@ -75,14 +75,6 @@ function legacyConclusion(raw: unknown): unknown {
   return reason === undefined ? rest : { ...rest, reason };
 }
 
-/** A team outcome saved before 0.1.0 (status `consensus`, `coordinator`, `max-rounds`) as status `completed` + `reason`. */
-export function legacyTeamOutcome(raw: unknown): unknown {
-  if (typeof raw !== 'object' || raw === null) return raw;
-  const status = (raw as { status?: unknown }).status;
-  if (status === 'consensus' || status === 'max-rounds') return { ...raw, status: 'completed', reason: status };
-  if (status === 'coordinator') return { ...raw, status: 'completed', reason: 'lead-decided' };
-  return raw;
-}
 
 /**
  * One entry of the team's channel. `from` names the speaker (for a member

@@ -12,11 +12,12 @@ import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js
 import { TeamParticipant, type TeamReply } from './team-member.js';
 import { checkResumeState, initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
 import { renderIntro, renderMessages } from './team-protocol.js';
-import { TEAM_SENDER, USER_SENDER, legacyTeamOutcome, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamReason, type TeamState, type TeamStatus } from './team-state.js';
+import { TEAM_SENDER, USER_SENDER, teamMessageSchema, teamStateSchema, visibleTo, type TeamMessage, type TeamReason, type TeamState, type TeamStatus } from './team-state.js';
 import { savedOutcomeSchema } from '../core/checkpoint.js';
+import { legacyOutcome } from '../core/outcome.js';
 import { defined } from '../core/defined.js';
 
-const teamOutcomeSchema = z.preprocess(legacyTeamOutcome, savedOutcomeSchema.extend({ transcript: z.array(teamMessageSchema), rounds: z.number().int().nonnegative() }));
+const teamOutcomeSchema = z.preprocess(legacyOutcome, savedOutcomeSchema.extend({ transcript: z.array(teamMessageSchema), rounds: z.number().int().nonnegative() }));
 
 export type { TeamOptions, TeamVote } from './team-options.js';
 

@@ -17,7 +17,7 @@ import { launch, type RunResult } from '../core/run.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Store } from '../core/store.js';
 import { isEvent } from '../core/run-log-reader.js';
-import { loggedOutcome } from '../core/event-fold.js';
+import { loggedOutcome } from '../core/outcome.js';
 import { abortSignal, adapter as adapterCheck, anything, check, clock as clockCheck, defineOptions, listOf, nonEmptyString, nonNegativeNumber, object, store as storeCheck, string } from '../core/options.js';
 import { turnRecordsFromEvents } from '../core/turn-record.js';
 import { addUsage, emptyUsage, type Usage } from '../core/usage.js';

@@ -2,7 +2,8 @@
 // events, one rule for what counts as an agent, old statuses read as status
 // and reason; the tracker, the report and OpenTelemetry build on it.
 import { describe, expect, it } from 'vitest';
-import { EventFold, isAgentOp, loggedOutcome, type FoldedOp } from '../../src/core/event-fold.js';
+import { EventFold, isAgentOp, type FoldedOp } from '../../src/core/event-fold.js';
+import { loggedOutcome } from '../../src/core/outcome.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { run } from '../../src/core/run.js';
 import { emptyUsage } from '../../src/core/usage.js';
