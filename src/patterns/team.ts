@@ -41,7 +41,7 @@ export interface Team extends Runnable<TeamOutcome> {
    * Queue a message from the application for one participant (by name) or
    * for `'all'`; it enters the channel at the start of the next round.
    */
-  inject(to: string, message: string): void;
+  post(to: string, message: string): void;
 }
 
 /** Every member failed (or the lead did): the team cannot answer. */
@@ -75,11 +75,11 @@ export function team(options: TeamOptions): Team {
   return {
     ...runnable,
     kind: 'team',
-    inject(to, message) {
+    post(to, message) {
       if (to !== 'all' && !names.has(to)) {
-        throw new ConfigurationError(`Cannot inject into team "${opts.name}": no participant "${to}" (use a member's name or 'all')`);
+        throw new ConfigurationError(`Cannot post to team "${opts.name}": no participant "${to}" (use a member's name or 'all')`);
       }
-      if (typeof message !== 'string') throw new ConfigurationError(`Expected an injected message to be a string, got ${describeValue(message)}`);
+      if (typeof message !== 'string') throw new ConfigurationError(`Expected a posted message to be a string, got ${describeValue(message)}`);
       pending.push({ to, text: message });
     },
   };

@@ -323,11 +323,11 @@ describe('team', () => {
       maxRounds: 3,
       onMessage: (m) => void messages.push(`${m.from}:${m.text}`),
       shouldContinue: (state) => {
-        if (state.round === 1) panel.inject('a', 'Check the security of the change.');
+        if (state.round === 1) panel.post('a', 'Check the security of the change.');
         return state.round < 2;
       },
     });
-    expect(() => panel.inject('zed', 'x')).toThrow(/no participant "zed"/);
+    expect(() => panel.post('zed', 'x')).toThrow(/no participant "zed"/);
     const result = await run(panel, 'Review PR 7', { adapter });
     expect(result).toMatchObject({ status: 'completed', rounds: 2 });
     expect(adapter.inputsOf('a')[1]).toBe('Round 2. New messages:\n[b, round 1]: b1\n[user, round 2, to you]: Check the security of the change.');
