@@ -30,7 +30,7 @@ export type A2ARunOptions = Pick<RunOptions, 'adapter' | 'adapters' | 'timeoutMs
 /** What `start` receives to start a task's run. */
 export interface StartTaskRequest {
   principal: Principal;
-  /** The tenant's namespaced store: run with `{ store, runId }`, and watch `cancellationSignal(store, runId)`. */
+  /** The tenant's namespaced store: run with `{ store, runId }`, and watch `cancellationSignal(runId, { store })`. */
   store: Store;
   /** The run's id: the task's id. */
   runId: string;
@@ -126,10 +126,10 @@ export async function a2aServer(options: A2AServerOptions): Promise<A2AServer> {
       await options.start({ principal: scope.principal, store: scope.store, runId, input, message: { messageId: message.messageId, contextId: message.contextId, ...defined({ metadata: message.metadata as Record<string, unknown> | undefined }) }, request: scope.request });
       return;
     }
-    const watch = cancellationSignal(scope.store, runId, defined({ clock: options.clock, pollMs: options.pollMs }));
+    const watch = cancellationSignal(runId, { store: scope.store, ...defined({ clock: options.clock, pollMs: options.pollMs }) });
     const handle = startRun(options.runnable!, input, { ...options.run, ...defined({ clock: options.clock }), store: scope.store, runId, signal: combineSignals(watch.signal, closing.signal) });
     const settled: Promise<unknown> = handle.result.catch(() => undefined).finally(() => {
-      watch.stop();
+      watch.close();
       running.delete(settled);
     });
     running.add(settled);

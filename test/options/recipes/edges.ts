@@ -9,6 +9,15 @@ import { formatWhatIf } from '../../../src/travel/format.js';
 import { whatIfAdapter } from '../../../src/travel/what-if-adapter.js';
 import { replayRun, whatIf, type WhatIfReport } from '../../../src/travel/what-if.js';
 import { agent } from '../../../src/patterns/agent.js';
+import { cancellationSignal, requestCancel } from '../../../src/integrations/http/cancel.js';
+import { followRunLog } from '../../../src/integrations/http/follow.js';
+import { runHandler } from '../../../src/integrations/http/handler.js';
+import { followInstructions, remoteInstructions, sendInstruction } from '../../../src/integrations/http/instructions.js';
+import { toNodeListener } from '../../../src/integrations/http/node.js';
+import { askPersonTool, remoteApprovals, runPlanningSession } from '../../../src/integrations/http/remote.js';
+import { answerRequest, askPerson, pendingRequests, readRequest } from '../../../src/integrations/http/requests.js';
+import { sseFrame, sseStream } from '../../../src/integrations/http/sse.js';
+import { aguiEventStream, positionAfterRequests, runEventStream, runState, waitForRun } from '../../../src/integrations/http/streams.js';
 import type { Recipes } from './types.js';
 
 const store = () => memoryStore();
@@ -32,4 +41,27 @@ export const edgesRecipes: Recipes = {
   replayRun: (extra) => replayRun(helper(), recorded, { ...extra }),
   whatIfAdapter: (extra) => whatIfAdapter([], { ...extra }),
   formatWhatIf: (extra) => formatWhatIf(report, { ...extra }),
+  // troupe/http (each checks its options before it touches its other arguments)
+  runHandler: (extra) => runHandler({ store: store(), authorize: () => ({ tenant: 'acme' }), ...extra }),
+  runEventStream: (extra) => runEventStream('run-1', { store: store(), ...extra }),
+  aguiEventStream: (extra) => aguiEventStream('run-1', { store: store(), aguiRunId: 'a1', ...extra }),
+  runState: (extra) => runState('run-1', { store: store(), ...extra }),
+  waitForRun: (extra) => waitForRun('run-1', { store: store(), timeoutMs: 0, ...extra }),
+  positionAfterRequests: (extra) => positionAfterRequests('run-1', [], { store: store(), ...extra }),
+  followRunLog: (extra) => followRunLog('run-1', { store: store(), ...extra }),
+  sseStream: (extra) => sseStream(async () => undefined, { ...extra }),
+  sseFrame: (extra) => sseFrame({}, { ...extra }),
+  toNodeListener: (extra) => toNodeListener(() => new Response(), { ...extra }),
+  requestCancel: (extra) => requestCancel('run-1', { store: store(), ...extra }),
+  cancellationSignal: (extra) => cancellationSignal('run-1', { store: store(), ...extra }).close(),
+  askPerson: (extra) => askPerson({} as never, { kind: 'question', prompt: 'Which?' }, { ...extra }),
+  answerRequest: (extra) => answerRequest('run-1', 'q1', { text: 'yes' }, { store: store(), ...extra }),
+  pendingRequests: (extra) => pendingRequests('run-1', { store: store(), ...extra }),
+  readRequest: (extra) => readRequest('run-1', 'q1', { store: store(), ...extra }),
+  remoteApprovals: (extra) => remoteApprovals({ ...extra }),
+  askPersonTool: (extra) => askPersonTool({ ...extra }),
+  runPlanningSession: (extra) => runPlanningSession({} as never, 'task', { store: store(), ...extra }),
+  sendInstruction: (extra) => sendInstruction('run-1', 'Use tabs.', { store: store(), ...extra }),
+  followInstructions: (extra) => followInstructions('run-1', { store: store(), ...extra }),
+  remoteInstructions: (extra) => remoteInstructions('run-1', { store: store(), ...extra }).close(),
 };
