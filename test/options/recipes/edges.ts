@@ -18,6 +18,12 @@ import { askPersonTool, remoteApprovals, runPlanningSession } from '../../../src
 import { answerRequest, askPerson, pendingRequests, readRequest } from '../../../src/integrations/http/requests.js';
 import { sseFrame, sseStream } from '../../../src/integrations/http/sse.js';
 import { aguiEventStream, positionAfterRequests, runEventStream, runState, waitForRun } from '../../../src/integrations/http/streams.js';
+import { rateLimited } from '../../../src/adapters/rate-limit.js';
+import { scriptedAdapter } from '../../../src/adapters/scripted.js';
+import { bullmqExecutor } from '../../../src/integrations/bullmq/executor.js';
+import { startWorker } from '../../../src/integrations/bullmq/worker.js';
+import { redisRateLimitState } from '../../../src/integrations/redis/rate-limit.js';
+import { redisStore } from '../../../src/integrations/redis/store.js';
 import type { Recipes } from './types.js';
 
 const store = () => memoryStore();
@@ -64,4 +70,10 @@ export const edgesRecipes: Recipes = {
   sendInstruction: (extra) => sendInstruction('run-1', 'Use tabs.', { store: store(), ...extra }),
   followInstructions: (extra) => followInstructions('run-1', { store: store(), ...extra }),
   remoteInstructions: (extra) => remoteInstructions('run-1', { store: store(), ...extra }).close(),
+  // troupe/adapters/rate-limit, troupe/redis, troupe/bullmq (each refuses before it connects)
+  rateLimited: (extra) => rateLimited(scriptedAdapter(), { ...extra }),
+  redisRateLimitState: (extra) => redisRateLimitState({ connection: 'redis://127.0.0.1:1', name: 'openai', ...extra }),
+  redisStore: (extra) => redisStore({ connection: 'redis://127.0.0.1:1', ...extra }),
+  bullmqExecutor: (extra) => bullmqExecutor({ connection: 'redis://127.0.0.1:1', ...extra }),
+  startWorker: (extra) => startWorker({ connection: 'redis://127.0.0.1:1', adapter: scriptedAdapter(), ...extra }),
 };
