@@ -16,7 +16,6 @@ const pending = new Set<string>([
   'a2aAgent',
   'a2aServer',
   'adapterFromEnv',
-  'adapterSuite',
   'advisors',
   'agent',
   'aggregate',
@@ -98,7 +97,6 @@ const pending = new Set<string>([
   'splitFrontMatter',
   'StallDetector',
   'startToolBridge',
-  'storeSuite',
   'StuckDetector',
   'TaskStore',
   'team',
@@ -112,7 +110,6 @@ const pending = new Set<string>([
   'withFallback',
   'withGuardrails',
   'withTimeout',
-  'workspaceSuite',
   'writeSquad',
 ]);
 

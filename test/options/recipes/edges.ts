@@ -24,6 +24,9 @@ import { bullmqExecutor } from '../../../src/integrations/bullmq/executor.js';
 import { startWorker } from '../../../src/integrations/bullmq/worker.js';
 import { redisRateLimitState } from '../../../src/integrations/redis/rate-limit.js';
 import { redisStore } from '../../../src/integrations/redis/store.js';
+import { adapterSuite } from '../../../src/testing/adapter-suite.js';
+import { storeSuite } from '../../../src/testing/store-suite.js';
+import { workspaceSuite } from '../../../src/testing/workspace-suite.js';
 import type { Recipes } from './types.js';
 
 const store = () => memoryStore();
@@ -76,4 +79,8 @@ export const edgesRecipes: Recipes = {
   redisStore: (extra) => redisStore({ connection: 'redis://127.0.0.1:1', ...extra }),
   bullmqExecutor: (extra) => bullmqExecutor({ connection: 'redis://127.0.0.1:1', ...extra }),
   startWorker: (extra) => startWorker({ connection: 'redis://127.0.0.1:1', adapter: scriptedAdapter(), ...extra }),
+  // troupe/testing (each refuses before it registers a test)
+  adapterSuite: (extra) => adapterSuite('x', () => scriptedAdapter(), { ...extra }),
+  storeSuite: (extra) => storeSuite('x', () => store(), { ...extra }),
+  workspaceSuite: (extra) => workspaceSuite('x', () => ({ strategy: {} as never, baseDir: '.' }), { ...extra }),
 };
