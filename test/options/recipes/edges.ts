@@ -27,6 +27,8 @@ import { redisStore } from '../../../src/integrations/redis/store.js';
 import { adapterSuite } from '../../../src/testing/adapter-suite.js';
 import { storeSuite } from '../../../src/testing/store-suite.js';
 import { workspaceSuite } from '../../../src/testing/workspace-suite.js';
+import { buildAgentCard } from '../../../src/integrations/a2a/card.js';
+import { uiContentSecurityPolicy, uiHandler, uiPage } from '../../../src/ui/serve.js';
 import type { Recipes } from './types.js';
 
 const store = () => memoryStore();
@@ -82,5 +84,10 @@ export const edgesRecipes: Recipes = {
   // troupe/testing (each refuses before it registers a test)
   adapterSuite: (extra) => adapterSuite('x', () => scriptedAdapter(), { ...extra }),
   storeSuite: (extra) => storeSuite('x', () => store(), { ...extra }),
+  // troupe/a2a, troupe/ui
+  buildAgentCard: (extra) => buildAgentCard({ runnable: 'helper', url: 'http://localhost/' }, { ...extra }),
+  uiPage: (extra) => uiPage({ endpoint: '/api', ...extra }),
+  uiHandler: (extra) => uiHandler({ endpoint: '/api', ...extra }),
+  uiContentSecurityPolicy: (extra) => uiContentSecurityPolicy({ ...extra }),
   workspaceSuite: (extra) => workspaceSuite('x', () => ({ strategy: {} as never, baseDir: '.' }), { ...extra }),
 };
