@@ -12,9 +12,6 @@ import { recipes } from './recipes/index.js';
  * each moves to a recipe once it checks them. Empty when every one does.
  */
 const pending = new Set<string>([
-  'a2aAdapter',
-  'a2aAgent',
-  'a2aServer',
   'adapterFromEnv',
   'advisors',
   'agent',

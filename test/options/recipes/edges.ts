@@ -27,7 +27,10 @@ import { redisStore } from '../../../src/integrations/redis/store.js';
 import { adapterSuite } from '../../../src/testing/adapter-suite.js';
 import { storeSuite } from '../../../src/testing/store-suite.js';
 import { workspaceSuite } from '../../../src/testing/workspace-suite.js';
+import { a2aAdapter } from '../../../src/integrations/a2a/adapter.js';
 import { buildAgentCard } from '../../../src/integrations/a2a/card.js';
+import { a2aAgent } from '../../../src/integrations/a2a/remote.js';
+import { a2aServer } from '../../../src/integrations/a2a/server.js';
 import { uiContentSecurityPolicy, uiHandler, uiPage } from '../../../src/ui/serve.js';
 import type { Recipes } from './types.js';
 
@@ -85,6 +88,9 @@ export const edgesRecipes: Recipes = {
   adapterSuite: (extra) => adapterSuite('x', () => scriptedAdapter(), { ...extra }),
   storeSuite: (extra) => storeSuite('x', () => store(), { ...extra }),
   // troupe/a2a, troupe/ui
+  a2aAgent: (extra) => a2aAgent('http://localhost:1/', { ...extra }),
+  a2aAdapter: (extra) => a2aAdapter('http://localhost:1/', { ...extra }),
+  a2aServer: (extra) => a2aServer({ runnable: helper(), store: store(), authorize: () => ({ tenant: 't' }), ...extra }),
   buildAgentCard: (extra) => buildAgentCard({ runnable: 'helper', url: 'http://localhost/' }, { ...extra }),
   uiPage: (extra) => uiPage({ endpoint: '/api', ...extra }),
   uiHandler: (extra) => uiHandler({ endpoint: '/api', ...extra }),
