@@ -32,6 +32,9 @@ import { buildAgentCard } from '../../../src/integrations/a2a/card.js';
 import { a2aAgent } from '../../../src/integrations/a2a/remote.js';
 import { a2aServer } from '../../../src/integrations/a2a/server.js';
 import { uiContentSecurityPolicy, uiHandler, uiPage } from '../../../src/ui/serve.js';
+import { mcpHttpHandler } from '../../../src/integrations/mcp-teams/http.js';
+import { serveTeamsOverStdio } from '../../../src/integrations/mcp-teams/stdio.js';
+import { serveTeams } from '../../../src/integrations/mcp-teams/teams.js';
 import type { Recipes } from './types.js';
 
 const store = () => memoryStore();
@@ -91,6 +94,10 @@ export const edgesRecipes: Recipes = {
   a2aAgent: (extra) => a2aAgent('http://localhost:1/', { ...extra }),
   a2aAdapter: (extra) => a2aAdapter('http://localhost:1/', { ...extra }),
   a2aServer: (extra) => a2aServer({ runnable: helper(), store: store(), authorize: () => ({ tenant: 't' }), ...extra }),
+  // troupe/mcp (each refuses before it loads the MCP SDK)
+  serveTeams: (extra) => serveTeams({ teams: [], ...extra }),
+  serveTeamsOverStdio: (extra) => serveTeamsOverStdio({ teams: [], ...extra }),
+  mcpHttpHandler: (extra) => mcpHttpHandler({ teams: [], authorize: () => ({ tenant: 't' }), ...extra }),
   buildAgentCard: (extra) => buildAgentCard({ runnable: 'helper', url: 'http://localhost/' }, { ...extra }),
   uiPage: (extra) => uiPage({ endpoint: '/api', ...extra }),
   uiHandler: (extra) => uiHandler({ endpoint: '/api', ...extra }),
