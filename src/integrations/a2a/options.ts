@@ -1,6 +1,8 @@
 /**
- * Options checked from one description: unknown keys are refused with the
- * nearest valid name, so a misspelt option never falls back to its default.
+ * The a2a layer's option helpers: the shape of the connection options that
+ * `a2aAgent` and `a2aAdapter` share (their descriptions, made with the
+ * kernel's `defineOptions`, refuse unknown keys with the nearest valid
+ * name), and a function check.
  * @module
  * @internal
  */
