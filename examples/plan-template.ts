@@ -69,7 +69,7 @@ for (const [i, module] of ['cache', 'session', 'auth', 'search'].entries()) {
   const outcomes = outcomeCollector();
   const model = i % 2 === 1 ? 'small' : 'large';
   const outcome = await execute(executePlan(plan, { adapter, onEvent: outcomes.onEvent, roles: { Implementation: { model } }, ...(clock ? { clock } : {}) }));
-  for (const delta of outcomes.deltas()) await recordOutcomes(store, delta);
+  for (const delta of outcomes.deltas()) await recordOutcomes(delta, { store });
   console.log(`run ${i + 1}: ${plan.planSummary} on ${model} -> ${outcome.results.map((r) => `${r.title}: ${r.status}`).join(', ')}`);
 }
 
@@ -79,7 +79,7 @@ try {
   console.log(`refused before running: ${(error as Error).message}`);
 }
 
-const stats = await loadOutcomeStats(store);
+const stats = await loadOutcomeStats({ store });
 const learning = learnFromStats(stats, { estimates: true, models: { Implementation: ['large', 'small'] }, summary: true, minSamples: 1 });
 console.log(`learned estimates: ${Object.entries(learning.estimates).map(([role, ms]) => `${role} ${ms} ms`).join(', ')}`);
 console.log(`Implementation model: ${learning.models.Implementation!.model} (${learning.models.Implementation!.reason})`);

@@ -37,10 +37,10 @@ const adapter =
 
 /** A task typed in the page starts a planning session: its questions and plan are answered in the page. */
 function start({ store, runId, input }: StartRunRequest): void {
-  const watch = cancellationSignal(store, runId);
+  const watch = cancellationSignal(runId, { store });
   void runPlanningSession(new PlanningSession({ adapter, runId }), input, { store, signal: watch.signal })
     .catch(() => undefined)
-    .finally(() => watch.stop());
+    .finally(() => watch.close());
 }
 
 // The server: ten lines.

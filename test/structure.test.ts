@@ -137,3 +137,36 @@ describe('one implementation per concept (issue #33)', () => {
     expect(limiting.map((f) => relative(src, f).split('\\').join('/'))).toEqual(['patterns/fan-out.ts']);
   });
 });
+
+describe('one implementation per concept: run logs and the event fold', () => {
+  /** The source of every file of src/ (the report page's bundled script left out), by path relative to the repository. */
+  const sources = new Map(files.filter((f) => !f.endsWith('page-script.ts')).map((f) => [relative(root, f).split('\\').join('/'), readFileSync(f, 'utf8')]));
+  /**
+   * The plan layer's statistics still read the run log and count agents
+   * their own way; they move to the kernel's reader and fold when the plan
+   * layer's folders land (docs/conventions.md, issue #33).
+   */
+  const planStatistics = /^src\/(scheduler|plan\/learning)\/(learning|outcome-collector)\.ts$/;
+  /** A command's stdout (the process adapter's `output: 'jsonl'`) is not a run log: its lines that are not JSON are the command's log. */
+  const commandOutput = 'src/adapters/process.ts';
+
+  it('run logs are read through the kernel\'s run-log reader (one event test, one JSON-lines parser)', () => {
+    const readers: string[] = [];
+    for (const [file, text] of sources) {
+      if (file === 'src/core/run-log-reader.ts' || file === commandOutput || planStatistics.test(file)) continue;
+      if (/\.read\(\s*runEventsStream\(/.test(text)) readers.push(`${file}: reads a run log's stream itself`);
+      if (/function (isEvent|isEventRecord|parseJsonl|parseJsonLines)\b/.test(text)) readers.push(`${file}: has its own event test or JSON-lines parser`);
+      if (/split\('\\n'\)[\s\S]{0,200}JSON\.parse/.test(text)) readers.push(`${file}: parses JSON lines itself`);
+    }
+    expect(readers).toEqual([]);
+  });
+
+  it('what counts as an agent is decided once, in the kernel\'s event fold', () => {
+    const rules: string[] = [];
+    for (const [file, text] of sources) {
+      if (file === 'src/core/event-fold.ts' || planStatistics.test(file)) continue;
+      if (/kind === 'team-member'|'team-member'\s*[,\]]\s*[\s\S]{0,40}\bhas\(|AGENT_KINDS/.test(text)) rules.push(file);
+    }
+    expect(rules).toEqual([]);
+  });
+});

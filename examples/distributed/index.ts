@@ -93,7 +93,7 @@ async function main(): Promise<void> {
   await Promise.all(WORKERS.map((name) => startWorkerProcess(name, { REDIS_URL: url, QUEUE_NAME: queue.queueName, QUEUE_PREFIX: queue.prefix })));
   console.log(`${WORKERS.length} workers ready; running 30 chunks through queue ${queue.queueName}\n`);
 
-  const executor = bullmqExecutor({ ...queue, capacity: 6 });
+  const executor = bullmqExecutor({ ...queue, maxParallel: 6 });
   const ranOn = new Map<number, string>();
   executor.events.on('job.completed', (job) => {
     ranOn.set(job.sequenceIndex!, job.worker);

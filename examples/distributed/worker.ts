@@ -27,7 +27,7 @@ const worker = await startWorker({
   prefix: process.env.QUEUE_PREFIX || 'troupe',
   name,
   adapter,
-  concurrency: 2,
+  maxParallel: 2,
   handleSignals: true,
 });
 worker.events.on('worker.warning', (w) => console.error(`${name}: ${w.message}`));

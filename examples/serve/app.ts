@@ -78,10 +78,10 @@ export function createApp(options: AppOptions = {}) {
     },
     start: ({ store: tenantStore, runId, input }) => {
       const approvals = new ApprovalQueue({ handler: remoteApprovals(), store: tenantStore });
-      const watch = cancellationSignal(tenantStore, runId);
+      const watch = cancellationSignal(runId, { store: tenantStore });
       const handle = startRun(planRunnable(releasePlan, { adapter, tools: [writeFile], approvals, planId: 'release' }), input, { store: tenantStore, runId, signal: watch.signal });
       runs.set(runId, handle);
-      void handle.result.catch(() => undefined).finally(() => watch.stop());
+      void handle.result.catch(() => undefined).finally(() => watch.close());
     },
   });
 

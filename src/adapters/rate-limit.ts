@@ -14,7 +14,8 @@ import type { ModelAdapter, ModelSession, ModelTurn, SendOptions, SessionSpec, T
 import { throwIfAborted } from '../core/abort.js';
 import { abortError, realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, describeValue, isTroupeError, RateLimitError } from '../core/errors.js';
-import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../core/options.js';
+import { defineOptions, func, positiveInteger, positiveNumber, check, clock as clockCheck } from '../core/options.js';
+import { retryOptions, type RetryOptions } from '../core/retry.js';
 import { defined } from '../core/defined.js';
 
 /** The limits, each optional (absent: no limit of that kind). */
@@ -24,7 +25,7 @@ export interface RateLimits {
   /** Tokens (input and output) of the calls started in any window of `windowMs`; a call reserves its estimate and settles on its usage. */
   tokensPerMinute?: number;
   /** Calls in flight at once. */
-  concurrency?: number;
+  maxParallel?: number;
 }
 
 /** One attempt to take a slot. */
@@ -38,7 +39,7 @@ export interface AcquireRequest {
   tokens: number;
   /** A unique id of this call. */
   leaseId: string;
-  /** When a call that never releases stops counting against `concurrency` (a crashed process). */
+  /** When a call that never releases stops counting against `maxParallel` (a crashed process). */
   leaseExpiresAt: number;
 }
 
@@ -111,7 +112,7 @@ export function memoryRateLimitState(): RateLimitState {
           }
         }
       }
-      const conc = r.limits.concurrency;
+      const conc = r.limits.maxParallel;
       if (conc !== undefined && leases.size >= conc) raise(Math.max(1, Math.min(...leases.values()) - r.now), 'concurrency');
       if (wait > 0) return { ok: false, waitMs: wait, reason };
       requests.push({ time: r.now, leaseId: r.leaseId });
@@ -147,10 +148,12 @@ export interface RateLimitOptions extends RateLimits {
   windowMs?: number;
   /** Tokens a call reserves before it is sent. Default: the conversation's characters so far (system, inputs, replies) divided by 4. */
   estimateTokens?: (call: { input: string | ToolResult[]; spec: SessionSpec; historyChars: number }) => number;
-  /** Times a call refused with a 429 is sent again. Default: 8. */
-  maxRetries?: number;
-  /** The wait after a 429 that names none, in ms. Default: 1000. */
-  defaultRetryAfterMs?: number;
+  /**
+   * Calls refused with a 429: sent again up to `maxRetries` times (default
+   * 8), after the `Retry-After` the 429 carried, or `delayMs` when it names
+   * none (default 1000).
+   */
+  retry?: RetryOptions;
   /** How often a call waiting for a concurrency slot held elsewhere looks again, in ms. Default: 50. */
   pollMs?: number;
   /** A call that never ends stops holding its concurrency slot after this long, in ms. Default: 600000. */
@@ -178,12 +181,12 @@ function inputChars(input: string | ToolResult[]): number {
  * injected clock, honouring its signal) until a request slot, its estimated
  * tokens and a concurrency slot are free; a provider's 429 (a
  * `RateLimitError`) pauses every session for the `Retry-After` it carried
- * and the call is sent again, up to `maxRetries` times, so the application
+ * and the call is sent again, up to `retry.maxRetries` times, so the application
  * does not see it. The result has the same contract as any adapter.
  *
  * @example
  * ```ts
- * const adapter = rateLimited(openaiAdapter({ model: 'gpt-4.1', maxRetries: 0 }), { requestsPerMinute: 500, tokensPerMinute: 200_000, concurrency: 8 });
+ * const adapter = rateLimited(openaiAdapter({ model: 'gpt-4.1', maxRetries: 0 }), { requestsPerMinute: 500, tokensPerMinute: 200_000, maxParallel: 8 });
  * ```
  */
 export function rateLimited(adapter: ModelAdapter, options: RateLimitOptions = {}): RateLimitedAdapter {
@@ -203,17 +206,21 @@ export function rateLimited(adapter: ModelAdapter, options: RateLimitOptions = {
   };
 }
 
+const rateLimitOptions = defineOptions<RateLimitOptions>('rateLimited', {
+  requestsPerMinute: positiveInteger,
+  tokensPerMinute: positiveInteger,
+  maxParallel: positiveInteger,
+  state: check('a rate-limit state (with acquire())', (v) => typeof (v as RateLimitState | null)?.acquire === 'function'),
+  clock: clockCheck,
+  windowMs: positiveNumber,
+  estimateTokens: func,
+  retry: retryOptions,
+  pollMs: positiveNumber,
+  leaseMs: positiveNumber,
+});
+
 function checkOptions(options: RateLimitOptions): void {
-  expectPositiveInteger('requestsPerMinute', options.requestsPerMinute);
-  expectPositiveInteger('tokensPerMinute', options.tokensPerMinute);
-  expectPositiveInteger('concurrency', options.concurrency);
-  expectPositiveNumber('windowMs', options.windowMs);
-  expectNonNegativeInteger('maxRetries', options.maxRetries);
-  expectPositiveNumber('defaultRetryAfterMs', options.defaultRetryAfterMs);
-  expectPositiveNumber('pollMs', options.pollMs);
-  expectPositiveNumber('leaseMs', options.leaseMs);
-  if (options.state !== undefined && typeof options.state?.acquire !== 'function') throw new ConfigurationError(`Expected \`state\` to be a rate-limit state, got ${describeValue(options.state)}`);
-  if (options.estimateTokens !== undefined && typeof options.estimateTokens !== 'function') throw new ConfigurationError(`Expected \`estimateTokens\` to be a function, got ${describeValue(options.estimateTokens)}`);
+  rateLimitOptions.check(options);
 }
 
 /** The limits of one `rateLimited` adapter: slots taken from its state, waits on its clock, retries of refused calls. */
@@ -236,12 +243,12 @@ class RateLimiter {
     this.#clock = options.clock ?? realClock;
     this.#state = options.state ?? memoryRateLimitState();
     this.#windowMs = options.windowMs ?? 60_000;
-    this.#maxRetries = options.maxRetries ?? 8;
-    this.#defaultRetryAfterMs = options.defaultRetryAfterMs ?? 1000;
+    this.#maxRetries = options.retry?.maxRetries ?? 8;
+    this.#defaultRetryAfterMs = options.retry?.delayMs ?? 1000;
     this.#pollMs = options.pollMs ?? 50;
     this.#leaseMs = options.leaseMs ?? 600_000;
     this.#limits = {
-      ...defined({ requestsPerMinute: options.requestsPerMinute, tokensPerMinute: options.tokensPerMinute, concurrency: options.concurrency }),
+      ...defined({ requestsPerMinute: options.requestsPerMinute, tokensPerMinute: options.tokensPerMinute, maxParallel: options.maxParallel }),
     };
     this.#estimate = options.estimateTokens ?? (({ input, historyChars }) => Math.ceil((historyChars + inputChars(input)) / 4));
   }

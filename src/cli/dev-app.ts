@@ -140,18 +140,18 @@ function targetOf(body: unknown): Target {
 function startTarget(options: DevAppOptions, store: Store, runId: string, input: string, target: Target): void {
   // The requests go to the run's store also from a planning session's execution, which runs without one.
   const approvals = new ApprovalQueue({ handler: remoteApprovals({ store, ...defined({ pollMs: options.pollMs }) }), store });
-  const watch = cancellationSignal(store, runId, defined({ pollMs: options.pollMs }));
+  const watch = cancellationSignal(runId, { store, ...defined({ pollMs: options.pollMs }) });
   if (target.kind === 'planning') {
     const session = new PlanningSession({ ...options.planning, adapter: options.adapter, runId, approvals, ...defined({ tools: options.tools, toolRisks: options.toolRisks }) });
     void runPlanningSession(session, input, { store, signal: watch.signal, ...defined({ pollMs: options.pollMs }) })
       .catch(() => undefined)
-      .finally(() => watch.stop());
+      .finally(() => watch.close());
     return;
   }
-  const feed = remoteInstructions(store, runId, defined({ pollMs: options.pollMs }));
+  const feed = remoteInstructions(runId, { store, ...defined({ pollMs: options.pollMs }) });
   const runnable = runnableOf(options, target, approvals, feed.instructions);
   const handle = startRun(runnable, input, { adapter: options.adapter, store, runId, signal: watch.signal });
-  void handle.result.catch(() => undefined).finally(() => (watch.stop(), feed.stop()));
+  void handle.result.catch(() => undefined).finally(() => (watch.close(), feed.close()));
 }
 
 /** The runnable of a target (every kind but the planning session, which is driven, not run). */
@@ -204,7 +204,7 @@ async function replay(options: DevAppOptions, store: Store, runId: string): Prom
   const replayId = randomUUID();
   await store.set(devRunKey(replayId), { input, target, replayOf: runId });
   void replayRun(runnable, recorded, { store, runId: replayId }).catch(() => undefined);
-  if (!(await waitForRun(store, replayId, { timeoutMs: 10_000 }))) return errorResponse(504, 'start_timeout', 'The replay logged nothing in time');
+  if (!(await waitForRun(replayId, { store, timeoutMs: 10_000 }))) return errorResponse(504, 'start_timeout', 'The replay logged nothing in time');
   return jsonResponse(201, { runId: replayId });
 }
 
@@ -217,10 +217,10 @@ async function fork(options: DevAppOptions, store: Store, runId: string, request
   const runnable = runnableOf(options, target, approvals);
   const forked = await forkRun(runId, { store, at: body.checkpoint });
   await store.set(devRunKey(forked.forkId), { input, target, forkOf: runId });
-  const watch = cancellationSignal(store, forked.forkId, defined({ pollMs: options.pollMs }));
+  const watch = cancellationSignal(forked.forkId, { store, ...defined({ pollMs: options.pollMs }) });
   void resume(runnable, forked.forkId, { store, adapter: options.adapter, signal: watch.signal })
     .catch(() => undefined)
-    .finally(() => watch.stop());
+    .finally(() => watch.close());
   return jsonResponse(201, { runId: forked.forkId });
 }
 

@@ -65,7 +65,7 @@ export async function executeRun(
     progress?.close();
   }
   // The run's outcomes join the statistics `troupe stats` shows.
-  if (store) await recordRunOutcomes(store, result.runId, defined({ signal: io.signal }));
+  if (store) await recordRunOutcomes(result.runId, { store, ...defined({ signal: io.signal }) });
   if (flags.json) return 0;
   const u = result.usage;
   io.out(result.output);

@@ -45,8 +45,8 @@ export async function statsCommand(rest: readonly string[], values: StatsFlags, 
     return 2;
   }
   const store = fileStore(dir);
-  const call = defined({ signal: io.signal });
-  const stats = values.record === undefined ? await loadOutcomeStats(store, call) : await recordRunOutcomes(store, values.record, call);
+  const options = { store, ...defined({ signal: io.signal }) };
+  const stats = values.record === undefined ? await loadOutcomeStats(options) : await recordRunOutcomes(values.record, options);
   if (values.json) {
     io.out(JSON.stringify(stats, null, 2));
     return 0;

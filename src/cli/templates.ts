@@ -102,7 +102,7 @@ export async function templateRunCommand(rest: readonly string[], values: Templa
   }
   const { plan } = instantiatePlanTemplate(await findTemplate(values.template!, values, io), parseSetFlags(values.set ?? []));
   const store = dir === undefined ? undefined : fileStore(dir);
-  const learning = values.learn && store ? learnFromStats(await loadOutcomeStats(store, defined({ signal: io.signal })), { estimates: true }) : undefined;
+  const learning = values.learn && store ? learnFromStats(await loadOutcomeStats({ store, ...defined({ signal: io.signal }) }), { estimates: true }) : undefined;
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), { defs: [], env: io.env, ...defined({ script: values.script, clock: io.clock }) });
   let progress: Progress | undefined;
   let onEvent: ((event: TroupeEvent) => void) | undefined;
@@ -118,7 +118,7 @@ export async function templateRunCommand(rest: readonly string[], values: Templa
   } finally {
     progress?.close();
   }
-  if (store) await recordRunOutcomes(store, runId, defined({ signal: io.signal }));
+  if (store) await recordRunOutcomes(runId, { store, ...defined({ signal: io.signal }) });
   if (values.json) return outcome.stats.failed > 0 ? 1 : 0;
   for (const r of outcome.results) io.out(`${r.sequenceIndex}. ${r.title} (${r.role}): ${r.status}${r.error ? ` - ${r.error}` : ''}`);
   io.out('');

@@ -90,7 +90,7 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
       agents,
       adapter,
       store,
-      concurrency,
+      maxParallel: concurrency,
       handleSignals: true,
       ...defined({ queueName: values.queue, prefix: values.prefix, name: values.name, signal: io.signal, clock: io.clock }),
     });

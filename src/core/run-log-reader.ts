@@ -19,7 +19,8 @@
  */
 import { ParseError, errorMessage } from './errors.js';
 import type { TroupeEvent } from './events.js';
-import { runEventsStream } from './run-log-writer.js';
+import { loggedOutcome } from './event-fold.js';
+import { runEventsStream, runMetaKey, type RunMeta } from './run-log-writer.js';
 import type { Store } from './store.js';
 
 /** Why `record` is not an event, or undefined when it is one: an object with a `type`, a `runId` and a numeric `time`. */
@@ -104,6 +105,28 @@ export async function readRunEvents(runId: string, options: ReadRunEventsOptions
   const { store, from = 0, signal } = options;
   const read = await store.read(runEventsStream(runId), { from, ...(signal ? { signal } : {}) });
   return { ...sortRecords(read.records, from), next: Math.max(read.next, from + read.records.length), ...(read.torn ? { torn: read.torn } : {}) };
+}
+
+/**
+ * A run's meta document as stored, checked and in today's words: undefined
+ * unless it is an object with a `runId` (and, when `key` is given, stored
+ * under that run's key); a status of a run logged before outcomes had a
+ * `reason` (`goal-met`, `coordinator`, ...) reads as status and reason.
+ */
+export function parseRunMeta(value: unknown, key?: string): RunMeta | undefined {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const meta = value as Partial<RunMeta>;
+  if (typeof meta.runId !== 'string' || (key !== undefined && runMetaKey(meta.runId) !== key)) return undefined;
+  if (typeof meta.status !== 'string') return meta as RunMeta;
+  const { status, reason } = loggedOutcome(meta.status, meta.reason);
+  const { reason: _old, ...rest } = meta;
+  return { ...rest, status, ...(reason === undefined ? {} : { reason }) } as RunMeta;
+}
+
+/** Run `runId`'s meta document in `options.store` (see {@link parseRunMeta}), or undefined. */
+export async function readRunMeta(runId: string, options: { store: Store; signal?: AbortSignal | undefined }): Promise<RunMeta | undefined> {
+  const { store, signal } = options;
+  return parseRunMeta(await store.get(runMetaKey(runId), signal ? { signal } : {}), runMetaKey(runId));
 }
 
 /** What {@link parseJsonLines} reads. */

@@ -10,8 +10,8 @@ import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
 import { abortSignal, clock, defineOptions, func, nonNegativeNumber, required, store as storeCheck } from '../core/options.js';
-import { readRunEvents, type SkippedRecord, type TornRecord } from '../core/run-log-reader.js';
-import { runEventsStream, runMetaKey, type RunMeta } from '../core/run-log-writer.js';
+import { parseRunMeta, readRunEvents, readRunMeta, type SkippedRecord, type TornRecord } from '../core/run-log-reader.js';
+import { runEventsStream, type RunMeta } from '../core/run-log-writer.js';
 import type { Store } from '../core/store.js';
 import { defined } from '../core/defined.js';
 
@@ -58,7 +58,7 @@ export async function readRun(runId: string, options: RunStoreOptions): Promise<
   checkRunId(runId);
   const { store, signal } = options;
   const { events, skipped, torn } = await readRunEvents(runId, { store, ...defined({ signal }) });
-  const meta = (await store.get(runMetaKey(runId), defined({ signal }))) as RunMeta | undefined;
+  const meta = await readRunMeta(runId, { store, signal });
   return { runId, ...defined({ meta }), events, ...(torn ? { torn } : {}), ...(skipped.length > 0 ? { skipped } : {}) };
 }
 
@@ -175,8 +175,8 @@ export async function pruneRuns(options: PruneRunsOptions): Promise<string[]> {
   const pruned: string[] = [];
   for (const key of await store.list('runs/', call)) {
     if (!key.endsWith('/meta')) continue;
-    const meta = (await store.get(key, call)) as Partial<RunMeta> | undefined;
-    if (!meta || typeof meta.runId !== 'string' || runMetaKey(meta.runId) !== key) continue;
+    const meta = parseRunMeta(await store.get(key, call), key);
+    if (!meta) continue;
     const at = meta.endedAt ?? meta.startedAt;
     if (typeof at !== 'number' || now - at <= maxAgeMs) continue;
     for (const doc of await store.list(`runs/${meta.runId}/`, call)) await store.delete(doc, call);

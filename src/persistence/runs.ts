@@ -2,7 +2,8 @@
  * Listing the runs logged in a store, from their meta documents.
  * @module
  */
-import { runMetaKey, type RunMeta } from '../core/run-log-writer.js';
+import { parseRunMeta } from '../core/run-log-reader.js';
+import type { RunMeta } from '../core/run-log-writer.js';
 import { runStoreOptions, type RunStoreOptions } from './run-log.js';
 
 /**
@@ -23,9 +24,9 @@ export async function listRuns(options: RunStoreOptions): Promise<RunMeta[]> {
   const runs: RunMeta[] = [];
   for (const key of await store.list('runs/', call)) {
     if (!key.endsWith('/meta')) continue;
-    const meta = (await store.get(key, call)) as Partial<RunMeta> | undefined;
-    if (!meta || typeof meta.runId !== 'string' || runMetaKey(meta.runId) !== key || typeof meta.startedAt !== 'number') continue;
-    runs.push(meta as RunMeta);
+    const meta = parseRunMeta(await store.get(key, call), key);
+    if (!meta || typeof meta.startedAt !== 'number') continue;
+    runs.push(meta);
   }
   return runs.sort((a, b) => b.startedAt - a.startedAt || (a.runId < b.runId ? -1 : 1));
 }

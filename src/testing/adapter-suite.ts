@@ -9,6 +9,7 @@ import { CancelledError, SessionBusyError, TimeoutError } from '../core/errors.j
 import { defineTool } from '../core/tools.js';
 import { run } from '../core/run.js';
 import { agent } from '../patterns/agent.js';
+import { anything, boolean, defineOptions } from '../core/options.js';
 import { expect } from './expect.js';
 import { resolveRunner, type SuiteRunner } from './runner.js';
 
@@ -42,6 +43,8 @@ type AdapterFactory = (scenario: AdapterScenario) => ModelAdapter | undefined | 
 const text: AdapterScenario = { kind: 'text', text: 'pong', usage: { inputTokens: 7, outputTokens: 3 } };
 const streamed: Extract<AdapterScenario, { kind: 'stream-hang' }> = { kind: 'stream-hang', text: 'The answer begins' };
 
+const adapterSuiteOptions = defineOptions<AdapterSuiteOptions>('adapterSuite', { usage: boolean, runner: anything });
+
 /**
  * Register the conformance tests for an adapter with your test runner: text
  * turn, usage, tool call round trip, streamed deltas, abort while waiting
@@ -62,6 +65,7 @@ export function adapterSuite(
   factory: AdapterFactory,
   options: AdapterSuiteOptions = {},
 ): void {
+  adapterSuiteOptions.check(options);
   const { describe, it } = resolveRunner('adapterSuite', options.runner);
   describe(`adapter conformance: ${name}`, () => {
     turnCases(factory, it, options);

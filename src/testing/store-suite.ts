@@ -4,6 +4,7 @@
  */
 import { CancelledError, StoreError } from '../core/errors.js';
 import { supportsCompareAndSet, type Store } from '../core/store.js';
+import { anything, defineOptions } from '../core/options.js';
 import { expect } from './expect.js';
 import { resolveRunner, type SuiteRunner } from './runner.js';
 
@@ -35,6 +36,8 @@ export interface StoreSuiteOptions {
   runner?: SuiteRunner;
 }
 
+const storeSuiteOptions = defineOptions<StoreSuiteOptions>('storeSuite', { runner: anything });
+
 /**
  * Register the conformance tests for a store with your test runner.
  * `factory` returns a new, empty store for each test; the tests cover
@@ -48,6 +51,7 @@ export interface StoreSuiteOptions {
  * ```
  */
 export function storeSuite(name: string, factory: () => Store | Promise<Store>, options: StoreSuiteOptions = {}): void {
+  storeSuiteOptions.check(options);
   const { describe, it } = resolveRunner('storeSuite', options.runner);
   describe(`store conformance: ${name}`, () => {
     documentCases(factory, it);

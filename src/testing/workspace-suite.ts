@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import type { WorkspaceChunk, WorkspaceStrategy } from '../workspaces/types.js';
+import { anything, boolean, defineOptions } from '../core/options.js';
 import { expect } from './expect.js';
 import { resolveRunner, type SuiteRunner, type SuiteTestContext } from './runner.js';
 
@@ -15,7 +16,7 @@ export interface WorkspaceFixture {
   /** A fresh base directory holding a committed file `README.md` (a git repository for git strategies). */
   baseDir: string;
   /** Remove the base directory and anything else the fixture made. */
-  dispose?: () => Promise<void> | void;
+  close?: () => Promise<void> | void;
 }
 
 /** Options of {@link workspaceSuite}. */
@@ -28,11 +29,13 @@ export interface WorkspaceSuiteOptions {
   runner?: SuiteRunner;
 }
 
+const workspaceSuiteOptions = defineOptions<WorkspaceSuiteOptions>('workspaceSuite', { readOnly: boolean, isolated: boolean, runner: anything });
+
 /**
  * Register the conformance tests for a workspace strategy with your test
  * runner: availability, prepare, write and merge, nothing to merge,
  * idempotent cleanup, a cancelled prepare, hostile chunk ids, concurrent
- * chunks. Each test disposes of its fixture when it ends.
+ * chunks. Each test closes its fixture when it ends.
  *
  * @example
  * ```ts
@@ -45,6 +48,7 @@ export function workspaceSuite(
   factory: () => WorkspaceFixture | Promise<WorkspaceFixture>,
   options: WorkspaceSuiteOptions = {},
 ): void {
+  workspaceSuiteOptions.check(options);
   const runner = resolveRunner('workspaceSuite', options.runner);
   const { describe } = runner;
   describe(`workspace conformance: ${name}`, () => {
@@ -54,13 +58,13 @@ export function workspaceSuite(
       fixtures.push(fixture);
       return fixture;
     };
-    // Every test disposes of the fixtures it made, whatever the runner (no afterEach needed).
+    // Every test closes the fixtures it made, whatever the runner (no afterEach needed).
     const it = (title: string, fn: (t: SuiteTestContext) => Promise<void>) =>
       runner.it(title, async (t) => {
         try {
           await fn(t);
         } finally {
-          for (const fixture of fixtures.splice(0)) await fixture.dispose?.();
+          for (const fixture of fixtures.splice(0)) await fixture.close?.();
         }
       });
 
@@ -69,7 +73,7 @@ export function workspaceSuite(
   });
 }
 
-/** A test of the workspace suite, which disposes of the fixtures it made. */
+/** A test of the workspace suite, which closes the fixtures it made. */
 type WorkspaceIt = (title: string, fn: (t: SuiteTestContext) => Promise<void>) => void;
 
 /** Cases of {@link workspaceSuite}. */

@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { defineOptions, listOf, oneOf, required, string } from '../core/options.js';
 import type { Handler } from '../integrations/http/handler.js';
 import { UI_SCRIPT } from './bundle.js';
 
@@ -54,8 +55,22 @@ const attribute = (value: string): string => value.replace(/&/g, '&amp;').replac
 const PAGE_STYLE = 'html,body{height:100%;margin:0}body{background:Canvas;color:CanvasText}troupe-app,troupe-team-chat{height:100%}';
 const PAGE_STYLE_HASH = `'sha256-${createHash('sha256').update(PAGE_STYLE).digest('base64')}'`;
 
+const uiPageShape = {
+  endpoint: required(string),
+  title: string,
+  view: oneOf(['app', 'chat']),
+  token: string,
+  theme: oneOf(['light', 'dark']),
+  imageOrigins: listOf(string),
+  scriptUrl: string,
+  protocol: oneOf(['troupe', 'ag-ui']),
+};
+const uiPageOptions = defineOptions<UiPageOptions>('uiPage', uiPageShape);
+const cspOptions = defineOptions<Pick<UiPageOptions, 'imageOrigins'>>('uiContentSecurityPolicy', { imageOrigins: uiPageShape.imageOrigins });
+
 /** The page's Content-Security-Policy: its own script and styles, requests to itself, images only from the allowed origins. */
 export function uiContentSecurityPolicy(options: Pick<UiPageOptions, 'imageOrigins'> = {}): string {
+  cspOptions.check(options);
   const images = ["'self'", 'data:', ...(options.imageOrigins ?? []).map((o) => (o === '*' ? 'https:' : o))].join(' ');
   return [
     "default-src 'none'",
@@ -72,6 +87,7 @@ export function uiContentSecurityPolicy(options: Pick<UiPageOptions, 'imageOrigi
 /** The page's HTML: the interface, on the run routes at `endpoint`. */
 export function uiPage(options: UiPageOptions): string {
   if (!options || typeof options.endpoint !== 'string') throw new ConfigurationError(`Expected \`endpoint\` to be the run routes' base URL, got ${describeValue(options?.endpoint)}`);
+  uiPageOptions.check(options);
   const tag = options.view === 'chat' ? 'troupe-team-chat' : 'troupe-app';
   const attrs = [
     `endpoint="${attribute(options.endpoint)}"`,
@@ -104,6 +120,8 @@ export interface UiHandlerOptions extends UiPageOptions {
   basePath?: string;
 }
 
+const uiHandlerOptions = defineOptions<UiHandlerOptions>('uiHandler', { ...uiPageShape, basePath: string });
+
 /**
  * A handler of the interface's two routes: `GET <basePath>/` (the page)
  * and `GET <basePath>/troupe-ui.js` (the script); anything else is a 404.
@@ -117,10 +135,12 @@ export interface UiHandlerOptions extends UiPageOptions {
  * ```
  */
 export function uiHandler(options: UiHandlerOptions): Handler {
+  uiHandlerOptions.check(options);
   const base = trimSlashes(options.basePath ?? '');
   if (base !== '' && !base.startsWith('/')) throw new ConfigurationError(`Expected \`basePath\` to start with "/", got ${describeValue(options.basePath)}`);
-  const page = uiPage({ ...options, scriptUrl: options.scriptUrl ?? `${base}${UI_SCRIPT_PATH}` });
-  const pageHeaders = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': uiContentSecurityPolicy(options), 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
+  const { basePath: _basePath, ...pageOptions } = options;
+  const page = uiPage({ ...pageOptions, scriptUrl: options.scriptUrl ?? `${base}${UI_SCRIPT_PATH}` });
+  const pageHeaders = { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store', 'content-security-policy': uiContentSecurityPolicy({ ...(options.imageOrigins ? { imageOrigins: options.imageOrigins } : {}) }), 'x-content-type-options': 'nosniff', 'referrer-policy': 'no-referrer' };
   return async (request) => {
     const { pathname } = new URL(request.url);
     if (request.method !== 'GET' && request.method !== 'HEAD') return new Response('Method not allowed', { status: 405, headers: { allow: 'GET, HEAD' } });

@@ -55,10 +55,10 @@ describe('rateLimited', () => {
     expect(starts).toEqual([0, 0, 0, 60_000, 60_000]);
   });
 
-  it('keeps at most `concurrency` calls in flight', async () => {
+  it('keeps at most `maxParallel` calls in flight', async () => {
     const clock = new SimulatedClock();
     const { adapter, starts } = recording(clock, { busyMs: 1000 });
-    const limited = rateLimited(adapter, { concurrency: 2, clock });
+    const limited = rateLimited(adapter, { maxParallel: 2, clock });
     const sessions = await Promise.all(['a', 'b', 'c', 'd'].map((agent) => limited.openSession({ agent })));
     const sends = Promise.all(sessions.map((s) => s.send('x')));
     await clock.advance(3000);
@@ -123,7 +123,7 @@ describe('rateLimited', () => {
   it('lets a 429 through once its retries are spent, and a waiting call rejects at once when its signal aborts', async () => {
     const clock = new SimulatedClock();
     const { adapter } = recording(clock, { fail: () => new RateLimitError('no', { retryAfterMs: 10 }) });
-    const limited = rateLimited(adapter, { clock, maxRetries: 2 });
+    const limited = rateLimited(adapter, { clock, retry: { maxRetries: 2 } });
     const s = await limited.openSession({ agent: 'a' });
     const failed = s.send('x').catch((e: unknown) => e);
     await clock.advance(100);
@@ -158,7 +158,7 @@ describe('rateLimited', () => {
   it('refuses bad limits with the option named', () => {
     const { adapter } = recording(new SimulatedClock());
     expect(() => rateLimited(adapter, { requestsPerMinute: 0 })).toThrow(/requestsPerMinute/);
-    expect(() => rateLimited(adapter, { concurrency: 1.5 })).toThrow(/concurrency/);
+    expect(() => rateLimited(adapter, { maxParallel: 1.5 })).toThrow(/maxParallel/);
   });
 
   it('reads Retry-After in ms, seconds and as a date', () => {

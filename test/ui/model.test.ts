@@ -29,9 +29,9 @@ async function sessionLog(): Promise<TroupeEvent[]> {
   for (const answer of [{ text: 'the cache' }, { decision: 'approve' }]) {
     for (;;) {
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const [request] = await pendingRequests(store, 's1');
+      const [request] = await pendingRequests('s1', { store });
       if (request) {
-        await answerRequest(store, 's1', request.requestId, answer);
+        await answerRequest('s1', request.requestId, answer, { store });
         break;
       }
     }

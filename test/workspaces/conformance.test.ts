@@ -15,21 +15,21 @@ workspaceSuite(
   'gitWorktree',
   () => {
     const { repo, root, dispose } = makeRepo();
-    return { strategy: gitWorktree({ root }), baseDir: repo, dispose };
+    return { strategy: gitWorktree({ root }), baseDir: repo, close: dispose };
   },
   { isolated: true, runner },
 );
 
 workspaceSuite('fileLocking', () => {
   const { repo, root, dispose } = makeRepo();
-  return { strategy: fileLocking({ lockDir: join(root, 'locks') }), baseDir: repo, dispose };
+  return { strategy: fileLocking({ lockDir: join(root, 'locks') }), baseDir: repo, close: dispose };
 }, { runner });
 
 workspaceSuite(
   'inMemory',
   () => {
     const { dir, dispose } = makeFolder();
-    return { strategy: inMemory(), baseDir: dir, dispose };
+    return { strategy: inMemory(), baseDir: dir, close: dispose };
   },
   { readOnly: true, runner },
 );
@@ -40,7 +40,7 @@ workspaceSuite('withFallback(gitWorktree, fileLocking) outside a repository', ()
   return {
     strategy: withFallback(gitWorktree({ root: join(locks, 'wt') }), fileLocking({ lockDir: locks })),
     baseDir: dir,
-    dispose: () => {
+    close: () => {
       dispose();
       rmSync(locks, { recursive: true, force: true });
     },
@@ -51,7 +51,7 @@ workspaceSuite(
   'noWorkspace',
   () => {
     const { dir, dispose } = makeFolder();
-    return { strategy: noWorkspace(), baseDir: dir, dispose };
+    return { strategy: noWorkspace(), baseDir: dir, close: dispose };
   },
   { readOnly: true, runner },
 );

@@ -12,6 +12,8 @@ import { A2AConnection } from './client.js';
 import type { RemoteAgentCard } from './remote.js';
 import { checkRemoteOptions, summary, type A2AAnswer } from './remote.js';
 import type { A2AConnectionOptions } from './client.js';
+import { connectionShape } from './options.js';
+import { anything, defineOptions } from '../../core/options.js';
 
 /** Options of {@link a2aAdapter}. */
 export interface A2AAdapterOptions extends A2AConnectionOptions {
@@ -19,7 +21,7 @@ export interface A2AAdapterOptions extends A2AConnectionOptions {
   answer?: A2AAnswer;
 }
 
-const KNOWN = ['answer', 'skill', 'headers', 'allowedOrigins', 'cardPath', 'requestTimeoutMs', 'maxCardBytes', 'pollMs', 'reconnects', 'clock'];
+const a2aAdapterOptions = defineOptions<A2AAdapterOptions>('a2aAdapter', { ...connectionShape, answer: anything });
 
 /** A model adapter whose model is a remote A2A agent. */
 export interface A2AModelAdapter extends ModelAdapter {
@@ -42,7 +44,7 @@ export interface A2AModelAdapter extends ModelAdapter {
  * ```
  */
 export function a2aAdapter(url: string, options: A2AAdapterOptions = {}): A2AModelAdapter {
-  const href = checkRemoteOptions('a2aAdapter', url, options, KNOWN);
+  const href = checkRemoteOptions(url, options, a2aAdapterOptions);
   const { answer, ...connection } = options;
   const conn = new A2AConnection(href, connection);
   return {

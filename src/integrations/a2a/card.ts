@@ -7,6 +7,7 @@
 import type { AgentDefinition } from '../../agents/definition.js';
 import { agentEdges, reachableAgents } from '../../agents/validate.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
+import { anything, defineOptions, listOf, object, string } from '../../core/options.js';
 
 /** The A2A protocol version troupe's server speaks and its worker prefers. */
 export const A2A_PROTOCOL_VERSION = '1.0';
@@ -138,6 +139,18 @@ export interface CardSource {
   agents?: { defs: readonly AgentDefinition[]; entry: string };
 }
 
+const agentCardOptions = defineOptions<AgentCardOptions>('buildAgentCard', {
+  name: string,
+  description: string,
+  version: string,
+  skills: listOf(object),
+  provider: object,
+  documentationUrl: string,
+  iconUrl: string,
+  securitySchemes: object,
+  securityRequirements: anything,
+});
+
 /**
  * The card of a served runnable: generated from its name (and, when it was
  * compiled from agent files, the entry agent's file and the skills of every
@@ -145,6 +158,7 @@ export interface CardSource {
  * streaming, no push notifications.
  */
 export function buildAgentCard(source: CardSource, options: AgentCardOptions = {}): A2AAgentCard {
+  agentCardOptions.check(options);
   const entry = source.agents?.defs.find((d) => d.name === source.agents?.entry);
   const name = options.name ?? entry?.name ?? source.runnable;
   const skills = options.skills ?? (source.agents ? skillsFromAgents(source.agents.defs, source.agents.entry) : [{ id: source.runnable, name: source.runnable, description: `Runs ${source.runnable} on the request`, tags: ['troupe'] }]);

@@ -330,7 +330,7 @@ class TaskTracker {
     this.contextId ||= contextId;
     this.#metadata(metadata);
     const event = metadata?.[TROUPE_EVENT_KEY] as unknown;
-    if (isEvent(event)) this.#onUpdate?.({ kind: 'troupe-event', taskId: this.taskId, event });
+    if (looksLikeEvent(event)) this.#onUpdate?.({ kind: 'troupe-event', taskId: this.taskId, event });
     if (status) this.#status_(status.state, status.message);
   }
 
@@ -380,7 +380,8 @@ function wrap(result: Message | Task): StreamResponse {
   return 'messageId' in result ? { payload: { $case: 'message', value: result } } : { payload: { $case: 'task', value: result } };
 }
 
-function isEvent(value: unknown): value is { type: string } & Record<string, unknown> {
+/** A remote's `troupe.event` metadata: an object with a `type` (not a run log's record: see the kernel's run-log reader for those). */
+function looksLikeEvent(value: unknown): value is { type: string } & Record<string, unknown> {
   return typeof value === 'object' && value !== null && typeof (value as { type?: unknown }).type === 'string';
 }
 

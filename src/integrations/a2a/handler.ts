@@ -26,7 +26,7 @@ import type {
 import { realClock, sleep, type Clock } from '../../core/clock.js';
 import { defined } from '../../core/defined.js';
 import type { Store } from '../../core/store.js';
-import { runEventsStream } from '../../core/run-log-writer.js';
+import { readRunEvents } from '../../core/run-log-reader.js';
 import { requestCancel } from '../http/cancel.js';
 import type { Principal } from '../http/handler.js';
 import { isSafeId } from '../http/ids.js';
@@ -105,10 +105,10 @@ export class TroupeRequestHandler implements A2ARequestHandler {
     const doc = await this.#doc(scope, params.id);
     const task = await this.#task(scope.store, doc);
     if (isTerminalState(stateName(task.status?.state))) throw new this.#s.sdk.errors.TaskNotCancelableError(`Task ${doc.taskId} has ended (${stateName(task.status?.state)})`);
-    await requestCancel(scope.store, doc.taskId, { signal: scope.request.signal, reason: 'Cancelled by the A2A client' });
+    await requestCancel(doc.taskId, { store: scope.store, signal: scope.request.signal, reason: 'Cancelled by the A2A client', ...defined({ clock: this.#s.clock }) });
     const clock = this.#s.clock ?? realClock;
     const deadline = clock.now() + this.#s.cancelWaitMs;
-    while (clock.now() < deadline && !(await runState(scope.store, doc.taskId, { signal: scope.request.signal })).ended) {
+    while (clock.now() < deadline && !(await runState(doc.taskId, { store: scope.store, signal: scope.request.signal })).ended) {
       await sleep(clock, Math.min(this.#s.pollMs ?? 50, 50), scope.request.signal);
     }
     return this.#task(scope.store, doc);
@@ -117,12 +117,12 @@ export class TroupeRequestHandler implements A2ARequestHandler {
   async *resubscribe(params: SubscribeToTaskRequest, context: ServerCallContext): AsyncGenerator<StreamResponse, void, undefined> {
     const scope = scopeOf(context);
     const doc = await this.#doc(scope, params.id);
-    const { records } = await scope.store.read(runEventsStream(doc.taskId), { from: 0, signal: scope.request.signal });
+    const { next } = await readRunEvents(doc.taskId, { store: scope.store, signal: scope.request.signal });
     const task = await this.#task(scope.store, doc);
     const state = stateName(task.status?.state);
     if (isTerminalState(state)) throw new this.#s.sdk.errors.UnsupportedOperationError(`Task ${doc.taskId} has ended (${state}); read it with GetTask`);
     yield { payload: { $case: 'task', value: task } };
-    if (state !== 'input-required') yield* taskUpdates(scope.store, doc, this.#follow(records.length, scope));
+    if (state !== 'input-required') yield* taskUpdates(scope.store, doc, this.#follow(next, scope));
   }
 
   async listTasks(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
@@ -172,7 +172,7 @@ export class TroupeRequestHandler implements A2ARequestHandler {
 
   /** The task as it is now (its document read again: an answer may have added a message). */
   async #task(store: Store, doc: TaskDocument, historyLength?: number, artifacts = true): Promise<Task> {
-    const [fresh, events, pending] = await Promise.all([readTaskDocument(store, doc.taskId), readEvents(store, doc.taskId), pendingRequests(store, doc.taskId)]);
+    const [fresh, events, pending] = await Promise.all([readTaskDocument(store, doc.taskId), readEvents(store, doc.taskId), pendingRequests(doc.taskId, { store })]);
     const current = fresh ?? doc;
     return toTask(current, viewTask(current, events, pending[0]), { historyLength, artifacts });
   }
@@ -194,7 +194,7 @@ export class TroupeRequestHandler implements A2ARequestHandler {
       await scope.store.delete(taskKey(taskId)).catch(() => undefined);
       throw error;
     }
-    const started = await waitForRun(scope.store, taskId, { signal: scope.request.signal, ...defined({ clock: this.#s.clock, timeoutMs: this.#s.startTimeoutMs }) });
+    const started = await waitForRun(taskId, { store: scope.store, signal: scope.request.signal, ...defined({ clock: this.#s.clock, timeoutMs: this.#s.startTimeoutMs }) });
     if (!started) throw new Error(`Task ${taskId} was started but its run logged nothing in time`);
     return { doc, from: 0 };
   }
@@ -203,7 +203,7 @@ export class TroupeRequestHandler implements A2ARequestHandler {
     const { errors } = this.#s.sdk;
     const doc = await this.#doc(scope, message.taskId);
     if (message.contextId !== '' && message.contextId !== doc.contextId) throw new errors.RequestMalformedError(`Task ${doc.taskId} belongs to another context`);
-    const pending = await pendingRequests(scope.store, doc.taskId, { signal: scope.request.signal });
+    const pending = await pendingRequests(doc.taskId, { store: scope.store, signal: scope.request.signal });
     const wanted = message.metadata?.['requestId'];
     const target = typeof wanted === 'string' ? pending.find((p) => p.requestId === wanted) : pending[0];
     if (!target) {
@@ -211,11 +211,11 @@ export class TroupeRequestHandler implements A2ARequestHandler {
       if (typeof wanted === 'string') throw new errors.RequestMalformedError(`Task ${doc.taskId} waits on no request ${wanted.slice(0, 128)}`);
       throw new errors.UnsupportedOperationError(isTerminalState(state) ? `Task ${doc.taskId} has ended (${state}); send a message without a task id to start another` : `Task ${doc.taskId} is ${state} and waits for no input`);
     }
-    const result = await answerRequest(scope.store, doc.taskId, target.requestId, answerOf(target.request.kind, message), { signal: scope.request.signal });
+    const result = await answerRequest(doc.taskId, target.requestId, answerOf(target.request.kind, message), { store: scope.store, signal: scope.request.signal, ...defined({ clock: this.#s.clock }) });
     if (!result.ok && result.reason === 'invalid') throw new errors.RequestMalformedError(`The message does not answer the ${target.request.kind} request: ${result.issues.join('; ')}`);
     if (!result.ok) throw new errors.UnsupportedOperationError(`The request was ${result.reason === 'not-found' ? 'not found' : result.reason} already`);
     await appendTaskMessage(scope.store, doc.taskId, { requestId: target.requestId, message: { ...message, contextId: doc.contextId } }, { signal: scope.request.signal });
-    return { doc, from: await positionAfterRequests(scope.store, doc.taskId, [target.requestId], { signal: scope.request.signal }) };
+    return { doc, from: await positionAfterRequests(doc.taskId, [target.requestId], { store: scope.store, signal: scope.request.signal }) };
   }
 }
 

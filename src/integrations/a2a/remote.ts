@@ -20,7 +20,8 @@ import { askPerson } from '../http/requests.js';
 import type { A2AAgentSkill } from './card.js';
 import { A2AConnection, type A2AConnectionOptions, type CheckedCard, type RemoteInputRequest, type TaskUpdate } from './client.js';
 import { RemoteAgentError } from './errors.js';
-import { checkKeys, expectFunction } from './options.js';
+import { connectionShape, expectFunction } from './options.js';
+import { anything, defineOptions, type OptionsDescription } from '../../core/options.js';
 
 /** What answers a remote agent's request for input: text, or a structured answer (sent as a data part). */
 export type A2AAnswer = (request: RemoteInputRequest & { signal: AbortSignal }) => Promise<string | Record<string, unknown>>;
@@ -39,7 +40,7 @@ export interface A2AAgentOptions extends A2AConnectionOptions {
   answer?: A2AAnswer;
 }
 
-const KNOWN = ['name', 'answer', 'skill', 'headers', 'allowedOrigins', 'cardPath', 'requestTimeoutMs', 'maxCardBytes', 'pollMs', 'reconnects', 'clock'];
+const a2aAgentOptions = defineOptions<A2AAgentOptions>('a2aAgent', { ...connectionShape, name: anything, answer: anything });
 
 /** A remote agent's card as troupe read it. */
 export interface RemoteAgentCard {
@@ -67,8 +68,8 @@ export interface A2AAgent extends Runnable<Outcome> {
 }
 
 /** Check the options shared by {@link a2aAgent} and `a2aAdapter`. */
-export function checkRemoteOptions(what: string, url: unknown, options: object, known: readonly string[]): string {
-  checkKeys(what, options, known);
+export function checkRemoteOptions<T extends object>(url: unknown, options: T, description: OptionsDescription<T>): string {
+  description.check(options);
   if (typeof url !== 'string') throw new ConfigurationError(`Expected \`url\` to be the agent's URL, got ${describeValue(url)}`);
   let parsed: URL;
   try {
@@ -135,7 +136,7 @@ export function summary(checked: CheckedCard): RemoteAgentCard {
  * ```
  */
 export function a2aAgent(url: string, options: A2AAgentOptions = {}): A2AAgent {
-  const href = checkRemoteOptions('a2aAgent', url, options, KNOWN);
+  const href = checkRemoteOptions(url, options, a2aAgentOptions);
   if (options.name !== undefined && (typeof options.name !== 'string' || options.name.trim() === '')) throw new ConfigurationError(`Expected \`name\` to be a non-empty string, got ${describeValue(options.name)}`);
   const name = options.name ?? nameFromUrl(href);
   const { name: _name, answer, ...connection } = options;

@@ -11,17 +11,17 @@ import type { AgentDefinition } from '../../agents/definition.js';
 import { combineSignals } from '../../core/abort.js';
 import { CancelledError, ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
 import { defined } from '../../core/defined.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
+import { anything, defineOptions, expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import { startRun, type RunOptions } from '../../core/run.js';
 import type { Runnable } from '../../core/runnable.js';
 import { supportsCompareAndSet, type Store } from '../../core/store.js';
 import { cancellationSignal } from '../http/cancel.js';
 import { errorResponse, jsonResponse, principalOf, type Authorize, type Principal } from '../http/handler.js';
 import { namespacedStore } from '../http/namespace.js';
-import { SSE_HEADERS, sseStream, type SseOptions } from '../http/sse.js';
+import { SSE_HEADERS, sseOptions, sseStream, type SseOptions } from '../http/sse.js';
 import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, buildAgentCard, type A2AAgentCard, type AgentCardOptions } from './card.js';
 import { SCOPE_KEY, TroupeRequestHandler, type RequestScope } from './handler.js';
-import { checkKeys, expectFunction } from './options.js';
+import { expectFunction } from './options.js';
 import { loadA2AServerSdk, type A2AServerSdk } from './sdk.js';
 
 /** The run options every task of the server gets (the store, run id and signal are the server's). */
@@ -30,7 +30,7 @@ export type A2ARunOptions = Pick<RunOptions, 'adapter' | 'adapters' | 'timeoutMs
 /** What `start` receives to start a task's run. */
 export interface StartTaskRequest {
   principal: Principal;
-  /** The tenant's namespaced store: run with `{ store, runId }`, and watch `cancellationSignal(store, runId)`. */
+  /** The tenant's namespaced store: run with `{ store, runId }`, and watch `cancellationSignal(runId, { store })`. */
   store: Store;
   /** The run's id: the task's id. */
   runId: string;
@@ -76,7 +76,26 @@ export interface A2AServerOptions extends SseOptions {
   cancelWaitMs?: number;
 }
 
-const KNOWN = ['runnable', 'start', 'store', 'authorize', 'run', 'card', 'agents', 'url', 'basePath', 'pollMs', 'maxBodyBytes', 'maxPartBytes', 'maxParts', 'startTimeoutMs', 'cancelWaitMs', 'signal', 'clock', 'heartbeatMs', 'bufferBytes', 'drainTimeoutMs', 'retryMs'];
+const a2aRunOptions = defineOptions<A2ARunOptions>('a2aServer', { adapter: anything, adapters: anything, timeoutMs: anything, maxDepth: anything, budget: anything, onEvent: anything });
+/** The values `anything` lets through are checked by `checkOptions`. */
+const a2aServerOptions = defineOptions<A2AServerOptions>('a2aServer', {
+  ...sseOptions.shape,
+  runnable: anything,
+  start: anything,
+  store: anything,
+  authorize: anything,
+  run: a2aRunOptions,
+  card: anything,
+  agents: anything,
+  url: anything,
+  basePath: anything,
+  pollMs: anything,
+  maxBodyBytes: anything,
+  maxPartBytes: anything,
+  maxParts: anything,
+  startTimeoutMs: anything,
+  cancelWaitMs: anything,
+});
 
 /** A running A2A server. */
 export interface A2AServer {
@@ -126,10 +145,10 @@ export async function a2aServer(options: A2AServerOptions): Promise<A2AServer> {
       await options.start({ principal: scope.principal, store: scope.store, runId, input, message: { messageId: message.messageId, contextId: message.contextId, ...defined({ metadata: message.metadata as Record<string, unknown> | undefined }) }, request: scope.request });
       return;
     }
-    const watch = cancellationSignal(scope.store, runId, defined({ clock: options.clock, pollMs: options.pollMs }));
+    const watch = cancellationSignal(runId, { store: scope.store, ...defined({ clock: options.clock, pollMs: options.pollMs }) });
     const handle = startRun(options.runnable!, input, { ...options.run, ...defined({ clock: options.clock }), store: scope.store, runId, signal: combineSignals(watch.signal, closing.signal) });
     const settled: Promise<unknown> = handle.result.catch(() => undefined).finally(() => {
-      watch.stop();
+      watch.close();
       running.delete(settled);
     });
     running.add(settled);
@@ -183,13 +202,12 @@ interface Checked {
 }
 
 function checkOptions(options: A2AServerOptions): Checked {
-  checkKeys('a2aServer', options, KNOWN);
+  a2aServerOptions.check(options);
   if (typeof options.store?.get !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options.store)}`);
   if (!supportsCompareAndSet(options.store)) throw new ConfigurationError('Expected `store` to have compare-and-set (getVersioned and setIf), which answers need: memoryStore, fileStore and redisStore have it');
   if (typeof options.authorize !== 'function') throw new ConfigurationError(`Expected \`authorize\` to be a function, got ${describeValue(options.authorize)}`);
   expectFunction('start', options.start);
   if (options.start === undefined && typeof options.runnable?.run !== 'function') throw new ConfigurationError(`Expected \`runnable\` to be a runnable (or \`start\` to be given), got ${describeValue(options.runnable)}`);
-  if (options.run !== undefined) checkKeys('a2aServer `run`', options.run, ['adapter', 'adapters', 'timeoutMs', 'maxDepth', 'budget', 'onEvent']);
   if (options.url !== undefined && !/^https?:\/\//.test(String(options.url))) throw new ConfigurationError(`Expected \`url\` to be an http(s) URL, got ${describeValue(options.url)}`);
   if (options.agents !== undefined && (!Array.isArray(options.agents.defs) || typeof options.agents.entry !== 'string')) throw new ConfigurationError(`Expected \`agents\` to be { defs, entry }, got ${describeValue(options.agents)}`);
   const basePath = trimSlashes(options.basePath ?? '');

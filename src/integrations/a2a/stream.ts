@@ -49,7 +49,7 @@ export interface TaskUpdatesOptions {
  * the task ends or waits for input (the stream's last update says which).
  */
 export async function* taskUpdates(store: Store, doc: TaskDocument, options: TaskUpdatesOptions): AsyncGenerator<StreamResponse> {
-  const follow = followRunLog(store, doc.taskId, { from: options.from, signal: options.signal, ...defined({ clock: options.clock, pollMs: options.pollMs }) });
+  const follow = followRunLog(doc.taskId, { store, from: options.from, signal: options.signal, ...defined({ clock: options.clock, pollMs: options.pollMs }) });
   for await (const { event } of follow) {
     const updates = await updatesOf(store, doc, event, options.signal);
     for (const update of updates) yield update;
@@ -68,7 +68,7 @@ async function updatesOf(store: Store, doc: TaskDocument, event: TroupeEvent, si
     case 'run.started':
       return [statusEvent(doc, 'working', event.time)];
     case 'input.requested': {
-      const request = await readRequest(store, taskId, event.requestId, { signal });
+      const request = await readRequest(taskId, event.requestId, { store, signal });
       if (request?.status !== 'pending') return [];
       return [statusEvent(doc, 'input-required', event.time, { message: requestMessage(taskId, contextId, request) })];
     }

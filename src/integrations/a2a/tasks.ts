@@ -8,11 +8,10 @@
  */
 import type { Artifact, Message, StreamResponse, Task, TaskState, TaskStatus } from '@a2a-js/sdk';
 import type { TroupeEvent } from '../../core/events.js';
-import { runEventsStream } from '../../core/run-log-writer.js';
+import { readRunEvents } from '../../core/run-log-reader.js';
 import type { Store, StoreCallOptions } from '../../core/store.js';
 import { supportsCompareAndSet } from '../../core/store.js';
 import { StoreError } from '../../core/errors.js';
-import { isEventRecord } from '../http/follow.js';
 import { answerJsonSchema, type InputRequestDocument } from '../http/requests.js';
 import { dataPart, message, STATE, textArtifact, textPart } from './wire.js';
 import type { A2ATaskState } from './events.js';
@@ -59,8 +58,8 @@ export async function appendTaskMessage(store: Store, taskId: string, entry: Tas
 
 /** The events of a run's log, in order. */
 export async function readEvents(store: Store, runId: string, options: StoreCallOptions = {}): Promise<TroupeEvent[]> {
-  const { records } = await store.read(runEventsStream(runId), { ...options, from: 0 });
-  return records.filter(isEventRecord);
+  const { events } = await readRunEvents(runId, { store, ...(options.signal ? { signal: options.signal } : {}) });
+  return events;
 }
 
 const iso = (time: number): string => new Date(time).toISOString();

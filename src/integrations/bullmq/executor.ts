@@ -7,14 +7,14 @@
  */
 import { EventEmitter } from 'eventemitter3';
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
-import { expectPositiveInteger } from '../../core/options.js';
+import { anything, defineOptions, func, positiveInteger } from '../../core/options.js';
 import type { ChunkAttemptResult, ChunkJob, ChunkJobData, Executor } from '../../plan/engine/executor.js';
 import { JobClient } from './client.js';
 import { coordinatorError } from './errors.js';
 import { checkBase, placeOf } from './connection.js';
 import type { QueueClientEvents } from './events.js';
 import { RemoteMirror, watchJob } from './mirror.js';
-import { clientSettings, type QueueClientOptions } from './options.js';
+import { clientSettings, queueClientShape, queueLocationShape, type QueueClientOptions } from './options.js';
 import { chunkJobId, chunkJobSchema, type ChunkJobWire } from './wire.js';
 
 /** A trace-context carrier: a plain object of strings (W3C `traceparent`, `tracestate`). */
@@ -31,11 +31,11 @@ export interface BullmqExecutorOptions extends Omit<QueueClientOptions, 'queueNa
   queueName?: string | ((job: ChunkJobData) => string);
   /**
    * Attempts this coordinator has in the queue at once (the scheduler never
-   * dispatches more). Set it to about the workers' total concurrency: a
+   * dispatches more). Set it to about the workers' total `maxParallel`: a
    * chunk's time-out also counts the time its job waits in the queue.
    * Default: 64.
    */
-  capacity?: number;
+  maxParallel?: number;
   /**
    * The trace context each job carries, from the op the attempt belongs to
    * (with `troupe/otel`: `(job, op) => tracing.inject(op)`). A worker reads it
@@ -43,6 +43,15 @@ export interface BullmqExecutorOptions extends Omit<QueueClientOptions, 'queueNa
    */
   traceContext?: (job: ChunkJobData, op: { runId: string; opId: string }) => TraceCarrier | undefined;
 }
+
+const bullmqExecutorOptions = defineOptions<BullmqExecutorOptions>('bullmqExecutor', {
+  ...queueClientShape,
+  connection: queueLocationShape.connection,
+  prefix: queueLocationShape.prefix,
+  queueName: anything,
+  maxParallel: positiveInteger,
+  traceContext: func,
+});
 
 /** Numbers of a queue, for autoscaling and dashboards. */
 export interface QueueStats {
@@ -110,13 +119,14 @@ const MAX_PROBE = 1000;
  * @example
  * ```ts
  * import { bullmqExecutor } from 'troupe/bullmq';
- * const executor = bullmqExecutor({ connection: 'redis://127.0.0.1:6379', capacity: 16 });
+ * const executor = bullmqExecutor({ connection: 'redis://127.0.0.1:6379', maxParallel: 16 });
  * const outcome = await executePlan(plan, { executor, store });
  * await executor.close();
  * ```
  */
 export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
   if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected bullmqExecutor options, got ${describeValue(options)}`);
+  bullmqExecutorOptions.check(options);
   const route = options.queueName;
   if (route !== undefined && typeof route !== 'string' && typeof route !== 'function') {
     throw new ConfigurationError(`Expected \`queueName\` to be a queue name or a function of a job, got ${describeValue(route)}`);
@@ -125,7 +135,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
   const base = checkBase(options, 'bullmqExecutor');
   if (fixed !== undefined) placeOf(base, fixed);
   const settings = clientSettings(options, 'bullmqExecutor');
-  const capacity = expectPositiveInteger('capacity', options.capacity) ?? 64;
+  const maxParallel = options.maxParallel ?? 64;
   const traceContext = options.traceContext;
   if (traceContext !== undefined && typeof traceContext !== 'function') {
     throw new ConfigurationError(`Expected \`traceContext\` to be a function of a job, got ${describeValue(traceContext)}`);
@@ -147,7 +157,7 @@ export function bullmqExecutor(options: BullmqExecutorOptions): BullmqExecutor {
 
   const executor: BullmqExecutor = {
     kind: 'bullmq',
-    maxParallel: capacity,
+    maxParallel,
     queueName: fixed,
     events,
     dispatch,

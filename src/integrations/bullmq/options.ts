@@ -5,7 +5,7 @@
  */
 import { realClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
+import { anything, expectPositiveInteger, expectPositiveNumber, type OptionsShape } from '../../core/options.js';
 import type { JobClientSettings } from './client.js';
 import type { QueueLocation } from './connection.js';
 
@@ -33,6 +33,18 @@ export interface QueueClientOptions extends QueueLocation {
   /** The clock of every wait above. Default: the real clock. */
   clock?: Clock;
 }
+
+/** The shape of {@link QueueClientOptions} (the queue's place aside); the values are checked by {@link clientSettings}. */
+export const queueClientShape: OptionsShape<Omit<QueueClientOptions, keyof QueueLocation>> = {
+  timeoutMs: anything,
+  unavailableTimeoutMs: anything,
+  reconcileIntervalMs: anything,
+  keepJobs: anything,
+  clock: anything,
+};
+
+/** The shape of {@link QueueLocation}; the values are checked by `checkPlace`. */
+export const queueLocationShape: OptionsShape<QueueLocation> = { connection: anything, queueName: anything, prefix: anything };
 
 /** The validated settings of a queue client. */
 export function clientSettings(options: Omit<QueueClientOptions, keyof QueueLocation>, usedBy: string): JobClientSettings {

@@ -11,7 +11,7 @@ import type { ModelAdapter } from '../../core/adapter.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
 import type { TroupeEvent } from '../../core/events.js';
-import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
+import { abortSignal, anything, boolean, defineOptions, expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber, func, positiveInteger } from '../../core/options.js';
 import type { ToolDefinition } from '../../core/tools.js';
 import { validateGuardrailOptions, type GuardrailOptions } from '../../core/guardrails.js';
 import { loadPeer } from '../../core/peer.js';
@@ -25,11 +25,12 @@ import { BATCH_EVENT } from './wire.js';
 import type { WorkerJobInfo } from './worker-job.js';
 import { HandedBack, jobProcessor } from './worker-processor.js';
 import { IdleTracker, RunningJobs } from './worker-parts.js';
+import { queueLocationShape } from './options.js';
 
 /** Options of {@link startWorker}. */
 export interface StartWorkerOptions extends QueueLocation {
   /** Jobs this worker runs at once. Default: 1. */
-  concurrency?: number;
+  maxParallel?: number;
   /**
    * The runnables it can run, by name: an object of runnables, a list (each
    * under its `name`), or a folder of agent files (compiled with `adapters`
@@ -108,6 +109,31 @@ export interface StartWorkerOptions extends QueueLocation {
   signal?: AbortSignal;
 }
 
+/** The description of {@link StartWorkerOptions}; the values `anything` lets through are checked by `startWorker` itself. */
+const startWorkerOptions = defineOptions<StartWorkerOptions>('startWorker', {
+  ...queueLocationShape,
+  maxParallel: positiveInteger,
+  agents: anything,
+  roles: anything,
+  adapter: anything,
+  adapters: anything,
+  tools: anything,
+  guardrails: anything,
+  store: anything,
+  workspace: anything,
+  baseDir: anything,
+  name: anything,
+  clock: anything,
+  lockDurationMs: anything,
+  stalledIntervalMs: anything,
+  maxStalledCount: anything,
+  closeTimeoutMs: anything,
+  handleSignals: boolean,
+  observe: func,
+  timeoutMs: anything,
+  signal: abortSignal,
+});
+
 /** A running worker. */
 export interface TroupeWorker {
   /** Its name. */
@@ -139,7 +165,7 @@ export interface TroupeWorker {
  * ```ts
  * import { startWorker } from 'troupe/bullmq';
  * const worker = await startWorker({
- *   connection: process.env.REDIS_URL!, agents: './agents', adapter, store, concurrency: 4, handleSignals: true,
+ *   connection: process.env.REDIS_URL!, agents: './agents', adapter, store, maxParallel: 4, handleSignals: true,
  * });
  * worker.events.on('job.completed', (job) => console.log(`done ${job.label}`));
  * ```
@@ -194,7 +220,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
   const bullWorker: BullWorker = new bull.Worker(place.queueName, processor, {
     connection: client,
     prefix: place.prefix,
-    concurrency: o.concurrency,
+    concurrency: o.maxParallel,
     name: o.name,
     lockDuration: o.lockDurationMs,
     stalledInterval: o.stalledIntervalMs,
@@ -320,7 +346,7 @@ function closer(parts: CloserParts): TroupeWorker['close'] {
 
 /** The options of a worker after validation. */
 interface WorkerSettings {
-  concurrency: number;
+  maxParallel: number;
   roles: RoleAgents;
   baseDir: string;
   name: string;
@@ -336,6 +362,7 @@ interface WorkerSettings {
 
 function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
   if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected startWorker options, got ${describeValue(options)}`);
+  startWorkerOptions.check(options);
   const { adapter, adapters, store, workspace, observe, clock } = options;
   if (adapter === undefined && adapters === undefined) throw new ConfigurationError('startWorker needs `adapter` or `adapters`: the models its agents run on');
   if (adapter !== undefined && typeof adapter?.openSession !== 'function') throw new ConfigurationError(`Expected \`adapter\` to be a model adapter, got ${describeValue(adapter)}`);
@@ -355,7 +382,7 @@ function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
   }
   if (options.handleSignals !== undefined && typeof options.handleSignals !== 'boolean') throw new ConfigurationError(`Expected \`handleSignals\` to be a boolean, got ${describeValue(options.handleSignals)}`);
   return {
-    concurrency: expectPositiveInteger('concurrency', options.concurrency) ?? 1,
+    maxParallel: options.maxParallel ?? 1,
     roles: checkRoleAgents(options.roles),
     baseDir: options.baseDir ?? process.cwd(),
     name: options.name ?? `${hostname()}:${process.pid}:${randomUUID().slice(0, 4)}`,

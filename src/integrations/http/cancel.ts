@@ -5,8 +5,8 @@
  */
 import { realClock, sleep, type Clock } from '../../core/clock.js';
 import { CancelledError } from '../../core/errors.js';
-import { expectPositiveNumber } from '../../core/options.js';
-import type { Store, StoreCallOptions } from '../../core/store.js';
+import { abortSignal, clock as clockCheck, defineOptions, positiveNumber, required, store as storeCheck, string } from '../../core/options.js';
+import type { Store } from '../../core/store.js';
 import { DEFAULT_POLL_MS } from './follow.js';
 import { checkId } from './ids.js';
 
@@ -23,39 +23,68 @@ export interface CancelRequest {
   reason: string;
 }
 
-/** Ask run `runId` to stop (see {@link cancellationSignal}, which the run's process watches with). */
-export async function requestCancel(store: Store, runId: string, options: StoreCallOptions & { reason?: string; now?: number } = {}): Promise<void> {
+/** Options of {@link requestCancel}. */
+export interface RequestCancelOptions {
+  /** The run's store (for a tenant: its namespaced store). */
+  store: Store;
+  /** Why, for the run's `CancelledError`. Default: `Cancelled by request`. */
+  reason?: string;
+  /** The clock of the request's time (`requestedAt`). Default: the real clock. */
+  clock?: Clock;
+  /** Cancels the write. */
+  signal?: AbortSignal;
+}
+
+const requestCancelOptions = defineOptions<RequestCancelOptions>('requestCancel', { store: required(storeCheck), reason: string, clock: clockCheck, signal: abortSignal });
+
+/** Ask run `runId` (in `options.store`) to stop (see {@link cancellationSignal}, which the run's process watches with). */
+export async function requestCancel(runId: string, options: RequestCancelOptions): Promise<void> {
+  requestCancelOptions.check(options ?? ({} as RequestCancelOptions));
   checkId('runId', runId);
-  const doc: CancelRequest = { schemaVersion: 1, requestedAt: options.now ?? Date.now(), reason: options.reason ?? 'Cancelled by request' };
-  await store.set(cancelKey(runId), doc, options.signal ? { signal: options.signal } : {});
+  const doc: CancelRequest = { schemaVersion: 1, requestedAt: (options.clock ?? realClock).now(), reason: options.reason ?? 'Cancelled by request' };
+  await options.store.set(cancelKey(runId), doc, options.signal ? { signal: options.signal } : {});
 }
 
 /** Options of {@link cancellationSignal}. */
 export interface CancellationSignalOptions {
+  /** The run's store (for a tenant: its namespaced store). */
+  store: Store;
   /** The clock of the polling. Default: the real clock. */
   clock?: Clock;
   /** How often to look, in ms. Default: 250. */
   pollMs?: number;
-  /** Stop watching (for instance when the run has ended). */
+  /** Stop watching (for instance when the run has ended); `close()` does the same. */
   signal?: AbortSignal;
+}
+
+const cancellationSignalOptions = defineOptions<CancellationSignalOptions>('cancellationSignal', { store: required(storeCheck), clock: clockCheck, pollMs: positiveNumber, signal: abortSignal });
+
+/** What {@link cancellationSignal} returns: the signal, and `close()` to stop watching. */
+export interface CancellationWatch {
+  /** Aborts (with a `CancelledError`) once someone asks the run to stop. */
+  readonly signal: AbortSignal;
+  /** Stop watching the store (call it when the run has ended). */
+  close(): void;
 }
 
 /**
  * A signal that aborts (with a `CancelledError`) once someone asks run
- * `runId` to stop through the store (`POST /runs/<id>/cancel`, or
+ * `runId` to stop through `options.store` (`POST /runs/<id>/cancel`, or
  * {@link requestCancel}), from any process. Pass it to `run` and call
- * `stop()` when the run has ended.
+ * `close()` when the run has ended.
  *
  * @example
  * ```ts
- * const watch = cancellationSignal(store, runId);
- * try { await run(flow, input, { store, runId, signal: watch.signal }) } finally { watch.stop() }
+ * const watch = cancellationSignal(runId, { store });
+ * try { await run(flow, input, { store, runId, signal: watch.signal }) } finally { watch.close() }
  * ```
  */
-export function cancellationSignal(store: Store, runId: string, options: CancellationSignalOptions = {}): { signal: AbortSignal; stop(): void } {
+export function cancellationSignal(runId: string, options: CancellationSignalOptions): CancellationWatch {
+  cancellationSignalOptions.check(options ?? ({} as CancellationSignalOptions));
   checkId('runId', runId);
+  const { store } = options;
   const clock = options.clock ?? realClock;
-  const pollMs = expectPositiveNumber('pollMs', options.pollMs) ?? DEFAULT_POLL_MS;
+  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const controller = new AbortController();
   const stopped = new AbortController();
   const watch = options.signal ? AbortSignal.any([options.signal, stopped.signal]) : stopped.signal;
@@ -69,5 +98,5 @@ export function cancellationSignal(store: Store, runId: string, options: Cancell
       await sleep(clock, pollMs, watch).catch(() => undefined);
     }
   })();
-  return { signal: controller.signal, stop: () => stopped.abort() };
+  return { signal: controller.signal, close: () => stopped.abort() };
 }

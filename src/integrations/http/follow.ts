@@ -6,7 +6,8 @@
  */
 import { sleep, realClock, type Clock } from '../../core/clock.js';
 import type { TroupeEvent } from '../../core/events.js';
-import { runEventsStream } from '../../core/run-log-writer.js';
+import { abortSignal, clock, defineOptions, nonNegativeInteger, positiveNumber, required, store as storeCheck } from '../../core/options.js';
+import { readRunEvents } from '../../core/run-log-reader.js';
 import type { Store } from '../../core/store.js';
 
 /** How often a follower looks for new events by default (ms). */
@@ -20,6 +21,8 @@ export interface LoggedEvent {
 
 /** Options of {@link followRunLog}. */
 export interface FollowRunLogOptions {
+  /** The store the run logs to (for a tenant: its namespaced store). */
+  store: Store;
   /** The first position to read. Default: 0. */
   from?: number;
   /** Stops following. */
@@ -30,46 +33,52 @@ export interface FollowRunLogOptions {
   pollMs?: number;
 }
 
+/** The description of {@link FollowRunLogOptions}. */
+export const followRunLogOptions = defineOptions<FollowRunLogOptions>('followRunLog', {
+  store: required(storeCheck),
+  from: nonNegativeInteger,
+  signal: abortSignal,
+  clock,
+  pollMs: positiveNumber,
+});
+
 /** True for the events that end a run. */
 export function isTerminal(event: TroupeEvent): boolean {
   return event.type === 'run.completed' || event.type === 'run.failed';
 }
 
-/** True when a record of a run log is an event (an object with a `type` and a numeric `time`). */
-export function isEventRecord(record: unknown): record is TroupeEvent {
-  if (record === null || typeof record !== 'object' || Array.isArray(record)) return false;
-  const { type, time } = record as { type?: unknown; time?: unknown };
-  return typeof type === 'string' && type !== '' && typeof time === 'number' && Number.isFinite(time);
-}
-
 /**
- * The events of run `runId` from position `from` on, as they are in the
- * log and then as they are appended (read every `pollMs` on `clock`), up to
- * and including the event that ends the run. Records that are not events
- * are passed over; positions count them, so a position is the same for
- * every reader. Works across processes: whoever appends to the store's run
+ * The events of run `runId` in `options.store` from position `from` on, as
+ * they are in the log and then as they are appended (read every `pollMs`
+ * on `clock`), up to and including the event that ends the run. The log is
+ * read by the kernel's run-log reader: records that are not events are
+ * passed over; positions count them, so a position is the same for every
+ * reader. Works across processes: whoever appends to the store's run
  * log (the run's own process, distributed workers through it) is followed.
  *
  * @example
  * ```ts
- * for await (const { seq, event } of followRunLog(store, runId, { from: 0 })) console.log(seq, event.type);
+ * for await (const { seq, event } of followRunLog(runId, { store, from: 0 })) console.log(seq, event.type);
  * ```
  */
-export async function* followRunLog(store: Store, runId: string, options: FollowRunLogOptions = {}): AsyncGenerator<LoggedEvent> {
+export function followRunLog(runId: string, options: FollowRunLogOptions): AsyncGenerator<LoggedEvent> {
+  followRunLogOptions.check(options ?? ({} as FollowRunLogOptions));
+  return follow(runId, options);
+}
+
+async function* follow(runId: string, options: FollowRunLogOptions): AsyncGenerator<LoggedEvent> {
+  const { store, signal } = options;
   const clock = options.clock ?? realClock;
   const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-  const stream = runEventsStream(runId);
-  const call = options.signal ? { signal: options.signal } : {};
   let next = options.from ?? 0;
   for (;;) {
-    const { records, next: after } = await store.read(stream, { ...call, from: next });
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i];
-      if (!isEventRecord(record)) continue;
-      yield { seq: next + i, event: record };
-      if (isTerminal(record)) return;
+    const read = await readRunEvents(runId, { store, from: next, ...(signal ? { signal } : {}) });
+    for (let i = 0; i < read.events.length; i++) {
+      const event = read.events[i]!;
+      yield { seq: read.positions[i]!, event };
+      if (isTerminal(event)) return;
     }
-    next = Math.max(after, next + records.length);
-    await sleep(clock, pollMs, options.signal);
+    next = read.next;
+    await sleep(clock, pollMs, signal);
   }
 }

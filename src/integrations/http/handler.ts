@@ -7,19 +7,19 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
-import { expectPositiveNumber } from '../../core/options.js';
-import { runEventsStream, runMetaKey, type RunMeta } from '../../core/run-log-writer.js';
+import { describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
+import { check, defineOptions, func, positiveNumber, required, store as storeCheck } from '../../core/options.js';
+import { readRunEvents } from '../../core/run-log-reader.js';
 import type { Store } from '../../core/store.js';
+import { listRuns } from '../../persistence/runs.js';
 import { aguiInputSchema, lastUserText, type AguiInput } from './agui.js';
 import { requestCancel } from './cancel.js';
 import { isSafeId } from './ids.js';
 import { namespacedStore } from './namespace.js';
 import { answerRequest, pendingRequests, readRequest } from './requests.js';
 import { MAX_INSTRUCTION_LENGTH, sendInstruction } from './instructions.js';
-import { isEventRecord } from './follow.js';
 import { renderRunReport } from '../../views/report/render.js';
-import { SSE_HEADERS, type SseOptions } from './sse.js';
+import { SSE_HEADERS, sseOptions, type SseOptions } from './sse.js';
 import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
 import { defined } from '../../core/defined.js';
 
@@ -80,6 +80,17 @@ export interface RunHandlerOptions extends SseOptions {
   startTimeoutMs?: number;
 }
 
+const runHandlerOptions = defineOptions<RunHandlerOptions>('runHandler', {
+  ...sseOptions.shape,
+  store: required(storeCheck),
+  authorize: required(func),
+  start: func,
+  basePath: check('a path starting with "/" (or "")', (v) => typeof v === 'string' && (trimSlashes(v) === '' || v.startsWith('/'))),
+  pollMs: positiveNumber,
+  maxBodyBytes: positiveNumber,
+  startTimeoutMs: positiveNumber,
+});
+
 /** A route handler. */
 export type Handler = (request: Request) => Promise<Response>;
 
@@ -130,14 +141,9 @@ class HttpFailure extends Error {
  * ```
  */
 export function runHandler(options: RunHandlerOptions): Handler {
-  if (!options || typeof options.store?.get !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options?.store)}`);
-  if (typeof options.authorize !== 'function') throw new ConfigurationError(`Expected \`authorize\` to be a function, got ${describeValue(options.authorize)}`);
-  if (options.start !== undefined && typeof options.start !== 'function') throw new ConfigurationError(`Expected \`start\` to be a function, got ${describeValue(options.start)}`);
-  const maxBodyBytes = expectPositiveNumber('maxBodyBytes', options.maxBodyBytes) ?? 65_536;
-  expectPositiveNumber('pollMs', options.pollMs);
-  expectPositiveNumber('startTimeoutMs', options.startTimeoutMs);
+  runHandlerOptions.check(options ?? ({} as RunHandlerOptions));
+  const maxBodyBytes = options.maxBodyBytes ?? 65_536;
   const base = trimSlashes(options.basePath ?? '');
-  if (base !== '' && !base.startsWith('/')) throw new ConfigurationError(`Expected \`basePath\` to start with "/", got ${describeValue(options.basePath)}`);
 
   return async (request) => {
     try {
@@ -154,40 +160,39 @@ export function runHandler(options: RunHandlerOptions): Handler {
       const [runId, requestId] = ids as [string, string];
       switch (route.name) {
         case 'list':
-          return jsonResponse(200, { runs: await listRuns(store, request.signal) });
+          return jsonResponse(200, { runs: await listRuns({ store, signal: request.signal }) });
         case 'start':
           return await startRoute(options, principal, store, request, maxBodyBytes);
         case 'run': {
-          const state = await runState(store, runId, { signal: request.signal });
+          const state = await runState(runId, { store, signal: request.signal });
           if (!state.exists) return notFound(runId);
-          return jsonResponse(200, { runId, meta: state.meta ?? null, ended: state.ended, pending: await pendingRequests(store, runId, { signal: request.signal }) });
+          return jsonResponse(200, { runId, meta: state.meta ?? null, ended: state.ended, pending: await pendingRequests(runId, { store, signal: request.signal }) });
         }
         case 'events':
           return await eventsRoute(options, store, runId, request, url);
         case 'requests': {
-          if (!(await runState(store, runId, { signal: request.signal })).exists) return notFound(runId);
-          return jsonResponse(200, { requests: await pendingRequests(store, runId, { signal: request.signal }) });
+          if (!(await runState(runId, { store, signal: request.signal })).exists) return notFound(runId);
+          return jsonResponse(200, { requests: await pendingRequests(runId, { store, signal: request.signal }) });
         }
         case 'answer': {
           const body = await readJson(request, maxBodyBytes);
-          const result = await answerRequest(store, runId, requestId, body, { signal: request.signal });
+          const result = await answerRequest(runId, requestId, body, { store, signal: request.signal, ...defined({ clock: options.clock }) });
           if (result.ok) return jsonResponse(200, { answered: true, request: result.request });
           if (result.reason === 'not-found') return errorResponse(404, 'not_found', `No request ${requestId} in run ${runId}`);
           if (result.reason === 'invalid') return errorResponse(400, 'invalid_answer', 'The answer does not fit the request', { issues: result.issues });
           return errorResponse(409, result.reason === 'answered' ? 'already_answered' : 'withdrawn', `Request ${requestId} was ${result.reason} already`);
         }
         case 'cancel': {
-          const state = await runState(store, runId, { signal: request.signal });
+          const state = await runState(runId, { store, signal: request.signal });
           if (!state.exists) return notFound(runId);
           if (state.ended) return errorResponse(409, 'run_ended', `Run ${runId} has ended`);
-          await requestCancel(store, runId, { signal: request.signal });
+          await requestCancel(runId, { store, signal: request.signal, ...defined({ clock: options.clock }) });
           return jsonResponse(202, { cancelling: true });
         }
         case 'instructions':
-          return await instructionsRoute(store, runId, request, maxBodyBytes);
+          return await instructionsRoute(options, store, runId, request, maxBodyBytes);
         case 'report': {
-          const { records } = await store.read(runEventsStream(runId), { from: 0, signal: request.signal });
-          const events = records.filter(isEventRecord);
+          const { events } = await readRunEvents(runId, { store, signal: request.signal });
           if (events.length === 0) return notFound(runId);
           return new Response(renderRunReport(events), { status: 200, headers: REPORT_HEADERS });
         }
@@ -269,16 +274,6 @@ function notFound(runId: string): Response {
   return errorResponse(404, 'not_found', `No run ${runId}`);
 }
 
-async function listRuns(store: Store, signal: AbortSignal): Promise<RunMeta[]> {
-  const runs: RunMeta[] = [];
-  for (const key of await store.list('runs/', { signal })) {
-    if (!key.endsWith('/meta')) continue;
-    const meta = (await store.get(key, { signal })) as RunMeta | undefined;
-    if (meta && typeof meta.runId === 'string' && runMetaKey(meta.runId) === key) runs.push(meta);
-  }
-  return runs.sort((a, b) => a.startedAt - b.startedAt);
-}
-
 /** Read a JSON body of at most `max` bytes (413 past it, 400 when it is not JSON). */
 async function readJson(request: Request, max: number): Promise<unknown> {
   const declared = Number(request.headers.get('content-length') ?? NaN);
@@ -313,9 +308,10 @@ async function startRoute(options: RunHandlerOptions, principal: Principal, stor
   if (typeof input !== 'string' || input.trim() === '') return errorResponse(400, 'invalid_input', 'Expected `input` to be a non-empty string');
   if (wanted !== undefined && !isSafeId(wanted)) return errorResponse(400, 'invalid_id', `Not a valid id: ${describeValue(wanted)}`);
   const runId = wanted ?? randomUUID();
-  if (wanted !== undefined && (await runState(store, runId, { signal: request.signal })).exists) return errorResponse(409, 'run_exists', `Run ${runId} exists already`);
+  if (wanted !== undefined && (await runState(runId, { store, signal: request.signal })).exists) return errorResponse(409, 'run_exists', `Run ${runId} exists already`);
   await options.start({ principal, store, runId, input, body, request });
-  const started = await waitForRun(store, runId, {
+  const started = await waitForRun(runId, {
+    store,
     signal: request.signal,
     ...defined({ clock: options.clock, timeoutMs: options.startTimeoutMs }),
   });
@@ -323,7 +319,7 @@ async function startRoute(options: RunHandlerOptions, principal: Principal, stor
   return jsonResponse(201, { runId });
 }
 
-function sseOptions(options: RunHandlerOptions, request: Request) {
+function streamOptions(options: RunHandlerOptions, request: Request) {
   return {
     signal: request.signal,
     ...defined({ clock: options.clock, heartbeatMs: options.heartbeatMs, bufferBytes: options.bufferBytes, drainTimeoutMs: options.drainTimeoutMs, retryMs: options.retryMs, pollMs: options.pollMs }),
@@ -335,17 +331,17 @@ async function eventsRoute(options: RunHandlerOptions, store: Store, runId: stri
   if (protocol !== 'troupe' && protocol !== 'ag-ui') return errorResponse(400, 'invalid_protocol', 'Expected `protocol` to be troupe or ag-ui');
   const from = positionAfter(request.headers.get('last-event-id') ?? url.searchParams.get('lastEventId'));
   if (from === undefined) return errorResponse(400, 'invalid_last_event_id', 'Expected `Last-Event-ID` to be an event id (digits)');
-  const state = await runState(store, runId, { signal: request.signal });
+  const state = await runState(runId, { store, signal: request.signal });
   if (!state.exists) return notFound(runId);
   if (protocol === 'ag-ui') {
-    return new Response(aguiEventStream({ ...sseOptions(options, request), store, runId, aguiRunId: `watch-${randomUUID()}` }), { headers: SSE_HEADERS });
+    return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: `watch-${randomUUID()}` }), { headers: SSE_HEADERS });
   }
   if (state.ended && from > 0) {
     // Nothing left after the last event a client saw of an ended run: 204 stops EventSource reconnecting.
-    const { records } = await store.read(runEventsStream(runId), { from, signal: request.signal });
-    if (records.length === 0) return new Response(null, { status: 204 });
+    const { next } = await readRunEvents(runId, { store, from, signal: request.signal });
+    if (next <= from) return new Response(null, { status: 204 });
   }
-  return new Response(runEventStream({ ...sseOptions(options, request), store, runId, from }), { headers: SSE_HEADERS });
+  return new Response(runEventStream(runId, { ...streamOptions(options, request), store, from }), { headers: SSE_HEADERS });
 }
 
 /** The run report: a self-contained page whose only script and styles are its own, inline. */
@@ -356,16 +352,16 @@ const REPORT_HEADERS = {
   'x-content-type-options': 'nosniff',
 };
 
-async function instructionsRoute(store: Store, runId: string, request: Request, max: number): Promise<Response> {
+async function instructionsRoute(options: RunHandlerOptions, store: Store, runId: string, request: Request, max: number): Promise<Response> {
   const body = await readJson(request, max);
   const text = (body as { text?: unknown } | null)?.text;
   if (typeof text !== 'string' || text.trim() === '' || text.length > MAX_INSTRUCTION_LENGTH) {
     return errorResponse(400, 'invalid_instruction', `Expected \`text\` to be a string of 1-${MAX_INSTRUCTION_LENGTH} characters`);
   }
-  const state = await runState(store, runId, { signal: request.signal });
+  const state = await runState(runId, { store, signal: request.signal });
   if (!state.exists) return notFound(runId);
   if (state.ended) return errorResponse(409, 'run_ended', `Run ${runId} has ended`);
-  const record = await sendInstruction(store, runId, text, { signal: request.signal });
+  const record = await sendInstruction(runId, text, { store, signal: request.signal, ...defined({ clock: options.clock }) });
   return jsonResponse(202, { queued: true, id: record.id });
 }
 
@@ -383,24 +379,25 @@ async function aguiRoute(options: RunHandlerOptions, principal: Principal, store
   if (!isSafeId(runId)) return errorResponse(400, 'invalid_id', `Not a valid thread id: ${describeValue(runId)}`);
   for (const entry of input.resume ?? []) {
     if (!isSafeId(entry.interruptId)) return errorResponse(400, 'invalid_id', `Not a valid interrupt id: ${describeValue(entry.interruptId)}`);
-    const doc = await readRequest(store, runId, entry.interruptId, { signal: request.signal });
+    const doc = await readRequest(runId, entry.interruptId, { store, signal: request.signal });
     if (!doc) return errorResponse(404, 'not_found', `No interrupt ${entry.interruptId} in thread ${runId}`);
-    const result = await answerRequest(store, runId, entry.interruptId, RESUME_ANSWERS[doc.request.kind]!(entry.status, entry.payload), { signal: request.signal });
+    const result = await answerRequest(runId, entry.interruptId, RESUME_ANSWERS[doc.request.kind]!(entry.status, entry.payload), { store, signal: request.signal, ...defined({ clock: options.clock }) });
     if (!result.ok && result.reason === 'invalid') return errorResponse(400, 'invalid_answer', 'The resume payload does not fit the interrupt', { issues: result.issues });
   }
   let from = 0;
-  if (!(await runState(store, runId, { signal: request.signal })).exists) {
+  if (!(await runState(runId, { store, signal: request.signal })).exists) {
     if (!options.start) return notFound(runId);
     const text = lastUserText(input);
     if (text === undefined || text.trim() === '') return errorResponse(400, 'invalid_input', 'A new thread needs a user message');
     await options.start({ principal, store, runId, input: text, body: input, request });
-    const started = await waitForRun(store, runId, {
+    const started = await waitForRun(runId, {
+      store,
       signal: request.signal,
       ...defined({ clock: options.clock, timeoutMs: options.startTimeoutMs }),
     });
     if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
   } else {
-    from = await positionAfterRequests(store, runId, (input.resume ?? []).map((r) => r.interruptId), { signal: request.signal });
+    from = await positionAfterRequests(runId, (input.resume ?? []).map((r) => r.interruptId), { store, signal: request.signal });
   }
-  return new Response(aguiEventStream({ ...sseOptions(options, request), store, runId, aguiRunId: input.runId, from, input }), { headers: SSE_HEADERS });
+  return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: input.runId, from, input }), { headers: SSE_HEADERS });
 }

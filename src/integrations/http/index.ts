@@ -19,9 +19,12 @@ export {
   waitForRun,
   type RunEventStreamOptions,
   type AguiEventStreamOptions,
+  type RunLogOptions,
+  type RunState,
+  type WaitForRunOptions,
 } from './streams.js';
-export { sseStream, sseFrame, SSE_HEADERS, type SseOptions, type SseSink } from './sse.js';
-export { followRunLog, isTerminal, isEventRecord, DEFAULT_POLL_MS, type FollowRunLogOptions, type LoggedEvent } from './follow.js';
+export { sseStream, sseFrame, SSE_HEADERS, type SseFrameOptions, type SseOptions, type SseSink } from './sse.js';
+export { followRunLog, isTerminal, DEFAULT_POLL_MS, type FollowRunLogOptions, type LoggedEvent } from './follow.js';
 export { AguiMapper, AGUI_EVENT_TYPES, AGUI_PROTOCOL_VERSION, aguiInputSchema, lastUserText, type AguiEvent, type AguiInput, type AguiRunState } from './agui.js';
 export {
   askPerson,
@@ -43,8 +46,9 @@ export {
   type InputRequestDocument,
   type PlanAnswer,
   type QuestionAnswer,
+  type RequestStoreOptions,
 } from './requests.js';
-export { remoteApprovals, askPersonTool, runPlanningSession, type RunPlanningSessionOptions } from './remote.js';
+export { remoteApprovals, askPersonTool, runPlanningSession, type AskPersonToolOptions, type RunPlanningSessionOptions } from './remote.js';
 export {
   sendInstruction,
   followInstructions,
@@ -53,7 +57,9 @@ export {
   MAX_INSTRUCTION_LENGTH,
   type FollowInstructionsOptions,
   type InstructionRecord,
+  type RemoteInstructions,
+  type SendInstructionOptions,
 } from './instructions.js';
-export { cancellationSignal, requestCancel, cancelKey, type CancelRequest, type CancellationSignalOptions } from './cancel.js';
+export { cancellationSignal, requestCancel, cancelKey, type CancelRequest, type CancellationSignalOptions, type CancellationWatch, type RequestCancelOptions } from './cancel.js';
 export { namespacedStore, namespacedName, tenantPrefix } from './namespace.js';
 export { isSafeId, checkId, MAX_ID_LENGTH } from './ids.js';

@@ -8,8 +8,8 @@
 import { randomUUID } from 'node:crypto';
 import { realClock, sleep, type Clock } from '../../core/clock.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
-import { expectPositiveNumber } from '../../core/options.js';
-import type { Store, StoreCallOptions } from '../../core/store.js';
+import { abortSignal, clock as clockCheck, defineOptions, positiveNumber, required, store as storeCheck } from '../../core/options.js';
+import type { Store } from '../../core/store.js';
 import { DEFAULT_POLL_MS } from './follow.js';
 import { checkId } from './ids.js';
 
@@ -44,27 +44,42 @@ export function checkInstruction(text: unknown): asserts text is string {
   }
 }
 
+/** Options of {@link sendInstruction}. */
+export interface SendInstructionOptions {
+  /** The run's store (for a tenant: its namespaced store). */
+  store: Store;
+  /** The clock of the instruction's time (`sentAt`). Default: the real clock. */
+  clock?: Clock;
+  /** Cancels the write. */
+  signal?: AbortSignal;
+}
+
+const sendInstructionOptions = defineOptions<SendInstructionOptions>('sendInstruction', { store: required(storeCheck), clock: clockCheck, signal: abortSignal });
+
 /**
  * Send an instruction to run `runId` (what `POST /runs/:id/instructions`
- * calls): appended to the run's instruction stream, where the run's process
- * reads it (see {@link followInstructions}, which `runPlanningSession` and
- * {@link remoteInstructions} use).
+ * calls): appended to the run's instruction stream in `options.store`, where
+ * the run's process reads it (see {@link followInstructions}, which
+ * `runPlanningSession` and {@link remoteInstructions} use).
  *
  * @example
  * ```ts
- * await sendInstruction(store, runId, 'Keep the public API unchanged.');
+ * await sendInstruction(runId, 'Keep the public API unchanged.', { store });
  * ```
  */
-export async function sendInstruction(store: Store, runId: string, text: string, options: StoreCallOptions & { now?: number } = {}): Promise<InstructionRecord> {
+export async function sendInstruction(runId: string, text: string, options: SendInstructionOptions): Promise<InstructionRecord> {
+  sendInstructionOptions.check(options ?? ({} as SendInstructionOptions));
   checkId('runId', runId);
   checkInstruction(text);
-  const record: InstructionRecord = { schemaVersion: 1, id: randomUUID(), text, sentAt: options.now ?? Date.now() };
-  await store.append(instructionsStream(runId), record, options.signal ? { signal: options.signal } : {});
+  const record: InstructionRecord = { schemaVersion: 1, id: randomUUID(), text, sentAt: (options.clock ?? realClock).now() };
+  await options.store.append(instructionsStream(runId), record, options.signal ? { signal: options.signal } : {});
   return record;
 }
 
 /** Options of {@link followInstructions} and {@link remoteInstructions}. */
 export interface FollowInstructionsOptions {
+  /** The run's store (for a tenant: its namespaced store). */
+  store: Store;
   /** Stops following. */
   signal?: AbortSignal;
   /** The clock of the polling. Default: the real clock. */
@@ -73,45 +88,68 @@ export interface FollowInstructionsOptions {
   pollMs?: number;
 }
 
+const followInstructionsOptions = defineOptions<FollowInstructionsOptions>('followInstructions', { store: required(storeCheck), signal: abortSignal, clock: clockCheck, pollMs: positiveNumber });
+
 /**
  * The instructions sent to run `runId`, in order, as they arrive (polling
- * the store every `pollMs`), until `signal` aborts; then it returns.
+ * `options.store` every `pollMs`), until `signal` aborts; then it returns.
+ *
+ * @example
+ * ```ts
+ * for await (const { text } of followInstructions(runId, { store, signal })) console.log(text);
+ * ```
  */
-export async function* followInstructions(store: Store, runId: string, options: FollowInstructionsOptions = {}): AsyncGenerator<InstructionRecord> {
+export function followInstructions(runId: string, options: FollowInstructionsOptions): AsyncGenerator<InstructionRecord> {
+  followInstructionsOptions.check(options ?? ({} as FollowInstructionsOptions));
   checkId('runId', runId);
+  return follow(runId, options);
+}
+
+async function* follow(runId: string, options: FollowInstructionsOptions): AsyncGenerator<InstructionRecord> {
+  const { store, signal } = options;
   const clock = options.clock ?? realClock;
-  const pollMs = expectPositiveNumber('pollMs', options.pollMs) ?? DEFAULT_POLL_MS;
+  const pollMs = options.pollMs ?? DEFAULT_POLL_MS;
   const stream = instructionsStream(runId);
   let next = 0;
-  while (!options.signal?.aborted) {
-    const { records, next: after } = await store.read(stream, { from: next, ...(options.signal ? { signal: options.signal } : {}) }).catch(() => ({ records: [], next }));
+  while (!signal?.aborted) {
+    const { records, next: after } = await store.read(stream, { from: next, ...(signal ? { signal } : {}) }).catch(() => ({ records: [], next }));
     for (const record of records) if (isInstructionRecord(record)) yield record;
     next = Math.max(after, next + records.length);
     try {
-      await sleep(clock, pollMs, options.signal);
+      await sleep(clock, pollMs, signal);
     } catch {
       return;
     }
   }
 }
 
+/** What {@link remoteInstructions} returns: the instructions so far, and `close()` to stop following. */
+export interface RemoteInstructions {
+  /** The texts received so far, in order (pass it as a plan's `instructions` option). */
+  readonly instructions: () => string[];
+  /** Stop following the store (call it when the run has ended). */
+  close(): void;
+}
+
 /**
  * The instructions of run `runId` as a plan reads them: pass `instructions`
  * as `executePlan`'s (or `planRunnable`'s) `instructions` option, and call
- * `stop()` when the run has ended.
+ * `close()` when the run has ended.
  *
  * @example
  * ```ts
- * const feed = remoteInstructions(store, runId);
- * try { await run(planRunnable(plan, { adapter, instructions: feed.instructions }), task, { store, runId }) } finally { feed.stop() }
+ * const feed = remoteInstructions(runId, { store });
+ * try { await run(planRunnable(plan, { adapter, instructions: feed.instructions }), task, { store, runId }) } finally { feed.close() }
  * ```
  */
-export function remoteInstructions(store: Store, runId: string, options: FollowInstructionsOptions = {}): { instructions: () => string[]; stop(): void } {
-  const stopped = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stopped.signal]) : stopped.signal;
+export function remoteInstructions(runId: string, options: FollowInstructionsOptions): RemoteInstructions {
+  followInstructionsOptions.check(options ?? ({} as FollowInstructionsOptions), '', 'remoteInstructions');
+  checkId('runId', runId);
+  const closed = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, closed.signal]) : closed.signal;
   const received: string[] = [];
   void (async () => {
-    for await (const record of followInstructions(store, runId, { ...options, signal })) received.push(record.text);
+    for await (const record of follow(runId, { ...options, signal })) received.push(record.text);
   })().catch(() => undefined);
-  return { instructions: () => [...received], stop: () => stopped.abort() };
+  return { instructions: () => [...received], close: () => closed.abort() };
 }

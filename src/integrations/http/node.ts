@@ -6,6 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { errorMessage } from '../../core/errors.js';
+import { defineOptions, func, positiveNumber } from '../../core/options.js';
 
 /** Options of {@link toNodeListener}. */
 export interface NodeListenerOptions {
@@ -14,6 +15,8 @@ export interface NodeListenerOptions {
   /** Called with errors that cannot be answered any more (the response had started). */
   onError?: (error: unknown) => void;
 }
+
+const nodeListenerOptions = defineOptions<NodeListenerOptions>('toNodeListener', { maxBodyBytes: positiveNumber, onError: func });
 
 /**
  * A `node:http` request listener that calls a web-standard handler. Works
@@ -28,6 +31,7 @@ export interface NodeListenerOptions {
  * ```
  */
 export function toNodeListener(handler: (request: Request) => Response | Promise<Response>, options: NodeListenerOptions = {}): (req: IncomingMessage, res: ServerResponse) => void {
+  nodeListenerOptions.check(options);
   const maxBodyBytes = options.maxBodyBytes ?? 1_048_576;
   return (req, res) => {
     void serve(handler, req, res, maxBodyBytes).catch((error: unknown) => {

@@ -9,7 +9,8 @@ import { z } from 'zod';
 import { combineSignals } from '../../core/abort.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import { RunContext } from '../../core/context.js';
-import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
+import { ConfigurationError, errorMessage, isTroupeError } from '../../core/errors.js';
+import { abortSignal, clock as clockCheck, defineOptions, nonEmptyString, positiveNumber, required, store as storeCheck } from '../../core/options.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { createOp } from '../../core/ops.js';
 import { defineTool, type ToolDefinition } from '../../core/tools.js';
@@ -18,7 +19,7 @@ import { createRunLogWriter } from '../../core/run-log-writer.js';
 import type { Store } from '../../core/store.js';
 import type { ApprovalHandler } from '../../guardrails/approvals.js';
 import type { PlanningSession, PlanningStep } from '../../plan/session/planning-session.js';
-import { askPerson, type AskPersonOptions } from './requests.js';
+import { askPerson, askPersonOptions, type AskPersonOptions } from './requests.js';
 import { followInstructions } from './instructions.js';
 import type { Plan } from '../../plan/model/plan.js';
 import { defined } from '../../core/defined.js';
@@ -36,6 +37,7 @@ import { defined } from '../../core/defined.js';
  * ```
  */
 export function remoteApprovals(options: AskPersonOptions = {}): ApprovalHandler {
+  askPersonOptions.check(options, '', 'remoteApprovals');
   return async (request, signal, ctx) => {
     if (!ctx) {
       throw new ConfigurationError('remoteApprovals() decides requests made by a running agent (through `approvals.guard(tool)`), which carry the run context; this one has none');
@@ -56,6 +58,14 @@ export function remoteApprovals(options: AskPersonOptions = {}): ApprovalHandler
   };
 }
 
+/** Options of {@link askPersonTool}: those of `askPerson`, and the tool's name. */
+export interface AskPersonToolOptions extends AskPersonOptions {
+  /** The tool's name. Default: `ask_person`. */
+  name?: string;
+}
+
+const askPersonToolOptions = defineOptions<AskPersonToolOptions>('askPersonTool', { ...askPersonOptions.shape, name: nonEmptyString });
+
 /**
  * A tool that lets an agent ask a person a question and wait for the
  * answer (kind `question` on the event stream). Give it to a coordination's
@@ -66,7 +76,8 @@ export function remoteApprovals(options: AskPersonOptions = {}): ApprovalHandler
  * const lead = agent({ name: 'lead', tools: [askPersonTool()] });
  * ```
  */
-export function askPersonTool(options: AskPersonOptions & { name?: string } = {}): ToolDefinition<{ question: string }> {
+export function askPersonTool(options: AskPersonToolOptions = {}): ToolDefinition<{ question: string }> {
+  askPersonToolOptions.check(options);
   const { name = 'ask_person', ...ask } = options;
   return defineTool({
     name,
@@ -95,6 +106,8 @@ export interface RunPlanningSessionOptions {
   signal?: AbortSignal;
 }
 
+const runPlanningSessionOptions = defineOptions<RunPlanningSessionOptions>('runPlanningSession', { store: required(storeCheck), clock: clockCheck, pollMs: positiveNumber, signal: abortSignal });
+
 /**
  * Drive a planning session to its end with a person answering remotely:
  * the planner's questions (kind `question`, with `questions`) and the plan
@@ -111,7 +124,7 @@ export interface RunPlanningSessionOptions {
  * ```
  */
 export async function runPlanningSession(session: PlanningSession, task: string, options: RunPlanningSessionOptions): Promise<PlanningStep> {
-  if (!options?.store || typeof options.store.append !== 'function') throw new ConfigurationError(`Expected \`store\` to be a store, got ${describeValue(options?.store)}`);
+  runPlanningSessionOptions.check(options ?? ({} as RunPlanningSessionOptions));
   const clock = options.clock ?? realClock;
   const controller = new AbortController();
   const signal = combineSignals(options.signal, controller.signal);
@@ -220,7 +233,7 @@ function passInstructions(session: PlanningSession, store: Store, options: { sig
     { once: true },
   );
   void (async () => {
-    for await (const record of followInstructions(store, session.runId, options)) {
+    for await (const record of followInstructions(session.runId, { ...options, store })) {
       waiting.push(record.text);
       flush();
     }

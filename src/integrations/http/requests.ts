@@ -9,12 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { combineSignals } from '../../core/abort.js';
-import { abortError, sleep, type Clock } from '../../core/clock.js';
+import { abortError, realClock, sleep, type Clock } from '../../core/clock.js';
 import type { RunContext } from '../../core/context.js';
 import { ConfigurationError, StoreError, describeValue, errorMessage } from '../../core/errors.js';
 import type { TroupeEventPayloads } from '../../core/events.js';
 import type { InputKind } from './events.js';
-import { expectPositiveNumber } from '../../core/options.js';
+import { abortSignal, clock as clockCheck, defineOptions, positiveNumber, required, store as storeCheck } from '../../core/options.js';
 import { supportsCompareAndSet, type CompareAndSetStore, type Store, type StoreCallOptions } from '../../core/store.js';
 import { checkId } from './ids.js';
 import { checkPlanEdit } from '../../plan/model/plan.js';
@@ -97,6 +97,9 @@ export interface AskPersonOptions {
   signal?: AbortSignal;
 }
 
+/** The description of {@link AskPersonOptions} (`remoteApprovals` and `askPersonTool` take them too). */
+export const askPersonOptions = defineOptions<AskPersonOptions>('askPerson', { store: storeCheck, pollMs: positiveNumber, signal: abortSignal });
+
 function casStore(store: Store | undefined, who: string): CompareAndSetStore {
   if (!store) throw new ConfigurationError(`${who} needs the run's store: start the run with \`run(flow, input, { store })\` or pass \`store\``);
   if (!supportsCompareAndSet(store)) {
@@ -119,8 +122,9 @@ function casStore(store: Store | undefined, who: string): CompareAndSetStore {
  * ```
  */
 export async function askPerson<K extends InputKind>(ctx: RunContext, request: InputRequest<K>, options: AskPersonOptions = {}): Promise<InputAnswers[K]> {
+  askPersonOptions.check(options);
   const store = casStore(options.store ?? ctx.store, 'askPerson');
-  const pollMs = expectPositiveNumber('pollMs', options.pollMs) ?? DEFAULT_ANSWER_POLL_MS;
+  const pollMs = options.pollMs ?? DEFAULT_ANSWER_POLL_MS;
   if (!(request.kind in answerSchemas)) throw new ConfigurationError(`Expected \`kind\` to be approval, question or plan-approval, got ${describeValue(request.kind)}`);
   if (typeof request.prompt !== 'string') throw new ConfigurationError(`Expected \`prompt\` to be a string, got ${describeValue(request.prompt)}`);
   const signal = combineSignals(ctx.signal, options.signal);
@@ -171,14 +175,28 @@ export type AnswerResult =
   | { ok: false; reason: 'not-found' | 'answered' | 'withdrawn' }
   | { ok: false; reason: 'invalid'; issues: string[] };
 
-/** Options of {@link answerRequest}. */
-export interface AnswerRequestOptions extends StoreCallOptions {
-  /** Clock time of the answer. Default: `Date.now()`. */
-  now?: number;
+/** Options of the functions about a run's requests: {@link pendingRequests}, {@link readRequest}. */
+export interface RequestStoreOptions {
+  /** The run's store (for a tenant: its namespaced store). */
+  store: Store;
+  /** Cancels the reads and writes. */
+  signal?: AbortSignal;
 }
 
+/** The description of {@link RequestStoreOptions} (checked under the name of the function that takes them). */
+const requestStoreOptions = defineOptions<RequestStoreOptions>('readRequest', { store: required(storeCheck), signal: abortSignal });
+
+/** Options of {@link answerRequest}. */
+export interface AnswerRequestOptions extends RequestStoreOptions {
+  /** The clock of the answer's time (`closedAt`). Default: the real clock. */
+  clock?: Clock;
+}
+
+const answerRequestOptions = defineOptions<AnswerRequestOptions>('answerRequest', { ...requestStoreOptions.shape, clock: clockCheck });
+
 /**
- * Answer a pending request of run `runId`: the answer is validated against
+ * Answer a pending request of run `runId` (in `options.store`, which needs
+ * compare-and-set): the answer is validated against
  * the request's kind and written with a compare-and-set, so of two answers
  * to one request exactly one wins (`{ ok: true }`); the other gets
  * `{ ok: false, reason: 'answered' }`. The waiting call, in whichever
@@ -186,14 +204,16 @@ export interface AnswerRequestOptions extends StoreCallOptions {
  *
  * @example
  * ```ts
- * const result = await answerRequest(store, runId, requestId, { approved: true });
+ * const result = await answerRequest(runId, requestId, { approved: true }, { store });
  * if (!result.ok) console.log(result.reason);
  * ```
  */
-export async function answerRequest(store: Store, runId: string, requestId: string, answer: unknown, options: AnswerRequestOptions = {}): Promise<AnswerResult> {
+export async function answerRequest(runId: string, requestId: string, answer: unknown, options: AnswerRequestOptions): Promise<AnswerResult> {
+  answerRequestOptions.check(options ?? ({} as AnswerRequestOptions));
   checkId('runId', runId);
   checkId('requestId', requestId);
-  const cas = casStore(store, 'answerRequest');
+  const cas = casStore(options.store, 'answerRequest');
+  const clock = options.clock ?? realClock;
   const key = requestKey(runId, requestId);
   const call: StoreCallOptions = options.signal ? { signal: options.signal } : {};
   for (;;) {
@@ -209,27 +229,31 @@ export async function answerRequest(store: Store, runId: string, requestId: stri
       const checked = checkPlanEdit(edited, doc.request.roles);
       if (!checked.valid) return { ok: false, reason: 'invalid', issues: checked.errors.map((e) => `plan: ${e}`) };
     }
-    const next: InputRequestDocument = { ...doc, status: 'answered', answer: parsed.data as Record<string, unknown>, closedAt: options.now ?? Date.now() };
+    const next: InputRequestDocument = { ...doc, status: 'answered', answer: parsed.data as Record<string, unknown>, closedAt: clock.now() };
     const written = await cas.setIf(key, next, { ...call, ifVersion: current.version });
     if (written.ok) return { ok: true, request: next };
   }
 }
 
-/** The requests of run `runId` that wait for an answer, oldest first. */
-export async function pendingRequests(store: Store, runId: string, options: StoreCallOptions = {}): Promise<InputRequestDocument[]> {
+/** The requests of run `runId` (in `options.store`) that wait for an answer, oldest first. */
+export async function pendingRequests(runId: string, options: RequestStoreOptions): Promise<InputRequestDocument[]> {
+  requestStoreOptions.check(options ?? ({} as RequestStoreOptions), '', 'pendingRequests');
   checkId('runId', runId);
+  const { store } = options;
+  const call: StoreCallOptions = options.signal ? { signal: options.signal } : {};
   const docs: InputRequestDocument[] = [];
-  for (const key of await store.list(`runs/${runId}/requests/`, options)) {
-    const doc = (await store.get(key, options)) as InputRequestDocument | undefined;
+  for (const key of await store.list(`runs/${runId}/requests/`, call)) {
+    const doc = (await store.get(key, call)) as InputRequestDocument | undefined;
     if (doc?.schemaVersion === 1 && doc.status === 'pending') docs.push(doc);
   }
   return docs.sort((a, b) => a.createdAt - b.createdAt);
 }
 
-/** One request document of run `runId`, or undefined. */
-export async function readRequest(store: Store, runId: string, requestId: string, options: StoreCallOptions = {}): Promise<InputRequestDocument | undefined> {
+/** One request document of run `runId` (in `options.store`), or undefined. */
+export async function readRequest(runId: string, requestId: string, options: RequestStoreOptions): Promise<InputRequestDocument | undefined> {
+  requestStoreOptions.check(options ?? ({} as RequestStoreOptions));
   checkId('runId', runId);
   checkId('requestId', requestId);
-  const doc = (await store.get(requestKey(runId, requestId), options)) as InputRequestDocument | undefined;
+  const doc = (await options.store.get(requestKey(runId, requestId), options.signal ? { signal: options.signal } : {})) as InputRequestDocument | undefined;
   return doc?.schemaVersion === 1 ? doc : undefined;
 }

@@ -6,7 +6,7 @@
 import { combineSignals } from '../../core/abort.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import { errorMessage } from '../../core/errors.js';
-import { expectPositiveNumber } from '../../core/options.js';
+import { abortSignal, clock as clockCheck, defineOptions, either, nonNegativeInteger, positiveNumber, string } from '../../core/options.js';
 
 /** Options of an SSE stream. */
 export interface SseOptions {
@@ -29,6 +29,26 @@ export interface SseOptions {
   retryMs?: number;
 }
 
+/** The description of {@link SseOptions} (streams that take more extend its shape). */
+export const sseOptions = defineOptions<SseOptions>('sseStream', {
+  signal: abortSignal,
+  clock: clockCheck,
+  heartbeatMs: positiveNumber,
+  bufferBytes: positiveNumber,
+  drainTimeoutMs: positiveNumber,
+  retryMs: positiveNumber,
+});
+
+/** Options of {@link sseFrame}. */
+export interface SseFrameOptions {
+  /** The frame's `id:` (an event's position in the log). */
+  id?: string | number;
+  /** The frame's `event:` (its type, when it is not `message`). */
+  event?: string;
+}
+
+const sseFrameOptions = defineOptions<SseFrameOptions>('sseFrame', { id: either('a string or a non-negative integer', string, nonNegativeInteger), event: string });
+
 /** Where a producer writes its frames. */
 export interface SseSink {
   /** Write one frame (see {@link sseFrame}); waits while the buffer is full. Rejects once the stream has ended. */
@@ -48,7 +68,8 @@ export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
  * One SSE frame: `id:` (when given), `event:` (when given) and the data as
  * JSON on one `data:` line (JSON text holds no raw line break).
  */
-export function sseFrame(data: unknown, options: { id?: string | number; event?: string } = {}): string {
+export function sseFrame(data: unknown, options: SseFrameOptions = {}): string {
+  sseFrameOptions.check(options);
   const id = options.id === undefined ? '' : `id: ${options.id}\n`;
   const event = options.event === undefined ? '' : `event: ${options.event}\n`;
   return `${id}${event}data: ${JSON.stringify(data)}\n\n`;
@@ -64,11 +85,12 @@ class StreamEnded extends Error {}
  * slow client never costs more than `bufferBytes` (plus that one event).
  */
 export function sseStream(produce: (sink: SseSink) => Promise<void>, options: SseOptions = {}): ReadableStream<Uint8Array> {
+  sseOptions.check(options);
   const clock = options.clock ?? realClock;
-  const heartbeatMs = expectPositiveNumber('heartbeatMs', options.heartbeatMs) ?? 15_000;
-  const bufferBytes = expectPositiveNumber('bufferBytes', options.bufferBytes) ?? 262_144;
-  const drainTimeoutMs = expectPositiveNumber('drainTimeoutMs', options.drainTimeoutMs) ?? 10_000;
-  const retryMs = expectPositiveNumber('retryMs', options.retryMs) ?? 1000;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const bufferBytes = options.bufferBytes ?? 262_144;
+  const drainTimeoutMs = options.drainTimeoutMs ?? 10_000;
+  const retryMs = options.retryMs ?? 1000;
   const encoder = new TextEncoder();
   const stop = new AbortController();
   const signal = combineSignals(options.signal, stop.signal);

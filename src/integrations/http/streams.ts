@@ -2,31 +2,38 @@
  * The two event streams of a run: troupe's own events, and AG-UI.
  * @module
  */
-import { realClock, sleep } from '../../core/clock.js';
+import { realClock, sleep, type Clock } from '../../core/clock.js';
 import type { TroupeEvent } from '../../core/events.js';
-import { runEventsStream, runMetaKey, type RunMeta } from '../../core/run-log-writer.js';
-import type { Store, StoreCallOptions } from '../../core/store.js';
+import { abortSignal, anything, clock, defineOptions, listOf, nonEmptyString, nonNegativeInteger, nonNegativeNumber, positiveNumber, required, store as storeCheck, string } from '../../core/options.js';
+import { readRunEvents, readRunMeta } from '../../core/run-log-reader.js';
+import type { RunMeta } from '../../core/run-log-writer.js';
+import type { Store } from '../../core/store.js';
 import { AguiMapper } from './agui.js';
-import { followRunLog, isEventRecord } from './follow.js';
+import { followRunLog } from './follow.js';
 import { checkId } from './ids.js';
 import { readRequest } from './requests.js';
-import { sseFrame, sseStream, type SseOptions } from './sse.js';
+import { sseFrame, sseOptions, sseStream, type SseOptions } from './sse.js';
 import { defined } from '../../core/defined.js';
 
 /** Options of {@link runEventStream}. */
 export interface RunEventStreamOptions extends SseOptions {
   /** The store the run logs to (for a tenant: its namespaced store). */
   store: Store;
-  /** The run. */
-  runId: string;
   /** The first position of the log to send. Default: 0 (see {@link positionAfter}). */
   from?: number;
   /** How often to look for new events, in ms. Default: 250. */
   pollMs?: number;
 }
 
+const runEventStreamOptions = defineOptions<RunEventStreamOptions>('runEventStream', {
+  ...sseOptions.shape,
+  store: required(storeCheck),
+  from: nonNegativeInteger,
+  pollMs: positiveNumber,
+});
+
 /**
- * The run's events as SSE: every event of the run log from `from` on, then
+ * Run `runId`'s events as SSE: every event of the run log from `from` on, then
  * each event as it is logged, until the run ends. Each event is a `message`
  * whose `id` is its position in the log, so a client that reconnects with
  * `Last-Event-ID` (see {@link positionAfter}) continues with the next one:
@@ -34,21 +41,29 @@ export interface RunEventStreamOptions extends SseOptions {
  *
  * @example
  * ```ts
- * return new Response(runEventStream({ store, runId, from: positionAfter(request.headers.get('last-event-id')) }), { headers: SSE_HEADERS });
+ * return new Response(runEventStream(runId, { store, from: positionAfter(request.headers.get('last-event-id')) }), { headers: SSE_HEADERS });
  * ```
  */
-export function runEventStream(options: RunEventStreamOptions): ReadableStream<Uint8Array> {
-  checkId('runId', options.runId);
+export function runEventStream(runId: string, options: RunEventStreamOptions): ReadableStream<Uint8Array> {
+  runEventStreamOptions.check(options ?? ({} as RunEventStreamOptions));
+  checkId('runId', runId);
   const clock = options.clock ?? realClock;
   return sseStream(async (sink) => {
-    const follow = followRunLog(options.store, options.runId, {
+    const follow = followRunLog(runId, {
+      store: options.store,
       from: options.from ?? 0,
       signal: sink.signal,
       clock,
       ...defined({ pollMs: options.pollMs }),
     });
     for await (const { seq, event } of follow) await sink.send(sseFrame(event, { id: seq }));
-  }, options);
+  }, sseOf(options));
+}
+
+/** The SSE options among a stream's options. */
+function sseOf(options: SseOptions): SseOptions {
+  const { signal, clock, heartbeatMs, bufferBytes, drainTimeoutMs, retryMs } = options;
+  return defined({ signal, clock, heartbeatMs, bufferBytes, drainTimeoutMs, retryMs });
 }
 
 /**
@@ -66,12 +81,33 @@ export function positionAfter(lastEventId: string | null | undefined): number | 
   return Number(text) + 1;
 }
 
+/** Options of the functions about one run's log in a store: {@link runState}, {@link positionAfterRequests}. */
+export interface RunLogOptions {
+  /** The store the run logs to (for a tenant: its namespaced store). */
+  store: Store;
+  /** Cancels the reads. */
+  signal?: AbortSignal;
+}
+
+/** The description of {@link RunLogOptions} (checked under the name of the function that takes them). */
+const runLogOptions = defineOptions<RunLogOptions>('runState', { store: required(storeCheck), signal: abortSignal });
+
 /** Whether a run is known, and whether it has ended. */
-export async function runState(store: Store, runId: string, options: StoreCallOptions = {}): Promise<{ exists: boolean; ended: boolean; meta?: RunMeta }> {
-  const meta = (await store.get(runMetaKey(runId), options)) as RunMeta | undefined;
-  if (meta && typeof meta === 'object') return { exists: true, ended: meta.endedAt !== undefined, meta };
-  const { records } = await store.read(runEventsStream(runId), { ...options, from: 0 });
-  return { exists: records.length > 0, ended: records.some((r) => isEventRecord(r) && (r.type === 'run.completed' || r.type === 'run.failed')) };
+export interface RunState {
+  exists: boolean;
+  ended: boolean;
+  /** Its meta document, when it was written (a status logged in older words reads as status and reason). */
+  meta?: RunMeta;
+}
+
+/** Whether run `runId` is known in `options.store`, and whether it has ended. */
+export async function runState(runId: string, options: RunLogOptions): Promise<RunState> {
+  runLogOptions.check(options ?? ({} as RunLogOptions));
+  const { store, signal } = options;
+  const meta = await readRunMeta(runId, { store, signal });
+  if (meta) return { exists: true, ended: meta.endedAt !== undefined, meta };
+  const { events, next } = await readRunEvents(runId, { store, ...defined({ signal }) });
+  return { exists: next > 0, ended: events.some((e) => e.type === 'run.completed' || e.type === 'run.failed') };
 }
 
 /** Options of {@link aguiEventStream}. */
@@ -82,57 +118,79 @@ export interface AguiEventStreamOptions extends RunEventStreamOptions {
   input?: unknown;
 }
 
+const aguiEventStreamOptions = defineOptions<AguiEventStreamOptions>('aguiEventStream', { ...runEventStreamOptions.shape, aguiRunId: required(nonEmptyString), input: anything });
+
 /**
- * The run as an AG-UI event stream, from position `from` (events before it
+ * Run `runId` as an AG-UI event stream, from position `from` (events before it
  * rebuild the open steps and the state, without being sent). Ends with
  * `RUN_FINISHED` (success, cancelled, or an interrupt when the run waits
  * for a person) or `RUN_ERROR`.
  */
-export function aguiEventStream(options: AguiEventStreamOptions): ReadableStream<Uint8Array> {
-  checkId('runId', options.runId);
+export function aguiEventStream(runId: string, options: AguiEventStreamOptions): ReadableStream<Uint8Array> {
+  aguiEventStreamOptions.check(options ?? ({} as AguiEventStreamOptions));
+  checkId('runId', runId);
   const clock = options.clock ?? realClock;
   const from = options.from ?? 0;
+  const { store } = options;
   return sseStream(async (sink) => {
-    const mapper = new AguiMapper(options.runId, options.aguiRunId);
+    const mapper = new AguiMapper(runId, options.aguiRunId);
     if (from > 0) {
-      const { records } = await options.store.read(runEventsStream(options.runId), { from: 0, signal: sink.signal });
-      for (const record of records.slice(0, from)) if (isEventRecord(record)) mapper.prime(record);
+      const { events, positions } = await readRunEvents(runId, { store, signal: sink.signal });
+      events.forEach((event, i) => positions[i]! < from && mapper.prime(event));
     }
     for (const event of mapper.open(clock.now(), options.input)) await sink.send(sseFrame(event));
-    const follow = followRunLog(options.store, options.runId, {
+    const follow = followRunLog(runId, {
+      store,
       from,
       signal: sink.signal,
       clock,
       ...defined({ pollMs: options.pollMs }),
     });
     for await (const { seq, event } of follow) {
-      const pending = event.type === 'input.requested' ? (await readRequest(options.store, options.runId, event.requestId, { signal: sink.signal }))?.status === 'pending' : false;
+      const pending = event.type === 'input.requested' ? (await readRequest(runId, event.requestId, { store, signal: sink.signal }))?.status === 'pending' : false;
       const { events, end } = mapper.map(seq, event, pending);
       for (const e of events) await sink.send(sseFrame(e, { id: seq }));
       if (end) return;
     }
-  }, options);
+  }, sseOf(options));
 }
 
-/** The position after the last `input.requested` of `requestIds` in the run log (0 when none is found). */
-export async function positionAfterRequests(store: Store, runId: string, requestIds: readonly string[], options: StoreCallOptions = {}): Promise<number> {
+/** The position in run `runId`'s log after the last `input.requested` of `requestIds` (0 when none is found). */
+export async function positionAfterRequests(runId: string, requestIds: readonly string[], options: RunLogOptions): Promise<number> {
+  runLogOptions.check(options ?? ({} as RunLogOptions), '', 'positionAfterRequests');
+  listOf(string)('requestIds', requestIds);
   if (requestIds.length === 0) return 0;
   const wanted = new Set(requestIds);
-  const { records } = await store.read(runEventsStream(runId), { ...options, from: 0 });
+  const { store, signal } = options;
+  const { events, positions } = await readRunEvents(runId, { store, ...defined({ signal }) });
   let after = 0;
-  records.forEach((record, index) => {
-    if (isEventRecord(record) && record.type === 'input.requested' && wanted.has((record as TroupeEvent<'input.requested'>).requestId)) after = index + 1;
+  events.forEach((event, i) => {
+    if (event.type === 'input.requested' && wanted.has((event as TroupeEvent<'input.requested'>).requestId)) after = positions[i]! + 1;
   });
   return after;
 }
 
-/** Wait (polling on the clock) until run `runId` has a log, at most `timeoutMs`; true when it has. */
-export async function waitForRun(store: Store, runId: string, options: SseOptions & { timeoutMs?: number; pollMs?: number } = {}): Promise<boolean> {
+/** Options of {@link waitForRun}. */
+export interface WaitForRunOptions extends RunLogOptions {
+  /** The longest wait, in ms. Default: 10000. */
+  timeoutMs?: number;
+  /** How often to look, in ms. Default: 50. */
+  pollMs?: number;
+  /** The clock of the wait. Default: the real clock. */
+  clock?: Clock;
+}
+
+const waitForRunOptions = defineOptions<WaitForRunOptions>('waitForRun', { ...runLogOptions.shape, timeoutMs: nonNegativeNumber, pollMs: positiveNumber, clock });
+
+/** Wait (polling on the clock) until run `runId` has a log in `options.store`, at most `timeoutMs`; true when it has. */
+export async function waitForRun(runId: string, options: WaitForRunOptions): Promise<boolean> {
+  waitForRunOptions.check(options ?? ({} as WaitForRunOptions));
+  const { store, signal } = options;
   const clock = options.clock ?? realClock;
   const deadline = clock.now() + (options.timeoutMs ?? 10_000);
   for (;;) {
-    if ((await runState(store, runId, options.signal ? { signal: options.signal } : {})).exists) return true;
+    if ((await runState(runId, { store, ...defined({ signal }) })).exists) return true;
     if (clock.now() >= deadline) return false;
-    await sleep(clock, Math.min(options.pollMs ?? 50, Math.max(deadline - clock.now(), 1)), options.signal);
+    await sleep(clock, Math.min(options.pollMs ?? 50, Math.max(deadline - clock.now(), 1)), signal);
   }
 }

@@ -9,12 +9,12 @@
 import { randomUUID } from 'node:crypto';
 import { realClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
+import { anything, clock as clockCheck, defineOptions, expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import { errorResponse, jsonResponse, principalOf, type Authorize, type Principal } from '../http/handler.js';
 import { namespacedStore } from '../http/namespace.js';
 import type { ToolServer } from '../mcp/server.js';
 import { loadMcpTransports, type McpTransports } from './sdk.js';
-import { serveTeams, type ServeTeamsOptions } from './teams.js';
+import { serveTeams, serveTeamsShape, type ServeTeamsOptions } from './teams.js';
 
 /** Options of {@link mcpHttpHandler}. */
 export interface McpHttpOptions extends ServeTeamsOptions {
@@ -49,6 +49,17 @@ interface Session {
   cancelIdle: () => void;
 }
 
+/** The values `anything` lets through are checked by `mcpHttpHandler` itself. */
+const mcpHttpOptions = defineOptions<McpHttpOptions>('mcpHttpHandler', {
+  ...serveTeamsShape,
+  authorize: anything,
+  basePath: anything,
+  maxSessions: anything,
+  idleMs: anything,
+  maxBodyBytes: anything,
+  clock: clockCheck,
+});
+
 /**
  * An MCP endpoint (streamable HTTP) whose tools are `teams` (see
  * `serveTeams`). Every request is authorized first; a session opened by a
@@ -64,6 +75,7 @@ interface Session {
  */
 export async function mcpHttpHandler(options: McpHttpOptions): Promise<McpHttpServer> {
   if (typeof options?.authorize !== 'function') throw new ConfigurationError(`Expected \`authorize\` to be a function, got ${describeValue(options?.authorize)}`);
+  mcpHttpOptions.check(options);
   const base = options.basePath ?? '/mcp';
   if (typeof base !== 'string' || !base.startsWith('/')) throw new ConfigurationError(`Expected \`basePath\` to start with "/", got ${describeValue(options.basePath)}`);
   const maxSessions = expectPositiveInteger('maxSessions', options.maxSessions) ?? 100;

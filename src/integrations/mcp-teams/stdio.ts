@@ -5,7 +5,8 @@
  */
 import type { Readable, Writable } from 'node:stream';
 import { loadMcpTransports } from './sdk.js';
-import { serveTeams, type ServeTeamsOptions } from './teams.js';
+import { serveTeams, serveTeamsShape, type ServeTeamsOptions } from './teams.js';
+import { anything, defineOptions } from '../../core/options.js';
 
 /** Options of {@link serveTeamsOverStdio}. */
 export interface StdioTeamsOptions extends ServeTeamsOptions {
@@ -23,6 +24,8 @@ export interface StdioTeamsServer {
   close(): Promise<void>;
 }
 
+const stdioTeamsOptions = defineOptions<StdioTeamsOptions>('serveTeamsOverStdio', { ...serveTeamsShape, stdin: anything, stdout: anything });
+
 /**
  * Serve `teams` as MCP tools on stdio (see `serveTeams`): the MCP client
  * writes requests to this process's standard input and reads answers from
@@ -35,6 +38,7 @@ export interface StdioTeamsServer {
  * ```
  */
 export async function serveTeamsOverStdio(options: StdioTeamsOptions): Promise<StdioTeamsServer> {
+  stdioTeamsOptions.check(options);
   const { stdin, stdout, ...teams } = options;
   const sdk = await loadMcpTransports('serveTeamsOverStdio');
   const server = await serveTeams(teams);

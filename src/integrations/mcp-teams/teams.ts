@@ -9,6 +9,7 @@
 import type { AgentDefinition } from '../../agents/definition.js';
 import { entryAgents } from '../../agents/validate.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
+import { abortSignal, anything, defineOptions, nonEmptyString, store as storeCheck, string, type OptionsShape } from '../../core/options.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { run, type RunOptions } from '../../core/run.js';
 import type { Runnable } from '../../core/runnable.js';
@@ -79,6 +80,13 @@ function progressMessage(event: TroupeEvent): string | undefined {
   }
 }
 
+const mcpRunOptions = defineOptions<McpRunOptions>('serveTeams', { adapter: anything, adapters: anything, timeoutMs: anything, maxDepth: anything, budget: anything, onEvent: anything, clock: anything });
+
+/** The shape of {@link ServeTeamsOptions} (`teams` is checked by `serveTeams` itself; the run options by `run`). */
+export const serveTeamsShape: OptionsShape<ServeTeamsOptions> = { teams: anything, run: mcpRunOptions, store: storeCheck, name: nonEmptyString, version: string, signal: abortSignal };
+
+const serveTeamsOptions = defineOptions<ServeTeamsOptions>('serveTeams', serveTeamsShape);
+
 /**
  * An MCP server whose tools are `teams`: a call of one runs it on the
  * call's `input` (with `run()`; logged in `store` when given) and answers
@@ -96,6 +104,7 @@ function progressMessage(event: TroupeEvent): string | undefined {
  * ```
  */
 export async function serveTeams(options: ServeTeamsOptions): Promise<ToolServer> {
+  serveTeamsOptions.check(options);
   const byTool = checkTeams(options.teams);
   const { run: runOptions = {}, store } = options;
   return createToolServer({

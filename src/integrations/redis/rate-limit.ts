@@ -6,7 +6,7 @@
 import { raceAbort, throwIfAborted } from '../../core/abort.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../../core/errors.js';
-import { expectPositiveNumber } from '../../core/options.js';
+import { anything, clock as clockCheck, defineOptions, expectPositiveNumber } from '../../core/options.js';
 import type { AcquireResult, RateLimitState } from '../../adapters/rate-limit.js';
 import { RedisLink, type RedisConnection } from './connection.js';
 
@@ -110,6 +110,8 @@ return 1`;
 
 const REASONS = ['paused', 'paused', 'requests', 'tokens', 'concurrency'] as const;
 
+const redisRateLimitStateOptions = defineOptions<RedisRateLimitStateOptions>('redisRateLimitState', { connection: anything, name: anything, prefix: anything, timeoutMs: anything, clock: clockCheck });
+
 /**
  * Keep a rate limiter's counts in Redis: each acquire, release and pause is
  * one Lua script, so the limits hold for every process that uses the same
@@ -125,6 +127,7 @@ const REASONS = ['paused', 'paused', 'requests', 'tokens', 'concurrency'] as con
  */
 export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisRateLimitState {
   if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected redisRateLimitState options, got ${describeValue(options)}`);
+  redisRateLimitStateOptions.check(options);
   if (typeof options.name !== 'string' || options.name === '') throw new ConfigurationError(`Expected \`name\` to be a non-empty string, got ${describeValue(options.name)}`);
   const prefix = options.prefix ?? 'troupe:';
   if (typeof prefix !== 'string') throw new ConfigurationError(`Expected \`prefix\` to be a string, got ${describeValue(prefix)}`);
@@ -165,7 +168,7 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
           r.windowMs,
           r.limits.requestsPerMinute ?? 0,
           r.limits.tokensPerMinute ?? 0,
-          r.limits.concurrency ?? 0,
+          r.limits.maxParallel ?? 0,
           r.tokens,
           r.leaseId,
           r.leaseExpiresAt,

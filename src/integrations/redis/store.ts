@@ -6,7 +6,7 @@
 import { raceAbort, throwIfAborted } from '../../core/abort.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError, StoreError, TroupeError, describeValue, errorMessage } from '../../core/errors.js';
-import { expectPositiveNumber } from '../../core/options.js';
+import { abortSignal, anything, clock as clockCheck, defineOptions, expectPositiveNumber } from '../../core/options.js';
 import { checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from '../../core/store-internal.js';
 import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from '../../core/store.js';
 import { RedisLink, isCluster, type RedisClient, type RedisConnection } from './connection.js';
@@ -63,6 +63,8 @@ end
 redis.call('SET', KEYS[1], ARGV[1])
 return 1`;
 
+const redisStoreOptions = defineOptions<RedisStoreOptions>('redisStore', { connection: anything, prefix: anything, signal: abortSignal, timeoutMs: anything, clock: clockCheck });
+
 /**
  * Create a store on Redis.
  *
@@ -93,6 +95,7 @@ return 1`;
  */
 export function redisStore(options: RedisStoreOptions): RedisStore {
   if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected redisStore options, got ${describeValue(options)}`);
+  redisStoreOptions.check(options);
   const { connection } = options;
   if (!(typeof connection === 'string' ? connection !== '' : typeof connection === 'object' && connection !== null)) {
     throw new ConfigurationError(`Expected \`connection\` to be a Redis URL, ioredis options or an ioredis client, got ${describeValue(connection)}`);

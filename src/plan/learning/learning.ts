@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
+import { abortSignal, boolean, check, defineOptions, fraction, listOf, positiveInteger, required, store as storeCheck, string } from '../../core/options.js';
 import { runEventsStream } from '../../core/run-log-writer.js';
 import type { Store, StoreCallOptions } from '../../core/store.js';
 import { chunkRoles, type ChunkRole } from '../model/plan.js';
@@ -39,6 +40,11 @@ export interface LearnOptions {
   tolerance?: number;
 }
 
+/** Model candidates by chunk role (`LearnOptions.models`). */
+const modelsByRole = check(`an object of model lists by chunk role (${chunkRoles.join(', ')})`, (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+
+const learnOptions = defineOptions<LearnOptions>('learnFromStats', { estimates: boolean, models: modelsByRole, summary: boolean, minSamples: positiveInteger, tolerance: fraction });
+
 const mean = (sum: number, n: number): number => (n > 0 ? sum / n : 0);
 
 /** A role's numbers. */
@@ -58,15 +64,14 @@ function basis(t: OutcomeTally): LearningRecord['basis'][string] {
  *
  * @example
  * ```ts
- * const learning = learnFromStats(await loadOutcomeStats(store), { estimates: true, models: { Implementation: ['large', 'small'] } });
+ * const learning = learnFromStats(await loadOutcomeStats({ store }), { estimates: true, models: { Implementation: ['large', 'small'] } });
  * await executePlan(plan, { adapter, learning });
  * ```
  */
 export function learnFromStats(stats: OutcomeStats, options: LearnOptions = {}): LearningRecord {
+  learnOptions.check(options);
   const minSamples = options.minSamples ?? 3;
   const tolerance = options.tolerance ?? 0.05;
-  if (!Number.isInteger(minSamples) || minSamples < 1) throw new ConfigurationError(`Expected \`minSamples\` to be a positive integer, got ${describeValue(minSamples)}`);
-  if (typeof tolerance !== 'number' || !(tolerance >= 0 && tolerance <= 1)) throw new ConfigurationError(`Expected \`tolerance\` to be a number from 0 to 1, got ${describeValue(tolerance)}`);
   const record: LearningRecord = { runs: stats.runs, estimates: {}, models: {}, basis: {} };
   const use = (role: string, t: OutcomeTally) => (record.basis[role] = basis(t));
   if (options.estimates) {
@@ -136,6 +141,16 @@ export interface OutcomeSummaryOptions {
   minSamples?: number;
 }
 
+const outcomeSummaryOptions = defineOptions<OutcomeSummaryOptions>('outcomeSummary', { roles: listOf(string), minSamples: positiveInteger });
+
+/** Options of {@link usedLearning}. */
+export interface UsedLearningOptions extends StoreCallOptions {
+  /** The store the run was logged in. */
+  store: Store;
+}
+
+const usedLearningOptions = defineOptions<UsedLearningOptions>('usedLearning', { store: required(storeCheck), signal: abortSignal });
+
 const duration = (ms: number): string => (ms >= 60_000 ? `${(ms / 60_000).toFixed(1)} min` : ms >= 1000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 /**
@@ -147,10 +162,11 @@ const duration = (ms: number): string => (ms >= 60_000 ? `${(ms / 60_000).toFixe
  * @example
  * ```ts
  * // - Testing: 12 chunks, 75% succeeded, 1.4 attempts, 2.5 min each; failures: timeout ×2
- * const context = outcomeSummary(await loadOutcomeStats(store));
+ * const context = outcomeSummary(await loadOutcomeStats({ store }));
  * ```
  */
 export function outcomeSummary(stats: OutcomeStats, options: OutcomeSummaryOptions = {}): string {
+  outcomeSummaryOptions.check(options);
   const minSamples = options.minSamples ?? 3;
   const lines: string[] = [];
   for (const [role, t] of Object.entries(stats.roles).sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
@@ -168,9 +184,17 @@ export function outcomeSummary(stats: OutcomeStats, options: OutcomeSummaryOptio
  * The learning records a logged run used (its `plan.learning` events, in
  * order): pass one back as `learning` to resume or replay the run with the
  * same numbers.
+ *
+ * @example
+ * ```ts
+ * const [used] = await usedLearning('run-7', { store });
+ * await resume(planRunnable(plan, { learning: used?.learning }), 'run-7', { store, adapter });
+ * ```
  */
-export async function usedLearning(store: Store, runId: string, options: StoreCallOptions = {}): Promise<Array<{ planId: string; learning: LearningRecord }>> {
-  const { records } = await store.read(runEventsStream(runId), options);
+export async function usedLearning(runId: string, options: UsedLearningOptions): Promise<Array<{ planId: string; learning: LearningRecord }>> {
+  usedLearningOptions.check(options);
+  const { store, ...call } = options;
+  const { records } = await store.read(runEventsStream(runId), call);
   const used: Array<{ planId: string; learning: LearningRecord }> = [];
   for (const r of records) {
     const e = r as { type?: unknown; planId?: unknown; learning?: unknown };

@@ -6,13 +6,12 @@
  */
 import type { TroupeEvent } from '../../core/events.js';
 import { runEventsStream } from '../../core/run-log-writer.js';
-import type { Store } from '../../core/store.js';
 import type { Usage } from '../../core/usage.js';
 // The events this reader folds (their declarations merge into `TroupeEvent`; the modules hold types only).
 import '../../patterns/events.js';
 import '../events.js';
 import { currentChunkStatus } from '../engine/state.js';
-import { emptyTally, recordOutcomes, type OutcomeDelta, type OutcomeStats, type OutcomeStatsOptions, type OutcomeTally } from './outcome-stats.js';
+import { emptyTally, outcomeStatsOptions, recordOutcomes, type OutcomeDelta, type OutcomeStats, type OutcomeStatsOptions, type OutcomeTally } from './outcome-stats.js';
 
 /** Folds events into outcome deltas, one per run; see {@link outcomeCollector}. */
 export interface OutcomeCollector {
@@ -231,7 +230,7 @@ class RunFold {
  * ```ts
  * const outcomes = outcomeCollector();
  * await executePlan(plan, { adapter, onEvent: outcomes.onEvent });
- * for (const delta of outcomes.deltas()) await recordOutcomes(store, delta);
+ * for (const delta of outcomes.deltas()) await recordOutcomes(delta, { store });
  * ```
  */
 export function outcomeCollector(): OutcomeCollector {
@@ -255,15 +254,21 @@ function isEvent(value: unknown): value is TroupeEvent {
 }
 
 /**
- * Fold the run log of `runId` in `store` (a run made with `{ store }`) into
- * its outcomes and add them to the statistics there (see
+ * Fold the run log of `runId` in `options.store` (a run made with
+ * `{ store }`) into its outcomes and add them to the statistics there (see
  * `recordOutcomes`); recording a run twice counts it once.
+ *
+ * @example
+ * ```ts
+ * await recordRunOutcomes(result.runId, { store });
+ * ```
  */
-export async function recordRunOutcomes(store: Store, runId: string, options: OutcomeStatsOptions = {}): Promise<OutcomeStats> {
-  const { key: _key, ...call } = options;
+export async function recordRunOutcomes(runId: string, options: OutcomeStatsOptions): Promise<OutcomeStats> {
+  outcomeStatsOptions.check(options, '', 'recordRunOutcomes');
+  const { key: _key, store, ...call } = options;
   const collector = outcomeCollector();
   const { records } = await store.read(runEventsStream(runId), call);
   for (const record of records) if (isEvent(record)) collector.onEvent(record);
   const delta = collector.deltas().find((d) => d.runId === runId) ?? { runId, roles: {}, agents: {}, models: {}, roleModels: {} };
-  return recordOutcomes(store, delta, options);
+  return recordOutcomes(delta, options);
 }

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { throwIfAborted } from '../../core/abort.js';
 import { ConfigurationError, StoreError, describeValue } from '../../core/errors.js';
+import { abortSignal, defineOptions, nonEmptyString, required, store as storeCheck } from '../../core/options.js';
 import { supportsCompareAndSet, type Store, type StoreCallOptions } from '../../core/store.js';
 
 /** The store key of the statistics document. */
@@ -147,15 +148,28 @@ export function parseOutcomeStats(value: unknown): OutcomeStats {
   return parsed.data;
 }
 
-/** Options of the statistics' store calls. */
+/** Where the statistics are: the store, the document's key, and a signal for the store calls. */
 export interface OutcomeStatsOptions extends StoreCallOptions {
+  /** The store that keeps the statistics. */
+  store: Store;
   /** The document's key. Default: {@link OUTCOME_STATS_KEY}. */
   key?: string;
 }
 
-/** The statistics kept in `store` (empty when none were recorded). */
-export async function loadOutcomeStats(store: Store, options: OutcomeStatsOptions = {}): Promise<OutcomeStats> {
-  const { key = OUTCOME_STATS_KEY, ...call } = options;
+/** The description {@link loadOutcomeStats}, {@link recordOutcomes} and `recordRunOutcomes` check their options against. */
+export const outcomeStatsOptions = defineOptions<OutcomeStatsOptions>('loadOutcomeStats', { store: required(storeCheck), key: nonEmptyString, signal: abortSignal });
+
+/**
+ * The statistics kept in `options.store` (empty when none were recorded).
+ *
+ * @example
+ * ```ts
+ * const stats = await loadOutcomeStats({ store });
+ * ```
+ */
+export async function loadOutcomeStats(options: OutcomeStatsOptions): Promise<OutcomeStats> {
+  outcomeStatsOptions.check(options);
+  const { store, key = OUTCOME_STATS_KEY, ...call } = options;
   const raw = await store.get(key, call);
   return raw === undefined ? emptyOutcomeStats() : parseOutcomeStats(raw);
 }
@@ -164,7 +178,7 @@ export async function loadOutcomeStats(store: Store, options: OutcomeStatsOption
 const CAS_ATTEMPTS = 100;
 
 /**
- * Add one run's delta to the statistics in `store` and return what was
+ * Add one run's delta to the statistics in `options.store` and return what was
  * written. With compare-and-set (`getVersioned`/`setIf`: the memory, file
  * and Redis stores) the read, merge and write repeat until no other writer
  * came in between, so concurrent runs lose no update; a store without it
@@ -174,14 +188,15 @@ const CAS_ATTEMPTS = 100;
  * ```ts
  * const outcomes = outcomeCollector();
  * const result = await run(flow, input, { adapter, onEvent: outcomes.onEvent });
- * for (const delta of outcomes.deltas()) await recordOutcomes(store, delta);
+ * for (const delta of outcomes.deltas()) await recordOutcomes(delta, { store });
  * ```
  */
-export async function recordOutcomes(store: Store, delta: OutcomeDelta, options: OutcomeStatsOptions = {}): Promise<OutcomeStats> {
-  const { key = OUTCOME_STATS_KEY, ...call } = options;
+export async function recordOutcomes(delta: OutcomeDelta, options: OutcomeStatsOptions): Promise<OutcomeStats> {
+  outcomeStatsOptions.check(options, '', 'recordOutcomes');
+  const { store, key = OUTCOME_STATS_KEY, ...call } = options;
   if (!delta || typeof delta.runId !== 'string') throw new ConfigurationError(`Expected an outcome delta with a runId, got ${describeValue(delta)}`, { code: 'invalid_argument' });
   if (!supportsCompareAndSet(store)) {
-    const next = mergeOutcomes(await loadOutcomeStats(store, options), delta);
+    const next = mergeOutcomes(await loadOutcomeStats(options), delta);
     await store.set(key, next, call);
     return next;
   }

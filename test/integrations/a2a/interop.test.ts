@@ -182,7 +182,7 @@ describe('troupe\'s A2A worker against an agent built with the A2A SDK, in its o
       onEvent: (e) => {
         if (e.type !== 'input.requested') return;
         asked.push(e);
-        void answerRequest(store, e.runId, e.requestId, { text: 'release-2' });
+        void answerRequest(e.runId, e.requestId, { text: 'release-2' }, { store });
       },
     });
     expect(asked.map((e) => [e.kind, e.prompt])).toEqual([['question', `${new URL(sdk.url).host} asks: Which branch?`]]);

@@ -251,7 +251,7 @@ describe('troupe\'s A2A server: the card and the options', () => {
 
   it('options are checked when the server is made, naming the option', async () => {
     const base = { runnable: agent({ name: 'a' }), store: memoryStore(), authorize: () => ({ tenant: 't' }) };
-    await expect(a2aServer({ ...base, pollMS: 5 } as unknown as A2AServerOptions)).rejects.toThrow('Unknown option `pollMS` of a2aServer: did you mean `pollMs`?');
+    await expect(a2aServer({ ...base, pollMS: 5 } as unknown as A2AServerOptions)).rejects.toThrow('Unknown option `pollMS` of a2aServer; did you mean `pollMs`?');
     await expect(a2aServer({ ...base, store: undefined } as unknown as A2AServerOptions)).rejects.toThrow(ConfigurationError);
     const { getVersioned: _g, setIf: _s, ...plain } = memoryStore();
     await expect(a2aServer({ ...base, store: plain })).rejects.toThrow('Expected `store` to have compare-and-set (getVersioned and setIf)');
@@ -259,6 +259,6 @@ describe('troupe\'s A2A server: the card and the options', () => {
     await expect(a2aServer({ ...base, url: 'ftp://x' })).rejects.toThrow('Expected `url` to be an http(s) URL, got "ftp://x" (string)');
     await expect(a2aServer({ ...base, basePath: 'a2a' })).rejects.toThrow('Expected `basePath` to start with "/"');
     await expect(a2aServer({ ...base, maxPartBytes: -1 })).rejects.toThrow('Expected `maxPartBytes` to be a positive integer, got -1 (number)');
-    await expect(a2aServer({ ...base, run: { adaptr: 1 } as never })).rejects.toThrow('Unknown option `adaptr` of a2aServer `run`: did you mean `adapter`?');
+    await expect(a2aServer({ ...base, run: { adaptr: 1 } as never })).rejects.toThrow('Unknown option `run.adaptr` of a2aServer; did you mean `run.adapter`?');
   });
 });

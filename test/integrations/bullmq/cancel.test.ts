@@ -23,7 +23,7 @@ describe.skipIf(!url)('cancelling distributed work', () => {
     // A worker process that runs two chunks at once, each waiting a minute in its model call.
     const worker = await startWorkerProcess({ url: url!, queueName: place.queueName, prefix: place.prefix, name: 'slow', concurrency: 2, delayMs: 60_000 });
     procs.push(worker);
-    const executor = bullmqExecutor({ ...place, capacity: 6 });
+    const executor = bullmqExecutor({ ...place, maxParallel: 6 });
     open.push(executor);
     const cancelled: Array<{ sequenceIndex?: number; removed: boolean }> = [];
     executor.events.on('job.cancelled', (e) => cancelled.push(e));

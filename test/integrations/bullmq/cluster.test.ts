@@ -36,7 +36,7 @@ describe.skipIf(!binary)('past one Redis: a Redis Cluster with one queue per rol
     const workers: TroupeWorker[] = [];
     for (const role of ['CodeAnalysis', 'Testing']) {
       const adapter = scriptedAdapter({ fallback: (r) => `${role} worker did chunk ${chunkOf(r.text)}` });
-      workers.push(await startWorker({ connection: client(), queueName: queueOf(role), adapter, name: role, concurrency: 2 }));
+      workers.push(await startWorker({ connection: client(), queueName: queueOf(role), adapter, name: role, maxParallel: 2 }));
     }
     const executor = bullmqExecutor({ connection: client(), queueName: (job) => queueOf(job.chunk.role) });
     try {

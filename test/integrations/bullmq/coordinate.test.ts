@@ -67,12 +67,12 @@ describe.skipIf(!url)('coordinate with a queue-backed executor', () => {
           return `${name} did ${task}${r.text.includes('Answer from the lead: green') ? ' in green' : ''}`;
         },
       });
-      const worker = await startWorker({ ...place, adapter, name, concurrency: 1 });
+      const worker = await startWorker({ ...place, adapter, name, maxParallel: 1 });
       worker.events.on('job.started', (e) => started.push(e));
       open.push(worker);
       workers.push(worker);
     }
-    const executor = bullmqExecutor({ ...place, capacity: 4, reconcileIntervalMs: 500 });
+    const executor = bullmqExecutor({ ...place, maxParallel: 4, reconcileIntervalMs: 500 });
     open.push(executor);
 
     // The lead runs here, on an adapter of its own; the coordinator's adapter never answers a worker.

@@ -26,13 +26,13 @@ describe('bullmqExecutor options', () => {
       { connection: '' },
       { connection: 'redis://127.0.0.1:1', queueName: 'a b' },
       { connection: 'redis://127.0.0.1:1', prefix: '' },
-      { connection: 'redis://127.0.0.1:1', capacity: 0 },
+      { connection: 'redis://127.0.0.1:1', maxParallel: 0 },
       { connection: 'redis://127.0.0.1:1', timeoutMs: -1 },
       { connection: 'redis://127.0.0.1:1', keepJobs: { completed: 1.5 } },
       { connection: 'redis://127.0.0.1:1', traceContext: 'yes' },
     ];
     for (const options of bad) expect(() => bullmqExecutor(options as never), JSON.stringify(options)).toThrow(ConfigurationError);
-    const executor = bullmqExecutor({ connection: 'redis://127.0.0.1:1', queueName: 'plans', capacity: 8 });
+    const executor = bullmqExecutor({ connection: 'redis://127.0.0.1:1', queueName: 'plans', maxParallel: 8 });
     expect(executor).toMatchObject({ kind: 'bullmq', maxParallel: 8, queueName: 'plans' });
   });
 
@@ -55,11 +55,11 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     const workers: TroupeWorker[] = [];
     for (let i = 0; i < (options.workers ?? 2); i++) {
       const adapter = scriptedAdapter(options.adapter ?? { fallback: (r) => `w${i} did chunk ${chunkOf(r.text)}` });
-      const worker = await startWorker({ ...place, adapter, name: `w${i}`, concurrency: options.concurrency ?? 2, ...(options.tools ? { tools: options.tools } : {}) });
+      const worker = await startWorker({ ...place, adapter, name: `w${i}`, maxParallel: options.concurrency ?? 2, ...(options.tools ? { tools: options.tools } : {}) });
       open.push(worker);
       workers.push(worker);
     }
-    const executor: BullmqExecutor = bullmqExecutor({ ...place, capacity: options.capacity ?? 8, reconcileIntervalMs: 500 });
+    const executor: BullmqExecutor = bullmqExecutor({ ...place, maxParallel: options.capacity ?? 8, reconcileIntervalMs: 500 });
     open.push(executor);
     return { place, workers, executor };
   }

@@ -54,11 +54,11 @@ describe.skipIf(!url)('guardrails that trip on a worker', () => {
       },
     });
     // The chunks run on agents the worker builds from their role: guarded by the worker's `guardrails`.
-    const worker = await startWorker({ ...where, adapter, name: 'guarded', concurrency: 1, guardrails: { output: [noSecrets] } });
+    const worker = await startWorker({ ...where, adapter, name: 'guarded', maxParallel: 1, guardrails: { output: [noSecrets] } });
     open.push(worker);
     const failed: WorkerJobEvent[] = [];
     worker.events.on('job.failed', (e) => failed.push(e));
-    const executor = bullmqExecutor({ ...where, capacity: 1, reconcileIntervalMs: 500 });
+    const executor = bullmqExecutor({ ...where, maxParallel: 1, reconcileIntervalMs: 500 });
     open.push(executor);
     const queued: number[] = [];
     executor.events.on('job.queued', (e) => queued.push(e.sequenceIndex!));

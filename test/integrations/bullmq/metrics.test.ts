@@ -57,7 +57,7 @@ describe.skipIf(!url)('queueMetrics on Redis', () => {
 
   it('reports the queue depth, active jobs, oldest wait, workers and each job’s wait through the OpenTelemetry SDK', { timeout: 30_000 }, async () => {
     const place = { connection: url!, queueName: `q-${randomUUID().slice(0, 8)}`, prefix: prefixes().slice(0, -1) };
-    const executor = bullmqExecutor({ ...place, capacity: 8 });
+    const executor = bullmqExecutor({ ...place, maxParallel: 8 });
     open.push(executor);
     const { meter, read, provider } = sdk();
     open.push({ close: () => provider.shutdown() });
@@ -83,7 +83,7 @@ describe.skipIf(!url)('queueMetrics on Redis', () => {
     expect(workersBefore === undefined || workersBefore === 0).toBe(true);
 
     // A worker comes up and takes them: depth 0, one wait point per job.
-    const worker = await startWorker({ ...place, adapter: scriptedAdapter({ fallback: (r) => `did ${chunkOf(r.text)}` }), concurrency: 3, name: 'm1' });
+    const worker = await startWorker({ ...place, adapter: scriptedAdapter({ fallback: (r) => `did ${chunkOf(r.text)}` }), maxParallel: 3, name: 'm1' });
     open.push(worker);
     expect((await running).status).toBe('completed');
     metrics = await read();

@@ -27,7 +27,7 @@ describe.skipIf(!binary)('Redis going away mid-plan', () => {
       },
     });
     const place = { connection: server.url, queueName: 'outage' };
-    const worker = await startWorker({ ...place, adapter, concurrency: 8, closeTimeoutMs: 200, timeoutMs: 2000, lockDurationMs: 2000, stalledIntervalMs: 1000 });
+    const worker = await startWorker({ ...place, adapter, maxParallel: 8, closeTimeoutMs: 200, timeoutMs: 2000, lockDurationMs: 2000, stalledIntervalMs: 1000 });
     open.push(worker);
     const executor = bullmqExecutor({ ...place, unavailableTimeoutMs, timeoutMs: 2000, reconcileIntervalMs: 200 });
     open.unshift(executor);

@@ -23,11 +23,11 @@ describe.skipIf(!url)('sharedPool around bullmqExecutor', () => {
     const workers: TroupeWorker[] = [];
     for (let i = 0; i < 2; i++) {
       const adapter = scriptedAdapter({ latencyMs: 20, fallback: (r) => `w${i} did chunk ${chunkOf(r.text)}` });
-      const worker = await startWorker({ ...place, adapter, name: `w${i}`, concurrency: 2 });
+      const worker = await startWorker({ ...place, adapter, name: `w${i}`, maxParallel: 2 });
       open.push(worker);
       workers.push(worker);
     }
-    const executor = bullmqExecutor({ ...place, capacity: 3, reconcileIntervalMs: 500 });
+    const executor = bullmqExecutor({ ...place, maxParallel: 3, reconcileIntervalMs: 500 });
     open.push(executor);
     const admitted: string[] = [];
     let inQueue = 0;

@@ -36,7 +36,7 @@ describe.skipIf(!url)('remote runnables on Redis', () => {
     const agents = { security: agent({ name: 'security', system: 'Check security.' }), style: agent({ name: 'style', system: 'Check style.' }) };
     const workers: TroupeWorker[] = [];
     for (const name of ['w1', 'w2']) {
-      const worker = await startWorker({ ...place, adapter: workerAdapter, agents, name, concurrency: 2 });
+      const worker = await startWorker({ ...place, adapter: workerAdapter, agents, name, maxParallel: 2 });
       open.push(worker);
       workers.push(worker);
     }

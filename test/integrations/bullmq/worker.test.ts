@@ -27,7 +27,7 @@ describe('startWorker options', () => {
       { connection: 'redis://127.0.0.1:1' }, // no adapter
       { ...base, adapter: {} },
       { ...base, adapters: { a: 1 } },
-      { ...base, concurrency: 0 },
+      { ...base, maxParallel: 0 },
       { ...base, roles: { Wizard: 'x' } },
       { ...base, roles: { Testing: '' } },
       { ...base, agents: 42 },
@@ -102,7 +102,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
           return 'wrote it';
         },
       });
-      open.push(await startWorker({ ...p, adapter, workspace: gitWorktree({ root }), baseDir: repo, concurrency: 1 }));
+      open.push(await startWorker({ ...p, adapter, workspace: gitWorktree({ root }), baseDir: repo, maxParallel: 1 }));
       const executor = bullmqExecutor(p);
       open.push(executor);
       const outcome = await executePlan(plan([chunk(0), chunk(1, [0])]), { executor });
@@ -118,7 +118,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     const p = place();
     const worker = await startWorker({ ...p, adapter: scriptedAdapter({ fallback: { text: 'finished', delayMs: 200 } }) });
     open.push(worker);
-    const executor = bullmqExecutor({ ...p, capacity: 1 });
+    const executor = bullmqExecutor({ ...p, maxParallel: 1 });
     open.push(executor);
     const started = new Promise<void>((resolve) => worker.events.once('job.started', () => resolve()));
     const running = executePlan(plan([chunk(0), chunk(1, [0])]), { executor, chunkTimeoutMs: 3000, retry: { maxRetries: 0 } });
@@ -138,7 +138,7 @@ describe.skipIf(!url)('startWorker on Redis', () => {
     const p = place();
     const a = await startWorker({ ...p, name: 'A', adapter: scriptedAdapter({ fallback: { text: 'A finished', delayMs: 60_000 } }), closeTimeoutMs: 100 });
     open.push(a);
-    const executor = bullmqExecutor({ ...p, capacity: 1 });
+    const executor = bullmqExecutor({ ...p, maxParallel: 1 });
     open.push(executor);
     const handedBack = new Promise<string>((resolve) => a.events.once('job.handedBack', (e) => resolve(e.label)));
     const started = new Promise<void>((resolve) => a.events.once('job.started', () => resolve()));

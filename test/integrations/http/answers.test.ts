@@ -87,9 +87,9 @@ describe('remote approvals', () => {
     const first = new ApprovalQueue({ handler: remoteApprovals({ pollMs: 5 }), store });
     const handle = startRun(agent({ name: 'ops', tools: [first.guard(deployTool(ran))] }), 'Deploy', { adapter, store, runId: 'g1' });
     // Answer through the store directly (the HTTP path is covered above).
-    for (let i = 0; i < 2000 && (await pendingRequests(store, 'g1')).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
-    const [request] = await pendingRequests(store, 'g1');
-    expect((await answerRequest(store, 'g1', request!.requestId, { approved: true, scope: 'session' })).ok).toBe(true);
+    for (let i = 0; i < 2000 && (await pendingRequests('g1', { store })).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    const [request] = await pendingRequests('g1', { store });
+    expect((await answerRequest('g1', request!.requestId, { approved: true, scope: 'session' }, { store })).ok).toBe(true);
     await handle.result;
     expect(await store.get('approvals/orchestration/g1/deploy')).toBe(true);
     const second = new ApprovalQueue({ handler: () => Promise.reject(new Error('must not be asked')), store });
@@ -104,13 +104,13 @@ describe('remote approvals', () => {
     const store = namespacedStore(root, 'acme');
     const approvals = new ApprovalQueue({ handler: remoteApprovals({ pollMs: 5 }), store });
     const adapter = scriptedAdapter({ replies: { ops: [{ toolCalls: [{ name: 'deploy', arguments: { env: 'prod' } }] }, 'Deployed.'] } });
-    const watch = cancellationSignal(store, 'c1', { pollMs: 5 });
+    const watch = cancellationSignal('c1', { store, pollMs: 5 });
     const handle = startRun(agent({ name: 'ops', tools: [approvals.guard(deployTool([]))] }), 'Deploy', { adapter, store, runId: 'c1', signal: watch.signal });
     const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
     const requested = await http.next('c1', 'input.requested');
     expect((await http.post('/runs/c1/cancel', {})).status).toBe(202);
     await expect(handle.result).rejects.toMatchObject({ code: 'cancelled' });
-    watch.stop();
+    watch.close();
     expect((await http.post(`/runs/c1/requests/${requested.requestId}`, { approved: true })).status).toBe(409);
     expect((await readRun('c1', { store })).events.some((e) => e.type === 'input.withdrawn')).toBe(true);
     expect((await http.post('/runs/c1/cancel', {})).status).toBe(409);

@@ -119,7 +119,7 @@ describe('steering a planning session over HTTP', () => {
     const done = runPlanningSession(session, 'Do it', { store, pollMs: 5 });
     const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
     const asked = (await http.until('steer3', (e) => e.type === 'input.requested')) as TroupeEvent<'input.requested'>;
-    await sendInstruction(store, 'steer3', 'Use tabs.');
+    await sendInstruction('steer3', 'Use tabs.', { store });
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect((await http.post(`/runs/steer3/requests/${asked.requestId}`, { decision: 'approve' })).status).toBe(200);
     expect((await done).phase).toBe('completed');
@@ -142,7 +142,7 @@ describe('steering a planning session over HTTP', () => {
     const done = runPlanningSession(session, 'Do it', { store, pollMs: 5 });
     const http = client(runHandler({ store: root, authorize, pollMs: 5 }));
     const asked = (await http.until('steer2', (e) => e.type === 'input.requested')) as TroupeEvent<'input.requested'>;
-    await sendInstruction(store, 'steer2', 'Use tabs.');
+    await sendInstruction('steer2', 'Use tabs.', { store });
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect((await http.post(`/runs/steer2/requests/${asked.requestId}`, { decision: 'reject' })).status).toBe(200);
     expect((await done).phase).toBe('cancelled');

@@ -27,7 +27,7 @@ describe('runEventStream', () => {
     const store = memoryStore();
     const handle = startRun(ticker(5, 1, realClock), 'go', { store, runId: 'r1' });
     await handle.result;
-    const frames = await readFrames(runEventStream({ store, runId: 'r1' }));
+    const frames = await readFrames(runEventStream('r1', { store }));
     expect(frames[0]).toEqual({ retry: '1000' });
     const events = frames.slice(1);
     const log = await readRun('r1', { store });
@@ -41,7 +41,7 @@ describe('runEventStream', () => {
     await startRun(ticker(3, 1, realClock), 'go', { store, runId: 'r1' }).result;
     const from = positionAfter('4');
     expect(from).toBe(5);
-    const frames = (await readFrames(runEventStream({ store, runId: 'r1', from: from! }))).slice(1);
+    const frames = (await readFrames(runEventStream('r1', { store, from: from! }))).slice(1);
     const log = await readRun('r1', { store });
     expect(frames.map((f) => Number(f.id))).toEqual(log.events.map((_, i) => i).slice(5));
     expect(positionAfter('x1')).toBeUndefined();
@@ -53,7 +53,7 @@ describe('runEventStream', () => {
     const store = memoryStore();
     const handle = startRun(ticker(2, 60_000, clock), 'go', { store, runId: 'idle', clock });
     const controller = new AbortController();
-    const reader = runEventStream({ store, runId: 'idle', clock, heartbeatMs: 15_000, pollMs: 1000, signal: controller.signal }).getReader();
+    const reader = runEventStream('idle', { store, clock, heartbeatMs: 15_000, pollMs: 1000, signal: controller.signal }).getReader();
     const decoder = new TextDecoder();
     let text = '';
     await clock.advance(46_000);
@@ -73,7 +73,7 @@ describe('runEventStream', () => {
     const store = memoryStore();
     await startRun(ticker(200, 0, realClock), 'go', { store, runId: 'big' }).result;
     const log = await readRun('big', { store });
-    const stream = runEventStream({ store, runId: 'big', clock, bufferBytes: 4096, drainTimeoutMs: 5000, pollMs: 100 });
+    const stream = runEventStream('big', { store, clock, bufferBytes: 4096, drainTimeoutMs: 5000, pollMs: 100 });
     await clock.advance(1000);
     await clock.advance(5000);
     const frames = await readFrames(stream);
@@ -87,7 +87,7 @@ describe('runEventStream', () => {
     const largest = Math.max(...sent.map((f) => f.data!.length + 20));
     expect(bytes).toBeLessThanOrEqual(4096 + largest);
     // The client reconnects with the last id it got: the rest, nothing twice.
-    const rest = (await readFrames(runEventStream({ store, runId: 'big', from: Number(sent.at(-1)!.id) + 1 }))).filter((f) => f.id !== undefined);
+    const rest = (await readFrames(runEventStream('big', { store, from: Number(sent.at(-1)!.id) + 1 }))).filter((f) => f.id !== undefined);
     expect([...sent, ...rest].map((f) => Number(f.id))).toEqual(log.events.map((_, i) => i));
   });
 });

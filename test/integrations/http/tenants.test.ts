@@ -41,7 +41,7 @@ const post = (body: unknown): RequestInit => ({ method: 'POST', body: JSON.strin
 async function waitPending(root: ReturnType<typeof memoryStore>, tenant: string, runId: string) {
   const store = namespacedStore(root, tenant);
   for (let i = 0; i < 4000; i++) {
-    const [request] = await pendingRequests(store, runId);
+    const [request] = await pendingRequests(runId, { store });
     if (request) return request;
     await new Promise((r) => setTimeout(r, 5));
   }

@@ -112,7 +112,7 @@ describe('a plan with a learning record', () => {
     expect(models).toContain('Testing:tester-model');
     const logged = events.find((e): e is TroupeEvent<'plan.learning'> => e.type === 'plan.learning');
     expect(logged).toMatchObject({ planId: 'plan', learning });
-    expect(await usedLearning(store, 'r')).toEqual([{ planId: 'plan', learning }]);
+    expect(await usedLearning('r', { store })).toEqual([{ planId: 'plan', learning }]);
   });
 
   it('resumes with the record the run used, whatever the statistics say now', async () => {
@@ -136,7 +136,7 @@ describe('a plan with a learning record', () => {
     );
     await expect(first).rejects.toMatchObject({ code: 'cancelled' });
     expect(firstStarts).toEqual([1]);
-    const [used] = await usedLearning(store, 'crash');
+    const [used] = await usedLearning('crash', { store });
     const later: number[] = [];
     const relogged: unknown[] = [];
     const resumed = await drive(

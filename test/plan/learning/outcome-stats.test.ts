@@ -133,9 +133,9 @@ describe('recordOutcomes', () => {
   it.each(stores)('loses no update when runs record at the same time (%s store)', async (_name, make) => {
     const instances = make();
     const runs = Array.from({ length: 24 }, (_, i) => delta(`run-${i}`, 10 * (i + 1)));
-    await Promise.all(runs.map((d, i) => recordOutcomes(instances[i % instances.length]!, d)));
-    await Promise.all(runs.slice(0, 6).map((d, i) => recordOutcomes(instances[(i + 1) % instances.length]!, d))); // again: counted once
-    const stats = await loadOutcomeStats(instances[0]!);
+    await Promise.all(runs.map((d, i) => recordOutcomes(d, { store: instances[i % instances.length]! })));
+    await Promise.all(runs.slice(0, 6).map((d, i) => recordOutcomes(d, { store: instances[(i + 1) % instances.length]! }))); // again: counted once
+    const stats = await loadOutcomeStats({ store: instances[0]! });
     expect(stats.runs).toBe(24);
     expect(stats.recentRuns.slice().sort()).toEqual(runs.map((r) => r.runId).sort());
     expect(stats.roles.Testing).toMatchObject({ count: 24, durationMs: (10 * 24 * 25) / 2, costUsd: 12 });
@@ -146,8 +146,8 @@ describe('recordOutcomes', () => {
     const store = memoryStore();
     const clock = new SimulatedClock();
     await plannedRun(clock, () => undefined, store);
-    await recordRunOutcomes(store, 'run-1');
-    const stats = await recordRunOutcomes(store, 'run-1');
+    await recordRunOutcomes('run-1', { store });
+    const stats = await recordRunOutcomes('run-1', { store });
     expect(stats.runs).toBe(1);
     expect(stats.roles.CodeAnalysis).toMatchObject({ count: 2, attempts: 3, durationMs: 2110 });
   });
@@ -155,11 +155,11 @@ describe('recordOutcomes', () => {
   it('refuses a document of a newer version or a broken one, and honours the signal', async () => {
     const store = memoryStore();
     await store.set('stats/outcomes', { schemaVersion: 2 });
-    await expect(loadOutcomeStats(store)).rejects.toThrow(/schema version 2/);
+    await expect(loadOutcomeStats({ store })).rejects.toThrow(/schema version 2/);
     await store.set('stats/outcomes', { schemaVersion: 1, runs: 'x' });
-    await expect(recordOutcomes(store, delta('a', 1))).rejects.toMatchObject({ code: 'store_error' });
+    await expect(recordOutcomes(delta('a', 1), { store })).rejects.toMatchObject({ code: 'store_error' });
     const controller = new AbortController();
     controller.abort();
-    await expect(recordOutcomes(memoryStore(), delta('a', 1), { signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(recordOutcomes(delta('a', 1), { store: memoryStore(), signal: controller.signal })).rejects.toMatchObject({ code: 'cancelled' });
   });
 });
