@@ -19,7 +19,7 @@
  */
 import { ParseError, errorMessage } from './errors.js';
 import type { TroupeEvent } from './events.js';
-import { loggedOutcome } from './event-fold.js';
+import { loggedOutcome } from './outcome.js';
 import { runEventsStream, runMetaKey, type RunMeta } from './run-log-writer.js';
 import type { Store } from './store.js';
 
