@@ -59,6 +59,11 @@ const retiredIn: Array<{ name: string; where: RegExp; use: string }> = [
 const kept = new Set<string>([
   // OpenTelemetry's own word for writing a trace context into a carrier.
   'troupe/otel:otelTracing().inject',
+  // A field of squad presets and of the team registry's stored documents (a file format users keep on disk):
+  // renaming it would make their saved presets and registries unreadable without a migration.
+  'troupe/squad:CheckedPresetModels.preset.orchestratorPrompt',
+  'troupe/squad:SquadPreset.orchestratorPrompt',
+  'troupe/persistence:TeamGroup.orchestratorPrompt',
 ]);
 
 interface Found {
