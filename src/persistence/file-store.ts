@@ -13,6 +13,7 @@ import { parseJsonLines } from '../core/run-log-reader.js';
 import { KeyedQueue, checkIfVersion, checkKey, readFrom, toJsonText, versionOf } from '../core/store-internal.js';
 import type { SetIfResult, Store, StoreCallOptions, StoreReadOptions, StoreReadResult, StoreSetIfOptions, VersionedDocument } from '../core/store.js';
 import { defined } from '../core/defined.js';
+import { boolean, clock as clockCheck, defineOptions } from '../core/options.js';
 
 /** Options of {@link fileStore}. */
 export interface FileStoreOptions {
@@ -33,6 +34,8 @@ export interface FileStore extends Store {
 
 const DOC = '.json';
 const STREAM = '.jsonl';
+
+const fileStoreOptions = defineOptions<FileStoreOptions>('fileStore', { fsync: boolean, clock: clockCheck });
 
 /**
  * Create a store in the folder `dir` (created on first write).
@@ -61,6 +64,7 @@ const STREAM = '.jsonl';
  * ```
  */
 export function fileStore(dir: string, options: FileStoreOptions = {}): FileStore {
+  fileStoreOptions.check(options);
   if (typeof dir !== 'string' || dir === '') {
     throw new ConfigurationError(`Expected \`dir\` to be a non-empty string, got ${describeValue(dir)}`);
   }

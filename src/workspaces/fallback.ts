@@ -6,6 +6,7 @@
 import { resolve } from 'node:path';
 import { expectChunk } from './chunk.js';
 import type { Workspace, WorkspaceStrategy, WorkspaceWarning } from './types.js';
+import { defineOptions, func } from '../core/options.js';
 
 /** The warning {@link withFallback} reports (the payload of the `workspace.fallback` event). */
 export type WorkspaceFallbackWarning = WorkspaceWarning;
@@ -20,6 +21,8 @@ export interface WithFallbackOptions {
   onWarning?: (warning: WorkspaceFallbackWarning) => void;
 }
 
+const withFallbackOptions = defineOptions<WithFallbackOptions>('withFallback', { onWarning: func });
+
 /**
  * A strategy that uses `primary` in base directories where it is available
  * and `fallback` (with a warning) where it is not. Workspaces are merged and
@@ -33,6 +36,7 @@ export interface WithFallbackOptions {
  * ```
  */
 export function withFallback(primary: WorkspaceStrategy, fallback: WorkspaceStrategy, options: WithFallbackOptions = {}): WorkspaceStrategy {
+  withFallbackOptions.check(options);
   const choice = new Map<string, Promise<WorkspaceStrategy>>();
   const listeners = new Set<(warning: WorkspaceWarning) => void>();
   const warn = (warning: WorkspaceWarning) => {

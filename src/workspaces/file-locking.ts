@@ -11,7 +11,7 @@ import { join, posix, resolve } from 'node:path';
 import { raceAbort, throwIfAborted } from '../core/abort.js';
 import { MAX_TIMER_DELAY_MS, abortError, realClock, sleep, type Clock } from '../core/clock.js';
 import { ConfigurationError, WorkspaceError, describeValue, errorMessage } from '../core/errors.js';
-import { expectPositiveNumber } from '../core/options.js';
+import { anything, boolean, clock as clockCheck, defineOptions, expectPositiveNumber, func, string } from '../core/options.js';
 import { pathKey } from './git.js';
 import { expectChunk } from './chunk.js';
 import { diffSnapshots, scopeRoots, snapshotFiles, type FileSnapshot } from './snapshot.js';
@@ -98,11 +98,15 @@ function prefixesOverlap(a: readonly string[][], b: readonly string[][]): boolea
  * @example
  * ```ts
  * const strategy = fileLocking();
- * const ws = await strategy.prepare({ id: 'docs', title: 'Docs', baseDir: repoDir, workingScope: ['docs/**'] }, { signal });
+ * const ws = await strategy.prepare({ id: 'docs', title: 'Docs', baseDir: repoDir, workingScope: ['docs/** `pollMs` and `staleMs` are checked by `fileLocking` itself. */
+const fileLockingOptions = defineOptions<FileLockingOptions>('fileLocking', { clock: clockCheck, crossProcess: boolean, lockDir: string, pollMs: anything, staleMs: anything, onWarning: func });
+
+/**'] }, { signal });
  * try { await work(ws.path); } finally { await strategy.cleanup(ws); }
  * ```
  */
 export function fileLocking(options: FileLockingOptions = {}): WorkspaceStrategy {
+  fileLockingOptions.check(options);
   const pollMs = expectPositiveNumber('pollMs', options.pollMs) ?? 100;
   const staleMs = options.staleMs ?? 10_000;
   if (!(Number.isFinite(staleMs) && staleMs >= 2000)) {

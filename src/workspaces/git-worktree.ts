@@ -14,6 +14,7 @@ import { ConfigurationError, WorkspaceError, describeValue } from '../core/error
 import { GIT_IDENTITY, KeyedSerialQueue, mustGit, pathKey, runGit, sanitizeName } from './git.js';
 import { expectChunk } from './chunk.js';
 import { MAX_PATCH_CHARS, type FileChange, type MergeResult, type Workspace, type WorkspaceCallOptions, type WorkspaceChanges, type WorkspaceChunk, type WorkspaceStrategy } from './types.js';
+import { anything, defineOptions } from '../core/options.js';
 
 /** Options of {@link gitWorktree}. */
 export interface GitWorktreeOptions {
@@ -50,6 +51,9 @@ export interface GitWorktreeStrategy extends WorkspaceStrategy {
 
 const BRANCH_PREFIX = 'troupe/';
 
+/** The values are checked by `gitWorktree` itself. */
+const gitWorktreeOptions = defineOptions<GitWorktreeOptions>('gitWorktree', { root: anything, baseBranch: anything, git: anything, planId: anything });
+
 /**
  * Create the git worktree strategy.
  *
@@ -61,6 +65,7 @@ const BRANCH_PREFIX = 'troupe/';
  * ```
  */
 export function gitWorktree(options: GitWorktreeOptions = {}): GitWorktreeStrategy {
+  gitWorktreeOptions.check(options);
   for (const key of ['root', 'baseBranch', 'git', 'planId'] as const) {
     const value = options[key];
     if (value !== undefined && (typeof value !== 'string' || value.trim() === '')) {

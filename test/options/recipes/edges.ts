@@ -35,6 +35,11 @@ import { uiContentSecurityPolicy, uiHandler, uiPage } from '../../../src/ui/serv
 import { mcpHttpHandler } from '../../../src/integrations/mcp-teams/http.js';
 import { serveTeamsOverStdio } from '../../../src/integrations/mcp-teams/stdio.js';
 import { serveTeams } from '../../../src/integrations/mcp-teams/teams.js';
+import { fileStore } from '../../../src/persistence/file-store.js';
+import { withFallback } from '../../../src/workspaces/fallback.js';
+import { fileLocking } from '../../../src/workspaces/file-locking.js';
+import { gitWorktree } from '../../../src/workspaces/git-worktree.js';
+import { inMemory } from '../../../src/workspaces/in-memory.js';
 import type { Recipes } from './types.js';
 
 const store = () => memoryStore();
@@ -52,6 +57,11 @@ export const edgesRecipes: Recipes = {
   exportRun: (extra) => exportRun('run-1', { store: store(), ...extra }),
   listRuns: (extra) => listRuns({ store: store(), ...extra }),
   pruneRuns: (extra) => pruneRuns({ store: store(), maxAgeMs: 1000, ...extra }),
+  fileStore: (extra) => fileStore('/tmp/troupe-recipe-never-written', { ...extra }),
+  // troupe/workspaces
+  fileLocking: (extra) => fileLocking({ ...extra }),
+  gitWorktree: (extra) => gitWorktree({ ...extra }),
+  withFallback: (extra) => withFallback(inMemory(), inMemory(), { ...extra }),
   // troupe/travel
   forkRun: (extra) => forkRun('run-1', { store: store(), at: 1, ...extra }),
   whatIf: (extra) => whatIf(helper(), recorded, { ...extra }),
