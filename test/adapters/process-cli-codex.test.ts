@@ -157,6 +157,6 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     expect(running.length).toBeGreaterThanOrEqual(2);
     handle.cancel();
     expect(await handle.result).toMatchObject({ status: 'cancelled' });
-    await eventually(() => descendants().length === 0, `Codex and the bridge (${running.join(', ')}) have ended`);
+    await eventually(() => !descendants().some((pid) => running.includes(pid)), `Codex and the bridge (${running.join(', ')}) have ended`);
   });
 });

@@ -137,6 +137,6 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
     expect(running.length).toBeGreaterThanOrEqual(2);
     handle.cancel();
     expect(await handle.result).toMatchObject({ status: 'cancelled' });
-    await eventually(() => descendants().length === 0, `Copilot and the bridge (${running.join(', ')}) have ended`);
+    await eventually(() => !descendants().some((pid) => running.includes(pid)), `Copilot and the bridge (${running.join(', ')}) have ended`);
   });
 });

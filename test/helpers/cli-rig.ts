@@ -52,7 +52,10 @@ export async function closeMocks(): Promise<void> {
   await Promise.all(mocks.splice(0).map((m) => m.close()));
 }
 
-/** The processes this test process started, and theirs: the CLI and its MCP bridge (zombies left out). */
+/**
+ * The processes this test process started, and theirs: the CLI and its MCP bridge (zombies left out).
+ * Other test files of the worker may have processes of their own: a test waits for those it saw start.
+ */
 export function descendants(): number[] {
   const parentOf = new Map<number, number>();
   if (existsSync('/proc')) {

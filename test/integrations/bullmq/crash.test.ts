@@ -43,7 +43,7 @@ describe.skipIf(!url)('crashes', () => {
     // Worker A takes the first chunk and sits in its model call.
     const a = await startWorkerProcess({ url: url!, queueName: p.queueName, prefix: p.prefix, name: 'A', delayMs: 60_000, ...locks });
     procs.push(a);
-    const executor = bullmqExecutor({ ...p, maxParallel: 1 });
+    const executor = bullmqExecutor({ connection: p.connection, queueName: p.queueName, prefix: p.prefix, maxParallel: 1 });
     open.push(executor);
     const stalled: string[] = [];
     executor.events.on('job.stalled', (e) => stalled.push(e.worker ?? ''));
@@ -94,7 +94,7 @@ describe.skipIf(!url)('crashes', () => {
       expect.arrayContaining([2, 3].map((i) => ({ sequenceIndex: i, status: 'completed', attempts: 1, output: expect.stringMatching(new RegExp(`did chunk ${i}$`)) }))),
     );
 
-    const executor = bullmqExecutor({ ...p, maxParallel: 4 });
+    const executor = bullmqExecutor({ connection: p.connection, queueName: p.queueName, prefix: p.prefix, maxParallel: 4 });
     open.push(executor);
     const queued: number[] = [];
     executor.events.on('job.queued', (e) => queued.push(e.sequenceIndex!));
@@ -118,7 +118,7 @@ describe.skipIf(!url)('crashes', () => {
 
     const store = redisStore({ connection: url!, prefix: p.storePrefix });
     open.push(store);
-    const executor = bullmqExecutor({ ...p, maxParallel: 4 });
+    const executor = bullmqExecutor({ connection: p.connection, queueName: p.queueName, prefix: p.prefix, maxParallel: 4 });
     open.push(executor);
     const adopted: Array<number | undefined> = [];
     executor.events.on('job.queued', (e) => {

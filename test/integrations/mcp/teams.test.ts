@@ -79,7 +79,12 @@ describe('troupe mcp serve over stdio (the client starts it)', () => {
       expect(messages[0]).toBe('review-panel started');
       expect(messages).toContain('security is working');
       expect(messages).toContain('style answered');
-      expect(messages.at(-1)).toBe('review-panel finished (completed)');
+      // The server sends every notification before the answer, but the SDK's client handles a notification a
+      // microtask after reading it and the answer at once: one read in the same chunk as the answer arrives after
+      // the call resolved, and is dropped. So the last may be missing here; it is never out of order.
+      const finished = messages.indexOf('review-panel finished (completed)');
+      if (finished === -1) expect(messages.at(-1)).toBe('review-panel answered');
+      else expect(finished).toBe(messages.length - 1);
       // progress grows with every notification
       expect(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress)).toBe(true);
       // A bad call is an error result, not a run.
