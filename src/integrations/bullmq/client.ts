@@ -112,6 +112,8 @@ export class JobClient {
   #closed = false;
   #downSince: number | undefined;
   #cancelDown: (() => void) | undefined;
+  /** The cancellations of this turn, written together (see {@link #mark}). */
+  #marking: { jobs: Array<{ jobId: string; why: string }>; done: Promise<void> } | undefined;
   #cancelReconcile: (() => void) | undefined;
   readonly #waits: number[] = [];
   /** The adds of one turn of the event loop, sent together. */
@@ -347,12 +349,10 @@ export class JobClient {
     const { jobId } = p.req;
     this.#settle(p, abortError(p.req.signal));
     const why = errorMessage(reason ?? 'cancelled');
+    const marked = this.#mark(jobId, why);
     const work = (async () => {
-      const { client, queue } = await this.#open();
-      // The mark, then the message, in one round trip: a worker that hears the message, or takes the job later, finds the mark.
-      await this.#call('cancel job', () =>
-        Promise.all([client.set(troupeKey(this.#place, `cancel:${jobId}`), why, 'PX', CANCEL_TTL_MS), client.publish(troupeKey(this.#place, 'cancel'), JSON.stringify({ jobId, reason: why }))]),
-      );
+      const { queue } = await this.#open();
+      await marked;
       await p.adding?.catch(() => undefined);
       const removed = p.added ? await this.#call('remove job', () => queue.remove(jobId)) : 0;
       this.events.emit('job.cancelled', { ...this.#ref(p), removed: removed === 1 || !p.added });
@@ -360,6 +360,33 @@ export class JobClient {
       this.events.emit('queue.warning', { message: `Could not cancel job ${jobId}: ${errorMessage(error)}` });
     });
     this.#track(work);
+  }
+
+  /**
+   * Mark job `jobId` cancelled and tell its worker. The jobs cancelled in
+   * one turn (a plan's, when its signal aborts) go together: every mark,
+   * then every message, in one round trip, so a worker that frees a slot on
+   * hearing the message, and takes the next job at once, finds that job
+   * marked too.
+   */
+  #mark(jobId: string, why: string): Promise<void> {
+    let batch = this.#marking;
+    if (!batch) {
+      const jobs: Array<{ jobId: string; why: string }> = [];
+      const done = Promise.resolve().then(async () => {
+        this.#marking = undefined;
+        const { client } = await this.#open();
+        await this.#call('cancel jobs', () =>
+          Promise.all([
+            ...jobs.map((j) => client.set(troupeKey(this.#place, `cancel:${j.jobId}`), j.why, 'PX', CANCEL_TTL_MS)),
+            ...jobs.map((j) => client.publish(troupeKey(this.#place, 'cancel'), JSON.stringify({ jobId: j.jobId, reason: j.why }))),
+          ]),
+        );
+      });
+      batch = this.#marking = { jobs, done };
+    }
+    batch.jobs.push({ jobId, why });
+    return batch.done;
   }
 
   #onBatch(args: Record<string, unknown>): void {
