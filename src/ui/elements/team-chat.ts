@@ -138,9 +138,26 @@ export class TroupeTeamChat extends LitElement {
   }
 
   override updated(): void {
+    this.#keepFocus();
     if (!this.#stick || this.#model.messages.length === 0) return;
     this.#stick = false;
     this.#virtual.virtualizer.scrollToEnd();
+  }
+
+  /** The card the keyboard moved to, while the keyboard is in the feed (see {@link #keepFocus}). */
+  #keyboardCard: number | undefined;
+
+  /**
+   * Rows are drawn again as the list scrolls, and a card drawn again loses
+   * the focus: give it back to the card the keyboard moved to, unless the
+   * person has put the focus somewhere else.
+   */
+  #keepFocus(): void {
+    const index = this.#keyboardCard;
+    if (index === undefined || this.renderRoot instanceof ShadowRoot === false) return;
+    const root = this.renderRoot as ShadowRoot;
+    if (root.activeElement !== null || (document.activeElement !== document.body && document.activeElement !== this)) return;
+    root.querySelector<HTMLElement>(`.row[data-index="${index}"] article`)?.focus({ preventScroll: true });
   }
 
   /** Follow the end again (after the person acted). */
@@ -252,7 +269,7 @@ export class TroupeTeamChat extends LitElement {
     const model = this.#model;
     return html`${this.#statusLine()}
       <troupe-worker-bar .workers=${[...model.workers.values()]} .now=${Date.now()} theme=${this.theme ?? nothing} @troupe-worker-select=${(e: CustomEvent<{ key: string }>) => this.scrollToWorker(e.detail.key)}></troupe-worker-bar>
-      <div class="scroller" ${ref((el) => (this.#scroller = (el as HTMLElement | undefined) ?? null))} @keydown=${(e: KeyboardEvent) => this.#feedKeys(e)} @troupe-answer=${(e: CustomEvent<{ requestId: string; answer: Record<string, unknown> }>) => void this.answer(e.detail.requestId, e.detail.answer)}>
+      <div class="scroller" ${ref((el) => (this.#scroller = (el as HTMLElement | undefined) ?? null))} @keydown=${(e: KeyboardEvent) => this.#feedKeys(e)} @focusout=${(e: FocusEvent) => this.#feedLeft(e)} @troupe-answer=${(e: CustomEvent<{ requestId: string; answer: Record<string, unknown> }>) => void this.answer(e.detail.requestId, e.detail.answer)}>
         ${model.messages.length === 0
           ? html`<p class="empty">${this.run ? 'Waiting for the team…' : 'No run yet: describe a task below.'}</p>`
           : html`<div class="feed" role="feed" aria-label="Team chat" aria-busy=${model.status === 'connecting' ? 'true' : 'false'} ${styleProps({ height: `${this.#virtual.size()}px` })}>
@@ -303,6 +320,12 @@ export class TroupeTeamChat extends LitElement {
   }
 
   /** Keyboard moves between cards (the feed pattern): arrows and Page Up/Down one card, Home and End to the first and last. */
+  /** The person moved the focus out of the feed: the feed no longer keeps it (a card drawn again has none to give back). */
+  #feedLeft(event: FocusEvent): void {
+    const to = event.relatedTarget as Node | null;
+    if (to !== null && !this.#scroller?.contains(to)) this.#keyboardCard = undefined;
+  }
+
   #feedKeys(event: KeyboardEvent): void {
     const target = event.target as HTMLElement;
     if (!target.matches?.('article.msg')) return;
@@ -318,13 +341,14 @@ export class TroupeTeamChat extends LitElement {
   /** Scroll to message `index` and focus its card. */
   async focusMessage(index: number): Promise<void> {
     this._focus = index;
+    this.#keyboardCard = index;
     // A far jump lands on estimated row heights: scroll again each frame until the card is drawn.
     for (let attempt = 0; attempt < 60; attempt++) {
       this.#virtual.virtualizer.scrollToIndex(index, { align: 'auto' });
       await this.updateComplete;
       const card = this.renderRoot.querySelector<HTMLElement>(`.row[data-index="${index}"] article`);
       if (card) return card.focus({ preventScroll: true });
-      await new Promise((resolve) => requestAnimationFrame(resolve));
+      await nextFrame();
     }
   }
 
@@ -466,4 +490,15 @@ export class TroupeTeamChat extends LitElement {
       throw error;
     });
   }
+}
+
+/** The next animation frame, or 50 ms when frames do not come (a page in a tab behind others gets none). */
+function nextFrame(): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, 50);
+    requestAnimationFrame(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
 }
