@@ -20,6 +20,7 @@ import {
   type WorkerProcess,
 } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
+import { eventually } from '../../helpers/eventually.js';
 
 const { url } = redisTarget();
 const prefixes = testPrefixes(url);
@@ -62,6 +63,8 @@ describe.skipIf(!url)('crashes', () => {
       ['B did chunk 1', 1],
     ]);
     expect(stalled).toEqual(['A']);
+    // B's lines reach this process through a pipe, maybe after the plan has its result.
+    await b.waitFor((l) => l.t === 'call' && l.chunk === 1);
     expect(callsPerChunk([...a.lines, ...b.lines])).toEqual(new Map([[0, 2], [1, 1]]));
     // A's half of the attempt is in the trace as a failed op; B's as the completed one.
     const agents: OpNode[] = [];
@@ -102,6 +105,8 @@ describe.skipIf(!url)('crashes', () => {
     const result = await resume(planRunnable(crashPlan(), { executor, planId: 'crash' }), runId, { store, onEvent: (e) => events.push(e) });
     expect(result.status).toBe('completed');
     expect(result.results.every((r) => r.status === 'completed')).toBe(true);
+    // The workers' lines reach this process through pipes, maybe after the plan has its result.
+    await eventually(() => callsPerChunk(workers.flatMap((w) => w.lines)).size === 8, 'every chunk\'s call is seen');
     expect(callsPerChunk(workers.flatMap((w) => w.lines))).toEqual(new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 1])));
     // The plan restored its checkpoint with the workers' entries folded in: chunks 0 to 3 are not sent again, and keep their outputs.
     expect(events).toContainEqual(expect.objectContaining({ type: 'checkpoint.restored', kind: 'plan', completed: false }));
@@ -128,6 +133,8 @@ describe.skipIf(!url)('crashes', () => {
     });
     const result = await resume(planRunnable(crashPlan(), { executor, planId: 'crash' }), runId, { store });
     expect(result.status).toBe('completed');
+    // The workers' lines reach this process through pipes, maybe after the plan has its result.
+    await eventually(() => callsPerChunk(workers.flatMap((w) => w.lines)).size === 8, 'every chunk\'s call is seen');
     expect(callsPerChunk(workers.flatMap((w) => w.lines))).toEqual(new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 1])));
     expect(adopted.sort()).toEqual([2, 3]);
   });
