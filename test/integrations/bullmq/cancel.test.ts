@@ -37,7 +37,9 @@ describe.skipIf(!url)('cancelling distributed work', () => {
     // The worker aborts both running attempts.
     for (let i = 0; i < 2; i++) await worker.waitFor((l) => l.t === 'failed' && l.cancelled === true && worker.lines.filter((x) => x.t === 'failed').length > i);
     while (cancelled.length < 6) await new Promise((resolve) => setTimeout(resolve, 10));
-    expect(cancelled.filter((c) => c.removed)).toHaveLength(4);
+    // The four queued jobs are removed; one a worker takes in the moment between its mark and its removal
+    // (the worker freed a slot) is dropped by the worker unstarted: no fifth start below.
+    expect(cancelled.filter((c) => c.removed).length).toBeGreaterThanOrEqual(3);
     // BullMQ marks the two jobs failed once their processors have returned.
     let stats = await executor.stats();
     while (stats.active > 0) stats = await executor.stats();
