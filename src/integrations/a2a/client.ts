@@ -13,6 +13,7 @@ import type { AgentCard, Message, StreamResponse, Task, TaskState } from '@a2a-j
 import type { Client } from '@a2a-js/sdk/client';
 import { abortError, realClock, sleep, type Clock } from '../../core/clock.js';
 import { combineSignals, timeoutSignal, type TimeoutSignal } from '../../core/abort.js';
+import { readBodyText } from '../http/body.js';
 import { TroupeError, errorMessage } from '../../core/errors.js';
 import type { Usage } from '../../core/usage.js';
 import { AGENT_CARD_PATH } from './card.js';
@@ -180,7 +181,9 @@ export class A2AConnection {
         await response.body?.cancel().catch(() => undefined);
         throw new RemoteAgentError('card_unreachable', `The agent card at ${cardUrl} could not be read: HTTP ${response.status}${response.status === 401 || response.status === 403 ? ' (give `headers` to authenticate)' : ''}`, { details: { url: cardUrl, status: response.status } });
       }
-      text = await boundedText(response, max, cardUrl);
+      const body = await readBodyText(response, max);
+      if (body === undefined) throw new RemoteAgentError('card_unreachable', `The agent card at ${cardUrl} is larger than ${max} bytes`, { details: { url: cardUrl } });
+      text = body;
     } catch (error) {
       if (signal?.aborted) throw abortError(signal);
       if (error instanceof RemoteAgentError && error.reason === 'auth_required') {
@@ -410,29 +413,6 @@ export function cardUrlOf(url: string, cardPath = AGENT_CARD_PATH): string {
   const base = parsed.pathname.endsWith('/') ? parsed.pathname.slice(0, -1) : parsed.pathname;
   parsed.pathname = `${base}${cardPath.startsWith('/') ? '' : '/'}${cardPath}`;
   return parsed.href;
-}
-
-async function boundedText(response: Response, max: number, url: string): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? NaN);
-  if (declared > max) {
-    await response.body?.cancel().catch(() => undefined);
-    throw new RemoteAgentError('card_unreachable', `The agent card at ${url} is larger than ${max} bytes`, { details: { url } });
-  }
-  if (!response.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      throw new RemoteAgentError('card_unreachable', `The agent card at ${url} is larger than ${max} bytes`, { details: { url } });
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 const BINDINGS = ['JSONRPC', 'HTTP+JSON'];

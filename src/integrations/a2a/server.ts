@@ -18,6 +18,7 @@ import { supportsCompareAndSet, type Store } from '../../core/store.js';
 import { cancellationSignal } from '../http/cancel.js';
 import { errorResponse, jsonResponse, principalOf, type Authorize, type Principal } from '../http/handler.js';
 import { namespacedStore } from '../http/namespace.js';
+import { readBodyText } from '../http/body.js';
 import { SSE_HEADERS, sseOptions, sseStream, type SseOptions } from '../http/sse.js';
 import { AGENT_CARD_PATH, A2A_PROTOCOL_VERSION, buildAgentCard, type A2AAgentCard, type AgentCardOptions } from './card.js';
 import { SCOPE_KEY, TroupeRequestHandler, type RequestScope } from './handler.js';
@@ -244,7 +245,7 @@ async function rpc(sdk: A2AServerSdk, transport: InstanceType<A2AServerSdk['Json
   if (principal instanceof Response) return principal;
   const type = request.headers.get('content-type');
   if (type !== null && !/^application\/(json|a2a\+json)\b/i.test(type)) return rpcError(null, INVALID_REQUEST, `Expected a JSON body (application/json), got ${type.slice(0, 100)}`, 415);
-  const text = await readBody(request, o.maxBodyBytes);
+  const text = await readBodyText(request, o.maxBodyBytes);
   if (text === undefined) return rpcError(null, INVALID_REQUEST, `The request is larger than ${o.maxBodyBytes} bytes`, 413);
   let body: unknown;
   try {
@@ -269,28 +270,6 @@ async function rpc(sdk: A2AServerSdk, transport: InstanceType<A2AServerSdk['Json
   const result = await transport.handle(envelope as unknown as Record<string, unknown>, context);
   if (!isAsyncIterable(result)) return jsonResponse(isInternal(result.error) ? 500 : 200, result);
   return streamResponse(sdk, result, envelope.id, options, request);
-}
-
-
-/** The body as text, or undefined when it is larger than `max` bytes. */
-async function readBody(request: Request, max: number): Promise<string | undefined> {
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > max) return undefined;
-  if (!request.body) return '';
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => undefined);
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 interface Envelope {

@@ -22,6 +22,7 @@ import { renderRunReport } from '../../views/report/render.js';
 import { SSE_HEADERS, sseOptions, type SseOptions } from './sse.js';
 import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
 import { defined } from '../../core/defined.js';
+import { readBodyText } from './body.js';
 
 /** Who is calling: the tenant whose namespace every handler works in, and whatever else the application keeps. */
 export interface Principal {
@@ -276,24 +277,8 @@ function notFound(runId: string): Response {
 
 /** Read a JSON body of at most `max` bytes (413 past it, 400 when it is not JSON). */
 async function readJson(request: Request, max: number): Promise<unknown> {
-  const declared = Number(request.headers.get('content-length') ?? NaN);
-  if (declared > max) throw new HttpFailure(errorResponse(413, 'body_too_large', `The body is larger than ${max} bytes`));
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    const reader = request.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel().catch(() => undefined);
-        throw new HttpFailure(errorResponse(413, 'body_too_large', `The body is larger than ${max} bytes`));
-      }
-      chunks.push(value);
-    }
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
+  const text = await readBodyText(request, max);
+  if (text === undefined) throw new HttpFailure(errorResponse(413, 'body_too_large', `The body is larger than ${max} bytes`));
   try {
     return JSON.parse(text) as unknown;
   } catch {
