@@ -142,9 +142,18 @@ describe.skipIf(!executable)('a planning session steered from the page', () => {
     const turns = state.turns.filter((t) => t.agent === 'Implementation');
     expect(turns.at(-1)!.input).toContain(INSTRUCTION);
     expect(adapter.inputsOf('Implementation').at(-1)).toContain(INSTRUCTION);
-    await page.locator('article[data-source="worker"] button.turns').first().click();
+    // The implementer's first card is near the top of the feed: Home there (the feed draws only what is in view).
+    await page.locator('article.msg').first().focus();
+    await page.keyboard.press('Home');
+    const turnsOf = page.getByRole('button', { name: /^Show the turns of Implementation/ }).first();
     const panel = page.locator('troupe-worker-turns');
-    await expect.poll(async () => panel.locator('pre').allTextContents()).toEqual(expect.arrayContaining([expect.stringContaining(INSTRUCTION)]));
+    // A click that lands while the card is drawn again is lost: click again until the panel is open.
+    await expect
+      .poll(async () => {
+        if ((await panel.count()) === 0) await turnsOf.click();
+        return panel.locator('pre').allTextContents();
+      })
+      .toEqual(expect.arrayContaining([expect.stringContaining(INSTRUCTION)]));
     await expectAccessible(page, 'a worker’s turns');
     await shot(page, 'turns');
     await panel.locator('button', { hasText: 'Close' }).click();

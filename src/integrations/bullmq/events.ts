@@ -91,7 +91,7 @@ export interface WorkerJobEvent {
 
 /** Events of a worker (`worker.events`), dot-namespaced. */
 export interface WorkerEvents {
-  /** A job started on this worker. */
+  /** A job started on this worker. A job cancelled before it started is not said to start: it ends with `job.failed` (`cancelled: true`) alone. */
   'job.started': (event: WorkerJobEvent) => void;
   /** A job finished; its result is on its way to the coordinator. */
   'job.completed': (event: WorkerJobEvent & { durationMs: number }) => void;

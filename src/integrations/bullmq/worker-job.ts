@@ -122,11 +122,12 @@ export async function runJob(host: JobHost, job: IncomingJob, exec: string, sign
   try {
     const data = readJob(job);
     const info = jobInfo(id, data);
-    host.started(info);
     const observer = host.observe?.(info);
     const reason = await host.announce(id, exec);
     if (reason !== undefined) throw new CancelledError(`Job ${id} was cancelled before it started: ${reason}`);
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new CancelledError();
+    // Only a job that runs is said to start; one dropped above ends with `job.failed` alone.
+    host.started(info);
     const onEvent = (event: TroupeEvent) => {
       outbox.push(event);
       observer?.(event);

@@ -437,6 +437,11 @@ export class TroupeTeamChat extends LitElement {
     this.requestUpdate();
   }
 
+  #ended(): boolean {
+    const status = this.#model.status;
+    return status === 'completed' || status === 'failed' || status === 'cancelled';
+  }
+
   /** Ask the run to stop (`POST /runs/:id/cancel`; AG-UI: stop reading). */
   async cancel(): Promise<void> {
     if (!this.run) return;
@@ -448,8 +453,11 @@ export class TroupeTeamChat extends LitElement {
     }
     try {
       await this.#api().cancel(this.run);
-      this.#model.add({ source: 'system', author: 'troupe', time: Date.now(), kind: 'status', text: 'Asked the run to stop.' });
+      // The run's own end ("The run was cancelled.") may arrive before the
+      // answer to the request; then it already says what happened.
+      if (!this.#ended()) this.#model.add({ source: 'system', author: 'troupe', time: Date.now(), kind: 'status', text: 'Asked the run to stop.' });
     } catch (error) {
+      if (this.#ended()) return void this.requestUpdate();
       this.#model.add({ source: 'system', author: 'troupe', time: Date.now(), kind: 'error', text: `Could not stop the run: ${error instanceof Error ? error.message : String(error)}` });
     }
     this.requestUpdate();
