@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { entryPoints } from './scripts/entry-points.js';
 import { external } from './test/external.js';
+import LongestFirst from './test/helpers/sequencer.js';
 
 const src = (p: string) => fileURLToPath(new URL(`./src/${p}`, import.meta.url));
 
@@ -37,6 +38,8 @@ export function testConfig(options: { fast: boolean }): ViteUserConfig {
       // expect.poll (a page, a process, a file reaching a state) waits up to 30 s, not 1 s.
       expect: { poll: { timeout: 30_000 } },
       pool: 'forks',
+      // The longest files start first (test/helpers/sequencer.ts): no long file is left to run alone at the end.
+      sequence: { sequencer: LongestFirst },
       // Test files share their worker's module cache: the sources load once per worker, not once per file.
       // Nothing in troupe keeps hidden global state, so files cannot see each other's runs
       // (docs/decisions.md, "Tests share a worker's modules").
