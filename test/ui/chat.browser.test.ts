@@ -16,7 +16,7 @@ import { TroupeEventReader } from '../../src/ui/troupe-events.js';
 import { offlineAdapter } from '../../src/cli/dev.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { startServer, type TestServer } from '../helpers/http-server.js';
-import { CHAT, chromiumFor, devServer, expectAccessible, shot, waitForChat, watchProblems } from './browser.js';
+import { chromiumFor, devServer, expectAccessible, shot, waitForChat, watchProblems } from './browser.js';
 
 const executable = chromiumFor('Interface browser test (chat)');
 
@@ -249,7 +249,7 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await page.close();
   });
 
-  it('starts a plan template from the team picker, and replays its run from the history', { timeout: 180_000 }, async () => {
+  it('starts a plan template from the team picker, replays its run from the history and forks it at a checkpoint', { timeout: 180_000 }, async () => {
     const folder = join(import.meta.dirname, '..', '..', 'examples', 'dev-team');
     const { server } = await devServer({ adapter: offlineAdapter([], []), folder });
     servers.push(server);
@@ -271,18 +271,26 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
       ['Fix cache', 'completed'],
       ['Test cache', 'completed'],
     ]);
-    // A pill shows its worker's latest message (while the bar is still there).
-    const pill = page.locator('troupe-worker-bar .pill').first();
-    if (await pill.count()) {
-      await pill.click();
-      await expect.poll(() => page.evaluate(`${CHAT}.shadowRoot.activeElement?.dataset.source ?? ''`)).toBe('worker');
-    }
     // The history replays the run with no model call, and opens the replay.
     const history = page.locator('troupe-run-history');
     await history.locator('button', { hasText: 'Refresh' }).click();
     await history.locator(`li[data-run="${state.runId}"] button`, { hasText: 'Replay' }).click();
     const replayed = await waitForChat(page, (s) => s.runId !== state.runId && s.status === 'completed', 120_000);
     expect(replayed.workers.map((w) => w.status)).toEqual(['completed', 'completed', 'completed']);
+    // A fork from an earlier checkpoint of the run starts a new run from there, opens it, and the history says whence.
+    await history.locator('button', { hasText: 'Refresh' }).click();
+    await history.locator(`li[data-run="${state.runId}"] button`, { hasText: 'Fork' }).click();
+    const form = history.locator(`li[data-run="${state.runId}"] .fork`);
+    const checkpoints = await form.locator('option').count();
+    expect(checkpoints).toBeGreaterThan(1);
+    await form.locator('select').selectOption({ index: 1 });
+    await expectAccessible(page, 'the fork form');
+    await form.locator('button', { hasText: 'Fork here' }).click();
+    const forked = await waitForChat(page, (s) => s.runId !== state.runId && s.runId !== replayed.runId && s.status === 'completed', 120_000);
+    // The chunks finished before the checkpoint are kept from the parent; the fork runs the rest.
+    expect(forked.workers.length).toBeGreaterThan(0);
+    expect(forked.workers.every((w) => w.status === 'completed')).toBe(true);
+    await expect.poll(() => history.locator(`li[data-run="${forked.runId}"] .meta`).textContent()).toContain(`from ${state.runId}`);
     await page.close();
   });
 

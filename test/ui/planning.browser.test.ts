@@ -1,7 +1,8 @@
 // A planning session steered from the page, in headless Chromium, on the
 // scripted adapter behind `troupe dev`'s server: the task typed in the
 // input bar, the lead's question answered there, the plan edited (an edit
-// that makes a cycle refused in place, then one title changed) and
+// that makes a cycle refused in place, then one title changed, a chunk
+// added and another added and removed) and
 // approved, worker pills with progress, a tool approval answered in the
 // page, an instruction injected into the running worker (seen in its next
 // prompt, in its turns), the pills hidden two seconds after the end, and
@@ -15,7 +16,7 @@ import { readRun } from 'troupe/persistence';
 import { namespacedStore } from 'troupe/http';
 import { launchChromium } from '../helpers/chromium.js';
 import type { TestServer } from '../helpers/http-server.js';
-import { chatState, chromiumFor, devServer, expectAccessible, shot, waitForChat, watchProblems } from './browser.js';
+import { CHAT, chatState, chromiumFor, devServer, expectAccessible, shot, waitForChat, watchProblems } from './browser.js';
 
 const executable = chromiumFor('Interface browser test (planning session)');
 
@@ -41,7 +42,10 @@ describe.skipIf(!executable)('a planning session steered from the page', () => {
         { text: 'The exporter is written.', delayMs: 2500 },
         { chunks: ['Switched to ', 'tabs, as asked.'], chunkDelayMs: 200 },
       ],
-      Generic: [{ text: 'The README describes the export.', delayMs: 400 }],
+      Generic: [
+        { text: 'The README describes the export.', delayMs: 400 },
+        { text: 'The exporter has a test.', delayMs: 400 },
+      ],
     },
     rules: [{ agent: 'synthesis', reply: '**Done.** The report exports CSV (tab-separated), documented in the README.' }],
   });
@@ -94,6 +98,16 @@ describe.skipIf(!executable)('a planning session steered from the page', () => {
     await shot(page, 'plan-refused');
     await review.locator('li[data-chunk="0"] input[type=checkbox]').uncheck();
     await review.locator('li[data-chunk="1"] input:not([type])').fill('Document the CSV export');
+    // A chunk added (a test of the exporter, after it) and one added then removed.
+    await review.locator('button', { hasText: 'Add a chunk' }).click();
+    const added = review.locator('li[data-chunk="2"]');
+    await added.locator('input:not([type])').fill('Test the exporter');
+    await added.locator('textarea').fill('Add a test for src/export.ts.');
+    await added.locator('select').first().selectOption('Generic');
+    await added.locator('label', { hasText: '0. Write the exporter' }).locator('input[type=checkbox]').check();
+    await review.locator('button', { hasText: 'Add a chunk' }).click();
+    await review.getByRole('button', { name: 'Remove chunk 3' }).click();
+    expect(await review.locator('li[data-chunk]').count()).toBe(3);
     await shot(page, 'plan-edit');
     await review.locator('button', { hasText: 'Approve as edited' }).click();
 
@@ -108,6 +122,9 @@ describe.skipIf(!executable)('a planning session steered from the page', () => {
     expect(await approval.locator('pre').textContent()).toContain('"path": "src/export.ts"');
     await expectAccessible(page, 'a tool approval with a worker at work');
     await shot(page, 'approval');
+    // A pill shows its worker's latest message (the worker waits for the approval: its pill stays).
+    await page.locator('troupe-worker-bar .pill[data-status="running"]').first().click();
+    await expect.poll(() => page.evaluate(`${CHAT}.shadowRoot.activeElement?.dataset.source ?? ''`)).toBe('worker');
     await approval.locator('button', { hasText: 'Allow once' }).click();
     await expect.poll(() => written).toEqual(['src/export.ts']);
 
@@ -137,7 +154,10 @@ describe.skipIf(!executable)('a planning session steered from the page', () => {
     expect(state.workers.map((w) => [w.title, w.status])).toEqual([
       ['Write the exporter', 'completed'],
       ['Document the CSV export', 'completed'],
+      ['Test the exporter', 'completed'],
     ]);
+    // The added chunk ran after the one it was set to wait for, with its own prompt.
+    expect(adapter.inputsOf('Generic').some((input) => input.includes('Add a test for src/export.ts.'))).toBe(true);
     // The instruction reached the running worker at its next turn, and its turns show it.
     const turns = state.turns.filter((t) => t.agent === 'Implementation');
     expect(turns.at(-1)!.input).toContain(INSTRUCTION);

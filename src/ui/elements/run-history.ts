@@ -22,6 +22,7 @@ export class TroupeRunHistory extends LitElement {
     _error: { state: true },
     _forking: { state: true },
     _checkpoints: { state: true },
+    _forkAt: { state: true },
   };
   static override styles = [
     theme,
@@ -51,6 +52,8 @@ export class TroupeRunHistory extends LitElement {
   declare _error: string;
   declare _forking: string | undefined;
   declare _checkpoints: CheckpointSummary[];
+  /** The checkpoint picked in the fork form (kept when the list is drawn again). */
+  declare _forkAt: number | undefined;
 
   constructor() {
     super();
@@ -99,6 +102,7 @@ export class TroupeRunHistory extends LitElement {
   async #startFork(runId: string): Promise<void> {
     this._forking = runId;
     this._checkpoints = [];
+    this._forkAt = undefined;
     try {
       this._checkpoints = await this.#api().checkpoints(runId);
     } catch (error) {
@@ -138,11 +142,11 @@ export class TroupeRunHistory extends LitElement {
 
   #forkForm(runId: string) {
     if (this._checkpoints.length === 0) return html`<p class="muted">No checkpoint to fork from.</p>`;
-    let chosen = this._checkpoints.at(-1)!.index;
+    const chosen = this._forkAt ?? this._checkpoints.at(-1)!.index;
     return html`<div class="fork">
       <label
         >Checkpoint
-        <select @change=${(e: Event) => (chosen = Number((e.target as HTMLSelectElement).value))}>
+        <select @change=${(e: Event) => (this._forkAt = Number((e.target as HTMLSelectElement).value))}>
           ${this._checkpoints.map((c) => html`<option value=${c.index} ?selected=${c.index === chosen}>${c.index}. ${c.kind} ${c.name}${c.finished ? ' (finished)' : ''}</option>`)}
         </select></label
       >
