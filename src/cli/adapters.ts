@@ -48,6 +48,20 @@ export function cliAdapterName(flag: string | undefined, env: Readonly<Record<st
   return flag ?? (env.TROUPE_ADAPTER || 'scripted');
 }
 
+/**
+ * The line a command prints on standard error before it runs: which adapter
+ * answers, and where that came from. The scripted adapter without a script
+ * is an offline stand-in, and says so: its answers are not a model's.
+ */
+export function adapterLine(command: string, flag: string | undefined, env: Readonly<Record<string, string | undefined>>, script: string | undefined): string {
+  const name = cliAdapterName(flag, env);
+  const from = flag !== undefined ? '--adapter' : env.TROUPE_ADAPTER ? 'TROUPE_ADAPTER' : 'the default';
+  if (name === 'scripted' && script === undefined) {
+    return `${command}: adapter scripted (${from}): offline replies, not a model's (routers pick their first destination, agents echo); --adapter or TROUPE_ADAPTER picks a model`;
+  }
+  return `${command}: adapter ${name} (${from}${name === 'scripted' ? ', replies from --script' : ''})`;
+}
+
 /** Build the adapter called `name`, or fail with the names that exist. */
 export async function createCliAdapter(name: string, context: CliAdapterContext): Promise<ModelAdapter> {
   const factory = cliAdapters[name];

@@ -18,7 +18,7 @@ import { memoryStore } from '../core/memory-store.js';
 import { toNodeListener } from '../integrations/http/node.js';
 import { fileStore } from '../persistence/file-store.js';
 import { scriptedAdapter, type ScriptedRequest, type ScriptedTurn } from '../adapters/scripted.js';
-import { cliAdapterName, createCliAdapter } from './adapters.js';
+import { adapterLine, cliAdapterName, createCliAdapter } from './adapters.js';
 import { devApp } from './dev-app.js';
 import { catalogEntries, readCatalog } from './dev-catalog.js';
 import type { CliIo } from './io.js';
@@ -64,7 +64,7 @@ export async function devCommand(folderArg: string | undefined, flags: DevFlags,
   const name = cliAdapterName(flags.adapter, io.env);
   const squadWorkers = catalog.squads.repo?.workers.map((w) => w.name) ?? [];
   const adapter = name === 'scripted' && flags.script === undefined ? offlineAdapter(catalog.agents, squadWorkers) : await createCliAdapter(name, { defs: catalog.agents, env: io.env, ...defined({ script: flags.script, clock: io.clock }) });
-  io.err(`troupe dev: adapter ${name}${name === 'scripted' && flags.script === undefined ? ' (offline replies; --adapter or TROUPE_ADAPTER picks a model)' : ''}`);
+  io.err(adapterLine('troupe dev', flags.adapter, io.env, flags.script));
   io.err(`troupe dev: ${storeDir === undefined ? 'runs are kept in memory until troupe dev stops (--store <dir> keeps them)' : `runs are logged in ${storeDir}`}`);
   for (const problem of catalog.problems) io.err(`warning  ${problem}`);
   describeCatalog(catalogEntries(catalog), folder, io);

@@ -15,7 +15,7 @@ import { run } from '../core/run.js';
 import type { Runnable } from '../core/runnable.js';
 import { fileStore } from '../persistence/file-store.js';
 import { recordRunOutcomes } from '../plan/learning/outcome-collector.js';
-import { cliAdapterName, createCliAdapter, type CliAdapterContext } from './adapters.js';
+import { adapterLine, cliAdapterName, createCliAdapter, type CliAdapterContext } from './adapters.js';
 import type { CliIo } from './io.js';
 import { liveProgress, plainProgress, type Progress } from './progress.js';
 
@@ -44,6 +44,7 @@ export async function executeRun(
   io: CliIo,
   offline?: CliAdapterContext['fallback'],
 ): Promise<number> {
+  if (!flags.quiet) io.err(adapterLine('troupe', flags.adapter, io.env, flags.script));
   const adapter = await createCliAdapter(cliAdapterName(flags.adapter, io.env), {
     defs,
     env: io.env,

@@ -26,7 +26,7 @@ import { mcpHttpHandler } from '../integrations/mcp-teams/http.js';
 import { serveTeamsOverStdio } from '../integrations/mcp-teams/stdio.js';
 import { fileStore } from '../persistence/file-store.js';
 import { ApprovalQueue } from '../guardrails/approvals.js';
-import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
+import { adapterLine, cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
 import { loadFolder, readModelMap, where } from './agents.js';
 import type { CliIo } from './io.js';
 
@@ -117,6 +117,7 @@ async function loadServed(dir: string, values: ServeFlags, io: CliIo): Promise<F
     io.err(`No entry agent in ${dir}: every agent is named by another; give --agent`);
     return 1;
   }
+  io.err(adapterLine('troupe', values.adapter, io.env, values.script));
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), { defs: loaded.agents, env: io.env, ...defined({ script: values.script, clock: io.clock }) });
   return { defs: loaded.agents, adapter, names };
 }

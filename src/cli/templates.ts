@@ -17,7 +17,7 @@ import { loadOutcomeStats } from '../plan/learning/outcome-stats.js';
 import { recordRunOutcomes } from '../plan/learning/outcome-collector.js';
 import { checkPlanTemplate, instantiatePlanTemplate, parsePlanTemplateText, type PlanTemplate, type TemplateValue } from '../plan/templates/template.js';
 import { templateRegistry } from '../plan/templates/registry.js';
-import { cliAdapterName, createCliAdapter } from './adapters.js';
+import { adapterLine, cliAdapterName, createCliAdapter } from './adapters.js';
 import type { CliIo } from './io.js';
 import { liveProgress, plainProgress, type Progress } from './progress.js';
 
@@ -103,6 +103,7 @@ export async function templateRunCommand(rest: readonly string[], values: Templa
   const { plan } = instantiatePlanTemplate(await findTemplate(values.template!, values, io), parseSetFlags(values.set ?? []));
   const store = dir === undefined ? undefined : fileStore(dir);
   const learning = values.learn && store ? learnFromStats(await loadOutcomeStats({ store, ...defined({ signal: io.signal }) }), { estimates: true }) : undefined;
+  if (!values.quiet) io.err(adapterLine('troupe', values.adapter, io.env, values.script));
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), { defs: [], env: io.env, ...defined({ script: values.script, clock: io.clock }) });
   let progress: Progress | undefined;
   let onEvent: ((event: TroupeEvent) => void) | undefined;

@@ -7,7 +7,7 @@ import type { ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError } from '../core/errors.js';
 import type { Runnable } from '../core/runnable.js';
 import { compileAgents } from '../agents/compile.js';
-import { cliAdapterName, createCliAdapter } from './adapters.js';
+import { adapterLine, cliAdapterName, createCliAdapter } from './adapters.js';
 import { loadFolder } from './agents.js';
 import type { CliIo } from './io.js';
 import { defined } from '../core/defined.js';
@@ -30,6 +30,7 @@ export async function compileForRun(dir: string, name: string, flags: AgentFlags
   const flows = compileAgents(loaded.agents, { unknownTools: 'warn' });
   const runnable = Object.values(flows).find((f) => f.name === name) ?? flows[name];
   if (!runnable) throw new ConfigurationError(`The run was made by "${name}", which is not among the agents in ${dir} (${Object.keys(flows).join(', ')})`, { code: 'unknown_agent', details: { name } });
+  io.err(adapterLine('troupe', flags.adapter, io.env, flags.script));
   const adapter = await createCliAdapter(cliAdapterName(flags.adapter, io.env), { defs: loaded.agents, env: io.env, ...defined({ script: flags.script, clock: io.clock }) });
   const names = [...new Set(loaded.agents.map((a) => a.adapter).filter((a): a is string => typeof a === 'string'))];
   return { runnable, adapter, names };

@@ -13,7 +13,7 @@ import type { Runnable } from '../core/runnable.js';
 import { defined } from '../core/defined.js';
 import { startWorker } from '../integrations/bullmq/worker.js';
 import { redisStore } from '../integrations/redis/store.js';
-import { cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
+import { adapterLine, cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
 import type { CliIo } from './io.js';
 
 /** The help of `troupe worker`. */
@@ -78,6 +78,7 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
     if (errors.length > 0) return 1;
     agents = compileAgents(defs, { unknownTools: 'skip' });
   }
+  io.err(adapterLine('troupe worker', values.adapter, io.env, values.script));
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), {
     defs,
     env: io.env,

@@ -42,7 +42,7 @@ describe('troupe dev', () => {
   it('lists the folder, serves the interface on 127.0.0.1 and stops on its signal', async () => {
     const server = await dev([folder, '--port', '0'], { TROUPE_ADAPTER: '' });
     try {
-      expect(server.err).toContain('troupe dev: adapter scripted (offline replies; --adapter or TROUPE_ADAPTER picks a model)');
+      expect(server.err).toContain("troupe dev: adapter scripted (the default): offline replies, not a model's (routers pick their first destination, agents echo); --adapter or TROUPE_ADAPTER picks a model");
       expect(server.err).toContain('troupe dev: runs are kept in memory until troupe dev stops (--store <dir> keeps them)');
       expect(server.out).toContain('  agents             billing, desk, lead-reviewer, security-reviewer, style-reviewer, support');
       expect(server.out).toContain('  teams              reviewers');

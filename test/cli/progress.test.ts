@@ -37,7 +37,8 @@ describe('troupe run progress', () => {
     expect(code).toBe(0);
     expect(out[0]).toBe('Clause 4 lets you cancel.');
     expect(err.join('\n')).toMatchInlineSnapshot(`
-      "[0.000] run desk
+      "troupe: adapter scripted (the default, replies from --script)
+      [0.000] run desk
       [0.000] ▸ router desk
       [0.000]   ▸ agent risk
       [0.000]   ✓ agent risk completed 0ms · in=6 out=7 turns=1
@@ -63,7 +64,8 @@ describe('troupe run progress', () => {
   it('--json: every event as one JSON line on standard output, and nothing else', async () => {
     const { code, out, err } = await troupe(['run', desk, 'desk', 'Can I cancel?', '--script', join(fixtures, 'cli', 'desk-script.json'), '--json']);
     expect(code).toBe(0);
-    expect(err).toEqual([]);
+    // Standard error says only which adapter answers.
+    expect(err).toEqual(['troupe: adapter scripted (the default, replies from --script)']);
     const events = out.map((line) => JSON.parse(line) as TroupeEvent);
     expect(events[0]).toMatchObject({ type: 'run.started', runnable: 'desk', input: 'Can I cancel?' });
     expect(events.at(-1)).toMatchObject({ type: 'run.completed', status: 'completed', output: 'Clause 4 lets you cancel.' });

@@ -90,7 +90,7 @@ describe('troupe runs, fork and replay', () => {
     expect(checkpoints.stdout.split('\n')[0]).toMatch(/^#\s+type\s+kind\s+path\s+where$/);
     expect(checkpoints.stdout).toMatch(/\n1\s+saved\s+team\s+\/team:lead \(team\)#0\s+round 1\n2\s+saved\s+team\s+\/team:lead \(team\)#0\s+round 2\n3\s+finished/);
     const fork = await troupe('fork', runId, '--at', '1', '--store', store, '--fork-id', 'forked', '--set', '/state/task=A limerick', '--agents', loopAgents);
-    expect(fork.stderr).toBe('');
+    expect(fork.stderr).toBe("troupe: adapter scripted (the default): offline replies, not a model's (routers pick their first destination, agents echo); --adapter or TROUPE_ADAPTER picks a model");
     expect(fork.code).toBe(0);
     expect(fork.stdout).toContain(`fork: forked of ${runId} at checkpoint 1 (team /team:lead (team)#0, round 1)`);
     expect(fork.stdout).toContain('changed /state/task = "A limerick"');

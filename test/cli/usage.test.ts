@@ -74,6 +74,10 @@ describe('troupe command line: usage and argument errors', () => {
     const strict = await troupe(['run', folder, 'writer', 'hi', '--strict']);
     expect(strict).toMatchObject({ code: 1, stdout: '' });
     expect(strict.stderr).toBe('error    writer.md: Agent "writer": 1 tool resolves to nothing: search_the_web');
+    // With no model chosen the answer comes from an offline stand-in, and standard error says so first.
+    const offline = await troupe(['run', join(fixtures, 'cli', 'desk'), 'desk', 'My screen is black']);
+    expect(offline.code).toBe(0);
+    expect(offline.stderr.split('\n')[0]).toBe("troupe: adapter scripted (the default): offline replies, not a model's (routers pick their first destination, agents echo); --adapter or TROUPE_ADAPTER picks a model");
     // --quiet keeps the warning to itself, and a run whose tools all resolve says nothing of them.
     expect((await troupe(['run', folder, 'writer', 'hi', '--quiet'])).stderr).toBe('');
     expect((await troupe(['run', join(fixtures, 'cli', 'desk'), 'desk', 'hi', '--quiet'])).stderr).toBe('');
@@ -86,6 +90,7 @@ describe('troupe command line: usage and argument errors', () => {
     const result = await troupe(['run', join(fixtures, 'cli', 'desk'), 'desk', 'hi', '--script', file]);
     expect(result.code).toBe(1);
     expect(result.stderr.split('\n')).toEqual([
+      'troupe: adapter scripted (the default, replies from --script)',
       `invalid_option: The script ${file} has 4 problems:`,
       '  replies.desk[0]: expected a reply: a string, or { "text", "toolCalls", "delayMs" }',
       '  replies.legal: Invalid input: expected array, received string',
@@ -95,7 +100,7 @@ describe('troupe command line: usage and argument errors', () => {
     writeFileSync(file, '{ "replies": ');
     const notJson = await troupe(['run', join(fixtures, 'cli', 'desk'), 'desk', 'hi', '--script', file]);
     expect(notJson.code).toBe(1);
-    expect(notJson.stderr).toMatch(new RegExp(`^invalid_option: The script ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not JSON: [^\\n]+$`));
+    expect(notJson.stderr).toMatch(new RegExp(`^troupe: adapter scripted \\(the default, replies from --script\\)\ninvalid_option: The script ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not JSON: [^\\n]+$`));
   });
 
   it('a failed process adapter shows the last lines of its stderr; --verbose shows the rest', async () => {
@@ -164,7 +169,7 @@ describe('troupe command line: usage and argument errors', () => {
     const empty = tempRoot();
     expect(await troupe(['serve', '--a2a', empty])).toMatchObject({ code: 1, stderr: `No agent files in ${empty} (\`troupe validate --help\` lists the formats troupe reads)` });
     expect(await troupe(['mcp', 'serve', panel, '--agent', 'nobody'])).toMatchObject({ code: 1, stderr: 'Unknown agent "nobody" (agents: clerk, review-panel, security, slowpoke, style)' });
-    expect(await troupe(['serve', '--a2a', panel, '--port', '99999'])).toMatchObject({ code: 1, stderr: 'invalid_option: Expected --port to be a port number (0-65535), got "99999"' });
+    expect(await troupe(['serve', '--a2a', panel, '--port', '99999'])).toMatchObject({ code: 1, stderr: `troupe: adapter scripted (the default): offline replies, not a model's (routers pick their first destination, agents echo); --adapter or TROUPE_ADAPTER picks a model\ninvalid_option: Expected --port to be a port number (0-65535), got "99999"` });
     expect((await troupe(['serve', '--help'])).stdout).toMatch(/^Usage: troupe serve --a2a <dir>/);
   });
 });
