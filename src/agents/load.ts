@@ -37,7 +37,10 @@ export interface LoadedAgents {
 
 /**
  * Read every agent file under `dir` (recursively, in a deterministic
- * order), each in its own format, and resolve the references between them.
+ * order; of the hidden folders only the places coding tools keep agents
+ * in: `.claude/agents`, `.github/agents`, `.github/chatmodes`,
+ * `.opencode/agents`, `.opencode/agent`), each in its own format, and
+ * resolve the references between them.
  * The name of an agent defaults to its file's name. Throws an error naming
  * every file that failed.
  *
@@ -167,6 +170,17 @@ interface AgentFileEntry {
   linked: string;
 }
 
+/**
+ * The hidden folders the walk enters, and the one folder inside each where
+ * a coding tool keeps its agents; every other hidden folder (`.git`, ...)
+ * is left out.
+ */
+const TOOL_AGENT_FOLDERS: Readonly<Record<string, readonly string[]>> = {
+  '.claude': ['agents'],
+  '.github': ['agents', 'chatmodes'],
+  '.opencode': ['agents', 'agent'],
+};
+
 /** The agent files under `dir`, sorted by name at every level. */
 async function listAgentFiles(dir: string, realDir: string, walk: Walk): Promise<AgentFileEntry[]> {
   const entries = await readdir(realDir, { withFileTypes: true });
@@ -191,7 +205,16 @@ async function listAgentFiles(dir: string, realDir: string, walk: Walk): Promise
       isDir = info.isDirectory();
       isFile = info.isFile();
     }
-    if (isDir && !entry.name.startsWith('.') && entry.name !== 'node_modules') {
+    if (isDir && entry.name.startsWith('.')) {
+      // A hidden folder is read only where a coding tool keeps its agents (`.claude/agents`, ...).
+      for (const sub of TOOL_AGENT_FOLDERS[entry.name] ?? []) {
+        const inner = await realpath(join(real, sub)).catch(() => undefined);
+        if (inner === undefined || walk.visited.has(inner) || !isInside(walk.boundary, inner)) continue;
+        if (!(await stat(inner).catch(() => undefined))?.isDirectory()) continue;
+        walk.visited.add(inner);
+        out.push(...(await listAgentFiles(join(path, sub), inner, walk)));
+      }
+    } else if (isDir && entry.name !== 'node_modules') {
       if (walk.visited.has(real)) continue;
       walk.visited.add(real);
       out.push(...(await listAgentFiles(path, real, walk)));

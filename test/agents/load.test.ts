@@ -21,6 +21,31 @@ afterEach(() => {
 });
 
 describe('loadAgents', () => {
+  it('reads the places coding tools keep agents in, inside hidden folders, and leaves other hidden folders out', async () => {
+    const agent = (name: string) => `---\nname: ${name}\ndescription: ${name}\n---\nYou are ${name}.\n`;
+    const dir = tempDir({
+      '.claude/agents/reviewer.md': agent('reviewer'),
+      '.claude/commands/deploy.md': agent('deploy'),
+      '.github/agents/planner.agent.md': agent('planner'),
+      '.github/chatmodes/tutor.chatmode.md': agent('tutor'),
+      '.opencode/agent/writer.md': agent('writer'),
+      '.vscode/notes.md': agent('notes'),
+      '.git/description.md': agent('git'),
+      'node_modules/pkg/readme.md': agent('pkg'),
+      'agents/lead.md': agent('lead'),
+    });
+    const defs = await loadAgents(dir);
+    expect(defs.map((d) => [d.name, d.format])).toEqual([
+      ['reviewer', 'claude-code'],
+      ['planner', 'copilot'],
+      ['tutor', 'copilot'],
+      ['writer', 'opencode'],
+      ['lead', expect.any(String)],
+    ]);
+    // The example of a project whose agents live in .claude/agents reads from its root.
+    expect((await loadAgents(join(import.meta.dirname, '..', '..', 'examples', 'claude-agents'))).map((d) => d.name)).toContain('lead');
+  });
+
   it('loads the real ai-agent files; the sub-agents that were not copied are reported by name', async () => {
     const defs = await loadAgents(join(fixtures, 'code-review'));
     expect(defs.map((d) => d.name)).toEqual(['code-review-discovery', 'code-review-security', 'code-review']);
