@@ -65,7 +65,7 @@ export interface TemplateIssue {
   /** Where: `parameters.module`, `chunks.2.prompt`, `values.retries`, `plan`... */
   path: string;
   /** Which rule failed. */
-  code: 'schema' | 'unknown_parameter' | 'unused_parameter' | 'bad_default' | 'missing_value' | 'bad_value' | 'undeclared_value' | 'invalid_plan' | 'unsafe_path';
+  code: 'schema' | 'unknown_parameter' | 'unused_parameter' | 'bad_default' | 'missing_value' | 'bad_value' | 'undeclared_value' | 'invalid_plan' | 'unsafe_path' | 'too_large';
   message: string;
 }
 
@@ -211,13 +211,27 @@ function checkValue(param: TemplateParameter, value: unknown): string | undefine
   return undefined;
 }
 
-/** A value given as text (`--set retries=2`) as its parameter's type; other values pass unchanged. */
+/** An integer written in decimal: digits, with an optional leading minus. */
+const INTEGER_TEXT = /^-?\d+$/;
+/** A number written in decimal: an integer or a fraction, with an optional exponent. */
+const NUMBER_TEXT = /^-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/**
+ * A value given as text (`--set retries=2`) as its parameter's type; other
+ * values pass unchanged. Only plain decimal text converts: an integer is
+ * digits (`"3"`, `"-3"`), a number is also a fraction or an exponent
+ * (`"2.5"`, `"1e3"`); `"0x3"`, `" 3 "`, `"+3"` and, for an integer, `"3e0"`
+ * stay text and are refused as not of the parameter's type. A boolean is
+ * `"true"` or `"false"`.
+ */
 function coerce(param: TemplateParameter, value: TemplateValue): TemplateValue {
   if (typeof value !== 'string' || param.type === 'string') return value;
-  const text = value.trim();
-  if (param.type === 'boolean') return text === 'true' ? true : text === 'false' ? false : value;
-  return text !== '' && Number.isFinite(Number(text)) ? Number(text) : value;
+  if (param.type === 'boolean') return value === 'true' ? true : value === 'false' ? false : value;
+  return (param.type === 'integer' ? INTEGER_TEXT : NUMBER_TEXT).test(value) ? Number(value) : value;
 }
+
+/** Most characters of text a template may fill in (titles, prompts, working scopes and the summary, together). */
+export const MAX_TEMPLATE_PLAN_CHARS = 1_000_000;
 
 /** Whether a working-scope path escapes the workspace: absolute, a drive, or with a `..` segment. */
 function unsafePath(path: string): boolean {
@@ -274,7 +288,23 @@ export function instantiatePlanTemplate(template: unknown, values: Readonly<Reco
   }
   if (issues.length > 0) throw new TemplateError(`Invalid values for plan template "${t.name}": ${formatTemplateIssues(issues)}`, 'invalid_template_values', issues);
 
-  const fill = (text: string) => fillPlaceholders(text, (name) => String(filled[name]));
+  // The filled-in text is counted as it grows: a template cannot make a plan larger than MAX_TEMPLATE_PLAN_CHARS.
+  let size = 0;
+  const grow = (chars: number) => {
+    size += chars;
+    if (size > MAX_TEMPLATE_PLAN_CHARS) {
+      const issue: TemplateIssue = { path: 'plan', code: 'too_large', message: `the filled-in plan would pass ${MAX_TEMPLATE_PLAN_CHARS} characters of text` };
+      throw new TemplateError(`Plan template "${t.name}" gives a plan too large with these values: ${issue.message}`, 'invalid_template_values', [issue]);
+    }
+  };
+  const fill = (text: string) => {
+    grow(text.length);
+    return fillPlaceholders(text, (name) => {
+      const value = String(filled[name]);
+      grow(value.length);
+      return value;
+    });
+  };
   const raw = {
     planSummary: fill(t.planSummary),
     chunks: t.chunks.map((c) => ({ ...c, title: fill(c.title), prompt: fill(c.prompt), ...(c.workingScope ? { workingScope: c.workingScope.map(fill) } : {}) })),

@@ -101,6 +101,48 @@ describe('checkPlanTemplate', () => {
 });
 
 describe('instantiatePlanTemplate', () => {
+  it('reads numbers given as text only when they are plain decimal text', () => {
+    const numeric: PlanTemplate = {
+      name: 'numbers',
+      parameters: { count: { type: 'integer' }, ratio: { type: 'number' } },
+      planSummary: '{{count}} at {{ratio}}',
+      chunks: [{ sequenceIndex: 0, title: 'Count', prompt: 'Count {{count}} at {{ratio}}', dependsOnIndexes: [], complexity: 'Low', role: 'Generic' }],
+    };
+    const values = (count: string, ratio = '1') => instantiatePlanTemplate(numeric, { count, ratio }).values;
+    expect(values('3')).toEqual({ count: 3, ratio: 1 });
+    expect(values('-3', '-2.5')).toEqual({ count: -3, ratio: -2.5 });
+    expect(values('3', '1e3')).toEqual({ count: 3, ratio: 1000 });
+    expect(values('3', '.5')).toEqual({ count: 3, ratio: 0.5 });
+    for (const loose of ['0x3', '0b11', '0o3', ' 3 ', '3e0', '+3', '3.0', '', 'Infinity']) {
+      expect(() => values(loose), loose).toThrow(/parameter "count": expected a finite number, got/);
+    }
+    for (const loose of ['0x10', ' 16', '+16', '1e', 'NaN', '1_000']) {
+      expect(() => values('1', loose), loose).toThrow(/parameter "ratio": expected a finite number, got/);
+    }
+    const flag: PlanTemplate = { ...numeric, name: 'flag', parameters: { count: { type: 'integer' }, ratio: { type: 'boolean' } } };
+    expect(instantiatePlanTemplate(flag, { count: '1', ratio: 'true' }).values.ratio).toBe(true);
+    expect(() => instantiatePlanTemplate(flag, { count: '1', ratio: ' true' })).toThrow(/expected a boolean/);
+  });
+
+  it('refuses values that would fill in a plan of more than a million characters, before building it', () => {
+    const prompt = Array.from({ length: 20_000 }, () => '{{text}}').join(' ');
+    const big: PlanTemplate = {
+      name: 'big',
+      parameters: { text: { type: 'string' } },
+      planSummary: 'Big',
+      chunks: [{ sequenceIndex: 0, title: 'Big', prompt, dependsOnIndexes: [], complexity: 'Low', role: 'Generic' }],
+    };
+    expect(instantiatePlanTemplate(big, { text: 'x' }).plan.chunks[0]!.prompt.length).toBe(39_999);
+    let error: unknown;
+    try {
+      instantiatePlanTemplate(big, { text: 'x'.repeat(1000) });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TemplateError);
+    expect(error).toMatchObject({ code: 'invalid_template_values', issues: [{ path: 'plan', code: 'too_large' }] });
+  });
+
   it('fills titles, prompts, paths and the summary with typed values and defaults', () => {
     const { plan, values } = instantiatePlanTemplate(template, { module: 'cache', retries: '3', strict: 'true' });
     expect(values).toEqual({ module: 'cache', retries: 3, strict: true, depth: 'quick' });
