@@ -72,7 +72,7 @@ const expected: Record<string, RegExp[]> = {
     /^run 2: Find and fix the bug in session on small -> Analyse session: completed, Fix session: completed$/m,
     /^refused before running: .*path "src\/\.\.\/etc\/" leaves the workspace$/m,
     /^learned estimates: CodeAnalysis 3000 ms, Implementation 2000 ms$/m,
-    /^Implementation model: small \(success 75% over 2 chunks \(best 75%\), \$0\.0010 a chunk\)$/m,
+    /^Implementation model: small \(2 of 2 chunks completed \(score 75%, best 75%\), \$0\.0010 a chunk\)$/m,
     /^- Implementation: 4 chunks, 100% succeeded, 1\.0 attempts, 2\.0 s each$/m,
     /^run 5 with what was learned: The cache never evicts\. Fixed on small\.$/m,
   ],

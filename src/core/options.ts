@@ -183,11 +183,16 @@ export function expectNonNegativeNumber<T>(name: string, value: T): T {
   throw nonFinite(name, value) ?? new ConfigurationError(`Expected \`${name}\` to be a non-negative number, got ${describeValue(value)}`);
 }
 
-/** The error for Infinity and NaN: "a finite number (of milliseconds)", and for Infinity, how to ask for no limit. */
+/**
+ * The error for Infinity and NaN: "a finite number (of milliseconds)", and
+ * for an infinite time-out (`timeoutMs`, `idleTimeoutMs`, ...), how to ask
+ * for none: leave it out. Other options (a weight, a delay) say no more:
+ * leaving them out gives their default, not "no limit".
+ */
 function nonFinite(name: string, value: unknown): ConfigurationError | undefined {
   if (typeof value !== 'number' || Number.isFinite(value)) return undefined;
   const unit = name.endsWith('Ms') ? ' of milliseconds' : '';
-  const hint = value === Infinity ? '; leave it out for no limit' : '';
+  const hint = value === Infinity && /timeoutMs$/i.test(name) ? '; leave it out for no time-out' : '';
   return new ConfigurationError(`Expected \`${name}\` to be a finite number${unit}, got ${describeValue(value)}${hint}`);
 }
 

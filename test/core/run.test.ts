@@ -57,7 +57,7 @@ describe('run', () => {
   it('validates options with clear messages', () => {
     expect(() => run(agent({ name: 'a' }), 'x', { timeoutMs: -1 })).toThrow('Expected `timeoutMs` to be a positive number, got -1 (number)');
     expect(() => run(agent({ name: 'a' }), 'x', { timeoutMs: Infinity })).toThrow(
-      'Expected `timeoutMs` to be a finite number of milliseconds, got Infinity (number); leave it out for no limit',
+      'Expected `timeoutMs` to be a finite number of milliseconds, got Infinity (number); leave it out for no time-out',
     );
     expect(() => agent({ name: 'a', timeoutMs: Number.NaN })).toThrow('Expected `timeoutMs` to be a finite number of milliseconds, got NaN (number)');
     expect(() => agent({ name: '' })).toThrow(/non-empty string/);

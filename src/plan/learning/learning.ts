@@ -99,13 +99,14 @@ export function learnFromStats(stats: OutcomeStats, options: LearnOptions = {}):
 function chooseModel(byModel: Record<string, OutcomeTally>, candidates: readonly string[], minSamples: number, tolerance: number): { model: string; reason: string } {
   const judged = candidates.flatMap((model, order) => {
     const t = byModel[model];
-    return t && t.count >= minSamples ? [{ model, order, rate: (t.completed + 1) / (t.count + 2), cost: mean(t.costUsd, t.count), n: t.count }] : [];
+    return t && t.count >= minSamples ? [{ model, order, rate: (t.completed + 1) / (t.count + 2), cost: mean(t.costUsd, t.count), n: t.count, completed: t.completed }] : [];
   });
   if (judged.length === 0) return { model: candidates[0]!, reason: `no candidate has ${minSamples} chunks of this role yet: the first` };
   const best = Math.max(...judged.map((j) => j.rate));
   const pick = judged.filter((j) => j.rate >= best - tolerance).sort((a, b) => a.cost - b.cost || a.order - b.order)[0]!;
   const pct = (r: number) => `${Math.round(r * 100)}%`;
-  return { model: pick.model, reason: `success ${pct(pick.rate)} over ${pick.n} chunks (best ${pct(best)}), $${pick.cost.toFixed(4)} a chunk` };
+  // The rate is smoothed ((completed + 1) / (chunks + 2): 2 of 2 scores 75%), so the reason gives the count too.
+  return { model: pick.model, reason: `${pick.completed} of ${pick.n} chunks completed (score ${pct(pick.rate)}, best ${pct(best)}), $${pick.cost.toFixed(4)} a chunk` };
 }
 
 /**

@@ -48,7 +48,7 @@ describe('learnFromStats', () => {
 
   it('chooses the cheapest model within the tolerance of the best success rate, and the first when none has enough chunks', () => {
     const record = learnFromStats(stats(), { models: { Implementation: ['large', 'small', 'tiny', 'fresh'], Testing: ['a', 'b'] } });
-    expect(record.models.Implementation).toEqual({ model: 'small', reason: 'success 83% over 10 chunks (best 83%), $0.1000 a chunk' });
+    expect(record.models.Implementation).toEqual({ model: 'small', reason: '9 of 10 chunks completed (score 83%, best 83%), $0.1000 a chunk' });
     expect(record.models.Testing!.model).toBe('a');
     expect(learnFromStats(stats(), { models: { Implementation: ['large', 'tiny'] }, tolerance: 0 }).models.Implementation!.model).toBe('large');
     expect(learnFromStats(stats(), { models: { Implementation: ['large', 'tiny'] }, tolerance: 0.6 }).models.Implementation!.model).toBe('tiny');
