@@ -41,6 +41,7 @@ const cli: Options = {
 
 export default defineConfig([
   { ...shared, format: ['esm'], external: ['zod', ...vendors] },
-  { ...shared, format: ['cjs'], external: ['zod', ...vendors] },
+  // CommonJS has no `import.meta`: the one place that reads it (troupe/otel's createRequire) uses `__filename` there.
+  { ...shared, format: ['cjs'], external: ['zod', ...vendors], define: { 'import.meta.url': 'undefined' } },
   cli,
 ]);

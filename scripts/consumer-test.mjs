@@ -144,6 +144,18 @@ export function describeEvent(e: TroupeEvent): string {
     if (out !== `${subpaths.length} entry points`) throw new Error(`${file} printed ${JSON.stringify(out)}`);
   }
 
+  // troupe/otel loads without its optional peer, and otelTracing() then names the package to install.
+  const otelCheck = (load) =>
+    `${load}\ntry { otelTracing(); console.log('no error'); } catch (e) { console.log(e.code + ': ' + e.message); }\n`;
+  writeFileSync(join(project, 'otel.mjs'), otelCheck("import { otelTracing } from 'troupe/otel';"));
+  writeFileSync(join(project, 'otel.cjs'), otelCheck("const { otelTracing } = require('troupe/otel');"));
+  for (const file of ['otel.mjs', 'otel.cjs']) {
+    step(`running ${file} (troupe/otel without @opentelemetry/api)`);
+    const out = run(process.execPath, [file], project).trim();
+    const expected = 'missing_dependency: otelTracing needs the optional package "@opentelemetry/api": run `npm install @opentelemetry/api`';
+    if (out !== expected) throw new Error(`${file} printed ${JSON.stringify(out)}, not ${JSON.stringify(expected)}`);
+  }
+
   // A bundler for the browser resolves troupe/ui to the elements (the `browser` condition), which define themselves.
   step('bundling `import \'troupe/ui\'` for the browser (esbuild)');
   writeFileSync(join(project, 'page.mjs'), "import 'troupe/ui';\n");

@@ -76,7 +76,9 @@ export async function loadAgentFolder(dir: string, options: LoadAgentsOptions = 
     realRoot = await realpath(root);
     if (!(await stat(realRoot)).isDirectory()) throw new Error('not a folder');
   } catch (error) {
-    throw new ConfigurationError(`Cannot read the agent folder ${dir}: ${errorMessage(error)}`, { cause: error, details: { dir } });
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'there is no such file or folder' : error instanceof Error && error.message === 'not a folder' ? 'it is a file, not a folder' : errorMessage(error);
+    throw new ConfigurationError(`Cannot read the agent folder ${dir}: ${why}`, { code: 'invalid_argument', cause: error, details: { dir } });
   }
   const boundary = (await repositoryOf(root)) ?? realRoot;
   const warnings: AgentIssue[] = [];

@@ -31,7 +31,7 @@ import { replayCommand } from './replay.js';
 import { STATS_HELP, statsCommand } from './stats.js';
 import { TEMPLATE_HELP, isTemplateFile, templateCommand, templateRunCommand, templateValidateCommand } from './templates.js';
 import { SQUAD_HELP, squadInit, squadRun, squadShow } from './squad.js';
-import { checkCommandLine, parseCommandLine, usageError, type CommandSpec, type OptionSpec } from './usage.js';
+import { checkCommandLine, parseCommandLine, unknownCommand, usageError, type CommandSpec, type OptionSpec } from './usage.js';
 import { troupeVersion } from './version.js';
 import { defined } from '../core/defined.js';
 import { WORKER_HELP, workerCommand } from './worker.js';
@@ -274,10 +274,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     }
     name = `${command} ${sub}`;
     args = subArgs;
-    if (COMMANDS[name] === undefined) return usageError(io, command, group, `unknown command "${sub}"`);
+    if (COMMANDS[name] === undefined) return unknownCommand(io, command, sub, subcommandsOf(command));
   }
   const spec = name === 'run' && values.template !== undefined ? RUN_TEMPLATE : COMMANDS[name];
-  if (spec === undefined) return usageError(io, '', HELP.main!, `unknown command "${command}"`);
+  if (spec === undefined) return unknownCommand(io, '', command, topCommands());
   if (values.help) {
     io.out(spec.help);
     return 0;
@@ -292,6 +292,16 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   }
 }
 
+/** The commands a first word can name: the commands of one word, and the groups (`agents`, `squad`, ...). */
+function topCommands(): string[] {
+  return [...new Set([...Object.keys(COMMANDS).map((c) => c.split(' ')[0]!), ...Object.keys(GROUPS)])];
+}
+
+/** The commands of group `group` (`inspect` for `agents inspect`). */
+function subcommandsOf(group: string): string[] {
+  return Object.keys(COMMANDS).filter((c) => c.startsWith(`${group} `)).map((c) => c.slice(group.length + 1));
+}
+
 /** `graph` (of a plan file or an agent folder), `validate` and `run`: the commands on a file or an agent folder. */
 async function folderCommand(command: 'validate' | 'graph' | 'run', rest: readonly string[], values: Values, io: CliIo): Promise<number> {
   if (command === 'validate' && (await isTemplateFile(rest[0]!))) return templateValidateCommand(rest[0]!, io);
@@ -302,6 +312,10 @@ async function folderCommand(command: 'validate' | 'graph' | 'run', rest: readon
   if (command === 'graph' && (await isFile(rest[0]!))) {
     io.out(formatPlanGraph(await readPlan(rest[0]!), format));
     return 0;
+  }
+  if ((await stat(rest[0]!).catch(() => undefined)) === undefined) {
+    io.err(`${rest[0]}: no such ${command === 'graph' ? 'plan file or agent folder' : command === 'validate' ? 'agent folder or template file' : 'agent folder'}`);
+    return 1;
   }
   const loaded = await loadFolder(rest[0]!, values, io);
   const defs = loaded.agents;

@@ -6,6 +6,7 @@
  * @module
  */
 import { parseArgs } from 'node:util';
+import { nearest } from '../core/options.js';
 import type { CliIo } from './io.js';
 
 /** An option of the command line. */
@@ -86,6 +87,18 @@ export function usageOf(help: string): string {
  * Answer a command line that does not fit `command`: one line saying why,
  * then the command's usage, on standard error. Resolves with exit code 2.
  */
+/**
+ * A command that does not exist: one line, with the nearest command when
+ * one is close (`troupe: unknown command "valdate" (did you mean
+ * "validate"?)`), and where the list is. Exit code 2.
+ */
+export function unknownCommand(io: CliIo, group: string, word: string, commands: readonly string[]): number {
+  const name = group === '' ? 'troupe' : `troupe ${group}`;
+  const near = nearest(word, commands);
+  io.err(`${name}: unknown command "${word}"${near === undefined ? '' : ` (did you mean "${near}"?)`}; \`${name} --help\` lists the commands`);
+  return 2;
+}
+
 export function usageError(io: CliIo, command: string, help: string, message: string): number {
   const name = command === '' ? 'troupe' : `troupe ${command}`;
   io.err(`${name}: ${message}\n\n${usageOf(help)}\n\nRun \`${name} --help\` for details.`);

@@ -37,7 +37,14 @@ describe('troupe command line: usage and argument errors', () => {
     expect((await troupe(['validate', desk, '--preset', 'x'])).stderr).toMatch(/^troupe validate: unknown option --preset\n\nUsage: troupe validate <dir>/);
     expect((await troupe(['squad', 'show', desk, '-x'])).stderr).toMatch(/^troupe squad show: unknown option -x\n\nUsage: troupe squad show <repo>/);
     expect((await troupe(['--bogus'])).stderr).toMatch(/^troupe: unknown option --bogus\n\nUsage:\n  troupe --version/);
-    expect((await troupe(['frobnicate'])).stderr).toMatch(/^troupe: unknown command "frobnicate"\n\nUsage:/);
+    expect((await troupe(['frobnicate'])).stderr).toBe('troupe: unknown command "frobnicate"; `troupe --help` lists the commands');
+    // A typo gets the nearest command, in one line.
+    expect(await troupe(['valdate'])).toMatchObject({ code: 2, stderr: 'troupe: unknown command "valdate" (did you mean "validate"?); `troupe --help` lists the commands' });
+    expect((await troupe(['agents', 'inspct'])).stderr).toBe('troupe agents: unknown command "inspct" (did you mean "inspect"?); `troupe agents --help` lists the commands');
+    // A missing folder or file is named, not an ENOENT.
+    expect(await troupe(['graph', 'missing.json'])).toMatchObject({ code: 1, stderr: 'missing.json: no such plan file or agent folder' });
+    expect(await troupe(['validate', 'no-such-folder'])).toMatchObject({ code: 1, stderr: 'no-such-folder: no such agent folder or template file' });
+    expect((await troupe(['agents', 'inspect', 'no-such-folder'])).stderr).toBe('invalid_argument: Cannot read the agent folder no-such-folder: there is no such file or folder');
   });
 
   it('an option without its value, a switch with one, and a wrong count of arguments are one line each, then the usage', async () => {

@@ -3,7 +3,8 @@
  * strings that travels with a job, and read it back on the other side.
  * @module
  */
-import { ROOT_CONTEXT, defaultTextMapGetter, defaultTextMapSetter, propagation, type Context, type TextMapPropagator } from '@opentelemetry/api';
+import type { Context, TextMapPropagator } from '@opentelemetry/api';
+import { otelApi } from './api.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
 
 /** A trace context as a plain object of strings (W3C `traceparent` and `tracestate` with the default propagator): JSON-safe, so a job can carry it. */
@@ -23,8 +24,9 @@ export function injectTraceContext<C extends TraceCarrier = TraceCarrier>(contex
   if (typeof target !== 'object' || target === null) {
     throw new ConfigurationError(`Expected \`carrier\` to be an object, got ${describeValue(carrier)}`);
   }
-  if (propagator) propagator.inject(context, target, defaultTextMapSetter);
-  else propagation.inject(context, target, defaultTextMapSetter);
+  const api = otelApi('injectTraceContext');
+  if (propagator) propagator.inject(context, target, api.defaultTextMapSetter);
+  else api.propagation.inject(context, target, api.defaultTextMapSetter);
   return target;
 }
 
@@ -40,10 +42,11 @@ export function injectTraceContext<C extends TraceCarrier = TraceCarrier>(contex
  * const tracing = otelTracing({ parent: extractTraceContext(job.traceContext) });
  * ```
  */
-export function extractTraceContext(carrier: Readonly<TraceCarrier> | undefined, propagator?: TextMapPropagator, base: Context = ROOT_CONTEXT): Context {
+export function extractTraceContext(carrier: Readonly<TraceCarrier> | undefined, propagator?: TextMapPropagator, base: Context = otelApi('extractTraceContext').ROOT_CONTEXT): Context {
   if (carrier === undefined) return base;
   if (typeof carrier !== 'object' || carrier === null) {
     throw new ConfigurationError(`Expected \`carrier\` to be an object of strings, got ${describeValue(carrier)}`);
   }
-  return propagator ? propagator.extract(base, carrier, defaultTextMapGetter) : propagation.extract(base, carrier, defaultTextMapGetter);
+  const api = otelApi('extractTraceContext');
+  return propagator ? propagator.extract(base, carrier, api.defaultTextMapGetter) : api.propagation.extract(base, carrier, api.defaultTextMapGetter);
 }

@@ -4,18 +4,8 @@
  * application registered receives them.
  * @module
  */
-import {
-  SpanKind,
-  SpanStatusCode,
-  context as otelContext,
-  trace,
-  type Attributes,
-  type Context,
-  type HrTime,
-  type Span,
-  type TextMapPropagator,
-  type Tracer,
-} from '@opentelemetry/api';
+import type { Attributes, Context, HrTime, Span, TextMapPropagator, Tracer } from '@opentelemetry/api';
+import { otelApi } from './api.js';
 import { isAgentOp } from '../../core/event-fold.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { boolean, check, defineOptions, either, func } from '../../core/options.js';
@@ -32,6 +22,9 @@ import {
 } from './attributes.js';
 import { injectTraceContext, type TraceCarrier } from './propagation.js';
 import { defined } from '../../core/defined.js';
+
+/** `@opentelemetry/api` (loaded on first use). */
+const api = () => otelApi('troupe/otel');
 
 /** Options of {@link otelTracing}. */
 export interface OtelTracingOptions {
@@ -118,7 +111,7 @@ export function otelTracing(options: OtelTracingOptions = {}): OtelTracing {
     onEvent: (event) => spans.onEvent(event),
     context(ref) {
       const span = spans.spanOf(ref.runId, ref.opId);
-      return span ? trace.setSpan(otelContext.active(), span) : undefined;
+      return span ? api().trace.setSpan(api().context.active(), span) : undefined;
     },
     inject<C extends TraceCarrier>(ref: OpRef, carrier?: C): C {
       const target = (carrier ?? {}) as C;
@@ -140,7 +133,9 @@ class RunSpanTracker {
 
   constructor(options: OtelTracingOptions) {
     this.#options = options;
-    this.#tracer = options.tracer ?? trace.getTracer('troupe');
+    // Without the peer, otelTracing() itself says which package to install.
+    const otel = otelApi('otelTracing');
+    this.#tracer = options.tracer ?? otel.trace.getTracer('troupe');
     this.#content = options.captureContent === true;
   }
 
@@ -209,7 +204,7 @@ class RunSpanTracker {
         const op = tracker.op(event.runId, event.opId);
         if (!op) return;
         const parent = this.spanOf(event.runId, op.parentId);
-        return this.#startOp(op, parent ? trace.setSpan(otelContext.active(), parent) : this.#parentOf(event.runId));
+        return this.#startOp(op, parent ? api().trace.setSpan(api().context.active(), parent) : this.#parentOf(event.runId));
       }
       case 'op.completed': {
         const op = tracker.op(event.runId, event.opId);
@@ -249,8 +244,8 @@ class RunSpanTracker {
     if (this.#content) attributes[GEN_AI.toolCallArguments] = JSON.stringify(event.call.arguments ?? event.call.rawArguments ?? null);
     const span = this.#tracer.startSpan(
       `execute_tool ${event.call.name}`,
-      { kind: SpanKind.INTERNAL, startTime: hr(event.time), attributes },
-      parent ? trace.setSpan(otelContext.active(), parent) : this.#parentOf(event.runId),
+      { kind: api().SpanKind.INTERNAL, startTime: hr(event.time), attributes },
+      parent ? api().trace.setSpan(api().context.active(), parent) : this.#parentOf(event.runId),
     );
     spans.tools.set(`${event.opId ?? ''}|${event.call.id}`, span);
   }
@@ -307,7 +302,7 @@ class RunSpanTracker {
   #parentOf(runId: string): Context {
     const p = this.#options.parent;
     const chosen = typeof p === 'function' ? p(runId) : p;
-    return chosen ?? otelContext.active();
+    return chosen ?? api().context.active();
   }
 
   #opAttributes(op: TrackedOp): Attributes {
@@ -329,7 +324,7 @@ class RunSpanTracker {
     const spans = this.#runs.get(op.runId);
     if (!spans) return;
     const name = isAgentOp(op) ? `invoke_agent ${op.agent}` : `invoke_workflow ${op.name}`;
-    const span = this.#tracer.startSpan(name, { kind: SpanKind.INTERNAL, startTime: hr(op.start), attributes: { ...this.#opAttributes(op), ...extra } }, parent);
+    const span = this.#tracer.startSpan(name, { kind: api().SpanKind.INTERNAL, startTime: hr(op.start), attributes: { ...this.#opAttributes(op), ...extra } }, parent);
     spans.ops.set(op.id, span);
   }
 
@@ -379,8 +374,8 @@ class RunSpanTracker {
     const model = event.spec.model;
     const span = this.#tracer.startSpan(
       model === undefined ? 'chat' : `chat ${model}`,
-      { kind: SpanKind.CLIENT, startTime: hr(start), attributes: this.#chatAttributes(event) },
-      parent ? trace.setSpan(otelContext.active(), parent) : this.#parentOf(event.runId),
+      { kind: api().SpanKind.CLIENT, startTime: hr(start), attributes: this.#chatAttributes(event) },
+      parent ? api().trace.setSpan(api().context.active(), parent) : this.#parentOf(event.runId),
     );
     if (event.error !== undefined) finishError(span, '_OTHER', event.error, true);
     for (const call of event.reply?.toolCalls ?? []) spans.callers.set(call.id, span);
@@ -446,7 +441,7 @@ function scopeAttributes(op: TrackedOp): Attributes {
 
 /** Mark a span as failed: status, `error.type`, and (for errors, not cancellations) an exception event. */
 function finishError(span: Span, type: string, message: string, exception: boolean): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: api().SpanStatusCode.ERROR, message });
   span.setAttribute(GEN_AI.errorType, type);
   if (exception) span.recordException({ name: type, message });
 }
