@@ -44,11 +44,11 @@ afterEach(async () => {
   client = bridge = undefined;
 });
 
-/** A bridge whose calls are recorded; `slow` waits for its signal. Its client connects unless `connectClient` is false. */
-async function startRecordingBridge(extra: Partial<ToolBridgeOptions> = {}, connectClient = true) {
+/** A bridge whose calls are recorded; `slow` waits for its signal. No client yet: `connectNow()` connects one. */
+async function openBridge(extra: Partial<ToolBridgeOptions> = {}) {
   const calls: McpToolCall[] = [];
   const aborted: string[] = [];
-  bridge = await startToolBridge({
+  const b = (bridge = await startToolBridge({
     ...extra,
     tools,
     async call(call) {
@@ -62,17 +62,20 @@ async function startRecordingBridge(extra: Partial<ToolBridgeOptions> = {}, conn
       const { a, b } = call.arguments as { a: number; b: number };
       return a < 0 ? { content: 'negative numbers are not allowed', isError: true } : { content: String(a + b) };
     },
-  });
-  const b = bridge;
+  }));
   const connectNow = async () => {
     const c = (client = new Client({ name: 'test-client', version: '1.0.0' }));
     const transport = new StdioClientTransport({ command: b.command, args: [...b.args], stderr: 'pipe' });
     await c.connect(transport);
     return { client: c, transport };
   };
-  if (!connectClient) return { calls, aborted, bridge: b, connectNow };
-  const { client: c, transport } = await connectNow();
-  return { calls, aborted, bridge: b, client: c, transport, connectNow };
+  return { calls, aborted, bridge: b, connectNow };
+}
+
+/** A bridge whose calls are recorded, and its client (which spawns the bridge script, as a CLI does). */
+async function startRecordingBridge(extra: Partial<ToolBridgeOptions> = {}) {
+  const opened = await openBridge(extra);
+  return { ...opened, ...(await opened.connectNow()) };
 }
 
 /** Idle connections to `port` that send nothing; `closed` counts those the other side closed. */
@@ -213,7 +216,7 @@ describe('the bridge\'s connection', () => {
 
   it('keeps serving its client while 1,100 idle connections come and go: the oldest waiting ones close beyond the cap, the rest at the deadline', async () => {
     const clock = new SimulatedClock();
-    const { bridge: b, calls, connectNow } = await startRecordingBridge({ clock }, false);
+    const { bridge: b, calls, connectNow } = await openBridge({ clock });
     const idle = idleSockets(b.port, 1_100);
     await waitFor(() => idle.connected + idle.closed >= 1_100 && idle.closed >= 1_100 - DEFAULT_BRIDGE_MAX_PENDING, 3_000);
     expect(b.pending).toBe(DEFAULT_BRIDGE_MAX_PENDING);
