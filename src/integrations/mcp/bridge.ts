@@ -120,43 +120,21 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
   const sdk = await loadMcpSdk('the MCP tool bridge');
   const token = randomBytes(32).toString('hex');
   const sockets = new Set<Socket>();
-  /** Connections that have not sent the secret yet, oldest first (a Map keeps insertion order), each with its deadline's cancel. */
-  const waiting = new Map<Socket, () => void>();
+  const waiting = new WaitingRoom(clock, authTimeoutMs, maxPending);
   const servers = new Set<ToolServer>();
   let closed = false;
   const listener = createServer((socket) => accept(socket));
   const dir = await mkdtemp(join(tmpdir(), 'troupe-mcp-'));
-
-  /** The socket no longer waits for its secret: its deadline is cancelled. */
-  const settle = (socket: Socket) => {
-    const cancel = waiting.get(socket);
-    if (!cancel) return;
-    waiting.delete(socket);
-    cancel();
-  };
 
   const accept = (socket: Socket) => {
     if (closed) return void socket.destroy();
     sockets.add(socket);
     socket.on('close', () => {
       sockets.delete(socket);
-      settle(socket);
+      waiting.leave(socket);
     });
     socket.on('error', () => socket.destroy());
-    // Beyond the cap the oldest waiting connection goes, never the new one:
-    // the bridge script sends the secret the moment it connects.
-    while (waiting.size >= maxPending) {
-      const oldest = waiting.keys().next().value as Socket;
-      settle(oldest);
-      oldest.destroy();
-    }
-    waiting.set(
-      socket,
-      clock.setTimer(() => {
-        waiting.delete(socket);
-        socket.destroy();
-      }, authTimeoutMs),
-    );
+    waiting.admit(socket);
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
@@ -167,7 +145,7 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
       }
       socket.off('data', onData);
       socket.pause();
-      settle(socket);
+      waiting.leave(socket);
       if (!sameSecret(head.subarray(0, end), token)) return void socket.destroy();
       void connect(socket, head.subarray(end + 1));
     };
@@ -191,7 +169,6 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
     closed = true;
     const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
     for (const socket of sockets) socket.destroy();
-    for (const cancel of waiting.values()) cancel();
     waiting.clear();
     await Promise.all([...servers].map((s) => s.close().catch(() => undefined)));
     await stopped;
@@ -219,6 +196,61 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/**
+ * The connections that have not sent the secret yet, oldest first (a Map
+ * keeps insertion order): each is closed at its deadline, and the oldest
+ * once more than `max` wait.
+ */
+class WaitingRoom {
+  readonly #deadlines = new Map<Socket, () => void>();
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #max: number;
+
+  constructor(clock: Clock, timeoutMs: number, max: number) {
+    this.#clock = clock;
+    this.#timeoutMs = timeoutMs;
+    this.#max = max;
+  }
+
+  /** How many wait. */
+  get size(): number {
+    return this.#deadlines.size;
+  }
+
+  /**
+   * `socket` waits for its secret until its deadline. Beyond the cap the
+   * oldest waiting connection is closed, never the new one: the bridge
+   * script sends the secret the moment it connects.
+   */
+  admit(socket: Socket): void {
+    while (this.#deadlines.size >= this.#max) {
+      const oldest = this.#deadlines.keys().next().value as Socket;
+      this.leave(oldest);
+      oldest.destroy();
+    }
+    const cancel = this.#clock.setTimer(() => {
+      this.#deadlines.delete(socket);
+      socket.destroy();
+    }, this.#timeoutMs);
+    this.#deadlines.set(socket, cancel);
+  }
+
+  /** `socket` waits no more (it sent its first line, or closed): its deadline is cancelled. */
+  leave(socket: Socket): void {
+    const cancel = this.#deadlines.get(socket);
+    if (!cancel) return;
+    this.#deadlines.delete(socket);
+    cancel();
+  }
+
+  /** Cancel every deadline (the bridge closes the sockets). */
+  clear(): void {
+    for (const cancel of this.#deadlines.values()) cancel();
+    this.#deadlines.clear();
   }
 }
 
