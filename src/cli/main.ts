@@ -170,6 +170,7 @@ const OPTIONS = {
   'store-prefix': { type: 'string' },
   name: { type: 'string' },
   'exit-when-idle': { type: 'string' },
+  'signing-key-file': { type: 'string' },
   template: { type: 'string' },
   set: { type: 'string', multiple: true },
   learn: { type: 'boolean' },
@@ -229,7 +230,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   dev: { help: DEV_HELP, options: ['port', 'adapter', 'script', 'store'], args: { min: 0, max: 1 }, run: (args, values, io) => devCommand(args[0], values, io) },
   worker: {
     help: WORKER_HELP,
-    options: ['redis', 'agents', 'adapter', 'script', 'concurrency', 'queue', 'prefix', 'store-prefix', 'name', 'exit-when-idle'],
+    options: ['redis', 'agents', 'adapter', 'script', 'concurrency', 'queue', 'prefix', 'store-prefix', 'name', 'exit-when-idle', 'signing-key-file'],
     args: 0,
     run: (_args, values, io) => workerCommand(values, io),
   },

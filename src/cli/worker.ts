@@ -4,6 +4,7 @@
  * the agents of a folder, one status line per job.
  * @module
  */
+import { readFile } from 'node:fs/promises';
 import { compileAgents } from '../agents/compile.js';
 import type { AgentDefinition } from '../agents/definition.js';
 import { loadAgents } from '../agents/load.js';
@@ -19,6 +20,7 @@ import type { CliIo } from './io.js';
 /** The help of `troupe worker`. */
 export const WORKER_HELP = `Usage: troupe worker --redis <url> [--agents <dir>] [--adapter <name>] [--script <file.json>] [--concurrency <n>]
                      [--queue <name>] [--prefix <prefix>] [--store-prefix <prefix>] [--name <name>] [--exit-when-idle <seconds>]
+                     [--signing-key-file <file>]
 
 Take troupe jobs from a BullMQ queue on Redis and run them: the plan chunks a
 coordinator's bullmqExecutor sends (each on the agent named after its role, or
@@ -36,7 +38,10 @@ running ones finish (25 s at most, then hands them back to the queue) and exits.
   --store-prefix <prefix> record finished chunks in their plan's checkpoint in the Redis store with this
                           prefix, so a resumed coordinator does not run them again (default: troupe:, as redisStore)
   --name <name>           the worker's name in events and results (default: <host>:<pid>:<id>)
-  --exit-when-idle <s>    exit once no job has run for <s> seconds`;
+  --exit-when-idle <s>    exit once no job has run for <s> seconds
+  --signing-key-file <f>  run only jobs signed with the key in this file (its text, without the line end), as
+                          coordinators sign them with bullmqExecutor({ signingKey }); default: $TROUPE_SIGNING_KEY,
+                          else jobs are not checked (anyone who can write to the Redis can have them run)`;
 
 /** The flags `troupe worker` reads. */
 export interface WorkerFlags {
@@ -50,6 +55,7 @@ export interface WorkerFlags {
   'store-prefix'?: string | undefined;
   name?: string | undefined;
   'exit-when-idle'?: string | undefined;
+  'signing-key-file'?: string | undefined;
 }
 
 /** Run `troupe worker`; resolves with the exit code once the worker has closed. */
@@ -68,6 +74,15 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
   if (idleSeconds !== undefined && !(Number.isFinite(idleSeconds) && idleSeconds > 0)) {
     io.err(`Expected --exit-when-idle to be a positive number of seconds, got "${values['exit-when-idle']}".`);
     return 2;
+  }
+  let signingKey: string | undefined = io.env.TROUPE_SIGNING_KEY || undefined;
+  if (values['signing-key-file'] !== undefined) {
+    try {
+      signingKey = (await readFile(values['signing-key-file'], 'utf8')).replace(/\r?\n$/, '');
+    } catch (error) {
+      io.err(`Could not read --signing-key-file: ${errorMessage(error)}`);
+      return 2;
+    }
   }
   let defs: AgentDefinition[] = [];
   let agents: Record<string, Runnable> = {};
@@ -93,7 +108,7 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
       store,
       maxParallel: concurrency,
       handleSignals: true,
-      ...defined({ queueName: values.queue, prefix: values.prefix, name: values.name, signal: io.signal, clock: io.clock }),
+      ...defined({ queueName: values.queue, prefix: values.prefix, name: values.name, signal: io.signal, clock: io.clock, signingKey }),
     });
     const counts = { completed: 0, failed: 0, handedBack: 0 };
     // A job whose data has no run id (not written by a troupe coordinator) gets no run on its line.
@@ -113,7 +128,7 @@ export async function workerCommand(values: WorkerFlags, io: CliIo): Promise<num
     });
     worker.events.on('worker.warning', (e) => io.err(`warning  ${e.message}`));
     const closed = new Promise<void>((resolve) => worker.events.once('worker.closed', () => resolve()));
-    io.err(`worker ${worker.name}: taking jobs from queue "${worker.queueName}" (concurrency ${concurrency}); Ctrl-C or SIGTERM stops it`);
+    io.err(`worker ${worker.name}: taking jobs from queue "${worker.queueName}" (concurrency ${concurrency}${signingKey === undefined ? '' : ', signed jobs only'}); Ctrl-C or SIGTERM stops it`);
     if (idleSeconds !== undefined) void worker.onIdle(idleSeconds * 1000).then(() => worker.close());
     await closed;
     io.err(`worker ${worker.name} closed: ${counts.completed} completed, ${counts.failed} failed, ${counts.handedBack} handed back`);

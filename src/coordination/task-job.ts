@@ -28,8 +28,8 @@ export interface TurnJobData {
   /** The turn as a chunk: the task's position and title, the turn's prompt, role `Generic`. */
   chunk: { sequenceIndex: number; title: string; prompt: string; dependsOnIndexes: number[]; complexity: 'Medium'; role: 'Generic' };
   prompt: string;
-  /** The worker agent's system prompt, model, temperature and adapter name. */
-  role: { system: string; preferredTools: string[]; model?: string; temperature?: number; adapter?: string };
+  /** The worker agent's system prompt, the names of its tools (the only ones a queue worker gives an agent it builds from them), model, temperature and adapter name. */
+  role: { system: string; preferredTools: string[]; tools?: string[]; model?: string; temperature?: number; adapter?: string };
   attempt: number;
   /** The turn's checkpoint path (`<coordination path>/task-<id>/turn-<n>`). */
   checkpointPath: string;
@@ -110,7 +110,15 @@ function taskJob(ctx: RunContext, scope: TaskJobScope, prompt: string): TurnJob 
   const { agent, task } = scope;
   const chunk: TurnJobData['chunk'] = { sequenceIndex: scope.position, title: task.title, prompt, dependsOnIndexes: [], complexity: 'Medium', role: 'Generic' };
   const { system, model, temperature, adapter } = agent.options;
-  const role: TurnJob['role'] = { system: system ?? '', preferredTools: [], ...(model === undefined ? {} : { model }), ...(temperature === undefined ? {} : { temperature }), ...(adapter === undefined ? {} : { adapter }) };
+  const tools = (agent.options.tools ?? []).map((t) => t.name);
+  const role: TurnJob['role'] = {
+    system: system ?? '',
+    preferredTools: [],
+    ...(tools.length === 0 ? {} : { tools }),
+    ...(model === undefined ? {} : { model }),
+    ...(temperature === undefined ? {} : { temperature }),
+    ...(adapter === undefined ? {} : { adapter }),
+  };
   const { adapter: _object, ...wireRole } = role;
   const data = (): TurnJobData => ({
     runId: ctx.runId,

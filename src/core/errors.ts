@@ -42,6 +42,7 @@ export type TroupeErrorCode =
   | 'checkpoint_version'
   | 'queue_error'
   | 'remote_failed'
+  | 'job_refused'
   | 'remote_agent'
   | 'workspace_error'
   | 'merge_conflict'

@@ -1,6 +1,8 @@
 import { execFileSync } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { Queue } from 'bullmq';
 import { afterEach, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
@@ -32,6 +34,8 @@ describe('troupe worker', () => {
     expect(await main(['worker', '--concurrency', '0'], bad.io)).toBe(2);
     expect(await main(['worker', '--exit-when-idle', 'soon'], bad.io)).toBe(2);
     expect(await main(['worker', 'extra'], bad.io)).toBe(2);
+    expect(await main(['worker', '--signing-key-file', '/nonexistent/troupe.key'], bad.io)).toBe(2);
+    expect(bad.err.at(-1)).toMatch(/Could not read --signing-key-file/);
     const help = io();
     expect(await main(['worker', '--help'], help.io)).toBe(0);
     expect(help.out.join('\n')).toContain('--exit-when-idle <s>');
@@ -98,6 +102,36 @@ describe('troupe worker', () => {
       await clock.advance(5000);
       expect(await exited).toBe(0);
       expect(cli.out).toEqual([expect.stringMatching(/^✗ chunk 4 "Step 4" \(Bogus\) · run run-7f3a · attempt 2 · \d+ ms · failed: Job bogus is not a troupe job this worker can read .*chunk\.role/)]);
+    });
+
+    it('with --signing-key-file, runs the jobs a coordinator signed with the same key and refuses an unsigned one, on its line', async () => {
+      const queueName = `q-${randomUUID().slice(0, 8)}`;
+      const prefix = prefixes().slice(0, -1);
+      const key = randomBytes(32).toString('hex');
+      const keyFile = join(mkdtempSync(join(tmpdir(), 'troupe-key-')), 'signing.key');
+      writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+      const clock = new SimulatedClock();
+      const cli = io({}, { clock });
+      const exited = main(
+        ['worker', '--redis', url!, '--agents', join(root, 'test', 'fixtures', 'cli', 'desk'), '--queue', queueName, '--prefix', prefix, '--name', 'cli-3', '--exit-when-idle', '5', '--signing-key-file', keyFile],
+        cli.io,
+      );
+      while (!cli.err.some((l) => l.includes('taking jobs'))) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(cli.err.find((l) => l.includes('taking jobs'))).toContain('signed jobs only');
+      const signed = bullmqExecutor({ connection: url!, queueName, prefix, signingKey: key });
+      open.push(signed);
+      expect((await executePlan(plan([chunk(0)]), { executor: signed })).results[0]!.output).toBe('Generic handled: # Chunk 0: Step 0');
+      const unsigned = bullmqExecutor({ connection: url!, queueName, prefix });
+      open.push(unsigned);
+      const refused = await executePlan(plan([chunk(1)]), { executor: unsigned, retry: { maxRetries: 0 } });
+      expect(refused.results[0]).toMatchObject({ status: 'failed', error: expect.stringMatching(/is not signed/) });
+      await clock.advance(5000);
+      expect(await exited).toBe(0);
+      expect(cli.out).toEqual([
+        expect.stringMatching(/^✓ chunk 0 "Step 0" \(Generic\) · run [0-9a-f-]{8} · attempt 1 · \d+ ms$/),
+        expect.stringMatching(/^✗ chunk 1 "Step 1" \(Generic\) · run [0-9a-f-]{8} · attempt 1 · \d+ ms · failed: Job .* is not signed/),
+      ]);
+      rmSync(dirname(keyFile), { recursive: true, force: true });
     });
 
     it('is the `troupe worker` executable: it starts, finds no job, and exits 0 when idle', () => {

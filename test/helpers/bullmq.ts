@@ -30,6 +30,18 @@ export interface WorkerProcessConfig {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   closeTimeoutMs?: number;
+  /** Run only jobs signed with this key. */
+  signingKey?: string;
+  maxJobBytes?: number;
+  maxPromptBytes?: number;
+  /**
+   * Give the worker a `read_file` tool (it reads the file), and have its
+   * model ask for it when a prompt says `read_file <path>` and the session
+   * offers it.
+   */
+  readFileTool?: boolean;
+  /** Write a `warning` line for each of the worker's warnings. */
+  warnings?: boolean;
 }
 
 /** One line a worker process wrote. */

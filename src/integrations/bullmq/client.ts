@@ -24,6 +24,7 @@ import type { JobRef, QueueClientEvents } from './events.js';
 import { openQueue, type OpenedQueue } from './queue-connection.js';
 import { withTimeout } from './time.js';
 import { AddBatch, PREPARE_ADDS, type AddOutcome, type JobToAdd } from './add-batch.js';
+import { SIGNATURE_FIELD, checkJobSize, signJob, type JobTrust } from './trust.js';
 import { eventBatchSchema, jobResultSchema, type EventBatchWire, type JobFailureWire, type JobKind, type JobResultWire, type JobWire } from './wire.js';
 
 /** Receives what a job's worker reports while it runs. */
@@ -70,6 +71,8 @@ export interface JobClientSettings {
   /** Seconds a finished job stays in Redis (for a resumed coordinator to find). */
   keepCompletedSeconds: number;
   keepFailedSeconds: number;
+  /** The key jobs are signed with, and the size limits they are checked against before they are added. */
+  trust: JobTrust;
   /** Names the owner in errors (`bullmqExecutor`, `remote`). */
   usedBy: string;
 }
@@ -145,10 +148,15 @@ export class JobClient {
    * coordinator added and that is still queued, running or finished) and
    * resolve with its result. Rejects with a {@link RemoteJobError} when it
    * failed on its worker, a {@link QueueError} when Redis did not answer or
-   * lost it, or the abort error when `signal` aborts (the job is cancelled).
+   * lost it, a `JobRefusedError` (`too_large`) before adding a job over the
+   * size limits, or the abort error when `signal` aborts (the job is
+   * cancelled). With a signing key the job is added signed.
    */
-  async submit(req: SubmitRequest): Promise<JobResultWire> {
-    if (req.signal.aborted) throw abortError(req.signal);
+  async submit(request: SubmitRequest): Promise<JobResultWire> {
+    if (request.signal.aborted) throw abortError(request.signal);
+    const { trust } = this.#s;
+    checkJobSize(trust, request.jobId, request.data);
+    const req: SubmitRequest = trust.key === undefined ? request : { ...request, data: { ...request.data, [SIGNATURE_FIELD]: signJob(trust.key, request.jobId, request.kind, request.data) } };
     const opened = await this.#open(req.signal);
     if (this.#closed) throw new QueueError('closed', `${this.#s.usedBy} is closed`);
     if (this.#pending.has(req.jobId)) throw new QueueError('command_failed', `Job ${req.jobId} is already in flight from this coordinator`, { details: { jobId: req.jobId } });

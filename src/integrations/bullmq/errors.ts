@@ -52,6 +52,30 @@ export class RemoteJobError extends TroupeError {
   }
 }
 
+/** Why a {@link JobRefusedError} was thrown. */
+export type JobRefusedReason =
+  /** The worker runs only signed jobs (`signingKey`), and the job has no signature. */
+  | 'unsigned'
+  /** The job's signature does not verify with the worker's `signingKey`: another key signed it, or the job was changed after. */
+  | 'bad_signature'
+  /** The job's prompt or JSON is over `maxPromptBytes` or `maxJobBytes`. */
+  | 'too_large';
+
+/**
+ * A job was refused before anything of it ran: by its worker (unsigned, a
+ * signature that does not verify, too large) or, for a job too large, by
+ * the coordinator before adding it. Code `job_refused`; BullMQ fails the
+ * job without retrying it.
+ */
+export class JobRefusedError extends TroupeError {
+  /** Why. */
+  readonly reason: JobRefusedReason;
+  constructor(reason: JobRefusedReason, message: string, options: TroupeErrorOptions = {}) {
+    super('job_refused', message, { ...options, details: { reason, ...options.details } });
+    this.reason = reason;
+  }
+}
+
 /**
  * What a coordinator makes of a remote job's error in `ctx`: a guardrail
  * that tripped on the worker halts the run here as it would have in

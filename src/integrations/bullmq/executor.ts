@@ -15,6 +15,7 @@ import { checkBase, placeOf } from './connection.js';
 import type { QueueClientEvents } from './events.js';
 import { RemoteMirror, watchJob } from './mirror.js';
 import { clientSettings, queueClientShape, queueLocationShape, type QueueClientOptions } from './options.js';
+import { writeGrant } from './trust.js';
 import { chunkJobId, chunkJobSchema, type ChunkJobWire } from './wire.js';
 
 /** A trace-context carrier: a plain object of strings (W3C `traceparent`, `tracestate`). */
@@ -114,7 +115,12 @@ const MAX_PROBE = 1000;
  *   threshold) its job is removed if still queued, else its worker aborts it.
  * - In a resumed run (`resume(...)` with the store the workers record to) a
  *   chunk a worker finished is taken from the store, and a job an earlier
- *   coordinator left queued or running is waited for, not run again.
+ *   coordinator left queued or running is waited for, not run again. With
+ *   a store, each chunk job's grant is written there before the job is
+ *   added: a worker records a result only for a job it was granted for.
+ * - With `signingKey`, each job is signed, and workers with the same key
+ *   run only jobs whose signature verifies; jobs over `maxJobBytes` or
+ *   `maxPromptBytes` are refused before they are added.
  *
  * @example
  * ```ts
@@ -219,6 +225,14 @@ function dispatcher(clientOfJob: (job: ChunkJobData) => JobClient, traceContext:
     if (!checked.success) {
       const issues = checked.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
       throw new ConfigurationError(`Chunk ${describeValue(data.chunk?.sequenceIndex)} cannot be sent to a worker: ${issues.join('; ')}`, { code: 'invalid_argument', details: { issues } });
+    }
+    const store = ctx.store;
+    if (store && data.agent === undefined) {
+      // The grant: a worker records the chunk's result in the plan's checkpoint only for a job its coordinator handed out.
+      await writeGrant(store, data.runId, wire, { jobId, sequenceIndex: data.chunk.sequenceIndex, attempt: data.attempt }, { signal }).catch((error: unknown) => {
+        if (signal.aborted) throw error;
+        ctx.emit('warning', { message: `The grant of job ${jobId} could not be written (its worker will not record the chunk; this run will): ${errorMessage(error)}`, code: 'store_error' });
+      });
     }
     const mirror = new RemoteMirror(ctx);
     try {

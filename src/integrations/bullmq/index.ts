@@ -27,4 +27,5 @@ export type { JobRef, QueueClientEvents, RemoteEvents, WorkerEvents, WorkerJobEv
 export type { JobKind } from './wire.js';
 export type { WorkerJobInfo } from './worker-job.js';
 export type { RoleAgents, WorkerAgents } from './registry.js';
-export { QueueError, RemoteJobError, type QueueErrorReason } from './errors.js';
+export { JobRefusedError, QueueError, RemoteJobError, type JobRefusedReason, type QueueErrorReason } from './errors.js';
+export { DEFAULT_MAX_JOB_BYTES, DEFAULT_MAX_PROMPT_BYTES } from './trust.js';

@@ -8,6 +8,7 @@ import { ConfigurationError, describeValue } from '../../core/errors.js';
 import { anything, expectPositiveInteger, expectPositiveNumber, type OptionsShape } from '../../core/options.js';
 import type { JobClientSettings } from './client.js';
 import type { QueueLocation } from './connection.js';
+import { jobTrust } from './trust.js';
 
 /** How a coordinator talks to its queue. */
 export interface QueueClientOptions extends QueueLocation {
@@ -32,6 +33,27 @@ export interface QueueClientOptions extends QueueLocation {
   keepJobs?: { completed?: number; failed?: number };
   /** The clock of every wait above. Default: the real clock. */
   clock?: Clock;
+  /**
+   * A secret shared with the workers (`startWorker({ signingKey })`), of at
+   * least 16 bytes: each job is signed with it (HMAC-SHA256 over the job's
+   * id, name and data), and a worker with the same key runs only jobs whose
+   * signature verifies. Without it, anyone who can write to the queue's
+   * Redis can have the workers run work of their own. Default: none (jobs
+   * are not signed).
+   */
+  signingKey?: string | Uint8Array;
+  /**
+   * The largest job, in bytes of JSON: a larger one is refused here,
+   * before it is added (`JobRefusedError`, reason `too_large`). Default:
+   * 2 MiB.
+   */
+  maxJobBytes?: number;
+  /**
+   * The largest prompt of a job (a chunk's prompt, a `remote` run's input),
+   * in bytes of UTF-8: a larger one is refused before it is added. Default:
+   * 1 MiB.
+   */
+  maxPromptBytes?: number;
 }
 
 /** The shape of {@link QueueClientOptions} (the queue's place aside); the values are checked by {@link clientSettings}. */
@@ -41,6 +63,9 @@ export const queueClientShape: OptionsShape<Omit<QueueClientOptions, keyof Queue
   reconcileIntervalMs: anything,
   keepJobs: anything,
   clock: anything,
+  signingKey: anything,
+  maxJobBytes: anything,
+  maxPromptBytes: anything,
 };
 
 /** The shape of {@link QueueLocation}; the values are checked by `checkPlace`. */
@@ -60,6 +85,7 @@ export function clientSettings(options: Omit<QueueClientOptions, keyof QueueLoca
     reconcileIntervalMs: expectPositiveNumber('reconcileIntervalMs', options.reconcileIntervalMs) ?? 5_000,
     keepCompletedSeconds: expectPositiveInteger('keepJobs.completed', keep.completed) ?? 3_600,
     keepFailedSeconds: expectPositiveInteger('keepJobs.failed', keep.failed) ?? 86_400,
+    trust: jobTrust(options),
     usedBy,
   };
 }

@@ -83,7 +83,8 @@ export interface ChunkResolution {
  * worker's turn), else `roles[role]` or the agent named after the role,
  * when the registry has it; else an agent built from the job's role
  * configuration (its system prompt, model, temperature and named adapter)
- * with the worker's tools, working in `workspace`.
+ * with the worker's tools the role allows (its `tools`, else those its
+ * `preferredTools` name; none when it names none), working in `workspace`.
  */
 export function chunkRunnable(job: ChunkJobWire, workspace: string, r: ChunkResolution): Runnable {
   const role = job.chunk.role;
@@ -97,6 +98,8 @@ export function chunkRunnable(job: ChunkJobWire, workspace: string, r: ChunkReso
     });
   }
   const config = job.role;
+  const names = new Set(config.tools ?? config.preferredTools);
+  const allowed = r.tools.filter((t) => names.has(t.name));
   let adapter: ModelAdapter | undefined;
   if (config.adapter !== undefined) {
     adapter = r.adapters[config.adapter];
@@ -113,7 +116,7 @@ export function chunkRunnable(job: ChunkJobWire, workspace: string, r: ChunkReso
     workspace,
     metadata: { planId: job.planId, chunk: job.chunk.sequenceIndex, attempt: job.attempt, preferredTools: config.preferredTools },
     ...defined({ model: config.model, temperature: config.temperature, adapter }),
-    ...(r.tools.length === 0 ? {} : { tools: [...r.tools] }),
+    ...(allowed.length === 0 ? {} : { tools: allowed }),
   });
 }
 

@@ -41,6 +41,8 @@ const budgetLimitsSchema = z.object({
 const roleSchema = z.object({
   system: z.string(),
   preferredTools: z.array(z.string()),
+  /** The tools the role's agent may call (`RoleConfig.tools`); without it, those `preferredTools` names. */
+  tools: z.array(z.string()).optional(),
   model: z.string().optional(),
   temperature: z.number().optional(),
   adapter: z.string().optional(),
@@ -66,6 +68,8 @@ export const chunkJobSchema = z.object({
   traceContext: carrierSchema.optional(),
   /** A turn of a named agent (`ChunkJobData.agent`, a coordination worker's task) rather than a plan's chunk. */
   agent: z.string().min(1).optional(),
+  /** The coordinator's signature (`signingKey`), over the job's id, name and the rest of its data. */
+  sig: z.string().optional(),
 });
 
 /** The data of a run job: one run of the runnable `name` (as `remote(name)` sends it). */
@@ -77,6 +81,8 @@ export const runJobSchema = z.object({
   input: z.string(),
   path: z.string(),
   traceContext: carrierSchema.optional(),
+  /** The coordinator's signature (`signingKey`), over the job's id, name and the rest of its data. */
+  sig: z.string().optional(),
 });
 
 /** Any job's data. */

@@ -19,6 +19,7 @@ import { defined } from '../../core/defined.js';
 import { recordChunkResult } from '../../plan/engine/checkpoint.js';
 import type { Workspace, WorkspaceStrategy } from '../../workspaces/types.js';
 import { EventOutbox } from './outbox.js';
+import { checkJobSize, isGranted, verifyJob, type JobTrust } from './trust.js';
 import { chunkRunnable, namedRunnable, type RoleAgents } from './registry.js';
 import { WIRE_VERSION, jobDataSchema, type GuardrailTripWire, type JobFailureWire, type JobResultWire, type JobWire } from './wire.js';
 
@@ -50,6 +51,8 @@ export interface JobHost {
   readonly workspace: WorkspaceStrategy | undefined;
   readonly baseDir: string;
   readonly clock: Clock;
+  /** The signing key jobs must verify with (when set) and the size limits they must keep. */
+  readonly trust: JobTrust;
   readonly observe: ((job: WorkerJobInfo) => ((event: TroupeEvent) => void) | undefined) | undefined;
   /** Publish one batch of a job's events. */
   publish(jobId: string, exec: string, data: string): Promise<void>;
@@ -63,10 +66,22 @@ export interface JobHost {
   started(info: WorkerJobInfo): void;
 }
 
-/** A job's data and id, as the worker got it. */
+/** A job's data, id and name, as the worker got it. */
 export interface IncomingJob {
   id: string;
+  /** BullMQ's job name (`chunk`, `run`): signed with the rest. */
+  name: string;
   data: unknown;
+}
+
+/**
+ * Refuse a job that must not run here, before anything of it does: one
+ * over the size limits, and with a signing key, one whose signature is
+ * missing or does not verify. A `JobRefusedError`.
+ */
+export function admitJob(trust: JobTrust, job: IncomingJob): void {
+  checkJobSize(trust, job.id, job.data);
+  if (trust.key !== undefined) verifyJob(trust.key, job.id, job.name, job.data);
 }
 
 /** The data of a job, checked; a `ConfigurationError` when it is not what a coordinator sends. */
@@ -120,6 +135,7 @@ export async function runJob(host: JobHost, job: IncomingJob, exec: string, sign
   const id = job.id;
   const outbox = new EventOutbox((batch) => host.publish(id, exec, batch), host.warn);
   try {
+    admitJob(host.trust, job);
     const data = readJob(job);
     const info = jobInfo(id, data);
     const observer = host.observe?.(info);
@@ -132,7 +148,7 @@ export async function runJob(host: JobHost, job: IncomingJob, exec: string, sign
       outbox.push(event);
       observer?.(event);
     };
-    const done = data.kind === 'chunk' ? await runChunk(host, id, data, exec, signal, onEvent) : await runNamed(host, data, exec, signal, onEvent);
+    const done = data.kind === 'chunk' ? await runChunk(host, job, data, exec, signal, onEvent) : await runNamed(host, data, exec, signal, onEvent);
     const events = outbox.takeTail(MAX_RESULT_EVENTS_CHARS);
     return events ? { ...done, events } : done;
   } catch (error) {
@@ -172,7 +188,8 @@ async function runNamed(host: JobHost, data: Extract<JobWire, { kind: 'run' }>, 
   return { v: WIRE_VERSION, exec, worker: host.worker, output: result.output, agent: result.agent, status: result.status, usage: result.usage };
 }
 
-async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind: 'chunk' }>, exec: string, signal: AbortSignal, onEvent: Listener): Promise<JobResultWire> {
+async function runChunk(host: JobHost, job: IncomingJob, data: Extract<JobWire, { kind: 'chunk' }>, exec: string, signal: AbortSignal, onEvent: Listener): Promise<JobResultWire> {
+  const id = job.id;
   const strategy = host.workspace;
   const c = data.chunk;
   let workspace: Workspace | undefined;
@@ -193,10 +210,15 @@ async function runChunk(host: JobHost, id: string, data: Extract<JobWire, { kind
     }
     const done: JobResultWire = { v: WIRE_VERSION, exec, worker: host.worker, output: result.output, agent: result.agent, status: result.status, usage: result.usage };
     if (host.store && data.agent === undefined) {
-      // In the plan's checkpoint, so a coordinator that resumes the run counts the chunk as done, even one that was not up to hear of it.
+      // In the plan's checkpoint, so a coordinator that resumes the run counts the chunk as done, even one that was not up to hear of it;
+      // only for a job its coordinator handed out (the grant it wrote before adding the job), never for one someone else wrote to the queue.
       try {
-        await recordChunkResult(host.store, data, result.output);
-        done.recorded = true;
+        if (await isGranted(host.store, data.runId, id, job.data, { signal })) {
+          await recordChunkResult(host.store, data, result.output);
+          done.recorded = true;
+        } else {
+          host.warn(`The result of job ${id} was not recorded in run ${data.runId}: no coordinator of the run handed out this job (no grant in the store for its data and id)`);
+        }
       } catch (error) {
         host.warn(`The result of job ${id} could not be recorded in the store: ${errorMessage(error)}`);
       }

@@ -31,6 +31,8 @@ export interface ProcessorParts {
   clock: Clock;
   /** BullMQ's error that tells it the job was moved back to wait. */
   waitingError: () => Error;
+  /** BullMQ's error that fails a job without retrying it (whatever `attempts` the job asks for). */
+  unrecoverableError: (message: string) => Error;
 }
 
 function jobEvent(info: WorkerJobInfo): WorkerJobEvent {
@@ -55,7 +57,7 @@ export function jobProcessor(parts: ProcessorParts): (job: Job, token?: string) 
     const start = clock.now();
     idle.enter();
     try {
-      const result = await runJob(host, { id, data: job.data }, randomUUID(), controller.signal);
+      const result = await runJob(host, { id, name: job.name, data: job.data }, randomUUID(), controller.signal);
       const info = infos.get(id);
       if (info) events.emit('job.completed', { ...info, durationMs: clock.now() - start });
       return result;
@@ -69,6 +71,8 @@ export function jobProcessor(parts: ProcessorParts): (job: Job, token?: string) 
       }
       const code = isTroupeError(error) ? { code: error.code } : {};
       events.emit('job.failed', { ...info, durationMs: clock.now() - start, error: errorMessage(error), ...code, cancelled: controller.signal.aborted });
+      // A refused job is never run, here or on another worker: no retry.
+      if (isTroupeError(error, 'job_refused')) throw parts.unrecoverableError(errorMessage(error));
       throw error instanceof Error ? error : new Error(errorMessage(error));
     } finally {
       jobs.end(id);

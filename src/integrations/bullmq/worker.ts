@@ -26,6 +26,7 @@ import type { WorkerJobInfo } from './worker-job.js';
 import { HandedBack, jobProcessor } from './worker-processor.js';
 import { IdleTracker, RunningJobs } from './worker-parts.js';
 import { queueLocationShape } from './options.js';
+import { jobTrust, type JobTrust } from './trust.js';
 
 /** Options of {@link startWorker}. */
 export interface StartWorkerOptions extends QueueLocation {
@@ -46,7 +47,12 @@ export interface StartWorkerOptions extends QueueLocation {
   adapter?: ModelAdapter;
   /** Adapters by name, for agents and roles that name one. */
   adapters?: Record<string, ModelAdapter>;
-  /** Tools of the agents built from a role configuration (and of agent files that name them). */
+  /**
+   * Tools of the agents built from a role configuration (and of agent files
+   * that name them). An agent built from a role gets only those the role
+   * allows: the role's `tools` when the job has them, else those its
+   * `preferredTools` name (none for a role that names none).
+   */
   tools?: readonly ToolDefinition[];
   /**
    * Guardrails on every job this worker runs, as `planRunnable(plan, {
@@ -105,6 +111,21 @@ export interface StartWorkerOptions extends QueueLocation {
   observe?: (job: WorkerJobInfo) => ((event: TroupeEvent) => void) | undefined;
   /** Longest wait for one Redis call (connecting, reading a cancellation, sending events), in ms. Default: 10000. */
   timeoutMs?: number;
+  /**
+   * The secret the coordinators sign jobs with (`bullmqExecutor({
+   * signingKey })`, `remote(name, { signingKey })`), of at least 16 bytes.
+   * With it, the worker runs only jobs whose signature verifies: an
+   * unsigned job, or one whose signature does not verify, fails at once
+   * with a `JobRefusedError` (code `job_refused`, reason `unsigned` or
+   * `bad_signature`) and `job.failed`, and is never run or retried.
+   * Without it, the worker runs any job written to its queue. Default:
+   * none.
+   */
+  signingKey?: string | Uint8Array;
+  /** The largest job this worker runs, in bytes of JSON; a larger one fails before it runs (`job_refused`, `too_large`). Default: 2 MiB. */
+  maxJobBytes?: number;
+  /** The largest prompt (a chunk's prompt, a run's input) this worker runs, in bytes of UTF-8; a larger one fails before it runs. Default: 1 MiB. */
+  maxPromptBytes?: number;
   /** Closes the worker when it aborts (gracefully, as `close()`). */
   signal?: AbortSignal;
 }
@@ -131,6 +152,9 @@ const startWorkerOptions = defineOptions<StartWorkerOptions>('startWorker', {
   handleSignals: boolean,
   observe: func,
   timeoutMs: anything,
+  signingKey: anything,
+  maxJobBytes: anything,
+  maxPromptBytes: anything,
   signal: abortSignal,
 });
 
@@ -197,6 +221,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
       workspace: options.workspace,
       baseDir: o.baseDir,
       clock,
+      trust: o.trust,
       observe: options.observe,
       publish: (jobId, exec, data) =>
         withTimeout(client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data), timeoutMs, clock).then(() => undefined),
@@ -216,6 +241,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     events,
     clock,
     waitingError: () => new bull.WaitingError(),
+    unrecoverableError: (message) => new bull.UnrecoverableError(message),
   });
   const bullWorker: BullWorker = new bull.Worker(place.queueName, processor, {
     connection: client,
@@ -358,6 +384,7 @@ interface WorkerSettings {
   handleSignals: boolean;
   timeoutMs: number;
   guardrails: GuardrailOptions | undefined;
+  trust: JobTrust;
 }
 
 function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
@@ -394,5 +421,6 @@ function checkWorkerOptions(options: StartWorkerOptions): WorkerSettings {
     handleSignals: options.handleSignals ?? false,
     timeoutMs: expectPositiveNumber('timeoutMs', options.timeoutMs) ?? 10_000,
     guardrails: options.guardrails === undefined ? undefined : validateGuardrailOptions(options.guardrails),
+    trust: jobTrust(options),
   };
 }

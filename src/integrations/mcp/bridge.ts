@@ -12,12 +12,41 @@ import { createServer, type AddressInfo, type Server as NetServer, type Socket }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { throwIfAborted } from '../../core/abort.js';
+import { realClock, type Clock } from '../../core/clock.js';
+import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
 import { createToolServer, type ToolServer, type ToolServerOptions } from './server.js';
 import { loadMcpSdk } from './sdk.js';
 import { SocketTransport } from './socket-transport.js';
 
-/** Options of {@link startToolBridge}: those of the server it serves (`signal` aborts starting the bridge). */
-export type ToolBridgeOptions = ToolServerOptions;
+/**
+ * Options of {@link startToolBridge}: those of the server it serves
+ * (`signal` aborts starting the bridge), and how long a connection may
+ * wait before it sends the secret.
+ */
+export interface ToolBridgeOptions extends ToolServerOptions {
+  /**
+   * How long a connection has to send the secret, in ms, from when it is
+   * accepted; one that has not by then is closed. The bridge script sends
+   * it as soon as it connects. Default: {@link DEFAULT_BRIDGE_AUTH_TIMEOUT_MS}.
+   */
+  authTimeoutMs?: number;
+  /**
+   * How many connections may wait for their secret at once. A connection
+   * accepted beyond this closes the oldest one still waiting, so a client
+   * that connects and sends the secret at once always gets through,
+   * however many idle connections others open. Default:
+   * {@link DEFAULT_BRIDGE_MAX_PENDING}.
+   */
+  maxPendingConnections?: number;
+  /** The clock `authTimeoutMs` is measured on. Default: the real clock. */
+  clock?: Clock;
+}
+
+/** How long a bridge connection has to send the secret by default: 5 s. */
+export const DEFAULT_BRIDGE_AUTH_TIMEOUT_MS = 5_000;
+
+/** How many bridge connections may wait for their secret at once by default. */
+export const DEFAULT_BRIDGE_MAX_PENDING = 32;
 
 /** A running tool bridge. */
 export interface ToolBridge {
@@ -29,8 +58,10 @@ export interface ToolBridge {
   readonly dir: string;
   /** The loopback port the host listens on. */
   readonly port: number;
-  /** How many clients are connected now. */
+  /** How many clients are connected now (connections that sent the secret). */
   readonly connections: number;
+  /** How many connections are waiting to send the secret now (at most `maxPendingConnections`). */
+  readonly pending: number;
   /** Stop listening, close every connection (the calls still running see their signal abort), remove `dir`. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -68,8 +99,10 @@ process.stdin.on('end', () => socket.end());
  * script in a private temporary folder that any stdio MCP client can run
  * (`{ command: bridge.command, args: bridge.args }` in its MCP config).
  * Each client that connects with the secret gets its own MCP server (see
- * {@link createToolServer}); a connection without it is dropped. The secret
- * lives only in a file of that folder (mode 0600), never in a command line.
+ * {@link createToolServer}); a connection without it is dropped, and so is
+ * one that has not sent it within `authTimeoutMs`, or the oldest waiting
+ * one once more than `maxPendingConnections` wait. The secret lives only in
+ * a file of that folder (mode 0600), never in a command line.
  *
  * @example
  * ```ts
@@ -81,9 +114,13 @@ process.stdin.on('end', () => socket.end());
  */
 export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolBridge> {
   throwIfAborted(options.signal);
+  const authTimeoutMs = expectPositiveNumber('authTimeoutMs', options.authTimeoutMs) ?? DEFAULT_BRIDGE_AUTH_TIMEOUT_MS;
+  const maxPending = expectPositiveInteger('maxPendingConnections', options.maxPendingConnections) ?? DEFAULT_BRIDGE_MAX_PENDING;
+  const clock = options.clock ?? realClock;
   const sdk = await loadMcpSdk('the MCP tool bridge');
   const token = randomBytes(32).toString('hex');
   const sockets = new Set<Socket>();
+  const waiting = new WaitingRoom(clock, authTimeoutMs, maxPending);
   const servers = new Set<ToolServer>();
   let closed = false;
   const listener = createServer((socket) => accept(socket));
@@ -92,8 +129,12 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
   const accept = (socket: Socket) => {
     if (closed) return void socket.destroy();
     sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    socket.on('close', () => {
+      sockets.delete(socket);
+      waiting.leave(socket);
+    });
     socket.on('error', () => socket.destroy());
+    waiting.admit(socket);
     let head = Buffer.alloc(0);
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
@@ -104,13 +145,14 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
       }
       socket.off('data', onData);
       socket.pause();
+      waiting.leave(socket);
       if (!sameSecret(head.subarray(0, end), token)) return void socket.destroy();
       void connect(socket, head.subarray(end + 1));
     };
     socket.on('data', onData);
   };
 
-  const { signal: _starting, ...serverOptions } = options;
+  const { signal: _starting, authTimeoutMs: _deadline, maxPendingConnections: _cap, clock: _clock, ...serverOptions } = options;
   const connect = async (socket: Socket, rest: Buffer) => {
     const server = await createToolServer(serverOptions);
     if (closed || socket.destroyed) return void (await server.close());
@@ -127,6 +169,7 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
     closed = true;
     const stopped = new Promise<void>((resolve) => listener.close(() => resolve()));
     for (const socket of sockets) socket.destroy();
+    waiting.clear();
     await Promise.all([...servers].map((s) => s.close().catch(() => undefined)));
     await stopped;
     await rm(dir, { recursive: true, force: true });
@@ -145,11 +188,69 @@ export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolB
       get connections() {
         return servers.size;
       },
+      get pending() {
+        return waiting.size;
+      },
       close,
     };
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/**
+ * The connections that have not sent the secret yet, oldest first (a Map
+ * keeps insertion order): each is closed at its deadline, and the oldest
+ * once more than `max` wait.
+ */
+class WaitingRoom {
+  readonly #deadlines = new Map<Socket, () => void>();
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #max: number;
+
+  constructor(clock: Clock, timeoutMs: number, max: number) {
+    this.#clock = clock;
+    this.#timeoutMs = timeoutMs;
+    this.#max = max;
+  }
+
+  /** How many wait. */
+  get size(): number {
+    return this.#deadlines.size;
+  }
+
+  /**
+   * `socket` waits for its secret until its deadline. Beyond the cap the
+   * oldest waiting connection is closed, never the new one: the bridge
+   * script sends the secret the moment it connects.
+   */
+  admit(socket: Socket): void {
+    while (this.#deadlines.size >= this.#max) {
+      const oldest = this.#deadlines.keys().next().value as Socket;
+      this.leave(oldest);
+      oldest.destroy();
+    }
+    const cancel = this.#clock.setTimer(() => {
+      this.#deadlines.delete(socket);
+      socket.destroy();
+    }, this.#timeoutMs);
+    this.#deadlines.set(socket, cancel);
+  }
+
+  /** `socket` waits no more (it sent its first line, or closed): its deadline is cancelled. */
+  leave(socket: Socket): void {
+    const cancel = this.#deadlines.get(socket);
+    if (!cancel) return;
+    this.#deadlines.delete(socket);
+    cancel();
+  }
+
+  /** Cancel every deadline (the bridge closes the sockets). */
+  clear(): void {
+    for (const cancel of this.#deadlines.values()) cancel();
+    this.#deadlines.clear();
   }
 }
 

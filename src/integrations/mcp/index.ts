@@ -10,4 +10,4 @@
  */
 export { createToolServer, type McpProgress, type McpToolAnswer, type McpToolCall, type ToolServer, type ToolServerOptions } from './server.js';
 export { serveTools, type ServeToolsOptions } from './serve.js';
-export { startToolBridge, type ToolBridge, type ToolBridgeOptions } from './bridge.js';
+export { DEFAULT_BRIDGE_AUTH_TIMEOUT_MS, DEFAULT_BRIDGE_MAX_PENDING, startToolBridge, type ToolBridge, type ToolBridgeOptions } from './bridge.js';

@@ -172,7 +172,12 @@ export function planSettings(plan: Plan, o: PlanRunOptions): PlanSettings {
   };
 }
 
-/** Risk levels name tools of `tools`, role allow-lists name tools of `tools`, and a dangerous tool is never run without an approval queue. */
+/**
+ * Risk levels name tools of `tools`, role allow-lists name tools of `tools`
+ * (unless the plan has an executor and no `tools`: the tools are then the
+ * workers', who give a role's agent only those its allow-list names), and a
+ * dangerous tool is never run without an approval queue.
+ */
 function toolPolicy(o: PlanRunOptions): void {
   const names = new Set((o.tools ?? []).map((t) => t.name));
   for (const [name, risk] of Object.entries(o.toolRisks ?? {})) {
@@ -181,6 +186,7 @@ function toolPolicy(o: PlanRunOptions): void {
       throw new ConfigurationError(`Tool "${name}" is dangerous: give an approval queue (\`approvals\`) so that a person decides each call`, { details: { tool: name } });
     }
   }
+  if (o.executor !== undefined && o.tools === undefined) return;
   for (const [role, config] of Object.entries(o.roles ?? {})) {
     for (const t of config?.tools ?? []) if (!names.has(t)) throw new ConfigurationError(`\`roles.${role}.tools\` names tool "${t}", which is not in \`tools\``, { details: { role, tool: t } });
   }

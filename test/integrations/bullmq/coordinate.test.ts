@@ -7,7 +7,9 @@ import { ConfigurationError } from '../../../src/core/errors.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
 import { run } from '../../../src/core/run.js';
 import { bullmqExecutor, startWorker, type TroupeWorker, type WorkerJobEvent } from '../../../src/integrations/bullmq/index.js';
+import { defineTool, type ToolDefinition } from '../../../src/core/tools.js';
 import { agent } from '../../../src/patterns/agent.js';
+import { z } from 'zod';
 import { inProcessExecutor } from '../../../src/plan/engine/executor.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
 
@@ -43,6 +45,21 @@ describe('coordinate with an executor', () => {
     ]);
     expect(dispatched).toHaveLength(2);
     expect(result.synthesis).toBe('All done.');
+  });
+
+  it('names the worker agent’s tools in each turn’s job: a queue worker that builds the agent gives it only those', async () => {
+    const adapter = scriptedAdapter({ rules: [{ agent: 'lead', reply: 'OK' }, { agent: /^w/, reply: 'Report.' }] });
+    const executor = inProcessExecutor();
+    const roles: unknown[] = [];
+    const recording = { ...executor, dispatch: (job: Parameters<typeof executor.dispatch>[0]) => (roles.push(job.toJSON().role), executor.dispatch(job)) };
+    const search = defineTool({ name: 'search', description: 'Search', parameters: z.object({ q: z.string() }), execute: () => 'found' }) as ToolDefinition;
+    for (const worker of [agent({ name: 'w1', system: 'You search.', tools: [search] }), agent({ name: 'w2' })]) {
+      await run(coordinate({ lead: agent({ name: 'lead' }), workers: [worker], tasks: [{ id: 'a', title: 'A' }], stuck, executor: recording }), 'Go', { adapter });
+    }
+    expect(roles).toEqual([
+      { system: 'You search.', preferredTools: [], tools: ['search'] },
+      { system: '', preferredTools: [] },
+    ]);
   });
 });
 

@@ -126,7 +126,8 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     const local = await runLogged((onEvent) => run(planRunnable(plan(chunks), { tools: [lookup] }), 'task', { adapter: scriptedAdapter(script), store: memoryStore(), onEvent }));
     const { executor } = await setup({ workers: 2, adapter: script, tools: [lookup] });
     const store = memoryStore();
-    const remote = await runLogged((onEvent) => run(planRunnable(plan(chunks), { executor }), 'task', { store, onEvent }));
+    // On a worker an agent built from a role gets only the tools the role allows: here, as in process, `lookup`.
+    const remote = await runLogged((onEvent) => run(planRunnable(plan(chunks), { executor, roles: { Generic: { tools: ['lookup'] } } }), 'task', { store, onEvent }));
 
     expect(remote.outcome.status).toBe('completed');
     expect(remote.outcome.usage).toEqual(local.outcome.usage);
@@ -138,6 +139,8 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     expect([queued, started]).toEqual([3, 3]);
     // Per chunk: one tool call and its result, one text delta (the second turn), two model turns.
     expect(countTypes(remote.events)).toMatchObject({ 'tool.called': 3, 'tool.completed': 3, 'session.event': 3, 'model.turn': 6, 'agent.turn': 6 });
+    const toolResults = remote.events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
+    expect(toolResults.map((e) => [e.name, e.isError])).toEqual([0, 1, 2].map(() => ['lookup', false]));
     // The op tree has the same shape, and every event's op is a node of it.
     expect(shape(remote.outcome.trace)).toEqual(shape(local.outcome.trace));
     const ids = new Set<string>();
@@ -171,7 +174,7 @@ describe.skipIf(!url)('bullmqExecutor on Redis', () => {
     // A plan budget with room: the workers' six turns count toward it once each, as in process.
     const budgeted = (options: Parameters<typeof planRunnable>[1]) => runLogged((onEvent) => run(planRunnable(plan([chunk(0), chunk(1), chunk(2, [0, 1])]), { ...options, budget: { run: { name: 'plan', modelCalls: 100 } } }), 'task', { onEvent }));
     const local = await budgeted({ adapter: scriptedAdapter(script), tools: [lookup] });
-    const remote = await budgeted({ executor });
+    const remote = await budgeted({ executor, roles: { Generic: { tools: ['lookup'] } } });
     expect(closed(remote.events)).toMatchObject({ modelCalls: 6, inputTokens: 51, outputTokens: 21 });
     expect(closed(remote.events)).toEqual(closed(local.events));
     // A chunk budget of one model call: the worker stops the attempt before its second turn, as the plan does in process.

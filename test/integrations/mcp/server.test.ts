@@ -2,18 +2,27 @@
 // client spawns the bridge script, as a CLI does) and, for serveTools, over
 // the SDK's in-memory transport.
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { SimulatedClock } from '../../../src/core/clock.js';
 import { defineRunnable } from '../../../src/core/runnable.js';
 import { run } from '../../../src/core/run.js';
 import { defineTool, type ToolDefinition } from '../../../src/core/tools.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
-import { serveTools, startToolBridge, type McpToolCall, type ToolBridge } from '../../../src/integrations/mcp/index.js';
+import {
+  DEFAULT_BRIDGE_AUTH_TIMEOUT_MS,
+  DEFAULT_BRIDGE_MAX_PENDING,
+  serveTools,
+  startToolBridge,
+  type McpToolCall,
+  type ToolBridge,
+  type ToolBridgeOptions,
+} from '../../../src/integrations/mcp/index.js';
 
 const tools = [
   {
@@ -35,11 +44,12 @@ afterEach(async () => {
   client = bridge = undefined;
 });
 
-/** A bridge whose calls are recorded; `slow` waits for its signal. */
-async function startRecordingBridge() {
+/** A bridge whose calls are recorded; `slow` waits for its signal. No client yet: `connectNow()` connects one. */
+async function openBridge(extra: Partial<ToolBridgeOptions> = {}) {
   const calls: McpToolCall[] = [];
   const aborted: string[] = [];
-  bridge = await startToolBridge({
+  const b = (bridge = await startToolBridge({
+    ...extra,
     tools,
     async call(call) {
       calls.push(call);
@@ -52,11 +62,56 @@ async function startRecordingBridge() {
       const { a, b } = call.arguments as { a: number; b: number };
       return a < 0 ? { content: 'negative numbers are not allowed', isError: true } : { content: String(a + b) };
     },
-  });
-  client = new Client({ name: 'test-client', version: '1.0.0' });
-  const transport = new StdioClientTransport({ command: bridge.command, args: [...bridge.args], stderr: 'pipe' });
-  await client.connect(transport);
-  return { calls, aborted, bridge, client, transport };
+  }));
+  const connectNow = async () => {
+    const c = (client = new Client({ name: 'test-client', version: '1.0.0' }));
+    const transport = new StdioClientTransport({ command: b.command, args: [...b.args], stderr: 'pipe' });
+    await c.connect(transport);
+    return { client: c, transport };
+  };
+  return { calls, aborted, bridge: b, connectNow };
+}
+
+/** A bridge whose calls are recorded, and its client (which spawns the bridge script, as a CLI does). */
+async function startRecordingBridge(extra: Partial<ToolBridgeOptions> = {}) {
+  const opened = await openBridge(extra);
+  return { ...opened, ...(await opened.connectNow()) };
+}
+
+/** Idle connections to `port` that send nothing; `closed` counts those the other side closed. */
+function idleSockets(port: number, count: number) {
+  const state = { connected: 0, closed: 0, sockets: [] as Socket[] };
+  for (let i = 0; i < count; i++) {
+    const socket = connect({ host: '127.0.0.1', port });
+    socket.on('connect', () => state.connected++);
+    socket.on('error', () => undefined);
+    socket.on('close', () => state.closed++);
+    state.sockets.push(socket);
+  }
+  return state;
+}
+
+/**
+ * `count` idle connections, opened 100 at a time (each batch connected
+ * before the next: more at once than the listen backlog would have the
+ * kernel drop SYNs, and the client retry them seconds later).
+ */
+async function manyIdleSockets(port: number, count: number) {
+  const batches: Array<ReturnType<typeof idleSockets>> = [];
+  for (let opened = 0; opened < count; opened += 100) {
+    const batch = idleSockets(port, Math.min(100, count - opened));
+    batches.push(batch);
+    await waitFor(() => batch.connected + batch.closed >= batch.sockets.length, 3_000);
+  }
+  return {
+    get connected() {
+      return batches.reduce((n, b) => n + b.connected, 0);
+    },
+    get closed() {
+      return batches.reduce((n, b) => n + b.closed, 0);
+    },
+    sockets: batches.flatMap((b) => b.sockets),
+  };
 }
 
 describe('startToolBridge with the SDK client', () => {
@@ -144,6 +199,69 @@ describe('the bridge\'s connection', () => {
     await waitFor(() => received.includes('\n'));
     socket.destroy();
     expect(JSON.parse(received.split('\n')[0]!)).toMatchObject({ jsonrpc: '2.0', id: 7, result: { serverInfo: { name: 'troupe' } } });
+  });
+
+  it('closes a connection that has not sent the secret by its deadline, counted from when it was accepted', async () => {
+    const clock = new SimulatedClock();
+    const { bridge: b } = await startRecordingBridge({ clock, authTimeoutMs: 1_000 });
+    const early = idleSockets(b.port, 1);
+    await waitFor(() => b.pending === 1);
+    await clock.advance(600);
+    // The second sends half a secret and no line end: still not authenticated.
+    const late = idleSockets(b.port, 1);
+    late.sockets[0]!.write('0'.repeat(40));
+    await waitFor(() => b.pending === 2);
+    await clock.advance(400);
+    await waitFor(() => early.closed === 1);
+    expect(late.closed).toBe(0);
+    expect(b.pending).toBe(1);
+    await clock.advance(599);
+    expect(late.closed).toBe(0);
+    await clock.advance(1);
+    await waitFor(() => late.closed === 1);
+    expect(b.pending).toBe(0);
+    expect(b.connections).toBe(1); // the real client, never timed out
+  });
+
+  it('closes the oldest waiting connection when one more than `maxPendingConnections` arrives', async () => {
+    const clock = new SimulatedClock();
+    const { bridge: b } = await startRecordingBridge({ clock, maxPendingConnections: 2 });
+    const first = idleSockets(b.port, 1);
+    await waitFor(() => b.pending === 1);
+    const second = idleSockets(b.port, 1);
+    await waitFor(() => b.pending === 2);
+    const third = idleSockets(b.port, 1);
+    await waitFor(() => first.closed === 1);
+    await waitFor(() => third.connected === 1);
+    expect([second.closed, third.closed, b.pending]).toEqual([0, 0, 2]);
+    expect(b.connections).toBe(1);
+  });
+
+  it('keeps serving its client while 1,100 idle connections come and go: the oldest waiting ones close beyond the cap, the rest at the deadline', { timeout: 120_000 }, async () => {
+    const clock = new SimulatedClock();
+    const { bridge: b, calls, connectNow } = await openBridge({ clock });
+    const idle = await manyIdleSockets(b.port, 1_100);
+    await waitFor(() => idle.closed >= 1_100 - DEFAULT_BRIDGE_MAX_PENDING, 3_000);
+    expect(b.pending).toBe(DEFAULT_BRIDGE_MAX_PENDING);
+    expect(idle.closed).toBe(1_100 - DEFAULT_BRIDGE_MAX_PENDING);
+
+    const { client: c } = await connectNow();
+    expect(text(await c.callTool({ name: 'add', arguments: { a: 2, b: 3 } }))).toBe('5');
+    expect(calls.map((call) => call.name)).toEqual(['add']);
+    expect(b.connections).toBe(1);
+    // The client's connection made room by closing the oldest waiting one.
+    expect(b.pending).toBe(DEFAULT_BRIDGE_MAX_PENDING - 1);
+
+    await clock.advance(DEFAULT_BRIDGE_AUTH_TIMEOUT_MS);
+    await waitFor(() => idle.closed === 1_100, 3_000);
+    expect(b.pending).toBe(0);
+    expect(text(await c.callTool({ name: 'add', arguments: { a: 40, b: 2 } }))).toBe('42');
+    expect(b.connections).toBe(1);
+  });
+
+  it('refuses a deadline or a cap that is not a positive number', async () => {
+    await expect(startToolBridge({ tools, call: async () => ({ content: '' }), authTimeoutMs: 0 })).rejects.toMatchObject({ code: 'invalid_option' });
+    await expect(startToolBridge({ tools, call: async () => ({ content: '' }), maxPendingConnections: 1.5 })).rejects.toMatchObject({ code: 'invalid_option' });
   });
 
   it('refuses to start once aborted', async () => {
@@ -241,8 +359,8 @@ function alive(pid: number): boolean {
 }
 
 /** Poll on real time: the other side is another process or the SDK's own queue. */
-async function waitFor(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 400; i++) {
+async function waitFor(check: () => boolean, tries = 400): Promise<void> {
+  for (let i = 0; i < tries; i++) {
     if (check()) return;
     await new Promise((r) => setTimeout(r, 10));
   }
