@@ -1,4 +1,5 @@
 // Every recipe, from each layer's file.
+import { adaptersRecipes } from './adapters.js';
 import { edgesRecipes } from './edges.js';
 import { guardrailsRecipes } from './guardrails.js';
 import { kernelRecipes } from './kernel.js';
@@ -6,4 +7,4 @@ import { patternsRecipes } from './patterns.js';
 import { planRecipes } from './plan.js';
 import type { Recipes } from './types.js';
 
-export const recipes: Recipes = { ...kernelRecipes, ...patternsRecipes, ...guardrailsRecipes, ...planRecipes, ...edgesRecipes };
+export const recipes: Recipes = { ...kernelRecipes, ...patternsRecipes, ...guardrailsRecipes, ...planRecipes, ...adaptersRecipes, ...edgesRecipes };
