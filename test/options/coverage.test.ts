@@ -14,24 +14,16 @@ import { recipes } from './recipes/index.js';
 const pending = new Set<string>([
   'buildReportData',
   'ChatModel',
-  'checkPresetModels',
   'createToolServer',
   'deleteGroup',
-  'discoverSquad',
-  'findSquadDir',
-  'fromPreset',
-  'loadUserPresets',
   'otelTracing',
-  'parseSquad',
   'queueMetrics',
   'reconcile',
   'remote',
   'renderRunReport',
-  'saveTeamAsPreset',
   'serveTools',
   'startToolBridge',
   'teamRegistry',
-  'writeSquad',
 ]);
 
 describe('options of the public API', () => {

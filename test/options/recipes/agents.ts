@@ -9,11 +9,21 @@ import { resolveAgentMcpServers } from '../../../src/agents/mcp-servers.js';
 import { parseAgentFile, safeParseAgentFile } from '../../../src/agents/parse.js';
 import { resolveAgentModel, resolveAgentTools, runsOnCli } from '../../../src/agents/resolve.js';
 import { validateAgents } from '../../../src/agents/validate.js';
+import { scriptedAdapter } from '../../../src/adapters/scripted.js';
+import { memoryStore } from '../../../src/core/memory-store.js';
+import { findSquadDir } from '../../../src/squad/find.js';
+import { fromPreset } from '../../../src/squad/from-preset.js';
+import { discoverSquad, parseSquad } from '../../../src/squad/parse.js';
+import type { TeamPreset } from '../../../src/squad/preset.js';
+import { checkPresetModels } from '../../../src/squad/preset-models.js';
+import { loadUserPresets, saveTeamAsPreset } from '../../../src/squad/presets.js';
+import { writeSquad } from '../../../src/squad/write.js';
 import type { Recipes } from './types.js';
 
 const helper = () => defineAgent({ name: 'helper', system: 'You help.' });
 const never = '/tmp/troupe-recipe-never-read';
 const file = '---\nname: helper\n---\nYou help.';
+const preset: TeamPreset = { name: 'pair', mode: 'sequential', source: 'user', workers: [{ name: 'writer', systemPrompt: 'You write.' }, { name: 'editor', systemPrompt: 'You edit.' }] };
 
 export const agentsRecipes: Recipes = {
   // troupe/agents
@@ -30,4 +40,13 @@ export const agentsRecipes: Recipes = {
   resolveAgentModel: (extra) => resolveAgentModel(helper(), { ...extra }),
   resolveAgentMcpServers: (extra) => resolveAgentMcpServers(helper(), { ...extra }),
   runsOnCli: (extra) => runsOnCli(helper(), { ...extra }),
+  // troupe/squad (each refuses before it touches the file system or the store)
+  findSquadDir: (extra) => findSquadDir(never, { ...extra }),
+  parseSquad: (extra) => parseSquad(never, { ...extra }),
+  discoverSquad: (extra) => discoverSquad(never, { ...extra }),
+  writeSquad: (extra) => writeSquad(never, preset, { ...extra }),
+  fromPreset: (extra) => fromPreset(preset, { ...extra }),
+  checkPresetModels: (extra) => checkPresetModels(preset, { adapter: scriptedAdapter(), ...extra }),
+  loadUserPresets: (extra) => loadUserPresets(memoryStore(), { ...extra }),
+  saveTeamAsPreset: (extra) => saveTeamAsPreset(preset, { store: memoryStore(), ...extra }),
 };
