@@ -239,7 +239,7 @@ export const guardrailOptions = defineOptions<GuardrailOptions>('withGuardrails'
  * known keys, lists of guardrails with unique names per stage.
  * @internal
  */
-export function validateGuardrailOptions(options: GuardrailOptions, prefix = '', owner = guardrailOptions.of): GuardrailOptions {
+export function validateGuardrailOptions(options: GuardrailOptions): GuardrailOptions {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected guardrail options to be an object, got ${describeValue(options)}`);
-  return guardrailOptions.check(options, prefix, owner);
+  return guardrailOptions.check(options);
 }
