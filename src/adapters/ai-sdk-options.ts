@@ -4,6 +4,7 @@
  * takes them) type-checks without the optional peer installed.
  * @module
  */
+import { boolean, check, defineOptions, nonNegativeInteger, object, string } from '../core/options.js';
 
 /** The options of `aiSdkAdapter` but the `model`: what `adapterFromEnv` can merge in. */
 export interface AiSdkSettings {
@@ -23,3 +24,13 @@ export interface AiSdkSettings {
   /** Extra HTTP headers for providers that make HTTP calls. */
   headers?: Record<string, string>;
 }
+
+/** The description {@link AiSdkSettings} are checked against (`aiSdkAdapter`, `adapterFromEnv`'s `aiSdk`). */
+export const aiSdkSettings = defineOptions<AiSdkSettings>('aiSdkAdapter', {
+  defaultModel: check('a model id', (v) => typeof v === 'string' && v.trim() !== ''),
+  id: string,
+  streaming: boolean,
+  maxRetries: nonNegativeInteger,
+  providerOptions: object,
+  headers: object,
+});

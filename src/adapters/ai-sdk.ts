@@ -7,13 +7,13 @@
 import type { LanguageModel, ModelMessage, ToolSet } from 'ai';
 import type { ModelAdapter, ModelSession, ModelTurn, OpenSessionOptions, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
 import { abortError, raceAbort, throwIfAborted } from '../core/abort.js';
-import { AdapterError, ConfigurationError, RateLimitError, describeValue, errorMessage } from '../core/errors.js';
+import { AdapterError, ConfigurationError, RateLimitError, errorMessage } from '../core/errors.js';
 import { retryAfterMs, type HeaderSource } from './retry-after.js';
 import type { Usage } from '../core/usage.js';
-import { expectNonNegativeInteger } from './options.js';
+import { defineOptions } from '../core/options.js';
 import { loadPeer } from './peer.js';
 import { defined } from '../core/defined.js';
-import type { AiSdkSettings } from './ai-sdk-options.js';
+import { aiSdkSettings, type AiSdkSettings } from './ai-sdk-options.js';
 
 export type { AiSdkSettings } from './ai-sdk-options.js';
 
@@ -34,6 +34,13 @@ export interface AiSdkAdapterOptions extends AiSdkSettings {
    */
   model: LanguageModel | AiSdkModelResolver;
 }
+
+const aiSdkAdapterOptions = defineOptions<AiSdkAdapterOptions>('aiSdkAdapter', {
+  ...aiSdkSettings.shape,
+  model: (_name, value) => {
+    if (value === undefined || value === null) throw new ConfigurationError('aiSdkAdapter needs a `model`: a language model, a model id, or a function of the agent\'s model');
+  },
+});
 
 /** The parts of the `ai` module this adapter uses. */
 type AiModule = typeof import('ai');
@@ -69,13 +76,8 @@ interface SdkUsage {
  * ```
  */
 export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
-  if (!options || options.model === undefined || options.model === null) {
-    throw new ConfigurationError('aiSdkAdapter needs a `model`: a language model, a model id, or a function of the agent\'s model');
-  }
-  expectNonNegativeInteger('maxRetries', options.maxRetries);
-  if (options.defaultModel !== undefined && (typeof options.defaultModel !== 'string' || options.defaultModel.trim() === '')) {
-    throw new ConfigurationError(`Expected \`defaultModel\` to be a model id, got ${describeValue(options.defaultModel)}`);
-  }
+  // Left out, the options still need a model.
+  aiSdkAdapterOptions.check(options ?? ({} as AiSdkAdapterOptions));
   const streaming = options.streaming ?? true;
   let ai: Promise<AiModule> | undefined;
   let nextSession = 1;

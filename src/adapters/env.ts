@@ -9,11 +9,12 @@ import type { LanguageModel } from 'ai';
 import type { ModelAdapter, ModelSession, OpenSessionOptions, SessionSpec } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { aiSdkAdapter, type AiSdkAdapterOptions } from './ai-sdk.js';
-import type { AiSdkSettings } from './ai-sdk-options.js';
+import { aiSdkSettings, type AiSdkSettings } from './ai-sdk-options.js';
+import { defineOptions, func } from '../core/options.js';
 import { openaiAdapter } from './openai.js';
-import type { OpenAISettings } from './openai-options.js';
+import { openAISettings, type OpenAISettings } from './openai-options.js';
 import { loadPeer } from './peer.js';
-import { DEFAULT_PASS_ENV, processAdapter, type ProcessAdapterOptions } from './process.js';
+import { DEFAULT_PASS_ENV, processAdapter, processSettings, type ProcessAdapterOptions } from './process.js';
 
 /** The environment, as `process.env`. */
 export type Environment = Record<string, string | undefined>;
@@ -36,6 +37,8 @@ export interface AdapterFromEnvOptions {
   /** Loads the provider package named by `TROUPE_AI_PROVIDER`. Default: a dynamic `import()`. */
   importProvider?: (name: string) => Promise<unknown>;
 }
+
+const adapterFromEnvOptions = defineOptions<AdapterFromEnvOptions>('adapterFromEnv', { openai: openAISettings, aiSdk: aiSdkSettings, process: processSettings, importProvider: func });
 
 /** The adapters `TROUPE_ADAPTER` may name. */
 export const ENV_ADAPTERS = ['openai', 'ai-sdk', 'process'] as const;
@@ -63,6 +66,7 @@ export const ENV_ADAPTERS = ['openai', 'ai-sdk', 'process'] as const;
  * ```
  */
 export function adapterFromEnv(env: Environment = process.env, options: AdapterFromEnvOptions = {}): ModelAdapter | undefined {
+  adapterFromEnvOptions.check(options);
   const name = (env['TROUPE_ADAPTER'] ?? '').trim();
   if (name === '' || name === 'scripted') return undefined;
   const model = nonEmpty(env['TROUPE_MODEL']);

@@ -5,6 +5,7 @@
  * optional peer installed.
  * @module
  */
+import { boolean, check, defineOptions, nonNegativeInteger, object, positiveNumber, string } from '../core/options.js';
 
 /** The options of `openaiAdapter` but a ready `client`: what `adapterFromEnv` can merge in. */
 export interface OpenAISettings {
@@ -31,3 +32,16 @@ export interface OpenAISettings {
   /** Extra fields merged into every request body (provider-specific settings). */
   extraBody?: Record<string, unknown>;
 }
+
+/** The description {@link OpenAISettings} are checked against (`openaiAdapter`, `adapterFromEnv`'s `openai`). */
+export const openAISettings = defineOptions<OpenAISettings>('openaiAdapter', {
+  id: string,
+  baseURL: check('a URL', (v) => typeof v === 'string' && URL.canParse(v)),
+  apiKey: string,
+  model: string,
+  maxRetries: nonNegativeInteger,
+  timeoutMs: positiveNumber,
+  streaming: boolean,
+  headers: object,
+  extraBody: object,
+});

@@ -17,13 +17,13 @@ import type {
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ModelAdapter, ModelSession, ModelTurn, OpenSessionOptions, SendOptions, SessionSpec, ToolCall, ToolResult } from '../core/adapter.js';
 import { abortError, throwIfAborted } from '../core/abort.js';
-import { AdapterError, ConfigurationError, RateLimitError, describeValue, errorMessage } from '../core/errors.js';
+import { AdapterError, ConfigurationError, RateLimitError, errorMessage } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
-import { expectNonNegativeInteger, expectPositiveNumber } from './options.js';
+import { defineOptions, object } from '../core/options.js';
 import { loadPeer, parseArguments } from './peer.js';
 import { retryAfterMs, type HeaderSource } from './retry-after.js';
 import { defined } from '../core/defined.js';
-import type { OpenAISettings } from './openai-options.js';
+import { openAISettings, type OpenAISettings } from './openai-options.js';
 
 export type { OpenAISettings } from './openai-options.js';
 
@@ -32,6 +32,8 @@ export interface OpenAIAdapterOptions extends OpenAISettings {
   /** A ready client; `baseURL`, `apiKey`, `maxRetries`, `timeoutMs` and `headers` are then ignored. */
   client?: OpenAI;
 }
+
+const openaiAdapterOptions = defineOptions<OpenAIAdapterOptions>('openaiAdapter', { ...openAISettings.shape, client: object });
 
 /**
  * An adapter for any Chat Completions server, through the official `openai`
@@ -44,7 +46,7 @@ export interface OpenAIAdapterOptions extends OpenAISettings {
  * ```
  */
 export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter {
-  validate(options);
+  openaiAdapterOptions.check(options);
   const streaming = options.streaming ?? true;
   let client: Promise<OpenAI> | undefined;
   let nextSession = 1;
@@ -128,14 +130,6 @@ export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter 
       };
     },
   };
-}
-
-function validate(options: OpenAIAdapterOptions): void {
-  expectNonNegativeInteger('maxRetries', options.maxRetries);
-  expectPositiveNumber('timeoutMs', options.timeoutMs);
-  if (options.baseURL !== undefined && (typeof options.baseURL !== 'string' || !URL.canParse(options.baseURL))) {
-    throw new ConfigurationError(`Expected \`baseURL\` to be a URL, got ${describeValue(options.baseURL)}`);
-  }
 }
 
 function toMessages(input: string | ToolResult[]): ChatCompletionMessageParam[] {

@@ -12,10 +12,26 @@ import { combineSignals, throwIfAborted, timeoutSignal } from '../core/abort.js'
 import { realClock } from '../core/clock.js';
 import { AdapterError, ConfigurationError, describeValue } from '../core/errors.js';
 import type { Usage } from '../core/usage.js';
-import { expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber } from './options.js';
+import {
+  check,
+  clock,
+  defineOptions,
+  func,
+  listOf,
+  nonNegativeInteger,
+  nonNegativeNumber,
+  object,
+  oneOf,
+  positiveInteger,
+  positiveNumber,
+  required,
+  string,
+  type OptionCheck,
+  type OptionsShape,
+} from '../core/options.js';
 import { runCommand, startCommand, type CommandResult } from './process-command.js';
 import { killGroup } from './process-group.js';
-import { launchCli, type CliLaunch, type CliLaunchWarning } from './process-launch.js';
+import { launchCli, type CliLaunch, type CliLaunchWarning, type ProcessMcpOptions } from './process-launch.js';
 import { supersededError, type CliToolCalls } from './process-tools.js';
 import { CumulativeUsage } from './process-usage.js';
 import { inputText } from './scripted.js';
@@ -253,42 +269,69 @@ function cliToolArgs(options: ProcessAdapterOptions, spec: SessionSpec): readonl
   return args;
 }
 
+/** A command line: a non-empty array of strings, the program not empty; `undefined` refused too. */
+const commandLine: OptionCheck = (name, value) => {
+  const ok = Array.isArray(value) && value.length > 0 && value.every((a) => typeof a === 'string') && value[0] !== '';
+  if (!ok) throw new ConfigurationError(`Expected \`${name}\` to be a non-empty array of strings, got ${describeValue(value)}`);
+};
+
+const resumeOptions = defineOptions<NonNullable<ProcessAdapterOptions['resume']>>('processAdapter', { command: commandLine, sessionId: func });
+
+const mcpOptions = defineOptions<ProcessMcpOptions>('processAdapter', {
+  serverName: (name, value) => {
+    if (value !== undefined && !(typeof value === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(value))) {
+      throw new ConfigurationError(`Expected \`${name}\` to match /^[a-zA-Z0-9_-]{1,64}$/, got ${describeValue(value)}`);
+    }
+  },
+  gatherMs: nonNegativeNumber,
+  configure: required(func),
+});
+
+/** The checks of every option but `command`. */
+const processShape: Omit<OptionsShape<ProcessAdapterOptions>, 'command'> = {
+  id: string,
+  prompt: oneOf(['argument', 'stdin']),
+  output: oneOf(['text', 'jsonl']),
+  extractText: func,
+  extractUsage: func,
+  usageReport: check('"per-turn" or "cumulative"', (v) => v === 'per-turn' || v === 'cumulative'),
+  continuity: oneOf(['resume', 'transcript', 'none']),
+  resume: resumeOptions,
+  formatPrompt: func,
+  cwd: string,
+  env: object,
+  passEnv: listOf(string),
+  timeoutMs: positiveNumber,
+  clock,
+  stderrTailChars: nonNegativeInteger,
+  maxOutputBytes: positiveInteger,
+  dashPrompt: check('"auto", "separator" or "stdin"', (v) => v === 'auto' || v === 'separator' || v === 'stdin'),
+  mcp: mcpOptions,
+  toolArgs: func,
+};
+
+/** The description {@link ProcessAdapterOptions} are checked against. */
+const processAdapterOptions = defineOptions<ProcessAdapterOptions>('processAdapter', { ...processShape, command: commandLine });
+
+/** Some of the options of a process adapter, to merge into others (`adapterFromEnv`'s `process`): each checked, `command` optional. */
+export const processSettings = defineOptions<Partial<ProcessAdapterOptions>>('processAdapter', {
+  ...processShape,
+  command: (name, value) => void (value === undefined || commandLine(name, value)),
+});
+
+/** The options, and what depends on several of them: placeholders for `toolArgs` and `mcp`, a `resume.command` for `continuity: "resume"`. */
 function validate(options: ProcessAdapterOptions): void {
-  const argvOk = (argv: unknown) => Array.isArray(argv) && argv.length > 0 && argv.every((a) => typeof a === 'string') && argv[0] !== '';
-  if (!options || !argvOk(options.command)) {
-    throw new ConfigurationError(`Expected \`command\` to be a non-empty array of strings, got ${describeValue(options?.command)}`);
-  }
-  if (options.resume !== undefined && !argvOk(options.resume.command)) {
-    throw new ConfigurationError(`Expected \`resume.command\` to be a non-empty array of strings, got ${describeValue(options.resume.command)}`);
-  }
+  // Left out, the options still need a command.
+  processAdapterOptions.check(options ?? ({} as ProcessAdapterOptions));
   if (options.continuity === 'resume' && !options.resume) {
     throw new ConfigurationError('`continuity: "resume"` needs a `resume.command`');
   }
-  expectPositiveNumber('timeoutMs', options.timeoutMs);
-  expectNonNegativeInteger('stderrTailChars', options.stderrTailChars);
-  expectPositiveInteger('maxOutputBytes', options.maxOutputBytes);
   if (options.toolArgs !== undefined) {
-    if (typeof options.toolArgs !== 'function') throw new ConfigurationError(`Expected \`toolArgs\` to be a function, got ${describeValue(options.toolArgs)}`);
     for (const [name, argv] of [['command', options.command], ['resume.command', options.resume?.command]] as const) {
       if (argv && !argv.includes(TOOLS_PLACEHOLDER)) throw new ConfigurationError(`\`${name}\` needs the argument "${TOOLS_PLACEHOLDER}" where the CLI's tool arguments go, since \`toolArgs\` is set`);
     }
   }
-  if (options.usageReport !== undefined && options.usageReport !== 'per-turn' && options.usageReport !== 'cumulative') {
-    throw new ConfigurationError(`Expected \`usageReport\` to be "per-turn" or "cumulative", got ${describeValue(options.usageReport)}`);
-  }
-  if (options.dashPrompt !== undefined && !['auto', 'separator', 'stdin'].includes(options.dashPrompt)) {
-    throw new ConfigurationError(`Expected \`dashPrompt\` to be "auto", "separator" or "stdin", got ${describeValue(options.dashPrompt)}`);
-  }
   if (options.mcp !== undefined) {
-    if (typeof options.mcp !== 'object' || options.mcp === null || typeof options.mcp.configure !== 'function') {
-      throw new ConfigurationError(`Expected \`mcp\` to be an object with a \`configure\` function, got ${describeValue(options.mcp)}`);
-    }
-    if (options.mcp.gatherMs !== undefined && !(typeof options.mcp.gatherMs === 'number' && Number.isFinite(options.mcp.gatherMs) && options.mcp.gatherMs >= 0)) {
-      throw new ConfigurationError(`Expected \`mcp.gatherMs\` to be a non-negative number, got ${describeValue(options.mcp.gatherMs)}`);
-    }
-    if (options.mcp.serverName !== undefined && !(typeof options.mcp.serverName === 'string' && /^[a-zA-Z0-9_-]{1,64}$/.test(options.mcp.serverName))) {
-      throw new ConfigurationError(`Expected \`mcp.serverName\` to match /^[a-zA-Z0-9_-]{1,64}$/, got ${describeValue(options.mcp.serverName)}`);
-    }
     for (const [name, argv] of [['command', options.command], ['resume.command', options.resume?.command]] as const) {
       if (argv && !argv.includes(MCP_PLACEHOLDER)) {
         throw new ConfigurationError(`\`${name}\` needs the argument "${MCP_PLACEHOLDER}" where the CLI's MCP arguments go, since \`mcp\` is set`);

@@ -9,6 +9,7 @@ import { appendFileSync } from 'node:fs';
 import type { AdapterCapabilities, ModelAdapter, ModelSession, OpenSessionOptions, SessionSpec } from '../core/adapter.js';
 import { abortError } from '../core/clock.js';
 import { AdapterError, ParseError, TroupeError } from '../core/errors.js';
+import { defineOptions, func, object, string } from '../core/options.js';
 import { parseJsonLines } from '../core/run-log-reader.js';
 import { recordSession, turnRecordsFromEvents, type TurnRecord } from '../core/turn-record.js';
 import { readableText } from '../text/lines.js';
@@ -31,8 +32,11 @@ export interface RecordingAdapter extends ModelAdapter {
   toJsonl(): string;
 }
 
+const recordingOptions = defineOptions<RecordingOptions>('recordingAdapter', { path: string, onRecord: func });
+
 /** Wrap `inner` so that every turn is recorded. */
 export function recordingAdapter(inner: ModelAdapter, options: RecordingOptions = {}): RecordingAdapter {
+  recordingOptions.check(options);
   const records: TurnRecord[] = [];
   const opened = new Map<string, number>();
   const write = (record: TurnRecord) => {
@@ -91,6 +95,8 @@ export interface ReplayOptions {
   capabilities?: Partial<AdapterCapabilities>;
 }
 
+const replayOptions = defineOptions<ReplayOptions>('replayAdapter', { id: string, capabilities: object });
+
 /** A replay adapter, with how many turns it served. */
 export interface ReplayAdapter extends ModelAdapter {
   /** Turns answered from the recording. */
@@ -111,6 +117,7 @@ export type ReplaySource = TurnRecord[] | string | { readonly events: readonly u
  * first differing character.
  */
 export function replayAdapter(recording: ReplaySource, options: ReplayOptions = {}): ReplayAdapter {
+  replayOptions.check(options);
   const records =
     typeof recording === 'string' ? parseRecording(recording) : Array.isArray(recording) ? recording : turnRecordsFromEvents(recording.events);
   const bySession = new Map<string, TurnRecord[]>();

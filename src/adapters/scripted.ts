@@ -21,6 +21,7 @@ import type {
 import { raceAbort } from '../core/abort.js';
 import { abortError, realClock, sleep, type Clock } from '../core/clock.js';
 import { AdapterError } from '../core/errors.js';
+import { anything, clock as clockCheck, defineOptions, listOf, nonNegativeNumber, object, string } from '../core/options.js';
 import type { Usage } from '../core/usage.js';
 
 /** A scripted turn. A plain string is a text reply. */
@@ -146,6 +147,17 @@ export function estimateTokens(text: string): number {
   return text.length === 0 ? 0 : Math.max(1, Math.ceil(text.length / 4));
 }
 
+const scriptedAdapterOptions = defineOptions<ScriptedAdapterOptions>('scriptedAdapter', {
+  id: string,
+  replies: object,
+  rules: listOf(object),
+  fallback: anything,
+  latencyMs: nonNegativeNumber,
+  clock: clockCheck,
+  capabilities: object,
+  models: listOf(string),
+});
+
 /**
  * Create a scripted adapter.
  *
@@ -158,6 +170,7 @@ export function estimateTokens(text: string): number {
  * ```
  */
 export function scriptedAdapter(options: ScriptedAdapterOptions = {}): ScriptedAdapter {
+  scriptedAdapterOptions.check(options);
   const clock = options.clock ?? realClock;
   const queues = new Map<string, ScriptedReply[]>(Object.entries(options.replies ?? {}).map(([k, v]) => [k, [...v]]));
   const rules = (options.rules ?? []).map((rule) => ({ rule, fired: 0 }));

@@ -7,9 +7,10 @@
  */
 import { CLI_TOOLS_KEY, MCP_SERVERS_KEY, type ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError } from '../core/errors.js';
+import { check, defineOptions, func, nonNegativeInteger, object } from '../core/options.js';
 import type { Runnable } from '../core/runnable.js';
 import type { ToolDefinition } from '../core/tools.js';
-import { advisors, consultAdvisors, formatAdvice, type AdvisorsOptions } from '../patterns/advisors.js';
+import { advisors, advisorsOptions, consultAdvisors, formatAdvice, type AdvisorsOptions } from '../patterns/advisors.js';
 import { agent, type Agent } from '../patterns/agent.js';
 import { asTool } from '../patterns/as-tool.js';
 import { handoffChoices, type HandoffApprover, type HandoffChoice } from '../patterns/handoff-choices.js';
@@ -19,7 +20,7 @@ import { team } from '../patterns/team.js';
 import type { ApprovalQueue } from '../guardrails/approvals.js';
 import type { AgentDefinition, AgentIssue } from './definition.js';
 import { resolveAgentMcpServers } from './mcp-servers.js';
-import { resolveAgentModel, resolveAgentTools, subAgentToolName, type AgentResolutionOptions } from './resolve.js';
+import { agentResolutionOptions, resolutionOf, resolveAgentModel, resolveAgentTools, subAgentToolName, type AgentResolutionOptions } from './resolve.js';
 import { subAgentsOf, validateAgents } from './validate.js';
 import { defined } from '../core/defined.js';
 
@@ -51,6 +52,17 @@ export interface CompileAgentsOptions extends AgentResolutionOptions {
   onWarning?: (issue: AgentIssue) => void;
 }
 
+/** The description {@link CompileAgentsOptions} are checked against: the resolution options and the compiler's own. */
+const compileAgentsOptions = defineOptions<CompileAgentsOptions>('compileAgents', {
+  ...agentResolutionOptions.shape,
+  adapters: object,
+  defaultAdapter: check('a model adapter or an adapter name', (v) => typeof v === 'string' || typeof (v as ModelAdapter | null)?.openSession === 'function'),
+  advisors: advisorsOptions,
+  approvals: check('an approval queue (with request())', (v) => typeof (v as HandoffApprover | null)?.request === 'function'),
+  maxHandoffs: nonNegativeInteger,
+  onWarning: func,
+});
+
 /**
  * Validate `defs` as a graph and compile each into a runnable, by name. The
  * runnable of an agent with advisors, a router or a handoff is the composed
@@ -65,6 +77,7 @@ export interface CompileAgentsOptions extends AgentResolutionOptions {
  * ```
  */
 export function compileAgents(defs: readonly AgentDefinition[], options: CompileAgentsOptions = {}): Record<string, Runnable> {
+  compileAgentsOptions.check(options);
   const { errors } = validateAgents(defs);
   if (errors.length > 0) {
     throw new ConfigurationError(`Invalid agent graph:\n${errors.map((e) => `  ${e.message}`).join('\n')}`, {
@@ -154,7 +167,7 @@ function compileTeam(def: AgentDefinition, self: Agent, build: (name: string) =>
 }
 
 function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTools: ToolDefinition[]): Parameters<typeof agent>[0] {
-  const resolved = resolveAgentTools(def, options);
+  const resolved = resolveAgentTools(def, resolutionOf(options));
   if (resolved.unresolved.length > 0 && (options.unknownTools ?? 'error') === 'error') {
     const many = resolved.unresolved.length > 1;
     throw new ConfigurationError(
@@ -186,7 +199,7 @@ function agentOptions(def: AgentDefinition, options: CompileAgentsOptions, subTo
     taken.add(named.name);
     tools.push(named);
   }
-  const { models, unresolved } = resolveAgentModel(def, options);
+  const { models, unresolved } = resolveAgentModel(def, resolutionOf(options));
   if (unresolved.length > 0) {
     options.onWarning?.({ code: 'unresolved_model', message: `Agent "${def.name}": model ${unresolved.map((m) => `"${m}"`).join(', ')} is not in the model map; the adapter's default model is used`, agent: def.name, path: ['model', ...unresolved], ...at });
   }
@@ -233,7 +246,7 @@ function agentMcpServers(def: AgentDefinition, options: CompileAgentsOptions, ad
     });
     return undefined;
   }
-  const { servers, unresolved, errors, warnings } = resolveAgentMcpServers(def, options);
+  const { servers, unresolved, errors, warnings } = resolveAgentMcpServers(def, resolutionOf(options));
   if (errors.length > 0) {
     throw new ConfigurationError(errors.map((e) => e.message).join('\n'), { code: 'invalid_agent', details: { agent: def.name, errors } });
   }

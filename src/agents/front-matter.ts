@@ -13,6 +13,7 @@
  */
 import { parse as parseYaml } from 'yaml';
 import { errorMessage } from '../core/errors.js';
+import { defineOptions, positiveInteger } from '../core/options.js';
 import type { ParseIssue, SafeParseResult } from '../core/parse-result.js';
 import { readableText } from '../text/lines.js';
 
@@ -40,6 +41,8 @@ export interface SplitFrontMatterOptions {
   maxChars?: number;
 }
 
+const splitFrontMatterOptions = defineOptions<SplitFrontMatterOptions>('splitFrontMatter', { maxChars: positiveInteger });
+
 /**
  * Split `text` (a BOM dropped, CRLF and CR read as LF) into front matter
  * and body. A block opens with a first line `---` followed by nothing or a
@@ -56,7 +59,7 @@ export interface SplitFrontMatterOptions {
  */
 export function splitFrontMatter(text: string, options: SplitFrontMatterOptions = {}): SafeParseResult<FrontMatter> {
   const source = readableText(text, 'the text of splitFrontMatter');
-  const max = options.maxChars ?? MAX_FRONT_MATTER_CHARS;
+  const max = splitFrontMatterOptions.check(options).maxChars ?? MAX_FRONT_MATTER_CHARS;
   if (!source.startsWith('---') || source[3] === '-') return { success: true, data: { present: false, language: '', matter: '', body: source } };
   const firstEnd = source.indexOf('\n');
   if (firstEnd < 0) return fail('unclosed_front_matter', 'The front matter opened by the first line `---` is never closed');
@@ -228,6 +231,7 @@ export function startsWithYamlKey(body: string): boolean {
  * a YAML `key:` line and a closing `---`), else `undefined`.
  */
 export function reopenDoubledFence(split: FrontMatter, options: SplitFrontMatterOptions = {}): FrontMatter | undefined {
+  splitFrontMatterOptions.check(options, '', 'reopenDoubledFence');
   if (!split.present || split.matter.trim() !== '' || !startsWithYamlKey(split.body)) return undefined;
   const again = splitFrontMatter(`---${split.language}\n${split.body}`, options);
   return again.success && again.data.present ? again.data : undefined;

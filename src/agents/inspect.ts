@@ -5,7 +5,7 @@
  * @module
  */
 import type { AgentDefinition, AgentFormat, AgentIssue } from './definition.js';
-import { resolveAgentModel, resolveAgentTools, type AgentResolutionOptions } from './resolve.js';
+import { agentResolutionOptions, resolveAgentModel, resolveAgentTools, type AgentResolutionOptions } from './resolve.js';
 import { subAgentsOf, validateAgents } from './validate.js';
 import { defined } from '../core/defined.js';
 
@@ -46,6 +46,7 @@ export interface AgentInspection {
  * ```
  */
 export function inspectAgents(defs: readonly AgentDefinition[], options: AgentResolutionOptions = {}): AgentInspection[] {
+  agentResolutionOptions.check(options, '', 'inspectAgents');
   const { errors, warnings } = validateAgents(defs, options);
   const about = (list: AgentIssue[], name: string) => list.filter((i) => i.agent === name);
   return defs.map((def) => {

@@ -8,7 +8,8 @@ import { lstat, readdir, readFile, realpath, stat } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, ParseError, errorMessage } from '../core/errors.js';
-import type { AgentDefinition, AgentFormat, AgentIssue } from './definition.js';
+import { abortSignal, defineOptions, oneOf } from '../core/options.js';
+import { AGENT_FORMATS, type AgentDefinition, type AgentFormat, type AgentIssue } from './definition.js';
 import { detectFormatByPlace, nameFromFileName } from './formats/index.js';
 import { MAX_AGENT_FILE_BYTES, agentFileError, safeParseAgentFile } from './parse.js';
 import { resolveReferences } from './references.js';
@@ -24,6 +25,8 @@ export interface LoadAgentsOptions {
   /** Read every file as this format instead of recognising each file's format. */
   format?: AgentFormat;
 }
+
+const loadAgentsOptions = defineOptions<LoadAgentsOptions>('loadAgentFolder', { signal: abortSignal, format: oneOf(AGENT_FORMATS) });
 
 /** What {@link loadAgentFolder} returns. */
 export interface LoadedAgents {
@@ -51,6 +54,7 @@ export interface LoadedAgents {
  * ```
  */
 export async function loadAgents(dir: string, options: LoadAgentsOptions = {}): Promise<AgentDefinition[]> {
+  loadAgentsOptions.check(options, '', 'loadAgents');
   return (await loadAgentFolder(dir, options)).agents;
 }
 
@@ -69,7 +73,7 @@ export async function loadAgents(dir: string, options: LoadAgentsOptions = {}): 
  * ```
  */
 export async function loadAgentFolder(dir: string, options: LoadAgentsOptions = {}): Promise<LoadedAgents> {
-  const { signal } = options;
+  const { signal } = loadAgentsOptions.check(options);
   const root = resolve(dir);
   let realRoot: string;
   try {

@@ -10,7 +10,7 @@
 import type { McpServerConfig, McpServerSpec } from '../core/adapter.js';
 import { describeValue } from '../core/errors.js';
 import type { AgentDefinition, AgentIssue, McpServerReference } from './definition.js';
-import type { AgentResolutionOptions } from './resolve.js';
+import { agentResolutionOptions, type AgentResolutionOptions } from './resolve.js';
 import { defined } from '../core/defined.js';
 
 /** What an MCP server's name must match: it becomes part of tool names (`mcp__<name>__<tool>`) and config keys. */
@@ -46,6 +46,8 @@ const USED_KEYS = new Set(['type', 'command', 'args', 'env', 'url', 'headers', '
  * ```
  */
 export function resolveAgentMcpServers(def: AgentDefinition, options: Pick<AgentResolutionOptions, 'mcpServers'> = {}): ResolvedMcpServers {
+  // The other resolution options may come along (the same options as the other resolvers'): they are not used.
+  agentResolutionOptions.check(options, '', 'resolveAgentMcpServers');
   const out: ResolvedMcpServers = { servers: [], unresolved: [], errors: [], warnings: [] };
   const at = defined({ file: def.file });
   const seen = new Set<string>();

@@ -6,8 +6,9 @@
  * @module
  */
 import { ConfigurationError, ParseError, type TroupeError } from '../core/errors.js';
+import { defineOptions, oneOf, string } from '../core/options.js';
 import { expectText, normalizeText } from '../text/lines.js';
-import type { AgentDefinition, AgentFormat, AgentIssue, AgentParseResult } from './definition.js';
+import { AGENT_FORMATS, type AgentDefinition, type AgentFormat, type AgentIssue, type AgentParseResult } from './definition.js';
 import { agentFormats, detectFormatByFields, detectFormatByPlace, nameFromFileName } from './formats/index.js';
 import { readFrontMatterData, readFrontMatterLeniently, reopenDoubledFence, splitFrontMatter, startsWithYamlKey, type FrontMatter, type LenientFrontMatter } from './front-matter.js';
 import { defined } from '../core/defined.js';
@@ -30,6 +31,8 @@ export interface ParseAgentFileOptions {
 }
 
 /** Issue codes that mean the text could not be read at all (a `ParseError`), not that it broke the schema. */
+const parseAgentFileOptions = defineOptions<ParseAgentFileOptions>('safeParseAgentFile', { name: string, file: string, format: oneOf(AGENT_FORMATS), path: string });
+
 const UNREADABLE = new Set(['too_large', 'code_frontmatter', 'invalid_yaml', 'unclosed_front_matter', 'front_matter_too_large']);
 
 /**
@@ -52,6 +55,7 @@ export function safeParseAgentFile(text: string, options: ParseAgentFileOptions 
     issues: [{ code, message, ...defined({ file: options.file }) }],
   });
   expectText(text, 'the agent file');
+  parseAgentFileOptions.check(options);
   if (Buffer.byteLength(text, 'utf8') > MAX_AGENT_FILE_BYTES) {
     return fail('too_large', `Agent file is larger than ${MAX_AGENT_FILE_BYTES} bytes (1 MB); refusing to read it`);
   }
@@ -132,6 +136,7 @@ function strictFailure(frontMatter: FrontMatter, fail: (code: string, message: s
  * ```
  */
 export function parseAgentFile(text: string, options: ParseAgentFileOptions = {}): AgentDefinition {
+  parseAgentFileOptions.check(options, '', 'parseAgentFile');
   const result = safeParseAgentFile(text, options);
   if (result.success) return result.data;
   throw agentFileError(result.issues, options.file);

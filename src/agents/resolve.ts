@@ -9,6 +9,7 @@
  * @module
  */
 import type { CliToolList, McpServerConfig, ModelAdapter } from '../core/adapter.js';
+import { defineOptions, object, oneOf } from '../core/options.js';
 import type { ToolDefinition } from '../core/tools.js';
 import type { AgentDefinition, AgentFormat, ToolDecision } from './definition.js';
 
@@ -42,6 +43,25 @@ export interface AgentResolutionOptions {
   modelMap?: Record<string, string>;
 }
 
+/** The description {@link AgentResolutionOptions} are checked against (every resolver, `validateAgents`, `inspectAgents`; `compileAgents` extends it). */
+export const agentResolutionOptions = defineOptions<AgentResolutionOptions>('resolveAgentTools', {
+  tools: object,
+  toolAliases: object,
+  cli: object,
+  unknownTools: oneOf(['error', 'warn', 'skip']),
+  mcpServers: object,
+  modelMap: object,
+});
+
+/**
+ * The resolution options among `options` (a compiler's options hold more),
+ * for the resolvers, which refuse other keys.
+ * @internal
+ */
+export function resolutionOf(options: AgentResolutionOptions): AgentResolutionOptions {
+  return Object.fromEntries(agentResolutionOptions.keys.filter((key) => key in options).map((key) => [key, (options as Record<string, unknown>)[key]]));
+}
+
 /** One registered tool an agent gets. */
 export interface ResolvedTool {
   /** The name as the file wrote it (`*` for every registered tool). */
@@ -66,6 +86,7 @@ export interface ResolvedTools {
 
 /** True when `def` runs on the CLI of its format's vendor (see {@link AgentResolutionOptions.cli}). */
 export function runsOnCli(def: AgentDefinition, options: AgentResolutionOptions): boolean {
+  agentResolutionOptions.check(options, '', 'runsOnCli');
   const cli = def.format === undefined ? undefined : options.cli?.[def.format];
   if (cli === undefined) return false;
   return def.adapter === undefined || (typeof cli === 'string' ? def.adapter === cli : def.adapter === cli.id);
@@ -92,6 +113,7 @@ export function toolDecision(def: AgentDefinition, tool: string): ToolDecision {
  * ```
  */
 export function resolveAgentTools(def: AgentDefinition, options: AgentResolutionOptions = {}): ResolvedTools {
+  agentResolutionOptions.check(options);
   const onCli = runsOnCli(def, options);
   const registered = options.tools ?? {};
   const disallowed = new Set(def.disallowedTools ?? []);
@@ -153,6 +175,7 @@ export interface ResolvedModel {
  * ```
  */
 export function resolveAgentModel(def: AgentDefinition, options: AgentResolutionOptions = {}): ResolvedModel {
+  agentResolutionOptions.check(options, '', 'resolveAgentModel');
   const map = options.modelMap ?? {};
   const mapped = (m: string): string => (Object.hasOwn(map, m) ? map[m]! : m);
   const models = [...(def.model === undefined ? [] : [def.model]), ...(def.models ?? [])].map(mapped);

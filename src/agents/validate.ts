@@ -7,7 +7,7 @@
 import { Graph, alg } from '@dagrejs/graphlib';
 import { isPathReference, type AgentDefinition, type AgentIssue } from './definition.js';
 import { resolveAgentMcpServers } from './mcp-servers.js';
-import { resolveAgentModel, resolveAgentTools, type AgentResolutionOptions } from './resolve.js';
+import { agentResolutionOptions, resolveAgentModel, resolveAgentTools, type AgentResolutionOptions } from './resolve.js';
 import { defined } from '../core/defined.js';
 
 /**
@@ -147,6 +147,7 @@ const STATIC_KINDS: readonly AgentEdgeKind[] = ['handoff', 'router', 'advisor', 
  * ```
  */
 export function validateAgents(defs: readonly AgentDefinition[], options?: AgentResolutionOptions): AgentValidation {
+  agentResolutionOptions.check(options, '', 'validateAgents');
   const issues: Issues = { errors: [], warnings: defs.flatMap((d) => d.warnings ?? []) };
   const { byName, seen } = checkNames(defs, issues);
   checkReferences(defs, byName, seen, issues);

@@ -12,8 +12,9 @@
  * @module
  */
 import type { ModelSession, ModelTurn, SendOptions, ToolResult } from './adapter.js';
-import type { RunContext } from './context.js';
+import { RunContext } from './context.js';
 import { ConfigurationError, describeValue, errorMessage } from './errors.js';
+import { boolean, check, defineOptions, func, required, string } from './options.js';
 import type { Runnable } from './runnable.js';
 
 /** Counts the tokens of a text. */
@@ -107,6 +108,15 @@ export interface ContextWindowOptions {
   reopen(signal: AbortSignal | undefined): Promise<{ session: ModelSession; ordinal: number }>;
 }
 
+const contextWindowOptions = defineOptions<ContextWindowOptions>('ContextWindow', {
+  budget: required((name, value) => void validateContextBudget(name, value as ContextBudget)),
+  agent: required(string),
+  system: string,
+  ctx: required(check('a RunContext', (v) => v instanceof RunContext)),
+  contextUsage: boolean,
+  reopen: required(func),
+});
+
 /**
  * The kept copy of a conversation and its budget: wraps the session, counts
  * what each turn sends, and compacts before a turn that would pass the
@@ -131,6 +141,7 @@ export class ContextWindow {
   #total = 0;
 
   constructor(options: ContextWindowOptions) {
+    contextWindowOptions.check(options);
     this.#o = options;
     this.#count = options.budget.counter ?? estimateTokens;
     this.#reported = (options.budget.usage ?? (options.contextUsage ? 'reported' : 'estimate')) === 'reported';

@@ -10,6 +10,7 @@ import { defined } from './defined.js';
 import type { ToolCall, ToolResult } from './adapter.js';
 import type { RunContext } from './context.js';
 import { ConfigurationError, TroupeError, describeValue } from './errors.js';
+import { boolean, defineOptions, object, type OptionCheck } from './options.js';
 import type { OpNode } from './ops.js';
 import type { DelegationHooks } from './delegation.js';
 
@@ -207,29 +208,38 @@ function expectName(name: unknown): void {
   if (typeof name !== 'string' || name.trim() === '') throw new ConfigurationError(`Expected a guardrail \`name\` to be a non-empty string, got ${describeValue(name)}`);
 }
 
+/** A stage's guardrails: a list of guardrails with unique names. */
+const guardrailList: OptionCheck = (name, value) => {
+  if (value === undefined) return;
+  if (!Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be a list of guardrails, got ${describeValue(value)}`);
+  const names = new Set<string>();
+  for (const g of value as readonly Guardrail[]) {
+    defineGuardrail(g);
+    if (names.has(g.name)) throw new ConfigurationError(`Guardrail "${g.name}" is listed twice in \`${name}\``);
+    names.add(g.name);
+  }
+};
+
+/** The description {@link GuardrailOptions} are checked against (`withGuardrails`, a plan's and a worker's `guardrails`). */
+export const guardrailOptions = defineOptions<GuardrailOptions>('withGuardrails', {
+  input: guardrailList,
+  parallelInput: boolean,
+  output: guardrailList,
+  stream: guardrailList,
+  tools: (name, value) => {
+    if (value === undefined) return;
+    if (!Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be a list of tool guardrails, got ${describeValue(value)}`);
+    for (const g of value as readonly ToolGuardrail[]) defineToolGuardrail(g);
+  },
+  delegation: object,
+});
+
 /**
- * Check a {@link GuardrailOptions} object: lists of guardrails with unique names per stage.
+ * Check a {@link GuardrailOptions} object against {@link guardrailOptions}:
+ * known keys, lists of guardrails with unique names per stage.
  * @internal
  */
 export function validateGuardrailOptions(options: GuardrailOptions): GuardrailOptions {
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected guardrail options to be an object, got ${describeValue(options)}`);
-  for (const stage of ['input', 'output', 'stream'] as const) {
-    const list = options[stage];
-    if (list === undefined) continue;
-    if (!Array.isArray(list)) throw new ConfigurationError(`Expected \`${stage}\` to be a list of guardrails, got ${describeValue(list)}`);
-    const names = new Set<string>();
-    for (const g of list as readonly Guardrail[]) {
-      defineGuardrail(g);
-      if (names.has(g.name)) throw new ConfigurationError(`Guardrail "${g.name}" is listed twice in \`${stage}\``);
-      names.add(g.name);
-    }
-  }
-  if (options.tools !== undefined) {
-    if (!Array.isArray(options.tools)) throw new ConfigurationError(`Expected \`tools\` to be a list of tool guardrails, got ${describeValue(options.tools)}`);
-    for (const g of options.tools) defineToolGuardrail(g);
-  }
-  if (options.parallelInput !== undefined && typeof options.parallelInput !== 'boolean') {
-    throw new ConfigurationError(`Expected \`parallelInput\` to be a boolean, got ${describeValue(options.parallelInput)}`);
-  }
-  return options;
+  return guardrailOptions.check(options);
 }

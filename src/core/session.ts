@@ -7,6 +7,7 @@ import type { ModelAdapter, ModelSession, ModelTurn, OpenSessionOptions, SendOpt
 import { abortError, raceAbort, throwIfAborted } from './abort.js';
 import { AdapterError, ModelBehaviorError, SessionBusyError, TroupeError, errorMessage } from './errors.js';
 import { defined } from './defined.js';
+import { abortSignal, check, defineOptions, func, required, string } from './options.js';
 
 /** Options of a {@link SessionHandle}. */
 export interface SessionHandleOptions {
@@ -43,6 +44,14 @@ export interface SendWatch {
   end(turn: ModelTurn): Promise<void>;
 }
 
+const sessionHandleOptions = defineOptions<SessionHandleOptions>('SessionHandle', {
+  agent: required(string),
+  onEvent: func,
+  guard: check('a send guard (with begin())', (v) => typeof (v as SendGuard | null)?.begin === 'function'),
+});
+
+const openSessionOptions = defineOptions<OpenSessionOptions>('openSession', { signal: abortSignal });
+
 /**
  * Wraps a {@link ModelSession}:
  *
@@ -66,6 +75,7 @@ export class SessionHandle {
   readonly #options: SessionHandleOptions;
 
   constructor(session: ModelSession, options: SessionHandleOptions) {
+    sessionHandleOptions.check(options);
     this.#session = session;
     this.#options = options;
   }
@@ -194,7 +204,7 @@ export function adapterFailure(error: unknown, context: AdapterFailureContext): 
  * {@link SessionHandle}) only ever sees typed errors and well-formed turns.
  */
 export async function openSession(adapter: ModelAdapter, spec: SessionSpec, options: OpenSessionOptions = {}): Promise<ModelSession> {
-  const { signal } = options;
+  const { signal } = openSessionOptions.check(options);
   throwIfAborted(signal);
   const context = { agent: spec.agent, adapter: adapter.id };
   const opening = Promise.resolve().then(() => adapter.openSession(spec, signal ? { signal } : {}));

@@ -5,11 +5,12 @@
  */
 import type { ModelTurn, ToolCall, ToolResult } from './adapter.js';
 import { budgetExhaustion } from './budget.js';
-import type { RunContext } from './context.js';
+import { RunContext } from './context.js';
 import { throwIfAborted } from './abort.js';
 import { estimateTokens, inputTokensOf } from './context-window.js';
 import { MaxTurnsExceededError, errorMessage } from './errors.js';
 import { guardToolCall } from './guard-scope.js';
+import { abortSignal, check, defineOptions, func, listOf, positiveInteger, required, string } from './options.js';
 import type { SessionHandle } from './session.js';
 import type { ToolDefinition } from './tools.js';
 import { addUsage, emptyUsage, type Usage } from './usage.js';
@@ -33,6 +34,15 @@ export interface ToolLoopOptions {
    */
   promptTokens?: (input: string | ToolResult[]) => number;
 }
+
+const toolLoopOptions = defineOptions<ToolLoopOptions>('runToolLoop', {
+  ctx: required(check('a RunContext', (v) => v instanceof RunContext)),
+  agent: required(string),
+  tools: required(listOf(check('a tool definition (a `name` and `execute`)', (v) => typeof (v as ToolDefinition | null)?.name === 'string' && typeof (v as ToolDefinition).execute === 'function'))),
+  maxTurns: required(positiveInteger),
+  signal: abortSignal,
+  promptTokens: func,
+});
 
 /** What {@link runToolLoop} returns. */
 export interface ToolLoopResult {
@@ -58,6 +68,7 @@ export async function runToolLoop(
   input: string,
   options: ToolLoopOptions,
 ): Promise<ToolLoopResult> {
+  toolLoopOptions.check(options);
   let last: string | undefined;
   try {
     return await toolLoop(handle, input, options, (text) => (last = text));

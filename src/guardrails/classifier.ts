@@ -7,6 +7,7 @@
 import { defined } from '../core/defined.js';
 import type { Guardrail, GuardrailVerdict } from '../core/guardrails.js';
 import { ConfigurationError, ParseError, describeValue } from '../core/errors.js';
+import { defineOptions, nonEmptyString, oneOf, string } from '../core/options.js';
 import type { ParseIssue, SafeParseResult } from '../core/parse-result.js';
 import type { Runnable } from '../core/runnable.js';
 import { scanSpans } from '../text/fences.js';
@@ -81,6 +82,8 @@ export interface ClassifierGuardrailOptions {
   unclear?: 'trip' | 'allow';
 }
 
+const classifierGuardrailOptions = defineOptions<ClassifierGuardrailOptions>('classifierGuardrail', { name: nonEmptyString, policy: string, unclear: oneOf(['trip', 'allow']) });
+
 /** The classifier's prompt. */
 export function classifierPrompt(text: string, stage: string, policy: string | undefined): string {
   const parts = [
@@ -107,9 +110,7 @@ export function classifierGuardrail(classifier: Runnable, options: ClassifierGua
   if (!classifier || typeof classifier.run !== 'function') {
     throw new ConfigurationError(`Expected a runnable as the classifier, got ${describeValue(classifier)}`);
   }
-  if (options.unclear !== undefined && options.unclear !== 'trip' && options.unclear !== 'allow') {
-    throw new ConfigurationError(`Expected \`unclear\` to be "trip" or "allow", got ${describeValue(options.unclear)}`);
-  }
+  classifierGuardrailOptions.check(options);
   return {
     name: options.name ?? classifier.name,
     async check(text, { ctx, stage }): Promise<GuardrailVerdict> {

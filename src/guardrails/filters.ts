@@ -5,6 +5,7 @@
  */
 import type { Delegation, DelegationMessage } from '../core/delegation.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
+import { boolean, defineOptions } from '../core/options.js';
 import { PROMPT_HEADINGS, fromHeading, section } from '../text/headings.js';
 
 /**
@@ -38,6 +39,8 @@ export interface LastMessagesOptions {
   toolOutput?: boolean;
 }
 
+const lastMessagesOptions = defineOptions<LastMessagesOptions>('lastMessages', { keepRequest: boolean, toolOutput: boolean });
+
 /**
  * An input filter: the receiver sees only the last `n` messages of the
  * delegation's history (after dropping tool results, with `toolOutput:
@@ -50,6 +53,7 @@ export interface LastMessagesOptions {
  */
 export function lastMessages(n: number, options: LastMessagesOptions = {}): (delegation: Delegation) => string {
   if (!Number.isInteger(n) || n < 1) throw new ConfigurationError(`Expected \`n\` of lastMessages to be a positive integer, got ${describeValue(n)}`);
+  lastMessagesOptions.check(options);
   const keepRequest = options.keepRequest ?? true;
   return (delegation) => {
     const history = options.toolOutput === false ? delegation.history.filter((m) => m.role !== 'tool') : delegation.history;

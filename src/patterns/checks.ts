@@ -4,7 +4,7 @@
  * @module
  */
 import { check, listOf, object, runnable, type OptionCheck } from '../core/options.js';
-import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
+import { stallDetectorOptions } from '../reflection/stall.js';
 
 /** An agent (made by `agent()`: it has `converse()`). */
 export const agentCheck: OptionCheck = check('an agent', (v) => typeof v === 'object' && v !== null && typeof (v as { converse?: unknown }).converse === 'function');
@@ -15,7 +15,5 @@ export const runnables: OptionCheck = listOf(runnable);
 /** Delegation hooks (`enabled`, `inputFilter`, `beforeDelegation`). */
 export const delegationOption: OptionCheck = object;
 
-/** Stall detector options (checked by the `StallDetector` they configure). */
-export const stallOption: OptionCheck = (_name, value) => {
-  if (value !== undefined) new StallDetector(value as StallDetectorOptions);
-};
+/** Stall detector options (a `stall` group, checked against the `StallDetector`'s description). */
+export const stallOption = stallDetectorOptions;

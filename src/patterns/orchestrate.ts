@@ -470,8 +470,8 @@ const autoAdjustCheck: OptionCheck = (name, value) => {
   autoAdjustOptions.check(value, `${name}.`, 'orchestrate');
 };
 
-/** The description {@link orchestrate} checks its options against. */
-const orchestrateOptions = defineOptions<OrchestrateOptions>('orchestrate', {
+/** The description {@link orchestrate} checks its options against (`fromPreset` passes most of them through). */
+export const orchestrateOptions = defineOptions<OrchestrateOptions>('orchestrate', {
   name: nonEmptyString,
   lead: agentCheck,
   workers: required((name, v) => {

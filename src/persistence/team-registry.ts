@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, StoreError, describeValue, isTroupeError } from '../core/errors.js';
+import { clock as clockCheck, defineOptions, nonEmptyString, string } from '../core/options.js';
 import { orchestrateModes, type OrchestrateMode } from '../patterns/orchestrate-state.js';
 import type { Store, StoreCallOptions } from '../core/store.js';
 
@@ -190,6 +191,8 @@ export interface DeleteGroupResult {
   moved: TeamMember[];
 }
 
+const deleteGroupOptions = defineOptions<{ moveTo?: string }>('deleteGroup', { moveTo: string });
+
 /**
  * Delete group `groupId`. The members of a multi-agent group are removed
  * with it. The members of a single group are moved to `moveTo` (default:
@@ -197,6 +200,7 @@ export interface DeleteGroupResult {
  * such group they are removed too. Unknown ids are a `ConfigurationError`.
  */
 export function deleteGroup(state: TeamRegistryState, groupId: string, options: { moveTo?: string } = {}): DeleteGroupResult {
+  deleteGroupOptions.check(options);
   if (!state.groups.some((g) => g.id === groupId)) {
     throw new ConfigurationError(`Expected \`groupId\` to name a group, got ${describeValue(groupId)}`);
   }
@@ -251,6 +255,8 @@ export interface ReconcileResult {
   unplaced: string[];
 }
 
+const reconcileOptions = defineOptions<{ defaultGroup?: string }>('reconcile', { defaultGroup: string });
+
 /**
  * Bring the registry in line with the agents that exist now. Precisely:
  *
@@ -275,6 +281,7 @@ export interface ReconcileResult {
  * Groups are never created or deleted. The input state is not modified.
  */
 export function reconcile(state: TeamRegistryState, agents: readonly ReconcileAgent[], options: { defaultGroup?: string } = {}): ReconcileResult {
+  reconcileOptions.check(options);
   const singles = new Set(state.groups.filter((g) => !isMultiAgentGroup(state, g.id)).map((g) => g.id));
   const pinned = (m: TeamMember) => isMultiAgentGroup(state, m.groupId) || m.role === 'orchestrator' || m.preferredModel !== undefined;
   const fallback = options.defaultGroup !== undefined && singles.has(options.defaultGroup) ? options.defaultGroup : firstSingleGroup(state);
@@ -328,6 +335,8 @@ export interface TeamRegistryOptions {
   clock?: Clock;
 }
 
+const teamRegistryOptions = defineOptions<TeamRegistryOptions>('teamRegistry', { key: nonEmptyString, clock: clockCheck });
+
 /** What {@link TeamRegistry.load} returns. */
 export interface LoadedTeamRegistry {
   state: TeamRegistryState;
@@ -366,6 +375,7 @@ export interface TeamRegistry {
  * ```
  */
 export function teamRegistry(store: Store, options: TeamRegistryOptions = {}): TeamRegistry {
+  teamRegistryOptions.check(options);
   const key = options.key ?? 'team-registry';
   const clock = options.clock ?? realClock;
   const moveAside = async (content: unknown, reason: string, call: StoreCallOptions): Promise<LoadedTeamRegistry> => {

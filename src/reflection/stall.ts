@@ -3,7 +3,7 @@
  * @module
  */
 import { ConfigurationError, describeValue } from '../core/errors.js';
-import { expectPositiveInteger } from '../core/options.js';
+import { check, defineOptions, positiveInteger } from '../core/options.js';
 import { expectText, readableText } from '../text/lines.js';
 
 /** Options of {@link StallDetector}. */
@@ -15,6 +15,13 @@ export interface StallDetectorOptions {
   /** Repeats in a row that make a stall. Default: 2. */
   tolerance?: number;
 }
+
+/** The description {@link StallDetectorOptions} are checked against (a pattern's `stall` option too). */
+export const stallDetectorOptions = defineOptions<StallDetectorOptions>('StallDetector', {
+  threshold: check('a number in [0, 1]', (v) => typeof v === 'number' && v >= 0 && v <= 1),
+  window: positiveInteger,
+  tolerance: positiveInteger,
+});
 
 /** What {@link StallDetector.check} says about one response. */
 export interface StallCheck {
@@ -80,12 +87,7 @@ export class StallDetector {
   #consecutive = 0;
 
   constructor(options: StallDetectorOptions = {}) {
-    const { threshold = 0.9, window = 5, tolerance = 2 } = options;
-    if (!(typeof threshold === 'number' && threshold >= 0 && threshold <= 1)) {
-      throw new ConfigurationError(`Expected \`threshold\` to be a number in [0, 1], got ${describeValue(threshold)}`);
-    }
-    expectPositiveInteger('window', window);
-    expectPositiveInteger('tolerance', tolerance);
+    const { threshold = 0.9, window = 5, tolerance = 2 } = stallDetectorOptions.check(options);
     this.options = Object.freeze({ threshold, window, tolerance });
   }
 

@@ -6,7 +6,9 @@
 import type { ModelAdapter } from '../core/adapter.js';
 import { ConfigurationError, describeValue } from '../core/errors.js';
 import { agent, type Agent, type AgentOptions } from '../patterns/agent.js';
-import { orchestrate, type OrchestrateOptions, type Orchestration } from '../patterns/orchestrate.js';
+import { orchestrate, orchestrateOptions, type OrchestrateOptions, type Orchestration } from '../patterns/orchestrate.js';
+import { agentCheck } from '../patterns/checks.js';
+import { check, defineOptions, nonEmptyString } from '../core/options.js';
 import type { RunContext } from '../core/context.js';
 import { resolveAdapter } from '../patterns/agent.js';
 import { genericCharter } from './parse.js';
@@ -40,6 +42,20 @@ export interface FromPresetOptions
    */
   evaluator?: Agent | false;
 }
+
+const { name: _name, workers: _workers, lead: _lead, evaluator: _evaluator, mode: _mode, sharedContext: _shared, routingContext: _routing, maxIterations: _max, goalScore: _goal, ...passedThrough } =
+  orchestrateOptions.shape;
+
+/** The description {@link FromPresetOptions} are checked against: its own, and the orchestrate options it passes through. */
+const fromPresetOptions = defineOptions<FromPresetOptions>('fromPreset', {
+  ...passedThrough,
+  name: nonEmptyString,
+  adapter: check('a model adapter or an adapter name', (v) => typeof v === 'string' || typeof (v as ModelAdapter | null)?.openSession === 'function'),
+  adapters: check('an object of adapters by name', (v) => typeof v === 'object' && v !== null && !Array.isArray(v)),
+  model: nonEmptyString,
+  leadName: check('a non-empty string', (v) => typeof v === 'string' && v.trim() !== ''),
+  evaluator: (name, value) => void (value === false || agentCheck(name, value)),
+});
 
 /** A team built by {@link fromPreset}: an orchestration that remembers its preset. */
 export type PresetTeam = Orchestration & {
@@ -86,6 +102,7 @@ export function fromPreset(preset: FromPresetInput, options: FromPresetOptions =
 function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, checkModels: boolean): PresetTeam {
   if (!preset || typeof preset !== 'object') throw new ConfigurationError(`Expected a team preset, got ${describeValue(preset)}`);
   if (!options || typeof options !== 'object') throw new ConfigurationError(`Expected fromPreset options to be an object, got ${describeValue(options)}`);
+  fromPresetOptions.check(options);
   const parsed = safeParseTeamPreset(preset, preset.source ?? 'user');
   if (!parsed.success) {
     throw new ConfigurationError(`Invalid team preset: ${formatPresetIssues(parsed.issues)}`, { details: { issues: parsed.issues } });
@@ -94,15 +111,6 @@ function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, ch
   const {
     name, adapter: defaultAdapter, adapters, model, leadName = 'orchestrator', evaluator: evaluatorOption, ...rest
   } = options;
-  if (adapters !== undefined && (typeof adapters !== 'object' || adapters === null || Array.isArray(adapters))) {
-    throw new ConfigurationError(`Expected \`adapters\` to be an object of adapters by name, got ${describeValue(adapters)}`);
-  }
-  if (model !== undefined && (typeof model !== 'string' || model === '')) {
-    throw new ConfigurationError(`Expected \`model\` to be a non-empty string, got ${describeValue(model)}`);
-  }
-  if (typeof leadName !== 'string' || leadName.trim() === '') {
-    throw new ConfigurationError(`Expected \`leadName\` to be a non-empty string, got ${describeValue(leadName)}`);
-  }
 
   const adapterOf = (choice: string | undefined, who: string): ModelAdapter | string | undefined => {
     if (choice === undefined) return defaultAdapter;

@@ -10,6 +10,7 @@ import { readdir, realpath } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError } from '../core/errors.js';
+import { abortSignal, defineOptions, listOf, string } from '../core/options.js';
 import { CHARTER_CAP, CONTEXT_CAP, capAtLine, capEntries } from './caps.js';
 import { readSquadFile } from './files.js';
 import { SQUAD_DIR_NAMES, findSquadDir } from './find.js';
@@ -31,6 +32,8 @@ export interface ParseSquadOptions {
   /** Cancels the reading. */
   signal?: AbortSignal;
 }
+
+const parseSquadOptions = defineOptions<ParseSquadOptions>('parseSquad', { infrastructure: listOf(string), signal: abortSignal });
 
 /** The system prompt of a worker whose charter is missing or unreadable. */
 export function genericCharter(name: string, role: string, team: string): string {
@@ -90,7 +93,7 @@ export function charterBody(text: string): string {
  * ```
  */
 export async function parseSquad(dir: string, options: ParseSquadOptions = {}): Promise<SquadPreset | null> {
-  const { signal } = options;
+  const { signal } = parseSquadOptions.check(options);
   const patterns = options.infrastructure ?? DEFAULT_INFRASTRUCTURE;
   throwIfAborted(signal);
   const base = await realpath(dir).catch(() => undefined);
@@ -209,6 +212,7 @@ async function readContext(base: string, file: string, warnings: string[]): Prom
  * ```
  */
 export async function discoverSquad(root: string, options: ParseSquadOptions = {}): Promise<SquadPreset | null> {
+  parseSquadOptions.check(options, '', 'discoverSquad');
   throwIfAborted(options.signal);
   const dir = await findSquadDir(root, options.signal ? { signal: options.signal } : {});
   if (dir === null) return null;

@@ -7,6 +7,7 @@
  */
 import type { ModelAdapter } from '../core/adapter.js';
 import { throwIfAborted } from '../core/abort.js';
+import { abortSignal, check, defineOptions, required, string } from '../core/options.js';
 import type { TeamPreset } from './preset.js';
 
 /** A worker whose model its adapter does not list, and what it gets instead. */
@@ -33,6 +34,12 @@ export interface CheckPresetModelsOptions {
   signal?: AbortSignal;
 }
 
+const checkPresetModelsOptions = defineOptions<CheckPresetModelsOptions>('checkPresetModels', {
+  adapter: required(check('a model adapter or a function of an adapter name', (v) => typeof v === 'function' || typeof (v as ModelAdapter | null)?.openSession === 'function')),
+  model: string,
+  signal: abortSignal,
+});
+
 /** What {@link checkPresetModels} returns: the preset with unknown models replaced, and which they were. */
 export interface CheckedPresetModels {
   preset: TeamPreset;
@@ -52,6 +59,7 @@ export interface CheckedPresetModels {
  * ```
  */
 export async function checkPresetModels(preset: TeamPreset, options: CheckPresetModelsOptions): Promise<CheckedPresetModels> {
+  checkPresetModelsOptions.check(options);
   const adapterOf = typeof options.adapter === 'function' ? options.adapter : (name: string | undefined) => (name === undefined ? (options.adapter as ModelAdapter) : undefined);
   const lists = new Map<ModelAdapter, Promise<ReadonlySet<string>>>();
   const unknown: UnknownPresetModel[] = [];

@@ -6,6 +6,7 @@
  */
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError, ParseError } from '../core/errors.js';
+import { abortSignal, defineOptions, string } from '../core/options.js';
 import type { Store } from '../core/store.js';
 import { isPresetTeam, isOrchestratedTeamOptions, presetFromTeam, type PresetTeam, type OrchestratedTeamOptions } from './from-preset.js';
 import { formatPresetIssues, safeParseTeamPreset, type PresetSource, type TeamPreset, type TeamPresetInput } from './preset.js';
@@ -164,13 +165,15 @@ export interface LoadUserPresetsOptions {
   signal?: AbortSignal;
 }
 
+const loadUserPresetsOptions = defineOptions<LoadUserPresetsOptions>('loadUserPresets', { signal: abortSignal });
+
 /**
  * The user presets saved in `store` (under `presets/`), validated, each with
  * `source: 'user'`. A stored document that is not a valid preset throws a
  * `ParseError` naming its key.
  */
 export async function loadUserPresets(store: Store, options: LoadUserPresetsOptions = {}): Promise<TeamPreset[]> {
-  const { signal } = options;
+  const { signal } = loadUserPresetsOptions.check(options);
   const presets: TeamPreset[] = [];
   for (const key of await store.list(PRESET_KEY_PREFIX, signal ? { signal } : {})) {
     throwIfAborted(signal);
@@ -202,6 +205,14 @@ export interface SaveTeamAsPresetOptions {
   signal?: AbortSignal;
 }
 
+const saveTeamAsPresetOptions = defineOptions<SaveTeamAsPresetOptions>('saveTeamAsPreset', {
+  store: (_name, value) => {
+    if (typeof (value as Store | undefined)?.set !== 'function') throw new ConfigurationError('Expected `store` to be a Store with get, set and list');
+  },
+  repoRoot: string,
+  signal: abortSignal,
+});
+
 /** What {@link saveTeamAsPreset} returns. */
 export interface SavedPreset {
   /** The preset as stored, with `source: 'user'`. */
@@ -224,11 +235,8 @@ export interface SavedPreset {
  * ```
  */
 export async function saveTeamAsPreset(team: TeamPresetInput | PresetTeam | OrchestratedTeamOptions, options: SaveTeamAsPresetOptions): Promise<SavedPreset> {
-  const { store, repoRoot, signal } = options;
+  const { store, repoRoot, signal } = saveTeamAsPresetOptions.check(options ?? ({} as SaveTeamAsPresetOptions));
   const input: TeamPresetInput = isPresetTeam(team) || isOrchestratedTeamOptions(team) ? presetFromTeam(team) : team;
-  if (store === undefined || typeof store.set !== 'function') {
-    throw new ConfigurationError('Expected `store` to be a Store with get, set and list');
-  }
   const { sourcePath: _path, roster: _roster, warnings: _warnings, ...rest } = input;
   const parsed = safeParseTeamPreset({ ...rest, source: 'user' }, 'user');
   if (!parsed.success) {

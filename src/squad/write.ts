@@ -9,6 +9,7 @@ import { lstat, mkdir, readdir, realpath, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError } from '../core/errors.js';
+import { abortSignal, defineOptions } from '../core/options.js';
 import { writeFileAtomic } from '../core/fs.js';
 import { readableText } from '../text/lines.js';
 import { guardWrite, isSymlink, readSquadFile } from './files.js';
@@ -22,6 +23,8 @@ export interface WriteSquadOptions {
   /** Cancels the writing between files. */
   signal?: AbortSignal;
 }
+
+const writeSquadOptions = defineOptions<WriteSquadOptions>('writeSquad', { signal: abortSignal });
 
 /**
  * The role of a worker from its prompt: the first sentence without a leading
@@ -71,7 +74,7 @@ function unsafe(path: string, reason: string): ConfigurationError {
  * ```
  */
 export async function writeSquad(root: string, preset: TeamPresetInput, options: WriteSquadOptions = {}): Promise<string> {
-  const { signal } = options;
+  const { signal } = writeSquadOptions.check(options);
   const parsed = safeParseTeamPreset(preset, preset.source ?? 'user');
   if (!parsed.success) {
     throw new ConfigurationError(`Invalid team preset: ${formatPresetIssues(parsed.issues)}`, { details: { issues: parsed.issues } });

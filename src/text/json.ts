@@ -17,6 +17,7 @@
 import { jsonrepair } from 'jsonrepair';
 import type { z } from 'zod';
 import { ParseError } from '../core/errors.js';
+import { boolean, check, defineOptions, oneOf } from '../core/options.js';
 import type { ParseIssue, SafeParseResult } from '../core/parse-result.js';
 import { fenceLanguage, scanLines } from './fences.js';
 import { readableText } from './lines.js';
@@ -39,6 +40,12 @@ export interface FindJsonOptions<T = unknown> {
   /** Repair damaged candidates with `jsonrepair` when none parses as it is. Default: true. */
   repair?: boolean;
 }
+
+const findJsonOptions = defineOptions<FindJsonOptions>('safeFindJson', {
+  kind: oneOf(['object', 'array', 'any']),
+  schema: check('a zod schema or a function of the value', (v) => typeof v === 'function' || typeof (v as { safeParse?: unknown } | null)?.safeParse === 'function'),
+  repair: boolean,
+});
 
 /** The JSON a reader found. */
 export interface FoundJson<T = unknown> {
@@ -288,8 +295,9 @@ class Search<T> {
 /**
  * Find the JSON value a model meant in `text`: the first candidate (see the
  * module for the order) whose value, or a value inside it, is of `kind` and
- * passes `schema`. Never throws for a string (a non-string throws a
- * `ConfigurationError`, code `invalid_argument`); linear in the text.
+ * passes `schema`. Never throws for a string and valid options (a
+ * non-string throws a `ConfigurationError`, code `invalid_argument`; an
+ * unknown or bad option, `invalid_option`); linear in the text.
  *
  * @example
  * ```ts
@@ -299,6 +307,7 @@ class Search<T> {
  */
 export function safeFindJson<T = unknown>(text: string, options: FindJsonOptions<T> = {}): SafeParseResult<FoundJson<T>, JsonIssue> {
   const source = readableText(text, 'the text to find JSON in');
+  findJsonOptions.check(options);
   const kind = options.kind ?? 'object';
   const search = new Search(source, kind, options.schema);
   const candidates = candidatesOf(source);
@@ -360,6 +369,7 @@ function explain<T>(search: Search<T>, kind: JsonKind): JsonIssue[] {
  * issues in `details.issues`) when no candidate passes.
  */
 export function findJson<T = unknown>(text: string, options: FindJsonOptions<T> = {}): FoundJson<T> {
+  findJsonOptions.check(options, '', 'findJson');
   const result = safeFindJson(text, options);
   if (result.success) return result.data;
   throw new ParseError(`No usable JSON in the text: ${result.issues.map((i) => i.message).join('; ')}`, { details: { issues: result.issues } });

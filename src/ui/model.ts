@@ -6,6 +6,7 @@
  * Plain data and no DOM, so it is tested without a browser.
  * @module
  */
+import { anything, defineOptions } from '../core/options.js';
 import type { ChatMessage, PendingRequest, RunStatus, RunSummary, TurnView, WorkerState, WorkerStatus } from './types.js';
 
 /** Options of {@link ChatModel}. */
@@ -15,6 +16,9 @@ export interface ChatModelOptions {
   /** The most worker turns kept. Default: 2000. */
   maxTurns?: number;
 }
+
+/** Any value of a cap is taken: one that is not a positive integer (an element's missing attribute) is the default. */
+const chatModelOptions = defineOptions<ChatModelOptions>('ChatModel', { maxMessages: anything, maxTurns: anything });
 
 /** The statuses in which a worker works. */
 export const WORKING: ReadonlySet<WorkerStatus> = new Set(['running', 'retrying', 'queued']);
@@ -53,6 +57,7 @@ export class ChatModel {
   #nextId = 0;
 
   constructor(options: ChatModelOptions = {}) {
+    chatModelOptions.check(options);
     this.maxMessages = positive(options.maxMessages, 5000);
     this.maxTurns = positive(options.maxTurns, 2000);
   }

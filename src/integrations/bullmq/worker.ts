@@ -13,7 +13,7 @@ import { ConfigurationError, describeValue, errorMessage } from '../../core/erro
 import type { TroupeEvent } from '../../core/events.js';
 import { abortSignal, anything, boolean, defineOptions, expectNonNegativeInteger, expectPositiveInteger, expectPositiveNumber, func, positiveInteger } from '../../core/options.js';
 import type { ToolDefinition } from '../../core/tools.js';
-import { validateGuardrailOptions, type GuardrailOptions } from '../../core/guardrails.js';
+import { guardrailOptions, validateGuardrailOptions, type GuardrailOptions } from '../../core/guardrails.js';
 import { loadPeer } from '../../core/peer.js';
 import type { Store } from '../../core/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
@@ -139,7 +139,7 @@ const startWorkerOptions = defineOptions<StartWorkerOptions>('startWorker', {
   adapter: anything,
   adapters: anything,
   tools: anything,
-  guardrails: anything,
+  guardrails: guardrailOptions,
   store: anything,
   workspace: anything,
   baseDir: anything,

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { savedOutcomeSchema, checkpointStream, type Checkpoint } from '../../core/checkpoint.js';
 import type { RunContext } from '../../core/context.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
+import { abortSignal, defineOptions } from '../../core/options.js';
 import type { Store, StoreCallOptions } from '../../core/store.js';
 import type { PlanIndex } from '../model/dag.js';
 import type { ChunkAttemptResult, ChunkJobData } from './executor.js';
@@ -231,6 +232,9 @@ function chunkState(r: ChunkRecord): ChunkState {
   return saved;
 }
 
+/** The options of {@link recordChunkResult}: those of a store call. */
+const recordChunkResultOptions = defineOptions<StoreCallOptions>('recordChunkResult', { signal: abortSignal });
+
 /**
  * Record a finished attempt of a chunk in its plan's checkpoint, from any
  * process that shares the run's store: a worker of a queue-backed executor
@@ -250,6 +254,7 @@ function chunkState(r: ChunkRecord): ChunkState {
  * ```
  */
 export async function recordChunkResult(store: Store, job: Pick<ChunkJobData, 'runId' | 'checkpointPath' | 'chunk' | 'attempt'>, result: string | ChunkAttemptResult, options: StoreCallOptions = {}): Promise<void> {
+  recordChunkResultOptions.check(options);
   const entry = chunkStateSchema.safeParse({
     sequenceIndex: job.chunk?.sequenceIndex,
     status: 'completed',

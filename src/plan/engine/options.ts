@@ -11,7 +11,7 @@
 import { validateBudget, type Budget } from '../../core/budget.js';
 import { RunContext } from '../../core/context.js';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
-import { validateGuardrailOptions, type GuardrailOptions } from '../../core/guardrails.js';
+import { guardrailOptions } from '../../core/guardrails.js';
 import {
   adapter,
   boolean,
@@ -78,7 +78,7 @@ const workspaceStrategy = check('a workspace strategy (prepare, merge and cleanu
 const tool = check('a tool definition (a `name` and `execute`)', (v) => typeof (v as { name?: unknown } | null)?.name === 'string' && hasMethods(v, ['execute']));
 
 /** `roles`: by role, each a role configuration; an `estimatedMs` positive, `tools` a list of names. */
-const roleOverrides: OptionCheck = (name, value) => {
+export const roleOverrides: OptionCheck = (name, value) => {
   if (value === undefined) return;
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to map roles to role settings, got ${describeValue(value)}`);
   for (const [role, config] of Object.entries(value as RoleOverrides)) {
@@ -111,7 +111,7 @@ export const planRunOptions = defineOptions<PlanRunOptions>('planRunnable', {
   executor: executorCheck,
   runChunk: func,
   tools: listOf(tool),
-  guardrails: (_name, value) => void (value === undefined || validateGuardrailOptions(value as GuardrailOptions)),
+  guardrails: guardrailOptions,
   approvals: approvalQueue,
   toolRisks: toolRiskMap,
   weight: func,

@@ -5,7 +5,9 @@
  * @module
  */
 import { totalUsage } from '../../core/ops.js';
-import { withConversation, type ConversationOptions } from './conversation.js';
+import { defineOptions, nonNegativeNumber, string } from '../../core/options.js';
+import { roleOverrides } from '../engine/options.js';
+import { conversationShape, withConversation, type ConversationOptions } from './conversation.js';
 import type { Plan } from '../model/plan.js';
 import { resolveRole, type RoleOverrides } from '../model/roles.js';
 import type { AggregateReport, ChunkResult, PlanStats } from '../engine/types.js';
@@ -24,6 +26,9 @@ export interface AggregateOptions extends ConversationOptions {
   durationMs?: number;
 }
 
+/** The description {@link AggregateOptions} are checked against. */
+const aggregateOptions = defineOptions<AggregateOptions>('aggregate', { ...conversationShape, task: string, system: string, roles: roleOverrides, durationMs: nonNegativeNumber });
+
 /**
  * Summarise a plan's results with a synthesis session.
  *
@@ -34,6 +39,7 @@ export interface AggregateOptions extends ConversationOptions {
  * ```
  */
 export async function aggregate(plan: Plan, results: readonly ChunkResult[], options: AggregateOptions): Promise<AggregateReport> {
+  aggregateOptions.check(options);
   const conflicts = fileConflicts(results);
   const prompt = synthesisPrompt(plan, results, options.task ?? plan.planSummary, conflicts);
   const role = resolveRole('Synthesis', options.roles);

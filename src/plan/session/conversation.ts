@@ -6,7 +6,7 @@
  */
 import type { ModelAdapter } from '../../core/adapter.js';
 import type { Clock } from '../../core/clock.js';
-import type { RunContext } from '../../core/context.js';
+import { RunContext } from '../../core/context.js';
 import { ConfigurationError } from '../../core/errors.js';
 import { totalUsage } from '../../core/ops.js';
 import { run } from '../../core/run.js';
@@ -14,6 +14,7 @@ import { defineRunnable } from '../../core/runnable.js';
 import { emptyUsage, type Usage } from '../../core/usage.js';
 import { agent } from '../../patterns/agent.js';
 import { defined } from '../../core/defined.js';
+import { abortSignal, adapter, check, clock, finiteNumber, nonEmptyString, type OptionsShape } from '../../core/options.js';
 
 /** Anything that answers text with text (an agent's `Conversation` is one). */
 export interface TextSession {
@@ -37,6 +38,17 @@ export interface ConversationOptions {
   /** The sampling temperature of the session this opens. */
   temperature?: number;
 }
+
+/** How {@link ConversationOptions} are checked: the shape the decomposer's and the aggregator's descriptions extend. */
+export const conversationShape: OptionsShape<ConversationOptions> = {
+  session: check('a text session (with send())', (v) => typeof (v as TextSession | null)?.send === 'function'),
+  adapter,
+  ctx: check('a RunContext', (v) => v instanceof RunContext),
+  signal: abortSignal,
+  clock,
+  model: nonEmptyString,
+  temperature: finiteNumber,
+};
 
 /** Run `body` with a conversation with agent `name`; returns its value and the conversation's usage. */
 export async function withConversation<T>(

@@ -6,8 +6,8 @@
 import { z } from 'zod';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
 import { safeFindJson } from '../../text/json.js';
-import { expectPositiveInteger } from '../../core/options.js';
-import { withConversation, type ConversationOptions } from './conversation.js';
+import { defineOptions, listOf, oneOf, positiveInteger, string } from '../../core/options.js';
+import { conversationShape, withConversation, type ConversationOptions } from './conversation.js';
 import { PlanValidationError, chunkRoles, validatePlanJson, type ChunkRole, type Plan } from '../model/plan.js';
 import { defaultRoles } from '../model/roles.js';
 
@@ -22,6 +22,15 @@ export interface DecomposeOptions extends ConversationOptions {
   /** The planner's system prompt. Default: the Planning role's. */
   system?: string;
 }
+
+/** The description {@link DecomposeOptions} are checked against. */
+const decomposeOptions = defineOptions<DecomposeOptions>('decompose', {
+  ...conversationShape,
+  roles: listOf(oneOf(chunkRoles)),
+  maxAttempts: positiveInteger,
+  context: string,
+  system: string,
+});
 
 /** What the planner answered when it may ask: a plan, or questions for the user. */
 export type PlanOrQuestions = { plan: Plan; questions?: undefined } | { plan?: undefined; questions: string[] };
@@ -56,7 +65,7 @@ export async function decompose(task: string, options: DecomposeOptions): Promis
  * (the planning session's way back to clarifying).
  */
 export async function planOrAsk(task: string, options: DecomposeOptions, mayAsk: boolean): Promise<PlanOrQuestions> {
-  const maxAttempts = expectPositiveInteger('maxAttempts', options.maxAttempts) ?? 3;
+  const maxAttempts = decomposeOptions.check(options).maxAttempts ?? 3;
   if (typeof task !== 'string' || task.trim() === '') throw new ConfigurationError(`Expected \`task\` to be a non-empty string, got ${describeValue(task)}`);
   const roles = options.roles ?? chunkRoles;
   const { value } = await withConversation<PlanOrQuestions>('planner', options.system ?? defaultRoles.Planning.system, options, async (session, signal, ctx) => {

@@ -7,6 +7,7 @@
  */
 import type { ToolCall, ToolResult } from '../../core/adapter.js';
 import type { TroupeEvent } from '../../core/events.js';
+import { defineOptions, positiveInteger } from '../../core/options.js';
 import { currentChunkStatus, type ChunkStatus } from '../../plan/engine/state.js';
 import { criticalPathOf } from '../../plan/model/dag.js';
 import { isEvent } from '../../core/run-log-reader.js';
@@ -229,8 +230,12 @@ export interface ReportDataOptions {
   maxTextLength?: number;
 }
 
+/** The description {@link ReportDataOptions} are checked against (`renderRunReport` extends it). */
+export const reportDataOptions = defineOptions<ReportDataOptions>('buildReportData', { maxTextLength: positiveInteger });
+
 /** Build the report data from a run's events (records that are not events are skipped and counted). */
 export function buildReportData(records: readonly unknown[], options: ReportDataOptions = {}): RunReportData {
+  reportDataOptions.check(options);
   const events: TroupeEvent[] = [];
   let skipped = 0;
   for (const r of records) {

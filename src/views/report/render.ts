@@ -7,9 +7,12 @@
 import { createHash } from 'node:crypto';
 import { ConfigurationError, describeValue } from '../../core/errors.js';
 import type { TroupeEvent } from '../../core/events.js';
-import { buildReportData, type ReportDataOptions, type RunReportData } from './data.js';
+import { defineOptions, string } from '../../core/options.js';
+import { buildReportData, reportDataOptions, type ReportDataOptions, type RunReportData } from './data.js';
 import { PAGE_SCRIPT } from './page-script.js';
 import { PAGE_STYLES } from './styles.js';
+
+const runReportOptions = defineOptions<RunReportOptions>('renderRunReport', { ...reportDataOptions.shape, title: string });
 
 /** What {@link renderRunReport} reads: a run log (`readRun`, `exportRun`) or its events. */
 export type RunReportSource = { events: readonly unknown[] } | readonly unknown[];
@@ -39,11 +42,9 @@ export function renderRunReport(log: RunReportSource, options: RunReportOptions 
   if (!Array.isArray(events)) {
     throw new ConfigurationError(`Expected a run log (an object with \`events\`) or an array of events, got ${describeValue(log)}`);
   }
-  if (options.maxTextLength !== undefined && !(Number.isInteger(options.maxTextLength) && options.maxTextLength > 0)) {
-    throw new ConfigurationError(`Expected \`maxTextLength\` to be a positive integer, got ${describeValue(options.maxTextLength)}`);
-  }
-  const data = buildReportData(events as readonly TroupeEvent[], options);
-  return renderReportData(data, options.title);
+  const { title, ...dataOptions } = runReportOptions.check(options);
+  const data = buildReportData(events as readonly TroupeEvent[], dataOptions);
+  return renderReportData(data, title);
 }
 
 /** Render report data (from {@link buildReportData}) as the HTML page. */

@@ -1,9 +1,14 @@
 // Recipes of the edges layer's functions (see ./types.ts): persistence,
-// time travel, the integrations, the command line's helpers, views, squads,
-// agent files, workspaces, adapters and testing.
+// time travel, the integrations, the command line's helpers, views,
+// workspaces and testing.
 import { memoryStore } from '../../../src/core/memory-store.js';
 import { exportRun, pruneRuns, readRun, timeline } from '../../../src/persistence/run-log.js';
 import { listRuns } from '../../../src/persistence/runs.js';
+import { deleteGroup, emptyTeamRegistry, reconcile, teamRegistry } from '../../../src/persistence/team-registry.js';
+import { otelTracing } from '../../../src/integrations/otel/tracing.js';
+import { buildReportData } from '../../../src/views/report/data.js';
+import { renderRunReport } from '../../../src/views/report/render.js';
+import { ChatModel } from '../../../src/ui/model.js';
 import { forkRun } from '../../../src/travel/fork.js';
 import { formatWhatIf } from '../../../src/travel/format.js';
 import { whatIfAdapter } from '../../../src/travel/what-if-adapter.js';
@@ -46,6 +51,8 @@ const store = () => memoryStore();
 const helper = () => agent({ name: 'helper' });
 /** A logged run with nothing but its start. */
 const recorded = { runId: 'r1', events: [{ type: 'run.started', runId: 'r1', time: 0, runnable: 'helper', input: 'hi' }] };
+/** A team registry with one group. */
+const registry = () => ({ ...emptyTeamRegistry(), groups: [{ id: 'g1', name: 'Group', mode: 'single' as const, sortOrder: 0 }] });
 const usage = { inputTokens: 0, outputTokens: 0, cachedTokens: 0, costUsd: 0, turns: 0 };
 const side = { output: '', status: 'completed', usage, scores: {}, agents: {} };
 const report: WhatIfReport = { runId: 'r2', changes: [], recorded: side, whatIf: side, calls: [], counts: { recorded: 0, live: 0, context: 0 }, liveUsage: usage, liveAgents: [], changedAgents: [], outputChanged: false, scores: [], regressed: false };
@@ -57,6 +64,9 @@ export const edgesRecipes: Recipes = {
   exportRun: (extra) => exportRun('run-1', { store: store(), ...extra }),
   listRuns: (extra) => listRuns({ store: store(), ...extra }),
   pruneRuns: (extra) => pruneRuns({ store: store(), maxAgeMs: 1000, ...extra }),
+  teamRegistry: (extra) => teamRegistry(store(), { ...extra }),
+  deleteGroup: (extra) => deleteGroup(registry(), 'g1', { ...extra }),
+  reconcile: (extra) => reconcile(registry(), [], { ...extra }),
   fileStore: (extra) => fileStore('/tmp/troupe-recipe-never-written', { ...extra }),
   // troupe/workspaces
   fileLocking: (extra) => fileLocking({ ...extra }),
@@ -112,5 +122,10 @@ export const edgesRecipes: Recipes = {
   uiPage: (extra) => uiPage({ endpoint: '/api', ...extra }),
   uiHandler: (extra) => uiHandler({ endpoint: '/api', ...extra }),
   uiContentSecurityPolicy: (extra) => uiContentSecurityPolicy({ ...extra }),
+  ChatModel: (extra) => new ChatModel({ ...extra }),
+  // troupe/report, troupe/otel
+  buildReportData: (extra) => buildReportData(recorded.events, { ...extra }),
+  renderRunReport: (extra) => renderRunReport(recorded, { ...extra }),
+  otelTracing: (extra) => otelTracing({ ...extra }),
   workspaceSuite: (extra) => workspaceSuite('x', () => ({ strategy: {} as never, baseDir: '.' }), { ...extra }),
 };

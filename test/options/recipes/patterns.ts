@@ -1,5 +1,8 @@
-// Recipes of the patterns and coordination layers' functions (see ./types.ts).
+// Recipes of the patterns, coordination, reflection and text layers' functions (see ./types.ts).
 import { SimulatedClock } from '../../../src/core/clock.js';
+import { ContextWindow } from '../../../src/core/context-window.js';
+import { StallDetector } from '../../../src/reflection/stall.js';
+import { findJson, safeFindJson } from '../../../src/text/json.js';
 import { advisors, consultAdvisors } from '../../../src/patterns/advisors.js';
 import { agent } from '../../../src/patterns/agent.js';
 import { asTool } from '../../../src/patterns/as-tool.js';
@@ -41,4 +44,11 @@ export const patternsRecipes: Recipes = {
   MessageBus: (extra) => new MessageBus({ clock: new SimulatedClock(), ...extra }),
   StuckDetector: (extra) => new StuckDetector({ expectedTaskMs: 1000, ...extra }),
   resolvePlanApproval: (extra) => resolvePlanApproval(extra),
+  // ContextWindow checks its options before it uses the run's context.
+  ContextWindow: (extra) =>
+    new ContextWindow({ budget: { maxTokens: 1000 }, agent: 'helper', system: undefined, ctx: undefined as never, contextUsage: false, reopen: () => Promise.reject(new Error('unused')), ...extra }),
+  // troupe/reflection, troupe/text
+  StallDetector: (extra) => new StallDetector({ ...extra }),
+  findJson: (extra) => findJson('{"a": 1}', { ...extra }),
+  safeFindJson: (extra) => safeFindJson('{"a": 1}', { ...extra }),
 };
