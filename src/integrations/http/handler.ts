@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
-import { check, defineOptions, func, positiveNumber, required, store as storeCheck } from '../../core/options.js';
+import { check, defineOptions, either, func, listOf, positiveNumber, required, store as storeCheck, string } from '../../core/options.js';
 import { readRunEvents } from '../../core/run-log-reader.js';
 import type { Store } from '../../core/store.js';
 import { listRuns } from '../../persistence/runs.js';
@@ -23,6 +23,7 @@ import { SSE_HEADERS, sseOptions, type SseOptions } from './sse.js';
 import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
 import { defined } from '../../core/defined.js';
 import { readBodyText } from './body.js';
+import { isJsonMediaType, originAllowed, type AllowedOrigins } from './guards.js';
 
 /** Who is calling: the tenant whose namespace every handler works in, and whatever else the application keeps. */
 export interface Principal {
@@ -79,6 +80,15 @@ export interface RunHandlerOptions extends SseOptions {
   maxBodyBytes?: number;
   /** How long `POST /runs` waits for the started run's log, in ms. Default: 10000. */
   startTimeoutMs?: number;
+  /**
+   * Origins whose pages may send requests that carry a cookie, besides the
+   * server's own (the origin of the `Host` the request names): a list
+   * (`['https://console.example']`) or a function of the origin. A request
+   * with a `Cookie` header from any other origin is refused with 403
+   * (`forbidden_origin`) before `authorize` is called; requests without a
+   * cookie (a bearer token) are not concerned.
+   */
+  allowedOrigins?: AllowedOrigins;
 }
 
 const runHandlerOptions = defineOptions<RunHandlerOptions>('runHandler', {
@@ -90,6 +100,7 @@ const runHandlerOptions = defineOptions<RunHandlerOptions>('runHandler', {
   pollMs: positiveNumber,
   maxBodyBytes: positiveNumber,
   startTimeoutMs: positiveNumber,
+  allowedOrigins: either('a list of origins or a function', listOf(string), func),
 });
 
 /** A route handler. */
@@ -129,8 +140,10 @@ class HttpFailure extends Error {
  * | `GET /runs/:id/report` | the run's HTML report (`troupe/report`) |
  * | `POST /agui` | AG-UI `HttpAgent` endpoint: the thread is the run |
  *
- * Every route first calls `authorize`; a refusal is a 401 or 403 with a JSON
- * body. Everything a route reads or writes is in the principal's tenant
+ * Every route first checks the origin of a request that carries a cookie
+ * (`allowedOrigins`, 403 otherwise), then calls `authorize`; a refusal is a
+ * 401 or 403 with a JSON body. Only then is a body read, and only a JSON one
+ * (`application/json` or `+json`, 415 otherwise). Everything a route reads or writes is in the principal's tenant
  * namespace, so a principal never reaches another tenant's runs: they read
  * as 404. Ids from the request are checked (`isSafeId`) before they reach a
  * store key (400 otherwise).
@@ -154,6 +167,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
       const route = matchRoute(request.method, parts);
       if (!route) return errorResponse(404, 'not_found', 'No such route');
       if (route === 'method') return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here`);
+      if (!originAllowed(request, options.allowedOrigins)) return errorResponse(403, 'forbidden_origin', 'A request with a cookie from another origin');
       const principal = await authorizeRequest(options.authorize, request);
       const store = namespacedStore(options.store, principal.tenant);
       const ids = route.ids;
@@ -184,6 +198,8 @@ export function runHandler(options: RunHandlerOptions): Handler {
           return errorResponse(409, result.reason === 'answered' ? 'already_answered' : 'withdrawn', `Request ${requestId} was ${result.reason} already`);
         }
         case 'cancel': {
+          const type = request.headers.get('content-type');
+          if (type !== null && !isJsonMediaType(type)) throw new HttpFailure(unsupportedMediaType(type));
           const state = await runState(runId, { store, signal: request.signal });
           if (!state.exists) return notFound(runId);
           if (state.ended) return errorResponse(409, 'run_ended', `Run ${runId} has ended`);
@@ -275,8 +291,17 @@ function notFound(runId: string): Response {
   return errorResponse(404, 'not_found', `No run ${runId}`);
 }
 
-/** Read a JSON body of at most `max` bytes (413 past it, 400 when it is not JSON). */
+function unsupportedMediaType(type: string | null): Response {
+  return errorResponse(415, 'unsupported_media_type', `Expected a JSON body (application/json), got ${type === null ? 'no Content-Type' : describeValue(type.slice(0, 100))}`);
+}
+
+/** Read a JSON body of at most `max` bytes (415 when it is not said to be JSON, 413 past the limit, 400 when it is not JSON). */
 async function readJson(request: Request, max: number): Promise<unknown> {
+  const type = request.headers.get('content-type');
+  if (!isJsonMediaType(type)) {
+    await request.body?.cancel().catch(() => undefined);
+    throw new HttpFailure(unsupportedMediaType(type));
+  }
   const text = await readBodyText(request, max);
   if (text === undefined) throw new HttpFailure(errorResponse(413, 'body_too_large', `The body is larger than ${max} bytes`));
   try {
