@@ -24,6 +24,8 @@ import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, 
 import { defined } from '../../core/defined.js';
 import { readBodyText } from './body.js';
 import { isJsonMediaType, originAllowed, type AllowedOrigins } from './guards.js';
+import { RunIds } from './create.js';
+import { realClock } from '../../core/clock.js';
 
 /** Who is calling: the tenant whose namespace every handler works in, and whatever else the application keeps. */
 export interface Principal {
@@ -158,6 +160,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
   runHandlerOptions.check(options ?? ({} as RunHandlerOptions));
   const maxBodyBytes = options.maxBodyBytes ?? 65_536;
   const base = trimSlashes(options.basePath ?? '');
+  const runIds = new RunIds();
 
   return async (request) => {
     try {
@@ -177,7 +180,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
         case 'list':
           return jsonResponse(200, { runs: await listRuns({ store, signal: request.signal }) });
         case 'start':
-          return await startRoute(options, principal, store, request, maxBodyBytes);
+          return await startRoute(options, runIds, principal, store, request, maxBodyBytes);
         case 'run': {
           const state = await runState(runId, { store, signal: request.signal });
           if (!state.exists) return notFound(runId);
@@ -214,7 +217,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
           return new Response(renderRunReport(events), { status: 200, headers: REPORT_HEADERS });
         }
         case 'agui':
-          return await aguiRoute(options, principal, store, request, maxBodyBytes);
+          return await aguiRoute(options, runIds, principal, store, request, maxBodyBytes);
       }
     } catch (error) {
       if (error instanceof HttpFailure) return error.response;
@@ -311,22 +314,41 @@ async function readJson(request: Request, max: number): Promise<unknown> {
   }
 }
 
-async function startRoute(options: RunHandlerOptions, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
+async function startRoute(options: RunHandlerOptions, ids: RunIds, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
   if (!options.start) return errorResponse(405, 'method_not_allowed', 'This server does not start runs');
   const body = await readJson(request, max);
   const { input, runId: wanted } = (body ?? {}) as { input?: unknown; runId?: unknown };
   if (typeof input !== 'string' || input.trim() === '') return errorResponse(400, 'invalid_input', 'Expected `input` to be a non-empty string');
   if (wanted !== undefined && !isSafeId(wanted)) return errorResponse(400, 'invalid_id', `Not a valid id: ${describeValue(wanted)}`);
   const runId = wanted ?? randomUUID();
-  if (wanted !== undefined && (await runState(runId, { store, signal: request.signal })).exists) return errorResponse(409, 'run_exists', `Run ${runId} exists already`);
-  await options.start({ principal, store, runId, input, body, request });
+  if (wanted !== undefined && (await runState(runId, { store, signal: request.signal })).exists) return runExists(runId);
+  return (await startNew(options, ids, { principal, store, runId, input, body, request })) ?? jsonResponse(201, { runId });
+}
+
+function runExists(runId: string): Response {
+  return errorResponse(409, 'run_exists', `Run ${runId} exists already`);
+}
+
+/**
+ * Start a run under an id no run has: take the id (of concurrent requests
+ * for one id, exactly one does; the others get 409), call `start`, and wait
+ * until the run has logged. Undefined once it has; the response otherwise.
+ */
+async function startNew(options: RunHandlerOptions, ids: RunIds, start: StartRunRequest): Promise<Response | undefined> {
+  const { principal, store, runId, request } = start;
+  if (!(await ids.take(store, principal.tenant, runId, request.signal, (options.clock ?? realClock).now()))) return runExists(runId);
+  try {
+    await options.start!(start);
+  } catch (error) {
+    await ids.release(store, runId);
+    throw error;
+  }
   const started = await waitForRun(runId, {
     store,
     signal: request.signal,
     ...defined({ clock: options.clock, timeoutMs: options.startTimeoutMs }),
   });
-  if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
-  return jsonResponse(201, { runId });
+  return started ? undefined : errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
 }
 
 function streamOptions(options: RunHandlerOptions, request: Request) {
@@ -381,7 +403,7 @@ const RESUME_ANSWERS: Record<string, (status: 'resolved' | 'cancelled', payload:
   'plan-approval': (status, payload) => (status === 'cancelled' ? { decision: 'reject' } : payload),
 };
 
-async function aguiRoute(options: RunHandlerOptions, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
+async function aguiRoute(options: RunHandlerOptions, ids: RunIds, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
   const parsed = aguiInputSchema.safeParse(await readJson(request, max));
   if (!parsed.success) return errorResponse(400, 'invalid_input', 'Expected an AG-UI RunAgentInput', { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
   const input: AguiInput = parsed.data;
@@ -399,13 +421,8 @@ async function aguiRoute(options: RunHandlerOptions, principal: Principal, store
     if (!options.start) return notFound(runId);
     const text = lastUserText(input);
     if (text === undefined || text.trim() === '') return errorResponse(400, 'invalid_input', 'A new thread needs a user message');
-    await options.start({ principal, store, runId, input: text, body: input, request });
-    const started = await waitForRun(runId, {
-      store,
-      signal: request.signal,
-      ...defined({ clock: options.clock, timeoutMs: options.startTimeoutMs }),
-    });
-    if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
+    const refused = await startNew(options, ids, { principal, store, runId, input: text, body: input, request });
+    if (refused) return refused;
   } else {
     from = await positionAfterRequests(runId, (input.resume ?? []).map((r) => r.interruptId), { store, signal: request.signal });
   }
