@@ -9,7 +9,7 @@
  */
 export type { InputEvents, InputKind } from './events.js';
 export { runHandler, jsonResponse, errorResponse, principalOf, type Authorize, type Handler, type Principal, type Refusal, type RunHandlerOptions, type StartRunRequest } from './handler.js';
-export { toNodeListener, type NodeListenerOptions } from './node.js';
+export { toNodeListener, createNodeServer, type NodeListener, type NodeListenerOptions, type NodeListenerStats, type NodeServerOptions } from './node.js';
 export {
   runEventStream,
   aguiEventStream,
