@@ -78,8 +78,17 @@ export interface RunHandlerOptions extends SseOptions {
   basePath?: string;
   /** How often streams and waits look for new events, in ms. Default: 250. */
   pollMs?: number;
-  /** The largest request body, in bytes. Default: 65536. */
+  /** The largest request body of the routes other than `POST /agui`, in bytes. Default: 65536. */
   maxBodyBytes?: number;
+  /**
+   * The largest body of `POST /agui`, in bytes, or a function of the
+   * principal for a limit per tenant. An AG-UI client sends the whole
+   * thread (every message and tool result) with each request, so this is
+   * sized for real threads. Read only once `authorize` accepted; keep
+   * `toNodeListener`'s `maxBodyBytes` (8 MiB) at least as large.
+   * Default: 8 MiB.
+   */
+  maxAguiBodyBytes?: number | ((principal: Principal) => number);
   /** How long `POST /runs` waits for the started run's log, in ms. Default: 10000. */
   startTimeoutMs?: number;
   /**
@@ -101,6 +110,7 @@ const runHandlerOptions = defineOptions<RunHandlerOptions>('runHandler', {
   basePath: check('a path starting with "/" (or "")', (v) => typeof v === 'string' && (trimSlashes(v) === '' || v.startsWith('/'))),
   pollMs: positiveNumber,
   maxBodyBytes: positiveNumber,
+  maxAguiBodyBytes: either('a positive number or a function of the principal', positiveNumber, func),
   startTimeoutMs: positiveNumber,
   allowedOrigins: either('a list of origins or a function', listOf(string), func),
 });
@@ -217,7 +227,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
           return new Response(renderRunReport(events), { status: 200, headers: REPORT_HEADERS });
         }
         case 'agui':
-          return await aguiRoute(options, runIds, principal, store, request, maxBodyBytes);
+          return await aguiRoute(options, runIds, principal, store, request, aguiBodyLimit(options, principal));
       }
     } catch (error) {
       if (error instanceof HttpFailure) return error.response;
@@ -289,6 +299,18 @@ export async function principalOf(authorize: Authorize, request: Request): Promi
   }
   return result;
 }
+
+/** The body limit of `POST /agui` for `principal`. */
+function aguiBodyLimit(options: RunHandlerOptions, principal: Principal): number {
+  const limit = options.maxAguiBodyBytes ?? DEFAULT_AGUI_BODY_BYTES;
+  if (typeof limit === 'number') return limit;
+  const chosen = limit(principal);
+  if (typeof chosen !== 'number' || !(chosen > 0)) throw new Error(`maxAguiBodyBytes returned ${describeValue(chosen)} for tenant ${principal.tenant}, not a positive number`);
+  return chosen;
+}
+
+/** The default body limit of `POST /agui`: 8 MiB. */
+const DEFAULT_AGUI_BODY_BYTES = 8 * 1_048_576;
 
 function notFound(runId: string): Response {
   return errorResponse(404, 'not_found', `No run ${runId}`);
@@ -426,5 +448,5 @@ async function aguiRoute(options: RunHandlerOptions, ids: RunIds, principal: Pri
   } else {
     from = await positionAfterRequests(runId, (input.resume ?? []).map((r) => r.interruptId), { store, signal: request.signal });
   }
-  return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: input.runId, from, input }), { headers: SSE_HEADERS });
+  return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: input.runId, from }), { headers: SSE_HEADERS });
 }
