@@ -20,7 +20,7 @@ import { answerRequest, pendingRequests, readRequest } from './requests.js';
 import { MAX_INSTRUCTION_LENGTH, sendInstruction } from './instructions.js';
 import { renderRunReport } from '../../views/report/render.js';
 import { SSE_HEADERS, sseOptions, type SseOptions } from './sse.js';
-import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
+import { aguiEventStream, aguiEvents, parseAguiEventId, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
 import { defined } from '../../core/defined.js';
 import { readBodyText } from './body.js';
 import { isJsonMediaType, originAllowed, type AllowedOrigins } from './guards.js';
@@ -383,19 +383,48 @@ function streamOptions(options: RunHandlerOptions, request: Request) {
 async function eventsRoute(options: RunHandlerOptions, store: Store, runId: string, request: Request, url: URL): Promise<Response> {
   const protocol = url.searchParams.get('protocol') ?? 'troupe';
   if (protocol !== 'troupe' && protocol !== 'ag-ui') return errorResponse(400, 'invalid_protocol', 'Expected `protocol` to be troupe or ag-ui');
-  const from = positionAfter(request.headers.get('last-event-id') ?? url.searchParams.get('lastEventId'));
+  const lastEventId = request.headers.get('last-event-id') ?? url.searchParams.get('lastEventId');
+  if (protocol === 'ag-ui') return await aguiEventsRoute(options, store, runId, request, url, lastEventId);
+  const from = positionAfter(lastEventId);
   if (from === undefined) return errorResponse(400, 'invalid_last_event_id', 'Expected `Last-Event-ID` to be an event id (digits)');
   const state = await runState(runId, { store, signal: request.signal });
   if (!state.exists) return notFound(runId);
-  if (protocol === 'ag-ui') {
-    return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: `watch-${randomUUID()}` }), { headers: SSE_HEADERS });
-  }
   if (state.ended && from > 0) {
     // Nothing left after the last event a client saw of an ended run: 204 stops EventSource reconnecting.
     const { next } = await readRunEvents(runId, { store, from, signal: request.signal });
     if (next <= from) return new Response(null, { status: 204 });
   }
   return new Response(runEventStream(runId, { ...streamOptions(options, request), store, from }), { headers: SSE_HEADERS });
+}
+
+/** `Last-Event-ID` of an AG-UI request: undefined without one, a 400 response when it is not an AG-UI event id. */
+function aguiLastEventId(lastEventId: string | null): string | undefined | Response {
+  if (lastEventId === null || lastEventId.trim() === '') return undefined;
+  if (parseAguiEventId(lastEventId) === undefined) return errorResponse(400, 'invalid_last_event_id', 'Expected `Last-Event-ID` to be an AG-UI event id (`<position>.<index>`)');
+  return lastEventId;
+}
+
+/**
+ * `GET /runs/:id/events?protocol=ag-ui`: the run from its start as one AG-UI
+ * run (id `?runId=`, else `watch-<runId>`, the same on every reconnect),
+ * resumed after `Last-Event-ID`; 204 once an ended run has nothing more.
+ */
+async function aguiEventsRoute(options: RunHandlerOptions, store: Store, runId: string, request: Request, url: URL, header: string | null): Promise<Response> {
+  const lastEventId = aguiLastEventId(header);
+  if (lastEventId instanceof Response) return lastEventId;
+  const aguiRunId = url.searchParams.get('runId') ?? `watch-${runId}`;
+  if (!isSafeId(aguiRunId)) return errorResponse(400, 'invalid_id', `Not a valid run id: ${describeValue(aguiRunId)}`);
+  const state = await runState(runId, { store, signal: request.signal });
+  if (!state.exists) return notFound(runId);
+  const stream = { ...streamOptions(options, request), store, aguiRunId, ...defined({ lastEventId }) };
+  if (state.ended && lastEventId !== undefined) {
+    // Nothing left after the last event a client saw of an ended run: 204 stops EventSource reconnecting.
+    const rest = aguiEvents(runId, stream, request.signal);
+    const next = await rest.next();
+    await rest.return(undefined);
+    if (next.done) return new Response(null, { status: 204 });
+  }
+  return new Response(aguiEventStream(runId, stream), { headers: SSE_HEADERS });
 }
 
 /** The run report: a self-contained page whose only script and styles are its own, inline. */
@@ -438,6 +467,8 @@ async function aguiRoute(options: RunHandlerOptions, ids: RunIds, principal: Pri
     const result = await answerRequest(runId, entry.interruptId, RESUME_ANSWERS[doc.request.kind]!(entry.status, entry.payload), { store, signal: request.signal, ...defined({ clock: options.clock }) });
     if (!result.ok && result.reason === 'invalid') return errorResponse(400, 'invalid_answer', 'The resume payload does not fit the interrupt', { issues: result.issues });
   }
+  const lastEventId = aguiLastEventId(request.headers.get('last-event-id'));
+  if (lastEventId instanceof Response) return lastEventId;
   let from = 0;
   if (!(await runState(runId, { store, signal: request.signal })).exists) {
     if (!options.start) return notFound(runId);
@@ -448,5 +479,5 @@ async function aguiRoute(options: RunHandlerOptions, ids: RunIds, principal: Pri
   } else {
     from = await positionAfterRequests(runId, (input.resume ?? []).map((r) => r.interruptId), { store, signal: request.signal });
   }
-  return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: input.runId, from }), { headers: SSE_HEADERS });
+  return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: input.runId, from, ...defined({ lastEventId }) }), { headers: SSE_HEADERS });
 }

@@ -139,7 +139,8 @@ export function toNodeListener(handler: (request: Request) => Response | Promise
         if (!res.headersSent) answer(res, 500, 'internal', errorMessage(error), closeUnlessRead(exchange, body));
         else {
           options.onError?.(error);
-          res.destroy();
+          // What was written reaches the client before the cut (node sends it on the next tick): it can resume after it.
+          setImmediate(() => res.destroy());
         }
       })
       .finally(() => {
