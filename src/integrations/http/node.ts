@@ -30,7 +30,8 @@ export interface NodeListenerOptions {
    * read its body (for troupe's handlers: until `authorize` accepted). One
    * more is answered 503 (`busy`) and closed. Each waiting request holds at
    * most what node buffers for it (about 80 KiB), so the bound is the memory
-   * callers without credentials can take. Default: 256.
+   * callers without credentials can take: 128 of them about 10 MB.
+   * Default: 128.
    */
   maxPendingBodies?: number;
   /** The clock of the body idle time-out. Default: the real clock. */
@@ -122,7 +123,7 @@ export function toNodeListener(handler: (request: Request) => Response | Promise
     bodyBytesRead: 0,
     refused: 0,
   };
-  const maxPendingBodies = options.maxPendingBodies ?? 256;
+  const maxPendingBodies = options.maxPendingBodies ?? 128;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const body = hasBody(req);
     if (body && edge.pendingBodies >= maxPendingBodies) {
