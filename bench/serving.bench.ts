@@ -109,7 +109,7 @@ async function memory(): Promise<void> {
     ['idle connection', 'current', false],
     ['stalled upload without credentials (before: body read first)', 'eager', true],
     ['stalled upload without credentials', 'current', true],
-    ['stalled upload, authorize never answers (maxPendingBodies 128)', 'slow-auth', true],
+    ['stalled upload, authorize never answers (maxPendingBodies 64)', 'slow-auth', true],
   ];
   console.log(`${CONNECTIONS} connections to one server process; memory per connection after a full GC, median of ${ROUNDS} rounds.\n`);
   console.log('| connection | RSS per connection | JS heap + buffers per connection | total (JS) | × before |');

@@ -30,8 +30,9 @@ export interface NodeListenerOptions {
    * read its body (for troupe's handlers: until `authorize` accepted). One
    * more is answered 503 (`busy`) and closed. Each waiting request holds at
    * most what node buffers for it (about 80 KiB), so the bound is the memory
-   * callers without credentials can take: 128 of them about 10 MB.
-   * Default: 128.
+   * callers without credentials can take: 64 of them about 8 MB (measured
+   * by `npm run bench -- serving`).
+   * Default: 64.
    */
   maxPendingBodies?: number;
   /** The clock of the body idle time-out. Default: the real clock. */
@@ -123,7 +124,7 @@ export function toNodeListener(handler: (request: Request) => Response | Promise
     bodyBytesRead: 0,
     refused: 0,
   };
-  const maxPendingBodies = options.maxPendingBodies ?? 128;
+  const maxPendingBodies = options.maxPendingBodies ?? 64;
   const listener = (req: IncomingMessage, res: ServerResponse): void => {
     const body = hasBody(req);
     if (body && edge.pendingBodies >= maxPendingBodies) {
