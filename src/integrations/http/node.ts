@@ -237,7 +237,7 @@ function answer(res: ServerResponse, status: number, code: string, message: stri
 }
 
 async function serve(handler: (request: Request) => Response | Promise<Response>, exchange: Exchange, edge: Edge, body: boolean): Promise<void> {
-  const { req, res, controller } = exchange;
+  const { res, controller } = exchange;
   const onClose = () => {
     if (!res.writableFinished) controller.abort();
   };

@@ -105,7 +105,7 @@ function spliced(first: ReadableStream<Uint8Array>, again: (lastEventId: string 
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       for (;;) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
+        let chunk: Awaited<ReturnType<typeof reader.read>>;
         try {
           chunk = await reader.read();
         } catch (error) {
