@@ -9,12 +9,11 @@
  *
  * Offline on the scripted adapter; TROUPE_ADAPTER names a real model.
  */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { adapterFromEnv } from 'troupe/adapters/env';
 import { PlanningSession } from 'troupe/plan';
 import { memoryStore, scriptedAdapter } from 'troupe/testing';
-import { cancellationSignal, runHandler, runPlanningSession, toNodeListener, type StartRunRequest } from 'troupe/http';
+import { cancellationSignal, runHandler, runPlanningSession, createNodeServer, type StartRunRequest } from 'troupe/http';
 import { uiScriptResponse } from 'troupe/ui';
 
 const PAGE = `<!doctype html>
@@ -45,14 +44,12 @@ function start({ store, runId, input }: StartRunRequest): void {
 
 // The server: ten lines.
 const api = runHandler({ store: memoryStore(), authorize: () => ({ tenant: 'demo' }), basePath: '/api', start });
-const server = createServer(
-  toNodeListener(async (request) => {
-    const { pathname } = new URL(request.url);
-    if (pathname.startsWith('/api/')) return api(request);
-    if (pathname === '/troupe-ui.js') return uiScriptResponse(request);
-    return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
-  }),
-);
+const server = createNodeServer(async (request) => {
+  const { pathname } = new URL(request.url);
+  if (pathname.startsWith('/api/')) return api(request);
+  if (pathname === '/troupe-ui.js') return uiScriptResponse(request);
+  return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } });
+});
 await new Promise<void>((resolve) => server.listen(process.argv.includes('--serve') ? Number(process.env.PORT ?? 8788) : 0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 console.log(`listening on ${url}`);

@@ -23,6 +23,7 @@ export const external = {
     'test/integrations/a2a/interop.test.ts',
     'test/integrations/http/answers.test.ts',
     'test/integrations/http/browser.test.ts',
+    'test/integrations/http/create.test.ts',
     'test/integrations/mcp/claude-code.test.ts',
     'test/integrations/mcp/server.test.ts',
     'test/integrations/mcp/teams.test.ts',

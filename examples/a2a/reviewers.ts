@@ -6,14 +6,13 @@
  *
  *   A2A_TOKEN=secret npx tsx examples/a2a/reviewers.ts
  */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { advisors, agent } from 'troupe';
 import { memoryStore } from 'troupe/persistence';
 import { adapterFromEnv } from 'troupe/adapters/env';
 import { scriptedAdapter } from 'troupe/testing';
 import { a2aServer } from 'troupe/a2a';
-import { toNodeListener } from 'troupe/http';
+import { createNodeServer } from 'troupe/http';
 
 const token = process.env['A2A_TOKEN'] ?? 'secret';
 
@@ -46,7 +45,7 @@ const server = await a2aServer({
     securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } },
   },
 });
-const http = createServer(toNodeListener((request) => server.handle(request)));
+const http = createNodeServer((request) => server.handle(request));
 http.listen(0, '127.0.0.1', () => console.log(`listening http://127.0.0.1:${(http.address() as AddressInfo).port}/`));
 process.once('SIGTERM', () => {
   void server.close().then(() => {

@@ -8,14 +8,13 @@
  * HTTP API (start, stream, approve the tool call), prints what happened
  * and stops: what the examples test runs.
  */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { toNodeListener } from 'troupe/http';
+import { createNodeServer } from 'troupe/http';
 import { createApp } from './app.js';
 
 const check = process.argv.includes('--check');
 const app = createApp(check ? { latencyMs: 20 } : {});
-const server = createServer(toNodeListener((request) => app.handle(request)));
+const server = createNodeServer((request) => app.handle(request));
 const port = check ? 0 : Number(process.env.PORT ?? 8787);
 await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

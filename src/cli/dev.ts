@@ -7,7 +7,6 @@
  * the folder offers, prints the page's URL, and serves until stopped.
  * @module
  */
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { AgentDefinition } from '../agents/definition.js';
@@ -15,7 +14,7 @@ import type { ModelAdapter } from '../core/adapter.js';
 import { defined } from '../core/defined.js';
 import { ConfigurationError } from '../core/errors.js';
 import { memoryStore } from '../core/memory-store.js';
-import { toNodeListener } from '../integrations/http/node.js';
+import { createNodeServer } from '../integrations/http/node.js';
 import { fileStore } from '../persistence/file-store.js';
 import { scriptedAdapter, type ScriptedRequest, type ScriptedTurn } from '../adapters/scripted.js';
 import { adapterLine, cliAdapterName, createCliAdapter } from './adapters.js';
@@ -70,7 +69,7 @@ export async function devCommand(folderArg: string | undefined, flags: DevFlags,
   describeCatalog(catalogEntries(catalog), folder, io);
 
   const { handle } = devApp({ catalog, adapter, adapterName: name, store });
-  const server = createServer(toNodeListener(handle));
+  const server = createNodeServer(handle);
   await new Promise<void>((done, fail) => {
     server.once('error', fail);
     server.listen(port, '127.0.0.1', () => done());

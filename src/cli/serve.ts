@@ -5,7 +5,7 @@
  * (over stdio, or streamable HTTP with `--http`).
  * @module
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compileAgents } from '../agents/compile.js';
 import type { AgentDefinition } from '../agents/definition.js';
@@ -19,7 +19,7 @@ import type { Store } from '../core/store.js';
 import { a2aServer, type A2AServer } from '../integrations/a2a/server.js';
 import { AGENT_CARD_PATH } from '../integrations/a2a/card.js';
 import type { Authorize } from '../integrations/http/handler.js';
-import { toNodeListener } from '../integrations/http/node.js';
+import { createNodeServer } from '../integrations/http/node.js';
 import { askPersonTool, remoteApprovals } from '../integrations/http/remote.js';
 import { folderTeams } from '../integrations/mcp-teams/teams.js';
 import { mcpHttpHandler } from '../integrations/mcp-teams/http.js';
@@ -180,7 +180,7 @@ export async function serveCommand(values: ServeFlags, io: CliIo): Promise<numbe
   const flows = compileAgents(folder.defs, { unknownTools: 'warn', approvals, tools: { ask_person: askPersonTool() }, onWarning: (w) => io.err(`warning  ${where(w)}${w.message}`) });
   const card = values.token === undefined ? {} : { securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } } };
   const servers = new Map<string, A2AServer>();
-  const http = createServer(toNodeListener((request) => route(servers, request)));
+  const http = createNodeServer((request) => route(servers, request));
   const bound = await listen(http, port, host);
   const base = (values.url ?? `http://${host.includes(':') ? `[${host}]` : host}:${bound}`).replace(/\/+$/, '');
   for (const name of folder.names) {
@@ -236,7 +236,7 @@ export async function mcpServeCommand(dir: string, values: ServeFlags, io: CliIo
     return 0;
   }
   const mcp = await mcpHttpHandler({ ...shared, authorize: bearer(values.token), ...defined({ clock: io.clock }) });
-  const http = createServer(toNodeListener((request) => mcp.handle(request)));
+  const http = createNodeServer((request) => mcp.handle(request));
   const host = values.host ?? '127.0.0.1';
   const bound = await listen(http, portOf(values.port, 8931), host);
   io.out(`MCP endpoint: http://${host.includes(':') ? `[${host}]` : host}:${bound}/mcp (tools: ${teams.map((t) => t.name).join(', ')})`);

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describeValue, errorMessage, isTroupeError } from '../../core/errors.js';
-import { check, defineOptions, func, positiveNumber, required, store as storeCheck } from '../../core/options.js';
+import { check, defineOptions, either, func, listOf, positiveNumber, required, store as storeCheck, string } from '../../core/options.js';
 import { readRunEvents } from '../../core/run-log-reader.js';
 import type { Store } from '../../core/store.js';
 import { listRuns } from '../../persistence/runs.js';
@@ -20,9 +20,12 @@ import { answerRequest, pendingRequests, readRequest } from './requests.js';
 import { MAX_INSTRUCTION_LENGTH, sendInstruction } from './instructions.js';
 import { renderRunReport } from '../../views/report/render.js';
 import { SSE_HEADERS, sseOptions, type SseOptions } from './sse.js';
-import { aguiEventStream, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
+import { aguiEventStream, aguiEvents, parseAguiEventId, positionAfter, positionAfterRequests, runEventStream, runState, waitForRun } from './streams.js';
 import { defined } from '../../core/defined.js';
 import { readBodyText } from './body.js';
+import { isJsonMediaType, originAllowed, type AllowedOrigins } from './guards.js';
+import { RunIds } from './create.js';
+import { realClock } from '../../core/clock.js';
 
 /** Who is calling: the tenant whose namespace every handler works in, and whatever else the application keeps. */
 export interface Principal {
@@ -75,10 +78,28 @@ export interface RunHandlerOptions extends SseOptions {
   basePath?: string;
   /** How often streams and waits look for new events, in ms. Default: 250. */
   pollMs?: number;
-  /** The largest request body, in bytes. Default: 65536. */
+  /** The largest request body of the routes other than `POST /agui`, in bytes. Default: 65536. */
   maxBodyBytes?: number;
+  /**
+   * The largest body of `POST /agui`, in bytes, or a function of the
+   * principal for a limit per tenant. An AG-UI client sends the whole
+   * thread (every message and tool result) with each request, so this is
+   * sized for real threads. Read only once `authorize` accepted; keep
+   * `toNodeListener`'s `maxBodyBytes` (8 MiB) at least as large.
+   * Default: 8 MiB.
+   */
+  maxAguiBodyBytes?: number | ((principal: Principal) => number);
   /** How long `POST /runs` waits for the started run's log, in ms. Default: 10000. */
   startTimeoutMs?: number;
+  /**
+   * Origins whose pages may send requests that carry a cookie, besides the
+   * server's own (the origin of the `Host` the request names): a list
+   * (`['https://console.example']`) or a function of the origin. A request
+   * with a `Cookie` header from any other origin is refused with 403
+   * (`forbidden_origin`) before `authorize` is called; requests without a
+   * cookie (a bearer token) are not concerned.
+   */
+  allowedOrigins?: AllowedOrigins;
 }
 
 const runHandlerOptions = defineOptions<RunHandlerOptions>('runHandler', {
@@ -89,7 +110,9 @@ const runHandlerOptions = defineOptions<RunHandlerOptions>('runHandler', {
   basePath: check('a path starting with "/" (or "")', (v) => typeof v === 'string' && (trimSlashes(v) === '' || v.startsWith('/'))),
   pollMs: positiveNumber,
   maxBodyBytes: positiveNumber,
+  maxAguiBodyBytes: either('a positive number or a function of the principal', positiveNumber, func),
   startTimeoutMs: positiveNumber,
+  allowedOrigins: either('a list of origins or a function', listOf(string), func),
 });
 
 /** A route handler. */
@@ -129,8 +152,10 @@ class HttpFailure extends Error {
  * | `GET /runs/:id/report` | the run's HTML report (`troupe/report`) |
  * | `POST /agui` | AG-UI `HttpAgent` endpoint: the thread is the run |
  *
- * Every route first calls `authorize`; a refusal is a 401 or 403 with a JSON
- * body. Everything a route reads or writes is in the principal's tenant
+ * Every route first checks the origin of a request that carries a cookie
+ * (`allowedOrigins`, 403 otherwise), then calls `authorize`; a refusal is a
+ * 401 or 403 with a JSON body. Only then is a body read, and only a JSON one
+ * (`application/json` or `+json`, 415 otherwise). Everything a route reads or writes is in the principal's tenant
  * namespace, so a principal never reaches another tenant's runs: they read
  * as 404. Ids from the request are checked (`isSafeId`) before they reach a
  * store key (400 otherwise).
@@ -145,6 +170,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
   runHandlerOptions.check(options ?? ({} as RunHandlerOptions));
   const maxBodyBytes = options.maxBodyBytes ?? 65_536;
   const base = trimSlashes(options.basePath ?? '');
+  const runIds = new RunIds();
 
   return async (request) => {
     try {
@@ -154,6 +180,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
       const route = matchRoute(request.method, parts);
       if (!route) return errorResponse(404, 'not_found', 'No such route');
       if (route === 'method') return errorResponse(405, 'method_not_allowed', `${request.method} is not allowed here`);
+      if (!originAllowed(request, options.allowedOrigins)) return errorResponse(403, 'forbidden_origin', 'A request with a cookie from another origin');
       const principal = await authorizeRequest(options.authorize, request);
       const store = namespacedStore(options.store, principal.tenant);
       const ids = route.ids;
@@ -163,7 +190,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
         case 'list':
           return jsonResponse(200, { runs: await listRuns({ store, signal: request.signal }) });
         case 'start':
-          return await startRoute(options, principal, store, request, maxBodyBytes);
+          return await startRoute(options, runIds, principal, store, request, maxBodyBytes);
         case 'run': {
           const state = await runState(runId, { store, signal: request.signal });
           if (!state.exists) return notFound(runId);
@@ -184,6 +211,8 @@ export function runHandler(options: RunHandlerOptions): Handler {
           return errorResponse(409, result.reason === 'answered' ? 'already_answered' : 'withdrawn', `Request ${requestId} was ${result.reason} already`);
         }
         case 'cancel': {
+          const type = request.headers.get('content-type');
+          if (type !== null && !isJsonMediaType(type)) throw new HttpFailure(unsupportedMediaType(type));
           const state = await runState(runId, { store, signal: request.signal });
           if (!state.exists) return notFound(runId);
           if (state.ended) return errorResponse(409, 'run_ended', `Run ${runId} has ended`);
@@ -198,7 +227,7 @@ export function runHandler(options: RunHandlerOptions): Handler {
           return new Response(renderRunReport(events), { status: 200, headers: REPORT_HEADERS });
         }
         case 'agui':
-          return await aguiRoute(options, principal, store, request, maxBodyBytes);
+          return await aguiRoute(options, runIds, principal, store, request, aguiBodyLimit(options, principal));
       }
     } catch (error) {
       if (error instanceof HttpFailure) return error.response;
@@ -271,12 +300,33 @@ export async function principalOf(authorize: Authorize, request: Request): Promi
   return result;
 }
 
+/** The body limit of `POST /agui` for `principal`. */
+function aguiBodyLimit(options: RunHandlerOptions, principal: Principal): number {
+  const limit = options.maxAguiBodyBytes ?? DEFAULT_AGUI_BODY_BYTES;
+  if (typeof limit === 'number') return limit;
+  const chosen = limit(principal);
+  if (typeof chosen !== 'number' || !(chosen > 0)) throw new Error(`maxAguiBodyBytes returned ${describeValue(chosen)} for tenant ${principal.tenant}, not a positive number`);
+  return chosen;
+}
+
+/** The default body limit of `POST /agui`: 8 MiB. */
+const DEFAULT_AGUI_BODY_BYTES = 8 * 1_048_576;
+
 function notFound(runId: string): Response {
   return errorResponse(404, 'not_found', `No run ${runId}`);
 }
 
-/** Read a JSON body of at most `max` bytes (413 past it, 400 when it is not JSON). */
+function unsupportedMediaType(type: string | null): Response {
+  return errorResponse(415, 'unsupported_media_type', `Expected a JSON body (application/json), got ${type === null ? 'no Content-Type' : describeValue(type.slice(0, 100))}`);
+}
+
+/** Read a JSON body of at most `max` bytes (415 when it is not said to be JSON, 413 past the limit, 400 when it is not JSON). */
 async function readJson(request: Request, max: number): Promise<unknown> {
+  const type = request.headers.get('content-type');
+  if (!isJsonMediaType(type)) {
+    await request.body?.cancel().catch(() => undefined);
+    throw new HttpFailure(unsupportedMediaType(type));
+  }
   const text = await readBodyText(request, max);
   if (text === undefined) throw new HttpFailure(errorResponse(413, 'body_too_large', `The body is larger than ${max} bytes`));
   try {
@@ -286,22 +336,41 @@ async function readJson(request: Request, max: number): Promise<unknown> {
   }
 }
 
-async function startRoute(options: RunHandlerOptions, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
+async function startRoute(options: RunHandlerOptions, ids: RunIds, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
   if (!options.start) return errorResponse(405, 'method_not_allowed', 'This server does not start runs');
   const body = await readJson(request, max);
   const { input, runId: wanted } = (body ?? {}) as { input?: unknown; runId?: unknown };
   if (typeof input !== 'string' || input.trim() === '') return errorResponse(400, 'invalid_input', 'Expected `input` to be a non-empty string');
   if (wanted !== undefined && !isSafeId(wanted)) return errorResponse(400, 'invalid_id', `Not a valid id: ${describeValue(wanted)}`);
   const runId = wanted ?? randomUUID();
-  if (wanted !== undefined && (await runState(runId, { store, signal: request.signal })).exists) return errorResponse(409, 'run_exists', `Run ${runId} exists already`);
-  await options.start({ principal, store, runId, input, body, request });
+  if (wanted !== undefined && (await runState(runId, { store, signal: request.signal })).exists) return runExists(runId);
+  return (await startNew(options, ids, { principal, store, runId, input, body, request })) ?? jsonResponse(201, { runId });
+}
+
+function runExists(runId: string): Response {
+  return errorResponse(409, 'run_exists', `Run ${runId} exists already`);
+}
+
+/**
+ * Start a run under an id no run has: take the id (of concurrent requests
+ * for one id, exactly one does; the others get 409), call `start`, and wait
+ * until the run has logged. Undefined once it has; the response otherwise.
+ */
+async function startNew(options: RunHandlerOptions, ids: RunIds, start: StartRunRequest): Promise<Response | undefined> {
+  const { principal, store, runId, request } = start;
+  if (!(await ids.take(store, principal.tenant, runId, request.signal, (options.clock ?? realClock).now()))) return runExists(runId);
+  try {
+    await options.start!(start);
+  } catch (error) {
+    await ids.release(store, runId);
+    throw error;
+  }
   const started = await waitForRun(runId, {
     store,
     signal: request.signal,
     ...defined({ clock: options.clock, timeoutMs: options.startTimeoutMs }),
   });
-  if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
-  return jsonResponse(201, { runId });
+  return started ? undefined : errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
 }
 
 function streamOptions(options: RunHandlerOptions, request: Request) {
@@ -314,19 +383,48 @@ function streamOptions(options: RunHandlerOptions, request: Request) {
 async function eventsRoute(options: RunHandlerOptions, store: Store, runId: string, request: Request, url: URL): Promise<Response> {
   const protocol = url.searchParams.get('protocol') ?? 'troupe';
   if (protocol !== 'troupe' && protocol !== 'ag-ui') return errorResponse(400, 'invalid_protocol', 'Expected `protocol` to be troupe or ag-ui');
-  const from = positionAfter(request.headers.get('last-event-id') ?? url.searchParams.get('lastEventId'));
+  const lastEventId = request.headers.get('last-event-id') ?? url.searchParams.get('lastEventId');
+  if (protocol === 'ag-ui') return await aguiEventsRoute(options, store, runId, request, url, lastEventId);
+  const from = positionAfter(lastEventId);
   if (from === undefined) return errorResponse(400, 'invalid_last_event_id', 'Expected `Last-Event-ID` to be an event id (digits)');
   const state = await runState(runId, { store, signal: request.signal });
   if (!state.exists) return notFound(runId);
-  if (protocol === 'ag-ui') {
-    return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: `watch-${randomUUID()}` }), { headers: SSE_HEADERS });
-  }
   if (state.ended && from > 0) {
     // Nothing left after the last event a client saw of an ended run: 204 stops EventSource reconnecting.
     const { next } = await readRunEvents(runId, { store, from, signal: request.signal });
     if (next <= from) return new Response(null, { status: 204 });
   }
   return new Response(runEventStream(runId, { ...streamOptions(options, request), store, from }), { headers: SSE_HEADERS });
+}
+
+/** `Last-Event-ID` of an AG-UI request: undefined without one, a 400 response when it is not an AG-UI event id. */
+function aguiLastEventId(lastEventId: string | null): string | undefined | Response {
+  if (lastEventId === null || lastEventId.trim() === '') return undefined;
+  if (parseAguiEventId(lastEventId) === undefined) return errorResponse(400, 'invalid_last_event_id', 'Expected `Last-Event-ID` to be an AG-UI event id (`<position>.<index>`)');
+  return lastEventId;
+}
+
+/**
+ * `GET /runs/:id/events?protocol=ag-ui`: the run from its start as one AG-UI
+ * run (id `?runId=`, else `watch-<runId>`, the same on every reconnect),
+ * resumed after `Last-Event-ID`; 204 once an ended run has nothing more.
+ */
+async function aguiEventsRoute(options: RunHandlerOptions, store: Store, runId: string, request: Request, url: URL, header: string | null): Promise<Response> {
+  const lastEventId = aguiLastEventId(header);
+  if (lastEventId instanceof Response) return lastEventId;
+  const aguiRunId = url.searchParams.get('runId') ?? `watch-${runId}`;
+  if (!isSafeId(aguiRunId)) return errorResponse(400, 'invalid_id', `Not a valid run id: ${describeValue(aguiRunId)}`);
+  const state = await runState(runId, { store, signal: request.signal });
+  if (!state.exists) return notFound(runId);
+  const stream = { ...streamOptions(options, request), store, aguiRunId, ...defined({ lastEventId }) };
+  if (state.ended && lastEventId !== undefined) {
+    // Nothing left after the last event a client saw of an ended run: 204 stops EventSource reconnecting.
+    const rest = aguiEvents(runId, stream, request.signal);
+    const next = await rest.next();
+    await rest.return(undefined);
+    if (next.done) return new Response(null, { status: 204 });
+  }
+  return new Response(aguiEventStream(runId, stream), { headers: SSE_HEADERS });
 }
 
 /** The run report: a self-contained page whose only script and styles are its own, inline. */
@@ -356,7 +454,7 @@ const RESUME_ANSWERS: Record<string, (status: 'resolved' | 'cancelled', payload:
   'plan-approval': (status, payload) => (status === 'cancelled' ? { decision: 'reject' } : payload),
 };
 
-async function aguiRoute(options: RunHandlerOptions, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
+async function aguiRoute(options: RunHandlerOptions, ids: RunIds, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
   const parsed = aguiInputSchema.safeParse(await readJson(request, max));
   if (!parsed.success) return errorResponse(400, 'invalid_input', 'Expected an AG-UI RunAgentInput', { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
   const input: AguiInput = parsed.data;
@@ -369,20 +467,17 @@ async function aguiRoute(options: RunHandlerOptions, principal: Principal, store
     const result = await answerRequest(runId, entry.interruptId, RESUME_ANSWERS[doc.request.kind]!(entry.status, entry.payload), { store, signal: request.signal, ...defined({ clock: options.clock }) });
     if (!result.ok && result.reason === 'invalid') return errorResponse(400, 'invalid_answer', 'The resume payload does not fit the interrupt', { issues: result.issues });
   }
+  const lastEventId = aguiLastEventId(request.headers.get('last-event-id'));
+  if (lastEventId instanceof Response) return lastEventId;
   let from = 0;
   if (!(await runState(runId, { store, signal: request.signal })).exists) {
     if (!options.start) return notFound(runId);
     const text = lastUserText(input);
     if (text === undefined || text.trim() === '') return errorResponse(400, 'invalid_input', 'A new thread needs a user message');
-    await options.start({ principal, store, runId, input: text, body: input, request });
-    const started = await waitForRun(runId, {
-      store,
-      signal: request.signal,
-      ...defined({ clock: options.clock, timeoutMs: options.startTimeoutMs }),
-    });
-    if (!started) return errorResponse(504, 'start_timeout', `Run ${runId} was started but logged nothing in time`);
+    const refused = await startNew(options, ids, { principal, store, runId, input: text, body: input, request });
+    if (refused) return refused;
   } else {
     from = await positionAfterRequests(runId, (input.resume ?? []).map((r) => r.interruptId), { store, signal: request.signal });
   }
-  return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: input.runId, from, input }), { headers: SSE_HEADERS });
+  return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: input.runId, from, ...defined({ lastEventId }) }), { headers: SSE_HEADERS });
 }

@@ -9,20 +9,23 @@
  */
 export type { InputEvents, InputKind } from './events.js';
 export { runHandler, jsonResponse, errorResponse, principalOf, type Authorize, type Handler, type Principal, type Refusal, type RunHandlerOptions, type StartRunRequest } from './handler.js';
-export { toNodeListener, type NodeListenerOptions } from './node.js';
+export { toNodeListener, createNodeServer, type NodeListener, type NodeListenerOptions, type NodeListenerStats, type NodeServerOptions } from './node.js';
 export {
   runEventStream,
   aguiEventStream,
+  parseAguiEventId,
   positionAfter,
   positionAfterRequests,
   runState,
   waitForRun,
   type RunEventStreamOptions,
   type AguiEventStreamOptions,
+  type AguiEventId,
   type RunLogOptions,
   type RunState,
   type WaitForRunOptions,
 } from './streams.js';
+export { resumingFetch, type ResumingFetchOptions } from './resume.js';
 export { sseStream, sseFrame, SSE_HEADERS, type SseFrameOptions, type SseOptions, type SseSink } from './sse.js';
 export { followRunLog, isTerminal, DEFAULT_POLL_MS, type FollowRunLogOptions, type LoggedEvent } from './follow.js';
 export { AguiMapper, AGUI_EVENT_TYPES, AGUI_PROTOCOL_VERSION, aguiInputSchema, lastUserText, type AguiEvent, type AguiInput, type AguiRunState } from './agui.js';

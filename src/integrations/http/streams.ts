@@ -4,11 +4,11 @@
  */
 import { realClock, sleep, type Clock } from '../../core/clock.js';
 import type { TroupeEvent } from '../../core/events.js';
-import { abortSignal, anything, clock, defineOptions, listOf, nonEmptyString, nonNegativeInteger, nonNegativeNumber, positiveNumber, required, store as storeCheck, string } from '../../core/options.js';
+import { abortSignal, anything, check, clock, defineOptions, listOf, nonEmptyString, nonNegativeInteger, nonNegativeNumber, positiveNumber, required, store as storeCheck, string } from '../../core/options.js';
 import { readRunEvents, readRunMeta } from '../../core/run-log-reader.js';
 import type { RunMeta } from '../../core/run-log-writer.js';
 import type { Store } from '../../core/store.js';
-import { AguiMapper } from './agui.js';
+import { AguiMapper, type AguiEvent } from './agui.js';
 import { followRunLog } from './follow.js';
 import { checkId } from './ids.js';
 import { readRequest } from './requests.js';
@@ -116,43 +116,105 @@ export interface AguiEventStreamOptions extends RunEventStreamOptions {
   aguiRunId: string;
   /** The request's input, echoed in `RUN_STARTED`. */
   input?: unknown;
+  /**
+   * The id of the last event a client got of this stream (its
+   * `Last-Event-ID`): the stream continues with the event after it (see
+   * {@link parseAguiEventId}). Give the same `from` as the first time.
+   */
+  lastEventId?: string;
 }
 
-const aguiEventStreamOptions = defineOptions<AguiEventStreamOptions>('aguiEventStream', { ...runEventStreamOptions.shape, aguiRunId: required(nonEmptyString), input: anything });
+const aguiEventStreamOptions = defineOptions<AguiEventStreamOptions>('aguiEventStream', {
+  ...runEventStreamOptions.shape,
+  aguiRunId: required(nonEmptyString),
+  input: anything,
+  lastEventId: check('an AG-UI event id (`<position>.<index>`)', (v) => typeof v === 'string' && parseAguiEventId(v) !== undefined),
+});
+
+/** Where an AG-UI event is in its stream: after the first `position` events of the run log, the `index`-th event sent there. */
+export interface AguiEventId {
+  position: number;
+  index: number;
+}
+
+/**
+ * The place of an AG-UI event id: `<position>.<index>` (digits, each at
+ * most 15) is the `index`-th AG-UI event sent once the first `position`
+ * events of the run log were read (`RUN_STARTED` and what opens a stream
+ * are at the stream's `from`). Plain digits, a troupe event id `n`, are
+ * taken as everything of log position `n` sent. Undefined for anything
+ * else. One pass over the text.
+ */
+export function parseAguiEventId(id: string): AguiEventId | undefined {
+  const text = id.trim();
+  const dot = text.indexOf('.');
+  const digits = (part: string): number | undefined => {
+    if (part.length === 0 || part.length > 15) return undefined;
+    for (let i = 0; i < part.length; i++) {
+      const c = part.charCodeAt(i);
+      if (c < 0x30 || c > 0x39) return undefined;
+    }
+    return Number(part);
+  };
+  if (dot < 0) {
+    const position = digits(text);
+    return position === undefined ? undefined : { position: position + 1, index: Number.MAX_SAFE_INTEGER };
+  }
+  const position = digits(text.slice(0, dot));
+  const index = digits(text.slice(dot + 1));
+  return position === undefined || index === undefined ? undefined : { position, index };
+}
 
 /**
  * Run `runId` as an AG-UI event stream, from position `from` (events before it
  * rebuild the open steps and the state, without being sent). Ends with
  * `RUN_FINISHED` (success, cancelled, or an interrupt when the run waits
- * for a person) or `RUN_ERROR`.
+ * for a person) or `RUN_ERROR`. Every event has an id of its own
+ * (`<position>.<index>`, see {@link parseAguiEventId}), so a client that
+ * reconnects with `lastEventId` gets the rest: nothing lost, nothing twice.
  */
 export function aguiEventStream(runId: string, options: AguiEventStreamOptions): ReadableStream<Uint8Array> {
   aguiEventStreamOptions.check(options ?? ({} as AguiEventStreamOptions));
   checkId('runId', runId);
+  return sseStream(async (sink) => {
+    for await (const { id, event } of aguiEvents(runId, options, sink.signal)) await sink.send(sseFrame(event, { id }));
+  }, sseOf(options));
+}
+
+/**
+ * The AG-UI events of `runId` with their ids, as {@link aguiEventStream}
+ * sends them: from `from`, after `lastEventId` when there is one. Ends
+ * after the event that ends the AG-UI run.
+ * @internal
+ */
+export async function* aguiEvents(runId: string, options: AguiEventStreamOptions, signal: AbortSignal): AsyncGenerator<{ id: string; event: AguiEvent }> {
   const clock = options.clock ?? realClock;
   const from = options.from ?? 0;
   const { store } = options;
-  return sseStream(async (sink) => {
-    const mapper = new AguiMapper(runId, options.aguiRunId);
-    if (from > 0) {
-      const { events, positions } = await readRunEvents(runId, { store, signal: sink.signal });
-      events.forEach((event, i) => positions[i]! < from && mapper.prime(event));
+  const given = options.lastEventId === undefined ? undefined : parseAguiEventId(options.lastEventId);
+  // An id from before this stream's start (another `from`) says nothing was seen of it.
+  const after = given && given.position >= from ? given : undefined;
+  const sent = (position: number, index: number) => after !== undefined && (position < after.position || (position === after.position && index <= after.index));
+  const mapper = new AguiMapper(runId, options.aguiRunId);
+  if (from > 0) {
+    const { events, positions } = await readRunEvents(runId, { store, signal });
+    events.forEach((event, i) => positions[i]! < from && mapper.prime(event));
+  }
+  const opening = mapper.open(clock.now(), options.input);
+  for (const [index, event] of opening.entries()) if (!sent(from, index)) yield { id: `${from}.${index}`, event };
+  const follow = followRunLog(runId, { store, from, signal, clock, ...defined({ pollMs: options.pollMs }) });
+  for await (const { seq, event } of follow) {
+    const position = seq + 1;
+    if (after !== undefined && position < after.position) {
+      // Sent before the client reconnected: it only moves the mapper on.
+      mapper.prime(event);
+      continue;
     }
-    for (const event of mapper.open(clock.now(), options.input)) await sink.send(sseFrame(event));
-    const follow = followRunLog(runId, {
-      store,
-      from,
-      signal: sink.signal,
-      clock,
-      ...defined({ pollMs: options.pollMs }),
-    });
-    for await (const { seq, event } of follow) {
-      const pending = event.type === 'input.requested' ? (await readRequest(runId, event.requestId, { store, signal: sink.signal }))?.status === 'pending' : false;
-      const { events, end } = mapper.map(seq, event, pending);
-      for (const e of events) await sink.send(sseFrame(e, { id: seq }));
-      if (end) return;
-    }
-  }, sseOf(options));
+    const pending = event.type === 'input.requested' ? (await readRequest(runId, event.requestId, { store, signal }))?.status === 'pending' : false;
+    const { events, end } = mapper.map(seq, event, pending);
+    for (const [index, mapped] of events.entries()) if (!sent(position, index)) yield { id: `${position}.${index}`, event: mapped };
+    if (end) return;
+  }
 }
 
 /** The position in run `runId`'s log after the last `input.requested` of `requestIds` (0 when none is found). */

@@ -210,7 +210,7 @@ describe('answers to a run that lives in another process', () => {
         requested = events.find((e) => e.type === 'input.requested') as TroupeEvent<'input.requested'> | undefined;
       }
       expect(requested).toMatchObject({ kind: 'approval', tool: 'deploy' });
-      const post = (body: unknown) => fetch(`${server.url}/runs/${runId}/requests/${requested!.requestId}`, { method: 'POST', headers: { 'x-tenant': 'acme' }, body: JSON.stringify(body) });
+      const post = (body: unknown) => fetch(`${server.url}/runs/${runId}/requests/${requested!.requestId}`, { method: 'POST', headers: { 'x-tenant': 'acme', 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const [a, b] = await Promise.all([post({ approved: true }), post({ approved: true })]);
       expect([a.status, b.status].sort()).toEqual([200, 409]);
       const { output, stderr } = await child.exited;

@@ -18,8 +18,9 @@ import { cancellationSignal, requestCancel } from '../../../src/integrations/htt
 import { followRunLog } from '../../../src/integrations/http/follow.js';
 import { runHandler } from '../../../src/integrations/http/handler.js';
 import { followInstructions, remoteInstructions, sendInstruction } from '../../../src/integrations/http/instructions.js';
-import { toNodeListener } from '../../../src/integrations/http/node.js';
+import { createNodeServer, toNodeListener } from '../../../src/integrations/http/node.js';
 import { askPersonTool, remoteApprovals, runPlanningSession } from '../../../src/integrations/http/remote.js';
+import { resumingFetch } from '../../../src/integrations/http/resume.js';
 import { answerRequest, askPerson, pendingRequests, readRequest } from '../../../src/integrations/http/requests.js';
 import { sseFrame, sseStream } from '../../../src/integrations/http/sse.js';
 import { aguiEventStream, positionAfterRequests, runEventStream, runState, waitForRun } from '../../../src/integrations/http/streams.js';
@@ -89,6 +90,8 @@ export const edgesRecipes: Recipes = {
   sseStream: (extra) => sseStream(async () => undefined, { ...extra }),
   sseFrame: (extra) => sseFrame({}, { ...extra }),
   toNodeListener: (extra) => toNodeListener(() => new Response(), { ...extra }),
+  createNodeServer: (extra) => createNodeServer(() => new Response(), { ...extra }),
+  resumingFetch: (extra) => resumingFetch({ ...extra }),
   requestCancel: (extra) => requestCancel('run-1', { store: store(), ...extra }),
   cancellationSignal: (extra) => cancellationSignal('run-1', { store: store(), ...extra }).close(),
   askPerson: (extra) => askPerson({} as never, { kind: 'question', prompt: 'Which?' }, { ...extra }),
