@@ -7,6 +7,7 @@
  * @module
  */
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
+import { anything, defineOptions, object } from '../../core/options.js';
 import type { QueueClientEvents } from './events.js';
 import type { BullmqExecutor } from './executor.js';
 
@@ -67,6 +68,9 @@ export const queueMetricNames = {
 /** Buckets of the wait histogram, in seconds: from 5 ms to 10 minutes. */
 const WAIT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 
+// `meter` and `queueNames` are checked below, with messages that say what they must be.
+const queueMetricsOptions = defineOptions<QueueMetricsOptions>('queueMetrics', { meter: anything, queueNames: anything, attributes: object });
+
 /**
  * Report the queues of `executor` as OpenTelemetry metrics: the gauges
  * are read with `executor.stats()` each time the meter's reader collects
@@ -87,6 +91,7 @@ const WAIT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 3
  * ```
  */
 export function queueMetrics(executor: BullmqExecutor, options: QueueMetricsOptions): QueueMetrics {
+  queueMetricsOptions.check(options);
   if (typeof executor?.stats !== 'function' || typeof executor.events?.on !== 'function') {
     throw new ConfigurationError(`Expected \`executor\` to be a bullmqExecutor, got ${describeValue(executor)}`);
   }

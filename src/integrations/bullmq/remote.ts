@@ -15,7 +15,8 @@ import { checkPlace } from './connection.js';
 import type { QueueClientEvents } from './events.js';
 import { clientOf, type BullmqExecutor, type TraceCarrier } from './executor.js';
 import { RemoteMirror, watchJob } from './mirror.js';
-import { clientSettings, type QueueClientOptions } from './options.js';
+import { clientSettings, queueClientShape, queueLocationShape, type QueueClientOptions } from './options.js';
+import { anything, defineOptions, func } from '../../core/options.js';
 import type { RunJobWire } from './wire.js';
 import { coordinatorError } from './errors.js';
 
@@ -24,6 +25,13 @@ export type RemoteOptions = (QueueClientOptions | { executor: BullmqExecutor; qu
   /** The trace context each job carries, from the remote op (with `troupe/otel`: `(op) => tracing.inject(op)`). */
   traceContext?: (op: { runId: string; opId: string }) => TraceCarrier | undefined;
 };
+
+const remoteOptions = defineOptions<QueueClientOptions & { executor?: BullmqExecutor; traceContext?: RemoteOptions['traceContext'] }>('remote', {
+  ...queueClientShape,
+  ...queueLocationShape,
+  executor: anything,
+  traceContext: func,
+});
 
 /** A runnable that runs on a worker. */
 export interface RemoteRunnable extends Runnable<Outcome> {
@@ -51,6 +59,7 @@ export interface RemoteRunnable extends Runnable<Outcome> {
 export function remote(name: string, options: RemoteOptions): RemoteRunnable {
   if (typeof name !== 'string' || name === '') throw new ConfigurationError(`Expected \`name\` to be a runnable's name, got ${describeValue(name)}`);
   if (typeof options !== 'object' || options === null) throw new ConfigurationError(`Expected remote options, got ${describeValue(options)}`);
+  remoteOptions.check(options as QueueClientOptions);
   const traceContext = options.traceContext;
   if (traceContext !== undefined && typeof traceContext !== 'function') {
     throw new ConfigurationError(`Expected \`traceContext\` to be a function of an op, got ${describeValue(traceContext)}`);

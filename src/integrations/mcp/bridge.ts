@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { throwIfAborted } from '../../core/abort.js';
 import { realClock, type Clock } from '../../core/clock.js';
-import { expectPositiveInteger, expectPositiveNumber } from '../../core/options.js';
-import { createToolServer, type ToolServer, type ToolServerOptions } from './server.js';
+import { clock, defineOptions, expectPositiveInteger, expectPositiveNumber, positiveInteger, positiveNumber } from '../../core/options.js';
+import { createToolServer, toolServerOptions, type ToolServer, type ToolServerOptions } from './server.js';
 import { loadMcpSdk } from './sdk.js';
 import { SocketTransport } from './socket-transport.js';
 
@@ -41,6 +41,13 @@ export interface ToolBridgeOptions extends ToolServerOptions {
   /** The clock `authTimeoutMs` is measured on. Default: the real clock. */
   clock?: Clock;
 }
+
+const toolBridgeOptions = defineOptions<ToolBridgeOptions>('startToolBridge', {
+  ...toolServerOptions.shape,
+  authTimeoutMs: positiveNumber,
+  maxPendingConnections: positiveInteger,
+  clock,
+});
 
 /** How long a bridge connection has to send the secret by default: 5 s. */
 export const DEFAULT_BRIDGE_AUTH_TIMEOUT_MS = 5_000;
@@ -113,6 +120,7 @@ process.stdin.on('end', () => socket.end());
  * ```
  */
 export async function startToolBridge(options: ToolBridgeOptions): Promise<ToolBridge> {
+  toolBridgeOptions.check(options);
   throwIfAborted(options.signal);
   const authTimeoutMs = expectPositiveNumber('authTimeoutMs', options.authTimeoutMs) ?? DEFAULT_BRIDGE_AUTH_TIMEOUT_MS;
   const maxPending = expectPositiveInteger('maxPendingConnections', options.maxPendingConnections) ?? DEFAULT_BRIDGE_MAX_PENDING;

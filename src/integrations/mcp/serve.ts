@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { combineSignals } from '../../core/abort.js';
 import type { RunContext } from '../../core/context.js';
 import { ConfigurationError } from '../../core/errors.js';
+import { check, defineOptions, required, string } from '../../core/options.js';
 import { executeToolCall } from '../../core/tool-loop.js';
 import { toToolSchema, type ToolDefinition } from '../../core/tools.js';
 import { createToolServer, type ToolServer } from './server.js';
@@ -24,6 +25,13 @@ export interface ServeToolsOptions {
   /** The server's version. Default: `1.0.0`. */
   version?: string;
 }
+
+const serveToolsOptions = defineOptions<ServeToolsOptions>('serveTools', {
+  ctx: required(check('a RunContext', (v) => typeof v === 'object' && v !== null && typeof (v as { emit?: unknown }).emit === 'function')),
+  agent: string,
+  name: string,
+  version: string,
+});
 
 /**
  * An MCP server of troupe tools: each call is executed as the tool loop
@@ -44,6 +52,7 @@ export interface ServeToolsOptions {
  * ```
  */
 export async function serveTools(tools: readonly ToolDefinition[], options: ServeToolsOptions): Promise<ToolServer> {
+  serveToolsOptions.check(options);
   const byName = new Map<string, ToolDefinition>();
   for (const tool of tools) {
     if (byName.has(tool.name)) throw new ConfigurationError(`serveTools: tool "${tool.name}" is given twice`);

@@ -8,6 +8,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { throwIfAborted } from '../../core/abort.js';
 import type { ToolSchema } from '../../core/adapter.js';
 import { errorMessage } from '../../core/errors.js';
+import { abortSignal, defineOptions, func, listOf, object, required, string } from '../../core/options.js';
 import { loadMcpSdk } from './sdk.js';
 
 /** A tool call that arrived over MCP. */
@@ -62,6 +63,15 @@ export interface ToolServerOptions {
   signal?: AbortSignal;
 }
 
+/** {@link ToolServerOptions}, described once (spread into the options of what serves tools through it). */
+export const toolServerOptions = defineOptions<ToolServerOptions>('createToolServer', {
+  tools: required(listOf(object)),
+  call: required(func),
+  name: string,
+  version: string,
+  signal: abortSignal,
+});
+
 /** An MCP server of troupe tools; connect it to any transport of the SDK. */
 export interface ToolServer {
   /** The SDK's server. */
@@ -90,6 +100,7 @@ export interface ToolServer {
  * ```
  */
 export async function createToolServer(options: ToolServerOptions): Promise<ToolServer> {
+  toolServerOptions.check(options);
   throwIfAborted(options.signal);
   const sdk = await loadMcpSdk('troupe/mcp');
   throwIfAborted(options.signal);

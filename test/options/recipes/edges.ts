@@ -28,6 +28,11 @@ import { rateLimited } from '../../../src/adapters/rate-limit.js';
 import { scriptedAdapter } from '../../../src/adapters/scripted.js';
 import { bullmqExecutor } from '../../../src/integrations/bullmq/executor.js';
 import { startWorker } from '../../../src/integrations/bullmq/worker.js';
+import { queueMetrics } from '../../../src/integrations/bullmq/metrics.js';
+import { remote } from '../../../src/integrations/bullmq/remote.js';
+import { startToolBridge } from '../../../src/integrations/mcp/bridge.js';
+import { serveTools } from '../../../src/integrations/mcp/serve.js';
+import { createToolServer } from '../../../src/integrations/mcp/server.js';
 import { redisRateLimitState } from '../../../src/integrations/redis/rate-limit.js';
 import { redisStore } from '../../../src/integrations/redis/store.js';
 import { adapterSuite } from '../../../src/testing/adapter-suite.js';
@@ -110,6 +115,8 @@ export const edgesRecipes: Recipes = {
   redisStore: (extra) => redisStore({ connection: 'redis://127.0.0.1:1', ...extra }),
   bullmqExecutor: (extra) => bullmqExecutor({ connection: 'redis://127.0.0.1:1', ...extra }),
   startWorker: (extra) => startWorker({ connection: 'redis://127.0.0.1:1', adapter: scriptedAdapter(), ...extra }),
+  remote: (extra) => remote('helper', { connection: 'redis://127.0.0.1:1', ...extra }),
+  queueMetrics: (extra) => queueMetrics({} as never, { meter: {} as never, ...extra }),
   // troupe/testing (each refuses before it registers a test)
   adapterSuite: (extra) => adapterSuite('x', () => scriptedAdapter(), { ...extra }),
   storeSuite: (extra) => storeSuite('x', () => store(), { ...extra }),
@@ -120,6 +127,9 @@ export const edgesRecipes: Recipes = {
   // troupe/mcp (each refuses before it loads the MCP SDK)
   serveTeams: (extra) => serveTeams({ teams: [], ...extra }),
   serveTeamsOverStdio: (extra) => serveTeamsOverStdio({ teams: [], ...extra }),
+  createToolServer: (extra) => createToolServer({ tools: [], call: async () => ({ content: '' }), ...extra }),
+  startToolBridge: (extra) => startToolBridge({ tools: [], call: async () => ({ content: '' }), ...extra }),
+  serveTools: (extra) => serveTools([], { ctx: { emit() {} } as never, ...extra }),
   mcpHttpHandler: (extra) => mcpHttpHandler({ teams: [], authorize: () => ({ tenant: 't' }), ...extra }),
   buildAgentCard: (extra) => buildAgentCard({ runnable: 'helper', url: 'http://localhost/' }, { ...extra }),
   uiPage: (extra) => uiPage({ endpoint: '/api', ...extra }),
