@@ -22,6 +22,8 @@ export class AguiEventReader {
   /** The shared state, as snapshots and deltas leave it. */
   state: unknown = {};
   readonly #messages = new Map<string, string>();
+  /** Messages started with no text yet: drawn once text arrives (a turn that only calls tools has none). */
+  readonly #starts = new Map<string, Json>();
   readonly #tools = new Map<string, string>();
   #troupeState = false;
   #lastText: string | undefined;
@@ -54,6 +56,7 @@ export class AguiEventReader {
       case 'TEXT_MESSAGE_CONTENT':
         return this.#text(e, time);
       case 'TEXT_MESSAGE_END': {
+        this.#starts.delete(str(e['messageId']) ?? '');
         const id = this.#messages.get(str(e['messageId']) ?? '');
         if (id) model.update(id, { streaming: false });
         return;
@@ -105,8 +108,14 @@ export class AguiEventReader {
       this.#lastText = this.model.message(message.id)?.text;
       return;
     }
-    const role = str(e['role']) ?? 'assistant';
-    const name = str(e['name']);
+    if (e['type'] === 'TEXT_MESSAGE_START' && !delta) {
+      this.#starts.set(messageId, e);
+      return;
+    }
+    const start = this.#starts.get(messageId);
+    this.#starts.delete(messageId);
+    const role = str(e['role']) ?? str(start?.['role']) ?? 'assistant';
+    const name = str(e['name']) ?? str(start?.['name']);
     const who = role === 'user' ? { source: 'user' as const, author: 'You' } : this.troupe.speaker(undefined, name);
     const workerKey = who.source === 'worker' ? this.#workerOfRole(name) : undefined;
     const added = this.model.add({ id: `agui-${messageId}`, ...who, ...(workerKey ? { workerKey } : {}), time, text: delta, kind: 'text', streaming: e['type'] !== 'TEXT_MESSAGE_CHUNK' });

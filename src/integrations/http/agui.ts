@@ -63,6 +63,10 @@ export class AguiMapper {
   readonly #runId: string;
   readonly #steps = new Map<string, string>();
   readonly #chunks = new Map<string, { id: string; title: string; role: string; status: string }>();
+  /** The message of each agent's latest turn: its tool calls' parent (`parentMessageId`). */
+  readonly #messages = new Map<string, string>();
+  /** When this request's `RUN_STARTED` was stamped: no later event is stamped before it. */
+  #openedAt: number | undefined;
   #phase: string | undefined;
 
   /** `threadId`: the troupe run; `runId`: the AG-UI run (this request). */
@@ -73,6 +77,7 @@ export class AguiMapper {
 
   /** `RUN_STARTED`, the steps still open and the state, to open a request. */
   open(time: number, input?: unknown): AguiEvent[] {
+    this.#openedAt = time;
     const events: AguiEvent[] = [
       { type: 'RUN_STARTED', threadId: this.#threadId, runId: this.#runId, protocolVersion: AGUI_PROTOCOL_VERSION, timestamp: time, ...defined({ input }) },
     ];
@@ -82,8 +87,8 @@ export class AguiMapper {
   }
 
   /** Follow an event that came before this request's start, without output. */
-  prime(event: TroupeEvent): void {
-    this.#track(event);
+  prime(event: TroupeEvent, seq: number): void {
+    this.#track(event, seq);
   }
 
   /**
@@ -92,8 +97,9 @@ export class AguiMapper {
    * ends with an interrupt (`end: true`).
    */
   map(seq: number, event: TroupeEvent, pending = false): { events: AguiEvent[]; end: boolean } {
-    const timestamp = event.time;
-    const stateChanged = this.#track(event);
+    // Events logged before this request opened (a step already running) are stamped at its start, not before it.
+    const timestamp = Math.max(event.time, this.#openedAt ?? event.time);
+    const stateChanged = this.#track(event, seq);
     switch (event.type) {
       case 'op.started': {
         const step = this.#steps.get(event.opId ?? '');
@@ -102,12 +108,13 @@ export class AguiMapper {
       case 'op.completed':
         return { events: this.#closedStep ? [{ type: 'STEP_FINISHED', stepName: this.#closedStep, timestamp }] : [], end: false };
       case 'agent.turn': {
-        if (event.text === '') return { events: [], end: false };
+        // A turn that only calls tools is an assistant message without text: its tool calls go under it.
+        if (event.text === '' && event.toolCalls === 0) return { events: [], end: false };
         const messageId = `msg-${seq}`;
         return {
           events: [
             { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant', name: event.agent, timestamp },
-            { type: 'TEXT_MESSAGE_CONTENT', messageId, delta: event.text, timestamp },
+            ...(event.text === '' ? [] : [{ type: 'TEXT_MESSAGE_CONTENT', messageId, delta: event.text, timestamp }]),
             { type: 'TEXT_MESSAGE_END', messageId, timestamp },
           ],
           end: false,
@@ -118,7 +125,7 @@ export class AguiMapper {
         const delta = JSON.stringify(args ?? {});
         return {
           events: [
-            { type: 'TOOL_CALL_START', toolCallId: id, toolCallName: name, timestamp },
+            { type: 'TOOL_CALL_START', toolCallId: id, toolCallName: name, ...defined({ parentMessageId: this.#messages.get(event.agent) }), timestamp },
             ...(delta === '' ? [] : [{ type: 'TOOL_CALL_ARGS', toolCallId: id, delta, timestamp }]),
             { type: 'TOOL_CALL_END', toolCallId: id, timestamp },
           ],
@@ -128,7 +135,7 @@ export class AguiMapper {
       case 'tool.completed':
         return { events: [{ type: 'TOOL_CALL_RESULT', messageId: `tool-${seq}`, toolCallId: event.callId, content: event.content, role: 'tool', timestamp }], end: false };
       case 'input.requested': {
-        if (!pending) return { events: [this.#custom(event)], end: false };
+        if (!pending) return { events: [this.#custom(event, timestamp)], end: false };
         const interrupt = {
           id: event.requestId,
           reason: event.kind,
@@ -161,7 +168,7 @@ export class AguiMapper {
         if (event.code === 'cancelled') return { events: [...this.#closeSteps(timestamp), { type: 'RUN_FINISHED', threadId: this.#threadId, runId: this.#runId, timestamp, outcome: { type: 'cancelled' } }], end: true };
         return { events: [{ type: 'RUN_ERROR', message: event.error, ...defined({ code: event.code }), timestamp }], end: true };
       default: {
-        const events = INTERNAL.has(event.type) ? [] : [this.#custom(event)];
+        const events = INTERNAL.has(event.type) ? [] : [this.#custom(event, timestamp)];
         if (stateChanged) events.push(this.#snapshot(timestamp));
         return { events, end: false };
       }
@@ -171,9 +178,12 @@ export class AguiMapper {
   #closedStep: string | undefined;
 
   /** Update open steps and state; true when the published state changed. */
-  #track(event: TroupeEvent): boolean {
+  #track(event: TroupeEvent, seq: number): boolean {
     this.#closedStep = undefined;
     switch (event.type) {
+      case 'agent.turn':
+        if (event.text !== '' || event.toolCalls > 0) this.#messages.set(event.agent, `msg-${seq}`);
+        return false;
       case 'op.started':
         if (event.opId !== undefined) this.#steps.set(event.opId, `${event.kind}:${event.name} (${event.opId})`);
         return false;
@@ -211,8 +221,8 @@ export class AguiMapper {
     return { type: 'STATE_SNAPSHOT', snapshot: { troupe }, timestamp };
   }
 
-  #custom(event: TroupeEvent): AguiEvent {
-    return { type: 'CUSTOM', name: `troupe.${event.type}`, value: event, timestamp: event.time };
+  #custom(event: TroupeEvent, timestamp: number): AguiEvent {
+    return { type: 'CUSTOM', name: `troupe.${event.type}`, value: event, timestamp };
   }
 }
 

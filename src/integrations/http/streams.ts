@@ -198,7 +198,7 @@ export async function* aguiEvents(runId: string, options: AguiEventStreamOptions
   const mapper = new AguiMapper(runId, options.aguiRunId);
   if (from > 0) {
     const { events, positions } = await readRunEvents(runId, { store, signal });
-    events.forEach((event, i) => positions[i]! < from && mapper.prime(event));
+    events.forEach((event, i) => positions[i]! < from && mapper.prime(event, positions[i]!));
   }
   const opening = mapper.open(clock.now(), options.input);
   for (const [index, event] of opening.entries()) if (!sent(from, index)) yield { id: `${from}.${index}`, event };
@@ -207,7 +207,7 @@ export async function* aguiEvents(runId: string, options: AguiEventStreamOptions
     const position = seq + 1;
     if (after !== undefined && position < after.position) {
       // Sent before the client reconnected: it only moves the mapper on.
-      mapper.prime(event);
+      mapper.prime(event, seq);
       continue;
     }
     const pending = event.type === 'input.requested' ? (await readRequest(runId, event.requestId, { store, signal }))?.status === 'pending' : false;

@@ -2,7 +2,9 @@
 // node:http. A run that needs an approval ends its AG-UI run with an
 // interrupt; the next run resumes with the answer and streams on to the
 // end. Every event troupe sends passes `@ag-ui/core`'s schemas.
-import { HttpAgent, type AgentSubscriber } from '@ag-ui/client';
+import { HttpAgent, verifyEvents, type AgentSubscriber } from '@ag-ui/client';
+import type { BaseEvent } from '@ag-ui/core';
+import { from, lastValueFrom, toArray } from 'rxjs';
 import { EventSchemas } from '@ag-ui/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -13,6 +15,11 @@ import { memoryStore, scriptedAdapter } from 'troupe/testing';
 import { AguiMapper, remoteApprovals, runHandler } from 'troupe/http';
 import { startServer, type TestServer } from '../../helpers/http-server.js';
 import { chunk, planOf } from '../../plan/helpers.js';
+
+/** `@ag-ui/client`'s verifier over one AG-UI run's events: it throws on any event out of the protocol's order. */
+async function verified(events: ReadonlyArray<Record<string, unknown>>): Promise<number> {
+  return (await lastValueFrom(from(events as unknown as BaseEvent[]).pipe(verifyEvents(), toArray()))).length;
+}
 
 const servers: TestServer[] = [];
 afterEach(async () => {
@@ -55,6 +62,14 @@ describe('AG-UI over HTTP with @ag-ui/client', () => {
     expect(client.pendingInterrupts.map((i) => i.id)).toEqual([interrupt!.id]);
     expect(seen.map((e) => e.type)).toEqual(expect.arrayContaining(['TEXT_MESSAGE_START', 'TEXT_MESSAGE_CONTENT', 'TEXT_MESSAGE_END', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'STEP_STARTED', 'STEP_FINISHED']));
     expect(client.messages.some((m) => m.role === 'assistant' && m.content === 'Deploying now.')).toBe(true);
+    // The tool call belongs to the message of the turn that made it: a front end shows it under that text.
+    const started = seen.find((e) => e.type === 'TEXT_MESSAGE_START')!;
+    expect(seen.find((e) => e.type === 'TOOL_CALL_START')).toMatchObject({ toolCallId: 'call-7', parentMessageId: started.messageId });
+    const message = client.messages.find((m) => m.id === started.messageId) as { content?: string; toolCalls?: Array<{ id: string }> };
+    expect(message).toMatchObject({ content: 'Deploying now.', toolCalls: [expect.objectContaining({ id: 'call-7' })] });
+    // In order by the protocol's verifier, and nothing stamped before RUN_STARTED.
+    expect(await verified(seen)).toBe(seen.length);
+    for (const event of seen) expect(event.timestamp as number).toBeGreaterThanOrEqual(seen[0]!.timestamp as number);
     expect(deployed).toEqual([]);
 
     // A resume answer that does not fit is refused.
@@ -76,6 +91,8 @@ describe('AG-UI over HTTP with @ag-ui/client', () => {
     // Nothing of the first run is sent again.
     expect(second.filter((e) => e.type === 'TOOL_CALL_START')).toEqual([]);
     expect(deployed).toEqual(['prod']);
+    expect(await verified(second)).toBe(second.length);
+    for (const event of second) expect(event.timestamp as number).toBeGreaterThanOrEqual(second[0]!.timestamp as number);
     await runs[0]!.result;
     for (const event of seen) expect(EventSchemas.safeParse(event).success, JSON.stringify(event)).toBe(true);
 
