@@ -404,16 +404,19 @@ export class RunContext {
   }
 
   /**
-   * Before a model call of about `inputTokens` prompt tokens: throw a
-   * `BudgetExhaustedError` when a budget of the chain has run out or the
-   * call would overrun one (`budget.exhausted` says so). The tool loop
-   * calls it before every turn.
+   * Before a model call of about `inputTokens` prompt tokens: reserve it in
+   * every budget of the chain, so that calls in flight at once count
+   * together, and return the function that releases the reservation once
+   * the call settled (call it, then {@link RunContext.recordUsage}). Throws
+   * a `BudgetExhaustedError` (reserving nothing) when a budget of the chain
+   * has run out or the call would overrun one (`budget.exhausted` says so).
+   * The tool loop calls it before every turn.
    * @internal
    */
-  checkBudgets(inputTokens: number): void {
+  reserveBudgets(inputTokens: number): () => void {
     const chain = this.budgets;
     try {
-      chain.check(inputTokens);
+      return chain.reserve(inputTokens);
     } catch (error) {
       if (error instanceof BudgetExhaustedError && error.info.reason === 'would-overrun') {
         const { budgetId, budget, limit, max, reason } = error.info;

@@ -68,6 +68,17 @@ describe('a plan budget keeps the answers it paid for', () => {
     expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'cancelled', 'cancelled']);
     expect(outcome.results[1]!.error).toMatch(/would overrun/);
   });
+
+  it('a plan deadline abandons the calls in flight: the running chunks are cancelled', async () => {
+    const clock = new SimulatedClock();
+    const adapter = paidAdapter(clock, 100);
+    const pending = executePlan(independent(3), { adapter, clock, maxParallel: 2, budget: { run: { wallClockMs: 50 } } });
+    await clock.advance(50);
+    const outcome = await pending;
+    expect(outcome.status).toBe('budget-exhausted');
+    expect(outcome.results.map((r) => r.status)).toEqual(['cancelled', 'cancelled', 'cancelled']);
+    expect(outcome.results[0]!.error).toMatch(/its time ran out/);
+  });
 });
 
 describe('a model-call limit holds for calls in flight at once', () => {
