@@ -65,6 +65,8 @@ interface RunShared {
   budgets: BudgetRegistry;
   /** The context each meter was opened in (where its events go). */
   budgetOwners: WeakMap<BudgetMeter, RunContext>;
+  /** The run's log, when it has a store (set by `run`). */
+  runLog: { written(): Promise<void> } | undefined;
 }
 
 /**
@@ -187,6 +189,7 @@ export class RunContext {
       control: options.control,
       budgets: undefined as unknown as BudgetRegistry,
       budgetOwners: new WeakMap(),
+      runLog: undefined,
     };
     shared.budgets = new BudgetRegistry(options.clock, {
       exhausted: (meter, error) => {
@@ -386,6 +389,24 @@ export class RunContext {
         shared.emitting = false;
       }
     }
+  }
+
+  /**
+   * The run's log: what {@link RunContext.logged} waits for (`run` sets it when the run has a store).
+   * @internal
+   */
+  attachRunLog(log: { written(): Promise<void> }): void {
+    this.#shared.runLog = log;
+  }
+
+  /**
+   * Resolves once every event emitted so far is in the run's log (at once
+   * when the run keeps none); rejects with a `StoreError` when the log
+   * failed before writing them.
+   * @internal
+   */
+  logged(): Promise<void> {
+    return this.#shared.runLog?.written() ?? Promise.resolve();
   }
 
   /** Add model usage to the current op node. */

@@ -305,8 +305,12 @@ export class PlanMachine {
     const now = ctx.clock.now();
     if (estimates.observe(r.position, now - this.#t0 - r.attemptStart)) this.#queue.rebuild();
     const generation = this.#generation;
-    this.#terminal(r, 'completed', now);
+    // Its checkpoint entry first, then the event: what a listener does in answer (a change of the plan) is logged after it.
+    const previous = r.status;
+    r.status = 'completed';
+    r.end = now - this.#t0;
     this.#m.checkpoints?.completed(r, recorded);
+    if (this.#listening) this.#emit(r, previous, now);
     this.#m.completed?.();
     // A change of the plan applied meanwhile (by a listener) counted every dependency again.
     if (generation === this.#generation) {
