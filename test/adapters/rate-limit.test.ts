@@ -55,6 +55,43 @@ describe('rateLimited', () => {
     expect(starts).toEqual([0, 0, 0, 60_000, 60_000]);
   });
 
+  it('spreads a minute\'s requests evenly: 30 calls started together at 600 a minute go 10 at once, then one every 100 ms', async () => {
+    const clock = new SimulatedClock();
+    const { adapter, starts } = recording(clock);
+    const limited = rateLimited(adapter, { requestsPerMinute: 600, clock });
+    const sessions = await Promise.all(Array.from({ length: 30 }, (_, i) => limited.openSession({ agent: `a${i}` })));
+    const sends = Promise.all(sessions.map((s) => s.send('x')));
+    await clock.advance(0);
+    expect(starts).toEqual(Array(10).fill(0)); // the burst: a second's share
+    await clock.advance(2_000);
+    await sends;
+    expect(starts).toEqual([...Array(10).fill(0), ...Array.from({ length: 20 }, (_, i) => (i + 1) * 100)]);
+    expect(starts.filter((t) => t < 1000)).toHaveLength(19);
+  });
+
+  it('takes `burstMs`: how much of a minute may go out at once', async () => {
+    const clock = new SimulatedClock();
+    const { adapter, starts } = recording(clock);
+    const limited = rateLimited(adapter, { requestsPerMinute: 600, burstMs: 500, clock });
+    const sessions = await Promise.all(Array.from({ length: 8 }, (_, i) => limited.openSession({ agent: `a${i}` })));
+    const sends = Promise.all(sessions.map((s) => s.send('x')));
+    await clock.advance(300);
+    await sends;
+    expect(starts).toEqual([0, 0, 0, 0, 0, 100, 200, 300]);
+  });
+
+  it('spreads tokens per minute the same way: a call waits for the tokens it estimates, refilling continuously', async () => {
+    const clock = new SimulatedClock();
+    const { adapter, starts } = recording(clock, { usage: 100 });
+    // 6,000 tokens a minute: 100 a second, 100 at once.
+    const limited = rateLimited(adapter, { tokensPerMinute: 6_000, clock, estimateTokens: () => 100 });
+    const sessions = await Promise.all(Array.from({ length: 5 }, (_, i) => limited.openSession({ agent: `a${i}` })));
+    const sends = Promise.all(sessions.map((s) => s.send('x')));
+    await clock.advance(5_000);
+    await sends;
+    expect(starts).toEqual([0, 1000, 2000, 3000, 4000]);
+  });
+
   it('keeps at most `maxParallel` calls in flight', async () => {
     const clock = new SimulatedClock();
     const { adapter, starts } = recording(clock, { busyMs: 1000 });
