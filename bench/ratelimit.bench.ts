@@ -5,8 +5,10 @@
  * workers call it through troupe's OpenAI adapter for three minutes, behind
  * `rateLimited(..., { requestsPerMinute: 60 })`; the baseline is the same
  * workers without the limiter (the SDK's own retries off) for the same time.
- * Reported: calls that succeeded, 429s that reached the application, and
- * the throughput as a share of what the server allows.
+ * Reported: calls that succeeded, 429s that reached the application, the
+ * throughput as a share of what the server allows, and the most calls the
+ * server accepted in any one second (a burst: the limiter spreads a
+ * minute's budget over the minute).
  * `TROUPE_BENCH_RATELIMIT_SECONDS` shortens both runs (default 180).
  */
 import { setMaxListeners } from 'node:events';
@@ -24,7 +26,19 @@ interface Result {
   rateLimitedSeen: number;
   otherErrors: number;
   serverRefused: number;
+  /** The most calls the server accepted in any window of one second. */
+  busiestSecond: number;
   seconds: number;
+}
+
+/** The most of `times` (sorted, ms) in any window of `ms`. */
+function busiest(times: readonly number[], ms: number): number {
+  let most = 0;
+  for (let i = 0, j = 0; i < times.length; i++) {
+    while (times[i]! - times[j]! >= ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
 }
 
 async function drive(seconds: number, wrap: (adapter: ModelAdapter) => ModelAdapter): Promise<Result> {
@@ -32,7 +46,7 @@ async function drive(seconds: number, wrap: (adapter: ModelAdapter) => ModelAdap
   const adapter = wrap(openaiAdapter({ baseURL: server.url, model: 'bench', maxRetries: 0 }));
   const deadline = AbortSignal.timeout(seconds * 1000);
   setMaxListeners(8 * WORKERS, deadline);
-  const result: Result = { succeeded: 0, rateLimitedSeen: 0, otherErrors: 0, serverRefused: 0, seconds };
+  const result: Result = { succeeded: 0, rateLimitedSeen: 0, otherErrors: 0, serverRefused: 0, busiestSecond: 0, seconds };
   try {
     await Promise.all(
       Array.from({ length: WORKERS }, async (_, w) => {
@@ -54,6 +68,7 @@ async function drive(seconds: number, wrap: (adapter: ModelAdapter) => ModelAdap
     );
   } finally {
     result.serverRefused = server.refused.length;
+    result.busiestSecond = busiest([...server.accepted].sort((a, b) => a - b), 1000);
     await server.close();
   }
   return result;
@@ -66,12 +81,12 @@ export default async function bench(): Promise<void> {
   console.log(`${WORKERS} workers, ${seconds} s, server allows ${LIMIT} requests per minute (${allowed} in the run)\n`);
   const limited = await drive(seconds, (a) => rateLimited(a, { requestsPerMinute: LIMIT }));
   const bare = await drive(seconds, (a) => a);
-  console.log('| run | succeeded | share of allowed | 429s seen by the app | 429s sent by the server | other errors |');
-  console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+  console.log('| run | succeeded | share of allowed | 429s seen by the app | 429s sent by the server | most accepted in one second | other errors |');
+  console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
   for (const [name, r] of [
     ['rateLimited (60 rpm)', limited],
     ['no limiter (baseline)', bare],
   ] as const) {
-    console.log(`| ${name} | ${r.succeeded} | ${((100 * r.succeeded) / allowed).toFixed(1)} % | ${r.rateLimitedSeen} | ${r.serverRefused} | ${r.otherErrors} |`);
+    console.log(`| ${name} | ${r.succeeded} | ${((100 * r.succeeded) / allowed).toFixed(1)} % | ${r.rateLimitedSeen} | ${r.serverRefused} | ${r.busiestSecond} | ${r.otherErrors} |`);
   }
 }

@@ -44,14 +44,15 @@ const adapter = live ?? scripted;
 
 const control = new PlanControl();
 let replanned = false;
-const onEvent = (e: TroupeEvent): void => {
+const onEvent = async (e: TroupeEvent): Promise<void> => {
   if (e.type === 'plan.message') {
     const m = e.message;
     console.log(`message from chunk ${String(m.from)} to ${m.to === 'all' ? 'everyone' : 'role' in m.to ? m.to.role : `chunk ${m.to.chunk}`}: ${m.text}`);
     if (replanned || !/paginat/i.test(m.text)) return;
     replanned = true;
     // The finding changes the work: split the client chunk and document the pagination.
-    const change = control.change({
+    // It applies at once; the promise resolves once the change is in the run's store (at once here: no store).
+    const change = await control.change({
       split: [{ chunk: 1, parts: [step(10, 'Write the orders client', 'Implementation', []), step(11, 'Add cursor pagination to the client', 'Implementation', [10])] }],
       add: [step(12, 'Document pagination', 'Generic', [11])],
       reason: 'the orders API is paginated',

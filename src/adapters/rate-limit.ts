@@ -1,7 +1,10 @@
 /**
  * Rate limits per provider: `rateLimited(adapter, limits)` is an adapter
  * with the same contract whose sessions share requests-per-minute,
- * tokens-per-minute and concurrency limits. A provider's 429 (a
+ * tokens-per-minute and concurrency limits. A per-minute budget goes out
+ * evenly over the minute — a burst of a second's share at most (`burstMs`),
+ * then as it refills — since providers enforce per-minute limits over
+ * shorter windows too. A provider's 429 (a
  * `RateLimitError`) holds every further call for its `Retry-After` and the
  * call is sent again. Counts live in a {@link RateLimitState}: in memory for
  * one process, or in Redis (`redisRateLimitState` from `troupe/redis`) for
@@ -41,6 +44,12 @@ export interface AcquireRequest {
   leaseId: string;
   /** When a call that never releases stops counting against `maxParallel` (a crashed process). */
   leaseExpiresAt: number;
+  /**
+   * How much of each per-minute limit may go out at once, as time: a bucket
+   * per limit holds `limit × burstMs / windowMs` (at least one call) and
+   * refills continuously at the limit's rate. Absent: the window alone.
+   */
+  burstMs?: number;
 }
 
 /** What {@link RateLimitState.acquire} answers: taken, or how long until it may be. */
@@ -71,15 +80,48 @@ export interface RateLimitCallOptions {
 }
 
 /**
+ * A bucket that refills continuously: what a per-minute limit lets out now.
+ * `level` may go below zero (a call larger than the bucket takes it whole
+ * once it is full, and later calls wait until the debt is refilled).
+ * @internal
+ */
+export interface RefillingBucket {
+  level: number;
+  at: number;
+}
+
+/** The bucket's capacity for `perMinute` and `burstMs`: at least one. */
+export function bucketCapacity(perMinute: number, burstMs: number, windowMs: number): number {
+  return Math.max(1, Math.ceil((perMinute * burstMs) / windowMs));
+}
+
+/** Refill `bucket` (created full) at `perMinute` per `windowMs` up to `capacity`, as of `now`. */
+function refill(bucket: RefillingBucket | undefined, now: number, perMinute: number, capacity: number, windowMs: number): RefillingBucket {
+  if (!bucket) return { level: capacity, at: now };
+  const level = Math.min(capacity, bucket.level + (Math.max(0, now - bucket.at) * perMinute) / windowMs);
+  return { level, at: Math.max(now, bucket.at) };
+}
+
+/** How long until `bucket` holds `need` (at most its capacity), refilling at `perMinute` per `windowMs`: 0 when it does. */
+function bucketWait(bucket: RefillingBucket, need: number, perMinute: number, windowMs: number): number {
+  // A little slack for the rounding of fractional refills.
+  const missing = need - bucket.level;
+  return missing <= 1e-9 ? 0 : Math.max(1, Math.ceil((missing * windowMs) / perMinute));
+}
+
+/**
  * The counts in this process's memory: sliding windows of the requests and
- * tokens started in the last `windowMs`, the leases in flight, and the
- * pause a provider asked for.
+ * tokens started in the last `windowMs`, a refilling bucket per limit that
+ * spreads them evenly (see {@link AcquireRequest.burstMs}), the leases in
+ * flight, and the pause a provider asked for.
  */
 export function memoryRateLimitState(): RateLimitState {
   const requests: Array<{ time: number; leaseId: string }> = [];
   const tokens: Array<{ time: number; leaseId: string; tokens: number }> = [];
   const leases = new Map<string, number>();
   let pausedUntil = 0;
+  let requestBucket: RefillingBucket | undefined;
+  let tokenBucket: RefillingBucket | undefined;
   return {
     async acquire(r) {
       const since = r.now - r.windowMs;
@@ -98,6 +140,18 @@ export function memoryRateLimitState(): RateLimitState {
       const rpm = r.limits.requestsPerMinute;
       if (rpm !== undefined && requests.length >= rpm) raise(requests[requests.length - rpm]!.time + r.windowMs - r.now, 'requests');
       const tpm = r.limits.tokensPerMinute;
+      const burst = r.burstMs;
+      let reqBucket: RefillingBucket | undefined;
+      let tokBucket: RefillingBucket | undefined;
+      if (burst !== undefined && rpm !== undefined) {
+        reqBucket = refill(requestBucket, r.now, rpm, bucketCapacity(rpm, burst, r.windowMs), r.windowMs);
+        raise(bucketWait(reqBucket, 1, rpm, r.windowMs), 'requests');
+      }
+      if (burst !== undefined && tpm !== undefined) {
+        const capacity = bucketCapacity(tpm, burst, r.windowMs);
+        tokBucket = refill(tokenBucket, r.now, tpm, capacity, r.windowMs);
+        raise(bucketWait(tokBucket, Math.min(r.tokens, capacity), tpm, r.windowMs), 'tokens');
+      }
       if (tpm !== undefined) {
         let sum = 0;
         for (const t of tokens) sum += t.tokens;
@@ -115,6 +169,8 @@ export function memoryRateLimitState(): RateLimitState {
       const conc = r.limits.maxParallel;
       if (conc !== undefined && leases.size >= conc) raise(Math.max(1, Math.min(...leases.values()) - r.now), 'concurrency');
       if (wait > 0) return { ok: false, waitMs: wait, reason };
+      if (reqBucket) requestBucket = { level: reqBucket.level - 1, at: reqBucket.at };
+      if (tokBucket) tokenBucket = { level: tokBucket.level - r.tokens, at: tokBucket.at };
       requests.push({ time: r.now, leaseId: r.leaseId });
       tokens.push({ time: r.now, leaseId: r.leaseId, tokens: r.tokens });
       leases.set(r.leaseId, r.leaseExpiresAt);
@@ -124,13 +180,22 @@ export function memoryRateLimitState(): RateLimitState {
       leases.delete(r.leaseId);
       if (r.refused) {
         const request = requests.findIndex((q) => q.leaseId === r.leaseId);
-        if (request >= 0) requests.splice(request, 1);
+        if (request >= 0) {
+          requests.splice(request, 1);
+          if (requestBucket) requestBucket.level += 1;
+        }
         const token = tokens.findIndex((t) => t.leaseId === r.leaseId);
-        if (token >= 0) tokens.splice(token, 1);
+        if (token >= 0) {
+          if (tokenBucket) tokenBucket.level += tokens[token]!.tokens;
+          tokens.splice(token, 1);
+        }
         return;
       }
       const entry = tokens.find((t) => t.leaseId === r.leaseId);
-      if (entry) entry.tokens = r.tokens;
+      if (!entry) return;
+      // The bucket gives back what the estimate took beyond the usage, or takes what the usage went beyond it.
+      if (tokenBucket) tokenBucket.level += entry.tokens - r.tokens;
+      entry.tokens = r.tokens;
     },
     async pause(p) {
       pausedUntil = Math.max(pausedUntil, p.until);
@@ -146,6 +211,17 @@ export interface RateLimitOptions extends RateLimits {
   clock?: Clock;
   /** The window of the per-minute limits, in ms. Default: 60000. */
   windowMs?: number;
+  /**
+   * How much of each per-minute limit may go out at once, as time: at most
+   * `requestsPerMinute × burstMs / windowMs` calls (at least one) and as
+   * many of `tokensPerMinute`'s tokens start together, and the rest refills
+   * continuously, so a minute's budget is spread over the minute (providers
+   * enforce per-minute limits over shorter windows too). At 600 requests a
+   * minute: 10 at once, then one every 100 ms. `windowMs` lets a whole
+   * window out at once (the window alone limits). Default: a 60th of
+   * `windowMs` (1000: a second's share of a minute).
+   */
+  burstMs?: number;
   /** Tokens a call reserves before it is sent. Default: the conversation's characters so far (system, inputs, replies) divided by 4. */
   estimateTokens?: (call: { input: string | ToolResult[]; spec: SessionSpec; historyChars: number }) => number;
   /**
@@ -213,6 +289,7 @@ const rateLimitOptions = defineOptions<RateLimitOptions>('rateLimited', {
   state: check('a rate-limit state (with acquire())', (v) => typeof (v as RateLimitState | null)?.acquire === 'function'),
   clock: clockCheck,
   windowMs: positiveNumber,
+  burstMs: positiveNumber,
   estimateTokens: func,
   retry: retryOptions,
   pollMs: positiveNumber,
@@ -230,6 +307,7 @@ class RateLimiter {
   readonly #clock: Clock;
   readonly #state: RateLimitState;
   readonly #windowMs: number;
+  readonly #burstMs: number;
   readonly #maxRetries: number;
   readonly #defaultRetryAfterMs: number;
   readonly #pollMs: number;
@@ -243,6 +321,7 @@ class RateLimiter {
     this.#clock = options.clock ?? realClock;
     this.#state = options.state ?? memoryRateLimitState();
     this.#windowMs = options.windowMs ?? 60_000;
+    this.#burstMs = options.burstMs ?? this.#windowMs / 60;
     this.#maxRetries = options.retry?.maxRetries ?? 8;
     this.#defaultRetryAfterMs = options.retry?.delayMs ?? 1000;
     this.#pollMs = options.pollMs ?? 50;
@@ -301,7 +380,8 @@ class RateLimiter {
     for (;;) {
       throwIfAborted(signal);
       const now = this.#clock.now();
-      const taken = await this.#state.acquire({ now, windowMs: this.#windowMs, limits: this.#limits, tokens, leaseId, leaseExpiresAt: now + this.#leaseMs }, defined({ signal }));
+      const request = { now, windowMs: this.#windowMs, limits: this.#limits, tokens, leaseId, leaseExpiresAt: now + this.#leaseMs, burstMs: this.#burstMs };
+      const taken = await this.#state.acquire(request, defined({ signal }));
       if (taken.ok) return leaseId;
       await this.#wait(taken.reason === 'concurrency' ? Math.min(taken.waitMs, this.#pollMs) : taken.waitMs, signal);
     }

@@ -4,9 +4,12 @@
  * model turn recorded in an op adds its usage to each budget of the op's
  * chain (its own and every enclosing one) exactly once, so nested agents,
  * tools that run agents and remote work count everywhere they should.
- * The tool loop asks the chain before each model call; a call that would
- * overrun, a limit reached or a deadline passed ends the op with a
- * {@link BudgetExhaustedError} (status `budget-exhausted`).
+ * The tool loop reserves the call in the chain before each model call and
+ * settles it after: calls in flight at once count against the limits
+ * together, so a limit holds however many run in parallel. A call that
+ * cannot reserve (it would overrun), a limit reached or a deadline passed
+ * ends the op with a {@link BudgetExhaustedError} (status
+ * `budget-exhausted`).
  * @module
  */
 import type { Clock } from './clock.js';
@@ -181,9 +184,13 @@ export interface BudgetMeterHooks {
 }
 
 /**
- * The meter of one budget in one run: what it has spent, and a signal that
- * aborts (with the {@link BudgetExhaustedError}) once a limit is reached or
- * its deadline passes, so that every op spending from it stops.
+ * The meter of one budget in one run: what it has spent, what the calls in
+ * flight have reserved, and a signal that aborts (with the
+ * {@link BudgetExhaustedError}) once it ran out, so that every op spending
+ * from it stops. A limit reached takes effect at once for new calls (none
+ * can reserve) and aborts the signal once the calls in flight have settled
+ * (they were admitted, so they are paid for: their answers are kept); a
+ * deadline aborts it at once.
  * @internal
  */
 export class BudgetMeter {
@@ -198,6 +205,10 @@ export class BudgetMeter {
   readonly #clock: Clock;
   readonly #hooks: BudgetMeterHooks;
   readonly #controller = new AbortController();
+  /** What the calls in flight reserved: one call each, and their estimated prompt tokens. */
+  readonly #reserved = { modelCalls: 0, inputTokens: 0 };
+  /** The error it ran out with (the signal aborts with it once no call is in flight). */
+  #error: BudgetExhaustedError | undefined;
   #startedAt: number | undefined;
   #active = 0;
   #cancelTimer: (() => void) | undefined;
@@ -214,10 +225,11 @@ export class BudgetMeter {
   get signal(): AbortSignal {
     return this.#controller.signal;
   }
-  /** The error it ran out with, once it has. */
+  /** The error it ran out with, once it has (no call can reserve from then on). */
   get exhausted(): BudgetExhaustedError | undefined {
-    return this.#controller.signal.aborted ? (this.#controller.signal.reason as BudgetExhaustedError) : undefined;
+    return this.#error;
   }
+
 
   /** An op starts spending: the first one starts the clock; the deadline timer runs while any op is in. Returns `leave`. */
   enter(): () => void {
@@ -225,7 +237,7 @@ export class BudgetMeter {
     this.#startedAt ??= now;
     this.#active++;
     const deadline = this.limits.wallClockMs;
-    if (deadline !== undefined && this.#cancelTimer === undefined && !this.signal.aborted) {
+    if (deadline !== undefined && this.#cancelTimer === undefined && this.#error === undefined) {
       const left = this.#startedAt + deadline - now;
       if (left <= 0) this.#deadline();
       else this.#cancelTimer = this.#clock.setTimer(() => this.#deadline(), left);
@@ -264,14 +276,42 @@ export class BudgetMeter {
   }
 
   /**
-   * The error to stop a model call with, if any: the budget is exhausted,
-   * or the call (of about `inputTokens` prompt tokens) would overrun it.
+   * Reserve one model call of about `inputTokens` prompt tokens: returns the
+   * function that releases the reservation once the call settled (call it
+   * before adding the call's usage), or the error to refuse the call with:
+   * the budget ran out, or the call would overrun it counting the calls in
+   * flight.
+   */
+  reserve(inputTokens: number): (() => void) | BudgetExhaustedError {
+    const refused = this.check(inputTokens);
+    if (refused) return refused;
+    const r = this.#reserved;
+    r.modelCalls++;
+    r.inputTokens += inputTokens;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      r.modelCalls--;
+      r.inputTokens -= inputTokens;
+      if (this.#error !== undefined && r.modelCalls === 0) this.#stop();
+    };
+  }
+
+  /**
+   * The error a model call of about `inputTokens` prompt tokens would be
+   * refused with now (the budget ran out, or the call would overrun it
+   * counting the calls in flight), reserving nothing; undefined when it fits.
    */
   check(inputTokens: number): BudgetExhaustedError | undefined {
-    const done = this.exhausted;
-    if (done) return done;
+    if (this.#error) return this.#error;
     const s = this.spent;
-    const next: Partial<BudgetSpend> = { inputTokens: s.inputTokens + inputTokens, totalTokens: s.totalTokens + inputTokens, modelCalls: s.modelCalls + 1 };
+    const r = this.#reserved;
+    const next: Partial<BudgetSpend> = {
+      modelCalls: s.modelCalls + r.modelCalls + 1,
+      inputTokens: s.inputTokens + r.inputTokens + inputTokens,
+      totalTokens: s.totalTokens + r.inputTokens + inputTokens,
+    };
     for (const key of ['modelCalls', 'inputTokens', 'totalTokens'] as const) {
       const max = this.limits[key];
       if (max !== undefined && next[key]! > max) return this.#exhaust({ limit: key, max, spent: next[key]!, reason: 'would-overrun' }, false);
@@ -300,22 +340,32 @@ export class BudgetMeter {
     this.#tick();
     const max = this.limits.wallClockMs!;
     this.#exhaust({ limit: 'wallClockMs', max, spent: Math.max(this.spent.wallClockMs, max), reason: 'deadline' });
+    // Time is up: the calls in flight are abandoned too.
+    this.#stop();
   }
 
   /**
-   * Build the error; `stop` (a limit reached, a deadline) also aborts the
-   * meter's signal so every op spending from it ends. A call that would
-   * overrun only stops the op that asked: smaller calls may still fit.
+   * Build the error; `stop` (a limit reached, a deadline) also ends the
+   * budget: no call reserves from it any more, and its signal aborts (so
+   * every op spending from it ends) once no call is in flight. A call that
+   * would overrun only stops the op that asked: smaller calls may still fit.
    */
   #exhaust(what: Omit<BudgetExhaustedInfo, 'budgetId' | 'budget'>, stop = true): BudgetExhaustedError {
     const error = new BudgetExhaustedError({ budgetId: this.id, budget: this.name, ...what });
     if (!stop) return error;
-    if (this.signal.aborted) return this.exhausted!;
+    if (this.#error) return this.#error;
+    this.#error = error;
+    this.#hooks.exhausted(this, error);
+    if (this.#reserved.modelCalls === 0) this.#stop();
+    return error;
+  }
+
+  /** Abort the signal with the error it ran out with (once). */
+  #stop(): void {
+    if (this.signal.aborted || this.#error === undefined) return;
     this.#cancelTimer?.();
     this.#cancelTimer = undefined;
-    this.#controller.abort(error);
-    this.#hooks.exhausted(this, error);
-    return error;
+    this.#controller.abort(this.#error);
   }
 }
 
@@ -344,12 +394,35 @@ export class BudgetChain {
     for (const m of this.meters) m.add(usage);
   }
 
-  /** Throw when a budget of the chain is exhausted or a call of about `inputTokens` prompt tokens would overrun one. */
-  check(inputTokens: number): void {
+  /**
+   * Reserve one model call of about `inputTokens` prompt tokens in every
+   * budget of the chain; returns the function that releases it once the
+   * call settled. Throws (reserving nothing) when a budget is exhausted or
+   * the call would overrun one, counting the calls in flight.
+   */
+  reserve(inputTokens: number): () => void {
+    const releases: Array<() => void> = [];
+    for (const m of this.meters) {
+      const reserved = m.reserve(inputTokens);
+      if (typeof reserved === 'function') {
+        releases.push(reserved);
+        continue;
+      }
+      for (const release of releases) release();
+      throw reserved;
+    }
+    return () => {
+      for (const release of releases) release();
+    };
+  }
+
+  /** The error a model call of about `inputTokens` prompt tokens would be refused with now by a budget of the chain, reserving nothing; undefined when it fits. */
+  refusal(inputTokens: number): BudgetExhaustedError | undefined {
     for (const m of this.meters) {
       const error = m.check(inputTokens);
-      if (error) throw error;
+      if (error) return error;
     }
+    return undefined;
   }
 
   /**

@@ -202,6 +202,8 @@ export class Checkpoint<S, O extends Outcome = Outcome, E = never> {
   #appending = 0;
   #appended: Array<() => void> = [];
   #appendFailed = false;
+  /** Settles once every entry appended so far is written: true when all were. */
+  #written: Promise<boolean> = Promise.resolve(true);
 
   constructor(host: CheckpointHost, spec: CheckpointSpec<S, E>) {
     this.#host = host;
@@ -263,16 +265,33 @@ export class Checkpoint<S, O extends Outcome = Outcome, E = never> {
     if (!store || this.#appendFailed) return;
     this.#host.appended(this.#spec.kind, entry);
     this.#appending++;
-    store.append(this.stream, entry).then(
-      () => this.#appendDone(),
+    const write = store.append(this.stream, entry).then(
+      () => {
+        this.#appendDone();
+        return true;
+      },
       (error: unknown) => {
         if (!this.#appendFailed) {
           this.#appendFailed = true;
           this.#host.warn(`The checkpoint of ${this.#spec.kind} "${this.#host.name}" could not be appended to: ${errorMessage(error)}`);
         }
         this.#appendDone();
+        return false;
       },
     );
+    const before = this.#written;
+    this.#written = Promise.all([before, write]).then(([a, b]) => a && b);
+  }
+
+  /**
+   * Resolves once every entry appended so far is written to the store (for
+   * a file store: flushed to disk), so that it survives the process; rejects
+   * with a `StoreError` when one of them could not be written (or was
+   * dropped after an earlier failure).
+   */
+  async written(): Promise<void> {
+    if (!this.#host.store) return;
+    if (!(await this.#written)) throw new StoreError(`The checkpoint of ${this.#spec.kind} "${this.#host.name}" could not be appended to: an entry was not written`);
   }
 
   /**

@@ -65,6 +65,8 @@ interface RunShared {
   budgets: BudgetRegistry;
   /** The context each meter was opened in (where its events go). */
   budgetOwners: WeakMap<BudgetMeter, RunContext>;
+  /** The run's log, when it has a store (set by `run`). */
+  runLog: { written(): Promise<void> } | undefined;
 }
 
 /**
@@ -187,6 +189,7 @@ export class RunContext {
       control: options.control,
       budgets: undefined as unknown as BudgetRegistry,
       budgetOwners: new WeakMap(),
+      runLog: undefined,
     };
     shared.budgets = new BudgetRegistry(options.clock, {
       exhausted: (meter, error) => {
@@ -388,6 +391,24 @@ export class RunContext {
     }
   }
 
+  /**
+   * The run's log: what {@link RunContext.logged} waits for (`run` sets it when the run has a store).
+   * @internal
+   */
+  attachRunLog(log: { written(): Promise<void> }): void {
+    this.#shared.runLog = log;
+  }
+
+  /**
+   * Resolves once every event emitted so far is in the run's log (at once
+   * when the run keeps none); rejects with a `StoreError` when the log
+   * failed before writing them.
+   * @internal
+   */
+  logged(): Promise<void> {
+    return this.#shared.runLog?.written() ?? Promise.resolve();
+  }
+
   /** Add model usage to the current op node. */
   recordUsage(usage: Partial<Usage>): void {
     const turn = { turns: 1, ...usage };
@@ -404,16 +425,19 @@ export class RunContext {
   }
 
   /**
-   * Before a model call of about `inputTokens` prompt tokens: throw a
-   * `BudgetExhaustedError` when a budget of the chain has run out or the
-   * call would overrun one (`budget.exhausted` says so). The tool loop
-   * calls it before every turn.
+   * Before a model call of about `inputTokens` prompt tokens: reserve it in
+   * every budget of the chain, so that calls in flight at once count
+   * together, and return the function that releases the reservation once
+   * the call settled (call it, then {@link RunContext.recordUsage}). Throws
+   * a `BudgetExhaustedError` (reserving nothing) when a budget of the chain
+   * has run out or the call would overrun one (`budget.exhausted` says so).
+   * The tool loop calls it before every turn.
    * @internal
    */
-  checkBudgets(inputTokens: number): void {
+  reserveBudgets(inputTokens: number): () => void {
     const chain = this.budgets;
     try {
-      chain.check(inputTokens);
+      return chain.reserve(inputTokens);
     } catch (error) {
       if (error instanceof BudgetExhaustedError && error.info.reason === 'would-overrun') {
         const { budgetId, budget, limit, max, reason } = error.info;

@@ -51,6 +51,12 @@ export interface RunLogWriter {
    * reported through `onError`, and later events are dropped).
    */
   flush(options?: { clock?: Clock; timeoutMs?: number }): Promise<void>;
+  /**
+   * Resolves once every event queued so far is in the store (events queued
+   * later are not waited for); rejects with a `StoreError` when the log
+   * failed before writing them.
+   */
+  written(): Promise<void>;
 }
 
 /** How long a run waits for its log to be flushed before giving up on it (ms). */
@@ -70,6 +76,9 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
   let failed = false;
   let draining: Promise<void> | undefined;
   let meta: RunMeta | undefined;
+  /** Callers of `written` whose marker is still queued: rejected when the log fails. */
+  const waiting = new Set<(error: Error) => void>();
+  const failure = (): StoreError => new StoreError(`The run log of "${runId}" could not be written`);
 
   const fail = (error: unknown) => {
     if (failed) return;
@@ -77,6 +86,8 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
     pending.length = 0;
     head = 0;
     onError(error);
+    for (const reject of [...waiting]) reject(failure());
+    waiting.clear();
   };
   const drain = async () => {
     while (head < pending.length && !failed) {
@@ -115,6 +126,17 @@ export function createRunLogWriter(store: Store, runId: string, onError: (error:
         pending.push(() => store.set(runMetaKey(runId), snapshot));
       }
       draining ??= drain();
+    },
+    written() {
+      if (failed) return Promise.reject(failure());
+      return new Promise<void>((resolve, reject) => {
+        waiting.add(reject);
+        pending.push(async () => {
+          waiting.delete(reject);
+          resolve();
+        });
+        draining ??= drain();
+      });
     },
     async flush({ clock = realClock, timeoutMs = RUN_LOG_FLUSH_TIMEOUT_MS } = {}) {
       if (!draining) return;

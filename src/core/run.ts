@@ -217,13 +217,17 @@ async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, 
 function attachListeners(ctx: RunContext, options: RunOptions): { detach(): Promise<void> } {
   const { emitter, runId, clock } = ctx;
   const onEvent = options.onEvent;
-  if (onEvent) emitter.on('*', onEvent);
   const log = options.store
     ? createRunLogWriter(options.store, runId, (error) =>
         ctx.emit('warning', { message: `The run log could not be written: ${errorMessage(error)}`, code: 'run_log_failed' }),
       )
     : undefined;
-  if (log) emitter.on('*', log.write);
+  // The log hears every event before `onEvent`, so what `onEvent` does in answer is logged after it.
+  if (log) {
+    emitter.on('*', log.write);
+    ctx.attachRunLog(log);
+  }
+  if (onEvent) emitter.on('*', onEvent);
   return {
     async detach() {
       if (log) {

@@ -90,8 +90,14 @@ async function toolLoop(handle: SessionHandle, input: string, options: ToolLoopO
   let usage = emptyUsage();
   const calls: ToolCall[] = [];
   for (let turnNo = 1; ; turnNo++) {
-    ctx.checkBudgets(promptTokens(next));
-    const turn = await handle.send(next, { signal });
+    // Reserved before the call and settled after it, so calls in flight at once count together.
+    const release = ctx.reserveBudgets(promptTokens(next));
+    let turn: ModelTurn;
+    try {
+      turn = await handle.send(next, { signal });
+    } finally {
+      release();
+    }
     if (turn.text) answered(turn.text);
     const turnUsage = addUsage({ turns: 1 }, turn.usage);
     usage = addUsage(usage, turnUsage);

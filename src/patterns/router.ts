@@ -12,6 +12,7 @@ import { ConfigurationError, RoutingError, describeValue, errorMessage, isTroupe
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { defineTool, type ToolDefinition } from '../core/tools.js';
 import { addUsage } from '../core/usage.js';
+import { estimateTokens, inputTokensOf } from '../core/context-window.js';
 import { delegate, enabledTargets } from '../core/delegate.js';
 import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import { scanSpans } from '../text/fences.js';
@@ -262,7 +263,13 @@ async function decide(
 
 /** Send exactly one turn (no tool loop), recording usage and the turn event. */
 async function sendOne(conversation: Conversation, ctx: RunContext, input: string | ToolResult[], turnNo: number, signal: AbortSignal): Promise<ModelTurn> {
-  const turn = await conversation.handle.send(input, { signal });
+  const release = ctx.reserveBudgets(estimateTokens(inputTokensOf(input)));
+  let turn: ModelTurn;
+  try {
+    turn = await conversation.handle.send(input, { signal });
+  } finally {
+    release();
+  }
   const usage = addUsage({ turns: 1 }, turn.usage);
   ctx.recordUsage(usage);
   ctx.emit('agent.turn', { agent: conversation.agent, turn: turnNo, text: turn.text, toolCalls: turn.toolCalls.length, usage });

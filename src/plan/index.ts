@@ -26,7 +26,7 @@ export { recordChunkResult } from './engine/checkpoint.js';
 export { directExecutor, inProcessExecutor, type ChunkAttemptResult, type ChunkToolCall, type ChunkJob, type ChunkJobData, type Executor, type InProcessExecutorOptions } from './engine/executor.js';
 export { sharedPool, type PoolExecutor, type PoolShareOptions, type PoolShareStats, type SharedPool, type SharedPoolOptions } from './engine/pool.js';
 export { chunkStatuses, chunkStateSchema, planEntrySchema, planExecutionStateSchema, terminalStatuses, type ChunkState, type ChunkStatus, type PlanEntry, type PlanExecutionState } from './engine/state.js';
-export { PlanControl, planChangeTool, planChangesFromLog, type PlanControlOptions } from './live/control.js';
+export { PlanControl, planChangeTool, planChangesFromLog, type PlanControlCallOptions, type PlanControlOptions } from './live/control.js';
 export {
   applyPlanChange,
   PlanChangeError,

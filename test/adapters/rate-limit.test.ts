@@ -44,7 +44,8 @@ describe('rateLimited', () => {
   it('holds calls past the requests per minute until the window frees a slot, across sessions', async () => {
     const clock = new SimulatedClock();
     const { adapter, starts } = recording(clock);
-    const limited = rateLimited(adapter, { requestsPerMinute: 3, clock });
+    // The whole window at once (`burstMs: 60_000`): the window alone limits.
+    const limited = rateLimited(adapter, { requestsPerMinute: 3, burstMs: 60_000, clock });
     const a = await limited.openSession({ agent: 'a' });
     const b = await limited.openSession({ agent: 'b' });
     const sends = [a.send('1'), b.send('2'), a.send('3'), b.send('4'), a.send('5')].map((p) => p.catch((e: unknown) => e));
@@ -53,6 +54,43 @@ describe('rateLimited', () => {
     await clock.advance(1);
     await Promise.all(sends);
     expect(starts).toEqual([0, 0, 0, 60_000, 60_000]);
+  });
+
+  it('spreads a minute\'s requests evenly: 30 calls started together at 600 a minute go 10 at once, then one every 100 ms', async () => {
+    const clock = new SimulatedClock();
+    const { adapter, starts } = recording(clock);
+    const limited = rateLimited(adapter, { requestsPerMinute: 600, clock });
+    const sessions = await Promise.all(Array.from({ length: 30 }, (_, i) => limited.openSession({ agent: `a${i}` })));
+    const sends = Promise.all(sessions.map((s) => s.send('x')));
+    await clock.advance(0);
+    expect(starts).toEqual(Array(10).fill(0)); // the burst: a second's share
+    await clock.advance(2_000);
+    await sends;
+    expect(starts).toEqual([...Array(10).fill(0), ...Array.from({ length: 20 }, (_, i) => (i + 1) * 100)]);
+    expect(starts.filter((t) => t < 1000)).toHaveLength(19);
+  });
+
+  it('takes `burstMs`: how much of a minute may go out at once', async () => {
+    const clock = new SimulatedClock();
+    const { adapter, starts } = recording(clock);
+    const limited = rateLimited(adapter, { requestsPerMinute: 600, burstMs: 500, clock });
+    const sessions = await Promise.all(Array.from({ length: 8 }, (_, i) => limited.openSession({ agent: `a${i}` })));
+    const sends = Promise.all(sessions.map((s) => s.send('x')));
+    await clock.advance(300);
+    await sends;
+    expect(starts).toEqual([0, 0, 0, 0, 0, 100, 200, 300]);
+  });
+
+  it('spreads tokens per minute the same way: a call waits for the tokens it estimates, refilling continuously', async () => {
+    const clock = new SimulatedClock();
+    const { adapter, starts } = recording(clock, { usage: 100 });
+    // 6,000 tokens a minute: 100 a second, 100 at once.
+    const limited = rateLimited(adapter, { tokensPerMinute: 6_000, clock, estimateTokens: () => 100 });
+    const sessions = await Promise.all(Array.from({ length: 5 }, (_, i) => limited.openSession({ agent: `a${i}` })));
+    const sends = Promise.all(sessions.map((s) => s.send('x')));
+    await clock.advance(5_000);
+    await sends;
+    expect(starts).toEqual([0, 1000, 2000, 3000, 4000]);
   });
 
   it('keeps at most `maxParallel` calls in flight', async () => {
@@ -69,7 +107,7 @@ describe('rateLimited', () => {
   it('counts tokens per minute from the usage the calls report', async () => {
     const clock = new SimulatedClock();
     const { adapter, starts } = recording(clock, { usage: 80 });
-    const limited = rateLimited(adapter, { tokensPerMinute: 100, clock, estimateTokens: () => 10 });
+    const limited = rateLimited(adapter, { tokensPerMinute: 100, burstMs: 60_000, clock, estimateTokens: () => 10 });
     const s = await limited.openSession({ agent: 'a' });
     await s.send('first');
     const second = s.send('second');
@@ -104,7 +142,7 @@ describe('rateLimited', () => {
   it('a call the provider refused counts against no window', async () => {
     const clock = new SimulatedClock();
     const { adapter, starts } = recording(clock, { fail: (n) => (n === 0 ? new RateLimitError('slow down', { retryAfterMs: 100 }) : undefined) });
-    const limited = rateLimited(adapter, { requestsPerMinute: 2, clock });
+    const limited = rateLimited(adapter, { requestsPerMinute: 2, burstMs: 60_000, clock });
     const [a, b, c] = await Promise.all(['a', 'b', 'c'].map((agent) => limited.openSession({ agent })));
     const first = a!.send('1');
     await clock.advance(1);
@@ -138,6 +176,15 @@ describe('rateLimited', () => {
     const waiting = h.send('waits', { signal: controller.signal }).catch((e: unknown) => e);
     controller.abort();
     expect(isTroupeError(await waiting, 'cancelled')).toBe(true);
+  });
+
+  it('a refused call gives its share of the refilling bucket back', async () => {
+    const state = memoryRateLimitState();
+    const spread = (leaseId: string, now: number) => state.acquire({ now, windowMs: 60_000, limits: { requestsPerMinute: 60, tokensPerMinute: 6_000 }, tokens: 100, leaseId, leaseExpiresAt: now + 1000, burstMs: 1000 });
+    expect(await spread('a', 0)).toEqual({ ok: true });
+    expect(await spread('b', 1)).toMatchObject({ ok: false, waitMs: 999 });
+    await state.release({ now: 2, leaseId: 'a', tokens: 100, refused: true });
+    expect(await spread('b', 3)).toEqual({ ok: true });
   });
 
   it('one memory state shared by two limiters holds them both', async () => {
@@ -236,8 +283,9 @@ describe.skipIf(!url)('redisRateLimitState', () => {
     const name = `test-${Math.random().toString(36).slice(2)}`;
     const one = recording(clock);
     const two = recording(clock);
-    const a = rateLimited(one.adapter, { requestsPerMinute: 4, clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
-    const b = rateLimited(two.adapter, { requestsPerMinute: 4, clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
+    // The whole window at once (`burstMs: 60_000`): the window alone limits.
+    const a = rateLimited(one.adapter, { requestsPerMinute: 4, burstMs: 60_000, clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
+    const b = rateLimited(two.adapter, { requestsPerMinute: 4, burstMs: 60_000, clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
     const sa = await a.openSession({ agent: 'a' });
     const sb = await b.openSession({ agent: 'b' });
     let settled = 0;
@@ -251,6 +299,30 @@ describe.skipIf(!url)('redisRateLimitState', () => {
     const starts = [...one.starts, ...two.starts].sort((x, y) => x - y);
     expect(starts.slice(0, 4)).toEqual([1_000_000, 1_000_000, 1_000_000, 1_000_000]);
     expect(starts.slice(4)).toEqual([1_060_000, 1_060_000]);
+  });
+
+  it('spreads a minute over the minute for every limiter of one Redis state: 10 at once at 600 a minute, then one every 100 ms', async () => {
+    const clock = new SimulatedClock(2_000_000);
+    const name = `test-${Math.random().toString(36).slice(2)}`;
+    const one = recording(clock);
+    const two = recording(clock);
+    const a = rateLimited(one.adapter, { requestsPerMinute: 600, clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
+    const b = rateLimited(two.adapter, { requestsPerMinute: 600, clock, state: closeAfter(redisRateLimitState({ connection: url!, name })) });
+    const sessions = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 === 0 ? a : b).openSession({ agent: `w${i}` })));
+    let settled = 0;
+    const sends = sessions.map((s) => s.send('x').finally(() => settled++));
+    const starts = () => [...one.starts, ...two.starts].sort((x, y) => x - y);
+    // Redis answers in real time: wait (boundedly) for what the clock allows so far.
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 2000 && !done(); i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    await until(() => settled >= 10 && clock.pending >= 2);
+    expect(starts()).toEqual(Array(10).fill(2_000_000));
+    await clock.advance(100);
+    await until(() => settled >= 11 && clock.pending >= 1);
+    await clock.advance(100);
+    await Promise.all(sends);
+    expect(starts()).toEqual([...Array(10).fill(2_000_000), 2_000_100, 2_000_200]);
   });
 
   it('a pause one limiter learns from a 429 holds the other', async () => {
@@ -278,6 +350,12 @@ describe.skipIf(!url)('redisRateLimitState', () => {
     expect(await take('b', 1001)).toMatchObject({ ok: false, reason: 'requests', waitMs: 59_999 });
     await state.release({ now: 1002, leaseId: 'a', tokens: 1, refused: true });
     expect(await take('b', 1003)).toEqual({ ok: true });
+    // Its share of the refilling bucket too.
+    const spread = (leaseId: string, now: number) => state.acquire({ now, windowMs: 60_000, limits: { requestsPerMinute: 60 }, tokens: 1, leaseId, leaseExpiresAt: now + 1000, burstMs: 1000 });
+    expect(await spread('c', 200_000)).toEqual({ ok: true });
+    expect(await spread('d', 200_001)).toMatchObject({ ok: false, reason: 'requests', waitMs: 999 });
+    await state.release({ now: 200_002, leaseId: 'c', tokens: 1, refused: true });
+    expect(await spread('d', 200_003)).toEqual({ ok: true });
   });
 
 });

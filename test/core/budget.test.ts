@@ -185,13 +185,15 @@ describe('plan budgets', () => {
     expect(events.find((e) => e.type === 'budget.exhausted')).toMatchObject({ budget: 'research', limit: 'inputTokens', reason: 'would-overrun' });
   });
 
-  it('a plan budget stops the plan with status budget-exhausted and the results so far', async () => {
+  it('a plan budget stops the plan with status budget-exhausted and the results so far, the answer of the call that reached it included', async () => {
     const plan: Plan = { planSummary: 'p', chunks: [chunk(1), chunk(2, [1]), chunk(3, [2])] };
     const adapter = scriptedAdapter({ rules: [{ agent: 'Generic', reply: { text: 'ok', usage: usage(50, 50) } }] });
     const outcome = await executePlan(plan, { adapter, budget: { run: { totalTokens: 150 } } });
     expect(outcome.status).toBe('budget-exhausted');
     expect(outcome.reason).toBe('budget');
-    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'cancelled', 'cancelled']);
+    // The call that reached the limit was paid for: its chunk keeps its answer; only the chunk not yet started is stopped.
+    expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'completed', 'cancelled']);
+    expect(outcome.results[1]!.output).toBe('ok');
     expect(adapter.calls).toHaveLength(2);
   });
 

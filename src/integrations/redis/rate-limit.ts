@@ -30,13 +30,15 @@ export interface RedisRateLimitState extends RateLimitState {
   close(): Promise<void>;
 }
 
-// KEYS: requests (zset leaseId→time), tokens (zset leaseId→time), token counts (hash), leases (zset leaseId→expiry), pause (string)
-// ARGV: now, window, rpm, tpm, concurrency (0 = no limit), tokens, leaseId, leaseExpiresAt
+// KEYS: requests (zset leaseId→time), tokens (zset leaseId→time), token counts (hash), leases (zset leaseId→expiry), pause (string),
+//       buckets (hash: r and t, the levels of the requests and tokens buckets, as of at)
+// ARGV: now, window, rpm, tpm, concurrency (0 = no limit), tokens, leaseId, leaseExpiresAt, burstMs (0 = no buckets)
 // Returns {0} when taken, else {waitMs, reason} (1 paused, 2 requests, 3 tokens, 4 concurrency).
 const ACQUIRE = `local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local rpm, tpm, conc = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 local tokens = tonumber(ARGV[6])
+local burst = tonumber(ARGV[9] or '0')
 local since = now - window
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', since)
 local old = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', since)
@@ -83,23 +85,60 @@ if conc > 0 then
     if w > wait then wait, reason = w, 4 end
   end
 end
+-- Refilling buckets (created full): what each per-minute limit lets out now; a call larger than a bucket waits until it is full.
+local rl, tl
+local function level(field, rate, cap, at)
+  local stored = tonumber(redis.call('HGET', KEYS[6], field) or '')
+  if stored == nil or at == nil then return cap end
+  return math.min(cap, stored + math.max(0, now - at) * rate / window)
+end
+local function missing(have, need, rate)
+  local m = need - have
+  if m <= 1e-9 then return 0 end
+  return math.max(1, math.ceil(m * window / rate))
+end
+if burst > 0 then
+  local at = tonumber(redis.call('HGET', KEYS[6], 'at') or '')
+  if rpm > 0 then
+    rl = level('r', rpm, math.max(1, math.ceil(rpm * burst / window)), at)
+    local w = missing(rl, 1, rpm)
+    if w > wait then wait, reason = w, 2 end
+  end
+  if tpm > 0 then
+    local cap = math.max(1, math.ceil(tpm * burst / window))
+    tl = level('t', tpm, cap, at)
+    local w = missing(tl, math.min(tokens, cap), tpm)
+    if w > wait then wait, reason = w, 3 end
+  end
+end
 if wait > 0 then return {math.ceil(wait), reason} end
 redis.call('ZADD', KEYS[1], now, ARGV[7])
 redis.call('ZADD', KEYS[2], now, ARGV[7])
 redis.call('HSET', KEYS[3], ARGV[7], tokens)
 redis.call('ZADD', KEYS[4], tonumber(ARGV[8]), ARGV[7])
+if rl ~= nil or tl ~= nil then
+  redis.call('HSET', KEYS[6], 'at', now)
+  if rl ~= nil then redis.call('HSET', KEYS[6], 'r', tostring(rl - 1)) end
+  if tl ~= nil then redis.call('HSET', KEYS[6], 't', tostring(tl - tokens)) end
+end
 local ttl = math.ceil(math.max(window, tonumber(ARGV[8]) - now)) + 1000
 for i = 1, 4 do redis.call('PEXPIRE', KEYS[i], ttl) end
+redis.call('PEXPIRE', KEYS[6], ttl)
 return {0}`;
 
-// KEYS: requests, tokens, token counts, leases; ARGV: leaseId, tokens, refused ('1': the provider refused the call, it counts nowhere)
+// KEYS: requests, tokens, token counts, leases, buckets; ARGV: leaseId, tokens, refused ('1': the provider refused the call, it counts nowhere)
+// The buckets get back what the call took beyond its usage (all of it when refused), or give what the usage went beyond the estimate.
 const RELEASE = `redis.call('ZREM', KEYS[4], ARGV[1])
+local buckets = redis.call('EXISTS', KEYS[5]) == 1
+local reserved = tonumber(redis.call('HGET', KEYS[3], ARGV[1]) or '')
 if ARGV[3] == '1' then
-  redis.call('ZREM', KEYS[1], ARGV[1])
+  if redis.call('ZREM', KEYS[1], ARGV[1]) == 1 and buckets and redis.call('HEXISTS', KEYS[5], 'r') == 1 then redis.call('HINCRBYFLOAT', KEYS[5], 'r', 1) end
   redis.call('ZREM', KEYS[2], ARGV[1])
   redis.call('HDEL', KEYS[3], ARGV[1])
+  if reserved ~= nil and buckets and redis.call('HEXISTS', KEYS[5], 't') == 1 then redis.call('HINCRBYFLOAT', KEYS[5], 't', reserved) end
 elseif redis.call('ZSCORE', KEYS[2], ARGV[1]) then
   redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+  if reserved ~= nil and buckets and redis.call('HEXISTS', KEYS[5], 't') == 1 then redis.call('HINCRBYFLOAT', KEYS[5], 't', reserved - tonumber(ARGV[2])) end
 end
 return 1`;
 
@@ -135,7 +174,7 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
   const link = new RedisLink(options.connection, timeoutMs);
   // One hash tag: every key of the limiter lives in one Cluster slot.
   const base = `${prefix}rl:{${encodeURIComponent(options.name)}}:`;
-  const keys = { requests: `${base}req`, tokens: `${base}tok`, counts: `${base}tokn`, leases: `${base}lease`, pause: `${base}pause` };
+  const keys = { requests: `${base}req`, tokens: `${base}tok`, counts: `${base}tokn`, leases: `${base}lease`, pause: `${base}pause`, buckets: `${base}bucket` };
   const clock = options.clock ?? realClock;
   /** Run one script within the time-out and the call's signal; failures are `StoreError`s. */
   const run = async <T>(what: string, signal: AbortSignal | undefined, command: (client: Awaited<ReturnType<RedisLink['ready']>>) => Promise<T>): Promise<T> => {
@@ -158,12 +197,13 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
       const result = (await run('take from', signal, (client) =>
         client.eval(
           ACQUIRE,
-          5,
+          6,
           keys.requests,
           keys.tokens,
           keys.counts,
           keys.leases,
           keys.pause,
+          keys.buckets,
           r.now,
           r.windowMs,
           r.limits.requestsPerMinute ?? 0,
@@ -172,13 +212,14 @@ export function redisRateLimitState(options: RedisRateLimitStateOptions): RedisR
           r.tokens,
           r.leaseId,
           r.leaseExpiresAt,
+          r.burstMs ?? 0,
         ),
       )) as [number, number?];
       const [waitMs, reason = 1] = result;
       return waitMs === 0 ? { ok: true } : { ok: false, waitMs, reason: REASONS[reason] ?? 'paused' };
     },
     async release(r, { signal } = {}) {
-      await run('release', signal, (client) => client.eval(RELEASE, 4, keys.requests, keys.tokens, keys.counts, keys.leases, r.leaseId, r.tokens, r.refused ? '1' : '0'));
+      await run('release', signal, (client) => client.eval(RELEASE, 5, keys.requests, keys.tokens, keys.counts, keys.leases, keys.buckets, r.leaseId, r.tokens, r.refused ? '1' : '0'));
     },
     async pause(p, { signal } = {}) {
       await run('pause', signal, (client) => client.eval(PAUSE, 1, keys.pause, p.until, Math.ceil(Math.max(p.until - p.now, 0) + p.windowMs)));

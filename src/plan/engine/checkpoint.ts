@@ -185,6 +185,11 @@ export class PlanCheckpoints {
     return this.#o.checkpoint.flush();
   }
 
+  /** Resolves once every entry appended so far is written; rejects with a `StoreError` when one could not be. */
+  written(): Promise<void> {
+    return this.#o.checkpoint.written();
+  }
+
   /** Save the state the plan starts from. */
   async start(): Promise<void> {
     await this.#o.checkpoint.save(this.state());

@@ -53,7 +53,7 @@ export type {
  * ```ts
  * const control = new PlanControl();
  * const running = run(planRunnable(plan, { maxParallel: 4 }), 'Fix the leaks', { adapter, control });
- * control.post({ to: 'all', text: 'The cache module moved to src/cache/.' });
+ * await control.post({ to: 'all', text: 'The cache module moved to src/cache/.' });
  * const outcome = await running;
  * ```
  */

@@ -22,7 +22,7 @@
  */
 import { defined } from '../../core/defined.js';
 import { abortError } from '../../core/clock.js';
-import { budgetExhaustion } from '../../core/budget.js';
+import { budgetExhaustion, type BudgetExhaustedError } from '../../core/budget.js';
 import type { RunContext } from '../../core/context.js';
 import { CancelledError, ConfigurationError, TimeoutError, describeValue, errorMessage } from '../../core/errors.js';
 import type { Attempt } from './attempt.js';
@@ -38,8 +38,11 @@ import type { PlanSettings } from './types.js';
 import type { Plan, PlanChunk } from '../model/plan.js';
 import { chunkRecord } from './record.js';
 
-/** Why a plan stopped before every chunk ran. */
-export type StopReason = 'abort-threshold' | 'cancelled';
+/**
+ * Why a plan stopped before every chunk ran: too many failures, the run
+ * cancelled, or the plan's budget (or an enclosing one) ran out.
+ */
+export type StopReason = 'abort-threshold' | 'cancelled' | 'budget';
 
 /** What the machine works with. */
 export interface MachineSetup {
@@ -122,7 +125,15 @@ export class PlanMachine {
   pump(): void {
     const { records, settings, checkpoints } = this.#m;
     this.#listening = this.#listens();
-    while (this.stopping === undefined && this.#running < settings.maxParallel && this.#queue.size > 0) this.#dispatch(records[this.#queue.pop()!]!);
+    while (this.stopping === undefined && this.#running < settings.maxParallel && this.#queue.size > 0) {
+      // The plan's budget (or an enclosing one) could not pay for the chunk's first call: nothing more starts.
+      const refused = this.#m.ctx.budgets.refusal(0);
+      if (refused) {
+        this.stop('budget', refused);
+        break;
+      }
+      this.#dispatch(records[this.#queue.pop()!]!);
+    }
     if (this.#ended || this.#running > 0 || this.#retrying > 0) return;
     if (this.#queue.size > 0 && this.stopping === undefined) return;
     if (checkpoints !== undefined && !checkpoints.idle) return this.#flush(checkpoints);
@@ -147,16 +158,41 @@ export class PlanMachine {
     this.#settled();
   }
 
-  /** Stop early: nothing new starts, chunks not started become cancelled, running attempts are aborted unless they may finish. */
-  stop(why: StopReason): void {
+  /**
+   * The plan's budget (or an enclosing one) ran out: nothing new starts, and
+   * running attempts finish what they do (a call in flight was paid for: its
+   * answer is kept; their next model call is refused), except at a
+   * deadline, which aborts them.
+   */
+  budgetRanOut(error: BudgetExhaustedError): void {
+    this.stop('budget', error);
+    this.#settled();
+  }
+
+  /**
+   * Stop early: nothing new starts, chunks not started become cancelled
+   * (with `error`, when given, as their error), running attempts are
+   * aborted unless they may finish.
+   */
+  stop(why: StopReason, error?: BudgetExhaustedError): void {
     if (this.stopping !== undefined) return;
     this.stopping = why;
     this.#queue.drain();
     const { records, ctx, settings } = this.#m;
     const now = ctx.clock.now();
-    for (const r of records) if (r.status === 'queued' || r.status === 'waiting-for-dependencies' || r.status === 'pending') this.#cancelled(r, now);
+    const message = error === undefined ? undefined : errorMessage(error);
+    for (const r of records) {
+      if (r.status !== 'queued' && r.status !== 'waiting-for-dependencies' && r.status !== 'pending') continue;
+      if (message !== undefined) r.error = message;
+      this.#cancelled(r, now);
+    }
     for (const r of records) r.cancelRetry?.();
     if (why === 'abort-threshold' && this.#m.finishRunning) return;
+    if (why === 'budget' && error?.info.reason !== 'deadline') return;
+    if (why === 'budget') {
+      for (const r of records) if (r.attempt) this.#cancelled(r, now, error);
+      return;
+    }
     const reason = why === 'cancelled' ? abortError(ctx.signal) : new CancelledError(`Plan stopped: ${this.failures} chunks failed (abortThreshold ${settings.abortThreshold})`);
     for (const r of records) if (r.attempt) this.#cancelled(r, now, reason);
   }
@@ -269,8 +305,12 @@ export class PlanMachine {
     const now = ctx.clock.now();
     if (estimates.observe(r.position, now - this.#t0 - r.attemptStart)) this.#queue.rebuild();
     const generation = this.#generation;
-    this.#terminal(r, 'completed', now);
+    // Its checkpoint entry first, then the event: what a listener does in answer (a change of the plan) is logged after it.
+    const previous = r.status;
+    r.status = 'completed';
+    r.end = now - this.#t0;
     this.#m.checkpoints?.completed(r, recorded);
+    if (this.#listening) this.#emit(r, previous, now);
     this.#m.completed?.();
     // A change of the plan applied meanwhile (by a listener) counted every dependency again.
     if (generation === this.#generation) {
@@ -291,6 +331,12 @@ export class PlanMachine {
     const exhausted = budgetExhaustion(error);
     if (exhausted?.partial !== undefined) r.output = exhausted.partial;
     const now = ctx.clock.now();
+    // The plan's budget (or an enclosing one) refused the chunk's call: the plan stops, and the chunk counts as stopped, not failed.
+    if (exhausted && ctx.budgets.meters.some((m) => m.id === exhausted.info.budgetId)) {
+      this.#terminal(r, 'cancelled', now);
+      this.stop('budget', exhausted);
+      return this.#settled();
+    }
     const again = this.stopping === undefined && r.attempts <= settings.maxRetries && !exhausted;
     if (error instanceof MergeConflictError) {
       const records = this.#m.records;

@@ -73,17 +73,20 @@ export async function schedule(plan: Plan, task: string, ctx: RunContext, o: Sch
   live.attach(machine, checkpoints.enabled ? checkpoints : undefined);
   if (checkpoints.enabled) await checkpoints.start();
   await drive(machine, plan, ctx, o, live);
-  // The plan's budget (or an enclosing one) ran out: the plan ends with what it did; a cancellation rejects.
-  const exhausted = machine.stopping === 'cancelled' ? budgetExhaustion(undefined, ctx.signal) : undefined;
-  if (machine.stopping === 'cancelled' && !exhausted) throw abortError(ctx.signal);
-  const outcome = await planOutcome(live, task, ctx, o, records, machine, instructions(), exhausted !== undefined);
+  // A cancellation rejects; when the plan's budget (or an enclosing one) ran out, the plan ends with what it did.
+  if (machine.stopping === 'cancelled') throw abortError(ctx.signal);
+  const outcome = await planOutcome(live, task, ctx, o, records, machine, instructions(), machine.stopping === 'budget');
   await checkpoints.finish(outcome);
   return outcome;
 }
 
 /** Run the machine to its end, cancelling it when the run's signal aborts. */
 async function drive(machine: PlanMachine, plan: Plan, ctx: RunContext, o: ScheduleOptions, live: LivePlan): Promise<void> {
-  const onAbort = (): void => machine.cancel();
+  const onAbort = (): void => {
+    const exhausted = budgetExhaustion(undefined, ctx.signal);
+    if (exhausted) machine.budgetRanOut(exhausted);
+    else machine.cancel();
+  };
   ctx.emit('plan.started', { planId: o.planId, chunks: o.index.deps.length, resumed: o.resumeFrom !== undefined, ...(listening(ctx) ? { graph: planGraph(plan, o.index) } : {}) });
   ctx.signal.addEventListener('abort', onAbort, { once: true });
   const unsubscribe = o.workspace?.onWarning?.((warning) => ctx.emit('workspace.fallback', warning));
@@ -202,8 +205,9 @@ async function planOutcome(
   records: readonly ChunkRecord[],
   machine: PlanMachine,
   instructions: readonly string[],
-  exhausted: boolean,
+  budgetStopped: boolean,
 ): Promise<Omit<PlanOutcome, 'usage'>> {
+  let exhausted = budgetStopped;
   const changes = live.changes();
   const plan = live.plan();
   const kept = changes.length === 0 ? records : records.filter((r) => !r.removed);
@@ -218,7 +222,10 @@ async function planOutcome(
   }
   const stats = report?.stats ?? { ...countResults(results), durationMs, usage: totalUsage(ctx.op) };
   const stopped = machine.stopping === 'abort-threshold';
-  const status: Extract<OutcomeStatus, 'completed' | 'failed' | 'budget-exhausted'> = exhausted ? 'budget-exhausted' : stopped ? 'failed' : stats.completed === results.length ? 'completed' : 'failed';
+  const done = stats.completed === results.length;
+  // A budget that ran out once every chunk had completed stopped nothing.
+  if (done) exhausted = false;
+  const status: Extract<OutcomeStatus, 'completed' | 'failed' | 'budget-exhausted'> = exhausted ? 'budget-exhausted' : stopped ? 'failed' : done ? 'completed' : 'failed';
   const reason = stopped ? ('abort-threshold' as const) : exhausted ? ('budget' as const) : undefined;
   ctx.emit('plan.completed', { planId: o.planId, status, ...defined({ reason }), completed: stats.completed, failed: stats.failed, skipped: stats.skipped });
   const messages = live.messages();

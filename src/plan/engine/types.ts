@@ -83,9 +83,11 @@ export interface PlanRetryOptions extends RetryOptions {
  */
 export interface PlanBudgets {
   /**
-   * The plan's (its op): when it runs out, running chunks stop, the others
-   * are `cancelled`, and the plan ends with status `budget-exhausted`
-   * (reason `budget`) and the results so far.
+   * The plan's (its op): when it runs out (or refuses a chunk's call), no
+   * chunk starts any more; a running chunk whose call completed keeps its
+   * answer and completes (calls in flight were admitted, so they are paid
+   * for), the others are `cancelled`, and the plan ends with status
+   * `budget-exhausted` (reason `budget`) and the results so far.
    */
   run?: Budget;
   /**

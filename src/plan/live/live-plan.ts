@@ -117,6 +117,11 @@ export class LivePlan implements PlanControlTarget {
     return this.messageBox.post(message);
   }
 
+  /** Resolves once every checkpoint entry and run-log event so far is in the run's store (at once without one). */
+  async saved(): Promise<void> {
+    await Promise.all([this.#checkpoints?.written(), this.#o.ctx.logged()]);
+  }
+
   change(change: PlanChange, source: PlanChangeSource): PlanChangeRecord {
     const machine = this.#machine;
     if (!machine || !this.#accepting()) throw new NotRunningError('PlanControl', 'change');

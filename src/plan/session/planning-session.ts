@@ -20,7 +20,7 @@ import { aggregate, type AggregateReport } from './aggregate.js';
 import { withConversation } from './conversation.js';
 import { planOrAsk, readQuestions } from './decompose.js';
 import { executePlan } from '../engine/execute.js';
-import { PlanControl } from '../live/control.js';
+import { PlanControl, type PlanControlCallOptions } from '../live/control.js';
 import type { PlanChange, PlanChangeRecord } from '../live/replan.js';
 import type { PlanMessage, PlanMessageInput } from '../live/messages.js';
 import { checkPlanEdit, type ChunkRole, type Plan } from '../model/plan.js';
@@ -301,11 +301,12 @@ export class PlanningSession {
    * acknowledges it in its conversation ({@link PlanningSession.messages})
    * and returns the acknowledgement. A message `{ to, text }` goes to one
    * chunk, a role or everyone as a message of the plan (see
-   * `PlanControl.post`), once the plan runs.
+   * `PlanControl.post`), once the plan runs: posted at once, it resolves
+   * once it is in the run's store.
    */
   post(instruction: string): InstructionAcknowledgement;
-  post(message: PlanMessageInput): PlanMessage;
-  post(message: string | PlanMessageInput): InstructionAcknowledgement | PlanMessage {
+  post(message: PlanMessageInput): Promise<PlanMessage>;
+  post(message: string | PlanMessageInput): InstructionAcknowledgement | Promise<PlanMessage> {
     this.#allowed('post');
     if (typeof message !== 'string') return this.#planControl().post(message);
     if (message.trim() === '') throw new ConfigurationError(`Expected the instruction to be a non-empty string, got ${describeValue(message)}`);
@@ -325,18 +326,19 @@ export class PlanningSession {
   /**
    * Change the plan while it executes (add, cancel, split, rewire chunks;
    * see `PlanControl.change`): validated against the live graph and
-   * applied at once, or refused with a `PlanChangeError` (a
+   * applied at once, or refused at once with a `PlanChangeError` thrown (a
    * `NotRunningError` before the plan starts). The session says what
-   * changed in its conversation.
+   * changed in its conversation. Resolves with the change's record once it
+   * is in the run's store (see `PlanControl`).
    */
-  changePlan(change: PlanChange): PlanChangeRecord {
+  changePlan(change: PlanChange, options?: PlanControlCallOptions): Promise<PlanChangeRecord> {
     this.#allowed('changePlan');
     const control = this.#planControl();
-    const record = control.changeAs(change, 'session');
+    const { record, saved } = control.applyChange(change, 'session', options);
     const plan = control.plan();
     this.#plan = plan;
     this.#say('session', `Plan changed (change ${record.id}${change.reason ? `: ${change.reason}` : ''}): it now has ${plan.chunks.length} chunks.`);
-    return record;
+    return saved;
   }
 
   /**

@@ -202,8 +202,8 @@ describe('sharedPool', () => {
       executePlan(flat(6), { adapter: free, executor: pool.executor('free') }),
     ]);
     expect(capped.status).toBe('budget-exhausted');
-    // Its second call spent the budget: that chunk and every one not yet run end Aborted.
-    expect(capped.results.map((r) => r.status)).toEqual(['completed', 'cancelled', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
+    // Its second call spent the budget: that chunk keeps its paid answer, and every one not yet run is cancelled.
+    expect(capped.results.map((r) => r.status)).toEqual(['completed', 'completed', 'cancelled', 'cancelled', 'cancelled', 'cancelled']);
     expect(thrifty.calls).toHaveLength(2);
     expect(open.status).toBe('completed');
     expect(free.calls).toHaveLength(6);

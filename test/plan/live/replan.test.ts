@@ -148,8 +148,9 @@ describe('re-planning a running plan', () => {
       answers.push(tool.execute({ rewire: [{ chunk: 0, dependsOn: [] }] }, {} as never));
     });
     const outcome = await drive(clock, executePlan(planOf(chunk(0), chunk(1, [0])), { clock, control, runChunk }));
-    expect(answers[0]).toMatch(/^Change 1 applied\. The plan now has 3 chunks: 0 Chunk A; 1 Chunk B \(after 0\); 3 Chunk D \(after 0\)\.$/);
-    expect(answers[1]).toMatch(/^Refused \(chunk_started\): Cannot rewire chunk 0: it is running$/);
+    // The tool answers once the change is in the run's store (at once here: no store).
+    expect(await answers[0]).toMatch(/^Change 1 applied\. The plan now has 3 chunks: 0 Chunk A; 1 Chunk B \(after 0\); 3 Chunk D \(after 0\)\.$/);
+    expect(await answers[1]).toMatch(/^Refused \(chunk_started\): Cannot rewire chunk 0: it is running$/);
     expect(outcome.changes![0]!.source).toBe('tool');
   });
 });

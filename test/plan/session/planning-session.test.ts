@@ -308,7 +308,8 @@ describe('posting to a planning session', () => {
     await session.submitTask('Fix it');
     const done = await session.approvePlan();
     expect(posted[0]).toMatchObject({ instruction: 'Prefer WeakMap', running: ['0'] });
-    expect(posted[1]).toMatchObject({ id: 'm1', from: 'api', to: { chunk: 1 }, text: 'The cache moved.' });
+    // A message to the plan resolves once it is in the run's store.
+    expect(await posted[1]).toMatchObject({ id: 'm1', from: 'api', to: { chunk: 1 }, text: 'The cache moved.' });
     const second = done.outcome!.results[1]!.output!;
     expect(second).toContain('- Prefer WeakMap');
     expect(second).toContain('- From api (to chunk 1): The cache moved.');
