@@ -239,6 +239,30 @@ function unsafePath(path: string): boolean {
   return path.split(/[\\/]/).some((segment) => segment === '..');
 }
 
+/**
+ * Fill placeholders in with `values`, counting the text as it grows: a
+ * template cannot make a plan larger than {@link MAX_TEMPLATE_PLAN_CHARS}
+ * (`too_large`), and the count stops it before the text is built.
+ */
+function boundedFill(template: string, values: Readonly<Record<string, TemplateValue>>): (text: string) => string {
+  let size = 0;
+  const grow = (chars: number) => {
+    size += chars;
+    if (size > MAX_TEMPLATE_PLAN_CHARS) {
+      const issue: TemplateIssue = { path: 'plan', code: 'too_large', message: `the filled-in plan would pass ${MAX_TEMPLATE_PLAN_CHARS} characters of text` };
+      throw new TemplateError(`Plan template "${template}" gives a plan too large with these values: ${issue.message}`, 'invalid_template_values', [issue]);
+    }
+  };
+  return (text) => {
+    grow(text.length);
+    return fillPlaceholders(text, (name) => {
+      const value = String(values[name]);
+      grow(value.length);
+      return value;
+    });
+  };
+}
+
 /** What {@link instantiatePlanTemplate} returns. */
 export interface InstantiatedTemplate {
   /** The plan, validated. */
@@ -288,23 +312,7 @@ export function instantiatePlanTemplate(template: unknown, values: Readonly<Reco
   }
   if (issues.length > 0) throw new TemplateError(`Invalid values for plan template "${t.name}": ${formatTemplateIssues(issues)}`, 'invalid_template_values', issues);
 
-  // The filled-in text is counted as it grows: a template cannot make a plan larger than MAX_TEMPLATE_PLAN_CHARS.
-  let size = 0;
-  const grow = (chars: number) => {
-    size += chars;
-    if (size > MAX_TEMPLATE_PLAN_CHARS) {
-      const issue: TemplateIssue = { path: 'plan', code: 'too_large', message: `the filled-in plan would pass ${MAX_TEMPLATE_PLAN_CHARS} characters of text` };
-      throw new TemplateError(`Plan template "${t.name}" gives a plan too large with these values: ${issue.message}`, 'invalid_template_values', [issue]);
-    }
-  };
-  const fill = (text: string) => {
-    grow(text.length);
-    return fillPlaceholders(text, (name) => {
-      const value = String(filled[name]);
-      grow(value.length);
-      return value;
-    });
-  };
+  const fill = boundedFill(t.name, filled);
   const raw = {
     planSummary: fill(t.planSummary),
     chunks: t.chunks.map((c) => ({ ...c, title: fill(c.title), prompt: fill(c.prompt), ...(c.workingScope ? { workingScope: c.workingScope.map(fill) } : {}) })),
