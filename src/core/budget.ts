@@ -98,7 +98,7 @@ export class BudgetExhaustedError extends TroupeError {
   readonly partial: string | undefined;
 
   constructor(info: BudgetExhaustedInfo, partial?: string) {
-    const what = info.reason === 'would-overrun' ? 'the next model call would overrun' : info.reason === 'deadline' ? 'its time ran out' : 'the limit was reached';
+    const what = info.reason === 'would-overrun' ? 'the next model call would pass it' : info.reason === 'deadline' ? 'its time ran out' : 'the limit was reached';
     super('budget_exhausted', `Budget "${info.budget}" exhausted: ${what} (${info.limit} ${format(info.spent)} of ${format(info.max)})`, {
       details: { ...info },
     });
@@ -307,14 +307,19 @@ export class BudgetMeter {
     if (this.#error) return this.#error;
     const s = this.spent;
     const r = this.#reserved;
+    // Calls only ever add up: once the calls made and in flight reach the limit, no call fits again. The budget is spent.
+    const calls = this.limits.modelCalls;
+    if (calls !== undefined && s.modelCalls + r.modelCalls >= calls) return this.#exhaust({ limit: 'modelCalls', max: calls, spent: s.modelCalls + r.modelCalls, reason: 'reached' });
+    const now: Partial<BudgetSpend> = { inputTokens: s.inputTokens + r.inputTokens, totalTokens: s.totalTokens + r.inputTokens };
     const next: Partial<BudgetSpend> = {
       modelCalls: s.modelCalls + r.modelCalls + 1,
       inputTokens: s.inputTokens + r.inputTokens + inputTokens,
       totalTokens: s.totalTokens + r.inputTokens + inputTokens,
     };
-    for (const key of ['modelCalls', 'inputTokens', 'totalTokens'] as const) {
+    for (const key of ['inputTokens', 'totalTokens'] as const) {
       const max = this.limits[key];
-      if (max !== undefined && next[key]! > max) return this.#exhaust({ limit: key, max, spent: next[key]!, reason: 'would-overrun' }, false);
+      // `spent` is what is spent and reserved now, not what the refused call would have made it.
+      if (max !== undefined && next[key]! > max) return this.#exhaust({ limit: key, max, spent: now[key]!, reason: 'would-overrun' }, false);
     }
     return undefined;
   }

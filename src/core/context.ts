@@ -65,6 +65,8 @@ interface RunShared {
   budgets: BudgetRegistry;
   /** The context each meter was opened in (where its events go). */
   budgetOwners: WeakMap<BudgetMeter, RunContext>;
+  /** Budgets that refused a call that would pass them: said once each (`budget.exhausted`), not once per refused call. */
+  budgetRefusals: WeakSet<BudgetMeter>;
   /** The run's log, when it has a store (set by `run`). */
   runLog: { written(): Promise<void> } | undefined;
 }
@@ -189,6 +191,7 @@ export class RunContext {
       control: options.control,
       budgets: undefined as unknown as BudgetRegistry,
       budgetOwners: new WeakMap(),
+      budgetRefusals: new WeakSet(),
       runLog: undefined,
     };
     shared.budgets = new BudgetRegistry(options.clock, {
@@ -442,7 +445,10 @@ export class RunContext {
       if (error instanceof BudgetExhaustedError && error.info.reason === 'would-overrun') {
         const { budgetId, budget, limit, max, reason } = error.info;
         const meter = chain.meters.find((m) => m.id === budgetId);
-        this.emit('budget.exhausted', { budgetId, budget, limit, max, reason, spent: meter ? { ...meter.spent } : emptySpend() });
+        if (meter === undefined || !this.#shared.budgetRefusals.has(meter)) {
+          if (meter !== undefined) this.#shared.budgetRefusals.add(meter);
+          this.emit('budget.exhausted', { budgetId, budget, limit, max, reason, spent: meter ? { ...meter.spent } : emptySpend() });
+        }
       }
       throw error;
     }

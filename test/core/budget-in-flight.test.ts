@@ -66,7 +66,7 @@ describe('a plan budget keeps the answers it paid for', () => {
     expect(adapter.calls).toHaveLength(1);
     expect(outcome.status).toBe('budget-exhausted');
     expect(outcome.results.map((r) => r.status)).toEqual(['completed', 'cancelled', 'cancelled']);
-    expect(outcome.results[1]!.error).toMatch(/would overrun/);
+    expect(outcome.results[1]!.error).toMatch(/would pass it/);
   });
 
   it('a plan deadline abandons the calls in flight: the running chunks are cancelled', async () => {

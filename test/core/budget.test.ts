@@ -78,11 +78,11 @@ describe('budgets', () => {
     const error = await handle.result.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BudgetExhaustedError);
     expect((error as BudgetExhaustedError).partial).toBe('draft one');
-    expect((error as BudgetExhaustedError).info).toMatchObject({ limit: 'modelCalls', max: 1, reason: 'would-overrun' });
+    expect((error as BudgetExhaustedError).info).toMatchObject({ limit: 'modelCalls', max: 1, spent: 1, reason: 'reached' });
     expect(handle.trace.status).toBe('budget-exhausted');
     expect(find(handle.trace, (n) => n.kind === 'agent')[0]!.status).toBe('budget-exhausted');
     expect(adapter.calls).toHaveLength(1);
-    expect(events.find((e) => e.type === 'budget.exhausted')).toMatchObject({ limit: 'modelCalls', reason: 'would-overrun' });
+    expect(events.find((e) => e.type === 'budget.exhausted')).toMatchObject({ limit: 'modelCalls', reason: 'reached' });
   });
 
   it('withBudget resolves with status budget-exhausted and the partial answer', async () => {
