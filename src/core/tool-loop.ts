@@ -8,7 +8,7 @@ import { budgetExhaustion } from './budget.js';
 import { RunContext } from './context.js';
 import { throwIfAborted } from './abort.js';
 import { estimateTokens, inputTokensOf } from './context-window.js';
-import { MaxTurnsExceededError, errorMessage } from './errors.js';
+import { MaxTurnsExceededError, errorMessage, isTroupeError } from './errors.js';
 import { guardToolCall } from './guard-scope.js';
 import { abortSignal, check, defineOptions, func, listOf, positiveInteger, required, string } from './options.js';
 import type { SessionHandle } from './session.js';
@@ -73,11 +73,23 @@ export async function runToolLoop(
   try {
     return await toolLoop(handle, input, options, (text) => (last = text));
   } catch (error) {
+    haltOnDivergence(options.ctx, error);
     // A budget stopped the loop: the error carries the last answer it had, as the partial result.
     const exhausted = budgetExhaustion(error, options.signal ?? options.ctx.signal);
     if (exhausted) throw exhausted.withPartial(last);
     throw error;
   }
+}
+
+/**
+ * A replay that diverged ends the whole run with that error: a pattern
+ * above must not make a note or a failed result of it (an advisor's
+ * divergence would then surface as the next agent's, whose input holds
+ * the note), so the run names the agent that really diverged.
+ * @internal
+ */
+export function haltOnDivergence(ctx: RunContext, error: unknown): void {
+  if (isTroupeError(error, 'replay_divergence')) ctx.halt(error);
 }
 
 async function toolLoop(handle: SessionHandle, input: string, options: ToolLoopOptions, answered: (text: string) => void): Promise<ToolLoopResult> {

@@ -12,7 +12,7 @@ import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '
 import { defineOptions, check, either, listOf, nonEmptyString, object, oneOf, positiveInteger, positiveNumber, required, string, adapter as adapterCheck } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import { SessionHandle, openSession } from '../core/session.js';
-import { runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
+import { haltOnDivergence, runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
 import { enabledTools, toToolSchema, type ToolDefinition } from '../core/tools.js';
 import { sendGuard } from '../core/guard-scope.js';
 import { recordSession } from '../core/turn-record.js';
@@ -316,7 +316,11 @@ async function openAgentSession(
 ): Promise<{ handle: SessionHandle; window: ContextWindow | undefined }> {
   const openOrdinal = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
     const ordinal = ctx.nextSessionOrdinal(opts.name);
-    const session = recordSession(await openSession(adapter, sessionSpec, defined({ signal })), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
+    const opened = await openSession(adapter, sessionSpec, defined({ signal })).catch((error: unknown) => {
+      haltOnDivergence(ctx, error);
+      throw error;
+    });
+    const session = recordSession(opened, { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
       ctx.emit('model.turn', record),
     );
     return { session, ordinal };

@@ -85,11 +85,14 @@ describe('what-if replay', () => {
   it('replayRun of a runnable that asks something else fails with a ReplayDivergenceError', async () => {
     const { log, clock } = await recordPanel();
     const changed = advisors(agent({ name: 'lead', system: 'Write the verdict.' }), [agent({ name: 'security', system: 'Review for threats.' }), agent({ name: 'style', system: 'Review for style.' })]);
-    await expect(replayRun(changed, log, { clock })).rejects.toMatchObject({ code: 'replay_divergence' });
-    // The same change as a what-if without a model: reported, not thrown (the failed reviewer became a note, so the lead's input changed too).
+    // The reviewer whose prompt changed is named: its divergence ends the run, not a note the lead then diverges on.
+    const error = await replayRun(changed, log, { clock }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'replay_divergence', details: { agent: 'security' } });
+    expect((error as Error).message).toMatch(/agent "security"/);
+    // The same change as a what-if without a model: reported, not thrown, and it names the same agent.
     const report = await whatIf(changed, log, { clock });
     expect(report.whatIf.status).toBe('failed');
-    expect(report.whatIf.error).toMatch(/^replay_divergence: Replay diverged: agent "lead", session 1, turn 1 is not in the recording/);
+    expect(report.whatIf.error).toMatch(/^replay_divergence: Replay diverged: agent "security", session 1, turn 1 is not in the recording/);
     expect(report.regressed).toBe(true);
   });
 
