@@ -219,7 +219,9 @@ class OrchestrationRun {
     const planned = await this.#plan(iteration, sig);
     if (planned.exit) return { exit: planned.exit };
     this.#checkPause();
-    const results = this.#toolMode ? this.#current.results : await this.#dispatchAll(planned.assignments, sig);
+    // In text mode, the assignments refused while reading the lead's reply come first, then the workers' results in order.
+    const refused = [...this.#current.results];
+    const results = this.#toolMode ? this.#current.results : [...refused, ...(await this.#dispatchAll(planned.assignments, sig))];
     this.#checkPause();
     const synthesis = this.#toolMode ? planned.reply : await this.#synthesise(results, sig);
     const clean = stripSentinels(synthesis);
@@ -276,7 +278,7 @@ class OrchestrationRun {
     const previous = { ...(last ? { evaluation: last } : {}), ...defined({ synthesis: state.lastSynthesis }), ...(state.adjustments ? { adjustments: state.adjustments } : {}) };
     let reply = await conversation.send(planPrompt(this.#prompts(), iteration, this.maxIterations, previous), { signal: sig, context: { iteration } });
     const names = this.#offered.map((w) => w.name);
-    let assignments = this.#toolMode ? [] : parseAssignments(reply.text, names).assignments;
+    let assignments = this.#toolMode ? [] : this.#assignmentsOf(reply.text);
     const nothing = () => (this.#toolMode ? this.#current.results.length === 0 : assignments.length === 0);
     if (nothing() && iteration > 1) {
       this.#output = stripSentinels(reply.text);
@@ -293,9 +295,31 @@ class OrchestrationRun {
       }
       throwIfAborted(sig);
       reply = await conversation.send(nudgePrompt(this.#offered, this.#toolMode ? 'tool' : 'text'), { signal: sig, context: { iteration } });
-      if (!this.#toolMode) assignments = parseAssignments(reply.text, names).assignments;
+      if (!this.#toolMode) assignments = this.#assignmentsOf(reply.text);
     }
     return { reply: reply.text, assignments };
+  }
+
+  /**
+   * The lead's `@worker:` assignments to the workers it was offered. One to
+   * a worker it was not offered (disabled by an `enabled` hook) or to a
+   * name that is no worker's is refused, not dropped: a failed result the
+   * synthesis sees, and a `delegation.decided` event.
+   */
+  #assignmentsOf(text: string): Assignment[] {
+    const o = this.#o;
+    const offered = new Set(this.#offered.map((w) => w.name));
+    const parsed = parseAssignments(text, o.workers.map((w) => w.name));
+    const from = o.lead?.name ?? o.name;
+    const refuse = (to: string, task: string, decision: 'disabled' | 'refused', reason: string) => {
+      this.#ctx.emit('delegation.decided', { kind: 'delegate', from, to, decision, reason });
+      const result: WorkerResult = { worker: to, task, success: false, output: '', error: `Delegation refused: ${reason}`, durationMs: 0 };
+      this.#refused.add(result);
+      this.#current.results.push(result);
+    };
+    for (const a of parsed.assignments) if (!offered.has(a.worker)) refuse(a.worker, a.task, 'disabled', `"${a.worker}" is not available`);
+    for (const name of parsed.unmatched) refuse(name, '', 'refused', `no worker is named "${name}" (workers: ${[...offered].join(', ')})`);
+    return parsed.assignments.filter((a) => offered.has(a.worker));
   }
 
   /**

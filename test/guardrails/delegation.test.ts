@@ -145,6 +145,45 @@ describe('orchestrator delegation hooks', () => {
     expect(adapter.inputsOf('coder')).toEqual([]);
     expect(events.of('delegation.decided').map((e) => `${e.to}:${e.decision}`)).toEqual(['coder:refused', 'tester:changed']);
   });
+
+  it('text dispatch: an assignment to a disabled worker or to no worker is refused and logged, and the synthesis sees it', async () => {
+    const adapter = scriptedAdapter({
+      replies: {
+        lead: ['@worker:coder\nWrite it.\n\n@worker:tester\nTest it.\n\n@worker:deplyer\nShip it.', 'Synthesis.'],
+        coder: ['Written.'],
+      },
+    });
+    const events = collect();
+    const loop = orchestrate({
+      lead: agent({ name: 'lead' }),
+      workers: [agent({ name: 'coder' }), agent({ name: 'tester' }), agent({ name: 'deployer' })],
+      mode: 'orchestrator',
+      delegation: { enabled: (t) => t.to !== 'tester' },
+    });
+    const result = await run(loop, 'Ship the feature', { adapter, onEvent: events.onEvent });
+    expect(result.output).toBe('Synthesis.');
+    expect(adapter.inputsOf('tester')).toEqual([]);
+    expect(events.of('delegation.decided').map((e) => `${e.to}:${e.decision}`)).toEqual(['tester:disabled', 'deplyer:refused', 'coder:allowed']);
+    expect(result.results.map((r) => [r.worker, r.success])).toEqual([
+      ['tester', false],
+      ['deplyer', false],
+      ['coder', true],
+    ]);
+    // The synthesis prompt names both refusals.
+    const synthesis = adapter.inputsOf('lead').at(-1)!;
+    expect(synthesis).toContain('Delegation refused: "tester" is not available');
+    expect(synthesis).toContain('Delegation refused: no worker is named "deplyer" (workers: coder, deployer)');
+  });
+
+  it('text dispatch without hooks: a misspelt worker name is refused and logged, not dropped', async () => {
+    const adapter = scriptedAdapter({ replies: { lead: ['@worker:coder\nWrite it.\n\n@worker:tster\nTest it.', 'Synthesis.'], coder: ['Written.'] } });
+    const events = collect();
+    const loop = orchestrate({ lead: agent({ name: 'lead' }), workers: [agent({ name: 'coder' }), agent({ name: 'tester' })], mode: 'orchestrator' });
+    const result = await run(loop, 'Ship it', { adapter, onEvent: events.onEvent });
+    expect(events.of('delegation.decided')).toEqual([expect.objectContaining({ to: 'tster', decision: 'refused' })]);
+    expect(result.results.find((r) => r.worker === 'tster')).toMatchObject({ success: false });
+    expect(adapter.inputsOf('lead').at(-1)).toContain('no worker is named "tster"');
+  });
 });
 
 describe('agent-as-tool hooks', () => {

@@ -198,7 +198,8 @@ describe('worker names with spaces', () => {
     const events: TroupeEvent[] = [];
     const result = await run(loop, REQUEST, { adapter, clock, onEvent: (e) => events.push(e) });
     expect(result).toMatchObject({ status: 'completed', reason: 'goal-met', iterations: 1 });
-    expect(result.results.map((r) => [r.worker, r.success]).sort()).toEqual([['Code Reviewer', true], ['Docs Writer', true], ['Test Writer', true]]);
+    // "@worker:Security Reviewer Audit…" names no worker (read as "Security"): refused (a failed result the synthesis sees), not dropped.
+    expect(result.results.map((r) => [r.worker, r.success]).sort()).toEqual([['Code Reviewer', true], ['Docs Writer', true], ['Security', false], ['Test Writer', true]]);
     expect(adapter.inputsOf('lead')[0]).toContain('@worker:Code Reviewer\n<the task>\n@end'); // the form the planning prompt shows
     expect(adapter.inputsOf('Code Reviewer')[0]).toContain('## YOUR ASSIGNED TASK\nReview `src/auth/session.ts` for token expiry bugs.');
   });
