@@ -294,6 +294,32 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await page.close();
   });
 
+  it('hides the worker pills two seconds after the last worker ended, on the page clock', { timeout: 180_000 }, async () => {
+    const server = await startServer(withPage('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bar</title><link rel="icon" href="data:,"><script type="module" src="/troupe-ui.js"></script></head><body><troupe-worker-bar></troupe-worker-bar></body></html>', async () => new Response('not found', { status: 404 })));
+    servers.push(server);
+    const page = await browser.context.newPage();
+    // The page's timers run on a clock the test moves: the two seconds are exact, whatever the machine's load.
+    await page.clock.install();
+    await page.goto(`${server.url}/page.html`);
+    await page.waitForFunction("customElements.get('troupe-worker-bar') !== undefined");
+    await page.clock.pauseAt(Date.now() + 60_000);
+    const worker = (status: string) => `{ key: 'plan/0', title: 'Write the exporter', role: 'Implementation', status: '${status}', colour: 0, turns: 1 }`;
+    const set = (status: string) => page.evaluate(`(async () => { const bar = document.querySelector('troupe-worker-bar'); bar.workers = [${worker(status)}]; await bar.updateComplete; })()`);
+    const shown = () => page.evaluate("document.querySelector('troupe-worker-bar').shadowRoot.querySelector('.bar') !== null");
+    await set('running');
+    expect(await shown()).toBe(true);
+    await set('completed');
+    await page.clock.runFor(1999);
+    expect(await shown()).toBe(true);
+    await page.clock.runFor(1);
+    await page.evaluate("document.querySelector('troupe-worker-bar').updateComplete");
+    expect(await shown()).toBe(false);
+    // A worker that starts again shows the bar again, and ending again waits two seconds again.
+    await set('running');
+    expect(await shown()).toBe(true);
+    await page.close();
+  });
+
   it('keeps thousands of messages in a virtualised list, under its cap', { timeout: 180_000 }, async () => {
     const server = await startServer(withPage(chatPage('endpoint="/api" readonly max-messages="2000"'), async () => new Response('not found', { status: 404 })));
     servers.push(server);
