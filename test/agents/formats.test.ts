@@ -148,6 +148,16 @@ describe('GitHub Copilot files', () => {
     expect(def.warnings).toEqual([]);
   });
 
+  it('a description with an unquoted ": " is read leniently, with a warning, as Copilot reads it', () => {
+    const def = parseAgentFile('---\ndescription: Reviewer: finds bugs before merge\ntools: [read/readFile]\n---\nYou review pull requests for bugs and say what to fix.\n', {
+      name: 'reviewer',
+      file: '.github/agents/reviewer.agent.md',
+      format: 'copilot',
+    });
+    expect(def.description).toBe('Reviewer: finds bugs before merge');
+    expect(def.warnings).toEqual([expect.objectContaining({ code: 'lenient_yaml', message: expect.stringMatching(/as GitHub Copilot reads it/) })]);
+  });
+
   it('the conductor keeps its namespaced tools and the hand-off prompts', () => {
     const conductor = read('copilot', 'devsquad.agent.md');
     expect(conductor.tools!.slice(0, 3)).toEqual(['vscode/askQuestions', 'read/readFile', 'search/listDirectory']);
@@ -332,7 +342,7 @@ describe('lenient reading stays narrow', () => {
   it('is refused in a strict format, with the YAML error', () => {
     const result = safeParseAgentFile('---\ndescription: a: b\n---\n', { name: 'x', format: 'troupe' });
     expect(result).toMatchObject({ success: false, issues: [{ code: 'invalid_yaml' }] });
-    expect(safeParseAgentFile('---\ndescription: a: b\n---\n', { name: 'x', file: 'x.agent.md' })).toMatchObject({ success: false });
+    expect(safeParseAgentFile('---\ndescription: a: b\n---\n', { name: 'x', file: 'x.ai' })).toMatchObject({ success: false });
   });
 
   it('a format recognised by its fields alone reads leniently only when that format is lenient', () => {

@@ -286,6 +286,17 @@ describe('habits of real squad folders', () => {
     expect(team!.warnings).toEqual(['Ada: the Charter column names agents/ada-lovelace/charter.md, which is not there; read agents/ada/charter.md']);
   });
 
+  it('strips a broken decoration (U+FFFD, an emoji read in the wrong encoding) from a roster name', async () => {
+    const { root } = squadRepo({
+      'team.md': '# Crew\n## Members\n| Name | Role |\n|---|---|\n| \uFFFD Alejandro | Architect |\n| \uFFFD\uFFFD Ada | Dev |',
+      'agents/alejandro/charter.md': 'You design the system.',
+      'agents/ada/charter.md': 'You write the code.',
+    });
+    const team = await discoverSquad(root);
+    expect(team!.workers.map((w) => w.name)).toEqual(['Alejandro', 'Ada']);
+    expect(team!.roster.map((m) => m.slug)).toEqual(['alejandro', 'ada']);
+  });
+
   it('strips decorative emoji from names, so the coordinator\'s @worker: names match', async () => {
     const { root } = squadRepo({
       'team.md': '# Crew\n## Members\n| Name | Role |\n|---|---|\n| 🏗️ Alejandro | Architect |\n| 👩🏽‍💻 **Ada** | Dev |\n| 🤖 Scribe | Logger |',

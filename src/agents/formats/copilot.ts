@@ -65,7 +65,8 @@ const WRITTEN = ['description', 'tools', 'subAgents', 'handoffs', 'model', 'mode
 export const copilotFormat: AgentFormatModule = {
   format: 'copilot',
   label: 'GitHub Copilot',
-  lenient: false,
+  // Copilot's own editor reads a `description:` holding an unquoted `: `, as Claude Code and OpenCode do.
+  lenient: true,
   read,
   write(def) {
     const warnings = fieldsLeft(def, WRITTEN, 'GitHub Copilot');
