@@ -11,7 +11,7 @@ import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js
 import type { Usage } from '../core/usage.js';
 import { defined } from '../core/defined.js';
 import { fanOut } from './fan-out.js';
-import { PROMPT_HEADINGS, fromHeading, section } from '../text/headings.js';
+import { PROMPT_HEADINGS, fromHeading, section, requestSection } from '../text/headings.js';
 
 /** Options of {@link advisors} and {@link consultAdvisors}. */
 export interface AdvisorsOptions {
@@ -51,7 +51,7 @@ export interface AdvisorsOutcome extends Outcome {
  */
 export function formatAdvice(request: string, advice: readonly AdvisorResult[]): string {
   const sections = advice.map((a) => section(fromHeading(a.advisor), a.output)).join('\n\n');
-  return `${section(PROMPT_HEADINGS.request, request)}\n\n${PROMPT_HEADINGS.analysis}\n\n${sections}`;
+  return `${requestSection(request)}\n\n${PROMPT_HEADINGS.analysis}\n\n${sections}`;
 }
 
 /**

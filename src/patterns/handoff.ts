@@ -11,7 +11,7 @@ import { delegate, delegationHooks } from '../core/delegate.js';
 import type { DelegationHooks, DelegationMessage } from '../core/delegation.js';
 import type { TroupeEvent } from '../core/events.js';
 import { walk } from '../core/ops.js';
-import { PROMPT_HEADINGS, handoffHeading, section } from '../text/headings.js';
+import { handoffHeading, section, requestSection } from '../text/headings.js';
 import { defineOptions, func, nonEmptyString } from '../core/options.js';
 import { delegationOption } from './checks.js';
 
@@ -43,7 +43,7 @@ export interface HandoffOutcome extends Outcome {
  * and the output of the side that handed off.
  */
 export function formatHandoff(request: string, fromName: string, fromOutput: string): string {
-  return `${section(PROMPT_HEADINGS.request, request)}\n\n${section(handoffHeading(fromName), fromOutput)}`;
+  return `${requestSection(request)}\n\n${section(handoffHeading(fromName), fromOutput)}`;
 }
 
 /**

@@ -14,7 +14,7 @@ import type { Agent } from './agent.js';
 import type { LoopEvaluation, WorkerResult } from './orchestrate-state.js';
 import type { LoopAdjustment } from '../reflection/adjust.js';
 import { GROUP_REFLECT_COMPLETE, NEEDS_ITERATION } from '../reflection/sentinels.js';
-import { PROMPT_HEADINGS, fromHeading, iterationHeading, section } from '../text/headings.js';
+import { PROMPT_HEADINGS, fromHeading, iterationHeading, section, requestSection } from '../text/headings.js';
 
 /** The system prompt of a worker that has none. */
 export const GENERIC_WORKER_INSTRUCTION =
@@ -53,7 +53,7 @@ export function planPrompt(
   p: PromptContext, iteration: number, maxIterations: number,
   last?: { evaluation?: LoopEvaluation; synthesis?: string; adjustments?: readonly LoopAdjustment[] },
 ): string {
-  const parts = [section(PROMPT_HEADINGS.request, p.request)];
+  const parts = [requestSection(p.request)];
   if (iteration === 1 || !last) {
     parts.push(section(PROMPT_HEADINGS.availableWorkers, describeWorkers(p.workers)));
     if (p.routingContext) parts.push(section(PROMPT_HEADINGS.routingContext, p.routingContext));
@@ -95,7 +95,7 @@ export function synthesisPrompt(p: PromptContext, results: readonly WorkerResult
   const tail = p.reflect
     ? `Synthesise these results into one response to the request. End with ${GROUP_REFLECT_COMPLETE} on a line of its own if the request is fully met, or ${NEEDS_ITERATION} if more work is needed.`
     : 'Synthesise these results into one response to the request.';
-  return [section(PROMPT_HEADINGS.request, p.request), workerResultsSection(results), tail].join('\n\n');
+  return [requestSection(p.request), workerResultsSection(results), tail].join('\n\n');
 }
 
 /** The default of `evaluatorAnswerChars`: worker answers are quoted to the evaluator up to 2000 characters each. */
@@ -131,7 +131,7 @@ export function truncateText(text: string, max: number): string {
  * previous score and rationale.
  */
 export function evaluationPrompt(c: EvaluationPromptContext): string {
-  const parts = [section(PROMPT_HEADINGS.request, c.request), iterationHeading(c.iteration, c.maxIterations)];
+  const parts = [requestSection(c.request), iterationHeading(c.iteration, c.maxIterations)];
   if (c.results.length > 0) parts.push(workerResultsSection(c.results, c.answerChars));
   parts.push(section(PROMPT_HEADINGS.responseToEvaluate, c.synthesis));
   if (c.previous) {
@@ -147,7 +147,7 @@ export function evaluationPrompt(c: EvaluationPromptContext): string {
 export function workerPrompt(worker: Agent, request: string, task: string, sharedContext?: string): string {
   const parts = [worker.options.system ?? GENERIC_WORKER_INSTRUCTION];
   if (sharedContext) parts.push(sharedContext);
-  parts.push(section(PROMPT_HEADINGS.request, request), section(PROMPT_HEADINGS.task, task));
+  parts.push(requestSection(request), section(PROMPT_HEADINGS.task, task));
   return parts.join('\n\n');
 }
 

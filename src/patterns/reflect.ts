@@ -12,7 +12,7 @@ import type { Outcome } from '../core/runnable.js';
 import { parseVerdict } from '../reflection/evaluation.js';
 import { QualityTracker } from '../reflection/quality.js';
 import { REFLECTION_COMPLETE, parseSentinels, stripSentinels } from '../reflection/sentinels.js';
-import { PROMPT_HEADINGS, iterationHeading, section } from '../text/headings.js';
+import { PROMPT_HEADINGS, iterationHeading, section, requestSection } from '../text/headings.js';
 import { StallDetector, type StallDetectorOptions } from '../reflection/stall.js';
 import type { Agent, Conversation } from './agent.js';
 import { driveLoop, loopLimits, loopRunnable, type Loop, type LoopReason, type LoopRun, type LoopStatus, type StepResult } from './loop.js';
@@ -106,7 +106,7 @@ export type Reflection = Loop<'reflect', ReflectOutcome>;
 /** The prompt of iteration `i`. */
 export function reflectPrompt(state: ReflectState, iteration: number): string {
   const parts = [section(PROMPT_HEADINGS.goal, state.goal), iterationHeading(iteration, state.maxIterations)];
-  if (state.request !== state.goal) parts.push(section(PROMPT_HEADINGS.request, state.request));
+  if (state.request !== state.goal) parts.push(requestSection(state.request));
   if (state.lastOutput !== undefined) parts.push(section(PROMPT_HEADINGS.previousAnswer, state.lastOutput));
   if (state.feedback !== undefined) parts.push(section(PROMPT_HEADINGS.lastEvaluation, state.feedback));
   parts.push(`Work toward the goal. End your reply with ${REFLECTION_COMPLETE} on a line of its own only when the goal is fully achieved.`);

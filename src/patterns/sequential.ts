@@ -4,7 +4,7 @@
  * @module
  */
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
-import { PROMPT_HEADINGS, fromHeading, section } from '../text/headings.js';
+import { PROMPT_HEADINGS, fromHeading, section, requestSection } from '../text/headings.js';
 import { checkList } from './broadcast.js';
 import { defineOptions, nonEmptyString } from '../core/options.js';
 
@@ -27,7 +27,7 @@ export interface SequentialOutcome extends Outcome {
 export function formatEarlierAnswers(request: string, earlier: ReadonlyArray<{ name: string; outcome: Outcome }>): string {
   if (earlier.length === 0) return request;
   const sections = earlier.map((s) => section(fromHeading(s.name), s.outcome.output)).join('\n\n');
-  return `${section(PROMPT_HEADINGS.request, request)}\n\n${PROMPT_HEADINGS.earlierAnswers}\n\n${sections}`;
+  return `${requestSection(request)}\n\n${PROMPT_HEADINGS.earlierAnswers}\n\n${sections}`;
 }
 
 /**

@@ -70,6 +70,17 @@ export function fromHeading(name: string, note?: string): string {
   return `### From ${name}${note === undefined ? '' : ` (${note})`}`;
 }
 
+/**
+ * The request section: `## ORIGINAL USER REQUEST` and the request, or the
+ * request as it is when it already opens with that section (a message one
+ * pattern enriched and passed on to another: a hand-off's receiver that
+ * consults advisors, a router's destination), so nested patterns never
+ * write the heading twice.
+ */
+export function requestSection(request: string): string {
+  return request.startsWith(`${PROMPT_HEADINGS.request}\n`) ? request : section(PROMPT_HEADINGS.request, request);
+}
+
 /** A heading and its body: `<heading>\n<body>`. */
 export function section(heading: string, body: string): string {
   return `${heading}\n${body}`;

@@ -89,6 +89,18 @@ describe('buildReportData', () => {
     expect(data.ops.find((o) => o.id === 's1/op-1')!.parentId).toBe('s1/op-0');
   });
 
+  it('counts the same turns in the header, the usage rows and the run total, a failed turn included', async () => {
+    const events: TroupeEvent[] = [];
+    // The first model fails its turn; the agent falls back to the second.
+    const adapter = scriptedAdapter({ rules: [{ agent: 'writer', reply: (r) => (r.model === 'big' ? { error: 'overloaded' } : { text: 'Done.', usage: { inputTokens: 5, outputTokens: 2 } }) }] });
+    await run(agent({ name: 'writer', models: ['big', 'small'] }), 'Write', { adapter, onEvent: (e) => events.push(e) });
+    const data = buildReportData(events);
+    const rows = data.usage.reduce((sum, row) => sum + row.turns, 0);
+    expect(data.turns.length).toBeGreaterThan(0);
+    expect(rows).toBe(data.turns.length);
+    expect(data.run.usage.turns).toBe(data.turns.length);
+  });
+
   it('cuts long texts and counts them', async () => {
     const adapter = scriptedAdapter({ fallback: 'x'.repeat(500) });
     const events: TroupeEvent[] = [];

@@ -319,7 +319,9 @@ class ReportBuilder {
     const root = opList.find((o) => o.kind === 'run');
     let turnUsage = emptyUsage();
     for (const t of this.#turns) turnUsage = addUsage(turnUsage, { turns: 1, ...t.usage });
-    run.usage = root?.usage ?? turnUsage;
+    // One total everywhere: the header, the usage rows and their "Run total" all count the logged model turns
+    // (the run op's own usage can leave out a turn that failed, and then said 12 where the rows said 13).
+    run.usage = this.#turns.length > 0 ? turnUsage : (root?.usage ?? turnUsage);
     let lastTime = run.start;
     for (const e of events) if (e.runId === this.#rootRunId && e.time > lastTime) lastTime = e.time;
     const planList = [...this.#plans.values()].map((p) => finishPlan(p, opList, lastTime));
