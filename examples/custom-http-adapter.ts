@@ -9,7 +9,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { agent, run, type ModelAdapter } from 'troupe';
-import { AdapterError, type ModelSession, type ModelTurn } from 'troupe/kernel';
+import { AdapterError, abortError, throwIfAborted, type ModelSession, type ModelTurn } from 'troupe/kernel';
 
 /** Options of the HTTP chat adapter. */
 export interface HttpChatAdapterOptions {
@@ -27,13 +27,16 @@ export function httpChatAdapter(options: HttpChatAdapterOptions): ModelAdapter {
   return {
     id: 'http-chat',
     capabilities: { tools: false, streaming: false },
-    async openSession(spec): Promise<ModelSession> {
+    async openSession(spec, openOptions): Promise<ModelSession> {
+      throwIfAborted(openOptions?.signal); // an aborted open rejects with the abort error
       const history: Message[] = []; // the session keeps its own history
       return {
         id: `http-${nextId++}`,
         async send(input, sendOptions): Promise<ModelTurn> {
           if (typeof input !== 'string') throw new AdapterError('http-chat has no tools');
           history.push({ role: 'user', content: input });
+          const signal = sendOptions?.signal;
+          // fetch rejects an abort with its own AbortError: reject with the abort error troupe expects instead.
           const response = await fetch(options.url, {
             method: 'POST',
             headers: {
@@ -41,10 +44,14 @@ export function httpChatAdapter(options: HttpChatAdapterOptions): ModelAdapter {
               ...(options.apiKey ? { authorization: `Bearer ${options.apiKey}` } : {}),
             },
             body: JSON.stringify({ model: spec.model, system: spec.system, messages: history }),
-            signal: sendOptions?.signal ?? null, // aborts and time-outs reach the request
+            signal: signal ?? null, // aborts and time-outs reach the request
+          }).catch((error: unknown) => {
+            throw signal?.aborted ? abortError(signal) : error;
           });
           if (!response.ok) throw new AdapterError(`http-chat: HTTP ${response.status}`, { details: { status: response.status } });
-          const body = (await response.json()) as { reply: string; usage?: { input: number; output: number } };
+          const body = (await response.json().catch((error: unknown) => {
+            throw signal?.aborted ? abortError(signal) : error;
+          })) as { reply: string; usage?: { input: number; output: number } };
           history.push({ role: 'assistant', content: body.reply });
           return {
             text: body.reply,
