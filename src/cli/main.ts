@@ -62,8 +62,9 @@ Usage:
   troupe runs [<run>] [--store <dir>]      the runs of a store, or one run's checkpoints
   troupe fork <run> --at <checkpoint> [--set <pointer>=<value>]... [--agents <dir>]
                                            a new run from a checkpoint, with its state edited
-  troupe replay <run>... --agents <dir> [--what-if <change>]...
+  troupe replay <run>... [--agents <dir>] [--what-if <change>]...
                                            replay logged runs with no model call, or with a change
+                                           (plan runs from their log; agent-file runs from --agents)
   troupe worker --redis <url> [--agents <dir>] [--adapter <name>] [--concurrency <n>]
                                            take plan chunks and remote runs from a queue on Redis and run them
   troupe serve --a2a <dir> [--agent <name>] [--port <n>] [--token <secret>]
