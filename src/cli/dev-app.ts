@@ -58,6 +58,8 @@ export interface DevAppOptions {
   pollMs?: number;
   /** The page's title. */
   title?: string;
+  /** Tool names of the agent files mapped to tools (`--tool-map`; `null`: left out without a warning). */
+  toolAliases?: Record<string, string | null>;
 }
 
 /** A run's target, as `POST /api/runs` names it and the run's record keeps it. */
@@ -163,7 +165,7 @@ function runnableOf(options: DevAppOptions, target: Target, approvals: ApprovalQ
   switch (target.kind) {
     case 'agent':
     case 'team': {
-      const flows = compileAgents(catalog.agents, { unknownTools: 'warn', approvals });
+      const flows = compileAgents(catalog.agents, { unknownTools: 'warn', approvals, ...defined({ toolAliases: options.toolAliases }) });
       const flow = flows[target.name];
       if (!flow) throw new ConfigurationError(`No agent "${target.name}" in ${catalog.folder}`, { code: 'unknown_agent' });
       return flow;
