@@ -94,10 +94,10 @@ export async function toolMapFor(file: string | undefined, tools: Readonly<Recor
 }
 
 /** How each format's vendor is named in a warning. */
-const VENDORS: Record<AgentFormat, string> = { troupe: 'troupe agent file', 'ai-agent': 'ai-agent', 'claude-code': 'Claude Code', copilot: 'Copilot', opencode: 'OpenCode' };
+const VENDORS: Record<AgentFormat, string> = { troupe: '', 'ai-agent': 'ai-agent', 'claude-code': 'Claude Code', copilot: 'Copilot', opencode: 'OpenCode' };
 
 /** The room the names of a grouped warning get on its line, in characters. */
-const NAMES_ROOM = 72;
+const NAMES_ROOM = 64;
 
 /** As many of `names` as fit in `room` characters (at least one), then "and K more". */
 function namesIn(names: readonly string[], room: number): string {
@@ -129,22 +129,25 @@ export interface WarningHints {
  */
 export function groupedWarnings(defs: readonly AgentDefinition[], issues: readonly AgentIssue[], hints: WarningHints = {}): string[] {
   const byName = new Map(defs.map((d) => [d.name, d]));
-  const tools = new Map<string, string[][]>();
+  const tools = new Map<string, { lists: string[][]; where: string[] }>();
   const models: string[][] = [];
   const lines: string[] = [];
   for (const issue of issues) {
     const names = (issue.path ?? []).slice(1).filter((p): p is string => typeof p === 'string');
     if (issue.code === 'unresolved_tool' && names.length > 0) {
       const vendor = VENDORS[byName.get(issue.agent ?? '')?.format ?? 'troupe'];
-      tools.set(vendor, [...(tools.get(vendor) ?? []), names]);
+      const group = tools.get(vendor) ?? { lists: [], where: [] };
+      group.lists.push(names);
+      group.where.push(issue.file ?? issue.agent ?? '');
+      tools.set(vendor, group);
     } else if (issue.code === 'unresolved_model' && names.length > 0) models.push(names);
     else lines.push(`warning  ${where(issue)}${issue.message}`);
   }
   const grouped: string[] = [];
-  for (const [vendor, lists] of tools) {
+  for (const [vendor, { lists, where: at }] of tools) {
     const names = byUse(lists);
-    const counts = `(${names.length} name${names.length === 1 ? '' : 's'} in ${lists.length} agent${lists.length === 1 ? '' : 's'})`;
-    grouped.push(`warning  ${vendor} tools with no troupe tool, left out: ${namesIn(names, NAMES_ROOM)} ${counts}`);
+    const counts = `(${names.length} name${names.length === 1 ? '' : 's'} in ${lists.length === 1 ? at[0] : `${lists.length} agents`})`;
+    grouped.push(`warning  ${vendor === '' ? 'Tools' : `${vendor} tools`} with no troupe tool, left out: ${namesIn(names, NAMES_ROOM)} ${counts}`);
     grouped.push(`         map them with --tool-map <file.json> ({ "<name>": "<troupe tool>" or null })${hints.strict ? ', or fail on them with --strict' : ''}; troupe agents inspect lists each agent's`);
   }
   if (models.length > 0) {

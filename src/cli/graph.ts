@@ -73,7 +73,8 @@ export function someNames(names: readonly string[], max: number): string {
  * other agent names), then what it calls indented under it (sub-agents;
  * team members, router destinations and advisors tagged so), each line
  * ending with the agent's hand-offs (`→ a, b`). An agent already shown is
- * named again as `(above)`; agents no entry agent reaches follow at the end.
+ * named again as `(above)`; the agents only hand-offs reach follow, then
+ * those nothing reaches.
  */
 export function formatTeam(defs: readonly AgentDefinition[]): string[] {
   const edges = agentEdges(defs);
@@ -101,6 +102,11 @@ export function formatTeam(defs: readonly AgentDefinition[]): string[] {
     }
   };
   for (const entry of entries) visit(entry, 0, '', '  (entry)');
-  for (const def of defs) if (!shown.has(def.name)) visit(def.name, 0, '', '  (no entry agent calls it)');
+  // Then the agents hand-offs reach from those shown, and last the agents nothing shown reaches.
+  const isHandoff = (e: AgentEdge) => e.kind === 'handoff' || e.kind === 'handoff-choice';
+  for (let edge = edges.find((e) => isHandoff(e) && shown.has(e.from) && names.has(e.to) && !shown.has(e.to)); edge; edge = edges.find((e) => isHandoff(e) && shown.has(e.from) && names.has(e.to) && !shown.has(e.to))) {
+    visit(edge.to, 0, '', `  (a hand-off of ${edge.from})`);
+  }
+  for (const def of defs) if (!shown.has(def.name)) visit(def.name, 0, '', def.mode === 'subagent' ? '  (a sub-agent no agent here calls)' : '  (no entry agent reaches it)');
   return [`team: ${entries.length} entry agent${entries.length === 1 ? '' : 's'}; under each, what it calls (indented); → its hand-offs`, ...lines];
 }
