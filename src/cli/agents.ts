@@ -207,6 +207,7 @@ function cells(row: AgentInspection): string[] {
     resolvedNamed > 0 ? `${resolvedNamed} resolved` : '',
     tools.cli.length > 0 && tools.cli[0] !== '*' ? `${tools.cli.length} on its CLI` : '',
     tools.unresolved.length > 0 ? `${tools.unresolved.length} not` : '',
+    (tools.ignored?.length ?? 0) > 0 ? `${tools.ignored!.length} mapped to none` : '',
   ].filter((s) => s !== '');
   const toolCell = named === 0 ? (all ? 'all' : '-') : `${all ? 'all, ' : ''}${named}: ${counts.join(', ')}`;
   const model = row.models[0] ?? (row.unresolvedModels.length > 0 ? `${row.unresolvedModels[0]} (unresolved)` : '-');

@@ -106,8 +106,10 @@ describe('troupe validate <folder>', () => {
     expect(warnings(mapped.stdout)).toEqual([]);
     expect(mapped.stdout.split('\n').at(-1)).toBe('28 agents (2 entry), 0 errors, 0 warnings');
 
-    const some = await troupe(['validate', copilot, '--tool-map', toolMap({ 'read/readFile': null, 'search/listDirectory': null })]);
+    const two = toolMap({ 'read/readFile': null, 'search/listDirectory': null });
+    const some = await troupe(['validate', copilot, '--tool-map', two]);
     expect(some.stdout).toContain('warning  Copilot tools with no troupe tool, left out: search/textSearch, search/fileSearch, search/codebase and ');
+    expect((await troupe(['agents', 'inspect', copilot, '--tool-map', two])).stdout).toMatch(/^devsquad\.plan\.context\.agent\.md .* 4: 2 not, 2 mapped to none /m);
 
     const unknown = await troupe(['validate', copilot, '--tool-map', toolMap({ 'read/readFile': 'read_file' })]);
     expect(unknown).toMatchObject({ code: 1, stdout: '' });
