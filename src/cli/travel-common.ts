@@ -91,7 +91,7 @@ export function loggedPlan(log: RunEvents): LoggedPlan | undefined {
 function ranAPlan(log: RunEvents, runnable: string): boolean {
   return log.events.some((record) => {
     const e = record as { type?: unknown; kind?: unknown; depth?: unknown; planId?: unknown } | null;
-    return (e?.type === 'op.started' && e.kind === 'plan' && e.depth === 1) || (e?.type === 'plan.started' && e.planId === runnable);
+    return (e?.type === 'op.started' && e.kind === 'plan' && e.depth === 1 && (e as { name?: unknown }).name === runnable) || (e?.type === 'plan.started' && e.planId === runnable);
   });
 }
 
@@ -122,6 +122,9 @@ export interface RebuiltRun {
   plan: boolean;
 }
 
+/** The runnable name a planning session's log starts with (`runPlanningSession`). */
+const PLANNING_SESSION = 'planning-session';
+
 /** What a replay says when a rebuilt plan run asks what its log does not hold. */
 export const PLAN_REPLAY_HINT = "a plan run is rebuilt with troupe's default roles and no tools: one made with its own roles, tools or chunk runner replays from code";
 
@@ -141,6 +144,9 @@ export async function rebuildRun(log: RunEvents, agents: string | undefined, fla
     io.err(adapterLine('troupe', flags.adapter, io.env, flags.script));
     const built = await createCliAdapter(cliAdapterName(flags.adapter, io.env), { defs: [], env: io.env, ...defined({ script: flags.script, clock: io.clock }) });
     return { ...rebuilt, adapter: built, names: [], plan: true };
+  }
+  if (name === PLANNING_SESSION) {
+    throw new ConfigurationError(`${label} is a planning session: it moves on with a person's answers, and is not replayed or forked; open it in troupe dev`, { code: 'invalid_argument', details: { runnable: name } });
   }
   if (ranAPlan(log, name)) {
     throw new ConfigurationError(`${label} is a plan run, but its log holds no plan (no checkpoint of it was saved: it ran without a store?), so troupe cannot rebuild it; replay it from code: replayRun(planRunnable(plan), log)`, {

@@ -195,5 +195,9 @@ describe('troupe replay and fork of plan runs (no agent files: the log holds the
     const replayed = await troupe('replay', runId, '--store', store);
     expect(replayed.stderr).toBe(`${runId}: invalid_argument: Run "${runId}" was made by "review + advisors" from agent files: give --agents <dir>, the folder it was made from`);
     expect(replayed.code).toBe(1);
+    // A planning session (troupe dev's lead) moves on with a person's answers: it is not replayed.
+    const session = join(store, 'session.jsonl');
+    writeFileSync(session, `${JSON.stringify({ type: 'run.started', runId: 's-1', time: 1, runnable: 'planning-session', input: 'Plan it' })}\n`);
+    expect((await troupe('replay', session)).stderr).toBe('s-1: invalid_argument: Run "s-1" is a planning session: it moves on with a person\'s answers, and is not replayed or forked; open it in troupe dev');
   });
 });
