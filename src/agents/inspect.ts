@@ -24,6 +24,8 @@ export interface AgentInspection {
     cli: string[];
     /** Resolved to nothing. */
     unresolved: string[];
+    /** Mapped to `null` by `toolAliases`: left out, not reported (present when there are any). */
+    ignored?: string[];
   };
   /** The models the adapter gets, in order (empty: the adapter's default). */
   models: string[];
@@ -60,6 +62,7 @@ export function inspectAgents(defs: readonly AgentDefinition[], options: AgentRe
         resolved: tools.tools.map((t) => (t.listed === t.tool.name ? t.tool.name : `${t.listed} → ${t.tool.name}`)),
         cli: tools.cli?.allowed ?? (tools.onCli ? ['*'] : []),
         unresolved: tools.unresolved,
+        ...(tools.ignored ? { ignored: tools.ignored } : {}),
       },
       models: model.models,
       unresolvedModels: model.unresolved,

@@ -9,6 +9,7 @@
  * @module
  */
 import type { CliToolList, McpServerConfig, ModelAdapter } from '../core/adapter.js';
+import { ConfigurationError, describeValue } from '../core/errors.js';
 import { defineOptions, object, oneOf } from '../core/options.js';
 import type { ToolDefinition } from '../core/tools.js';
 import type { AgentDefinition, AgentFormat, ToolDecision } from './definition.js';
@@ -17,8 +18,15 @@ import type { AgentDefinition, AgentFormat, ToolDecision } from './definition.js
 export interface AgentResolutionOptions {
   /** Tools the app registered, by name. */
   tools?: Record<string, ToolDefinition>;
-  /** Tool names as files write them (`Read`, `read/readFile`, `mcp__github__get_issue`), mapped to names of `tools`. */
-  toolAliases?: Record<string, string>;
+  /**
+   * Tool names as files write them (`Read`, `read/readFile`,
+   * `mcp__github__get_issue`), mapped to names of `tools`; `null` says the
+   * app has no tool for the name, and it is left out without being
+   * reported (on the vendor's CLI it still goes to the CLI). A name of
+   * `tools` that the map names but `tools` does not hold is a
+   * `ConfigurationError`.
+   */
+  toolAliases?: Record<string, string | null>;
   /**
    * The adapter (or registered adapter name) running each format's own CLI
    * through the process adapter (`{ 'claude-code': 'claude' }`): an agent of
@@ -80,8 +88,31 @@ export interface ResolvedTools {
   cli?: CliToolList;
   /** Names that resolved to nothing, as the file wrote them. */
   unresolved: string[];
+  /** Names `toolAliases` maps to `null`: left out, not reported (present when there are any). */
+  ignored?: string[];
   /** True when the agent runs on its format's CLI. */
   onCli: boolean;
+}
+
+/**
+ * Check that every name `toolAliases` maps to is a tool of `tools` (or
+ * `null`): a map that names a tool the app does not have would resolve
+ * nothing, silently.
+ */
+function checkToolAliases(options: AgentResolutionOptions): void {
+  const aliases = options.toolAliases;
+  if (aliases === undefined) return;
+  const registered = options.tools ?? {};
+  for (const [name, target] of Object.entries(aliases)) {
+    if (target === null || (typeof target === 'string' && Object.hasOwn(registered, target))) continue;
+    const have = Object.keys(registered);
+    throw new ConfigurationError(
+      typeof target === 'string'
+        ? `\`toolAliases\` maps "${name}" to "${target}", which is not in \`tools\` (${have.length === 0 ? 'none' : have.join(', ')}); map it to null to leave it out without a warning`
+        : `\`toolAliases\` maps "${name}" to ${describeValue(target)}: expected the name of a tool of \`tools\`, or null`,
+      { code: 'invalid_option', details: { name, target } },
+    );
+  }
 }
 
 /** True when `def` runs on the CLI of its format's vendor (see {@link AgentResolutionOptions.cli}). */
@@ -114,10 +145,13 @@ export function toolDecision(def: AgentDefinition, tool: string): ToolDecision {
  */
 export function resolveAgentTools(def: AgentDefinition, options: AgentResolutionOptions = {}): ResolvedTools {
   agentResolutionOptions.check(options);
+  checkToolAliases(options);
   const onCli = runsOnCli(def, options);
   const registered = options.tools ?? {};
   const disallowed = new Set(def.disallowedTools ?? []);
-  const targetOf = (name: string): string | undefined => (Object.hasOwn(registered, name) ? name : options.toolAliases?.[name]);
+  const aliases = options.toolAliases ?? {};
+  const targetOf = (name: string): string | undefined => (Object.hasOwn(registered, name) ? name : Object.hasOwn(aliases, name) ? (aliases[name] ?? undefined) : undefined);
+  const ignored: string[] = [];
   const disallowedTargets = new Set([...disallowed].map(targetOf).filter((t): t is string => t !== undefined));
   const tools: ResolvedTool[] = [];
   const seen = new Set<string>();
@@ -144,12 +178,13 @@ export function resolveAgentTools(def: AgentDefinition, options: AgentResolution
     else if (onCli) {
       if (toolDecision(def, name) === 'deny') denied.add(name);
       else allowed.push(name);
-    } else unresolved.push(name);
+    } else if (Object.hasOwn(aliases, name) && aliases[name] === null) ignored.push(name);
+    else unresolved.push(name);
   }
   if (onCli && def.approval !== undefined) {
     for (const [name, decision] of Object.entries(def.approval.tools ?? {})) if (decision === 'deny' && targetOf(name) === undefined) denied.add(name);
   }
-  const out: ResolvedTools = { tools, unresolved, onCli };
+  const out: ResolvedTools = { tools, unresolved, ...(ignored.length > 0 ? { ignored } : {}), onCli };
   // `*` names no tool of the CLI: with nothing else named, the agent gets what its profile gives such an agent (none, by default).
   if (onCli) out.cli = { ...(all && allowed.length === 0 ? {} : { allowed }), disallowed: [...denied] };
   return out;

@@ -33,7 +33,10 @@ import { PlanningSession, type PlanningSessionOptions } from '../plan/session/pl
 import { instantiatePlanTemplate, type TemplateValue } from '../plan/templates/template.js';
 import { fromPreset } from '../squad/from-preset.js';
 import { listCheckpoints } from '../travel/checkpoints.js';
-import { forkRun } from '../travel/fork.js';
+import { forkRun, startRecord } from '../travel/fork.js';
+import type { RunEvents } from '../travel/checkpoints.js';
+import type { PlanControl } from '../plan/live/control.js';
+import { planRunnableOfRun } from './travel-common.js';
 import { replayRun } from '../travel/what-if.js';
 import { uiHandler } from '../ui/serve.js';
 import { catalogEntries, type DevCatalog } from './dev-catalog.js';
@@ -55,6 +58,8 @@ export interface DevAppOptions {
   pollMs?: number;
   /** The page's title. */
   title?: string;
+  /** Tool names of the agent files mapped to tools (`--tool-map`; `null`: left out without a warning). */
+  toolAliases?: Record<string, string | null>;
 }
 
 /** A run's target, as `POST /api/runs` names it and the run's record keeps it. */
@@ -160,7 +165,7 @@ function runnableOf(options: DevAppOptions, target: Target, approvals: ApprovalQ
   switch (target.kind) {
     case 'agent':
     case 'team': {
-      const flows = compileAgents(catalog.agents, { unknownTools: 'warn', approvals });
+      const flows = compileAgents(catalog.agents, { unknownTools: 'warn', approvals, ...defined({ toolAliases: options.toolAliases }) });
       const flow = flows[target.name];
       if (!flow) throw new ConfigurationError(`No agent "${target.name}" in ${catalog.folder}`, { code: 'unknown_agent' });
       return flow;
@@ -183,10 +188,24 @@ function runnableOf(options: DevAppOptions, target: Target, approvals: ApprovalQ
   }
 }
 
-async function targetOfRun(store: Store, runId: string): Promise<{ input: string; target: Target }> {
+async function targetOfRun(store: Store, runId: string): Promise<{ input: string; target: Target | undefined }> {
   const record = (await store.get(devRunKey(runId))) as { input?: string; target?: Target } | undefined;
-  if (!record?.target) throw new ConfigurationError(`Run ${runId} was not started by troupe dev, so it cannot be run again here`, { code: 'unknown_run' });
-  return { input: record.input ?? '', target: record.target };
+  return { input: record?.input ?? '', target: record?.target };
+}
+
+/**
+ * The runnable a logged run is run again with: a plan run's rebuilt from
+ * its log, which holds the plan (as `troupe replay` and `troupe fork` do;
+ * the template it was filled in from may have changed since, or be gone),
+ * any other run's from its target in the catalogue.
+ */
+function runnableOfRun(options: DevAppOptions, runId: string, recorded: RunEvents, target: Target | undefined, approvals: ApprovalQueue): { runnable: Runnable; control?: PlanControl } {
+  if (target === undefined || target.kind === 'template') {
+    const rebuilt = planRunnableOfRun(recorded, { approvals, ...defined({ tools: options.tools, toolRisks: options.toolRisks }) });
+    if (rebuilt) return rebuilt;
+  }
+  if (target === undefined) throw new ConfigurationError(`Run ${runId} was not started by troupe dev and is not a plan run, so it cannot be run again here`, { code: 'unknown_run' });
+  return { runnable: runnableOf(options, target, approvals) };
 }
 
 async function checkpointsOf(store: Store, runId: string, signal: AbortSignal) {
@@ -199,11 +218,12 @@ async function checkpointsOf(store: Store, runId: string, signal: AbortSignal) {
 async function replay(options: DevAppOptions, store: Store, runId: string): Promise<Response> {
   const { input, target } = await targetOfRun(store, runId);
   const approvals = new ApprovalQueue({ handler: () => ({ approved: true }) });
-  const runnable = runnableOf(options, target, approvals);
   const recorded = await readRun(runId, { store });
+  if (recorded.events.length === 0) throw new ConfigurationError(`No run ${runId}`, { code: 'unknown_run' });
+  const { runnable, control } = runnableOfRun(options, runId, { ...recorded, runId }, target, approvals);
   const replayId = randomUUID();
-  await store.set(devRunKey(replayId), { input, target, replayOf: runId });
-  void replayRun(runnable, recorded, { store, runId: replayId }).catch(() => undefined);
+  await store.set(devRunKey(replayId), { input: input || startRecord(recorded).input, ...defined({ target }), replayOf: runId });
+  void replayRun(runnable, recorded, { store, runId: replayId, ...defined({ control }) }).catch(() => undefined);
   if (!(await waitForRun(replayId, { store, timeoutMs: 10_000 }))) return errorResponse(504, 'start_timeout', 'The replay logged nothing in time');
   return jsonResponse(201, { runId: replayId });
 }
@@ -214,9 +234,11 @@ async function fork(options: DevAppOptions, store: Store, runId: string, request
   if (typeof body.checkpoint !== 'number' || !Number.isInteger(body.checkpoint)) return errorResponse(400, 'invalid_argument', 'Expected `checkpoint` to be a checkpoint number');
   const { input, target } = await targetOfRun(store, runId);
   const approvals = new ApprovalQueue({ handler: remoteApprovals({ store, ...defined({ pollMs: options.pollMs }) }), store });
-  const runnable = runnableOf(options, target, approvals);
+  const recorded = await readRun(runId, { store });
+  if (recorded.events.length === 0) throw new ConfigurationError(`No run ${runId}`, { code: 'unknown_run' });
+  const { runnable } = runnableOfRun(options, runId, { ...recorded, runId }, target, approvals);
   const forked = await forkRun(runId, { store, at: body.checkpoint });
-  await store.set(devRunKey(forked.forkId), { input, target, forkOf: runId });
+  await store.set(devRunKey(forked.forkId), { input: input || forked.input, ...defined({ target }), forkOf: runId });
   const watch = cancellationSignal(forked.forkId, { store, ...defined({ pollMs: options.pollMs }) });
   void resume(runnable, forked.forkId, { store, adapter: options.adapter, signal: watch.signal })
     .catch(() => undefined)

@@ -9,7 +9,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { loadAgentFolder } from '../agents/load.js';
-import type { AgentDefinition } from '../agents/definition.js';
+import type { AgentDefinition, AgentIssue } from '../agents/definition.js';
 import { validateAgents } from '../agents/validate.js';
 import { defined } from '../core/defined.js';
 import { errorMessage } from '../core/errors.js';
@@ -30,16 +30,24 @@ export interface DevCatalog {
   squads: { repo: SquadPreset | null; builtin: TeamPreset[]; user: TeamPreset[] };
   /** Problems found reading the folder, one line each. */
   problems: string[];
+  /** The warnings of the agent files (tools and models that resolve to nothing, keys not used, ...). */
+  warnings: AgentIssue[];
 }
 
 /** Read a folder's catalogue; problems are collected, not thrown. */
-export async function readCatalog(folder: string, options: { store?: Store | undefined; userStore?: Store | undefined; signal?: AbortSignal | undefined } = {}): Promise<DevCatalog> {
+export async function readCatalog(
+  folder: string,
+  options: { store?: Store | undefined; userStore?: Store | undefined; signal?: AbortSignal | undefined; toolAliases?: Record<string, string | null> | undefined } = {},
+): Promise<DevCatalog> {
   const problems: string[] = [];
   const call = defined({ signal: options.signal });
   let agents: AgentDefinition[] = [];
+  let warnings: AgentIssue[] = [];
   try {
     const loaded = await loadAgentFolder(folder, call);
-    const { errors } = validateAgents(loaded.agents, { unknownTools: 'warn' });
+    const validation = validateAgents(loaded.agents, { unknownTools: 'warn', ...defined({ toolAliases: options.toolAliases }) });
+    const { errors } = validation;
+    warnings = [...loaded.warnings, ...validation.warnings];
     if (errors.length > 0) problems.push(...errors.map((e) => `agents: ${e.message}`));
     else agents = loaded.agents;
   } catch (error) {
@@ -53,7 +61,7 @@ export async function readCatalog(folder: string, options: { store?: Store | und
     problems.push(`squad: ${errorMessage(error)}`);
   }
   const user = options.userStore ? await loadUserPresets(options.userStore, call).catch((error: unknown) => (problems.push(`presets: ${errorMessage(error)}`), [])) : [];
-  return { folder, agents, templates, squads: { repo, builtin: builtInPresets(), user }, problems };
+  return { folder, agents, templates, squads: { repo, builtin: builtInPresets(), user }, problems, warnings };
 }
 
 async function readTemplates(folder: string, store: Store | undefined, problems: string[]): Promise<Map<string, PlanTemplate>> {

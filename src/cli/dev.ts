@@ -20,12 +20,13 @@ import { scriptedAdapter, type ScriptedRequest, type ScriptedTurn } from '../ada
 import { adapterLine, cliAdapterName, createCliAdapter } from './adapters.js';
 import { devApp } from './dev-app.js';
 import { catalogEntries, readCatalog } from './dev-catalog.js';
+import { groupedWarnings, toolMapFor } from './agents.js';
 import type { CliIo } from './io.js';
 import { offlineTeam } from './squad.js';
 import { usageError } from './usage.js';
 
 /** The help of `troupe dev`. */
-export const DEV_HELP = `Usage: troupe dev [folder] [--port <n>] [--adapter <name>] [--script <file.json>] [--store <dir>]
+export const DEV_HELP = `Usage: troupe dev [folder] [--port <n>] [--adapter <name>] [--script <file.json>] [--store <dir>] [--tool-map <map.json>]
 
 Serve the team interface and troupe/http on 127.0.0.1 over <folder> (default:
 the current folder): pick the lead (it plans with you, then runs the plan
@@ -40,6 +41,8 @@ running workers, and open, replay or fork earlier runs.
   --script <file>    for the scripted adapter: JSON { "replies": { "<agent>": [...] }, ... }
   --store <dir>      log runs in this file store, and read its templates and presets
                      (default: $TROUPE_STORE; without one, runs live in memory)
+  --tool-map <file>  a JSON tool map, { "<name>": null, ... }: tool names of the agent files left out
+                     without a warning (troupe dev has no tools of its own; see troupe validate --help)
 
 Only this machine is served (127.0.0.1); a request from another page is refused.
 Stop with Ctrl-C.`;
@@ -50,6 +53,7 @@ export interface DevFlags {
   adapter?: string | undefined;
   script?: string | undefined;
   store?: string | undefined;
+  'tool-map'?: string | undefined;
 }
 
 /** `troupe dev [folder]`; resolves with the exit code once `io.signal` stops it. */
@@ -59,16 +63,18 @@ export async function devCommand(folderArg: string | undefined, flags: DevFlags,
   const folder = resolve(folderArg ?? '.');
   const storeDir = flags.store ?? (io.env.TROUPE_STORE || undefined);
   const store = storeDir === undefined ? memoryStore() : fileStore(storeDir);
-  const catalog = await readCatalog(folder, { ...(storeDir === undefined ? {} : { store, userStore: store }), ...defined({ signal: io.signal }) });
+  const toolAliases = await toolMapFor(flags['tool-map'], {}, 'dev');
+  const catalog = await readCatalog(folder, { ...(storeDir === undefined ? {} : { store, userStore: store }), ...defined({ signal: io.signal, toolAliases }) });
   const name = cliAdapterName(flags.adapter, io.env);
   const squadWorkers = catalog.squads.repo?.workers.map((w) => w.name) ?? [];
   const adapter = name === 'scripted' && flags.script === undefined ? offlineAdapter(catalog.agents, squadWorkers) : await createCliAdapter(name, { defs: catalog.agents, env: io.env, ...defined({ script: flags.script, clock: io.clock }) });
   io.err(adapterLine('troupe dev', flags.adapter, io.env, flags.script));
   io.err(`troupe dev: ${storeDir === undefined ? 'runs are kept in memory until troupe dev stops (--store <dir> keeps them)' : `runs are logged in ${storeDir}`}`);
   for (const problem of catalog.problems) io.err(`warning  ${problem}`);
+  for (const line of groupedWarnings(catalog.agents, catalog.warnings.filter((w) => w.code === 'unresolved_tool' || w.code === 'unresolved_model'))) io.err(line);
   describeCatalog(catalogEntries(catalog), folder, io);
 
-  const { handle } = devApp({ catalog, adapter, adapterName: name, store });
+  const { handle } = devApp({ catalog, adapter, adapterName: name, store, ...defined({ toolAliases }) });
   const server = createNodeServer(handle);
   await new Promise<void>((done, fail) => {
     server.once('error', fail);

@@ -11,8 +11,8 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { compileAgents } from '../agents/compile.js';
-import type { AgentDefinition } from '../agents/definition.js';
-import { validateAgents } from '../agents/validate.js';
+import type { AgentDefinition, AgentIssue } from '../agents/definition.js';
+import { entryAgents, reachableAgents, validateAgents } from '../agents/validate.js';
 import { ConfigurationError } from '../core/errors.js';
 import { writeFileAtomic } from '../core/fs.js';
 import { fileStore } from '../persistence/file-store.js';
@@ -22,9 +22,9 @@ import { parseRunLogFile } from './run-log-file.js';
 import { ApprovalQueue, type ApprovalRequest } from '../guardrails/approvals.js';
 import { renderRunReport } from '../views/report/render.js';
 import { cliAdapters } from './adapters.js';
-import { AGENTS_HELP, agentsInspect, loadFolder, readModelMap, where } from './agents.js';
+import { AGENTS_HELP, agentsInspect, groupedWarnings, loadFolder, readModelMap, toolMapFor, warningCount, where } from './agents.js';
 import { executeRun, writeFailure, type RunFlags } from './execute.js';
-import { formatAgentGraph, formatPlanGraph } from './graph.js';
+import { formatAgentGraph, formatPlanGraph, formatTeam } from './graph.js';
 import type { CliIo } from './io.js';
 import { forkCommand, runsCommand } from './runs.js';
 import { replayCommand } from './replay.js';
@@ -46,7 +46,8 @@ const HELP: Record<string, string> = {
 
 Usage:
   troupe --version                         print troupe's version
-  troupe validate <dir>                    check every agent file and the agent graph
+  troupe validate <dir> [--tool-map <map.json>] [--quiet]
+                                           check every agent file and the agent graph, and show the team
   troupe graph <dir | plan.json> [--format mermaid|dot]
                                            print the agent graph, or a plan's dependency graph
   troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir>] [--json] [--trace]
@@ -62,8 +63,9 @@ Usage:
   troupe runs [<run>] [--store <dir>]      the runs of a store, or one run's checkpoints
   troupe fork <run> --at <checkpoint> [--set <pointer>=<value>]... [--agents <dir>]
                                            a new run from a checkpoint, with its state edited
-  troupe replay <run>... --agents <dir> [--what-if <change>]...
+  troupe replay <run>... [--agents <dir>] [--what-if <change>]...
                                            replay logged runs with no model call, or with a change
+                                           (plan runs from their log; agent-file runs from --agents)
   troupe worker --redis <url> [--agents <dir>] [--adapter <name>] [--concurrency <n>]
                                            take plan chunks and remote runs from a queue on Redis and run them
   troupe serve --a2a <dir> [--agent <name>] [--port <n>] [--token <secret>]
@@ -79,20 +81,27 @@ Usage:
                                            serve the team interface on 127.0.0.1 over a folder of agents
 
 Run \`troupe <command> --help\` for details.`,
-  validate: `Usage: troupe validate <dir> [--as <format>] [--models <map.json>]
+  validate: `Usage: troupe validate <dir> [--as <format>] [--models <map.json>] [--tool-map <map.json>] [--quiet]
 
 Load every agent file under <dir> (troupe's own .md, ai-agent .ai, Claude
 Code, GitHub Copilot .agent.md and OpenCode files, each read in its own
-format) and validate the agent graph: unknown references (sub-agents,
-hand-offs, advisors, router destinations, team members), duplicate names,
-cycles, routers with tools, empty routers, team leads with a
-handoff. Warnings (unknown keys, tools and models that resolve to nothing,
-lines read leniently) are printed but do not fail. Exits 1 on any error,
-and when <dir> holds no agent file. Given a file, check it as a plan
-template instead (see troupe run --template).
+format), print the team — each entry agent (one no other agent names),
+what it calls indented under it, and each agent's hand-offs — and validate
+the agent graph: unknown references (sub-agents, hand-offs, advisors,
+router destinations, team members), duplicate names, cycles, routers with
+tools, empty routers, team leads with a handoff. Warnings (unknown keys,
+lines read leniently, tools and models that resolve to nothing: those in
+one line per vendor, with how to map them) are printed but do not fail.
+Exits 1 on any error, and when <dir> holds no agent file. Given a file,
+check it as a plan template instead (see troupe run --template).
 
   --as <format>       read every file as troupe, ai-agent, claude-code, copilot or opencode
-  --models <file>     a JSON model map: { "sonnet": "claude-sonnet-4-5", ... }`,
+  --models <file>     a JSON model map: { "sonnet": "claude-sonnet-4-5", ... }
+  --tool-map <file>   a JSON tool map: the tool names of the files mapped to troupe tools, or to
+                      null to leave one out without a warning: { "read/readFile": null, ... }
+                      (troupe validate and troupe run have no tools of their own; troupe serve has
+                      ask_person)
+  --quiet             no warnings (errors still print)`,
   graph: `Usage: troupe graph <dir | plan.json> [--format mermaid|dot] [--as <format>]
 
 Print the agent graph of the agent files in <dir>, edges labelled by kind
@@ -108,8 +117,8 @@ Compile the agents in <dir> (any format), run the agent <name> with its team
 the answer, the terminal agent and the usage. Progress goes to standard
 error: live on a terminal (the ops in flight, tokens and cost so far,
 elapsed time, each plan's done/total chunks), one line per event otherwise.
-Tools and models that resolve to nothing are left out, with a warning for
-each on standard error (see troupe validate).
+Tools and models that resolve to nothing are left out, said on standard
+error before the run in one line per vendor (see troupe validate).
 
   --agent <name>     the agent to run
   --strict           fail (exit 1) when a tool an agent file names resolves to nothing
@@ -118,13 +127,14 @@ each on standard error (see troupe validate).
                      without it each is refused, and said so on standard error
   --as <format>      read every file as troupe, ai-agent, claude-code, copilot or opencode
   --models <file>    a JSON model map: { "sonnet": "claude-sonnet-4-5", ... }
+  --tool-map <file>  a JSON tool map: { "read/readFile": null, ... } (see troupe validate --help)
 
   --adapter <name>   ${Object.keys(cliAdapters).join(', ')} (default: $TROUPE_ADAPTER, else scripted)
   --script <file>    for the scripted adapter: JSON { "replies": { "<agent>": [...] }, "fallback": ..., "latencyMs": ... }.
                      Without it, routers pick their first destination and agents echo the request.
   --store <dir>      log the run in this file store (default: $TROUPE_STORE); \`troupe report\` reads it
   --json             print every event as one JSON line on standard output, and nothing else
-  --quiet            no progress
+  --quiet            no progress, and no warnings
   --trace            also print the op tree with usage
   --verbose          on a failure, also print the failed command's stderr (the process adapter's)`,
   report: `Usage: troupe report <run-id | run-log file> [--store <dir>] [--out <file.html>]
@@ -181,6 +191,7 @@ const OPTIONS = {
   token: { type: 'string' },
   url: { type: 'string' },
   http: { type: 'boolean' },
+  'tool-map': { type: 'string' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** The parsed options, by name. */
@@ -198,16 +209,16 @@ const RUN_OPTIONS = ['adapter', 'script', 'store', 'json', 'quiet', 'trace', 've
 
 /** Every command, by its name (`squad init` for a subcommand). */
 const COMMANDS: Readonly<Record<string, Command>> = {
-  validate: { help: HELP.validate!, options: ['as', 'models'], args: 1, run: (args, values, io) => folderCommand('validate', args, values, io) },
+  validate: { help: HELP.validate!, options: ['as', 'models', 'tool-map', 'quiet'], args: 1, run: (args, values, io) => folderCommand('validate', args, values, io) },
   graph: { help: HELP.graph!, options: ['format', 'as', 'models'], args: 1, run: (args, values, io) => folderCommand('graph', args, values, io) },
   run: {
     help: HELP.run!,
-    options: ['agent', 'approve', 'strict', 'as', 'models', ...RUN_OPTIONS],
+    options: ['agent', 'approve', 'strict', 'as', 'models', 'tool-map', ...RUN_OPTIONS],
     args: (values) => (values.agent === undefined ? 3 : 2),
     run: (args, values, io) => folderCommand('run', args, values, io),
   },
   report: { help: HELP.report!, options: ['store', 'out'], args: 1, run: (args, values, io) => reportCommand(args[0]!, values, io) },
-  'agents inspect': { help: AGENTS_HELP, options: ['as', 'models', 'json'], args: 1, run: (args, values, io) => agentsInspect(args[0]!, values, io) },
+  'agents inspect': { help: AGENTS_HELP, options: ['as', 'models', 'tool-map', 'json'], args: 1, run: (args, values, io) => agentsInspect(args[0]!, values, io) },
   'squad show': { help: SQUAD_HELP.show, options: [], args: 1, run: (args, _values, io) => squadShow(args[0]!, io) },
   'squad init': { help: SQUAD_HELP.init, options: ['preset', 'force', 'store'], args: 1, run: (args, values, io) => squadInit(args[0]!, values, io) },
   'squad run': { help: SQUAD_HELP.run, options: [...RUN_OPTIONS], args: 2, run: (args, values, io) => squadRun(args[0]!, args[1]!, values, io) },
@@ -217,17 +228,17 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   'template show': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['show', ...args], values, io) },
   serve: {
     help: SERVE_HELP,
-    options: ['a2a', 'agent', 'port', 'host', 'token', 'url', 'adapter', 'script', 'store', 'as', 'models'],
+    options: ['a2a', 'agent', 'port', 'host', 'token', 'url', 'adapter', 'script', 'store', 'as', 'models', 'tool-map'],
     args: 0,
     run: (_args, values, io) => serveCommand(values, io),
   },
   'mcp serve': {
     help: MCP_HELP,
-    options: ['agent', 'http', 'port', 'host', 'token', 'approve', 'adapter', 'script', 'store', 'as', 'models'],
+    options: ['agent', 'http', 'port', 'host', 'token', 'approve', 'adapter', 'script', 'store', 'as', 'models', 'tool-map'],
     args: 1,
     run: (args, values, io) => mcpServeCommand(args[0]!, values, io),
   },
-  dev: { help: DEV_HELP, options: ['port', 'adapter', 'script', 'store'], args: { min: 0, max: 1 }, run: (args, values, io) => devCommand(args[0], values, io) },
+  dev: { help: DEV_HELP, options: ['port', 'adapter', 'script', 'store', 'tool-map'], args: { min: 0, max: 1 }, run: (args, values, io) => devCommand(args[0], values, io) },
   worker: {
     help: WORKER_HELP,
     options: ['redis', 'agents', 'adapter', 'script', 'concurrency', 'queue', 'prefix', 'store-prefix', 'name', 'exit-when-idle', 'signing-key-file'],
@@ -325,13 +336,19 @@ async function folderCommand(command: 'validate' | 'graph' | 'run', rest: readon
     return 1;
   }
   const modelMap = await readModelMap(values.models);
-  const resolution = { unknownTools: values.strict ? ('error' as const) : ('warn' as const), ...defined({ modelMap }) };
+  // troupe validate checks the folder for troupe run: neither registers tools of its own.
+  const toolAliases = command === 'graph' ? undefined : await toolMapFor(values['tool-map'], {}, command);
+  const resolution = { unknownTools: values.strict ? ('error' as const) : ('warn' as const), ...defined({ modelMap, toolAliases }) };
   const { errors, warnings: found } = validateAgents(defs, resolution);
-  const warnings = [...loaded.warnings, ...found];
   if (command === 'validate') {
-    for (const w of warnings) io.out(`warning  ${where(w)}${w.message}`);
+    const warnings = groupedWarnings(defs, [...loaded.warnings, ...found]);
+    for (const line of formatTeam(defs)) io.out(line);
+    io.out('');
+    if (!values.quiet) for (const line of warnings) io.out(line);
     for (const e of errors) io.err(`error    ${where(e)}${e.message}`);
-    io.out(`${defs.length} agent${defs.length === 1 ? '' : 's'}, ${errors.length} error${errors.length === 1 ? '' : 's'}, ${warnings.length} warning${warnings.length === 1 ? '' : 's'}`);
+    const count = warningCount(warnings);
+    const entries = entryAgents(defs).length;
+    io.out(`${defs.length} agent${defs.length === 1 ? '' : 's'} (${entries} entry), ${errors.length} error${errors.length === 1 ? '' : 's'}, ${count} warning${count === 1 ? '' : 's'}${values.quiet && count > 0 ? ' (--quiet)' : ''}`);
     return errors.length > 0 ? 1 : 0;
   }
   if (command === 'graph') {
@@ -343,7 +360,7 @@ async function folderCommand(command: 'validate' | 'graph' | 'run', rest: readon
     return 1;
   }
   const [agentName, input] = values.agent === undefined ? [rest[1]!, rest[2]!] : [values.agent, rest[1]!];
-  return runCommand(defs, agentName, input, { ...values, ...defined({ modelMap }) }, io);
+  return runCommand(defs, agentName, input, { ...values, ...defined({ modelMap, toolAliases }) }, io);
 }
 
 /** The flags `troupe run` reads. */
@@ -351,6 +368,7 @@ interface RunCommandFlags extends RunFlags {
   approve?: boolean | undefined;
   strict?: boolean | undefined;
   modelMap?: Record<string, string>;
+  toolAliases?: Record<string, string | null>;
 }
 
 async function runCommand(defs: readonly AgentDefinition[], name: string, input: string, values: RunCommandFlags, io: CliIo): Promise<number> {
@@ -368,19 +386,18 @@ async function runCommand(defs: readonly AgentDefinition[], name: string, input:
       return { approved: values.approve === true };
     },
   });
-  let leftOut = 0;
+  const losses: AgentIssue[] = [];
   const flows = compileAgents(defs, {
     unknownTools: 'warn',
     approvals,
-    ...defined({ modelMap: values.modelMap }),
-    // What compiles with a loss is said before the run: a tool left out, a model alias the map lacks.
+    ...defined({ modelMap: values.modelMap, toolAliases: values.toolAliases }),
     onWarning: (issue) => {
-      if (issue.code !== 'unresolved_model' && issue.code !== 'unresolved_tool') return;
-      if (issue.code === 'unresolved_tool') leftOut++;
-      if (talk) io.err(`warning  ${where(issue)}${issue.message}`);
+      if (issue.code === 'unresolved_model' || issue.code === 'unresolved_tool') losses.push(issue);
     },
   });
-  if (leftOut > 0 && talk) io.err(`(--strict fails instead of leaving out tools that resolve to nothing)`);
+  // What compiles with a loss is said before the run, grouped, for the agents the run can reach: a tool left out, a model alias the map lacks.
+  const team = new Set(reachableAgents(defs, name));
+  if (talk) for (const line of groupedWarnings(defs, losses.filter((i) => i.agent !== undefined && team.has(i.agent)), { strict: true })) io.err(line);
   return executeRun(flows[name]!, input, defs, values, io);
 }
 

@@ -8,29 +8,31 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigurationError, errorMessage } from '../core/errors.js';
+import { ConfigurationError, errorMessage, isTroupeError } from '../core/errors.js';
 import type { Store } from '../core/store.js';
 import { fileStore } from '../persistence/file-store.js';
 import { readRun } from '../persistence/run-log.js';
 import { listRuns } from '../persistence/runs.js';
 import type { RunEvents } from '../travel/checkpoints.js';
-import { startRecord } from '../travel/fork.js';
 import { formatWhatIf } from '../travel/format.js';
 import type { WhatIfChange } from '../travel/what-if-adapter.js';
 import { replayRun, whatIf } from '../travel/what-if.js';
 import { readableText } from '../text/lines.js';
+import { loggedOutcome } from '../core/outcome.js';
 import { parseRunLogFile } from './run-log-file.js';
 import type { CliIo } from './io.js';
 import { failures } from './runs.js';
-import { compileForRun, storeDir } from './travel-common.js';
+import { PLAN_REPLAY_HINT, rebuildRun, storeDir, type AgentFlags } from './travel-common.js';
 import { defined } from '../core/defined.js';
 
-export const REPLAY_HELP = `Usage: troupe replay <run | run-log file | folder>... --agents <dir> [--store <dir>]
+export const REPLAY_HELP = `Usage: troupe replay <run | run-log file | folder>... [--agents <dir>] [--store <dir>]
                      [--what-if <change>]... [--adapter <name>] [--script <file.json>] [--tolerance <n>]
 
-Run the agents of <dir> again on each logged run's input, every model call
-answered from the run's log: no model call is made. A run whose agents now
-ask something else fails (exit 1).
+Run each logged run again on its input, every model call answered from the
+run's log: no model call is made. A plan run (troupe run --template, a plan
+template in troupe dev, executePlan with a store) is rebuilt from its log,
+which holds the plan; a run of agent files is rebuilt from the agent files
+of --agents <dir>. A run that now asks something else fails (exit 1).
 
 With --what-if, something is changed: calls whose input is unchanged are
 still answered from the log, and only the calls the change affects go to
@@ -42,8 +44,9 @@ were new, and both outputs. Exits 1 when a score dropped by more than
   <run>                  a run id in the file store --store <dir> (default: $TROUPE_STORE)
   <run-log file>         a run's events.jsonl, or a run exported as JSON
   <folder>               a file store (every run in it), or a folder of run-log files
-  --agents <dir>         the agent files the runs were made from (or their changed version)
-  --what-if <change>     prompt:<agent>=<text | @file>   another system prompt
+  --agents <dir>         the agent files the runs were made from (or their changed version);
+                         not needed for plan runs
+  --what-if <change>     prompt:<agent>=<text | @file>   another system prompt (a plan's worker: its role)
                          model:<agent>=<model>           another model
                          tool:<tool>=<text | @file>      another result of a tool`;
 
@@ -73,22 +76,22 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
     return 0;
   }
   const tolerance = values.tolerance === undefined ? 0 : Number(values.tolerance);
-  if (positionals.length === 0 || values.agents === undefined || !(tolerance >= 0)) {
-    io.err(`${positionals.length === 0 ? 'Expected at least one run.' : values.agents === undefined ? 'Expected --agents <dir>: the agent files the runs were made from.' : 'Expected --tolerance to be a non-negative number.'}\n\n${REPLAY_HELP}`);
+  if (positionals.length === 0 || !(tolerance >= 0)) {
+    io.err(`${positionals.length === 0 ? 'Expected at least one run.' : 'Expected --tolerance to be a non-negative number.'}\n\n${REPLAY_HELP}`);
     return 2;
   }
-  const agents = values.agents;
+  const whatIfs = values['what-if'];
   return failures(io, async () => {
-    const changes = await Promise.all((values['what-if'] ?? []).map(parseChange));
+    const changes = await Promise.all((whatIfs ?? []).map(parseChange));
     const runs = await collectRuns(positionals, storeDir(values.store, io), io);
     let bad = 0;
     for (const recorded of runs) {
-      const { runnable, adapter, names } = await compileForRun(agents, startRecord(recorded).runnable, values, io);
-      if (values['what-if'] === undefined) {
-        bad += await replayOne(recorded, runnable, names, io);
+      if (whatIfs === undefined) {
+        bad += await replayOne(recorded, values.agents, values, io);
         continue;
       }
-      const report = await whatIf(runnable, recorded, { adapter, changes, tolerance, adapters: Object.fromEntries(names.map((n) => [n, adapter])), ...defined({ signal: io.signal, clock: io.clock }) });
+      const { runnable, adapter, names } = await rebuildRun(recorded, values.agents, values, io, true);
+      const report = await whatIf(runnable, recorded, { changes, tolerance, adapters: Object.fromEntries(names.map((n) => [n, adapter!])), ...defined({ adapter, signal: io.signal, clock: io.clock }) });
       io.out(formatWhatIf(report));
       io.out('');
       if (report.regressed) bad++;
@@ -99,16 +102,41 @@ export async function replayCommand(args: readonly string[], io: CliIo): Promise
   });
 }
 
-async function replayOne(recorded: RunEvents, runnable: Parameters<typeof replayRun>[0], names: string[], io: CliIo): Promise<number> {
+/** Replay one run with no model call: its runnable rebuilt (from its log, or from `agents`); a failure is one line on standard error. */
+async function replayOne(recorded: RunEvents, agents: string | undefined, flags: AgentFlags, io: CliIo): Promise<number> {
+  let plan = false;
   try {
-    const result = await replayRun(runnable, recorded, { adapterNames: names, ...defined({ signal: io.signal, clock: io.clock }) });
+    const rebuilt = await rebuildRun(recorded, agents, flags, io, false);
+    plan = rebuilt.plan;
+    const result = await replayRun(rebuilt.runnable, recorded, { adapterNames: rebuilt.names, ...defined({ control: rebuilt.control, signal: io.signal, clock: io.clock }) });
+    const ended = endedAs(recorded);
+    if (ended !== undefined && result.status === 'failed' && ended !== 'failed') {
+      // A pattern that absorbs its parts' failures (a plan's chunks) ends failed rather than throwing: the first failure says why.
+      const failed = (result as { results?: Array<{ sequenceIndex: number; error?: string }> }).results?.find((r) => r.error !== undefined && !r.error.startsWith('Skipped'));
+      const why = failed ? `: chunk ${failed.sequenceIndex}: ${failed.error}` : '';
+      const hint = plan && failed?.error?.startsWith('Replay diverged') === true ? ` (${PLAN_REPLAY_HINT})` : '';
+      io.err(`${recorded.runId ?? 'run'}: the replay ended failed, where the run ended ${ended}${why}${hint}`);
+      return 1;
+    }
     io.out(`${recorded.runId ?? 'run'}: ${result.status}, ${result.served} turns from the log, 0 model calls`);
     io.out(result.output);
     return 0;
   } catch (error) {
-    io.err(`${recorded.runId ?? 'run'}: ${errorMessage(error)}`);
+    const hint = plan && isTroupeError(error, 'replay_divergence') ? ` (${PLAN_REPLAY_HINT})` : '';
+    io.err(`${recorded.runId ?? 'run'}: ${isTroupeError(error) ? `${error.code}: ` : ''}${errorMessage(error)}${hint}`);
     return 1;
   }
+}
+
+/** How the recorded run ended: its last `run.completed` or `run.failed` (`undefined` when it did not end). */
+function endedAs(recorded: RunEvents): string | undefined {
+  let status: string | undefined;
+  for (const record of recorded.events) {
+    const e = record as { type?: unknown; status?: unknown } | null;
+    if (e?.type === 'run.failed') status = 'failed';
+    else if (e?.type === 'run.completed' && typeof e.status === 'string') status = loggedOutcome(e.status, undefined).status;
+  }
+  return status;
 }
 
 /** `prompt:<agent>=...`, `model:<agent>=...` or `tool:<tool>=...`; `@file` reads the text from a file. */

@@ -14,7 +14,9 @@ import { listRuns } from '../persistence/runs.js';
 import { listCheckpoints } from '../travel/checkpoints.js';
 import { forkRun, type ForkEdit } from '../travel/fork.js';
 import type { CliIo } from './io.js';
-import { compileForRun, storeDir } from './travel-common.js';
+import { loggedPlan, rebuildRun, storeDir } from './travel-common.js';
+import { printPlanOutcome } from './templates.js';
+import type { PlanOutcome } from '../plan/engine/execute.js';
 import { defined } from '../core/defined.js';
 
 export const RUNS_HELP = `Usage: troupe runs [<run>] [--store <dir>] [--json]
@@ -33,9 +35,11 @@ export const FORK_HELP = `Usage: troupe fork <run> --at <checkpoint> [--set <poi
 
 Make a new run from checkpoint <checkpoint> of <run> (see \`troupe runs <run>\`):
 seeded with every checkpoint the run had saved up to then, the chosen one
-edited. The original run is never changed. With --agents, the fork is
-continued at once and its answer printed; otherwise it waits to be
-continued (\`troupe fork\` prints its id).
+edited. The original run is never changed. A plan run (troupe run
+--template, a plan template in troupe dev, executePlan with a store) is
+continued at once from its log, which holds the plan, and its answer
+printed; so is a run of agent files given --agents. Otherwise the fork
+waits to be continued (\`troupe fork\` prints its id).
 
   --at <n>              the checkpoint's number
   --set <ptr>=<value>   set a field of the checkpoint: a JSON pointer into { state, outcome }
@@ -43,6 +47,7 @@ continued (\`troupe fork\` prints its id).
                         (/entry/output, /state/feedback); the value is JSON, else text
   --fork-id <id>        the fork's run id (default: a random one)
   --agents <dir>        the agent files the run was made from: continue the fork now
+                        (not needed for a plan run)
   --adapter, --script   as for troupe run`;
 
 const OPTIONS = {
@@ -153,15 +158,24 @@ export async function forkCommand(args: readonly string[], io: CliIo): Promise<n
   return failures(io, async () => {
     const store = fileStore(dir);
     const set = (values.set ?? []).map(parseEdit);
+    const call = defined({ signal: io.signal });
+    // A plan run continues from its log; a run of agent files from --agents.
+    const parent = await readRun(positionals[0]!, { store, ...call });
+    const plan = parent.events.length > 0 && loggedPlan({ ...parent, runId: positionals[0]! }) !== undefined;
     const fork = await forkRun(positionals[0]!, { store, at, set, ...defined({ forkId: values['fork-id'], signal: io.signal, clock: io.clock }) });
     io.out(`fork: ${fork.forkId} of ${fork.parent.runId} at checkpoint ${fork.parent.checkpoint} (${fork.checkpoint.kind} ${fork.checkpoint.path}${fork.checkpoint.summary ? `, ${fork.checkpoint.summary}` : ''})`);
     for (const change of fork.changes) io.out(`  changed ${change}`);
-    if (values.agents === undefined) {
+    if (!plan && values.agents === undefined) {
       io.out(`continue it: troupe fork ... --agents <dir>, or resume(runnable, '${fork.forkId}', { store }) in code`);
       return 0;
     }
-    const { runnable, adapter } = await compileForRun(values.agents, fork.runnable, values, io);
-    const result = await resume(runnable, fork.forkId, { store, adapter, ...defined({ signal: io.signal, clock: io.clock }) });
+    const { runnable, adapter } = await rebuildRun({ ...parent, runId: positionals[0]! }, values.agents, values, io, true);
+    const result = await resume(runnable, fork.forkId, { store, adapter: adapter!, ...defined({ signal: io.signal, clock: io.clock }) });
+    if (plan) {
+      printPlanOutcome(result as unknown as PlanOutcome, io);
+      io.out(`usage: in=${result.usage.inputTokens} out=${result.usage.outputTokens} turns=${result.usage.turns}`);
+      return (result as unknown as PlanOutcome).stats.failed > 0 ? 1 : 0;
+    }
     io.out(result.output);
     io.out('');
     io.out(`agent: ${result.agent}   status: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);

@@ -8,8 +8,9 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { compileAgents } from '../agents/compile.js';
-import type { AgentDefinition } from '../agents/definition.js';
-import { entryAgents, validateAgents } from '../agents/validate.js';
+import type { AgentDefinition, AgentIssue } from '../agents/definition.js';
+import { entryAgents, reachableAgents, validateAgents } from '../agents/validate.js';
+import type { ToolDefinition } from '../core/tools.js';
 import type { ModelAdapter } from '../core/adapter.js';
 import { defined } from '../core/defined.js';
 import { ConfigurationError } from '../core/errors.js';
@@ -27,12 +28,12 @@ import { serveTeamsOverStdio } from '../integrations/mcp-teams/stdio.js';
 import { fileStore } from '../persistence/file-store.js';
 import { ApprovalQueue } from '../guardrails/approvals.js';
 import { adapterLine, cliAdapterName, cliAdapters, createCliAdapter } from './adapters.js';
-import { loadFolder, readModelMap, where } from './agents.js';
+import { groupedWarnings, loadFolder, readModelMap, toolMapFor, where } from './agents.js';
 import type { CliIo } from './io.js';
 
 /** The help of `troupe serve`. */
 export const SERVE_HELP = `Usage: troupe serve --a2a <dir> [--agent <name>] [--port <n>] [--host <host>] [--token <secret>] [--url <public URL>]
-                    [--adapter <name>] [--script <file.json>] [--store <dir>] [--as <format>] [--models <map.json>]
+                    [--adapter <name>] [--script <file.json>] [--store <dir>] [--as <format>] [--models <map.json>] [--tool-map <map.json>]
 
 Serve the entry agents of the agent folder <dir> (the agents no other agent
 names: front desks, teams, single agents), or only --agent, as A2A agents:
@@ -50,11 +51,15 @@ Ctrl-C or SIGTERM cancels the running tasks and stops.
   --url <URL>        the public base URL for the cards (behind a proxy), e.g. https://agents.example.com
   --adapter <name>   ${Object.keys(cliAdapters).join(', ')} (default: $TROUPE_ADAPTER, else scripted)
   --script <file>    for the scripted adapter (see \`troupe run --help\`)
-  --store <dir>      keep tasks in this file store (default: $TROUPE_STORE, else in memory)`;
+  --store <dir>      keep tasks in this file store (default: $TROUPE_STORE, else in memory)
+  --tool-map <file>  a JSON tool map: tool names of the agent files to troupe serve's tools (ask_person: the
+                     client's next message answers), or null to leave one out without a warning:
+                     { "vscode/askQuestions": "ask_person", "read/readFile": null }`;
 
 /** The help of `troupe mcp`. */
 export const MCP_HELP = `Usage: troupe mcp serve <dir> [--agent <name>] [--http] [--port <n>] [--host <host>] [--token <secret>]
                       [--adapter <name>] [--script <file.json>] [--store <dir>] [--approve] [--as <format>] [--models <map.json>]
+                      [--tool-map <map.json>]
 
 Serve the entry agents and teams of the agent folder <dir> (or only --agent)
 as MCP tools, one per agent, each taking { "input": "<the request>" } and
@@ -72,7 +77,9 @@ that starts the server runs: "command": "npx", "args": ["troupe", "mcp",
                      without it each is refused
   --adapter <name>   ${Object.keys(cliAdapters).join(', ')} (default: $TROUPE_ADAPTER, else scripted)
   --script <file>    for the scripted adapter (see \`troupe run --help\`)
-  --store <dir>      log every run in this file store (default: $TROUPE_STORE, else no log)`;
+  --store <dir>      log every run in this file store (default: $TROUPE_STORE, else no log)
+  --tool-map <file>  a JSON tool map, { "<name>": null, ... }: tool names of the agent files left out without a
+                     warning (troupe mcp serve has no tools of its own)`;
 
 /** The flags both commands read. */
 export interface ServeFlags {
@@ -89,22 +96,28 @@ export interface ServeFlags {
   store?: string | undefined;
   as?: string | undefined;
   models?: string | undefined;
+  'tool-map'?: string | undefined;
 }
 
-/** An agent folder, loaded and checked, with its adapter. */
+/** An agent folder, loaded and checked, with its adapter and how its names resolve. */
 interface Folder {
   defs: AgentDefinition[];
   adapter: ModelAdapter;
   names: string[];
+  /** The command's tools, and the names of the agent files mapped to them (`--tool-map`). */
+  tools: Record<string, ToolDefinition>;
+  toolAliases?: Record<string, string | null>;
+  modelMap?: Record<string, string>;
 }
 
-async function loadServed(dir: string, values: ServeFlags, io: CliIo): Promise<Folder | number> {
+async function loadServed(dir: string, values: ServeFlags, io: CliIo, command: string, tools: Record<string, ToolDefinition>): Promise<Folder | number> {
   const loaded = await loadFolder(dir, values, io);
   if (loaded.agents.length === 0) {
     io.err(`No agent files in ${dir} (\`troupe validate --help\` lists the formats troupe reads)`);
     return 1;
   }
   const modelMap = await readModelMap(values.models);
+  const toolAliases = await toolMapFor(values['tool-map'], tools, command);
   const { errors } = validateAgents(loaded.agents, { unknownTools: 'warn', ...defined({ modelMap }) });
   for (const e of errors) io.err(`error    ${where(e)}${e.message}`);
   if (errors.length > 0) return 1;
@@ -119,7 +132,26 @@ async function loadServed(dir: string, values: ServeFlags, io: CliIo): Promise<F
   }
   io.err(adapterLine('troupe', values.adapter, io.env, values.script));
   const adapter = await createCliAdapter(cliAdapterName(values.adapter, io.env), { defs: loaded.agents, env: io.env, ...defined({ script: values.script, clock: io.clock }) });
-  return { defs: loaded.agents, adapter, names };
+  return { defs: loaded.agents, adapter, names, tools, ...defined({ toolAliases, modelMap }) };
+}
+
+/**
+ * Compile the served folder; what compiles with a loss (tools and models
+ * that resolve to nothing) is said on standard error, grouped, for the
+ * agents the served ones reach.
+ */
+function compileServed(folder: Folder, approvals: ApprovalQueue, io: CliIo): Record<string, Runnable> {
+  const losses: AgentIssue[] = [];
+  const flows = compileAgents(folder.defs, {
+    unknownTools: 'warn',
+    approvals,
+    tools: folder.tools,
+    ...defined({ toolAliases: folder.toolAliases, modelMap: folder.modelMap }),
+    onWarning: (w) => losses.push(w),
+  });
+  const served = new Set(folder.names.flatMap((name) => reachableAgents(folder.defs, name)));
+  for (const line of groupedWarnings(folder.defs, losses.filter((w) => w.agent === undefined || served.has(w.agent)))) io.err(line);
+  return flows;
 }
 
 function portOf(value: string | undefined, fallback: number): number {
@@ -171,13 +203,13 @@ export async function serveCommand(values: ServeFlags, io: CliIo): Promise<numbe
     io.err(`Give the agent folder to serve: troupe serve --a2a <dir>\n\n${SERVE_HELP}`);
     return 2;
   }
-  const folder = await loadServed(values.a2a, values, io);
+  const folder = await loadServed(values.a2a, values, io, 'serve', { ask_person: askPersonTool() });
   if (typeof folder === 'number') return folder;
   const port = portOf(values.port, 4100);
   const host = values.host ?? '127.0.0.1';
   const store = storeOf(values, io) ?? memoryStore();
   const approvals = new ApprovalQueue({ handler: remoteApprovals() });
-  const flows = compileAgents(folder.defs, { unknownTools: 'warn', approvals, tools: { ask_person: askPersonTool() }, onWarning: (w) => io.err(`warning  ${where(w)}${w.message}`) });
+  const flows = compileServed(folder, approvals, io);
   const card = values.token === undefined ? {} : { securitySchemes: { bearer: { httpAuthSecurityScheme: { scheme: 'Bearer' } } } };
   const servers = new Map<string, A2AServer>();
   const http = createNodeServer((request) => route(servers, request));
@@ -216,7 +248,7 @@ function route(servers: ReadonlyMap<string, A2AServer>, request: Request): Promi
 
 /** `troupe mcp serve <dir>`. */
 export async function mcpServeCommand(dir: string, values: ServeFlags, io: CliIo): Promise<number> {
-  const folder = await loadServed(dir, values, io);
+  const folder = await loadServed(dir, values, io, 'mcp serve', {});
   if (typeof folder === 'number') return folder;
   const approvals = new ApprovalQueue({
     handler: (request) => {
@@ -224,7 +256,7 @@ export async function mcpServeCommand(dir: string, values: ServeFlags, io: CliIo
       return { approved: values.approve === true };
     },
   });
-  const flows = compileAgents(folder.defs, { unknownTools: 'warn', approvals, onWarning: (w) => io.err(`warning  ${where(w)}${w.message}`) });
+  const flows = compileServed(folder, approvals, io);
   const teams = folderTeams(folder.defs, flows, folder.names);
   const store = storeOf(values, io);
   const shared = { teams, run: { adapter: folder.adapter, ...defined({ clock: io.clock }) }, ...defined({ store }) };

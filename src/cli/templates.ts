@@ -11,7 +11,7 @@ import { ConfigurationError } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
 import { defined } from '../core/defined.js';
 import { fileStore } from '../persistence/file-store.js';
-import { executePlan } from '../plan/engine/execute.js';
+import { executePlan, type PlanOutcome } from '../plan/engine/execute.js';
 import { learnFromStats } from '../plan/learning/learning.js';
 import { loadOutcomeStats } from '../plan/learning/outcome-stats.js';
 import { recordRunOutcomes } from '../plan/learning/outcome-collector.js';
@@ -121,15 +121,20 @@ export async function templateRunCommand(rest: readonly string[], values: Templa
   }
   if (store) await recordRunOutcomes(runId, { store, ...defined({ signal: io.signal }) });
   if (values.json) return outcome.stats.failed > 0 ? 1 : 0;
+  printPlanOutcome(outcome, io);
+  if (learning) io.out(`learned estimates: ${Object.entries(learning.estimates).map(([role, ms]) => `${role} ${ms} ms`).join(', ') || 'none yet'}`);
+  if (dir !== undefined) io.out(`run: ${runId} (logged in ${dir}; \`troupe stats --store ${dir}\` shows the statistics)`);
+  return outcome.stats.failed > 0 ? 1 : 0;
+}
+
+/** A plan's outcome on standard output: one line per chunk, the answer, and the counts. */
+export function printPlanOutcome(outcome: Pick<PlanOutcome, 'results' | 'output' | 'stats' | 'status' | 'reason'>, io: CliIo): void {
   for (const r of outcome.results) io.out(`${r.sequenceIndex}. ${r.title} (${r.role}): ${r.status}${r.error ? ` - ${r.error}` : ''}`);
   io.out('');
   io.out(outcome.output);
   io.out('');
   const s = outcome.stats;
   io.out(`plan: ${s.completed}/${s.total} completed, ${s.failed} failed, ${s.skipped} skipped   status: ${outcome.status}${outcome.reason ? ` (${outcome.reason})` : ''}`);
-  if (learning) io.out(`learned estimates: ${Object.entries(learning.estimates).map(([role, ms]) => `${role} ${ms} ms`).join(', ') || 'none yet'}`);
-  if (dir !== undefined) io.out(`run: ${runId} (logged in ${dir}; \`troupe stats --store ${dir}\` shows the statistics)`);
-  return s.failed > 0 ? 1 : 0;
 }
 
 /** `troupe validate <template file>`: check a template's structure. */

@@ -59,6 +59,32 @@ describe('resolveAgentTools', () => {
   });
 });
 
+describe('toolAliases: the names of a folder mapped to the app\'s tools', () => {
+  const copilot = parseAgentFile('---\ntools: [read/readFile, vscode/askQuestions, search/codebase, web/fetch]\n---\nA', { name: 'c', format: 'copilot' });
+
+  it('maps vendor names to registered tools; a name mapped to null is left out without being reported', () => {
+    const options = { tools: { read_file: readFile }, toolAliases: { 'read/readFile': 'read_file', 'vscode/askQuestions': null, 'search/codebase': null } };
+    const out = resolveAgentTools(copilot, options);
+    expect(out.tools.map((t) => [t.listed, t.tool.name])).toEqual([['read/readFile', 'read_file']]);
+    expect(out.unresolved).toEqual(['web/fetch']);
+    expect(out.ignored).toEqual(['vscode/askQuestions', 'search/codebase']);
+    const { warnings } = validateAgents([copilot], { ...options, unknownTools: 'warn' });
+    expect(warnings.map((w) => w.message)).toEqual(['Agent "c": 1 tool resolves to nothing: web/fetch']);
+    // On the vendor's CLI, a name with no tool of the app's is the CLI's own, mapped to null or not.
+    expect(resolveAgentTools(copilot, { ...options, cli: { copilot: 'copilot' } }).cli).toEqual({ allowed: ['vscode/askQuestions', 'search/codebase', 'web/fetch'], disallowed: [] });
+  });
+
+  it('a map that names a tool the app does not have is a clear error, wherever names resolve', () => {
+    const options = { tools: { read_file: readFile }, toolAliases: { 'read/readFile': 'read_file', 'web/fetch': 'fetch_url' } };
+    const message = '`toolAliases` maps "web/fetch" to "fetch_url", which is not in `tools` (read_file); map it to null to leave it out without a warning';
+    expect(() => resolveAgentTools(copilot, options)).toThrow(message);
+    expect(() => validateAgents([copilot], options)).toThrow(message);
+    expect(() => compileAgents([copilot], options)).toThrow(message);
+    expect(() => resolveAgentTools(copilot, { toolAliases: { Read: 'read_file' } })).toThrow('`toolAliases` maps "Read" to "read_file", which is not in `tools` (none)');
+    expect(() => resolveAgentTools(copilot, { tools: { read_file: readFile }, toolAliases: { Read: 3 as unknown as string } })).toThrow(/toolAliases/);
+  });
+});
+
 describe('resolveAgentModel', () => {
   it('maps aliases and display names through the model map, passes them to the vendor CLI, and reports the rest', () => {
     const sonnet = claude('model: sonnet');

@@ -32,16 +32,25 @@ describe('troupe CLI', () => {
   it('validate: real agent files of every format pass with warnings; a cycle or a missing sub-agent fails with exit 1', async () => {
     const copilot = await inProcess('validate', join(fixtures, 'agents', 'copilot'));
     expect(copilot.code).toBe(0);
-    expect(copilot.stdout).toContain('28 agents, 0 errors, 28 warnings');
-    expect(copilot.stdout).toContain('warning  devsquad.plan.context.agent.md: Agent "devsquad.plan.context": 4 tools resolve to nothing: read/readFile, search/listDirectory, search/textSearch, search/fileSearch');
+    expect(copilot.stdout).toContain('28 agents (2 entry), 0 errors, 1 warning');
+    expect(copilot.stdout).toContain('warning  Copilot tools with no troupe tool, left out: read/readFile, search/listDirectory, search/textSearch and 71 more (74 names in 28 agents)');
     const team = await inProcess('validate', join(fixtures, 'agents', 'ai-agent-team'));
     expect(team.code).toBe(0);
     expect(team.stdout.split('\n')).toEqual([
+      'team: 1 entry agent; under each, what it calls (indented); → its hand-offs',
+      '  lead  (entry)  → publish',
+      '    [advisor] style',
+      '    researcher',
+      '    writer',
+      '  publish  (a hand-off of lead)',
+      '    [route] blog',
+      '    [route] newsletter',
+      '',
       'warning  lead.ai: The front matter opens with `---` twice; read as one block, as ai-agent reads it',
       'warning  lead.ai: `usage` (ai-agent) is kept but not used',
       'warning  researcher.ai: `tools` is empty: read as absent',
       'warning  researcher.ai: `maxToolTurns` (ai-agent) is kept but not used',
-      '7 agents, 0 errors, 4 warnings',
+      '7 agents (1 entry), 0 errors, 4 warnings',
     ]);
     const claude = await inProcess('validate', join(fixtures, 'agents', 'claude-code'), '--models', join(fixtures, 'cli', 'models.json'));
     expect(claude.code).toBe(0);

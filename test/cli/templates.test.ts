@@ -62,6 +62,10 @@ describe('troupe run --template and troupe stats', () => {
     const json = JSON.parse((await troupe('stats', '--store', store, '--json')).stdout) as { runs: number; roles: Record<string, { count: number }> };
     expect(json.runs).toBe(3);
     expect(json.roles.CodeAnalysis!.count).toBe(6);
+    // Every run of the store replays from its log alone, the one that learned with what it learned.
+    const replayed = await troupe('replay', store);
+    expect(replayed.stdout).toMatch(/\n3 runs, 0 failed to replay$/);
+    expect(replayed.code).toBe(0);
   });
 
   it('refuses bad values before anything runs, and names what is wrong', async () => {

@@ -6,6 +6,10 @@ import { main } from '../../src/cli/main.js';
 import type { TroupeEvent } from '../../src/core/events.js';
 import { fileStore } from '../../src/persistence/file-store.js';
 import { readRun } from '../../src/persistence/run-log.js';
+import { SimulatedClock } from '../../src/core/clock.js';
+import { scriptedAdapter } from '../../src/adapters/scripted.js';
+import { executePlan } from '../../src/plan/engine/execute.js';
+import { chunk, drive, planOf } from '../plan/helpers.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'travel');
 const agents = join(fixtures, 'review');
@@ -72,7 +76,6 @@ describe('troupe runs, fork and replay', () => {
     expect(failing.stdout).toContain('1 run, 1 regressed');
     expect(failing.code).toBe(1);
     expect((await troupe('replay', runId, '--store', store, '--agents', agents, '--what-if', 'prompt=x')).stderr).toContain('Expected --what-if prompt:<agent>=<text>');
-    expect((await troupe('replay', runId, '--store', store)).code).toBe(2);
   });
 
   it('fork: a team forked at a round with its task changed, continued from the agent files', async () => {
@@ -103,5 +106,98 @@ describe('troupe runs, fork and replay', () => {
     expect(runs.stdout).toMatch(new RegExp(`\\nforked\\s+lead \\(team\\)\\s+completed \\(max-rounds\\).*${runId} @1`));
     expect((await troupe('fork', runId, '--at', 'x', '--store', store)).code).toBe(2);
     expect((await troupe('fork', runId, '--at', '99', '--store', store)).stderr).toMatch(/^unknown_checkpoint: Run ".*" has no checkpoint 99/);
+  });
+});
+
+describe('troupe replay and fork of plan runs (no agent files: the log holds the plan)', () => {
+  const templates = join(import.meta.dirname, '..', 'fixtures', 'templates');
+
+  /** The CLI on a simulated clock (the template's script has latencies), advanced until it exits. */
+  async function driven(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const out: string[] = [];
+    const err: string[] = [];
+    const clock = new SimulatedClock();
+    const code = await drive(clock, main(args, { out: (t) => out.push(t), err: (t) => err.push(t), env: {}, clock }));
+    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+  }
+
+  /** A file store with one template run; its id. */
+  async function templateRun(): Promise<{ store: string; runId: string }> {
+    const store = mkdtempSync(join(tmpdir(), 'troupe-travel-plan-'));
+    dirs.push(store);
+    const ran = await driven('run', '--template', join(templates, 'fix-module.yaml'), '--set', 'module=cache', '--script', join(templates, 'script.json'), '--store', store, '--quiet');
+    expect(ran.code).toBe(0);
+    const runId = /^run: (\S+)/m.exec(ran.stdout)![1]!;
+    return { store, runId };
+  }
+
+  it('replay: a template run replays from its log alone, with no model call', async () => {
+    const { store, runId } = await templateRun();
+    expect((await troupe('runs', '--store', store)).stdout).toMatch(new RegExp(`\\n${runId}\\s+plan\\s+completed`));
+    // No adapter is built: every answer comes from the log (a call it does not hold fails the replay).
+    const replayed = await driven('replay', runId, '--store', store);
+    expect(replayed.stderr).toBe('');
+    expect(replayed.stdout).toBe(`${runId}: completed, 3 turns from the log, 0 model calls\nFixed, with a test.\n1 run, 0 failed to replay`);
+    expect(replayed.code).toBe(0);
+    // The whole store as a regression suite, and --what-if on a plan's role: only the calls of that role go to the model.
+    const whatIf = await driven('replay', store, '--what-if', 'prompt:Implementation=Fix it twice.', '--script', join(templates, 'script.json'));
+    expect(whatIf.stdout).toMatch(/model calls\s+3\s+\| 3: 2 recorded, 1 new, 0 to restore context/);
+    expect(whatIf.stdout).toContain('1 run, 0 regressed');
+    expect(whatIf.code).toBe(0);
+  });
+
+  it('fork: a template run forked at a chunk with its output edited, continued at once', async () => {
+    const { store, runId } = await templateRun();
+    expect((await troupe('runs', runId, '--store', store)).stdout).toMatch(/\n3\s+appended\s+plan\s+\/plan:plan#0\s+chunk 1 completed\n/);
+    const fork = await driven('fork', runId, '--at', '3', '--store', store, '--fork-id', 'plan-fork', '--set', '/entry/output=The test of eviction is missing.', '--script', join(templates, 'script.json'));
+    expect(fork.stderr).toBe('troupe: adapter scripted (the default, replies from --script)');
+    expect(fork.code).toBe(0);
+    expect(fork.stdout).toContain(`fork: plan-fork of ${runId} at checkpoint 3 (plan /plan:plan#0, chunk 1 completed)`);
+    expect(fork.stdout).toContain('changed /entry/output = "The test of eviction is missing."');
+    expect(fork.stdout).toContain('Fixed, with a test.');
+    expect(fork.stdout).toMatch(/status: completed/);
+    // Only chunk 2 ran again, on the edited result of chunk 1; chunks 0 and 1 came from the checkpoint.
+    const turns = (await readRun('plan-fork', { store: fileStore(store) })).events.filter((e) => e.type === 'model.turn') as Array<TroupeEvent<'model.turn'>>;
+    expect(turns.map((t) => t.agent)).toEqual(['Implementation']);
+    expect(JSON.stringify(turns[0]!.input)).toContain('The test of eviction is missing.');
+    // The fork replays like any run.
+    expect((await driven('replay', 'plan-fork', '--store', store)).stdout).toContain('plan-fork: completed, 1 turns from the log, 0 model calls');
+  });
+
+  it('replay: a plan run made from code with executePlan and a store; a run the log cannot rebuild says why, in one line', async () => {
+    const store = mkdtempSync(join(tmpdir(), 'troupe-travel-plan-'));
+    dirs.push(store);
+    const plan = planOf(chunk(0), chunk(1, [0], { role: 'Synthesis' }));
+    const adapter = scriptedAdapter({ fallback: (request) => `${request.agent} did it` });
+    await executePlan(plan, { adapter, store: fileStore(store), runId: 'from-code', task: 'Two steps' });
+    const replayed = await troupe('replay', 'from-code', '--store', store);
+    expect(replayed.stdout).toBe('from-code: completed, 2 turns from the log, 0 model calls\nSynthesis did it\n1 run, 0 failed to replay');
+    expect(replayed.code).toBe(0);
+
+    // A plan run whose log holds no plan (logged without its checkpoints): one line that says why.
+    const log = await readRun('from-code', { store: fileStore(store) });
+    const file = join(store, 'no-plan.jsonl');
+    writeFileSync(file, log.events.filter((e) => !e.type.startsWith('checkpoint.')).map((e) => `${JSON.stringify(e)}\n`).join(''));
+    const bare = await troupe('replay', file);
+    expect(bare.stderr).toBe('from-code: invalid_argument: Run "from-code" is a plan run, but its log holds no plan (no checkpoint of it was saved: it ran without a store?), so troupe cannot rebuild it; replay it from code: replayRun(planRunnable(plan), log)');
+    expect(bare.code).toBe(1);
+
+    // A plan run made with its own roles asks what the log does not hold: the replay fails, and says what to do.
+    await executePlan(plan, { adapter, store: fileStore(store), runId: 'own-roles', roles: { Generic: { system: 'You are terse.' } } });
+    const diverged = await driven('replay', 'own-roles', '--store', store);
+    expect(diverged.stderr).toMatch(/^own-roles: the replay ended failed, where the run ended completed: chunk 0: Replay diverged: agent "Generic", session \d+, turn 1 is not in the recording, and no live adapter was given \(a plan run is rebuilt with troupe's default roles and no tools: one made with its own roles, tools or chunk runner replays from code\)$/);
+    expect(diverged.code).toBe(1);
+  });
+
+  it('an agent-file run still needs --agents to replay, and says so', async () => {
+    const store = await recorded();
+    const runId = (JSON.parse((await troupe('runs', '--store', store, '--json')).stdout) as { runId: string }).runId;
+    const replayed = await troupe('replay', runId, '--store', store);
+    expect(replayed.stderr).toBe(`${runId}: invalid_argument: Run "${runId}" was made by "review + advisors" from agent files: give --agents <dir>, the folder it was made from`);
+    expect(replayed.code).toBe(1);
+    // A planning session (troupe dev's lead) moves on with a person's answers: it is not replayed.
+    const session = join(store, 'session.jsonl');
+    writeFileSync(session, `${JSON.stringify({ type: 'run.started', runId: 's-1', time: 1, runnable: 'planning-session', input: 'Plan it' })}\n`);
+    expect((await troupe('replay', session)).stderr).toBe('s-1: invalid_argument: Run "s-1" is a planning session: it moves on with a person\'s answers, and is not replayed or forked; open it in troupe dev');
   });
 });
