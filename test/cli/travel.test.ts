@@ -185,7 +185,7 @@ describe('troupe replay and fork of plan runs (no agent files: the log holds the
     // A plan run made with its own roles asks what the log does not hold: the replay fails, and says what to do.
     await executePlan(plan, { adapter, store: fileStore(store), runId: 'own-roles', roles: { Generic: { system: 'You are terse.' } } });
     const diverged = await driven('replay', 'own-roles', '--store', store);
-    expect(diverged.stderr).toMatch(/^own-roles: the replay ended failed, where the run ended completed: chunk 0: Replay diverged: agent "Generic", session \d+, turn 1 is not in the recording, and no live adapter was given \(a plan run is rebuilt with troupe's default roles and no tools: one made with its own roles, tools or chunk runner replays from code\)$/);
+    expect(diverged.stderr).toMatch(/^own-roles: replay_divergence: Replay diverged: agent "Generic", session \d+, turn 1 is not in the recording, and no live adapter was given \(a plan run is rebuilt with troupe's default roles and no tools: one made with its own roles, tools or chunk runner replays from code\)$/);
     expect(diverged.code).toBe(1);
   });
 

@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agent, run, type TroupeEvent } from 'troupe';
+import { agent, handoff, run, type TroupeEvent } from 'troupe';
 import { buildReportData, renderRunReport } from 'troupe/report';
 import { criticalPathOf } from '../../src/plan/model/dag.js';
 import { SimulatedClock, memoryStore, scriptedAdapter } from 'troupe/testing';
@@ -91,9 +91,8 @@ describe('buildReportData', () => {
 
   it('counts the same turns in the header, the usage rows and the run total, a failed turn included', async () => {
     const events: TroupeEvent[] = [];
-    // The first model fails its turn; the agent falls back to the second.
-    const adapter = scriptedAdapter({ rules: [{ agent: 'writer', reply: (r) => (r.model === 'big' ? { error: 'overloaded' } : { text: 'Done.', usage: { inputTokens: 5, outputTokens: 2 } }) }] });
-    await run(agent({ name: 'writer', models: ['big', 'small'] }), 'Write', { adapter, onEvent: (e) => events.push(e) });
+    const adapter = scriptedAdapter({ rules: [{ reply: { text: 'Done.', usage: { inputTokens: 5, outputTokens: 2 } } }] });
+    await run(handoff(agent({ name: 'writer' }), agent({ name: 'reviewer' })), 'Write', { adapter, onEvent: (e) => events.push(e) });
     const data = buildReportData(events);
     const rows = data.usage.reduce((sum, row) => sum + row.turns, 0);
     expect(data.turns.length).toBeGreaterThan(0);
