@@ -51,7 +51,7 @@ export {
 } from './handoff-choices.js';
 
 // Teams: members deliberating over a shared channel
-export { team, TeamFailedError, type Team, type TeamOptions, type TeamOutcome, type TeamVote } from './team.js';
+export { team, TeamControl, TeamFailedError, type Team, type TeamOptions, type TeamOutcome, type TeamVote } from './team.js';
 export { teamMessageSchema, teamStateSchema, terminationModes, type TeamMessage, type TeamReason, type TeamState, type TeamStatus, type TerminationMode } from './team-state.js';
 export { parseTeamReply, VOTE_MARKER, CONCLUDE_MARKER, type ParsedReply } from './team-protocol.js';
 

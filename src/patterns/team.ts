@@ -9,6 +9,7 @@ import { combineSignals, throwIfAborted } from '../core/abort.js';
 import { isCancellation, type RunContext } from '../core/context.js';
 import { CancelledError, ConfigurationError, TroupeError, describeValue, errorMessage } from '../core/errors.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
+import { RunControl } from '../core/control.js';
 import { TeamParticipant, type TeamReply } from './team-member.js';
 import { checkResumeState, initialState, validateTeamOptions, type ResolvedTeamOptions, type TeamOptions, type TeamVote } from './team-options.js';
 import { renderIntro, renderMessages } from './team-protocol.js';
@@ -37,11 +38,50 @@ export interface TeamOutcome extends Outcome {
 /** A team runnable. */
 export interface Team extends Runnable<TeamOutcome> {
   readonly kind: 'team';
+}
+
+/**
+ * The control of a run with a team in it: post a message from the
+ * application to one participant (by name) or to `'all'`, and cancel. Like
+ * every control, one per run: two runs of one team each have their own
+ * queue.
+ *
+ * @example
+ * ```ts
+ * const control = new TeamControl();
+ * const running = run(panel, 'Review this change', { adapter, control });
+ * control.post('security', 'Check the session cookie flags too.'); // enters the channel at the next round
+ * await running;
+ * ```
+ */
+export class TeamControl extends RunControl {
+  readonly #pending: Array<{ to: string; text: string }> = [];
+  #participants: ReadonlySet<string> | undefined;
+
   /**
-   * Queue a message from the application for one participant (by name) or
+   * Queue `message` for participant `to` (a member's or the lead's name) or
    * for `'all'`; it enters the channel at the start of the next round.
+   * Throws a `NotRunningError` when no run is attached, and a
+   * `ConfigurationError` for a name that is no participant's.
    */
-  post(to: string, message: string): void;
+  post(to: string, message: string): void {
+    this.attached('post');
+    if (typeof to !== 'string' || to === '') throw new ConfigurationError(`Expected \`to\` to be a participant's name or 'all', got ${describeValue(to)}`, { code: 'invalid_argument' });
+    if (typeof message !== 'string') throw new ConfigurationError(`Expected a posted message to be a string, got ${describeValue(message)}`, { code: 'invalid_argument' });
+    if (to !== 'all' && this.#participants && !this.#participants.has(to)) {
+      throw new ConfigurationError(`Cannot post to the team: no participant "${to}" (use a member's name, the lead's or 'all')`, { code: 'invalid_argument' });
+    }
+    this.#pending.push({ to, text: message });
+  }
+
+  /**
+   * The team of the run says who takes part; the messages queued so far.
+   * @internal
+   */
+  take(participants: ReadonlySet<string>): Array<{ to: string; text: string }> {
+    this.#participants = participants;
+    return this.#pending.splice(0).filter((m) => m.to === 'all' || participants.has(m.to));
+  }
 }
 
 /** Every member failed (or the lead did): the team cannot answer. */
@@ -69,23 +109,14 @@ const WHY: Record<TeamReason | 'stopped', string> = {
  */
 export function team(options: TeamOptions): Team {
   const opts = validateTeamOptions(options);
-  const pending: Array<{ to: string; text: string }> = [];
-  const names = new Set([...opts.members.map((m) => m.name), opts.lead.name]);
-  const runnable = defineRunnable<TeamOutcome>({ name: opts.name, kind: 'team', run: (input, ctx) => deliberate(opts, input, ctx, pending) });
-  return {
-    ...runnable,
-    kind: 'team',
-    post(to, message) {
-      if (to !== 'all' && !names.has(to)) {
-        throw new ConfigurationError(`Cannot post to team "${opts.name}": no participant "${to}" (use a member's name or 'all')`);
-      }
-      if (typeof message !== 'string') throw new ConfigurationError(`Expected a posted message to be a string, got ${describeValue(message)}`);
-      pending.push({ to, text: message });
-    },
-  };
+  const names: ReadonlySet<string> = new Set([...opts.members.map((m) => m.name), opts.lead.name]);
+  // Messages posted to the run come through its TeamControl (`run(panel, input, { control })`): the runnable keeps no queue.
+  const posted = (ctx: RunContext) => (ctx.control instanceof TeamControl ? ctx.control.take(names) : []);
+  const runnable = defineRunnable<TeamOutcome>({ name: opts.name, kind: 'team', run: (input, ctx) => deliberate(opts, input, ctx, () => posted(ctx)) });
+  return { ...runnable, kind: 'team' };
 }
 
-async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunContext, pending: Array<{ to: string; text: string }>): Promise<Omit<TeamOutcome, 'usage'>> {
+async function deliberate(opts: ResolvedTeamOptions, input: string, ctx: RunContext, pending: () => Array<{ to: string; text: string }>): Promise<Omit<TeamOutcome, 'usage'>> {
   // In a resumed run, the run's own checkpoint: a finished team returns its outcome.
   const checkpoint = ctx.checkpoint<TeamState, TeamOutcome>({ kind: 'team', version: 1, state: teamStateSchema, outcome: teamOutcomeSchema });
   const saved = await checkpoint.restore();
@@ -132,11 +163,11 @@ class Deliberation {
   }
 
   /** One round: injected messages, every active member's turn, then the termination checks. */
-  async round(pending: Array<{ to: string; text: string }>): Promise<void> {
+  async round(pending: () => Array<{ to: string; text: string }>): Promise<void> {
     const { state } = this;
     const opts = this.#opts;
     const round = state.round + 1;
-    for (const { to, text } of pending.splice(0)) await this.#add({ from: USER_SENDER, round, text, ...(to === 'all' ? {} : { to }) });
+    for (const { to, text } of pending()) await this.#add({ from: USER_SENDER, round, text, ...(to === 'all' ? {} : { to }) });
     const active = this.#members.filter((p) => this.#entry(p.name).active);
     this.#ctx.emit('team.round.started', { team: opts.name, round, members: active.map((p) => p.name) });
     if (opts.turnBased) {

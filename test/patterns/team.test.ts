@@ -4,11 +4,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SimulatedClock, sleep } from '../../src/core/clock.js';
 import { ConfigurationError } from '../../src/core/errors.js';
+import { NotRunningError } from '../../src/core/control.js';
 import { defineRunnable } from '../../src/core/runnable.js';
 import { run, startRun } from '../../src/core/run.js';
 import type { TroupeEvent, TroupeEventName } from '../../src/core/events.js';
 import { agent } from '../../src/patterns/agent.js';
-import { team, type TeamVote } from '../../src/patterns/team.js';
+import { TeamControl, team, type TeamVote } from '../../src/patterns/team.js';
 import { teamStateSchema, type TeamState } from '../../src/patterns/team-state.js';
 import { parseTeamReply } from '../../src/patterns/team-protocol.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
@@ -323,17 +324,39 @@ describe('team', () => {
       maxRounds: 3,
       onMessage: (m) => void messages.push(`${m.from}:${m.text}`),
       shouldContinue: (state) => {
-        if (state.round === 1) panel.post('a', 'Check the security of the change.');
+        if (state.round === 1) {
+          control.post('a', 'Check the security of the change.');
+          expect(() => control.post('zed', 'x')).toThrow(/no participant "zed"/);
+        }
         return state.round < 2;
       },
     });
-    expect(() => panel.post('zed', 'x')).toThrow(/no participant "zed"/);
-    const result = await run(panel, 'Review PR 7', { adapter });
+    // Messages go through the run's control: the team itself keeps no queue.
+    const control = new TeamControl();
+    expect(() => control.post('a', 'x')).toThrow(NotRunningError);
+    const result = await run(panel, 'Review PR 7', { adapter, control });
     expect(result).toMatchObject({ status: 'completed', rounds: 2 });
     expect(adapter.inputsOf('a')[1]).toBe('Round 2. New messages:\n[b, round 1]: b1\n[user, round 2, to you]: Check the security of the change.');
     expect(adapter.inputsOf('b')[1]).toBe('Round 2. New messages:\n[a, round 1]: a1');
     expect(messages).toEqual(['a:a1', 'b:b1', 'user:Check the security of the change.', 'a:a2', 'b:b2']);
     expect(adapter.inputsOf('lead')[0]).toContain('The team has finished: the discussion was stopped.');
+  });
+
+  it('keeps each run\'s posted messages to itself', async () => {
+    const adapter = scriptedAdapter({ rules: [{ agent: /^[ab]$/, reply: (r) => `${r.agent}${r.turn}` }, { agent: 'lead', reply: 'Final.' }] });
+    const first = new TeamControl();
+    const second = new TeamControl();
+    const panel = team({
+      members: [agent({ name: 'a' }), agent({ name: 'b' })],
+      lead: agent({ name: 'lead' }),
+      terminationMode: 'max-rounds',
+      maxRounds: 2,
+    });
+    const running = Promise.all([run(panel, 'Review PR 7', { adapter, control: first }), run(panel, 'Review PR 8', { adapter, control: second })]);
+    first.post('a', 'Only for the first run.');
+    const [one, two] = await running;
+    expect(one.transcript.some((m) => m.text === 'Only for the first run.')).toBe(true);
+    expect(two.transcript.some((m) => m.text === 'Only for the first run.')).toBe(false);
   });
 
   it('checkpoints a serialisable state after every round and resumes from it', async () => {
