@@ -51,6 +51,8 @@ export type TroupeErrorCode =
   // patterns
   | 'team_failed'
   | 'task_conflict'
+  // memory: threads and working memory
+  | 'thread_busy'
   // guardrails
   | 'guardrail_tripped'
   // limits

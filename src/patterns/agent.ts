@@ -3,7 +3,7 @@
  * adapter and tools.
  * @module
  */
-import { CLI_SYSTEM_PROMPT_KEY, CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type ModelAdapter, type SessionSpec } from '../core/adapter.js';
+import { CLI_SYSTEM_PROMPT_KEY, CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type ConversationMessage, type ModelAdapter, type ModelSession, type SessionSpec } from '../core/adapter.js';
 import { withTimeout } from '../core/abort.js';
 import { validateBudget, type Budget } from '../core/budget.js';
 import { ContextWindow, validateContextBudget, type ContextBudget, type ContextInputKind } from '../core/context-window.js';
@@ -187,6 +187,14 @@ export interface ConverseOptions {
   system?: string;
   /** Override the workspace. */
   workspace?: string;
+  /**
+   * Earlier messages the conversation continues, oldest first (the
+   * session's `history`). Default: a run's thread gives its history to
+   * the first conversation opened in the run (its entry agent); any other
+   * starts new. Under a context budget they are compacted like earlier
+   * turns.
+   */
+  history?: ConversationMessage[];
 }
 
 /** A runnable agent, which can also hold a multi-message {@link Conversation}. */
@@ -255,7 +263,9 @@ export function agent(options: AgentOptions): Agent {
       }
       const spec = sessionSpec(opts, converse, adapter, ctx);
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
-      const { handle, window } = await openAgentSession(opts, adapter, spec, ctx);
+      // The run's entry agent continues its thread's conversation.
+      const history = converse.history ?? ctx.takeThreadHistory();
+      const { handle, window } = await openAgentSession(opts, adapter, spec, ctx, history);
       return {
         agent: opts.name,
         handle,
@@ -312,10 +322,11 @@ function sessionSpec(opts: ResolvedAgentOptions, converse: ConverseOptions, adap
  * models, and behind a context window when it has a context budget.
  */
 async function openAgentSession(
-  opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext,
+  opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext, history: ConversationMessage[] | undefined,
 ): Promise<{ handle: SessionHandle; window: ContextWindow | undefined }> {
+  let lastOrdinal = 0;
   const openOrdinal = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
-    const ordinal = ctx.nextSessionOrdinal(opts.name);
+    const ordinal = (lastOrdinal = ctx.nextSessionOrdinal(opts.name));
     const session = recordSession(await openSession(adapter, sessionSpec, defined({ signal })), { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
       ctx.emit('model.turn', record),
     );
@@ -324,25 +335,35 @@ async function openAgentSession(
   const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => (await openOrdinal(sessionSpec, signal)).session;
   const models = modelList(opts);
   let lastModel = spec.model;
-  const session =
+  const open = (opened: SessionSpec): Promise<ModelSession> =>
     models.length > 1
-      ? await openWithModelFallback(models, (model, signal) => openRecorded({ ...spec, model: (lastModel = model) }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
+      ? openWithModelFallback(models, (model, signal) => openRecorded({ ...opened, model: (lastModel = model) }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
           ctx.emit('warning', {
             message: `Agent "${opts.name}": model "${from}" failed (${error.message}); trying "${to}"`,
             code: 'model_fallback',
             data: { agent: opts.name, from, to },
           }),
         )
-      : await openRecorded(spec, ctx.signal);
+      : openRecorded(opened, ctx.signal);
+  const withHistory = (messages: ConversationMessage[] | undefined): SessionSpec => (messages && messages.length > 0 ? { ...spec, history: messages } : spec);
   const guard = sendGuard(ctx, opts.name);
-  // A compacted conversation continues in a new session on the model the first one settled on.
+  // A compacted conversation continues in a new session on the model the first one settled on, its history in the first message.
   const window = opts.context
     ? new ContextWindow({
         budget: opts.context, agent: opts.name, system: spec.system, ctx, contextUsage: adapter.capabilities.contextUsage === true,
         reopen: (signal) => openOrdinal({ ...spec, ...(lastModel === undefined ? {} : { model: lastModel }) }, signal ?? ctx.signal),
+        ...(history && history.length > 0 ? { history } : {}),
       })
     : undefined;
-  const handle = new SessionHandle(window ? window.wrap(session) : session, {
+  let session: ModelSession;
+  if (window && history && history.length > 0) {
+    // A continued conversation under a context budget opens on its first send, its history fitted to the budget first.
+    session = window.deferred(async (fitted) => ({ session: await open(withHistory(fitted)), ordinal: lastOrdinal }));
+  } else {
+    const opened = await open(withHistory(history));
+    session = window ? window.wrap(opened) : opened;
+  }
+  const handle = new SessionHandle(session, {
     agent: opts.name,
     onEvent: (event, sessionId) => {
       // What the adapter could not do as asked (a CLI tool it does not have, ...) is a warning of the run.

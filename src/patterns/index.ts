@@ -6,6 +6,7 @@
  * @category Patterns
  */
 export { agent, type Agent, type AgentCliOptions, type AgentOptions, type Conversation, type ConversationContextLabel, type ConversationReply, type ConverseOptions } from './agent.js';
+export type { ConversationMessage } from '../core/adapter.js';
 export { withBudget, type WithBudgetOptions } from './with-budget.js';
 
 // Budgets: limits on a run, an op or a pattern's work (\`withBudget\`, \`RunOptions.budget\`, \`EnterOptions.budget\`)
