@@ -49,7 +49,7 @@ Usage:
   troupe validate <dir>                    check every agent file and the agent graph
   troupe graph <dir | plan.json> [--format mermaid|dot]
                                            print the agent graph, or a plan's dependency graph
-  troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir>] [--json] [--trace]
+  troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir> [--thread <id>]] [--json] [--trace]
                                            run an agent with its team, showing progress, and print its answer
   troupe run --template <name | file> [--set <key>=<value> ...] [--store <dir>] [--learn]
                                            fill a plan template in and execute the plan
@@ -73,7 +73,7 @@ Usage:
   troupe squad show <repo>                 print a repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force]
                                            write a preset as a repository's squad folder
-  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--trace]
+  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir> [--thread <id>]] [--json] [--trace]
                                            run a repository's squad team on a request
   troupe dev [folder] [--port <n>] [--adapter <name>] [--store <dir>]
                                            serve the team interface on 127.0.0.1 over a folder of agents
@@ -99,7 +99,7 @@ Print the agent graph of the agent files in <dir>, edges labelled by kind
 (handoff, router, advisor, team, subagent; hand-off choices dashed); or, for a plan file (the JSON a planner
 writes: { "planSummary", "chunks": [...] }), its dependency graph, one
 node per chunk. Default format: mermaid.`,
-  run: `Usage: troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir>] [--json] [--quiet] [--trace] [--verbose]
+  run: `Usage: troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir> [--thread <id>]] [--json] [--quiet] [--trace] [--verbose]
        troupe run <dir> <agent> "<input>" [...]
        troupe run --template <name | file> [--set <key>=<value> ...] [...]   (see troupe run --template x --help)
 
@@ -122,7 +122,9 @@ each on standard error (see troupe validate).
   --adapter <name>   ${Object.keys(cliAdapters).join(', ')} (default: $TROUPE_ADAPTER, else scripted)
   --script <file>    for the scripted adapter: JSON { "replies": { "<agent>": [...] }, "fallback": ..., "latencyMs": ... }.
                      Without it, routers pick their first destination and agents echo the request.
-  --store <dir>      log the run in this file store (default: $TROUPE_STORE); \`troupe report\` reads it
+"  --store <dir>      log the run in this file store (default: $TROUPE_STORE); \`troupe report\` reads it
+  --thread <id>      continue the conversation <id> kept in the store: the agent gets its earlier
+                     exchanges, and this one is added to it (the next run with --thread <id> goes on)
   --json             print every event as one JSON line on standard output, and nothing else
   --quiet            no progress
   --trace            also print the op tree with usage
@@ -153,6 +155,7 @@ const OPTIONS = {
   preset: { type: 'string' },
   force: { type: 'boolean' },
   store: { type: 'string' },
+  thread: { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
   out: { type: 'string' },
@@ -194,7 +197,7 @@ interface Command extends CommandSpec {
 }
 
 /** The options every command that runs a team takes. */
-const RUN_OPTIONS = ['adapter', 'script', 'store', 'json', 'quiet', 'trace', 'verbose'] as const;
+const RUN_OPTIONS = ['adapter', 'script', 'store', 'thread', 'json', 'quiet', 'trace', 'verbose'] as const;
 
 /** Every command, by its name (`squad init` for a subcommand). */
 const COMMANDS: Readonly<Record<string, Command>> = {

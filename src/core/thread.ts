@@ -186,6 +186,30 @@ async function holderEnded(store: Store, runId: string, call: StoreCallOptions):
   return typeof meta?.endedAt === 'number';
 }
 
+/** Where a thread stands: see {@link threadState}. */
+export interface ThreadState {
+  /** There is a thread of that id. */
+  exists: boolean;
+  /** A run holds it (and its log does not say it ended), or it is being deleted: a run started now is refused. */
+  busy: boolean;
+  /** The run that holds it. */
+  heldBy?: string;
+  /** The latest run that took it. */
+  lastRunId?: string;
+}
+
+/** Where thread `threadId` stands now. A check, not a claim: `run` takes the thread atomically. */
+export async function threadState(store: Store, threadId: string, call: StoreCallOptions): Promise<ThreadState> {
+  const current = await readThreadDocument(threadStore(store), threadId, call);
+  if (!current) return { exists: false, busy: false };
+  const { doc } = current;
+  const held = doc.busy !== undefined && !(await holderEnded(store, doc.busy.runId, call));
+  const state: ThreadState = { exists: !doc.deleting, busy: held || doc.deleting === true };
+  if (held) state.heldBy = doc.busy!.runId;
+  if (doc.lastRunId !== undefined) state.lastRunId = doc.lastRunId;
+  return state;
+}
+
 /** What {@link claimThread} took: the thread's document and its messages. */
 export interface ClaimedThread {
   doc: ThreadDocument;
