@@ -69,6 +69,10 @@ interface RunShared {
   runLog: { written(): Promise<void> } | undefined;
   /** The thread the run continues, and its history once loaded (taken once, by the entry agent). */
   thread: { id: string; history: ConversationMessage[] | undefined; taken: boolean } | undefined;
+  /** The resource the run is about. */
+  resource: string | undefined;
+  /** The events of the run a replay replays. */
+  recorded: readonly TroupeEvent[] | undefined;
 }
 
 /**
@@ -119,6 +123,10 @@ export interface CreateContextOptions {
   control?: RunControl;
   /** The thread the run continues (`RunOptions.thread`). */
   thread?: string;
+  /** The resource the run is about (`RunOptions.resource`). */
+  resource?: string;
+  /** A replay: the events of the run it replays. */
+  recorded?: readonly TroupeEvent[];
 }
 
 /**
@@ -195,6 +203,8 @@ export class RunContext {
       budgetOwners: new WeakMap(),
       runLog: undefined,
       thread: options.thread === undefined ? undefined : { id: options.thread, history: undefined, taken: false },
+      resource: options.resource,
+      recorded: options.recorded,
     };
     shared.budgets = new BudgetRegistry(options.clock, {
       exhausted: (meter, error) => {
@@ -228,6 +238,21 @@ export class RunContext {
    */
   get thread(): string | undefined {
     return this.#shared.thread?.id;
+  }
+
+  /** The resource the run is about (`run(..., { resource })`), if any: the scope of working memory kept per resource. */
+  get resource(): string | undefined {
+    return this.#shared.resource;
+  }
+
+  /**
+   * In a replay (`replayRun`, `whatIf`), the events of the run it replays:
+   * what that run read from its store (its working memory) is taken from
+   * them, so the replay sees the same. Undefined in any other run.
+   * @internal
+   */
+  get recorded(): readonly TroupeEvent[] | undefined {
+    return this.#shared.recorded;
   }
 
   /**

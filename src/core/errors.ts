@@ -53,6 +53,8 @@ export type TroupeErrorCode =
   | 'task_conflict'
   // memory: threads and working memory
   | 'thread_busy'
+  | 'invalid_memory'
+  | 'memory_conflict'
   // guardrails
   | 'guardrail_tripped'
   // limits

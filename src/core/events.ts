@@ -51,9 +51,10 @@ export interface KernelEvents {
    * A run starts, with the runnable's name and the input; `resumed` is set
    * when it continues an earlier run with the same id, and `parent` when
    * the run was made from another one (a fork or a what-if replay), and
-   * `thread` when it continues a thread (`run(..., { thread })`).
+   * `thread` when it continues a thread (`run(..., { thread })`), and
+   * `resource` when it is about one (`run(..., { resource })`).
    */
-  'run.started': { runnable: string; input: string; resumed?: boolean; parent?: RunParent; thread?: string };
+  'run.started': { runnable: string; input: string; resumed?: boolean; parent?: RunParent; thread?: string; resource?: string };
   /**
    * A run that continues a thread holds it: `messages` are the thread's
    * earlier messages, the history its entry agent is given (so the log

@@ -58,7 +58,8 @@ export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: st
     });
   }
   const thread = started.type === 'run.started' && started.thread !== undefined ? { id: started.thread, persist: true, ...defined({ history: started.history }) } : undefined;
-  return launch(runnable, started.input, { ...options, store, runId }, true, started.parent, thread).result;
+  const resource = started.type === 'run.started' ? started.resource : undefined;
+  return launch(runnable, started.input, { ...options, store, runId, ...defined({ resource }) }, true, started.parent, thread).result;
 }
 
 /**

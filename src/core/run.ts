@@ -81,6 +81,13 @@ export interface RunOptions {
    * `troupe/persistence`.
    */
   thread?: string;
+  /**
+   * What the run is about, for the memory kept per resource (a user, a
+   * customer, a project; an id like a thread's): agents whose working
+   * memory is kept per resource (`workingMemory({ scope: 'resource' })`)
+   * read and update the memory of this resource.
+   */
+  resource?: string;
 }
 
 /** The description {@link run}, {@link startRun} and `resume` check their options against. */
@@ -100,7 +107,20 @@ export const runOptions = defineOptions<RunOptions>('run', {
   thread: (name, value) => {
     if (value !== undefined) checkThreadId(value, name);
   },
+  resource: (name, value) => {
+    if (value !== undefined) checkThreadId(value, name);
+  },
 });
+
+/**
+ * What a replay runs from (internal): the events of the run it replays, where
+ * what the recorded run read from its store (its working memory) is found.
+ * @internal
+ */
+export interface RunReplaying {
+  /** The recorded run's events. */
+  events: readonly TroupeEvent[];
+}
 
 /**
  * How a run continues a thread: `run` takes it in the store and loads its
@@ -173,7 +193,15 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
  * to the same run log. `parent` (a fork, a what-if replay) goes into
  * `run.started` and the run's meta document.
  */
-export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, options: RunOptions, resuming: boolean, parent?: RunParent, threadSource?: RunThread): RunHandle<O> {
+export function launch<O extends Outcome>(
+  runnable: Runnable<O>,
+  input: string,
+  options: RunOptions,
+  resuming: boolean,
+  parent?: RunParent,
+  threadSource?: RunThread,
+  replaying?: RunReplaying,
+): RunHandle<O> {
   validateRunOptions(runnable, input, options);
   if (resuming && (options.store === undefined || options.runId === undefined)) {
     throw new ConfigurationError('Resuming a run needs the `store` it was logged in and its `runId`');
@@ -199,7 +227,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
     root,
     ...defined({ maxDepth: options.maxDepth, adapters: options.adapters, defaultAdapter: options.adapter, store: options.store }),
     ...(resuming ? { resuming: true } : {}),
-    ...defined({ control: options.control, thread: thread?.id }),
+    ...defined({ control: options.control, thread: thread?.id, resource: options.resource, recorded: replaying?.events }),
     abortRun: (reason) => controller.abort(reason),
   });
   const listeners = attachListeners(ctx, options);
@@ -246,7 +274,7 @@ async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, 
   const { resuming, budget, parent, thread } = options;
   const root = ctx.op;
   const { clock, runId } = ctx;
-  ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}), ...defined({ parent, thread: thread?.id }) });
+  ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}), ...defined({ parent, thread: thread?.id, resource: ctx.resource }) });
   let held = false;
   try {
     if (thread) held = await openThread(ctx, thread, options.store);

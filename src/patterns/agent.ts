@@ -18,6 +18,7 @@ import { sendGuard } from '../core/guard-scope.js';
 import { recordSession } from '../core/turn-record.js';
 import { openWithModelFallback } from './model-fallback.js';
 import { defined } from '../core/defined.js';
+import { checkMemories, openWorkingMemory, type WorkingMemory } from './working-memory.js';
 
 /** Options of {@link agent}. */
 export interface AgentOptions {
@@ -77,6 +78,15 @@ export interface AgentOptions {
    * `ContextBudget`). Default: none (the whole conversation is sent).
    */
   context?: ContextBudget;
+  /**
+   * The agent's working memory (see `workingMemory`), or several: kept per
+   * thread or per resource in the run's store, given to the agent in its
+   * system prompt when its conversation opens, changed through the tool
+   * `update_<name>` (a JSON patch or a whole value, checked against the
+   * schema, written with compare-and-set). Needs a run with a `store`, and
+   * a `thread` or `resource` for the memory's scope. Default: none.
+   */
+  memory?: WorkingMemory | readonly WorkingMemory[];
 }
 
 /**
@@ -142,6 +152,7 @@ const agentOptions = defineOptions<AgentOptions>('agent', {
   cli: agentCliOptions,
   budget: (name, value) => void validateBudget(name, value as Budget | undefined),
   context: (name, value) => void validateContextBudget(name, value as ContextBudget | undefined),
+  memory: checkMemories,
 });
 
 function cliMetadata(cli: AgentCliOptions | undefined, metadata: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -254,14 +265,16 @@ export function agent(options: AgentOptions): Agent {
     },
     async converse(ctx, converse = {}) {
       const adapter = self.resolveAdapter(ctx);
-      const tools = await enabledTools([...(opts.tools ?? []), ...(converse.extraTools ?? [])], ctx, opts.name);
+      // The working memory goes into the system prompt, its update tools beside the agent's own.
+      const memory = await openWorkingMemory(memoriesOf(opts), ctx, opts.name, converse.system ?? opts.system);
+      const tools = await enabledTools([...(opts.tools ?? []), ...memory.tools, ...(converse.extraTools ?? [])], ctx, opts.name);
       if (tools.length > 0 && !adapter.capabilities.tools) {
         throw new ConfigurationError(
           `Agent "${opts.name}" has tools but adapter "${adapter.id}" does not support tools`,
           { details: { agent: opts.name, adapter: adapter.id } },
         );
       }
-      const spec = sessionSpec(opts, converse, adapter, ctx);
+      const spec = sessionSpec(opts, { ...converse, ...defined({ system: memory.system }) }, adapter, ctx);
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
       // The run's entry agent continues its thread's conversation.
       const history = converse.history ?? ctx.takeThreadHistory();
@@ -415,6 +428,12 @@ function validateAgentOptions(options: AgentOptions): ResolvedAgentOptions {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The agent's working memories, as a list. */
+function memoriesOf(opts: AgentOptions): readonly WorkingMemory[] {
+  const memory = opts.memory;
+  return memory === undefined ? [] : Array.isArray(memory) ? (memory as readonly WorkingMemory[]) : [memory as WorkingMemory];
 }
 
 /** The models to try in order: `model` (default: the first of `models`), then the rest of `models`. */

@@ -168,7 +168,8 @@ export async function truncateThread(threadId: string, options: TruncateThreadOp
 }
 
 /**
- * Delete thread `threadId` with its messages; true when there was one.
+ * Delete thread `threadId` with its messages and the working memory kept
+ * per thread; true when there was one.
  * Refused with a `ThreadBusyError` while a run holds it, unless `force`
  * (for a thread left held by a process that died). The thread is marked
  * first, so no run takes it while its messages go.
@@ -194,6 +195,8 @@ export async function deleteThread(threadId: string, options: DeleteThreadOption
     if (marked.ok) break;
   }
   for (let g = 0; g <= doc.generation + 1; g++) await store.deleteStream?.(threadMessagesStream(threadId, g), call).catch(() => undefined);
+  // The working memory kept per thread goes with it.
+  for (const key of await store.list(`${THREADS_PREFIX}${threadId}/memory/`, call)) await store.delete(key, call);
   await store.delete(threadKey(threadId), call);
   return true;
 }

@@ -230,10 +230,11 @@ async function replayWith(
   const handle = launch(
     runnable,
     start.input,
-    { adapter, adapters, runId, onEvent: (e) => events.push(e), ...defined({ store, clock: options.clock, signal: options.signal, control: options.control }) },
+    { adapter, adapters, runId, onEvent: (e) => events.push(e), ...defined({ store, clock: options.clock, signal: options.signal, control: options.control, resource: loggedResource(recorded) }) },
     isFork,
     parent,
     loggedThread(recorded),
+    { events: recorded.events.filter(isEvent) },
   );
   try {
     const result = await handle.result;
@@ -253,6 +254,15 @@ function loggedThread(recorded: RunEvents): RunThread | undefined {
     const e = record as Partial<TroupeEvent<'thread.loaded'>> | null;
     if (!e || typeof e !== 'object' || e.type !== 'thread.loaded' || typeof e.thread !== 'string' || !Array.isArray(e.messages)) continue;
     return { id: e.thread, history: e.messages, runs: typeof e.runs === 'number' ? e.runs : 0, persist: false };
+  }
+  return undefined;
+}
+
+/** The resource a recorded run was about (its `run.started`). */
+function loggedResource(recorded: RunEvents): string | undefined {
+  for (const record of recorded.events) {
+    const e = record as Partial<TroupeEvent<'run.started'>> | null;
+    if (e && typeof e === 'object' && e.type === 'run.started') return typeof e.resource === 'string' ? e.resource : undefined;
   }
   return undefined;
 }
