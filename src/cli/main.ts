@@ -73,7 +73,7 @@ Usage:
   troupe squad show <repo>                 print a repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force]
                                            write a preset as a repository's squad folder
-  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir> [--thread <id>]] [--json] [--trace]
+  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir> [--thread <id>]] [--history] [--scribe] [--json] [--trace]
                                            run a repository's squad team on a request
   troupe dev [folder] [--port <n>] [--adapter <name>] [--store <dir>]
                                            serve the team interface on 127.0.0.1 over a folder of agents
@@ -184,6 +184,8 @@ const OPTIONS = {
   token: { type: 'string' },
   url: { type: 'string' },
   http: { type: 'boolean' },
+  history: { type: 'boolean' },
+  scribe: { type: 'boolean' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** The parsed options, by name. */
@@ -213,7 +215,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   'agents inspect': { help: AGENTS_HELP, options: ['as', 'models', 'json'], args: 1, run: (args, values, io) => agentsInspect(args[0]!, values, io) },
   'squad show': { help: SQUAD_HELP.show, options: [], args: 1, run: (args, _values, io) => squadShow(args[0]!, io) },
   'squad init': { help: SQUAD_HELP.init, options: ['preset', 'force', 'store'], args: 1, run: (args, values, io) => squadInit(args[0]!, values, io) },
-  'squad run': { help: SQUAD_HELP.run, options: [...RUN_OPTIONS], args: 2, run: (args, values, io) => squadRun(args[0]!, args[1]!, values, io) },
+  'squad run': { help: SQUAD_HELP.run, options: [...RUN_OPTIONS, 'history', 'scribe'], args: 2, run: (args, values, io) => squadRun(args[0]!, args[1]!, values, io) },
   stats: { help: STATS_HELP, options: ['store', 'json', 'record'], args: 0, run: (args, values, io) => statsCommand(args, values, io) },
   'template list': { help: TEMPLATE_HELP.template, options: ['store'], args: 0, run: (args, values, io) => templateCommand(['list', ...args], values, io) },
   'template save': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['save', ...args], values, io) },
