@@ -113,6 +113,14 @@ const expected: Record<string, RegExp[]> = {
     /^stopped$/m,
   ],
   'worktrees.ts': [/^docs on troupe\/greeter\/docs: Documented greet\(\)\.$/m, /^merge troupe\/greeter\/coder: merged$/m, /^merge troupe\/greeter\/docs: merged$/m, /^src\/greet\.js$/m],
+  'memory.ts': [
+    /^memory store: 2\. Yes, Ada: the replacement for A-1042 shipped today\.$/m,
+    /^memory store: 3\. You are Ada; we spoke about order A-1042 \(2 earlier exchanges in this conversation\)\.$/m,
+    /^memory store: thread customer-42 has 6 messages; working memory \(revision 1\): \{"name":"Ada","orders":\["A-1042: bent wheel"\]\}$/m,
+    redisTarget().url ? /^redis: thread customer-42 has 6 messages; working memory \(revision 1\)/m : /^redis: skipped \(no Redis at redis:\/\/127\.0\.0\.1:1/m,
+    /^http: 3\. \(201\) You are Ada; we spoke about order A-1042 \(2 earlier exchanges in this conversation\)\.$/m,
+    /^http: GET \/threads\/customer-42: 3 runs, 6 messages$/m,
+  ],
   'redis-store.ts': redisTarget().url
     ? [/run shared-1: \d+ events, status completed/, /conflict \(Task list "tasks" was changed elsewhere/, /claimed b/, /a=claimed by worker-\d, b=claimed by worker-\d/]
     : [/No Redis at redis:\/\/127\.0\.0\.1:1/],

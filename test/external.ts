@@ -31,6 +31,7 @@ export const external = {
     'test/package/side-effects.test.ts',
     'test/patterns/fault-matrix.test.ts',
     'test/persistence/crash.test.ts',
+    'test/persistence/threads-processes.test.ts',
     'test/persistence/stores.test.ts',
     'test/plan/engine/conflicts.test.ts',
     'test/plan/learning/outcome-stats.test.ts',

@@ -109,7 +109,8 @@ export function aiSdkAdapter(options: AiSdkAdapterOptions): ModelAdapter {
       const model = await resolveModel(spec);
       const tools: ToolSet = {};
       for (const t of spec.tools ?? []) tools[t.name] = sdk.tool({ description: t.description, inputSchema: sdk.jsonSchema(t.parameters) });
-      const messages: ModelMessage[] = [];
+      // A conversation continued from earlier runs (a thread): its messages come before the first send.
+      const messages: ModelMessage[] = (spec.history ?? []).map((m): ModelMessage => (m.role === 'user' ? { role: 'user', content: m.text } : { role: 'assistant', content: m.text }));
       const id = `ai-sdk-${nextSession++}`;
 
       const call = (turnMessages: ModelMessage[], turnSignal: AbortSignal | undefined) => ({

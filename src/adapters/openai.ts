@@ -79,6 +79,8 @@ export function openaiAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter 
       }
       const openai = await getClient();
       const messages: ChatCompletionMessageParam[] = spec.system ? [{ role: 'system', content: spec.system }] : [];
+      // A conversation continued from earlier runs (a thread): its messages come before the first send.
+      for (const m of spec.history ?? []) messages.push({ role: m.role, content: m.text });
       const tools: ChatCompletionFunctionTool[] = (spec.tools ?? []).map((t) => ({
         type: 'function',
         function: { name: t.name, description: t.description, parameters: t.parameters },

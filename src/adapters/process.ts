@@ -170,6 +170,8 @@ class ProcessSession implements ModelSession {
     this.#place = place;
     this.#totals = settings.options.usageReport === 'cumulative' ? new CumulativeUsage() : undefined;
     this.#warnings = place.launch?.config.warnings ?? [];
+    // A conversation continued from earlier runs (a thread): its messages open the transcript.
+    for (const m of spec.history ?? []) this.#history.push({ role: m.role, text: m.text });
   }
 
   async send(input: string | ToolResult[], sendOptions: SendOptions = {}): Promise<ModelTurn> {
@@ -212,7 +214,9 @@ class ProcessSession implements ModelSession {
     this.#resumedTurn = resumed;
     // A profile that gives the CLI the system prompt as its own leaves it out of the prompt.
     const system = this.#place.launch?.config.system === true ? undefined : spec.system;
-    const prompt = formatPrompt({ input: text, system, history: continuity === 'transcript' ? this.#history : [], turn: this.#turn, resumed });
+    // The first prompt carries a continued conversation's history whatever the continuity; later ones, a transcript's.
+    const history = continuity === 'transcript' || this.#turn === 1 ? this.#history : [];
+    const prompt = formatPrompt({ input: text, system, history, turn: this.#turn, resumed });
     const template = resumed ? options.resume!.command : options.command;
     const values: Record<string, string> = { prompt, model: spec.model ?? '', sessionId: this.#toolSessionId ?? '' };
     const placed = placePrompt(template, prompt, dashPrompt);

@@ -292,7 +292,7 @@ function scriptedTurn(
   const toolCalls: ToolCall[] = (scripted.toolCalls ?? []).map((c) => ({ id: c.id ?? how.callId(), name: c.name, arguments: c.arguments ?? {} }));
   if (outText && how.streaming) how.sendOptions.onEvent?.({ type: 'text-delta', text: outText });
   const usage: Partial<Usage> = scripted.usage ?? {
-    inputTokens: estimateTokens(text) + (turn === 1 ? estimateTokens(spec.system ?? '') : 0),
+    inputTokens: estimateTokens(text) + (turn === 1 ? estimateTokens(spec.system ?? '') + (spec.history ?? []).reduce((n, m) => n + estimateTokens(m.text), 0) : 0),
     outputTokens: estimateTokens(outText) + toolCalls.length * 8,
   };
   return { text: outText, toolCalls, usage };

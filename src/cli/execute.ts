@@ -8,12 +8,13 @@
 import type { AgentDefinition } from '../agents/definition.js';
 import { realClock } from '../core/clock.js';
 import { defined } from '../core/defined.js';
-import { errorMessage, isTroupeError } from '../core/errors.js';
+import { ConfigurationError, errorMessage, isTroupeError } from '../core/errors.js';
 import type { TroupeEvent } from '../core/events.js';
 import { formatOpTree } from '../core/ops.js';
 import { run } from '../core/run.js';
 import type { Runnable } from '../core/runnable.js';
 import { fileStore } from '../persistence/file-store.js';
+import { readThread } from '../persistence/threads.js';
 import { recordRunOutcomes } from '../plan/learning/outcome-collector.js';
 import { adapterLine, cliAdapterName, createCliAdapter, type CliAdapterContext } from './adapters.js';
 import type { CliIo } from './io.js';
@@ -25,6 +26,7 @@ export interface RunFlags {
   script?: string | undefined;
   trace?: boolean | undefined;
   store?: string | undefined;
+  thread?: string | undefined;
   json?: boolean | undefined;
   quiet?: boolean | undefined;
 }
@@ -51,6 +53,9 @@ export async function executeRun(
     ...defined({ script: flags.script, clock: io.clock, fallback: offline }),
   });
   const storeDir = flags.store ?? (io.env.TROUPE_STORE || undefined);
+  if (flags.thread !== undefined && storeDir === undefined) {
+    throw new ConfigurationError(`--thread ${flags.thread} needs a store to keep the thread in: give --store <dir> (or set TROUPE_STORE)`);
+  }
   let progress: Progress | undefined;
   let onEvent: ((event: TroupeEvent) => void) | undefined;
   if (flags.json) onEvent = (event) => io.out(jsonLine(event));
@@ -61,7 +66,7 @@ export async function executeRun(
   const store = storeDir === undefined ? undefined : fileStore(storeDir);
   let result;
   try {
-    result = await run(runnable, input, { adapter, ...defined({ onEvent, signal: io.signal, clock: io.clock, store }) });
+    result = await run(runnable, input, { adapter, ...defined({ onEvent, signal: io.signal, clock: io.clock, store, thread: flags.thread }) });
   } finally {
     progress?.close();
   }
@@ -74,6 +79,10 @@ export async function executeRun(
   io.out(`agent: ${result.agent}   status: ${result.status}${result.reason ? ` (${result.reason})` : ''}`);
   io.out(`usage: in=${u.inputTokens} out=${u.outputTokens} turns=${u.turns}${u.costUsd > 0 ? ` cost=$${u.costUsd.toFixed(4)}` : ''}`);
   if (storeDir !== undefined) io.out(`run: ${result.runId} (logged in ${storeDir}; \`troupe report ${result.runId} --store ${storeDir}\` draws it)`);
+  if (store && flags.thread !== undefined) {
+    const thread = await readThread(flags.thread, { store, ...defined({ signal: io.signal }) });
+    io.out(`thread: ${flags.thread} (${thread?.messages.length ?? 0} messages; \`--thread ${flags.thread}\` continues it)`);
+  }
   if (flags.trace) io.out(`\n${formatOpTree(result.trace)}`);
   return 0;
 }

@@ -50,7 +50,7 @@ Usage:
                                            check every agent file and the agent graph, and show the team
   troupe graph <dir | plan.json> [--format mermaid|dot]
                                            print the agent graph, or a plan's dependency graph
-  troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir>] [--json] [--trace]
+  troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir> [--thread <id>]] [--json] [--trace]
                                            run an agent with its team, showing progress, and print its answer
   troupe run --template <name | file> [--set <key>=<value> ...] [--store <dir>] [--learn]
                                            fill a plan template in and execute the plan
@@ -75,7 +75,7 @@ Usage:
   troupe squad show <repo>                 print a repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force]
                                            write a preset as a repository's squad folder
-  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--trace]
+  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir> [--thread <id>]] [--history] [--scribe] [--json] [--trace]
                                            run a repository's squad team on a request
   troupe dev [folder] [--port <n>] [--adapter <name>] [--store <dir>]
                                            serve the team interface on 127.0.0.1 over a folder of agents
@@ -108,7 +108,7 @@ Print the agent graph of the agent files in <dir>, edges labelled by kind
 (handoff, router, advisor, team, subagent; hand-off choices dashed); or, for a plan file (the JSON a planner
 writes: { "planSummary", "chunks": [...] }), its dependency graph, one
 node per chunk. Default format: mermaid.`,
-  run: `Usage: troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir>] [--json] [--quiet] [--trace] [--verbose]
+  run: `Usage: troupe run <dir> --agent <name> "<input>" [--adapter <name>] [--script <file.json>] [--approve] [--strict] [--store <dir> [--thread <id>]] [--json] [--quiet] [--trace] [--verbose]
        troupe run <dir> <agent> "<input>" [...]
        troupe run --template <name | file> [--set <key>=<value> ...] [...]   (see troupe run --template x --help)
 
@@ -132,7 +132,9 @@ error before the run in one line per vendor (see troupe validate).
   --adapter <name>   ${Object.keys(cliAdapters).join(', ')} (default: $TROUPE_ADAPTER, else scripted)
   --script <file>    for the scripted adapter: JSON { "replies": { "<agent>": [...] }, "fallback": ..., "latencyMs": ... }.
                      Without it, routers pick their first destination and agents echo the request.
-  --store <dir>      log the run in this file store (default: $TROUPE_STORE); \`troupe report\` reads it
+"  --store <dir>      log the run in this file store (default: $TROUPE_STORE); \`troupe report\` reads it
+  --thread <id>      continue the conversation <id> kept in the store: the agent gets its earlier
+                     exchanges, and this one is added to it (the next run with --thread <id> goes on)
   --json             print every event as one JSON line on standard output, and nothing else
   --quiet            no progress, and no warnings
   --trace            also print the op tree with usage
@@ -163,6 +165,7 @@ const OPTIONS = {
   preset: { type: 'string' },
   force: { type: 'boolean' },
   store: { type: 'string' },
+  thread: { type: 'string' },
   json: { type: 'boolean' },
   quiet: { type: 'boolean' },
   out: { type: 'string' },
@@ -192,6 +195,8 @@ const OPTIONS = {
   url: { type: 'string' },
   http: { type: 'boolean' },
   'tool-map': { type: 'string' },
+  history: { type: 'boolean' },
+  scribe: { type: 'boolean' },
 } as const satisfies Record<string, OptionSpec>;
 
 /** The parsed options, by name. */
@@ -205,7 +210,7 @@ interface Command extends CommandSpec {
 }
 
 /** The options every command that runs a team takes. */
-const RUN_OPTIONS = ['adapter', 'script', 'store', 'json', 'quiet', 'trace', 'verbose'] as const;
+const RUN_OPTIONS = ['adapter', 'script', 'store', 'thread', 'json', 'quiet', 'trace', 'verbose'] as const;
 
 /** Every command, by its name (`squad init` for a subcommand). */
 const COMMANDS: Readonly<Record<string, Command>> = {
@@ -221,7 +226,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   'agents inspect': { help: AGENTS_HELP, options: ['as', 'models', 'tool-map', 'json'], args: 1, run: (args, values, io) => agentsInspect(args[0]!, values, io) },
   'squad show': { help: SQUAD_HELP.show, options: [], args: 1, run: (args, _values, io) => squadShow(args[0]!, io) },
   'squad init': { help: SQUAD_HELP.init, options: ['preset', 'force', 'store'], args: 1, run: (args, values, io) => squadInit(args[0]!, values, io) },
-  'squad run': { help: SQUAD_HELP.run, options: [...RUN_OPTIONS], args: 2, run: (args, values, io) => squadRun(args[0]!, args[1]!, values, io) },
+  'squad run': { help: SQUAD_HELP.run, options: [...RUN_OPTIONS, 'history', 'scribe'], args: 2, run: (args, values, io) => squadRun(args[0]!, args[1]!, values, io) },
   stats: { help: STATS_HELP, options: ['store', 'json', 'record'], args: 0, run: (args, values, io) => statsCommand(args, values, io) },
   'template list': { help: TEMPLATE_HELP.template, options: ['store'], args: 0, run: (args, values, io) => templateCommand(['list', ...args], values, io) },
   'template save': { help: TEMPLATE_HELP.template, options: ['store'], args: 1, run: (args, values, io) => templateCommand(['save', ...args], values, io) },

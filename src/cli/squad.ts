@@ -28,7 +28,7 @@ export const SQUAD_HELP: Readonly<Record<'' | 'show' | 'init' | 'run', string>> 
   troupe squad show <repo>                             print the repository's squad team as a table
   troupe squad init <repo> --preset <name> [--force] [--store <dir>]
                                                        write a preset as the repository's squad folder
-  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--quiet] [--trace]
+  troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir> [--thread <id>]] [--history] [--scribe] [--json] [--quiet] [--trace]
                                                        run the repository's squad team on a request
 
 Run \`troupe squad <command> --help\` for details.`,
@@ -50,7 +50,7 @@ routing.md and decisions.md when the preset has them.
   --store <dir>     a file store holding user presets (default: $TROUPE_STORE;
                     without one, only the built-in presets)
   --force           overwrite an existing team.md (refused otherwise)`,
-  run: `Usage: troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir>] [--json] [--quiet] [--trace] [--verbose]
+  run: `Usage: troupe squad run <repo> "<input>" [--adapter <name>] [--script <file.json>] [--store <dir> [--thread <id>]] [--history] [--scribe] [--json] [--quiet] [--trace] [--verbose]
 
 Read the squad folder of <repo> (as \`troupe squad show\` does) and run its
 team on <input> with \`fromPreset\`: an orchestrator plans with the team's
@@ -62,6 +62,10 @@ team.
   --adapter <name>   as for \`troupe run\` (default: $TROUPE_ADAPTER, else scripted)
   --script <file>    for the scripted adapter: JSON { "replies": { "orchestrator": [...], "<worker>": [...] }, "fallback": ... }
   --store <dir>      log the run in this file store (default: $TROUPE_STORE)
+  --thread <id>      continue the conversation <id> kept in the store (as for \`troupe run\`)
+  --history          after the run, add what each worker did to its agents/<name>/history.md
+                     (in the file's own dated style; past 12 KB the oldest entries move to history-archive.md)
+  --scribe           after the run, record its decisions (answer lines "DECISION: ...", else the answer) in decisions.md
   --json             print every event as one JSON line on standard output, and nothing else
   --quiet            no progress
   --trace            also print the op tree with usage
@@ -109,7 +113,7 @@ export async function squadShow(repo: string, io: CliIo): Promise<number> {
 }
 
 /** `troupe squad run <repo> "<input>"`; resolves with the exit code. */
-export async function squadRun(repo: string, input: string, flags: RunFlags, io: CliIo): Promise<number> {
+export async function squadRun(repo: string, input: string, flags: RunFlags & { history?: boolean | undefined; scribe?: boolean | undefined }, io: CliIo): Promise<number> {
   if ((await repoFolder(repo, io)) === undefined) return 1;
   const team = await discoverSquad(repo, defined({ signal: io.signal }));
   if (team === null) {
@@ -121,7 +125,8 @@ export async function squadRun(repo: string, input: string, flags: RunFlags, io:
     return 1;
   }
   if (!flags.json && !flags.quiet) for (const warning of team.warnings) io.err(`warning  ${warning}`);
-  return executeRun(fromPreset(team), input, [], flags, io, offlineTeam(team.workers.map((w) => w.name)));
+  const remember = { ...(flags.history ? { history: true } : {}), ...(flags.scribe ? { scribe: true } : {}) };
+  return executeRun(fromPreset(team, remember), input, [], flags, io, offlineTeam(team.workers.map((w) => w.name)));
 }
 
 /**

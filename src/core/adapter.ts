@@ -75,6 +75,14 @@ export interface ToolResult {
   isError?: boolean;
 }
 
+/** One message of a conversation's history ({@link SessionSpec.history}): who said it and what. */
+export interface ConversationMessage {
+  /** `user`: what the agent was asked; `assistant`: what it answered. */
+  role: 'user' | 'assistant';
+  /** The message's text. */
+  text: string;
+}
+
 /** How a session should be set up. */
 export interface SessionSpec {
   /** The agent this session speaks for (used for routing in fakes and for logs). */
@@ -85,6 +93,14 @@ export interface SessionSpec {
   system?: string;
   /** Tools the model may call. Empty or absent: no tools. */
   tools?: ToolSchema[];
+  /**
+   * Earlier messages of the conversation this session continues (a
+   * thread's: `run(..., { thread })`), oldest first. The adapter gives them
+   * to the model before the first `send`: a chat API as messages of the
+   * conversation, an adapter that cannot (a coding-agent CLI) as well as it
+   * can (in its first prompt). Absent: a new conversation.
+   */
+  history?: ConversationMessage[];
   /** Sampling temperature. */
   temperature?: number;
   /** A working directory for adapters that act on files (coding-agent CLIs). */

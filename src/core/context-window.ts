@@ -8,10 +8,13 @@
  * prompt, the request and the latest exchange verbatim. The conversation
  * goes on in a new session of the same adapter whose first message holds
  * the compacted history, so it works with every adapter, and a compaction
- * is a `context.compacted` event in the run log.
+ * is a `context.compacted` event in the run log. A conversation that
+ * continues a thread starts with the thread's messages as earlier
+ * exchanges: when they do not fit, they are compacted the same way before
+ * the session opens, and the session gets what is left as its history.
  * @module
  */
-import type { ModelSession, ModelTurn, SendOptions, ToolResult } from './adapter.js';
+import type { ConversationMessage, ModelSession, ModelTurn, SendOptions, ToolResult } from './adapter.js';
 import { RunContext } from './context.js';
 import { ConfigurationError, describeValue, errorMessage } from './errors.js';
 import { boolean, check, defineOptions, func, required, string } from './options.js';
@@ -106,6 +109,8 @@ export interface ContextWindowOptions {
   contextUsage: boolean;
   /** Open a new session to continue the conversation in (same adapter and spec, recorded); returns it with its ordinal. */
   reopen(signal: AbortSignal | undefined): Promise<{ session: ModelSession; ordinal: number }>;
+  /** Earlier messages the conversation continues (a thread's): kept as earlier exchanges, compacted first. */
+  history?: readonly ConversationMessage[];
 }
 
 const contextWindowOptions = defineOptions<ContextWindowOptions>('ContextWindow', {
@@ -115,6 +120,7 @@ const contextWindowOptions = defineOptions<ContextWindowOptions>('ContextWindow'
   ctx: required(check('a RunContext', (v) => v instanceof RunContext)),
   contextUsage: boolean,
   reopen: required(func),
+  history: check('a list of messages ({ role, text })', (v) => Array.isArray(v) && v.every((m) => typeof (m as ConversationMessage)?.text === 'string')),
 });
 
 /**
@@ -139,6 +145,10 @@ export class ContextWindow {
   #framing = 0;
   /** Tokens of the kept entries. */
   #total = 0;
+  /** The conversation's request (its first message in this window) is kept. */
+  #hasRequest = false;
+  /** The session is opened on its first send (`deferred`), and is not yet. */
+  #unopened = false;
 
   constructor(options: ContextWindowOptions) {
     contextWindowOptions.check(options);
@@ -146,6 +156,63 @@ export class ContextWindow {
     this.#count = options.budget.counter ?? estimateTokens;
     this.#reported = (options.budget.usage ?? (options.contextUsage ? 'reported' : 'estimate')) === 'reported';
     this.#systemTokens = options.system ? this.#count(options.system) : 0;
+    this.#seed(options.history ?? []);
+  }
+
+  /** Keep a continued conversation's messages as earlier exchanges (each user message opens one), numbered below every later one and the notes. */
+  #seed(history: readonly ConversationMessage[]): void {
+    const exchanges = history.filter((m, i) => m.role === 'user' || i === 0).length;
+    let exchange = -exchanges - 2;
+    history.forEach((m, i) => {
+      if (m.role === 'user' || i === 0) exchange++;
+      this.#push(this.#entry(m.role, m.role === 'user' ? 'message' : 'reply', m.text, exchange));
+    });
+  }
+
+  /**
+   * A session that opens on its first send: when the conversation's earlier
+   * messages and that first input would pass the budget, the messages are
+   * compacted first (a `context.compacted` event), and `open` is given
+   * what is left, as the history of the new session.
+   */
+  deferred(open: (history: ConversationMessage[], signal: AbortSignal | undefined) => Promise<{ session: ModelSession; ordinal: number }>): ModelSession {
+    let current: ModelSession | undefined;
+    let opening: Promise<ModelSession> | undefined;
+    this.#unopened = true;
+    const start = async (input: string | ToolResult[], options: SendOptions | undefined): Promise<ModelSession> => {
+      const { budget, ctx, agent } = this.#o;
+      const before = this.projected(input);
+      const shrunk = before > budget.maxTokens && this.#compactable() ? await this.#shrink(input, options) : undefined;
+      const { session, ordinal } = await open(this.#messages(), options?.signal);
+      if (shrunk) ctx.emit('context.compacted', { agent, budget: budget.maxTokens, before, after: this.projected(input), ...shrunk, session: ordinal });
+      return session;
+    };
+    const lazy: ModelSession = {
+      get id() {
+        return current?.id ?? 'unopened';
+      },
+      send: async (input, options) => {
+        if (!current) {
+          opening ??= start(input, options);
+          try {
+            current = await opening;
+            this.#unopened = false;
+          } finally {
+            opening = undefined;
+          }
+        }
+        return current.send(input, options);
+      },
+      close: async () => {
+        await current?.close();
+      },
+    };
+    return this.wrap(lazy);
+  }
+
+  /** The kept copy as a session's history: notes (a summary, what was dropped) are the user's. */
+  #messages(): ConversationMessage[] {
+    return this.#entries.map((e) => ({ role: e.role === 'assistant' ? 'assistant' : 'user', text: e.text }));
   }
 
   /**
@@ -182,7 +249,8 @@ export class ContextWindow {
         return current.id;
       },
       send: async (input, options) => {
-        if (this.projected(input) > this.#o.budget.maxTokens && this.#compactable()) {
+        // A session not opened yet fits its history before it opens (see `deferred`).
+        if (!this.#unopened && this.projected(input) > this.#o.budget.maxTokens && this.#compactable()) {
           current = await this.#compact(current, input, options);
         }
         return this.#send(current, input, options);
@@ -209,7 +277,8 @@ export class ContextWindow {
       for (const r of input) this.#push(this.#entry('tool', 'tool-output', inputTokensOf([r]), exchange));
       return;
     }
-    const kind = this.#entries.length === 0 ? 'request' : this.#nextKind;
+    const kind = this.#hasRequest ? this.#nextKind : 'request';
+    this.#hasRequest = true;
     this.#nextKind = 'message';
     this.#push(this.#entry('user', kind, input, exchange));
   }
@@ -253,6 +322,18 @@ export class ContextWindow {
     const { budget, ctx, agent } = this.#o;
     const before = this.projected(input);
     this.#framing = this.#count(FRAME_START + FRAME_END);
+    const shrunk = await this.#shrink(input, options);
+    this.#prefix = this.#render();
+    const { session, ordinal } = await this.#o.reopen(options?.signal);
+    await old.close().catch(() => undefined);
+    this.#reportedSize = undefined;
+    ctx.emit('context.compacted', { agent, budget: budget.maxTokens, before, after: this.projected(input), ...shrunk, session: ordinal });
+    return session;
+  }
+
+  /** Summarise or drop earlier turns until the next turn fits (or nothing more can go); says how. */
+  async #shrink(input: string | ToolResult[], options: SendOptions | undefined): Promise<{ strategy: CompactionStrategy; dropped: { toolOutputs: number; results: number; exchanges: number } }> {
+    const { budget, ctx, agent } = this.#o;
     const dropped = { toolOutputs: 0, results: 0, exchanges: 0 };
     let strategy: CompactionStrategy = 'drop';
     if (budget.summarizer) {
@@ -268,12 +349,7 @@ export class ContextWindow {
     if (!fits()) dropped.toolOutputs = this.#replace('tool-output', '[tool output dropped to fit the context budget]', fits);
     if (!fits()) dropped.results = this.#replace('results', '[worker results of an earlier iteration dropped to fit the context budget]', fits);
     if (!fits()) dropped.exchanges = this.#dropExchanges(fits);
-    this.#prefix = this.#render();
-    const { session, ordinal } = await this.#o.reopen(options?.signal);
-    await old.close().catch(() => undefined);
-    this.#reportedSize = undefined;
-    ctx.emit('context.compacted', { agent, budget: budget.maxTokens, before, after: this.projected(input), strategy, dropped, session: ordinal });
-    return session;
+    return { strategy, dropped };
   }
 
   /** Replace older entries of `kind`, oldest first, with `note` until the next turn fits; returns how many. */

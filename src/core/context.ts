@@ -4,7 +4,7 @@
  * @module
  */
 import { EventEmitter } from 'eventemitter3';
-import type { ModelAdapter } from './adapter.js';
+import type { ConversationMessage, ModelAdapter } from './adapter.js';
 import { combineSignals, throwIfAborted } from './abort.js';
 import { BudgetChain, BudgetExhaustedError, BudgetRegistry, emptySpend, type Budget, type BudgetMeter } from './budget.js';
 import { Checkpoint, type CheckpointSpec } from './checkpoint.js';
@@ -69,6 +69,12 @@ interface RunShared {
   budgetRefusals: WeakSet<BudgetMeter>;
   /** The run's log, when it has a store (set by `run`). */
   runLog: { written(): Promise<void> } | undefined;
+  /** The thread the run continues, and its history once loaded (taken once, by the entry agent). */
+  thread: { id: string; history: ConversationMessage[] | undefined; taken: boolean } | undefined;
+  /** The resource the run is about. */
+  resource: string | undefined;
+  /** The events of the run a replay replays. */
+  recorded: readonly TroupeEvent[] | undefined;
 }
 
 /**
@@ -117,6 +123,12 @@ export interface CreateContextOptions {
   abortRun?: (reason: Error) => void;
   /** The run's control (`RunOptions.control`). */
   control?: RunControl;
+  /** The thread the run continues (`RunOptions.thread`). */
+  thread?: string;
+  /** The resource the run is about (`RunOptions.resource`). */
+  resource?: string;
+  /** A replay: the events of the run it replays. */
+  recorded?: readonly TroupeEvent[];
 }
 
 /**
@@ -193,6 +205,9 @@ export class RunContext {
       budgetOwners: new WeakMap(),
       budgetRefusals: new WeakSet(),
       runLog: undefined,
+      thread: options.thread === undefined ? undefined : { id: options.thread, history: undefined, taken: false },
+      resource: options.resource,
+      recorded: options.recorded,
     };
     shared.budgets = new BudgetRegistry(options.clock, {
       exhausted: (meter, error) => {
@@ -219,6 +234,63 @@ export class RunContext {
   get control(): RunControl | undefined {
     return this.#shared.control;
   }
+  /**
+   * The thread the run continues (`run(..., { thread })`), if any: the
+   * conversation its entry agent carries on, and the scope of working
+   * memory kept per thread.
+   */
+  get thread(): string | undefined {
+    return this.#shared.thread?.id;
+  }
+
+  /** The resource the run is about (`run(..., { resource })`), if any: the scope of working memory kept per resource. */
+  get resource(): string | undefined {
+    return this.#shared.resource;
+  }
+
+  /**
+   * In a replay (`replayRun`, `whatIf`), the events of the run it replays:
+   * what that run read from its store (its working memory) is taken from
+   * them, so the replay sees the same. Undefined in any other run.
+   * @internal
+   */
+  get recorded(): readonly TroupeEvent[] | undefined {
+    return this.#shared.recorded;
+  }
+
+  /**
+   * Hand the run the thread's earlier messages (`run` does, once it holds the thread).
+   * @internal
+   */
+  attachThreadHistory(history: ConversationMessage[]): void {
+    const thread = this.#shared.thread;
+    if (thread) thread.history = history;
+  }
+
+  /**
+   * The thread's earlier messages, for the run's entry agent: the first
+   * agent that opens a conversation takes them (later calls get
+   * `undefined`), so the conversation continues where the thread left it.
+   * Work beside the conversation ({@link RunContext.aside}: a guardrail's
+   * check) never takes them.
+   * @internal
+   */
+  takeThreadHistory(): ConversationMessage[] | undefined {
+    const thread = this.#shared.thread;
+    if (!thread || thread.taken || thread.history === undefined || this.value(ASIDE) === true) return undefined;
+    thread.taken = true;
+    return thread.history;
+  }
+
+  /**
+   * The same context marked as work beside the run's conversation (a
+   * guardrail's check): agents opened in it do not take the thread's history.
+   * @internal
+   */
+  aside(): RunContext {
+    return this.value(ASIDE) === true ? this : this.withValue(ASIDE, true);
+  }
+
   /** The run's typed event emitter. */
   get emitter(): TroupeEmitter {
     return this.#shared.emitter;
@@ -551,6 +623,9 @@ export class RunContext {
     }
   }
 }
+
+/** The context value that marks work beside the run's conversation ({@link RunContext.aside}). */
+const ASIDE = new ContextKey<boolean>('aside');
 
 /** The context value that holds a context's budget chain (read it as `ctx.budgets`). */
 const BUDGET_CHAIN = new ContextKey<BudgetChain>('budgets');

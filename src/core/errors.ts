@@ -51,6 +51,10 @@ export type TroupeErrorCode =
   // patterns
   | 'team_failed'
   | 'task_conflict'
+  // memory: threads and working memory
+  | 'thread_busy'
+  | 'invalid_memory'
+  | 'memory_conflict'
   // guardrails
   | 'guardrail_tripped'
   // limits

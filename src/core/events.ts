@@ -20,7 +20,7 @@
  * adds its own events the same way.
  * @module
  */
-import type { SessionEvent, ToolCall } from './adapter.js';
+import type { ConversationMessage, SessionEvent, ToolCall } from './adapter.js';
 import type { OutcomeReason, OutcomeStatus } from './outcome.js';
 import type { BudgetExhaustion, BudgetLimitKey, BudgetLimits, BudgetSpend } from './budget.js';
 import type { TurnRecord } from './turn-record.js';
@@ -50,9 +50,23 @@ export interface KernelEvents {
   /**
    * A run starts, with the runnable's name and the input; `resumed` is set
    * when it continues an earlier run with the same id, and `parent` when
-   * the run was made from another one (a fork or a what-if replay).
+   * the run was made from another one (a fork or a what-if replay), and
+   * `thread` when it continues a thread (`run(..., { thread })`), and
+   * `resource` when it is about one (`run(..., { resource })`).
    */
-  'run.started': { runnable: string; input: string; resumed?: boolean; parent?: RunParent };
+  'run.started': { runnable: string; input: string; resumed?: boolean; parent?: RunParent; thread?: string; resource?: string };
+  /**
+   * A run that continues a thread holds it: `messages` are the thread's
+   * earlier messages, the history its entry agent is given (so the log
+   * holds what the run saw, and a replay gives the same), `runs` how many
+   * runs took the thread, this one included.
+   */
+  'thread.loaded': { thread: string; messages: ConversationMessage[]; runs: number };
+  /**
+   * A run gave its thread back: `added` messages (its input and answer,
+   * when it completed; none otherwise) and the thread's size after.
+   */
+  'thread.saved': { thread: string; added: number; messages: number };
   /**
    * The first record of a run made from another run, written before it
    * runs: the runnable and input it continues with, the run and checkpoint

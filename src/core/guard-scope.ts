@@ -58,7 +58,8 @@ export function guardScope(ctx: RunContext): GuardScope | undefined {
  * @internal
  */
 export function unguarded(ctx: RunContext): RunContext {
-  return guardScope(ctx) === undefined ? ctx : ctx.withValue(guardKey, undefined);
+  // A check is beside the run's conversation: its agents never take a thread's history.
+  return guardScope(ctx) === undefined ? ctx.aside() : ctx.withValue(guardKey, undefined).aside();
 }
 
 /**

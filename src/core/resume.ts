@@ -4,6 +4,8 @@
  * store. The one way to resume.
  * @module
  */
+import type { ConversationMessage } from './adapter.js';
+import { defined } from './defined.js';
 import { ConfigurationError, StoreError, describeValue } from './errors.js';
 import type { TroupeEvent } from './events.js';
 import type { Outcome } from './outcome.js';
@@ -55,16 +57,25 @@ export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: st
       details: { runId, runnable: started.runnable },
     });
   }
-  return launch(runnable, started.input, { ...options, store, runId }, true, started.parent).result;
+  const thread = started.type === 'run.started' && started.thread !== undefined ? { id: started.thread, persist: true, ...defined({ history: started.history }) } : undefined;
+  const resource = started.type === 'run.started' ? started.resource : undefined;
+  return launch(runnable, started.input, { ...options, store, runId, ...defined({ resource }) }, true, started.parent, thread).result;
 }
 
-/** The run's first `run.started` event in its log, or the `run.forked` record a fork starts with. */
-async function firstStart(store: Store, runId: string, signal: AbortSignal | undefined): Promise<TroupeEvent<'run.started' | 'run.forked'>> {
+/**
+ * The run's first `run.started` event in its log, or the `run.forked` record
+ * a fork starts with; for a run on a thread, with the history its entry
+ * agent was given (its `thread.loaded`), so the resumed run sees the same.
+ */
+async function firstStart(store: Store, runId: string, signal: AbortSignal | undefined): Promise<TroupeEvent<'run.started' | 'run.forked'> & { history?: ConversationMessage[] }> {
   const { events } = await readRunEvents(runId, { store, ...(signal ? { signal } : {}) });
   for (const event of events) {
     if (event.type === 'run.started' || event.type === 'run.forked') {
       const e = event as Partial<TroupeEvent<'run.started' | 'run.forked'>>;
-      if (typeof e.runnable === 'string' && typeof e.input === 'string') return e as TroupeEvent<'run.started' | 'run.forked'>;
+      if (typeof e.runnable !== 'string' || typeof e.input !== 'string') continue;
+      const loaded = e.type === 'run.started' && e.thread !== undefined ? events.find((x) => x.type === 'thread.loaded' && (x as TroupeEvent<'thread.loaded'>).thread === e.thread) : undefined;
+      const history = loaded === undefined ? undefined : (loaded as TroupeEvent<'thread.loaded'>).messages;
+      return { ...(e as TroupeEvent<'run.started' | 'run.forked'>), ...defined({ history }) };
     }
   }
   throw new StoreError(`Cannot resume run "${runId}": the store holds no run log for it (no run.started event)`, { details: { runId } });

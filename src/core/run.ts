@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
-import type { ModelAdapter } from './adapter.js';
+import type { ConversationMessage, ModelAdapter } from './adapter.js';
 import { combineSignals, timeoutSignal } from './abort.js';
 import { BudgetExhaustedError, validateBudget, type Budget } from './budget.js';
 import { realClock, type Clock } from './clock.js';
@@ -19,6 +19,7 @@ import type { Outcome, Runnable } from './runnable.js';
 import type { Store } from './store.js';
 import { createRunLogWriter } from './run-log-writer.js';
 import { defined } from './defined.js';
+import { checkThreadId, claimThread, conversationOf, releaseThread, threadStore, type ThreadMessage } from './thread.js';
 
 /** Options of {@link run} and {@link startRun}. */
 export interface RunOptions {
@@ -66,6 +67,27 @@ export interface RunOptions {
    * from outside while it goes on. One control per run.
    */
   control?: RunControl;
+  /**
+   * The thread the run continues: a conversation kept in the run's
+   * `store` across runs and processes (an id of 1-128 characters of
+   * `A-Z a-z 0-9 - _ .`). The run takes the thread for itself (a second
+   * run on it at once fails with a `ThreadBusyError`, code
+   * `thread_busy`), its entry agent (the first agent that opens a
+   * conversation) is given the thread's earlier messages as the history
+   * of its session, compacted to the agent's context budget when it has
+   * one, and a run that completes adds its input and answer to the
+   * thread. Needs a store with compare-and-set (`memoryStore`,
+   * `fileStore`, `redisStore`). See `listThreads`, `readThread` of
+   * `troupe/persistence`.
+   */
+  thread?: string;
+  /**
+   * What the run is about, for the memory kept per resource (a user, a
+   * customer, a project; an id like a thread's): agents whose working
+   * memory is kept per resource (`workingMemory({ scope: 'resource' })`)
+   * read and update the memory of this resource.
+   */
+  resource?: string;
 }
 
 /** The description {@link run}, {@link startRun} and `resume` check their options against. */
@@ -82,7 +104,40 @@ export const runOptions = defineOptions<RunOptions>('run', {
   store,
   budget: (name, value) => validateBudget(name, value as Budget | undefined),
   control: check('a RunControl (LoopControl, PlanControl, CoordinationControl)', (v) => v instanceof RunControl),
+  thread: (name, value) => {
+    if (value !== undefined) checkThreadId(value, name);
+  },
+  resource: (name, value) => {
+    if (value !== undefined) checkThreadId(value, name);
+  },
 });
+
+/**
+ * What a replay runs from (internal): the events of the run it replays, where
+ * what the recorded run read from its store (its working memory) is found.
+ * @internal
+ */
+export interface RunReplaying {
+  /** The recorded run's events. */
+  events: readonly TroupeEvent[];
+}
+
+/**
+ * How a run continues a thread: `run` takes it in the store and loads its
+ * messages; `resume` takes it again with the history its log holds; a
+ * replay only gives the logged history (`persist: false`).
+ * @internal
+ */
+export interface RunThread {
+  /** The thread's id. */
+  id: string;
+  /** The history to give the entry agent; absent: the thread's messages in the store. */
+  history?: ConversationMessage[];
+  /** How many runs took the thread (for a replay's `thread.loaded`). */
+  runs?: number;
+  /** Take the thread in the store and add to it. */
+  persist: boolean;
+}
 
 /** An outcome with the run's id, trace and duration. */
 export type RunResult<O extends Outcome = Outcome> = O & {
@@ -138,11 +193,24 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
  * to the same run log. `parent` (a fork, a what-if replay) goes into
  * `run.started` and the run's meta document.
  */
-export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, options: RunOptions, resuming: boolean, parent?: RunParent): RunHandle<O> {
+export function launch<O extends Outcome>(
+  runnable: Runnable<O>,
+  input: string,
+  options: RunOptions,
+  resuming: boolean,
+  parent?: RunParent,
+  threadSource?: RunThread,
+  replaying?: RunReplaying,
+): RunHandle<O> {
   validateRunOptions(runnable, input, options);
   if (resuming && (options.store === undefined || options.runId === undefined)) {
     throw new ConfigurationError('Resuming a run needs the `store` it was logged in and its `runId`');
   }
+  const thread: RunThread | undefined = threadSource ?? (options.thread === undefined ? undefined : { id: options.thread, persist: true });
+  if (thread?.persist && options.store === undefined) {
+    throw new ConfigurationError('A thread lives in the run\'s store: pass `store` with `thread`', { details: { thread: thread.id } });
+  }
+  if (thread?.persist) threadStore(options.store!);
   const clock = options.clock ?? realClock;
   const runId = options.runId ?? randomUUID();
   const emitter = options.emitter ?? new EventEmitter<TroupeEventListeners>();
@@ -159,7 +227,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
     root,
     ...defined({ maxDepth: options.maxDepth, adapters: options.adapters, defaultAdapter: options.adapter, store: options.store }),
     ...(resuming ? { resuming: true } : {}),
-    ...defined({ control: options.control }),
+    ...defined({ control: options.control, thread: thread?.id, resource: options.resource, recorded: replaying?.events }),
     abortRun: (reason) => controller.abort(reason),
   });
   const listeners = attachListeners(ctx, options);
@@ -167,7 +235,7 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
   const result = (async (): Promise<RunResult<O>> => {
     await Promise.resolve();
     try {
-      return await execute(runnable, input, ctx, resuming, options.budget, parent);
+      return await execute(runnable, input, ctx, { resuming, budget: options.budget, parent, thread, store: options.store });
     } finally {
       timer?.clear();
       releaseControl?.();
@@ -187,16 +255,40 @@ export function launch<O extends Outcome>(runnable: Runnable<O>, input: string, 
   };
 }
 
-/** Run `runnable` in the root context `ctx`, with `run.started` first and `run.completed` or `run.failed` last. */
-async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, ctx: RunContext, resuming: boolean, budget: Budget | undefined, parent: RunParent | undefined): Promise<RunResult<O>> {
+/** How {@link execute} runs: resuming, the run's budget, where it comes from, its thread and store. */
+interface ExecuteOptions {
+  resuming: boolean;
+  budget: Budget | undefined;
+  parent: RunParent | undefined;
+  thread: RunThread | undefined;
+  store: Store | undefined;
+}
+
+/**
+ * Run `runnable` in the root context `ctx`, with `run.started` first and
+ * `run.completed` or `run.failed` last. A run on a thread takes the thread
+ * after `run.started` and gives it back before its last event, with its
+ * input and answer added when it completed.
+ */
+async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, ctx: RunContext, options: ExecuteOptions): Promise<RunResult<O>> {
+  const { resuming, budget, parent, thread } = options;
   const root = ctx.op;
   const { clock, runId } = ctx;
-  ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}), ...defined({ parent }) });
-  const entry = budget ? ctx.enterBudget(budget, `run:${runnable.name}`) : undefined;
+  ctx.emit('run.started', { runnable: runnable.name, input, ...(resuming ? { resumed: true } : {}), ...defined({ parent, thread: thread?.id, resource: ctx.resource }) });
+  let held = false;
   try {
+    if (thread) held = await openThread(ctx, thread, options.store);
+    const entry = budget ? ctx.enterBudget(budget, `run:${runnable.name}`) : undefined;
     const outcome = await runnable.run(input, entry?.ctx ?? ctx).finally(() => entry?.leave());
     // A halted run (a guardrail tripped) fails, whatever the patterns made of it.
     if (ctx.halted) throw ctx.halted;
+    if (held) {
+      held = false;
+      const at = clock.now();
+      const add: ThreadMessage[] =
+        outcome.status === 'completed' ? [{ role: 'user', text: input, runId, at }, { role: 'assistant', text: outcome.output, runId, at, agent: outcome.agent }] : [];
+      await closeThread(ctx, thread!.id, options.store!, add);
+    }
     root.end = clock.now();
     root.status = outcome.status;
     if (outcome.reason !== undefined) root.reason = outcome.reason;
@@ -205,11 +297,43 @@ async function execute<O extends Outcome>(runnable: Runnable<O>, input: string, 
     return { ...outcome, usage, runId, trace: root, durationMs: root.end - root.start };
   } catch (thrown) {
     const error = ctx.halted ?? thrown;
+    if (held) await closeThread(ctx, thread!.id, options.store!, []);
     root.end = clock.now();
     root.status = error instanceof BudgetExhaustedError ? 'budget-exhausted' : ctx.signal.aborted && !ctx.halted && !isTroupeError(error, 'timeout') ? 'cancelled' : 'failed';
     root.error = errorMessage(error);
     ctx.emit('run.failed', { runnable: runnable.name, error: errorMessage(error), ...(isTroupeError(error) ? { code: error.code } : {}) });
     throw error;
+  }
+}
+
+/**
+ * Take the run's thread (when it persists) and hand its history to the
+ * entry agent; `thread.loaded` logs what the agent is given. True when the
+ * run now holds the thread in the store.
+ */
+async function openThread(ctx: RunContext, thread: RunThread, store: Store | undefined): Promise<boolean> {
+  let history = thread.history;
+  let runs = thread.runs ?? 0;
+  if (thread.persist) {
+    const claimed = await claimThread(store!, thread.id, ctx.runId, { clock: ctx.clock, signal: ctx.signal });
+    history ??= conversationOf(claimed.messages);
+    runs = claimed.doc.runs;
+  }
+  const messages = history ?? [];
+  ctx.attachThreadHistory(messages);
+  ctx.emit('thread.loaded', { thread: thread.id, messages, runs });
+  return thread.persist;
+}
+
+/** Give the thread back with `add`; a failure is a `warning` (`thread_save_failed`), never the run's. */
+async function closeThread(ctx: RunContext, threadId: string, store: Store, add: ThreadMessage[]): Promise<void> {
+  try {
+    // Not on the run's signal: a cancelled run still gives its thread back.
+    const doc = await releaseThread(store, threadId, ctx.runId, { clock: ctx.clock, add });
+    if (doc) ctx.emit('thread.saved', { thread: threadId, added: add.length, messages: doc.messages });
+    else ctx.emit('warning', { message: `Thread "${threadId}" was no longer held by this run (deleted or taken over): nothing was added to it`, code: 'thread_save_failed', data: { thread: threadId } });
+  } catch (error) {
+    ctx.emit('warning', { message: `Thread "${threadId}" could not be saved: ${errorMessage(error)}`, code: 'thread_save_failed', data: { thread: threadId } });
   }
 }
 

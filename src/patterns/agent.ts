@@ -3,7 +3,7 @@
  * adapter and tools.
  * @module
  */
-import { CLI_SYSTEM_PROMPT_KEY, CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type ModelAdapter, type SessionSpec } from '../core/adapter.js';
+import { CLI_SYSTEM_PROMPT_KEY, CLI_TOOLS_KEY, MCP_SERVERS_KEY, type CliToolList, type ConversationMessage, type ModelAdapter, type ModelSession, type SessionSpec } from '../core/adapter.js';
 import { withTimeout } from '../core/abort.js';
 import { validateBudget, type Budget } from '../core/budget.js';
 import { ContextWindow, validateContextBudget, type ContextBudget, type ContextInputKind } from '../core/context-window.js';
@@ -18,6 +18,7 @@ import { sendGuard } from '../core/guard-scope.js';
 import { recordSession } from '../core/turn-record.js';
 import { openWithModelFallback } from './model-fallback.js';
 import { defined } from '../core/defined.js';
+import { checkMemories, openWorkingMemory, type WorkingMemory } from './working-memory.js';
 
 /** Options of {@link agent}. */
 export interface AgentOptions {
@@ -77,6 +78,15 @@ export interface AgentOptions {
    * `ContextBudget`). Default: none (the whole conversation is sent).
    */
   context?: ContextBudget;
+  /**
+   * The agent's working memory (see `workingMemory`), or several: kept per
+   * thread or per resource in the run's store, given to the agent in its
+   * system prompt when its conversation opens, changed through the tool
+   * `update_<name>` (a JSON patch or a whole value, checked against the
+   * schema, written with compare-and-set). Needs a run with a `store`, and
+   * a `thread` or `resource` for the memory's scope. Default: none.
+   */
+  memory?: WorkingMemory | readonly WorkingMemory[];
 }
 
 /**
@@ -142,6 +152,7 @@ const agentOptions = defineOptions<AgentOptions>('agent', {
   cli: agentCliOptions,
   budget: (name, value) => void validateBudget(name, value as Budget | undefined),
   context: (name, value) => void validateContextBudget(name, value as ContextBudget | undefined),
+  memory: checkMemories,
 });
 
 function cliMetadata(cli: AgentCliOptions | undefined, metadata: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -187,6 +198,14 @@ export interface ConverseOptions {
   system?: string;
   /** Override the workspace. */
   workspace?: string;
+  /**
+   * Earlier messages the conversation continues, oldest first (the
+   * session's `history`). Default: a run's thread gives its history to
+   * the first conversation opened in the run (its entry agent); any other
+   * starts new. Under a context budget they are compacted like earlier
+   * turns.
+   */
+  history?: ConversationMessage[];
 }
 
 /** A runnable agent, which can also hold a multi-message {@link Conversation}. */
@@ -246,16 +265,20 @@ export function agent(options: AgentOptions): Agent {
     },
     async converse(ctx, converse = {}) {
       const adapter = self.resolveAdapter(ctx);
-      const tools = await enabledTools([...(opts.tools ?? []), ...(converse.extraTools ?? [])], ctx, opts.name);
+      // The working memory goes into the system prompt, its update tools beside the agent's own.
+      const memory = await openWorkingMemory(memoriesOf(opts), ctx, opts.name, converse.system ?? opts.system);
+      const tools = await enabledTools([...(opts.tools ?? []), ...memory.tools, ...(converse.extraTools ?? [])], ctx, opts.name);
       if (tools.length > 0 && !adapter.capabilities.tools) {
         throw new ConfigurationError(
           `Agent "${opts.name}" has tools but adapter "${adapter.id}" does not support tools`,
           { details: { agent: opts.name, adapter: adapter.id } },
         );
       }
-      const spec = sessionSpec(opts, converse, adapter, ctx);
+      const spec = sessionSpec(opts, { ...converse, ...defined({ system: memory.system }) }, adapter, ctx);
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
-      const { handle, window } = await openAgentSession(opts, adapter, spec, ctx);
+      // The run's entry agent continues its thread's conversation.
+      const history = converse.history ?? ctx.takeThreadHistory();
+      const { handle, window } = await openAgentSession(opts, adapter, spec, ctx, history);
       return {
         agent: opts.name,
         handle,
@@ -312,10 +335,11 @@ function sessionSpec(opts: ResolvedAgentOptions, converse: ConverseOptions, adap
  * models, and behind a context window when it has a context budget.
  */
 async function openAgentSession(
-  opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext,
+  opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext, history: ConversationMessage[] | undefined,
 ): Promise<{ handle: SessionHandle; window: ContextWindow | undefined }> {
+  let lastOrdinal = 0;
   const openOrdinal = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
-    const ordinal = ctx.nextSessionOrdinal(opts.name);
+    const ordinal = (lastOrdinal = ctx.nextSessionOrdinal(opts.name));
     const opened = await openSession(adapter, sessionSpec, defined({ signal })).catch((error: unknown) => {
       haltOnDivergence(ctx, error);
       throw error;
@@ -328,25 +352,35 @@ async function openAgentSession(
   const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => (await openOrdinal(sessionSpec, signal)).session;
   const models = modelList(opts);
   let lastModel = spec.model;
-  const session =
+  const open = (opened: SessionSpec): Promise<ModelSession> =>
     models.length > 1
-      ? await openWithModelFallback(models, (model, signal) => openRecorded({ ...spec, model: (lastModel = model) }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
+      ? openWithModelFallback(models, (model, signal) => openRecorded({ ...opened, model: (lastModel = model) }, signal ?? ctx.signal), ctx.signal, ({ from, to, error }) =>
           ctx.emit('warning', {
             message: `Agent "${opts.name}": model "${from}" failed (${error.message}); trying "${to}"`,
             code: 'model_fallback',
             data: { agent: opts.name, from, to },
           }),
         )
-      : await openRecorded(spec, ctx.signal);
+      : openRecorded(opened, ctx.signal);
+  const withHistory = (messages: ConversationMessage[] | undefined): SessionSpec => (messages && messages.length > 0 ? { ...spec, history: messages } : spec);
   const guard = sendGuard(ctx, opts.name);
-  // A compacted conversation continues in a new session on the model the first one settled on.
+  // A compacted conversation continues in a new session on the model the first one settled on, its history in the first message.
   const window = opts.context
     ? new ContextWindow({
         budget: opts.context, agent: opts.name, system: spec.system, ctx, contextUsage: adapter.capabilities.contextUsage === true,
         reopen: (signal) => openOrdinal({ ...spec, ...(lastModel === undefined ? {} : { model: lastModel }) }, signal ?? ctx.signal),
+        ...(history && history.length > 0 ? { history } : {}),
       })
     : undefined;
-  const handle = new SessionHandle(window ? window.wrap(session) : session, {
+  let session: ModelSession;
+  if (window && history && history.length > 0) {
+    // A continued conversation under a context budget opens on its first send, its history fitted to the budget first.
+    session = window.deferred(async (fitted) => ({ session: await open(withHistory(fitted)), ordinal: lastOrdinal }));
+  } else {
+    const opened = await open(withHistory(history));
+    session = window ? window.wrap(opened) : opened;
+  }
+  const handle = new SessionHandle(session, {
     agent: opts.name,
     onEvent: (event, sessionId) => {
       // What the adapter could not do as asked (a CLI tool it does not have, ...) is a warning of the run.
@@ -398,6 +432,12 @@ function validateAgentOptions(options: AgentOptions): ResolvedAgentOptions {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The agent's working memories, as a list. */
+function memoriesOf(opts: AgentOptions): readonly WorkingMemory[] {
+  const memory = opts.memory;
+  return memory === undefined ? [] : Array.isArray(memory) ? (memory as readonly WorkingMemory[]) : [memory as WorkingMemory];
 }
 
 /** The models to try in order: `model` (default: the first of `models`), then the rest of `models`. */

@@ -1,6 +1,6 @@
 /**
  * The events of the patterns (handoff, router, advisors, broadcast,
- * sequential, the reflect and orchestrate loops, teams), added to the run's
+ * sequential, the reflect and orchestrate loops, teams, working memory), added to the run's
  * event map (see `TroupeLayerEvents` in `src/core/events.ts`).
  * @module
  */
@@ -86,6 +86,19 @@ export interface PatternEvents {
   'team.vote': { team: string; member: string; round: number; vote: boolean; reason?: string };
   /** A team ended (by consensus, its lead, max rounds, or `shouldContinue`) and the lead wrote the answer: the status and why, the rounds held, the answer and the whole transcript. */
   'team.concluded': { team: string; status: TeamStatus; reason?: TeamReason; rounds: number; output: string; transcript: TeamMessage[] };
+  /**
+   * An agent's conversation opened with its working memory `memory` (of
+   * the `thread` or `resource` `id`): the value it was given in its system
+   * prompt and its revision (0: never written). A replay gives the agent
+   * this value again.
+   */
+  'memory.loaded': { memory: string; scope: 'thread' | 'resource'; id: string; agent: string; revision: number; value: unknown };
+  /**
+   * An agent changed its working memory `memory` (a JSON `patch` or a whole
+   * new value, `replace`): the value written and its revision, after the
+   * writes of other runs it was applied over.
+   */
+  'memory.updated': { memory: string; scope: 'thread' | 'resource'; id: string; agent: string; revision: number; value: unknown; op: 'patch' | 'replace' };
 }
 
 declare global {

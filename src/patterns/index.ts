@@ -6,6 +6,22 @@
  * @category Patterns
  */
 export { agent, type Agent, type AgentCliOptions, type AgentOptions, type Conversation, type ConversationContextLabel, type ConversationReply, type ConverseOptions } from './agent.js';
+export type { ConversationMessage } from '../core/adapter.js';
+export {
+  WorkingMemoryError,
+  applyJsonPatch,
+  readWorkingMemory,
+  updateWorkingMemory,
+  workingMemory,
+  type JsonPatchOperation,
+  type UpdateWorkingMemoryOptions,
+  type WorkingMemory,
+  type WorkingMemoryCallOptions,
+  type WorkingMemoryOptions,
+  type WorkingMemoryScope,
+  type WorkingMemoryState,
+  type WorkingMemoryUpdate,
+} from './working-memory.js';
 export { withBudget, type WithBudgetOptions } from './with-budget.js';
 
 // Budgets: limits on a run, an op or a pattern's work (\`withBudget\`, \`RunOptions.budget\`, \`EnterOptions.budget\`)

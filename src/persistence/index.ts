@@ -1,6 +1,8 @@
 /**
  * `troupe/persistence`: stores (memory and file), the store contract, run
- * logs (read, timeline, export, prune), and the team registry. Checkpoints
+ * logs (read, timeline, export, prune), threads (conversations that
+ * continue across runs: list, read, truncate, delete), and the team
+ * registry. Checkpoints
  * and `resume` are the kernel's (`troupe/kernel`, and `resume` from
  * `troupe`).
  * @module troupe/persistence
@@ -36,6 +38,20 @@ export {
   type TimelineOptions,
 } from './run-log.js';
 export { listRuns } from './runs.js';
+export type { ConversationMessage } from '../core/adapter.js';
+export {
+  ThreadBusyError,
+  deleteThread,
+  listThreads,
+  readThread,
+  truncateThread,
+  type DeleteThreadOptions,
+  type ThreadLog,
+  type ThreadMessage,
+  type ThreadStoreOptions,
+  type ThreadSummary,
+  type TruncateThreadOptions,
+} from './threads.js';
 export {
   TEAM_REGISTRY_SCHEMA_VERSION,
   deleteGroup,

@@ -15,6 +15,7 @@ import { genericCharter } from './parse.js';
 import { checkPresetModels } from './preset-models.js';
 import { formatPresetIssues, safeParseTeamPreset, type PresetWorker, type TeamMode, type TeamPreset, type TeamPresetInput } from './preset.js';
 import { defined } from '../core/defined.js';
+import { rememberingTeam, type SquadHistoryOptions } from './memory.js';
 
 /** A preset as {@link fromPreset} takes it: `mode` and `source` may be left out. */
 export type FromPresetInput = Omit<TeamPresetInput, 'mode'> & { mode?: TeamMode };
@@ -41,6 +42,21 @@ export interface FromPresetOptions
    * orchestrator judges itself with sentinels). `false`: never an evaluator.
    */
   evaluator?: Agent | false;
+  /**
+   * After a run that completed, add what each worker did to its
+   * `agents/<folder>/history.md` in the folder the preset was read from,
+   * in the file's own dated style (written atomically; the oldest entries
+   * move to `history-archive.md` once the file passes `maxBytes`, 12 KiB).
+   * Only for presets read from a squad folder. Default: false.
+   */
+  history?: boolean | SquadHistoryOptions;
+  /**
+   * After a run that completed, record its decisions in the folder's
+   * `decisions.md`, as squad's scribe does: each line of an answer that
+   * starts with `DECISION:`, else the run's answer, as a dated entry
+   * (`**By:**`, `**What:**`, `**Why:**`). Default: false.
+   */
+  scribe?: boolean;
 }
 
 const { name: _name, workers: _workers, lead: _lead, evaluator: _evaluator, mode: _mode, sharedContext: _shared, routingContext: _routing, maxIterations: _max, goalScore: _goal, ...passedThrough } =
@@ -55,6 +71,8 @@ const fromPresetOptions = defineOptions<FromPresetOptions>('fromPreset', {
   model: nonEmptyString,
   leadName: check('a non-empty string', (v) => typeof v === 'string' && v.trim() !== ''),
   evaluator: (name, value) => void (value === false || agentCheck(name, value)),
+  history: check('true, false or { maxBytes }', (v) => typeof v === 'boolean' || (typeof v === 'object' && v !== null && Object.keys(v).every((k) => k === 'maxBytes') && ((v as SquadHistoryOptions).maxBytes === undefined || (Number.isInteger((v as SquadHistoryOptions).maxBytes) && (v as SquadHistoryOptions).maxBytes! > 0)))),
+  scribe: check('a boolean', (v) => typeof v === 'boolean'),
 });
 
 /** A team built by {@link fromPreset}: an orchestration that remembers its preset. */
@@ -96,7 +114,18 @@ export function defaultEvaluatorPrompt(preset: Pick<TeamPreset, 'name'>): string
  * ```
  */
 export function fromPreset(preset: FromPresetInput, options: FromPresetOptions = {}): PresetTeam {
-  return buildPresetTeam(preset, options, true);
+  const { history, scribe, ...rest } = options ?? {};
+  const team = buildPresetTeam(preset, rest, true);
+  if (!history && !scribe) return team;
+  fromPresetOptions.check(options);
+  const remembering = rememberingTeam(team, team.preset, { history: history === true ? {} : history || undefined, scribe: scribe === true });
+  return Object.assign(remembering, { preset: team.preset }) as PresetTeam;
+}
+
+/** A worker's system prompt: its charter (or a generic one), then what it remembers of its history. */
+function workerPrompt(w: PresetWorker, team: string): string {
+  const charter = w.systemPrompt.trim() !== '' ? w.systemPrompt : genericCharter(w.name, w.role ?? '', team);
+  return w.history === undefined ? charter : `${charter}\n\n## Your history (history.md, newest first)\n\n${w.history}`;
 }
 
 function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, checkModels: boolean): PresetTeam {
@@ -135,7 +164,7 @@ function buildPresetTeam(preset: FromPresetInput, options: FromPresetOptions, ch
   };
 
   const workers = team.workers.map((w) =>
-    build(w.name, w.systemPrompt.trim() !== '' ? w.systemPrompt : genericCharter(w.name, w.role ?? '', team.name), {
+    build(w.name, workerPrompt(w, team.name), {
       ...defined({ description: w.role, model: w.model, adapter: w.adapter }),
     }),
   );

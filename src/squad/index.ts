@@ -1,7 +1,8 @@
 /**
  * `troupe/squad`: squad team folders (`.squad/`) and team presets — read a
  * folder into a preset, write a preset back, build a team from a preset,
- * and keep user presets in a store.
+ * keep user presets in a store, and keep a team's memory in its folder
+ * (each agent's `history.md`, the scribe's `decisions.md`).
  * @module troupe/squad
  * @category Definitions
  */
@@ -48,3 +49,19 @@ export {
   type PresetTeam,
 } from './from-preset.js';
 export { checkPresetModels, type CheckedPresetModels, type CheckPresetModelsOptions, type UnknownPresetModel } from './preset-models.js';
+export {
+  HISTORY_CAP,
+  HISTORY_MAX_BYTES,
+  addDecisionEntry,
+  addHistoryEntry,
+  archiveHistory,
+  historyContext,
+  parseHistory,
+  type ArchivedHistory,
+  type HistoryBlock,
+  type HistoryContext,
+  type NewEntry,
+  type ParsedHistory,
+} from './history.js';
+export { recordDecision, recordHistoryEntry, type RecordDecisionOptions, type RecordHistoryOptions, type SquadHistoryOptions } from './memory.js';
+export type { SquadEvents } from './events.js';

@@ -1,8 +1,8 @@
 /**
  * Reading a squad folder into a {@link SquadPreset}: the roster from
  * `team.md`, a worker per non-infrastructure member with its charter as the
- * system prompt, `routing.md` as routing context and `decisions.md` as
- * shared context. Only those files are read, each at most 1 MB, never
+ * system prompt and its `history.md` as what it remembers, `routing.md` as
+ * routing context and `decisions.md` as shared context. Only those files are read, each at most 1 MB, never
  * through a symbolic link that leaves the folder; nothing is executed.
  * @module
  */
@@ -12,6 +12,7 @@ import { throwIfAborted } from '../core/abort.js';
 import { ConfigurationError } from '../core/errors.js';
 import { abortSignal, defineOptions, listOf, string } from '../core/options.js';
 import { CHARTER_CAP, CONTEXT_CAP, capAtLine, capEntries } from './caps.js';
+import { HISTORY_CAP, historyContext } from './history.js';
 import { readSquadFile } from './files.js';
 import { SQUAD_DIR_NAMES, findSquadDir } from './find.js';
 import type { PresetWorker, RosterMember, SquadPreset } from './preset.js';
@@ -179,7 +180,22 @@ async function readWorker(base: string, member: TeamMdMember, entry: RosterMembe
   if (systemPrompt === '') systemPrompt = genericCharter(member.name, member.role, team);
   const worker: PresetWorker = { name: member.name, systemPrompt };
   if (member.role !== '') worker.role = member.role;
+  const history = await readHistory(base, folder, warnings);
+  if (history !== undefined) worker.history = history;
   return worker;
+}
+
+/** A worker's `history.md`, bounded and newest first (see {@link historyContext}), or undefined. */
+async function readHistory(base: string, folder: string, warnings: string[]): Promise<string | undefined> {
+  const path = `agents/${folder}/history.md`;
+  const read = await readSquadFile(base, join(base, 'agents', folder, 'history.md'));
+  if (read.status === 'missing') return undefined;
+  if (read.status === 'refused') {
+    warnings.push(`${path} refused (${read.reason})`);
+    return undefined;
+  }
+  const { text } = historyContext(read.text, HISTORY_CAP);
+  return text === '' ? undefined : text;
 }
 
 async function readContext(base: string, file: string, warnings: string[]): Promise<string | undefined> {

@@ -32,6 +32,12 @@ export interface PresetWorker {
   model?: string;
   /** The registered adapter to use, when not the run's default. */
   adapter?: string;
+  /**
+   * What the worker remembers: its squad `history.md`, bounded and newest
+   * first (see `historyContext`); `fromPreset` puts it in its prompt after
+   * the charter.
+   */
+  history?: string;
 }
 
 /** One row of a squad roster, worker or not. */
@@ -97,6 +103,7 @@ const workerSchema = z.object({
   role: z.string().max(200).optional(),
   model: z.string().min(1).optional(),
   adapter: z.string().min(1).optional(),
+  history: z.string().optional(),
 });
 
 const rosterSchema = z.object({

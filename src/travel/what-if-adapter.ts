@@ -261,9 +261,9 @@ function changeResults(input: string | ToolResult[], agent: string, changes: rea
   });
 }
 
-/** The key of a session before its first call: what the model is given besides the inputs. */
+/** The key of a session before its first call: what the model is given besides the inputs (a continued conversation's history included). */
 function specKey(spec: SessionSpec): string {
-  return hash(canonical({ agent: spec.agent, model: spec.model, system: spec.system, tools: spec.tools, temperature: spec.temperature }));
+  return hash(canonical({ agent: spec.agent, model: spec.model, system: spec.system, tools: spec.tools, temperature: spec.temperature, history: spec.history }));
 }
 
 /** The key of the next call of a session: the session's key so far and the input. */

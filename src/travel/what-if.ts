@@ -13,7 +13,7 @@ import { realClock, type Clock } from '../core/clock.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import type { RunParent, TroupeEvent } from '../core/events.js';
 import { memoryStore } from '../core/memory-store.js';
-import { launch, type RunResult } from '../core/run.js';
+import { launch, type RunResult, type RunThread } from '../core/run.js';
 import type { Outcome, Runnable } from '../core/runnable.js';
 import type { Store } from '../core/store.js';
 import { isEvent } from '../core/run-log-reader.js';
@@ -230,9 +230,11 @@ async function replayWith(
   const handle = launch(
     runnable,
     start.input,
-    { adapter, adapters, runId, onEvent: (e) => events.push(e), ...defined({ store, clock: options.clock, signal: options.signal, control: options.control }) },
+    { adapter, adapters, runId, onEvent: (e) => events.push(e), ...defined({ store, clock: options.clock, signal: options.signal, control: options.control, resource: loggedResource(recorded) }) },
     isFork,
     parent,
+    loggedThread(recorded),
+    { events: recorded.events.filter(isEvent) },
   );
   try {
     const result = await handle.result;
@@ -240,6 +242,29 @@ async function replayWith(
   } catch (error) {
     return { runId, changes: lines, error, events, calls };
   }
+}
+
+/**
+ * The thread a recorded run continued, with the history its entry agent
+ * was given (its `thread.loaded`): a replay gives the same history and
+ * leaves the thread in the store alone.
+ */
+function loggedThread(recorded: RunEvents): RunThread | undefined {
+  for (const record of recorded.events) {
+    const e = record as Partial<TroupeEvent<'thread.loaded'>> | null;
+    if (!e || typeof e !== 'object' || e.type !== 'thread.loaded' || typeof e.thread !== 'string' || !Array.isArray(e.messages)) continue;
+    return { id: e.thread, history: e.messages, runs: typeof e.runs === 'number' ? e.runs : 0, persist: false };
+  }
+  return undefined;
+}
+
+/** The resource a recorded run was about (its `run.started`). */
+function loggedResource(recorded: RunEvents): string | undefined {
+  for (const record of recorded.events) {
+    const e = record as Partial<TroupeEvent<'run.started'>> | null;
+    if (e && typeof e === 'object' && e.type === 'run.started') return typeof e.resource === 'string' ? e.resource : undefined;
+  }
+  return undefined;
 }
 
 /** Output, status, usage, scores and agents' answers of a run, from its events. */

@@ -185,7 +185,9 @@ describe('fromPreset', () => {
     expect(plan).toContain('- Ripley: Lead\n- Hicks: Frontend Dev\n- Bishop: Backend Dev');
     expect(plan).toContain(`## ROUTING CONTEXT\n${squad!.routingContext}`);
     const ripley = adapter.inputsOf('Ripley')[0]!;
-    expect(ripley.startsWith(`${squad!.workers[0]!.systemPrompt}\n\n${squad!.sharedContext}\n\n## ORIGINAL USER REQUEST`)).toBe(true);
+    // The worker's charter, then what it remembers (its history.md), then the decision log.
+    const history = `## Your history (history.md, newest first)\n\n${squad!.workers[0]!.history}`;
+    expect(ripley.startsWith(`${squad!.workers[0]!.systemPrompt}\n\n${history}\n\n${squad!.sharedContext}\n\n## ORIGINAL USER REQUEST`)).toBe(true);
     expect(adapter.inputsOf('Bishop')).toEqual([]);
   });
 });

@@ -6,7 +6,7 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import type { ModelAdapter, ModelSession, OpenSessionOptions, SessionEvent, SessionSpec } from '../../core/adapter.js';
+import type { ConversationMessage, ModelAdapter, ModelSession, OpenSessionOptions, SessionEvent, SessionSpec } from '../../core/adapter.js';
 import { throwIfAborted } from '../../core/abort.js';
 import { A2AConnection } from './client.js';
 import type { RemoteAgentCard } from './remote.js';
@@ -55,12 +55,17 @@ export function a2aAdapter(url: string, options: A2AAdapterOptions = {}): A2AMod
       throwIfAborted(opening.signal);
       await conn.card(opening.signal);
       const contextId = randomUUID();
+      const history = spec.history ?? [];
+      let first = true;
       return {
         id: `a2a-${spec.agent}-${contextId}`,
         async send(input, opts = {}) {
           const signal = opts.signal ?? new AbortController().signal;
           const emit = (event: SessionEvent) => opts.onEvent?.(event);
-          const text = typeof input === 'string' ? input : input.map((r) => `[${r.name}] ${r.content}`).join('\n\n');
+          const said = typeof input === 'string' ? input : input.map((r) => `[${r.name}] ${r.content}`).join('\n\n');
+          // A remote agent keeps its own context: a conversation continued from earlier runs (a thread) goes in the first message.
+          const text = first && history.length > 0 ? `${renderHistory(history)}${said}` : said;
+          first = false;
           const result = await conn.runTask(text, {
             signal,
             contextId,
@@ -76,4 +81,10 @@ export function a2aAdapter(url: string, options: A2AAdapterOptions = {}): A2AMod
       };
     },
   };
+}
+
+/** A continued conversation's earlier messages, before the first message to a remote agent. */
+function renderHistory(history: readonly ConversationMessage[]): string {
+  const lines = history.map((m) => `${m.role === 'user' ? 'User' : 'Assistant'}: ${m.text}`);
+  return `The conversation so far:\n\n${lines.join('\n\n')}\n\nUser: `;
 }

@@ -7,7 +7,9 @@
  * `RUN_FINISHED` or `RUN_ERROR`. A troupe run that waits for a person ends
  * the AG-UI run with an `interrupt` outcome; the client answers in the next
  * request's `resume` entries, and that request streams on from the
- * interrupt. The AG-UI thread is the troupe run.
+ * interrupt. The AG-UI thread is a troupe thread (`run(..., { thread })`):
+ * its first run has the thread's id, and a message on a thread whose run
+ * has ended starts its next run.
  * @module
  */
 import { z } from 'zod';
@@ -69,10 +71,19 @@ export class AguiMapper {
   #openedAt: number | undefined;
   #phase: string | undefined;
 
-  /** `threadId`: the troupe run; `runId`: the AG-UI run (this request). */
-  constructor(threadId: string, runId: string) {
+  /** Put before message ids, so that they are unique in a thread of several runs. */
+  readonly #ids: string;
+
+  /**
+   * `threadId`: the AG-UI thread (a troupe thread, or the run itself);
+   * `runId`: the AG-UI run (this request); `troupeRunId`: the troupe run
+   * mapped, when it is not the thread's id (a thread's later runs): message
+   * ids then name it, so they are unique in the thread.
+   */
+  constructor(threadId: string, runId: string, troupeRunId?: string) {
     this.#threadId = threadId;
     this.#runId = runId;
+    this.#ids = troupeRunId === undefined || troupeRunId === threadId ? '' : `${troupeRunId}-`;
   }
 
   /** `RUN_STARTED`, the steps still open and the state, to open a request. */
@@ -110,7 +121,7 @@ export class AguiMapper {
       case 'agent.turn': {
         // A turn that only calls tools is an assistant message without text: its tool calls go under it.
         if (event.text === '' && event.toolCalls === 0) return { events: [], end: false };
-        const messageId = `msg-${seq}`;
+        const messageId = `msg-${this.#ids}${seq}`;
         return {
           events: [
             { type: 'TEXT_MESSAGE_START', messageId, role: 'assistant', name: event.agent, timestamp },
@@ -133,7 +144,7 @@ export class AguiMapper {
         };
       }
       case 'tool.completed':
-        return { events: [{ type: 'TOOL_CALL_RESULT', messageId: `tool-${seq}`, toolCallId: event.callId, content: event.content, role: 'tool', timestamp }], end: false };
+        return { events: [{ type: 'TOOL_CALL_RESULT', messageId: `tool-${this.#ids}${seq}`, toolCallId: event.callId, content: event.content, role: 'tool', timestamp }], end: false };
       case 'input.requested': {
         if (!pending) return { events: [this.#custom(event, timestamp)], end: false };
         const interrupt = {
@@ -182,7 +193,7 @@ export class AguiMapper {
     this.#closedStep = undefined;
     switch (event.type) {
       case 'agent.turn':
-        if (event.text !== '' || event.toolCalls > 0) this.#messages.set(event.agent, `msg-${seq}`);
+        if (event.text !== '' || event.toolCalls > 0) this.#messages.set(event.agent, `msg-${this.#ids}${seq}`);
         return false;
       case 'op.started':
         if (event.opId !== undefined) this.#steps.set(event.opId, `${event.kind}:${event.name} (${event.opId})`);

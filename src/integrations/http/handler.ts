@@ -12,6 +12,9 @@ import { check, defineOptions, either, func, listOf, positiveNumber, required, s
 import { readRunEvents } from '../../core/run-log-reader.js';
 import type { Store } from '../../core/store.js';
 import { listRuns } from '../../persistence/runs.js';
+import { deleteThread, listThreads, readThread } from '../../persistence/threads.js';
+import { threadState } from '../../core/thread.js';
+import { supportsCompareAndSet } from '../../core/store.js';
 import { aguiInputSchema, lastUserText, type AguiInput } from './agui.js';
 import { requestCancel } from './cancel.js';
 import { isSafeId } from './ids.js';
@@ -56,6 +59,13 @@ export interface StartRunRequest {
   runId: string;
   /** The text to run. */
   input: string;
+  /**
+   * The thread the run continues (`POST /runs` with a `thread`, and every
+   * AG-UI request: the AG-UI thread): start it with `run(..., { store,
+   * runId, thread })`, so that its entry agent gets the thread's earlier
+   * exchanges and the thread's next run finds this one.
+   */
+  thread?: string;
   /** The request body as parsed (for the application's own fields). */
   body: unknown;
   /** The HTTP request. */
@@ -150,7 +160,10 @@ class HttpFailure extends Error {
  * | `POST /runs/:id/cancel` | ask the run to stop → 202 |
  * | `POST /runs/:id/instructions` | an instruction for the run's working workers (`{ "text": "..." }`) → 202 |
  * | `GET /runs/:id/report` | the run's HTML report (`troupe/report`) |
- * | `POST /agui` | AG-UI `HttpAgent` endpoint: the thread is the run |
+ * | `GET /threads` | the tenant's threads (`listThreads`) |
+ * | `GET /threads/:id` | a thread and its messages (`readThread`) |
+ * | `DELETE /threads/:id` | delete a thread (409 while a run holds it) |
+ * | `POST /agui` | AG-UI `HttpAgent` endpoint: the AG-UI thread is a troupe thread; a message on a thread whose run ended starts its next run |
  *
  * Every route first checks the origin of a request that carries a cookie
  * (`allowedOrigins`, 403 otherwise), then calls `authorize`; a refusal is a
@@ -228,11 +241,23 @@ export function runHandler(options: RunHandlerOptions): Handler {
         }
         case 'agui':
           return await aguiRoute(options, runIds, principal, store, request, aguiBodyLimit(options, principal));
+        case 'threads':
+          return jsonResponse(200, { threads: await listThreads({ store, signal: request.signal }) });
+        case 'thread': {
+          const thread = await readThread(runId, { store, signal: request.signal });
+          return thread ? jsonResponse(200, thread) : errorResponse(404, 'not_found', `No thread ${runId}`);
+        }
+        case 'delete-thread': {
+          const state = await threadState(store, runId, { signal: request.signal });
+          if (state.busy) return threadBusy(runId, state.heldBy);
+          return (await deleteThread(runId, { store, signal: request.signal })) ? jsonResponse(200, { deleted: true }) : errorResponse(404, 'not_found', `No thread ${runId}`);
+        }
       }
     } catch (error) {
       if (error instanceof HttpFailure) return error.response;
       if (request.signal.aborted) return errorResponse(499, 'client_closed', 'The client went away');
       if (isTroupeError(error, 'invalid_argument')) return errorResponse(400, 'invalid_argument', error.message);
+      if (isTroupeError(error, 'thread_busy')) return errorResponse(409, 'thread_busy', error.message);
       return errorResponse(500, 'internal', errorMessage(error));
     }
   };
@@ -244,7 +269,7 @@ function trimSlashes(path: string): string {
   return path.slice(0, end);
 }
 
-type RouteName = 'list' | 'start' | 'run' | 'events' | 'requests' | 'answer' | 'cancel' | 'instructions' | 'report' | 'agui';
+type RouteName = 'list' | 'start' | 'run' | 'events' | 'requests' | 'answer' | 'cancel' | 'instructions' | 'report' | 'agui' | 'threads' | 'thread' | 'delete-thread';
 
 function matchRoute(method: string, parts: string[]): { name: RouteName; ids: string[] } | 'method' | undefined {
   const is = (m: string, name: RouteName, ids: string[] = []) => (method === m ? { name, ids } : 'method');
@@ -258,6 +283,11 @@ function matchRoute(method: string, parts: string[]): { name: RouteName; ids: st
   const [a, id, c, rid, ...rest] = decoded;
   if (rest.length > 0) return undefined;
   if (a === 'agui' && id === undefined) return is('POST', 'agui');
+  if (a === 'threads') {
+    if (c !== undefined) return undefined;
+    if (id === undefined || id === '') return is('GET', 'threads');
+    return method === 'GET' ? { name: 'thread', ids: [id] } : method === 'DELETE' ? { name: 'delete-thread', ids: [id] } : 'method';
+  }
   if (a !== 'runs') return undefined;
   if (id === undefined || id === '') return method === 'GET' ? { name: 'list', ids: [] } : method === 'POST' ? { name: 'start', ids: [] } : 'method';
   if (c === undefined) return is('GET', 'run', [id]);
@@ -339,12 +369,24 @@ async function readJson(request: Request, max: number): Promise<unknown> {
 async function startRoute(options: RunHandlerOptions, ids: RunIds, principal: Principal, store: Store, request: Request, max: number): Promise<Response> {
   if (!options.start) return errorResponse(405, 'method_not_allowed', 'This server does not start runs');
   const body = await readJson(request, max);
-  const { input, runId: wanted } = (body ?? {}) as { input?: unknown; runId?: unknown };
+  const { input, runId: wanted, thread } = (body ?? {}) as { input?: unknown; runId?: unknown; thread?: unknown };
   if (typeof input !== 'string' || input.trim() === '') return errorResponse(400, 'invalid_input', 'Expected `input` to be a non-empty string');
   if (wanted !== undefined && !isSafeId(wanted)) return errorResponse(400, 'invalid_id', `Not a valid id: ${describeValue(wanted)}`);
+  if (thread !== undefined && !isSafeId(thread)) return errorResponse(400, 'invalid_id', `Not a valid thread id: ${describeValue(thread)}`);
   const runId = wanted ?? randomUUID();
   if (wanted !== undefined && (await runState(runId, { store, signal: request.signal })).exists) return runExists(runId);
-  return (await startNew(options, ids, { principal, store, runId, input, body, request })) ?? jsonResponse(201, { runId });
+  if (thread !== undefined) {
+    // A check before the start; the run itself takes the thread atomically (a run that loses fails with thread_busy).
+    if (!supportsCompareAndSet(store)) return errorResponse(501, 'threads_unsupported', 'The store of this server has no compare-and-set: it keeps no threads');
+    const state = await threadState(store, thread, { signal: request.signal });
+    if (state.busy) return threadBusy(thread, state.heldBy);
+  }
+  const started = await startNew(options, ids, { principal, store, runId, input, body, request, ...defined({ thread }) });
+  return started ?? jsonResponse(201, { runId, ...defined({ thread }) });
+}
+
+function threadBusy(thread: string, heldBy: string | undefined): Response {
+  return errorResponse(409, 'thread_busy', heldBy === undefined ? `Thread ${thread} is being deleted` : `Thread ${thread} is busy: run ${heldBy} holds it`, { thread, ...defined({ heldBy }) });
 }
 
 function runExists(runId: string): Response {
@@ -458,26 +500,34 @@ async function aguiRoute(options: RunHandlerOptions, ids: RunIds, principal: Pri
   const parsed = aguiInputSchema.safeParse(await readJson(request, max));
   if (!parsed.success) return errorResponse(400, 'invalid_input', 'Expected an AG-UI RunAgentInput', { issues: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`) });
   const input: AguiInput = parsed.data;
-  const runId = input.threadId;
-  if (!isSafeId(runId)) return errorResponse(400, 'invalid_id', `Not a valid thread id: ${describeValue(runId)}`);
+  const threadId = input.threadId;
+  if (!isSafeId(threadId)) return errorResponse(400, 'invalid_id', `Not a valid thread id: ${describeValue(threadId)}`);
+  // The thread's current run: its latest (a thread's first run has the thread's id).
+  const runId = (supportsCompareAndSet(store) ? (await threadState(store, threadId, { signal: request.signal })).lastRunId : undefined) ?? threadId;
   for (const entry of input.resume ?? []) {
     if (!isSafeId(entry.interruptId)) return errorResponse(400, 'invalid_id', `Not a valid interrupt id: ${describeValue(entry.interruptId)}`);
     const doc = await readRequest(runId, entry.interruptId, { store, signal: request.signal });
-    if (!doc) return errorResponse(404, 'not_found', `No interrupt ${entry.interruptId} in thread ${runId}`);
+    if (!doc) return errorResponse(404, 'not_found', `No interrupt ${entry.interruptId} in thread ${threadId}`);
     const result = await answerRequest(runId, entry.interruptId, RESUME_ANSWERS[doc.request.kind]!(entry.status, entry.payload), { store, signal: request.signal, ...defined({ clock: options.clock }) });
     if (!result.ok && result.reason === 'invalid') return errorResponse(400, 'invalid_answer', 'The resume payload does not fit the interrupt', { issues: result.issues });
   }
   const lastEventId = aguiLastEventId(request.headers.get('last-event-id'));
   if (lastEventId instanceof Response) return lastEventId;
+  const state = await runState(runId, { store, signal: request.signal });
+  // A reconnect (Last-Event-ID) or an answer goes on with the current run; a new message after it ended continues the thread in a new run.
+  const continuing = (input.resume?.length ?? 0) > 0 || lastEventId !== undefined;
+  let streamed = runId;
   let from = 0;
-  if (!(await runState(runId, { store, signal: request.signal })).exists) {
-    if (!options.start) return notFound(runId);
+  if (!state.exists || (state.ended && !continuing)) {
+    if (!options.start) return state.exists ? errorResponse(405, 'method_not_allowed', 'This server does not start runs') : notFound(threadId);
     const text = lastUserText(input);
-    if (text === undefined || text.trim() === '') return errorResponse(400, 'invalid_input', 'A new thread needs a user message');
-    const refused = await startNew(options, ids, { principal, store, runId, input: text, body: input, request });
+    if (text === undefined || text.trim() === '') return errorResponse(400, 'invalid_input', `${state.exists ? 'The next run of a thread' : 'A new thread'} needs a user message`);
+    streamed = state.exists ? randomUUID() : threadId;
+    const refused = await startNew(options, ids, { principal, store, runId: streamed, input: text, thread: threadId, body: input, request });
     if (refused) return refused;
   } else {
     from = await positionAfterRequests(runId, (input.resume ?? []).map((r) => r.interruptId), { store, signal: request.signal });
   }
-  return new Response(aguiEventStream(runId, { ...streamOptions(options, request), store, aguiRunId: input.runId, from, ...defined({ lastEventId }) }), { headers: SSE_HEADERS });
+  const stream = { ...streamOptions(options, request), store, aguiRunId: input.runId, threadId, from, ...defined({ lastEventId }) };
+  return new Response(aguiEventStream(streamed, stream), { headers: SSE_HEADERS });
 }

@@ -117,6 +117,12 @@ export interface AguiEventStreamOptions extends RunEventStreamOptions {
   /** The request's input, echoed in `RUN_STARTED`. */
   input?: unknown;
   /**
+   * The AG-UI thread the run belongs to (`threadId` of `RUN_STARTED` and
+   * `RUN_FINISHED`): a thread's later runs have ids of their own. Default:
+   * the run's id (a thread's first run has the thread's id).
+   */
+  threadId?: string;
+  /**
    * The id of the last event a client got of this stream (its
    * `Last-Event-ID`): the stream continues with the event after it (see
    * {@link parseAguiEventId}). Give the same `from` as the first time.
@@ -128,6 +134,7 @@ const aguiEventStreamOptions = defineOptions<AguiEventStreamOptions>('aguiEventS
   ...runEventStreamOptions.shape,
   aguiRunId: required(nonEmptyString),
   input: anything,
+  threadId: nonEmptyString,
   lastEventId: check('an AG-UI event id (`<position>.<index>`)', (v) => typeof v === 'string' && parseAguiEventId(v) !== undefined),
 });
 
@@ -195,7 +202,7 @@ export async function* aguiEvents(runId: string, options: AguiEventStreamOptions
   // An id from before this stream's start (another `from`) says nothing was seen of it.
   const after = given && given.position >= from ? given : undefined;
   const sent = (position: number, index: number) => after !== undefined && (position < after.position || (position === after.position && index <= after.index));
-  const mapper = new AguiMapper(runId, options.aguiRunId);
+  const mapper = new AguiMapper(options.threadId ?? runId, options.aguiRunId, runId);
   if (from > 0) {
     const { events, positions } = await readRunEvents(runId, { store, signal });
     events.forEach((event, i) => positions[i]! < from && mapper.prime(event, positions[i]!));

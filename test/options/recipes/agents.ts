@@ -18,6 +18,7 @@ import type { TeamPreset } from '../../../src/squad/preset.js';
 import { checkPresetModels } from '../../../src/squad/preset-models.js';
 import { loadUserPresets, saveTeamAsPreset } from '../../../src/squad/presets.js';
 import { writeSquad } from '../../../src/squad/write.js';
+import { recordDecision, recordHistoryEntry } from '../../../src/squad/memory.js';
 import type { Recipes } from './types.js';
 
 const helper = () => defineAgent({ name: 'helper', system: 'You help.' });
@@ -49,4 +50,6 @@ export const agentsRecipes: Recipes = {
   checkPresetModels: (extra) => checkPresetModels(preset, { adapter: scriptedAdapter(), ...extra }),
   loadUserPresets: (extra) => loadUserPresets(memoryStore(), { ...extra }),
   saveTeamAsPreset: (extra) => saveTeamAsPreset(preset, { store: memoryStore(), ...extra }),
+  recordHistoryEntry: (extra) => recordHistoryEntry(never, 'writer', { title: 'x', at: 0, fields: [] }, { ...extra }),
+  recordDecision: (extra) => recordDecision(never, { title: 'x', at: 0, fields: [] }, { ...extra }),
 };

@@ -4,6 +4,7 @@
 import { memoryStore } from '../../../src/core/memory-store.js';
 import { exportRun, pruneRuns, readRun, timeline } from '../../../src/persistence/run-log.js';
 import { listRuns } from '../../../src/persistence/runs.js';
+import { deleteThread, listThreads, readThread, truncateThread } from '../../../src/persistence/threads.js';
 import { deleteGroup, emptyTeamRegistry, reconcile, teamRegistry } from '../../../src/persistence/team-registry.js';
 import { otelTracing } from '../../../src/integrations/otel/tracing.js';
 import { buildReportData } from '../../../src/views/report/data.js';
@@ -69,6 +70,10 @@ export const edgesRecipes: Recipes = {
   timeline: (extra) => timeline('run-1', { store: store(), ...extra }),
   exportRun: (extra) => exportRun('run-1', { store: store(), ...extra }),
   listRuns: (extra) => listRuns({ store: store(), ...extra }),
+  listThreads: (extra) => listThreads({ store: store(), ...extra }),
+  readThread: (extra) => readThread('thread-1', { store: store(), ...extra }),
+  truncateThread: (extra) => truncateThread('thread-1', { store: store(), keep: 0, ...extra }),
+  deleteThread: (extra) => deleteThread('thread-1', { store: store(), ...extra }),
   pruneRuns: (extra) => pruneRuns({ store: store(), maxAgeMs: 1000, ...extra }),
   teamRegistry: (extra) => teamRegistry(store(), { ...extra }),
   deleteGroup: (extra) => deleteGroup(registry(), 'g1', { ...extra }),

@@ -15,6 +15,9 @@ import { router } from '../../../src/patterns/router.js';
 import { sequential } from '../../../src/patterns/sequential.js';
 import { team } from '../../../src/patterns/team.js';
 import { withBudget } from '../../../src/patterns/with-budget.js';
+import { readWorkingMemory, updateWorkingMemory, workingMemory } from '../../../src/patterns/working-memory.js';
+import { memoryStore } from '../../../src/core/memory-store.js';
+import { z } from 'zod';
 import { coordinate } from '../../../src/coordination/coordinate.js';
 import { MessageBus } from '../../../src/coordination/message-bus.js';
 import { resolvePlanApproval } from '../../../src/coordination/plan-approval.js';
@@ -51,4 +54,7 @@ export const patternsRecipes: Recipes = {
   StallDetector: (extra) => new StallDetector({ ...extra }),
   findJson: (extra) => findJson('{"a": 1}', { ...extra }),
   safeFindJson: (extra) => safeFindJson('{"a": 1}', { ...extra }),
+  workingMemory: (extra) => workingMemory({ schema: z.object({}), ...extra }),
+  readWorkingMemory: (extra) => readWorkingMemory(workingMemory({ schema: z.object({}) }), { store: memoryStore(), thread: 't1', ...extra }),
+  updateWorkingMemory: (extra) => updateWorkingMemory(workingMemory({ schema: z.object({}) }), { replace: {} }, { store: memoryStore(), thread: 't1', ...extra }),
 };
