@@ -18,6 +18,7 @@
  *   next generation.
  * @module
  */
+import { MAX_ID_LENGTH, isSafeId } from './safe-id.js';
 import type { ConversationMessage } from './adapter.js';
 import type { Clock } from './clock.js';
 import { ConfigurationError, StoreError, TroupeError, describeValue } from './errors.js';
@@ -28,7 +29,7 @@ import { supportsCompareAndSet, type CompareAndSetStore, type Store, type StoreC
 export const THREAD_SCHEMA_VERSION = 1;
 
 /** The longest thread id. */
-export const MAX_THREAD_ID_LENGTH = 128;
+export const MAX_THREAD_ID_LENGTH = MAX_ID_LENGTH;
 
 /** One message of a thread, as the store keeps it: a {@link ConversationMessage} and where it came from. */
 export interface ThreadMessage extends ConversationMessage {
@@ -75,20 +76,13 @@ export function threadMessagesStream(threadId: string, generation: number): stri
 /** The prefix every thread's document is under. */
 export const THREADS_PREFIX = 'threads/';
 
-const isIdChar = (c: number): boolean =>
-  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x2d || c === 0x5f || c === 0x2e;
-
 /**
  * True when `id` can name a thread: 1 to {@link MAX_THREAD_ID_LENGTH}
  * characters of `A-Z a-z 0-9 - _ .`, starting with a letter or digit (the
- * ids `troupe/http` accepts). One pass over the text.
+ * ids `troupe/http` accepts: one rule, `isSafeId`). One pass over the text.
  */
 export function isThreadId(id: unknown): id is string {
-  if (typeof id !== 'string' || id.length === 0 || id.length > MAX_THREAD_ID_LENGTH) return false;
-  const first = id.charCodeAt(0);
-  if (first === 0x2d || first === 0x5f || first === 0x2e) return false;
-  for (let i = 0; i < id.length; i++) if (!isIdChar(id.charCodeAt(i))) return false;
-  return true;
+  return isSafeId(id);
 }
 
 /** Throw a `ConfigurationError` (`invalid_argument`) unless `id` can name a thread. */
