@@ -57,7 +57,13 @@ export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: st
       details: { runId, runnable: started.runnable },
     });
   }
-  const thread = started.type === 'run.started' && started.thread !== undefined ? { id: started.thread, persist: true, ...defined({ history: started.history }) } : undefined;
+  // A run on a thread takes it again and gives its entry agent the history it had; a fork of one is given that history and leaves the thread alone.
+  const thread =
+    started.type === 'run.started' && started.thread !== undefined
+      ? { id: started.thread, persist: true, ...defined({ history: started.history }) }
+      : started.type === 'run.forked' && started.loaded !== undefined
+        ? { id: started.loaded.thread, history: started.loaded.messages, runs: started.loaded.runs, persist: false }
+        : undefined;
   const resource = started.type === 'run.started' ? started.resource : undefined;
   return launch(runnable, started.input, { ...options, store, runId, ...defined({ resource }) }, true, started.parent, thread).result;
 }
@@ -67,15 +73,19 @@ export async function resume<O extends Outcome>(runnable: Runnable<O>, runId: st
  * a fork starts with; for a run on a thread, with the history its entry
  * agent was given (its `thread.loaded`), so the resumed run sees the same.
  */
-async function firstStart(store: Store, runId: string, signal: AbortSignal | undefined): Promise<TroupeEvent<'run.started' | 'run.forked'> & { history?: ConversationMessage[] }> {
+async function firstStart(
+  store: Store,
+  runId: string,
+  signal: AbortSignal | undefined,
+): Promise<TroupeEvent<'run.started' | 'run.forked'> & { history?: ConversationMessage[]; loaded?: TroupeEvent<'thread.loaded'> }> {
   const { events } = await readRunEvents(runId, { store, ...(signal ? { signal } : {}) });
+  const loaded = events.find((x) => x.type === 'thread.loaded') as TroupeEvent<'thread.loaded'> | undefined;
   for (const event of events) {
     if (event.type === 'run.started' || event.type === 'run.forked') {
       const e = event as Partial<TroupeEvent<'run.started' | 'run.forked'>>;
       if (typeof e.runnable !== 'string' || typeof e.input !== 'string') continue;
-      const loaded = e.type === 'run.started' && e.thread !== undefined ? events.find((x) => x.type === 'thread.loaded' && (x as TroupeEvent<'thread.loaded'>).thread === e.thread) : undefined;
-      const history = loaded === undefined ? undefined : (loaded as TroupeEvent<'thread.loaded'>).messages;
-      return { ...(e as TroupeEvent<'run.started' | 'run.forked'>), ...defined({ history }) };
+      const history = e.type === 'run.started' && e.thread !== undefined && loaded?.thread === e.thread ? loaded.messages : undefined;
+      return { ...(e as TroupeEvent<'run.started' | 'run.forked'>), ...defined({ history, loaded }) };
     }
   }
   throw new StoreError(`Cannot resume run "${runId}": the store holds no run log for it (no run.started event)`, { details: { runId } });

@@ -147,6 +147,8 @@ export interface ForkPlan {
   /** Names of the seeded checkpoints' ops, by path. */
   names: Map<string, string>;
   changes: string[];
+  /** The thread the run continued and the history its entry agent was given (its `thread.loaded`): the fork is given the same. */
+  thread?: TroupeEvent<'thread.loaded'>;
 }
 
 /** Decide a fork of `log` at `options.at`: the checkpoints as of then, edited and checked. Throws before anything is written. */
@@ -181,7 +183,8 @@ export function planFork(log: RunEvents & { runId: string }, options: Pick<ForkO
   const changes = options.changes ? [...options.changes] : [...edits.map((e) => `${e.pointer} = ${short(e.value)}`), ...(options.edit ? ['edited by a function'] : [])];
   const names = new Map(checkpoints.map((c) => [c.path, c.name]));
   const seeds = [...byPath.values()].sort((a, b) => (a.ids[0] ?? 0) - (b.ids[0] ?? 0));
-  return { runnable: start.runnable, input: start.input, parent: { runId: log.runId, checkpoint: checkpoint.id }, checkpoint, seeds, names, changes };
+  const thread = log.events.find((e) => (e as { type?: unknown } | null)?.type === 'thread.loaded') as TroupeEvent<'thread.loaded'> | undefined;
+  return { runnable: start.runnable, input: start.input, parent: { runId: log.runId, checkpoint: checkpoint.id }, checkpoint, seeds, names, changes, ...(thread ? { thread } : {}) };
 }
 
 /** The runnable and input a run started with (its first `run.started`, or the `run.forked` record of a fork). */
@@ -199,7 +202,7 @@ export function startRecord(log: RunEvents & { runId?: string }): { runnable: st
 export async function writeSeed(
   store: Store,
   forkId: string,
-  plan: Pick<ForkPlan, 'runnable' | 'input' | 'seeds' | 'names' | 'changes'> & { parent: RunParent },
+  plan: Pick<ForkPlan, 'runnable' | 'input' | 'seeds' | 'names' | 'changes' | 'thread'> & { parent: RunParent },
   clock: Clock,
   call: StoreCallOptions,
   mode: 'fork' | 'what-if' = 'fork',
@@ -208,6 +211,8 @@ export async function writeSeed(
   const stream = runEventsStream(forkId);
   const forked: TroupeEvent<'run.forked'> = { type: 'run.forked', runId: forkId, time, runnable: plan.runnable, input: plan.input, parent: plan.parent, mode, changes: plan.changes };
   await store.append(stream, forked, call);
+  // A fork of a run on a thread is given the history the run saw; it never writes to the thread.
+  if (plan.thread) await store.append(stream, { ...plan.thread, runId: forkId, time }, call);
   for (const seed of plan.seeds) {
     const name = plan.names.get(seed.path) ?? seed.kind;
     if (seed.state !== undefined || seed.outcome !== undefined) {

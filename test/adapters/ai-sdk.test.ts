@@ -65,6 +65,17 @@ describe('aiSdkAdapter', () => {
     expect(JSON.stringify(prompt)).not.toContain('other');
   });
 
+  it('sends a continued conversation\'s history (spec.history) as messages before the first input', async () => {
+    const model = mockModel(() => ({ text: 'You are Ada.' }));
+    const adapter = aiSdkAdapter({ model, streaming: false });
+    const session = await adapter.openSession({ agent: 'a', history: [{ role: 'user', text: 'My name is Ada.' }, { role: 'assistant', text: 'Hello Ada.' }] });
+    await session.send('Who am I?');
+    const prompt = model.doGenerateCalls[0]?.prompt;
+    expect(prompt?.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(prompt)).toContain('My name is Ada.');
+    expect(JSON.stringify(prompt?.[1])).toContain('Hello Ada.');
+  });
+
   it('reports streamed text deltas', async () => {
     const adapter = aiSdkAdapter({ model: mockModel(() => ({ text: 'Hello there, world' })) });
     const session = await adapter.openSession({ agent: 'a' });

@@ -90,6 +90,21 @@ describe('openaiAdapter', () => {
     ]);
   });
 
+  it('sends a continued conversation\'s history (spec.history) as messages before the first input', async () => {
+    const baseURL = await server.start();
+    server.requests.length = 0;
+    server.handler = () => ({ text: 'You are Ada.' });
+    const adapter = openaiAdapter({ baseURL, apiKey: 'sk-test', model: 'gpt-test', streaming: false, maxRetries: 0 });
+    const session = await adapter.openSession({ agent: 'a', system: 'Be brief.', history: [{ role: 'user', text: 'My name is Ada.' }, { role: 'assistant', text: 'Hello Ada.' }] });
+    await session.send('Who am I?');
+    expect(server.requests[0]?.body.messages).toEqual([
+      { role: 'system', content: 'Be brief.' },
+      { role: 'user', content: 'My name is Ada.' },
+      { role: 'assistant', content: 'Hello Ada.' },
+      { role: 'user', content: 'Who am I?' },
+    ]);
+  });
+
   it('keeps arguments that are not JSON as raw text', async () => {
     const baseURL = await server.start();
     server.handler = () => ({ toolCalls: [{ id: 'x', name: 'weather', arguments: '{"city": ' }] });

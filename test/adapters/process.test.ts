@@ -121,6 +121,16 @@ describe('processAdapter', () => {
     );
   });
 
+  it('starts the transcript with a continued conversation\'s history (spec.history), in the first prompt whatever the continuity', async () => {
+    const history = [{ role: 'user' as const, text: 'My name is Ada.' }, { role: 'assistant' as const, text: 'Hello Ada.' }];
+    const session = await processAdapter({ command: [node, fake, '--text', '{prompt}'] }).openSession({ agent: 'a', system: 'Be terse.', history });
+    expect((await session.send('Who am I?')).text).toBe('echo: Be terse.\n\nThe conversation so far:\n\nUser: My name is Ada.\n\nAssistant: Hello Ada.\n\nUser: Who am I?');
+    const resuming = seeing({ resume: { command: [node, fake, '--resume={sessionId}', '{prompt}'] } });
+    const resumed = await resuming.openSession({ agent: 'a', history });
+    expect(seen((await resumed.send('Who am I?')).text)).toMatchObject({ resume: null, prompt: 'The conversation so far:\n\nUser: My name is Ada.\n\nAssistant: Hello Ada.\n\nUser: Who am I?' });
+    expect(seen((await resumed.send('And now?')).text)).toMatchObject({ resume: 'sess-1', prompt: 'And now?' });
+  });
+
   it("resumes the tool's own session with the id it printed (resume continuity)", async () => {
     const adapter = seeing({
       resume: { command: [node, fake, '--resume={sessionId}', '{prompt}'] },

@@ -20,6 +20,9 @@ import { handoff } from '../../src/patterns/handoff.js';
 import { readRun } from '../../src/persistence/run-log.js';
 import { ThreadBusyError, deleteThread, listThreads, readThread, truncateThread } from '../../src/persistence/threads.js';
 import { replayRun } from '../../src/travel/what-if.js';
+import { forkRun } from '../../src/travel/fork.js';
+import { listCheckpoints } from '../../src/travel/checkpoints.js';
+import { reflect } from '../../src/patterns/reflect.js';
 
 const SYSTEM = 'You are the support agent of a bicycle shop.';
 
@@ -238,6 +241,29 @@ describe('a run on a thread', () => {
     const calls = adapter.calls.length;
     const replay = await replayRun(helper, await readRun(lastId, { store }));
     expect(replay.served).toBeGreaterThan(0);
+    expect(adapter.calls).toHaveLength(calls);
+  });
+
+  it('forks a thread run: the fork is given the history the run saw, and leaves the thread alone', async () => {
+    const store = memoryStore();
+    const adapter = scriptedAdapter({
+      rules: [{ agent: 'writer', reply: (r) => (r.text.includes('ITERATION 2') || r.text.includes('Iteration 2') ? `Final (${r.spec.history?.length ?? 0} earlier) [[REFLECTION_COMPLETE]]` : `Draft (${r.spec.history?.length ?? 0} earlier)`) }],
+    });
+    const loop = reflect(agent({ name: 'writer' }), { maxIterations: 3 });
+    await run(loop, 'Write a haiku', { adapter, store, thread: 'poems' });
+    const second = await run(loop, 'Another one', { adapter, store, thread: 'poems', runId: 'poem-2' });
+    const before = await readThread('poems', { store });
+    const log = await readRun('poem-2', { store });
+    const fork = await forkRun('poem-2', { store, at: listCheckpoints(log)[0]!.id, forkId: 'poem-2-fork' });
+    const forked = await resume(loop, fork.forkId, { adapter, store });
+    expect(forked.output).toBe(second.output);
+    const specs = adapter.calls.filter((c) => c.agent === 'writer').map((c) => c.spec.history?.length ?? 0);
+    expect(specs.at(-1)).toBe(2);
+    expect(await readThread('poems', { store })).toEqual(before);
+    // The fork's own log holds the history it was given, so it replays with no model call too.
+    const calls = adapter.calls.length;
+    const replay = await replayRun(loop, await readRun(fork.forkId, { store }));
+    expect(replay.output).toBe(forked.output);
     expect(adapter.calls).toHaveLength(calls);
   });
 

@@ -52,8 +52,11 @@ export interface AguiRunState {
   chunks?: Array<{ id: string; title: string; role: string; status: string }>;
 }
 
-/** troupe events passed on as `CUSTOM` (`name: 'troupe.<type>'`); the rest map to AG-UI events or are internal. */
-const INTERNAL = new Set<string>(['model.turn', 'session.event', 'agent.started', 'agent.completed', 'agent.failed', 'op.started', 'op.completed', 'run.started']);
+/**
+ * troupe events passed on as `CUSTOM` (`name: 'troupe.<type>'`); the rest map to AG-UI events or are internal
+ * (`thread.loaded` among them: the client has the thread's messages already).
+ */
+const INTERNAL = new Set<string>(['model.turn', 'session.event', 'agent.started', 'agent.completed', 'agent.failed', 'op.started', 'op.completed', 'run.started', 'thread.loaded']);
 
 /**
  * Maps a run log onto AG-UI events. Keeps what a later request needs to
