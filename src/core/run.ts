@@ -192,6 +192,7 @@ export function startRun<O extends Outcome>(runnable: Runnable<O>, input: string
  * every checkpointing pattern loads its checkpoint, and events are appended
  * to the same run log. `parent` (a fork, a what-if replay) goes into
  * `run.started` and the run's meta document.
+ * @internal
  */
 export function launch<O extends Outcome>(
   runnable: Runnable<O>,
