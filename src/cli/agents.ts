@@ -45,34 +45,29 @@ export function formatFlag(value: string | undefined): AgentFormat | undefined {
   return value as AgentFormat;
 }
 
-/** The model map of `--models <file.json>`. */
-export async function readModelMap(file: string | undefined): Promise<Record<string, string> | undefined> {
+/** A JSON object of names read from `file` (`what` names it in errors), each value passing `valid`; undefined without a file. */
+async function readNameMap<V>(file: string | undefined, what: string, shape: string, valid: (v: unknown) => v is V): Promise<Record<string, V> | undefined> {
   if (file === undefined) return undefined;
   let value: unknown;
   try {
     value = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new ConfigurationError(`Cannot read the model map ${file}: ${errorMessage(error)}`, { code: 'invalid_option', cause: error });
+    throw new ConfigurationError(`Cannot read the ${what} ${file}: ${errorMessage(error)}`, { code: 'invalid_option', cause: error });
   }
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).every((v) => typeof v === 'string')) {
-    throw new ConfigurationError(`The model map ${file} must be a JSON object of names to model names`, { code: 'invalid_option' });
+  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).every(valid)) {
+    throw new ConfigurationError(`The ${what} ${file} must be a JSON object of ${shape}`, { code: 'invalid_option' });
   }
-  return value as Record<string, string>;
+  return value as Record<string, V>;
+}
+
+/** The model map of `--models <file.json>`. */
+export function readModelMap(file: string | undefined): Promise<Record<string, string> | undefined> {
+  return readNameMap(file, 'model map', 'names to model names', (v): v is string => typeof v === 'string');
 }
 
 /** The tool map of `--tool-map <file.json>`: tool names as agent files write them, mapped to the names of troupe tools, or to `null`. */
-export async function readToolMap(file: string | undefined): Promise<Record<string, string | null> | undefined> {
-  if (file === undefined) return undefined;
-  let value: unknown;
-  try {
-    value = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new ConfigurationError(`Cannot read the tool map ${file}: ${errorMessage(error)}`, { code: 'invalid_option', cause: error });
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value) || !Object.values(value).every((v) => v === null || typeof v === 'string')) {
-    throw new ConfigurationError(`The tool map ${file} must be a JSON object of tool names to troupe tool names (or null)`, { code: 'invalid_option' });
-  }
-  return value as Record<string, string | null>;
+export function readToolMap(file: string | undefined): Promise<Record<string, string | null> | undefined> {
+  return readNameMap(file, 'tool map', 'tool names to troupe tool names (or null)', (v): v is string | null => v === null || typeof v === 'string');
 }
 
 /**

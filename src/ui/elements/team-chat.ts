@@ -362,7 +362,7 @@ export class TroupeTeamChat extends LitElement {
   #inputState(): InputBarState {
     const m = this.#model;
     const question = m.pending().find((r) => r.kind === 'question');
-    const ended = m.status === 'completed' || m.status === 'failed' || m.status === 'cancelled';
+    const ended = this.#ended();
     const live = !!this.run && !ended && m.status !== 'idle';
     const canCancel = live && this.protocol === 'troupe';
     if (question) return { action: 'answer', placeholder: PLACEHOLDERS['clarifying']!, canInstruct: false, canCancel };
