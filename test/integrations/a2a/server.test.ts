@@ -54,7 +54,13 @@ async function serve(options: Partial<A2AServerOptions> = {}) {
   const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}/`;
   const rpc = async (body: unknown, headers: Record<string, string> = {}) => {
     const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-tenant': 'acme', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
-    return { status: response.status, body: (await response.json()) as { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } } };
+    type Body = { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } };
+    // A streaming method answers a valid message with an event stream: each event is a JSON-RPC response of its own.
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      const events = (await response.text()).split('\n').filter((l) => l.startsWith('data:')).map((l) => JSON.parse(l.slice(5)) as Body);
+      return { status: response.status, body: events.at(-1) ?? {}, events };
+    }
+    return { status: response.status, body: (await response.json()) as Body, events: [] as Body[] };
   };
   const client = (tenant: string) => new ClientFactory().createFromAgentCard({ ...emptyCard(url), name: 'helper' }).then((c) => ({ c, opts: { serviceParameters: { 'x-tenant': tenant } } }));
   return { server, url, rpc, adapter, store, client };
@@ -122,7 +128,8 @@ describe('troupe\'s A2A server: any input', () => {
     const params = fc.oneof(fc.jsonValue(), fc.record({ message, id: fc.string(), configuration: fc.jsonValue() }, { requiredKeys: [] }));
     await fc.assert(
       fc.asyncProperty(methods, params, async (method, p) => {
-        const { status, body } = await rpc({ jsonrpc: '2.0', id: 1, method, params: p });
+        const { status, body, events } = await rpc({ jsonrpc: '2.0', id: 1, method, params: p });
+        for (const event of events) expect(event.result !== undefined || codes.has(event.error?.code ?? 0), `${method} event ${JSON.stringify(event)}`).toBe(true);
         if (status === 200 && body.result !== undefined) return;
         expect(status === 200 || status === 413, `${method} ${JSON.stringify(p).slice(0, 300)} -> ${status} ${JSON.stringify(body)}`).toBe(true);
         expect(codes.has(body.error!.code), `${method} ${JSON.stringify(p).slice(0, 200)} -> ${JSON.stringify(body.error)}`).toBe(true);
