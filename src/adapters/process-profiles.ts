@@ -173,7 +173,10 @@ function claudeServer(server: McpServerSpec): Record<string, unknown> {
  * (`usageReport: 'cumulative'`), which the adapter turns into each turn's.
  * The MCP servers given as `-c mcp_servers.<server>.*` overrides (nothing
  * is written to the user's `config.toml`), each with its tools approved (`exec` never asks, so a
- * tool that needs approval fails): troupe's, with a tool time-out of a day
+ * tool that needs approval fails) and each `required`, so Codex waits for
+ * it to start before the first request (without it, a server slower than
+ * Codex is left out of the turn) and fails the call when it cannot start:
+ * troupe's, with a tool time-out of a day
  * (Codex's default of 60 s would cut a worker short; troupe's own time
  * limits apply) and parallel calls allowed, and the agent's own (stdio or
  * streamable HTTP; Codex has no SSE client). Sub-agents off
@@ -218,6 +221,7 @@ export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOpt
           set(troupe.name, 'tool_timeout_sec', '86400');
           set(troupe.name, 'supports_parallel_tool_calls', 'true');
           set(troupe.name, 'startup_timeout_sec', startupSec);
+          set(troupe.name, 'required', 'true');
         }
         for (const server of servers) {
           if (server.type === 'sse') {
@@ -237,6 +241,7 @@ export function codexProfile(options: CliProfileOptions = {}): ProcessAdapterOpt
           if (server.tools) set(server.name, 'enabled_tools', tomlArray(server.tools));
           set(server.name, 'default_tools_approval_mode', '"approve"');
           set(server.name, 'startup_timeout_sec', startupSec);
+          set(server.name, 'required', 'true');
         }
         args.push('-c', 'agents.enabled=false');
         const own = codexToolArgs(cliTools, defaultAll);

@@ -12,6 +12,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codexProfile, processAdapter } from '../../src/adapters/process.js';
+import { MCP_SERVERS_KEY } from '../../src/core/adapter.js';
 import { compileAgents } from '../../src/agents/compile.js';
 import { parseAgentFile } from '../../src/agents/parse.js';
 import { scriptedAdapter } from '../../src/adapters/scripted.js';
@@ -86,6 +87,22 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     expect(namespace(mock, 0, 'mcp__troupe')?.tools?.map((t) => t.name)).toEqual(['add']);
     expect(tickets.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '42' } }]);
     expect(outputs(mock, 1)).toContain('Ticket 42: printer on fire');
+  });
+
+  it('waits for an agent\'s MCP server that starts after Codex does; one that cannot start fails the call, naming it', SLOW, async () => {
+    const slow = ticketServerFor({ startDelayMs: 3000 });
+    const { mock, adapter } = await codex([
+      { calls: [{ namespace: 'mcp__tickets', name: 'lookup_ticket', arguments: { id: '7' } }] },
+      { text: 'Ticket 7 is on fire.' },
+    ]);
+    const support = (config: object) => agent({ name: 'support', adapter, metadata: { [MCP_SERVERS_KEY]: [{ name: 'tickets', type: 'stdio', ...config }] } });
+    const result = await run(support(slow.config), 'What about ticket 7?');
+    expect(result.output).toBe('Ticket 7 is on fire.');
+    expect(namespace(mock, 0, 'mcp__tickets')?.tools?.map((t) => t.name)).toEqual(['lookup_ticket']);
+    expect(slow.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '7' } }]);
+    const broken = run(support({ command: process.execPath, args: ['-e', 'process.exit(3)'] }), 'What about ticket 8?');
+    await expect(broken).rejects.toMatchObject({ name: 'AdapterError', message: expect.stringContaining('tickets') });
+    expect(mock.turns).toHaveLength(2);
   });
 
   it('orchestrates two troupe workers with delegate_to_worker; the workers are nested sessions of the trace', SLOW, async () => {

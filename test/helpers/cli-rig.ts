@@ -19,9 +19,11 @@ export const tempDir = tempDirs('troupe-cli-test-');
 export const ticketServer = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'ticket-server.mjs');
 
 /** An agent's own MCP server: the ticket server, logging its calls into a fresh file; `calls()` reads them. */
-export function ticketServerFor() {
+/** The ticket server's configuration and the calls it got; `startDelayMs`: it loads that much later (a server slower than the CLI). */
+export function ticketServerFor({ startDelayMs = 0 }: { startDelayMs?: number } = {}) {
   const log = join(tempDir(), 'calls.jsonl');
-  const config = { command: process.execPath, args: [ticketServer, log], env: { TICKET_STATUS: 'printer on fire' } };
+  const args = startDelayMs > 0 ? ['-e', `setTimeout(() => import(${JSON.stringify(ticketServer)}), ${startDelayMs})`, 'ticket-server', log] : [ticketServer, log];
+  const config = { command: process.execPath, args, env: { TICKET_STATUS: 'printer on fire' } };
   const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown) : []);
   return { config, calls };
 }
