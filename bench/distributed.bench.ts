@@ -20,15 +20,16 @@
  * run, the two versions taking turns, for before/after medians on a
  * machine whose load changes.
  */
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import type { Plan, PlanChunk } from '../src/plan/index.js';
+import { checkout } from './baseline.js';
 import { benchRedis } from './redis.js';
 
 const ROUNDS = 5;
@@ -55,14 +56,6 @@ async function load(name: string, src: string): Promise<Version> {
   const renamed = readFileSync(join(src, 'integrations', 'bullmq', 'worker.ts'), 'utf8').includes('maxParallel?: number');
   const parallel = renamed ? { worker: 'maxParallel', executor: 'maxParallel' } : { worker: 'concurrency', executor: 'capacity' };
   return { name, src, plan, bullmq, testing, parallel } as Version;
-}
-
-/** `git archive <ref>` of the sources into a temporary folder that uses this tree's node_modules. */
-function checkout(ref: string): string {
-  const folder = mkdtempSync(join(tmpdir(), 'troupe-baseline-'));
-  execFileSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', ref, folder], { cwd: root, stdio: 'inherit' });
-  symlinkSync(join(root, 'node_modules'), join(folder, 'node_modules'), 'dir');
-  return folder;
 }
 
 interface Workers {

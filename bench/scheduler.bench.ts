@@ -20,10 +20,11 @@
  * run, for before/after medians.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { checkout } from './baseline.js';
 import { loadTroupe } from './scheduler/load.js';
 import { realMakespan, simulatedMakespan, variants, type Variant } from './scheduler/makespan.js';
 import { fmt, median } from './scheduler/workloads.js';
@@ -52,14 +53,6 @@ export default async function schedulerBench(): Promise<void> {
   } finally {
     if (folder) rmSync(folder, { recursive: true, force: true });
   }
-}
-
-/** `git archive <ref>` of the sources into a temporary folder that uses this tree's node_modules. */
-function checkout(ref: string): string {
-  const folder = mkdtempSync(join(tmpdir(), 'troupe-baseline-'));
-  execFileSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', ref, folder], { cwd: root, stdio: 'inherit' });
-  symlinkSync(join(root, 'node_modules'), join(folder, 'node_modules'), 'dir');
-  return folder;
 }
 
 interface Config {

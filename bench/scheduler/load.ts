@@ -17,9 +17,14 @@ const layers = ['scheduler/index.ts', 'plan/index.ts', 'persistence/index.ts', '
 
 /** The version whose `src/index.ts` is `source`: its root and, when it has them, its layer entry points merged. */
 export async function loadTroupe(source: string): Promise<BenchTroupe> {
-  const modules = [source, ...layers.map((file) => join(dirname(source), file)).filter((file) => existsSync(file))];
+  return loadMerged<BenchTroupe>(source, layers);
+}
+
+/** The exports of the version's root (`source`) and of those of `files` (relative to its `src`) it has, merged (a later file's name wins). */
+export async function loadMerged<T>(source: string, files: readonly string[]): Promise<T> {
+  const modules = [source, ...files.map((file) => join(dirname(source), file)).filter((file) => existsSync(file))];
   const loaded = await Promise.all(modules.map(async (file) => (await import(pathToFileURL(file).href)) as Record<string, unknown>));
-  return Object.assign({}, ...loaded) as BenchTroupe;
+  return Object.assign({}, ...loaded) as T;
 }
 
 /** The module of a version that holds the run-log writer (`createRunLogWriter`). */
