@@ -23,7 +23,7 @@ import { join } from 'node:path';
 import { claudeCodeProfile, codexProfile, copilotProfile, processAdapter, type CliProfileOptions, type ProcessAdapterOptions } from '../src/adapters/process.js';
 import { run } from '../src/core/run.js';
 import { agent, type AgentCliOptions } from '../src/patterns/agent.js';
-import { findClis, type RigCli } from '../test/helpers/cli-rigs.js';
+import { COPILOT_CACHE_HOME, findClis, type RigCli } from '../test/helpers/cli-rigs.js';
 import { startMockAnthropic } from '../test/helpers/mock-anthropic.js';
 import { startMockResponses } from '../test/helpers/mock-responses.js';
 
@@ -109,7 +109,7 @@ function copilotRig(cli: RigCli, temp: () => string): Rig {
             cwd: temp(),
             passEnv: ['PATH'],
             env: {
-              HOME: home, COPILOT_HOME: home, COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_TYPE: 'anthropic',
+              HOME: home, COPILOT_HOME: home, COPILOT_CACHE_HOME, COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_TYPE: 'anthropic',
               COPILOT_PROVIDER_BASE_URL: mock.url, COPILOT_PROVIDER_API_KEY: 'bench', COPILOT_MODEL: 'claude-sonnet-4',
             },
           },

@@ -90,5 +90,12 @@ export function toJsonSchema(schema: z.ZodType): JsonSchema {
  * @internal
  */
 export function toToolSchema(tool: ToolDefinition): ToolSchema {
-  return { name: tool.name, description: tool.description, parameters: toJsonSchema(tool.parameters) };
+  // A tool's JSON Schema is converted once per parameters schema, not at every session that offers it.
+  let parameters = jsonSchemas.get(tool.parameters);
+  if (parameters === undefined) {
+    parameters = toJsonSchema(tool.parameters);
+    jsonSchemas.set(tool.parameters, parameters);
+  }
+  return { name: tool.name, description: tool.description, parameters: structuredClone(parameters) };
 }
+const jsonSchemas = new WeakMap<z.ZodType, JsonSchema>();

@@ -45,7 +45,8 @@ export async function fanOut<T, R>(
   task: (item: T, branch: RunContext, index: number) => Promise<R>,
   options: FanOutOptions = {},
 ): Promise<R[]> {
-  const limit = limiter(options.maxParallel ?? Math.max(1, items.length));
+  // A limit no lower than the number of items limits nothing: no queue to build.
+  const limit = limiter(options.maxParallel !== undefined && options.maxParallel < items.length ? Math.max(1, options.maxParallel) : undefined);
   const siblings = new AbortController();
   const branch = ctx.withSignal(combineSignals(ctx.signal, siblings.signal));
   const settled = await Promise.allSettled(

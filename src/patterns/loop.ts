@@ -255,6 +255,8 @@ const pausedStates = new WeakMap<LoopControl, Map<string, { request: string }>>(
  * and a resumed run (`resume()`) continues from the loop's checkpoint.
  */
 export function loopRunnable<K extends string, S extends { request: string }, O extends Outcome & { state: S }>(spec: LoopSpec<K, S, O>): Loop<K, O> {
+  // The checkpoint's outcome schema, built once per loop rather than on every run.
+  const outcome = z.preprocess(legacyOutcome, savedOutcomeSchema.extend({ state: spec.stateSchema }));
   const runnable = defineRunnable<O>({
     name: spec.name,
     kind: spec.kind,
@@ -268,7 +270,6 @@ export function loopRunnable<K extends string, S extends { request: string }, O 
       const fromPause = stopped !== undefined && stopped.request === input && !ctx.resuming;
       const unpaused = fromPause && !control!.paused;
       // In a resumed run, the loop's checkpoint: a finished loop returns its outcome.
-      const outcome = z.preprocess(legacyOutcome, savedOutcomeSchema.extend({ state: spec.stateSchema }));
       const checkpoint = ctx.checkpoint<S, O>({ kind: spec.kind, version: 1, state: spec.stateSchema, outcome });
       const saved = fromPause ? undefined : await checkpoint.restore();
       if (saved?.outcome) return saved.outcome;

@@ -407,6 +407,10 @@ class OrchestrationRun {
       throw new ConfigurationError(`Lead "${lead.name}" has no enabled worker (workers: ${o.workers.map((w) => w.name).join(', ')})`, { details: { lead: lead.name } });
     }
     this.#offered = o.workers.filter((w) => enabled.includes(w.name));
+    if (!this.#toolMode) {
+      this.#orch = await lead.converse(this.#ctx, {});
+      return this.#orch;
+    }
     const tool = delegateTool(this.#offered, async (worker, task, sig) => {
       this.#ctx.emit('reflect.dispatched', { loop: o.name, iteration: this.#current.iteration, assignments: [{ worker, task }] });
       const result = await this.#limit(() => this.#dispatchOne(this.#ctx.withSignal(sig), worker, task, this.#promptFor({ worker, task })));
@@ -414,7 +418,7 @@ class OrchestrationRun {
       if (this.#refused.has(result)) throw new TroupeError('execution_failed', result.error ?? 'Delegation refused');
       return result;
     });
-    this.#orch = await lead.converse(this.#ctx, this.#toolMode ? { extraTools: [tool] } : {});
+    this.#orch = await lead.converse(this.#ctx, { extraTools: [tool] });
     return this.#orch;
   }
 

@@ -125,6 +125,13 @@ export function router(
     const line = options.descriptions?.[n] ?? (table.get(n) as Partial<Agent>).options?.description;
     return line ? `- ${n}: ${line}` : `- ${n}`;
   };
+  // The `route_to` tool of the last set of offered destinations (the same on every run unless delegation rules change it).
+  let routeTool: { key: string; tool: ToolDefinition } | undefined;
+  const routeToFor = (offered: string[]): ToolDefinition => {
+    const key = offered.join('\n');
+    if (routeTool?.key !== key) routeTool = { key, tool: routeToTool(offered) };
+    return routeTool.tool;
+  };
   return defineRunnable<RouterOutcome>({
     name,
     kind: 'router',
@@ -145,7 +152,7 @@ export function router(
       };
       const fallback = options.fallback !== undefined && offered.includes(options.fallback) ? options.fallback : undefined;
       const asked = `${question}\n\nDestinations:\n${offered.map(describe).join('\n')}`;
-      const choice = await decide(routerAgent, offered, asked, fallback, ctx, vet);
+      const choice = await decide(routerAgent, offered, routeToFor(offered), asked, fallback, ctx, vet);
       const outcome = await table.get(choice.destination)!.run(routed, ctx);
       return {
         output: outcome.output,
@@ -173,6 +180,17 @@ function destinationTable(routerName: string, destinations: Runnable[] | Record<
   return table;
 }
 
+/** The router's `route_to` tool for these destinations. */
+function routeToTool(names: string[]): ToolDefinition {
+  return defineTool({
+    name: 'route_to',
+    description: `Send the request to the agent that should handle it (one of: ${names.join(', ')}).`,
+    parameters: z.object({ agent: z.enum(names as [string, ...string[]]), reason: z.string().optional() }),
+    // Never executed: the router reads the call itself and ends after one turn.
+    execute: () => '',
+  });
+}
+
 /** The instructions appended to the request the router agent sees. */
 function instructions(names: string[], useTools: boolean): string {
   const list = names.join(', ');
@@ -185,6 +203,7 @@ function instructions(names: string[], useTools: boolean): string {
 async function decide(
   routerAgent: Agent,
   names: string[],
+  routeTo: ToolDefinition,
   question: string,
   fallback: string | undefined,
   parent: RunContext,
@@ -192,13 +211,6 @@ async function decide(
 ): Promise<Choice> {
   return parent.enter<Outcome & { choice: Choice }>({ kind: 'agent', name: routerAgent.name, agent: routerAgent.name }, async (ctx) => {
     const useTools = routerAgent.resolveAdapter(ctx).capabilities.tools;
-    const routeTo: ToolDefinition = defineTool({
-      name: 'route_to',
-      description: `Send the request to the agent that should handle it (one of: ${names.join(', ')}).`,
-      parameters: z.object({ agent: z.enum(names as [string, ...string[]]), reason: z.string().optional() }),
-      // Never executed: the router reads the call itself and ends after one turn.
-      execute: () => '',
-    });
     ctx.emit('agent.started', { agent: routerAgent.name, input: question });
     const timeoutMs = routerAgent.options.timeoutMs;
     let conversation: Conversation | undefined;

@@ -20,6 +20,7 @@ import { orchestrate } from '../../src/patterns/orchestrate.js';
 import { startMockAnthropic, type MockAnthropic, type MockAnthropicOptions } from '../helpers/mock-anthropic.js';
 import { eventually } from '../helpers/eventually.js';
 import { SLOW, TWICE, add, clis, closeMocks, descendants, mocks, nestedWorkers, systemText, tempDir, ticketServerFor, toolCallTurns, warningsOf, workerReplies, workers } from '../helpers/cli-rig.js';
+import { COPILOT_CACHE_HOME } from '../helpers/cli-rigs.js';
 
 afterEach(closeMocks);
 
@@ -35,6 +36,7 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
       env: {
         HOME: home,
         COPILOT_HOME: home,
+        COPILOT_CACHE_HOME,
         // Offline mode with a custom provider (BYOK): no GitHub sign-in, no network besides the provider.
         COPILOT_OFFLINE: 'true',
         COPILOT_PROVIDER_TYPE: 'anthropic',

@@ -30,6 +30,13 @@ declare module 'vitest' {
 /** Where the rig's package.json is. */
 export const CLI_RIGS_DIR = join(import.meta.dirname, '..', 'cli-rigs');
 
+/**
+ * Where the Copilot CLI keeps the package its binary unpacks at its first
+ * start (`<cache>/pkg/<platform>/<version>`): beside the rig's install, so
+ * a test with a fresh HOME does not unpack it again (a second of CPU a start).
+ */
+export const COPILOT_CACHE_HOME = join(CLI_RIGS_DIR, 'node_modules', '.cache', 'copilot');
+
 /** How to enable the CLI tests, for the skip line. */
 export const ENABLE_CLIS = '`npm run install:cli-rigs` installs @anthropic-ai/claude-code, @openai/codex and @github/copilot into test/cli-rigs';
 
