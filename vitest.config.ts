@@ -30,7 +30,8 @@ export function testConfig(options: { fast: boolean }): ViteUserConfig {
       // Starts a redis-server for the Redis tests, finds the real CLIs of the CLI tests (or prints why they are skipped).
       globalSetup: options.fast ? [] : ['test/helpers/redis-setup.ts', 'test/helpers/cli-rigs-setup.ts'],
       // test:fast fails a test that starts a process (its file belongs in test/external.ts).
-      setupFiles: options.fast ? ['test/helpers/no-processes.ts'] : [],
+      // TROUPE_TEST_CPU=<file>: each file's CPU and wall time appended to <file> (test/helpers/cpu-per-file.ts).
+      setupFiles: [...(options.fast ? ['test/helpers/no-processes.ts'] : []), ...(process.env.TROUPE_TEST_CPU ? ['test/helpers/cpu-per-file.ts'] : [])],
       // Generous, so that a loaded machine (two suites at once, a CPU burner beside) is slow rather than red;
       // a test that hangs still fails. Tests that are heavy by design set their own.
       testTimeout: 60_000,

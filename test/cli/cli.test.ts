@@ -3,16 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import { FakeChatServer } from '../helpers/chat-server.js';
+import { cliBundle } from '../helpers/bundle.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-const cli = join(root, 'src', 'cli', 'index.ts');
 const fixtures = join(root, 'test', 'fixtures');
 
-/** Run the CLI from its sources with tsx; returns the exit code and both streams. */
+/** Run the CLI as its own process (its sources bundled: test/helpers/bundle.ts); returns the exit code and both streams. */
 function troupe(...args: string[]): { code: number; stdout: string; stderr: string } {
   try {
-    const stdout = execFileSync(process.execPath, [tsx, cli, ...args], { encoding: 'utf8', env: { ...process.env, TROUPE_ADAPTER: '' }, stdio: 'pipe', timeout: 30_000 });
+    const stdout = execFileSync(process.execPath, [cliBundle(), ...args], { encoding: 'utf8', env: { ...process.env, TROUPE_ADAPTER: '' }, stdio: 'pipe', timeout: 30_000 });
     return { code: 0, stdout, stderr: '' };
   } catch (error) {
     const e = error as { status: number; stdout: string; stderr: string };

@@ -14,6 +14,7 @@ import { redisStore } from '../../src/integrations/redis/index.js';
 import { executePlan } from '../../src/plan/engine/execute.js';
 import { chunk, plan } from '../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../helpers/redis.js';
+import { cliBundle } from '../helpers/bundle.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const { url } = redisTarget();
@@ -135,8 +136,7 @@ describe('troupe worker', () => {
     });
 
     it('is the `troupe worker` executable: it starts, finds no job, and exits 0 when idle', () => {
-      const tsx = join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs');
-      const output = execFileSync(process.execPath, [tsx, join(root, 'src', 'cli', 'index.ts'), 'worker', '--redis', url!, '--queue', `q-${randomUUID().slice(0, 8)}`, '--prefix', prefixes().slice(0, -1), '--exit-when-idle', '0.3'], {
+      const output = execFileSync(process.execPath, [cliBundle(), 'worker', '--redis', url!, '--queue', `q-${randomUUID().slice(0, 8)}`, '--prefix', prefixes().slice(0, -1), '--exit-when-idle', '0.3'], {
         encoding: 'utf8',
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, TROUPE_ADAPTER: '' },

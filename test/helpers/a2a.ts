@@ -3,29 +3,15 @@
 // serving a folder (`troupe serve --a2a`, `troupe mcp serve --http`), each
 // on a free port of 127.0.0.1; and messages as the SDK's client takes them.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@a2a-js/sdk';
-import { build } from 'esbuild';
+import { cliBundle } from './bundle.js';
 
 const root = join(import.meta.dirname, '..', '..');
-const bundle = join(root, 'node_modules', '.cache', 'troupe-tests', `cli-${process.pid}.mjs`);
-let bundled: Promise<void> | undefined;
-
-/**
- * The CLI from its sources, bundled once per test process with esbuild (its
- * packages left to node_modules), so that it starts in a fraction of the
- * time tsx takes to load the sources: an MCP client that starts it (Claude
- * Code) does not wait long for a server.
- */
+/** The `troupe` CLI as Node's arguments (its sources bundled: test/helpers/bundle.ts), so an MCP client that starts it (Claude Code) does not wait long for a server. */
 export async function troupeCli(): Promise<string[]> {
-  bundled ??= (async () => {
-    mkdirSync(join(bundle, '..'), { recursive: true });
-    await build({ entryPoints: [join(root, 'src', 'cli', 'index.ts')], bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', outfile: bundle, logLevel: 'warning' });
-    process.once('exit', () => rmSync(bundle, { force: true }));
-  })();
-  await bundled;
-  return [bundle];
+  return [cliBundle()];
 }
 /** The folder and script the served agents come from. */
 export const panelDir = join(root, 'test', 'fixtures', 'a2a', 'panel');

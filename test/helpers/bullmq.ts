@@ -4,12 +4,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { pathToFileURL } from 'node:url';
+import { bundled } from './bundle.js';
 import type { Plan, PlanChunk } from '../../src/plan/model/plan.js';
 
-// tsx's loader in this very process (not the tsx command, which runs the script in a child of its own, so
-// killing it would leave the script running).
-const tsxLoader = pathToFileURL(join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'bullmq');
 
 /** The config of a worker child process (`test/fixtures/bullmq/worker-process.ts`). */
@@ -78,7 +75,7 @@ export function startCoordinatorProcess(config: CoordinatorProcessConfig): Promi
 }
 
 async function startChild(script: string, name: string, config: object): Promise<WorkerProcess> {
-  const child = spawn(process.execPath, ['--import', tsxLoader, join(fixtures, script), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bundled(join(fixtures, script)), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: WorkerLine[] = [];
   const waiters = new Set<{ match: (line: WorkerLine) => boolean; resolve: (line: WorkerLine) => void }>();
   let stderr = '';

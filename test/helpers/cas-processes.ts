@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { bundled } from './bundle.js';
 
-const tsx = join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const script = join(import.meta.dirname, '..', 'fixtures', 'persistence', 'cas-incrementer.ts');
 
 /**
@@ -18,7 +18,7 @@ export async function runIncrementers(store: ['file', string] | ['redis', string
   const exits: Array<Promise<void>> = [];
   try {
     for (let p = 0; p < processes; p++) {
-      const child = spawn(process.execPath, [tsx, script, kind, where, prefix, String(count), `p${p}`], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [bundled(script), kind, where, prefix, String(count), `p${p}`], { stdio: ['pipe', 'pipe', 'pipe'] });
       children.push(child);
       outputs.push('');
       let stderr = '';

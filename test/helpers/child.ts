@@ -1,8 +1,8 @@
-// A child process running a TypeScript fixture with tsx; its output is collected.
+// A child process running a TypeScript fixture (bundled: ./bundle.ts); its output is collected.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { bundled } from './bundle.js';
 
-const tsx = join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
 
 /** A running fixture: its output so far, and a promise of its exit. */
 export interface Child {
@@ -14,7 +14,7 @@ export interface Child {
 
 /** Run `fixture` (a path under test/fixtures) with `args`. */
 export function runFixture(fixture: string, args: string[]): Child {
-  const child = spawn(process.execPath, [tsx, join(import.meta.dirname, '..', 'fixtures', fixture), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [bundled(join(import.meta.dirname, '..', 'fixtures', fixture)), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.setEncoding('utf8').on('data', (c: string) => (out += c));

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Cell } from '../fixtures/faults/matrix.js';
+import { bundled } from '../helpers/bundle.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const PATTERNS = ['agent tool loop', 'handoff', 'router', 'advisors', 'broadcast', 'sequential', 'team', 'reflect', 'orchestrate', 'executePlan', 'coordinate'];
@@ -19,7 +20,7 @@ describe('the fault matrix: every pattern × every adapter failure', () => {
     // and what is still alive at its end is only what the runs left behind.
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      ['--unhandled-rejections=strict', '--import', 'tsx', join(root, 'test/fixtures/faults/matrix.ts')],
+      ['--unhandled-rejections=strict', bundled(join(root, 'test/fixtures/faults/matrix.ts'))],
       { cwd: root, maxBuffer: 16 * 1024 * 1024 },
     );
     ({ cells, leftover } = JSON.parse(stdout.trim().split('\n').at(-1)!) as { cells: Cell[]; leftover: string[] });

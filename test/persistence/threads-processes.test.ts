@@ -11,8 +11,8 @@ import { readThread } from '../../src/persistence/threads.js';
 import type { Store } from '../../src/core/store.js';
 import { closedAfterEach, redisTarget, testPrefixes } from '../helpers/redis.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
+import { bundled } from '../helpers/bundle.js';
 
-const tsx = join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
 const script = join(import.meta.dirname, '..', 'fixtures', 'persistence', 'thread-runner.ts');
 const { url } = redisTarget();
 const prefix = testPrefixes(url);
@@ -28,7 +28,7 @@ class Runner {
   readonly exited: Promise<void>;
 
   constructor(args: string[]) {
-    this.child = spawn(process.execPath, [tsx, script, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(process.execPath, [bundled(script), ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
       this.#out += chunk;
       for (const wake of this.#waiters.splice(0)) wake();

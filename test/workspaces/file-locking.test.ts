@@ -7,6 +7,7 @@ import { realClock, type Clock } from '../../src/core/clock.js';
 import { fileLocking, scopesOverlap, staticPrefix } from '../../src/workspaces/file-locking.js';
 import type { Workspace } from '../../src/workspaces/types.js';
 import { makeRepo } from '../helpers/git-repo.js';
+import { bundled } from '../helpers/bundle.js';
 
 const disposers: Array<() => void> = [];
 afterEach(() => {
@@ -148,8 +149,7 @@ describe('fileLocking', () => {
 
   it('excludes another process holding the lock on the same directory', async () => {
     const { dir, lockDir } = setup();
-    const tsx = join(import.meta.dirname, '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
-    const child = spawn(process.execPath, [tsx, join(import.meta.dirname, 'lock-holder.ts'), dir, lockDir], {
+    const child = spawn(process.execPath, [bundled(join(import.meta.dirname, 'lock-holder.ts')), dir, lockDir], {
       stdio: ['pipe', 'pipe', 'inherit'],
     });
     try {

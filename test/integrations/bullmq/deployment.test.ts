@@ -10,7 +10,6 @@ import { randomUUID } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
@@ -19,6 +18,7 @@ import { bullmqExecutor, remote } from '../../../src/integrations/bullmq/index.j
 import { executePlan } from '../../../src/plan/engine/execute.js';
 import { chunk, plan } from '../../helpers/bullmq.js';
 import { redisTarget, testPrefixes } from '../../helpers/redis.js';
+import { cliBundle } from '../../helpers/bundle.js';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const { url } = redisTarget();
@@ -81,12 +81,11 @@ describe('examples/distributed/Dockerfile', () => {
       const queue = `q-${randomUUID().slice(0, 8)}`;
       const prefix = prefixes().slice(0, -1);
       const [, , ...command] = image.entrypoint;
-      const tsx = pathToFileURL(join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs')).href;
       // `docker run <image> <args>` replaces CMD: the image's CMD, then where this test's queue is.
       const args = [...image.cmd, '--queue', queue, '--prefix', prefix, '--store-prefix', prefixes(), '--name', 'image-1'];
       const env: Record<string, string | undefined> = { ...process.env, ...image.env, REDIS_URL: url! };
       delete env.TROUPE_ADAPTER; // the scripted adapter, offline
-      child = spawn(process.execPath, ['--import', tsx, join(root, 'src', 'cli', 'index.ts'), ...command, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn(process.execPath, [cliBundle(), ...command, ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
       let out = '';
       let err = '';
       child.stdout!.setEncoding('utf8').on('data', (text: string) => (out += text));
