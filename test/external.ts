@@ -35,6 +35,7 @@ export const external = {
     'test/persistence/stores.test.ts',
     'test/plan/engine/conflicts.test.ts',
     'test/plan/learning/outcome-stats.test.ts',
+    'test/plan/live/durable-change.test.ts',
     'test/testing/node-test.test.ts',
     'test/views/report-browser.test.ts',
     'test/ui/*.browser.test.ts',
