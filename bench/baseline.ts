@@ -3,8 +3,8 @@
  * ref>`): that ref's sources checked out beside this tree.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
@@ -15,4 +15,29 @@ export function checkout(ref: string): string {
   execFileSync('sh', ['-c', 'git archive "$1" src package.json | tar -x -C "$2"', 'sh', ref, folder], { cwd: root, stdio: 'inherit' });
   symlinkSync(join(root, 'node_modules'), join(folder, 'node_modules'), 'dir');
   return folder;
+}
+
+/** A version of troupe a benchmark measures. */
+export interface Version {
+  name: string;
+  /** Path of the version's `src/index.ts`. */
+  src: string;
+}
+
+/**
+ * Run `measure` on this tree and, with `BENCH_BASELINE=<ref>`, on that ref's
+ * sources too (checked out for the run, removed after it), with the Node
+ * version, the date and the load average at the start printed first.
+ */
+export async function withVersions(measure: (versions: Version[]) => Promise<void> | void): Promise<void> {
+  const versions: Version[] = [{ name: 'this tree', src: join(root, 'src', 'index.ts') }];
+  const ref = process.env.BENCH_BASELINE;
+  const folder = ref ? checkout(ref) : undefined;
+  if (ref && folder) versions.push({ name: ref, src: join(folder, 'src', 'index.ts') });
+  console.log(`Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} at the start\n`);
+  try {
+    await measure(versions);
+  } finally {
+    if (folder) rmSync(folder, { recursive: true, force: true });
+  }
 }

@@ -21,10 +21,9 @@
  * same model calls in both versions, or the bench fails.
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { checkout } from './baseline.js';
+import { withVersions, type Version } from './baseline.js';
 import { flows, type Flow } from './patterns/flows.js';
 import { fmt, median } from './scheduler/workloads.js';
 
@@ -33,12 +32,6 @@ const here = join(root, 'bench', 'patterns');
 const ROUNDS = 3;
 const SAMPLES = 20;
 
-interface Version {
-  name: string;
-  /** Path of the version's `src/index.ts`. */
-  src: string;
-}
-
 interface Times {
   calls: number;
   wall: number[];
@@ -46,16 +39,7 @@ interface Times {
 }
 
 export default async function patternsBench(): Promise<void> {
-  const versions: Version[] = [{ name: 'this tree', src: join(root, 'src', 'index.ts') }];
-  const ref = process.env.BENCH_BASELINE;
-  const folder = ref ? checkout(ref) : undefined;
-  if (ref && folder) versions.push({ name: ref, src: join(folder, 'src', 'index.ts') });
-  console.log(`Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} at the start\n`);
-  try {
-    overhead(versions);
-  } finally {
-    if (folder) rmSync(folder, { recursive: true, force: true });
-  }
+  await withVersions((versions) => overhead(versions));
   console.log(`Load average ${loadavg()[0]!.toFixed(1)} at the end.\n`);
 }
 

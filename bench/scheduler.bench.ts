@@ -20,11 +20,9 @@
  * run, for before/after medians.
  */
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
-import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { checkout } from './baseline.js';
+import { withVersions, type Version } from './baseline.js';
 import { loadTroupe } from './scheduler/load.js';
 import { realMakespan, simulatedMakespan, variants, type Variant } from './scheduler/makespan.js';
 import { fmt, median } from './scheduler/workloads.js';
@@ -34,25 +32,12 @@ type Testing = typeof import('../src/testing/index.js');
 const root = resolve(import.meta.dirname, '..');
 const here = join(root, 'bench', 'scheduler');
 
-interface Version {
-  name: string;
-  /** Path of the version's `src/index.ts`. */
-  src: string;
-}
-
 export default async function schedulerBench(): Promise<void> {
-  const versions: Version[] = [{ name: 'this tree', src: join(root, 'src', 'index.ts') }];
-  const ref = process.env.BENCH_BASELINE;
-  const folder = ref ? checkout(ref) : undefined;
-  if (ref && folder) versions.push({ name: ref, src: join(folder, 'src', 'index.ts') });
-  console.log(`Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} at the start\n`);
-  try {
+  await withVersions(async (versions) => {
     overhead(versions);
     await makespan(versions);
     memory(versions);
-  } finally {
-    if (folder) rmSync(folder, { recursive: true, force: true });
-  }
+  });
 }
 
 interface Config {
