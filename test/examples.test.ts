@@ -142,14 +142,15 @@ describe('examples', () => {
       halves.map(async (files, i) => {
         const out = join(work, `results-${i}.json`);
         await new Promise<void>((resolve, reject) =>
-          execFile(process.execPath, [tsx, runner, out, ...files.map((f) => join(dir, f))], { encoding: 'utf8', env, timeout: 120_000 }, (error, _stdout, stderr) =>
+          execFile(process.execPath, [tsx, runner, out, ...files.map((f) => join(dir, f))], { encoding: 'utf8', env, timeout: 300_000 }, (error, _stdout, stderr) =>
             error ? reject(new Error(`the example runner failed: ${error.message}\n${stderr}`)) : resolve(),
           ),
         );
         for (const result of JSON.parse(readFileSync(out, 'utf8')) as ExampleResult[]) results.set(result.file.split(/[\\/]/).pop()!, result);
       }),
     );
-  }, 180_000);
+    // Each runner runs some twenty examples: minutes on a machine loaded many times over, not red.
+  }, 330_000);
   afterAll(() => rmSync(work, { recursive: true, force: true }));
 
   it.each(examples)('%s runs offline', (file) => {

@@ -189,7 +189,14 @@ describe('troupe\'s A2A server: what runs ask, and tasks over time', () => {
   });
 
   it('resubscribing follows a working task to its end; ListTasks filters by context and state', async () => {
-    const adapter = scriptedAdapter({ replies: { helper: [{ text: 'slow answer', delayMs: 300 }, 'quick answer'] } });
+    // The slow answer waits until the resubscription has seen the task: however loaded the machine, it is still working then.
+    let release = () => {};
+    const resubscribed = new Promise<void>((resolve) => (release = resolve));
+    const slowAnswer = async () => {
+      await resubscribed;
+      return 'slow answer';
+    };
+    const adapter = scriptedAdapter({ replies: { helper: [slowAnswer, 'quick answer'] } });
     const { url } = await serve({ run: { adapter } });
     const client = await new ClientFactory().createFromAgentCard({ ...emptyCard(url), name: 'helper' });
     const opts = { serviceParameters: { 'x-tenant': 'acme' } };
@@ -198,6 +205,7 @@ describe('troupe\'s A2A server: what runs ask, and tasks over time', () => {
     for await (const update of client.resubscribeTask({ tenant: '', id: slow.id }, opts)) {
       const p = update.payload!;
       seen.push(p.$case === 'statusUpdate' ? `status ${p.value.status?.state}` : p.$case);
+      release();
     }
     expect(seen[0]).toBe('task');
     expect(seen.slice(-2)).toEqual(['artifactUpdate', 'status 3']);
