@@ -24,6 +24,7 @@ const burners = Array.from({ length: burnerCount }, () => spawn(process.execPath
 const stop = () => burners.forEach((b) => b.kill('SIGKILL'));
 process.on('exit', stop);
 process.on('SIGINT', () => process.exit(130));
+process.on('SIGTERM', () => process.exit(143));
 
 /** Failures by test: how many runs each failed in. */
 const failed = new Map();
