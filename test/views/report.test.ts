@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agent, handoff, run, type TroupeEvent } from 'troupe';
+import { advisors, agent, handoff, run, type TroupeEvent } from 'troupe';
 import { buildReportData, renderRunReport } from 'troupe/report';
 import { criticalPathOf } from '../../src/plan/model/dag.js';
 import { SimulatedClock, memoryStore, scriptedAdapter } from 'troupe/testing';
@@ -98,6 +98,19 @@ describe('buildReportData', () => {
     expect(data.turns.length).toBeGreaterThan(0);
     expect(rows).toBe(data.turns.length);
     expect(data.run.usage.turns).toBe(data.turns.length);
+  });
+
+  it('counts an advisor\'s turn that ended after its agent timed out in the run total too (the run op\'s own usage leaves it out)', async () => {
+    const events: TroupeEvent[] = [];
+    const adapter = scriptedAdapter({ rules: [{ agent: 'style', reply: { text: 'late', delayMs: 300, usage: { inputTokens: 7, outputTokens: 3 } } }], fallback: 'ok' });
+    const flow = advisors(agent({ name: 'front' }), [agent({ name: 'risk' }), agent({ name: 'style', timeoutMs: 50 })]);
+    await run(flow, 'Review this', { adapter, onEvent: (e) => events.push(e) });
+    const data = buildReportData(events);
+    const logged = events.filter((e) => e.type === 'model.turn').length;
+    expect(data.turns).toHaveLength(logged);
+    expect(data.usage.reduce((sum, row) => sum + row.turns, 0)).toBe(logged);
+    // The header and the "Run total" row: the logged turns, as the rows count them.
+    expect(data.run.usage.turns).toBe(logged);
   });
 
   it('cuts long texts and counts them', async () => {
