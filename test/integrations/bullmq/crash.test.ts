@@ -136,7 +136,10 @@ describe.skipIf(!url)('crashes', () => {
     // The workers' lines reach this process through pipes, maybe after the plan has its result.
     await eventually(() => callsPerChunk(workers.flatMap((w) => w.lines)).size === 8, 'every chunk\'s call is seen');
     expect(callsPerChunk(workers.flatMap((w) => w.lines))).toEqual(new Map([0, 1, 2, 3, 4, 5, 6, 7].map((i) => [i, 1])));
-    expect(adopted.sort()).toEqual([2, 3]);
+    // The gated chunks 2 and 3 were running when the coordinator died, and were taken over; 4 and 5 (ready once 0 and 1
+    // ended) may have been in flight too on a loaded machine: taken over as well, never sent again (one call each, above).
+    expect(adopted).toEqual(expect.arrayContaining([2, 3]));
+    expect(adopted.filter((i) => ![2, 3, 4, 5].includes(i!))).toEqual([]);
   });
 
   async function startWorkers(p: ReturnType<typeof place>, gate: { key: string; chunks: number[] }): Promise<WorkerProcess[]> {
