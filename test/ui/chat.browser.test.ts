@@ -281,8 +281,8 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
     await history.locator('button', { hasText: 'Refresh' }).click();
     await history.locator(`li[data-run="${state.runId}"] button`, { hasText: 'Fork' }).click();
     const form = history.locator(`li[data-run="${state.runId}"] .fork`);
-    const checkpoints = await form.locator('option').count();
-    expect(checkpoints).toBeGreaterThan(1);
+    // The form lists the run's checkpoints once it has read them from the server.
+    await expect.poll(() => form.locator('option').count()).toBeGreaterThan(1);
     await form.locator('select').selectOption({ index: 1 });
     await expectAccessible(page, 'the fork form');
     await form.locator('button', { hasText: 'Fork here' }).click();
