@@ -1,6 +1,6 @@
 // The package's entry points: each public subpath and the source file it is
 // built from. tsup.config.ts and vitest.config.ts read this list;
-// test/package/entry-points.test.ts checks that package.json `exports`,
+// test/package/entry-points.compile.ts checks that package.json `exports`,
 // tsconfig.json `paths` and typedoc.json `entryPoints` name the same ones.
 // `adapters/<name>` subpaths are one wildcard: every file listed in
 // `adapters` below.

@@ -2,7 +2,7 @@
 // (scripts/entry-points.ts) and its exported names, and the functions and
 // constructors among them that take an options object. Read by
 // scripts/public-names.ts and by the tests of options and names
-// (test/options/, test/conventions.test.ts).
+// (test/options/, test/conventions.compile.ts, through test/compiler.test.ts).
 import ts from 'typescript';
 import { adapters, entryPoints } from './entry-points.js';
 
@@ -14,14 +14,19 @@ export interface PublicApi {
   entries: Map<string, ts.Symbol[]>;
 }
 
-/** Build the program of the public API (a few seconds). */
-export function publicApi(): PublicApi {
+/**
+ * Build the program of the public API (a few seconds). `host` makes the
+ * compiler host for the program's options (the tests share parsed files
+ * between their programs).
+ */
+export function publicApi(options: { host?: (compilerOptions: ts.CompilerOptions) => ts.CompilerHost } = {}): PublicApi {
   const files = new Map<string, string>();
   for (const [subpath, source] of Object.entries(entryPoints)) files.set(subpath === '.' ? 'troupe' : `troupe/${subpath}`, source);
   for (const name of adapters) files.set(`troupe/adapters/${name}`, `src/adapters/${name}.ts`);
   const config = ts.getParsedCommandLineOfConfigFile('tsconfig.build.json', {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => undefined });
   if (!config) throw new Error('tsconfig.build.json could not be read');
-  const program = ts.createProgram([...files.values()], { ...config.options, noEmit: true });
+  const compilerOptions = { ...config.options, noEmit: true };
+  const program = ts.createProgram([...files.values()], compilerOptions, options.host?.(compilerOptions));
   const checker = program.getTypeChecker();
   const entries = new Map<string, ts.Symbol[]>();
   for (const [name, file] of files) {

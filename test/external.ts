@@ -43,5 +43,5 @@ export const external = {
     'test/views/report.test.ts',
     'test/workspaces/**/*.test.ts',
   ],
-  compiler: ['test/conventions.test.ts', 'test/docs.test.ts', 'test/package/peer-free-types.test.ts', 'test/package/entry-points.test.ts', 'test/options/coverage.test.ts'],
+  compiler: ['test/compiler.test.ts'],
 };

@@ -1,6 +1,6 @@
 // Every public function and constructor that takes an options object refuses
 // a key it does not know, with `invalid_option` naming it (the recipes in
-// ./recipes call each one; test/options/coverage.test.ts checks that every
+// ./recipes call each one; test/options/coverage.compile.ts checks that every
 // such function of every entry point has a recipe).
 import { describe, expect, it } from 'vitest';
 import { TroupeError } from '../../src/core/errors.js';

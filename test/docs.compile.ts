@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sharedHost } from './helpers/compiler.js';
 
 // Every TypeScript snippet of the README and docs/ is compiled against the
 // sources, like the examples, so that a renamed option or a moved export
@@ -56,7 +57,7 @@ function compile(list: Snippet[]): Map<string, string[]> {
   const dir = join(root, 'test', 'fixtures', 'docs');
   const files = new Map<string, Snippet>();
   list.forEach((s, n) => files.set(join(dir, `snippet-${n}.ts`), s));
-  const host = ts.createCompilerHost(options);
+  const host = sharedHost(options);
   const readFile = host.readFile.bind(host);
   const fileExists = host.fileExists.bind(host);
   host.readFile = (name) => (files.has(name) ? `${files.get(name)!.code}\nexport {};\n` : readFile(name));

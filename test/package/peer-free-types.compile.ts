@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { sharedHost } from '../helpers/compiler.js';
 
 const root = join(import.meta.dirname, '..', '..');
 
@@ -10,7 +11,7 @@ const peers = ['ai', 'openai', 'ioredis', '@opentelemetry/api', '@modelcontextpr
 /** The declarations the compiler emits for `entries` (and every source they import), by file. */
 function declarationsOf(entries: readonly string[]): Map<string, string> {
   const emitted = new Map<string, string>();
-  const program = ts.createProgram(entries.map((entry) => join(root, entry)), {
+  const options: ts.CompilerOptions = {
     module: ts.ModuleKind.NodeNext,
     moduleResolution: ts.ModuleResolutionKind.NodeNext,
     target: ts.ScriptTarget.ES2022,
@@ -21,7 +22,8 @@ function declarationsOf(entries: readonly string[]): Map<string, string> {
     types: ['node'],
     outDir: join(root, 'dts'),
     rootDir: root,
-  });
+  };
+  const program = ts.createProgram(entries.map((entry) => join(root, entry)), options, sharedHost(options));
   program.emit(undefined, (file, text) => emitted.set(resolve(file), text), undefined, true);
   return emitted;
 }

@@ -3,15 +3,18 @@ import { join } from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import { adapters, entryPoints } from '../../scripts/entry-points.js';
+import { sharedHost } from '../helpers/compiler.js';
 
 const root = join(import.meta.dirname, '..', '..');
 const json = (file: string) => JSON.parse(readFileSync(join(root, file), 'utf8')) as Record<string, unknown>;
 
 /** The names (values and types) a source entry point exports, as the compiler sees them. */
 function exportedNames(files: readonly string[]): Map<string, string[]> {
+  const options: ts.CompilerOptions = { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, skipLibCheck: true, types: ['node'] };
   const program = ts.createProgram(
     files.map((f) => join(root, f)),
-    { module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+    options,
+    sharedHost(options),
   );
   const checker = program.getTypeChecker();
   const out = new Map<string, string[]>();

@@ -4,8 +4,9 @@
 // page retired.
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { publicApi, type PublicApi } from '../scripts/public-api.js';
+import type { PublicApi } from '../scripts/public-api.js';
 import { outcomeStatuses } from '../src/core/outcome.js';
+import { sharedPublicApi } from './helpers/compiler.js';
 
 /** Member names (options, properties, methods) the conventions retired, with the word that replaced each. */
 const retiredMembers: Record<string, string> = {
@@ -137,7 +138,7 @@ describe('docs/conventions.md: one word per idea', () => {
   });
 
   it('no public option, property or method uses a retired name, and no status a retired word', { timeout: 180_000 }, () => {
-    const { members, statuses } = membersOf(publicApi());
+    const { members, statuses } = membersOf(sharedPublicApi());
     const badMembers = [
       ...members.filter((m) => m.name in retiredMembers && !kept.has(m.where)).map((m) => `${m.where} (use ${retiredMembers[m.name]})`),
       ...members.flatMap((m) => retiredIn.filter((r) => r.name === m.name && r.where.test(m.where)).map((r) => `${m.where} (use ${r.use})`)),
