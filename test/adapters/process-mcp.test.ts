@@ -19,11 +19,13 @@ import { run, startRun } from '../../src/core/run.js';
 import { defineTool, toToolSchema, type ToolDefinition } from '../../src/core/tools.js';
 import { agent } from '../../src/patterns/agent.js';
 import { orchestrate } from '../../src/patterns/orchestrate.js';
+import { standInBundle, ticketServerBundle } from '../helpers/bundle.js';
 import { tempDirs } from '../helpers/temp-dirs.js';
 import { eventually } from '../helpers/eventually.js';
 
-const standIn = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'stand-in-agent.mjs');
-const ticketServer = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'ticket-server.mjs');
+// The examples' stand-in CLI and ticket server, each bundled with the MCP SDK: half the CPU a start.
+const standIn = standInBundle();
+const ticketServer = ticketServerBundle();
 const tempDir = tempDirs('troupe-mcp-test-');
 
 /** The stand-in CLI through the Claude Code profile; `pids` collects the processes it started. */

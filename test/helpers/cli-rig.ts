@@ -12,16 +12,17 @@ import { walk } from '../../src/core/ops.js';
 import { defineTool, type ToolDefinition } from '../../src/core/tools.js';
 import { agent } from '../../src/patterns/agent.js';
 import { type AnthropicRequest } from './mock-anthropic.js';
+import { ticketServerBundle } from './bundle.js';
 import { tempDirs } from './temp-dirs.js';
 
 export const clis = inject('clis');
 export const tempDir = tempDirs('troupe-cli-test-');
-export const ticketServer = join(import.meta.dirname, '..', '..', 'examples', 'cli', 'ticket-server.mjs');
 
-/** An agent's own MCP server: the ticket server, logging its calls into a fresh file; `calls()` reads them. */
 /** The ticket server's configuration and the calls it got; `startDelayMs`: it loads that much later (a server slower than the CLI). */
 export function ticketServerFor({ startDelayMs = 0 }: { startDelayMs?: number } = {}) {
   const log = join(tempDir(), 'calls.jsonl');
+  // The examples' ticket server (examples/cli/ticket-server.mjs), bundled with the MCP SDK: half the CPU a start.
+  const ticketServer = ticketServerBundle();
   const args = startDelayMs > 0 ? ['-e', `setTimeout(() => import(${JSON.stringify(ticketServer)}), ${startDelayMs})`, 'ticket-server', log] : [ticketServer, log];
   const config = { command: process.execPath, args, env: { TICKET_STATUS: 'printer on fire' } };
   const calls = () => (existsSync(log) ? readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as unknown) : []);

@@ -18,6 +18,7 @@ export const longest = [
   'test/integrations/bullmq/crash.test.ts',
   'test/adapters/process-cli-codex.test.ts',
   'test/adapters/process-mcp.test.ts',
+  'test/compiler.test.ts',
   'test/workspaces/conformance.test.ts',
   'test/adapters/process.test.ts',
   'test/workspaces/git-worktree.test.ts',
