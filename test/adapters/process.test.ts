@@ -18,7 +18,7 @@ import { AdapterError, ConfigurationError, TimeoutError } from '../../src/core/e
 import { run } from '../../src/core/run.js';
 import { agent } from '../../src/patterns/agent.js';
 import { adapterSuite } from '../../src/testing/adapter-suite.js';
-import { standInBundle } from '../helpers/bundle.js';
+import { bundled, standInBundle } from '../helpers/bundle.js';
 import { eventually } from '../helpers/eventually.js';
 
 const fixtures = join(import.meta.dirname, '..', 'fixtures', 'cli');
@@ -324,7 +324,7 @@ describe('processAdapter limits and edges', () => {
 
 describe('the host process exits', () => {
   const host = (pidFile: string, handler: 'none' | 'own') =>
-    spawn(node, ['--import', 'tsx', join(fixtures, 'host.ts'), pidFile, handler], { cwd: join(fixtures, '..', '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    spawn(node, [bundled(join(fixtures, 'host.ts')), pidFile, handler, join(fixtures, 'hang.mjs')], { cwd: join(fixtures, '..', '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
   const started = async (pidFile: string) => {
     await eventually(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', 'the host started the CLI and its child');
     return Number(readFileSync(pidFile, 'utf8'));
