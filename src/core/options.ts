@@ -50,6 +50,14 @@ export interface OptionsDescription<T> {
 export function defineOptions<T extends object>(of: string, shape: OptionsShape<T>): OptionsDescription<T> {
   const keys = Object.keys(shape);
   const known = new Set(keys);
+  // Compiled once: per key its check or nested description, and whether a value left out may be skipped
+  // (a nested group, or a check known to accept undefined); the checks run in the order of `keys`.
+  const entries = keys.map((key) => {
+    const entry = (shape as Record<string, OptionCheck | OptionsDescription<object>>)[key]!;
+    return typeof entry === 'function'
+      ? { key, check: entry, nested: undefined, skipUndefined: acceptsUndefined.has(entry) }
+      : { key, check: undefined, nested: entry, skipUndefined: true };
+  });
   const description: OptionsDescription<T> = {
     of,
     keys,
@@ -60,21 +68,45 @@ export function defineOptions<T extends object>(of: string, shape: OptionsShape<
         const what = prefix === '' ? `the options of ${owner}` : `\`${prefix.slice(0, -1)}\``;
         throw new ConfigurationError(`Expected ${what} to be an object, got ${describeValue(options)}`);
       }
-      for (const key of Object.keys(options)) {
-        if (!known.has(key)) throw unknownOption(owner, prefix + key, nearest(key, keys), prefix);
+      // The own enumerable keys, in the order Object.keys gives them, without building the list.
+      for (const key in options) {
+        if (!known.has(key) && hasOwn.call(options, key)) throw unknownOption(owner, prefix + key, nearest(key, keys), prefix);
       }
       const values = options as Record<string, unknown>;
-      for (const key of keys) {
-        const value = values[key];
-        const check = (shape as Record<string, OptionCheck | OptionsDescription<object>>)[key]!;
-        // A check sees undefined too (`required` refuses it); a nested group left out is not checked.
-        if (typeof check === 'function') check(prefix + key, value);
-        else if (value !== undefined) check.check(value as object, `${prefix}${key}.`, owner);
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i]!;
+        const value = values[entry.key];
+        // A check sees undefined too (`required` refuses it) unless it is known to accept it; a nested group left out is not checked.
+        if (value === undefined && entry.skipUndefined) continue;
+        if (entry.check !== undefined) entry.check(prefix === '' ? entry.key : prefix + entry.key, value);
+        else entry.nested!.check(value as object, `${prefix}${entry.key}.`, owner);
       }
       return options;
     },
   };
   return description;
+}
+
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** The checks known to accept `undefined` (every check made here but `required`'s): an option left out skips them. */
+const acceptsUndefined = new WeakSet<OptionCheck>();
+
+/** Mark `c` as accepting `undefined` without a look (it must: `c(name, undefined)` returns). */
+function lenient(c: OptionCheck): OptionCheck {
+  acceptsUndefined.add(c);
+  return c;
+}
+
+/**
+ * A check that skips `undefined` and hands any other value to `inner`:
+ * for a check of its own (a validator that throws its own message), so an
+ * option left out costs nothing.
+ */
+export function optional(inner: (name: string, value: unknown) => void): OptionCheck {
+  return lenient((name, value) => {
+    if (value !== undefined) inner(name, value);
+  });
 }
 
 function unknownOption(of: string, name: string, suggestion: string | undefined, prefix: string): ConfigurationError {
@@ -134,10 +166,15 @@ function editDistance(a: string, b: string, stop: number): number {
 
 /** A check that throws unless `ok(value)`, with "Expected `<name>` to be <what>, got <value>". */
 export function check(what: string, ok: (value: unknown) => boolean): OptionCheck {
-  return (name, value) => {
+  const c: OptionCheck = (name, value) => {
     if (value !== undefined && !ok(value)) throw new ConfigurationError(`Expected \`${name}\` to be ${what}, got ${describeValue(value)}`);
   };
+  predicates.set(c, ok);
+  return lenient(c);
 }
+
+/** The test of each check made by {@link check}: a list runs it on its items and names an item only when it fails. */
+const predicates = new WeakMap<OptionCheck, (value: unknown) => boolean>();
 
 /** `check`, and `undefined` refused too. */
 export function required(inner: OptionCheck): OptionCheck {
@@ -148,7 +185,7 @@ export function required(inner: OptionCheck): OptionCheck {
 }
 
 /** Anything: the option is checked where it is used (or its type says all there is). */
-export const anything: OptionCheck = () => undefined;
+export const anything: OptionCheck = lenient(() => undefined);
 
 /** Throw unless `value` is undefined or a positive integer. */
 export function expectPositiveInteger<T>(name: string, value: T): T {
@@ -197,13 +234,13 @@ function nonFinite(name: string, value: unknown): ConfigurationError | undefined
 }
 
 /** A positive integer (`maxParallel`, `maxTurns`). */
-export const positiveInteger: OptionCheck = (name, value) => void expectPositiveInteger(name, value);
+export const positiveInteger: OptionCheck = lenient((name, value) => void expectPositiveInteger(name, value));
 /** A non-negative integer (`maxRetries`). */
-export const nonNegativeInteger: OptionCheck = (name, value) => void expectNonNegativeInteger(name, value);
+export const nonNegativeInteger: OptionCheck = lenient((name, value) => void expectNonNegativeInteger(name, value));
 /** A positive, finite number (`timeoutMs`). */
-export const positiveNumber: OptionCheck = (name, value) => void expectPositiveNumber(name, value);
+export const positiveNumber: OptionCheck = lenient((name, value) => void expectPositiveNumber(name, value));
 /** A finite number of at least 0 (`delayMs`). */
-export const nonNegativeNumber: OptionCheck = (name, value) => void expectNonNegativeNumber(name, value);
+export const nonNegativeNumber: OptionCheck = lenient((name, value) => void expectNonNegativeNumber(name, value));
 /** A number from 0 to 1 (a score, a share). */
 export const fraction: OptionCheck = check('a number from 0 to 1', (v) => typeof v === 'number' && v >= 0 && v <= 1);
 /** A finite number. */
@@ -236,16 +273,21 @@ export function oneOf(values: readonly unknown[]): OptionCheck {
 
 /** A list whose every item passes `item` (checked as `<name>[i]`). */
 export function listOf(item: OptionCheck): OptionCheck {
-  return (name, value) => {
+  const ok = predicates.get(item);
+  return lenient((name, value) => {
     if (value === undefined) return;
     if (!Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be a list, got ${describeValue(value)}`);
-    value.forEach((v: unknown, i) => item(`${name}[${i}]`, v));
-  };
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      // Holes are skipped (as forEach does); an item's name is built only for a check that needs it: one that fails, or one of another kind.
+      if (ok === undefined ? i in value : v !== undefined && !ok(v)) item(`${name}[${i}]`, v);
+    }
+  });
 }
 
 /** Passes when any of `checks` passes; the message is `what`. */
 export function either(what: string, ...checks: OptionCheck[]): OptionCheck {
-  return (name, value) => {
+  return lenient((name, value) => {
     if (value === undefined) return;
     for (const c of checks) {
       try {
@@ -256,7 +298,7 @@ export function either(what: string, ...checks: OptionCheck[]): OptionCheck {
       }
     }
     throw new ConfigurationError(`Expected \`${name}\` to be ${what}, got ${describeValue(value)}`);
-  };
+  });
 }
 
 function hasMethods(value: unknown, methods: readonly string[]): boolean {
