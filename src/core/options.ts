@@ -94,8 +94,6 @@ export function defineOptions<T extends object>(of: string, shape: OptionsShape<
   return description;
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
-
 /** Kinds of value the common checks want, tested without a call: see {@link passes}. */
 const enum Kind {
   none,
