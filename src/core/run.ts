@@ -216,15 +216,22 @@ export function launch<O extends Outcome>(
   const signal = combineSignals(options.signal, controller.signal, timer?.signal);
   const root = createOp('op-0', 'run', runnable.name, clock.now());
   const releaseControl = options.control?.attachRun({ cancel: (reason) => controller.abort(reason) });
+  // Every option left out is undefined here, which `create` reads as left out.
   const ctx = RunContext.create({
     runId,
     clock,
     signal,
     emitter,
     root,
-    ...defined({ maxDepth: options.maxDepth, adapters: options.adapters, defaultAdapter: options.adapter, store: options.store }),
-    ...(resuming ? { resuming: true } : {}),
-    ...defined({ control: options.control, thread: thread?.id, resource: options.resource, recorded: replaying?.events }),
+    maxDepth: options.maxDepth,
+    adapters: options.adapters,
+    defaultAdapter: options.adapter,
+    store: options.store,
+    resuming,
+    control: options.control,
+    thread: thread?.id,
+    resource: options.resource,
+    recorded: replaying?.events,
     abortRun: (reason) => controller.abort(reason),
   });
   const listeners = attachListeners(ctx, options);
