@@ -379,6 +379,9 @@ export class BudgetMeter {
  * once. Contexts carry one; `ctx.enter({ budget })` extends it.
  * @internal
  */
+/** What {@link BudgetChain.reserve} returns for a chain without budgets. */
+const releaseNothing = (): void => undefined;
+
 export class BudgetChain {
   /** The chain of a context without budgets. */
   static readonly empty = new BudgetChain([]);
@@ -406,6 +409,7 @@ export class BudgetChain {
    * the call would overrun one, counting the calls in flight.
    */
   reserve(inputTokens: number): () => void {
+    if (this.meters.length === 0) return releaseNothing;
     const releases: Array<() => void> = [];
     for (const m of this.meters) {
       const reserved = m.reserve(inputTokens);

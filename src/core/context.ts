@@ -61,12 +61,12 @@ interface RunShared {
   halted: Error | undefined;
   /** The run's control, if it was given one. */
   control: RunControl | undefined;
-  /** The run's budget meters (shared ones by budget object). */
-  budgets: BudgetRegistry;
+  /** The run's budget meters (shared ones by budget object), made with the first budget (most runs have none). */
+  budgets: BudgetRegistry | undefined;
   /** The context each meter was opened in (where its events go). */
-  budgetOwners: WeakMap<BudgetMeter, RunContext>;
+  budgetOwners: WeakMap<BudgetMeter, RunContext> | undefined;
   /** Budgets that refused a call that would pass them: said once each (`budget.exhausted`), not once per refused call. */
-  budgetRefusals: WeakSet<BudgetMeter>;
+  budgetRefusals: WeakSet<BudgetMeter> | undefined;
   /** The run's log, when it has a store (set by `run`). */
   runLog: { written(): Promise<void> } | undefined;
   /** The thread the run continues, and its history once loaded (taken once, by the entry agent). */
@@ -201,20 +201,14 @@ export class RunContext {
       abortRun: options.abortRun,
       halted: undefined,
       control: options.control,
-      budgets: undefined as unknown as BudgetRegistry,
-      budgetOwners: new WeakMap(),
-      budgetRefusals: new WeakSet(),
+      budgets: undefined,
+      budgetOwners: undefined,
+      budgetRefusals: undefined,
       runLog: undefined,
       thread: options.thread === undefined ? undefined : { id: options.thread, history: undefined, taken: false },
       resource: options.resource,
       recorded: options.recorded,
     };
-    shared.budgets = new BudgetRegistry(options.clock, {
-      exhausted: (meter, error) => {
-        const { limit, max, reason } = error.info;
-        shared.budgetOwners.get(meter)?.emit('budget.exhausted', { budgetId: meter.id, budget: meter.name, limit, max, reason, spent: { ...meter.spent } });
-      },
-    });
     return new RunContext(shared, options.signal, options.root, 0, '', new Map());
   }
 
@@ -517,8 +511,9 @@ export class RunContext {
       if (error instanceof BudgetExhaustedError && error.info.reason === 'would-overrun') {
         const { budgetId, budget, limit, max, reason } = error.info;
         const meter = chain.meters.find((m) => m.id === budgetId);
-        if (meter === undefined || !this.#shared.budgetRefusals.has(meter)) {
-          if (meter !== undefined) this.#shared.budgetRefusals.add(meter);
+        const refusals = (this.#shared.budgetRefusals ??= new WeakSet());
+        if (meter === undefined || !refusals.has(meter)) {
+          if (meter !== undefined) refusals.add(meter);
           this.emit('budget.exhausted', { budgetId, budget, limit, max, reason, spent: meter ? { ...meter.spent } : emptySpend() });
         }
       }
@@ -536,9 +531,9 @@ export class RunContext {
    */
   enterBudget(budget: Budget, fallbackName: string): BudgetEntry {
     const shared = this.#shared;
-    const { meter, created } = shared.budgets.meter(budget, fallbackName);
+    const { meter, created } = budgetRegistry(shared).meter(budget, fallbackName);
     if (created) {
-      shared.budgetOwners.set(meter, this);
+      (shared.budgetOwners ??= new WeakMap()).set(meter, this);
       this.emit('budget.opened', { budgetId: meter.id, budget: meter.name, limits: { ...meter.limits }, shared: budget.shared === true });
     }
     const release = meter.enter();
@@ -622,6 +617,16 @@ export class RunContext {
       });
     }
   }
+}
+
+/** The run's budget registry, made with its first budget. */
+function budgetRegistry(shared: RunShared): BudgetRegistry {
+  return (shared.budgets ??= new BudgetRegistry(shared.clock, {
+    exhausted: (meter, error) => {
+      const { limit, max, reason } = error.info;
+      shared.budgetOwners?.get(meter)?.emit('budget.exhausted', { budgetId: meter.id, budget: meter.name, limit, max, reason, spent: { ...meter.spent } });
+    },
+  }));
 }
 
 /** The context value that marks work beside the run's conversation ({@link RunContext.aside}). */

@@ -50,6 +50,16 @@ export interface OptionsDescription<T> {
 export function defineOptions<T extends object>(of: string, shape: OptionsShape<T>): OptionsDescription<T> {
   const keys = Object.keys(shape);
   const known = new Set(keys);
+  // Compiled once: per key its check or nested description; whether a value left out may be skipped (a
+  // nested group, or a check known to accept undefined); and for a given value, a test that passing
+  // (a kind tested here, or the predicate of a `check`) means the check would pass. A value that does not
+  // pass the test goes to the check itself, for its message. The checks run in the order of `keys`.
+  const entries = keys.map((key) => {
+    const entry = (shape as Record<string, OptionCheck | OptionsDescription<object>>)[key]!;
+    if (typeof entry !== 'function') return { key, check: undefined, nested: entry, skipUndefined: true, kind: Kind.none, test: undefined };
+    const given = requiredInner.get(entry) ?? entry;
+    return { key, check: entry, nested: undefined, skipUndefined: acceptsUndefined.has(entry), kind: kinds.get(given) ?? Kind.none, test: predicates.get(given) };
+  });
   const description: OptionsDescription<T> = {
     of,
     keys,
@@ -60,21 +70,106 @@ export function defineOptions<T extends object>(of: string, shape: OptionsShape<
         const what = prefix === '' ? `the options of ${owner}` : `\`${prefix.slice(0, -1)}\``;
         throw new ConfigurationError(`Expected ${what} to be an object, got ${describeValue(options)}`);
       }
-      for (const key of Object.keys(options)) {
+      // The own enumerable keys, in the order Object.keys gives them, without building the list.
+      const own = Object.keys(options);
+      for (let i = 0; i < own.length; i++) {
+        const key = own[i]!;
         if (!known.has(key)) throw unknownOption(owner, prefix + key, nearest(key, keys), prefix);
       }
       const values = options as Record<string, unknown>;
-      for (const key of keys) {
-        const value = values[key];
-        const check = (shape as Record<string, OptionCheck | OptionsDescription<object>>)[key]!;
-        // A check sees undefined too (`required` refuses it); a nested group left out is not checked.
-        if (typeof check === 'function') check(prefix + key, value);
-        else if (value !== undefined) check.check(value as object, `${prefix}${key}.`, owner);
+      for (let i = 0; i < entries.length; i++) {
+        const entry = entries[i]!;
+        const value = values[entry.key];
+        if (value === undefined) {
+          // A check sees undefined too (`required` refuses it) unless it is known to accept it; a nested group left out is not checked.
+          if (!entry.skipUndefined) entry.check!(prefix === '' ? entry.key : prefix + entry.key, value);
+          continue;
+        }
+        if (entry.nested !== undefined) entry.nested.check(value as object, `${prefix}${entry.key}.`, owner);
+        else if (!passes(entry.kind, value) && !(entry.test !== undefined && entry.test(value))) entry.check!(prefix === '' ? entry.key : prefix + entry.key, value);
       }
       return options;
     },
   };
   return description;
+}
+
+/** Kinds of value the common checks want, tested without a call: see {@link passes}. */
+const enum Kind {
+  none,
+  anything,
+  string,
+  nonEmptyString,
+  boolean,
+  func,
+  object,
+  positiveInteger,
+  nonNegativeInteger,
+  positiveNumber,
+  nonNegativeNumber,
+  abortSignal,
+}
+
+/** True when a value (not undefined) surely passes the checks of `kind`; false when the check must look. */
+function passes(kind: Kind, value: unknown): boolean {
+  switch (kind) {
+    case Kind.none:
+      return false;
+    case Kind.anything:
+      return true;
+    case Kind.string:
+      return typeof value === 'string';
+    case Kind.nonEmptyString:
+      return typeof value === 'string' && value !== '';
+    case Kind.boolean:
+      return typeof value === 'boolean';
+    case Kind.func:
+      return typeof value === 'function';
+    case Kind.object:
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case Kind.positiveInteger:
+      return typeof value === 'number' && Number.isInteger(value) && value > 0;
+    case Kind.nonNegativeInteger:
+      return typeof value === 'number' && Number.isInteger(value) && value >= 0;
+    case Kind.positiveNumber:
+      return typeof value === 'number' && Number.isFinite(value) && value > 0;
+    case Kind.nonNegativeNumber:
+      return typeof value === 'number' && Number.isFinite(value) && value >= 0;
+    case Kind.abortSignal:
+      return value instanceof AbortSignal;
+  }
+}
+
+/** The kind each common check tests (set where they are defined). */
+const kinds = new WeakMap<OptionCheck, Kind>();
+
+/** The check each `required(check)` wraps. */
+const requiredInner = new WeakMap<OptionCheck, OptionCheck>();
+
+/** `c`, known to test `kind`. */
+function ofKind(kind: Kind, c: OptionCheck): OptionCheck {
+  kinds.set(c, kind);
+  return c;
+}
+
+/** The checks known to accept `undefined` (every check made here but `required`'s): an option left out skips them. */
+const acceptsUndefined = new WeakSet<OptionCheck>();
+
+/** Mark `c` as accepting `undefined` without a look (it must: `c(name, undefined)` returns). */
+function lenient(c: OptionCheck): OptionCheck {
+  acceptsUndefined.add(c);
+  return c;
+}
+
+/**
+ * A check that skips `undefined` and hands any other value to `inner`:
+ * for a check of its own (a validator that throws its own message), so an
+ * option left out costs nothing.
+ */
+export function optional(inner: (name: string, value: unknown) => void): OptionCheck {
+  return lenient((name, value) => {
+    if (value !== undefined) inner(name, value);
+  });
 }
 
 function unknownOption(of: string, name: string, suggestion: string | undefined, prefix: string): ConfigurationError {
@@ -134,21 +229,28 @@ function editDistance(a: string, b: string, stop: number): number {
 
 /** A check that throws unless `ok(value)`, with "Expected `<name>` to be <what>, got <value>". */
 export function check(what: string, ok: (value: unknown) => boolean): OptionCheck {
-  return (name, value) => {
+  const c: OptionCheck = (name, value) => {
     if (value !== undefined && !ok(value)) throw new ConfigurationError(`Expected \`${name}\` to be ${what}, got ${describeValue(value)}`);
   };
+  predicates.set(c, ok);
+  return lenient(c);
 }
+
+/** The test of each check made by {@link check}: a list runs it on its items and names an item only when it fails. */
+const predicates = new WeakMap<OptionCheck, (value: unknown) => boolean>();
 
 /** `check`, and `undefined` refused too. */
 export function required(inner: OptionCheck): OptionCheck {
-  return (name, value) => {
+  const c: OptionCheck = (name, value) => {
     if (value === undefined) throw new ConfigurationError(`Expected \`${name}\` to be given`);
     inner(name, value);
   };
+  requiredInner.set(c, inner);
+  return c;
 }
 
 /** Anything: the option is checked where it is used (or its type says all there is). */
-export const anything: OptionCheck = () => undefined;
+export const anything: OptionCheck = ofKind(Kind.anything, lenient(() => undefined));
 
 /** Throw unless `value` is undefined or a positive integer. */
 export function expectPositiveInteger<T>(name: string, value: T): T {
@@ -197,37 +299,44 @@ function nonFinite(name: string, value: unknown): ConfigurationError | undefined
 }
 
 /** A positive integer (`maxParallel`, `maxTurns`). */
-export const positiveInteger: OptionCheck = (name, value) => void expectPositiveInteger(name, value);
+export const positiveInteger: OptionCheck = ofKind(Kind.positiveInteger, lenient((name, value) => void expectPositiveInteger(name, value)));
 /** A non-negative integer (`maxRetries`). */
-export const nonNegativeInteger: OptionCheck = (name, value) => void expectNonNegativeInteger(name, value);
+export const nonNegativeInteger: OptionCheck = ofKind(Kind.nonNegativeInteger, lenient((name, value) => void expectNonNegativeInteger(name, value)));
 /** A positive, finite number (`timeoutMs`). */
-export const positiveNumber: OptionCheck = (name, value) => void expectPositiveNumber(name, value);
+export const positiveNumber: OptionCheck = ofKind(Kind.positiveNumber, lenient((name, value) => void expectPositiveNumber(name, value)));
 /** A finite number of at least 0 (`delayMs`). */
-export const nonNegativeNumber: OptionCheck = (name, value) => void expectNonNegativeNumber(name, value);
+export const nonNegativeNumber: OptionCheck = ofKind(Kind.nonNegativeNumber, lenient((name, value) => void expectNonNegativeNumber(name, value)));
 /** A number from 0 to 1 (a score, a share). */
 export const fraction: OptionCheck = check('a number from 0 to 1', (v) => typeof v === 'number' && v >= 0 && v <= 1);
 /** A finite number. */
 export const finiteNumber: OptionCheck = check('a finite number', (v) => typeof v === 'number' && Number.isFinite(v));
 /** `true` or `false`. */
-export const boolean: OptionCheck = check('a boolean', (v) => typeof v === 'boolean');
+export const boolean: OptionCheck = ofKind(Kind.boolean, check('a boolean', (v) => typeof v === 'boolean'));
 /** A string. */
-export const string: OptionCheck = check('a string', (v) => typeof v === 'string');
+export const string: OptionCheck = ofKind(Kind.string, check('a string', (v) => typeof v === 'string'));
 /** A string with at least one character. */
-export const nonEmptyString: OptionCheck = check('a non-empty string', (v) => typeof v === 'string' && v !== '');
+export const nonEmptyString: OptionCheck = ofKind(Kind.nonEmptyString, check('a non-empty string', (v) => typeof v === 'string' && v !== ''));
 /** A function. */
-export const func: OptionCheck = check('a function', (v) => typeof v === 'function');
+export const func: OptionCheck = ofKind(Kind.func, check('a function', (v) => typeof v === 'function'));
 /** An object (not null, not an array). */
-export const object: OptionCheck = check('an object', (v) => typeof v === 'object' && v !== null && !Array.isArray(v));
+export const object: OptionCheck = ofKind(Kind.object, check('an object', (v) => typeof v === 'object' && v !== null && !Array.isArray(v)));
 /** An `AbortSignal`. */
-export const abortSignal: OptionCheck = check('an AbortSignal', (v) => typeof v === 'object' && v !== null && typeof (v as AbortSignal).aborted === 'boolean' && typeof (v as AbortSignal).addEventListener === 'function');
+export const abortSignal: OptionCheck = ofKind(Kind.abortSignal, check('an AbortSignal', (v) => typeof v === 'object' && v !== null && typeof (v as AbortSignal).aborted === 'boolean' && typeof (v as AbortSignal).addEventListener === 'function'));
+
+/** The methods each kind of object below must have. */
+const clockMethods = ['now', 'setTimer'];
+const storeMethods = ['get', 'set', 'delete', 'list', 'append', 'read'];
+const adapterMethods = ['openSession'];
+const runnableMethods = ['run'];
+
 /** A `Clock` (`now()` and `setTimer()`). */
-export const clock: OptionCheck = check('a Clock (with now() and setTimer())', (v) => hasMethods(v, ['now', 'setTimer']));
+export const clock: OptionCheck = check('a Clock (with now() and setTimer())', (v) => hasMethods(v, clockMethods));
 /** A `Store` (`get`, `set`, `delete`, `list`, `append`, `read`). */
-export const store: OptionCheck = check('a store (get, set, delete, list, append and read)', (v) => hasMethods(v, ['get', 'set', 'delete', 'list', 'append', 'read']));
+export const store: OptionCheck = check('a store (get, set, delete, list, append and read)', (v) => hasMethods(v, storeMethods));
 /** A `ModelAdapter` (`openSession()`). */
-export const adapter: OptionCheck = check('a model adapter (with openSession())', (v) => hasMethods(v, ['openSession']));
+export const adapter: OptionCheck = check('a model adapter (with openSession())', (v) => hasMethods(v, adapterMethods));
 /** A runnable (`name` and `run()`). */
-export const runnable: OptionCheck = check('a runnable (with a name and run())', (v) => hasMethods(v, ['run']) && typeof (v as { name?: unknown }).name === 'string');
+export const runnable: OptionCheck = check('a runnable (with a name and run())', (v) => hasMethods(v, runnableMethods) && typeof (v as { name?: unknown }).name === 'string');
 
 /** One of `values`. */
 export function oneOf(values: readonly unknown[]): OptionCheck {
@@ -236,16 +345,21 @@ export function oneOf(values: readonly unknown[]): OptionCheck {
 
 /** A list whose every item passes `item` (checked as `<name>[i]`). */
 export function listOf(item: OptionCheck): OptionCheck {
-  return (name, value) => {
+  const ok = predicates.get(item);
+  return lenient((name, value) => {
     if (value === undefined) return;
     if (!Array.isArray(value)) throw new ConfigurationError(`Expected \`${name}\` to be a list, got ${describeValue(value)}`);
-    value.forEach((v: unknown, i) => item(`${name}[${i}]`, v));
-  };
+    for (let i = 0; i < value.length; i++) {
+      const v: unknown = value[i];
+      // Holes are skipped (as forEach does); an item's name is built only for a check that needs it: one that fails, or one of another kind.
+      if (ok === undefined ? i in value : v !== undefined && !ok(v)) item(`${name}[${i}]`, v);
+    }
+  });
 }
 
 /** Passes when any of `checks` passes; the message is `what`. */
 export function either(what: string, ...checks: OptionCheck[]): OptionCheck {
-  return (name, value) => {
+  return lenient((name, value) => {
     if (value === undefined) return;
     for (const c of checks) {
       try {
@@ -256,10 +370,12 @@ export function either(what: string, ...checks: OptionCheck[]): OptionCheck {
       }
     }
     throw new ConfigurationError(`Expected \`${name}\` to be ${what}, got ${describeValue(value)}`);
-  };
+  });
 }
 
 function hasMethods(value: unknown, methods: readonly string[]): boolean {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
-  return methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function');
+  for (const m of methods) if (typeof (value as Record<string, unknown>)[m] !== 'function') return false;
+  return true;
 }
+

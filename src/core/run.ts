@@ -12,7 +12,7 @@ import { realClock, type Clock } from './clock.js';
 import { RunContext, type TroupeEmitter } from './context.js';
 import { CancelledError, ConfigurationError, describeValue, errorMessage, isTroupeError } from './errors.js';
 import { RunControl } from './control.js';
-import { abortSignal, adapter, check, clock, defineOptions, func, object, positiveInteger, positiveNumber, store, string } from './options.js';
+import { abortSignal, adapter, check, clock, defineOptions, func, object, optional, positiveInteger, positiveNumber, store, string } from './options.js';
 import type { RunParent, TroupeEvent, TroupeEventListeners } from './events.js';
 import { createOp, totalUsage, type OpNode } from './ops.js';
 import type { Outcome, Runnable } from './runnable.js';
@@ -102,14 +102,10 @@ export const runOptions = defineOptions<RunOptions>('run', {
   onEvent: func,
   emitter: check('an event emitter', (v) => typeof v === 'object' && v !== null && typeof (v as { emit?: unknown }).emit === 'function'),
   store,
-  budget: (name, value) => validateBudget(name, value as Budget | undefined),
+  budget: optional((name, value) => void validateBudget(name, value as Budget)),
   control: check('a RunControl (LoopControl, PlanControl, CoordinationControl)', (v) => v instanceof RunControl),
-  thread: (name, value) => {
-    if (value !== undefined) checkThreadId(value, name);
-  },
-  resource: (name, value) => {
-    if (value !== undefined) checkThreadId(value, name);
-  },
+  thread: optional((name, value) => checkThreadId(value, name)),
+  resource: optional((name, value) => checkThreadId(value, name)),
 });
 
 /**
@@ -220,15 +216,22 @@ export function launch<O extends Outcome>(
   const signal = combineSignals(options.signal, controller.signal, timer?.signal);
   const root = createOp('op-0', 'run', runnable.name, clock.now());
   const releaseControl = options.control?.attachRun({ cancel: (reason) => controller.abort(reason) });
+  // Every option left out is undefined here, which `create` reads as left out.
   const ctx = RunContext.create({
     runId,
     clock,
     signal,
     emitter,
     root,
-    ...defined({ maxDepth: options.maxDepth, adapters: options.adapters, defaultAdapter: options.adapter, store: options.store }),
-    ...(resuming ? { resuming: true } : {}),
-    ...defined({ control: options.control, thread: thread?.id, resource: options.resource, recorded: replaying?.events }),
+    maxDepth: options.maxDepth,
+    adapters: options.adapters,
+    defaultAdapter: options.adapter,
+    store: options.store,
+    resuming,
+    control: options.control,
+    thread: thread?.id,
+    resource: options.resource,
+    recorded: replaying?.events,
     abortRun: (reason) => controller.abort(reason),
   });
   const listeners = attachListeners(ctx, options);
@@ -375,11 +378,10 @@ interface EventQueue {
  */
 class EventIterators {
   readonly #emitter: TroupeEmitter;
-  readonly #queues = new Set<EventQueue>();
+  /** The queues and their forwarding listener, made with the first iterator (most runs have none). */
+  #queues: Set<EventQueue> | undefined;
+  #forward: ((e: TroupeEvent) => void) | undefined;
   #finished = false;
-  readonly #forward = (e: TroupeEvent): void => {
-    for (const q of this.#queues) q.push(e);
-  };
 
   constructor(emitter: TroupeEmitter) {
     this.#emitter = emitter;
@@ -388,8 +390,10 @@ class EventIterators {
   /** The run ended: every iterator finishes after the events it holds. */
   close(): void {
     this.#finished = true;
-    for (const q of this.#queues) q.push(null);
-    this.#queues.clear();
+    const queues = this.#queues;
+    if (queues === undefined) return;
+    for (const q of queues) q.push(null);
+    queues.clear();
     this.#emitter.off('*', this.#forward);
   }
 
@@ -424,12 +428,18 @@ class EventIterators {
   }
 
   #add(queue: EventQueue): void {
-    if (this.#queues.size === 0) this.#emitter.on('*', this.#forward);
+    if (this.#queues === undefined) {
+      const queues = (this.#queues = new Set());
+      this.#forward = (e) => {
+        for (const q of queues) q.push(e);
+      };
+    }
+    if (this.#queues.size === 0) this.#emitter.on('*', this.#forward!);
     this.#queues.add(queue);
   }
 
   #remove(queue: EventQueue): void {
-    if (this.#queues.delete(queue) && this.#queues.size === 0) this.#emitter.off('*', this.#forward);
+    if (this.#queues?.delete(queue) && this.#queues.size === 0) this.#emitter.off('*', this.#forward);
   }
 }
 

@@ -9,7 +9,6 @@ import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '
 import { defineOptions, nonEmptyString, oneOf, positiveInteger, positiveNumber } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
 import type { Usage } from '../core/usage.js';
-import { defined } from '../core/defined.js';
 import { fanOut } from './fan-out.js';
 import { PROMPT_HEADINGS, fromHeading, section, requestSection } from '../text/headings.js';
 
@@ -70,12 +69,16 @@ export async function consultAdvisors(
   const onFailure = options.onFailure ?? 'tolerate';
   const consult = async (advisor: Runnable, branch: RunContext): Promise<AdvisorResult> => {
     try {
-      const outcome = await withTimeout((s) => advisor.run(input, branch.withSignal(s)), {
-        signal: branch.signal,
-        clock: ctx.clock,
-        ...defined({ timeoutMs: options.timeoutMs }),
-        message: `Advisor "${advisor.name}" timed out after ${options.timeoutMs} ms`,
-      });
+      // Without a time-out the advisor runs in the branch as it is.
+      const outcome =
+        options.timeoutMs === undefined
+          ? await advisor.run(input, branch)
+          : await withTimeout((s) => advisor.run(input, branch.withSignal(s)), {
+              signal: branch.signal,
+              clock: ctx.clock,
+              timeoutMs: options.timeoutMs,
+              message: `Advisor "${advisor.name}" timed out after ${options.timeoutMs} ms`,
+            });
       ctx.emit('advisor.completed', { main, advisor: advisor.name, output: outcome.output, usage: outcome.usage });
       return { advisor: advisor.name, ok: true, output: outcome.output, usage: outcome.usage };
     } catch (error) {

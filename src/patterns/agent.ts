@@ -11,8 +11,8 @@ import type { RunContext } from '../core/context.js';
 import { ConfigurationError, describeValue, errorMessage, isTroupeError } from '../core/errors.js';
 import { defineOptions, check, either, listOf, nonEmptyString, object, oneOf, positiveInteger, positiveNumber, required, string, adapter as adapterCheck } from '../core/options.js';
 import { defineRunnable, type Outcome, type Runnable } from '../core/runnable.js';
-import { SessionHandle, openSession } from '../core/session.js';
-import { haltOnDivergence, runToolLoop, type ToolLoopResult } from '../core/tool-loop.js';
+import { SessionHandle, openSession, type SendGuard, type SessionHandleOptions } from '../core/session.js';
+import { haltOnDivergence, runToolLoop, type ToolLoopOptions, type ToolLoopResult } from '../core/tool-loop.js';
 import { enabledTools, toToolSchema, type ToolDefinition } from '../core/tools.js';
 import { sendGuard } from '../core/guard-scope.js';
 import { recordSession } from '../core/turn-record.js';
@@ -266,15 +266,16 @@ export function agent(options: AgentOptions): Agent {
     async converse(ctx, converse = {}) {
       const adapter = self.resolveAdapter(ctx);
       // The working memory goes into the system prompt, its update tools beside the agent's own.
-      const memory = await openWorkingMemory(memoriesOf(opts), ctx, opts.name, converse.system ?? opts.system);
-      const tools = await enabledTools([...(opts.tools ?? []), ...memory.tools, ...(converse.extraTools ?? [])], ctx, opts.name);
+      const memories = memoriesOf(opts);
+      const memory = memories.length === 0 ? undefined : await openWorkingMemory(memories, ctx, opts.name, converse.system ?? opts.system);
+      const tools = await enabledTools([...(opts.tools ?? []), ...(memory?.tools ?? []), ...(converse.extraTools ?? [])], ctx, opts.name);
       if (tools.length > 0 && !adapter.capabilities.tools) {
         throw new ConfigurationError(
           `Agent "${opts.name}" has tools but adapter "${adapter.id}" does not support tools`,
           { details: { agent: opts.name, adapter: adapter.id } },
         );
       }
-      const spec = sessionSpec(opts, { ...converse, ...defined({ system: memory.system }) }, adapter, ctx);
+      const spec = sessionSpec(opts, memory === undefined ? converse : { ...converse, ...defined({ system: memory.system }) }, adapter, ctx);
       if (tools.length > 0) spec.tools = tools.map((t) => toToolSchema(t));
       // The run's entry agent continues its thread's conversation.
       const history = converse.history ?? ctx.takeThreadHistory();
@@ -284,16 +285,15 @@ export function agent(options: AgentOptions): Agent {
         handle,
         send(input, sendOptions = {}) {
           window?.label(sendOptions.context ?? {});
-          const promptTokens = window ? { promptTokens: (next: Parameters<ContextWindow['projected']>[0]) => window.projected(next) } : {};
-          return withTimeout(
-            (signal) => runToolLoop(handle, input, { ctx, agent: opts.name, tools: [...tools, ...(sendOptions.tools ?? [])], maxTurns: opts.maxTurns, signal, ...promptTokens }),
-            {
-              signal: sendOptions.signal ?? ctx.signal,
-              clock: ctx.clock,
-              ...defined({ timeoutMs: opts.timeoutMs }),
-              message: `Agent "${opts.name}" timed out after ${opts.timeoutMs} ms`,
-            },
-          );
+          const loop = (signal: AbortSignal) => {
+            // The loop only reads its tools: the conversation's own list serves when the send adds none.
+            const options: ToolLoopOptions = { ctx, agent: opts.name, tools: sendOptions.tools === undefined ? tools : [...tools, ...sendOptions.tools], maxTurns: opts.maxTurns, signal };
+            if (window) options.promptTokens = (next) => window.projected(next);
+            return runToolLoop(handle, input, options);
+          };
+          const signal = sendOptions.signal ?? ctx.signal;
+          if (opts.timeoutMs === undefined) return loop(signal);
+          return withTimeout(loop, { signal, clock: ctx.clock, timeoutMs: opts.timeoutMs, message: `Agent "${opts.name}" timed out after ${opts.timeoutMs} ms` });
         },
         close: () => handle.close(),
       };
@@ -337,17 +337,16 @@ function sessionSpec(opts: ResolvedAgentOptions, converse: ConverseOptions, adap
 async function openAgentSession(
   opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext, history: ConversationMessage[] | undefined,
 ): Promise<{ handle: SessionHandle; window: ContextWindow | undefined }> {
+  // One model and no context budget (the common case): one recorded session, opened at once.
+  if (!opts.context && !hasFallbackModels(opts)) {
+    const guard = sendGuard(ctx, opts.name);
+    const { session } = await openRecordedSession(opts.name, adapter, history && history.length > 0 ? { ...spec, history } : spec, ctx, ctx.signal);
+    return { handle: agentSessionHandle(opts.name, adapter, session, ctx, guard), window: undefined };
+  }
   let lastOrdinal = 0;
-  const openOrdinal = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
-    const ordinal = (lastOrdinal = ctx.nextSessionOrdinal(opts.name));
-    const opened = await openSession(adapter, sessionSpec, defined({ signal })).catch((error: unknown) => {
-      haltOnDivergence(ctx, error);
-      throw error;
-    });
-    const session = recordSession(opened, { adapter: adapter.id, session: ordinal, spec: sessionSpec }, (record) =>
-      ctx.emit('model.turn', record),
-    );
-    return { session, ordinal };
+  const openOrdinal = (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => {
+    lastOrdinal = ctx.nextSessionOrdinal(opts.name);
+    return openRecordedSession(opts.name, adapter, sessionSpec, ctx, signal, lastOrdinal);
   };
   const openRecorded = async (sessionSpec: SessionSpec, signal: AbortSignal | undefined) => (await openOrdinal(sessionSpec, signal)).session;
   const models = modelList(opts);
@@ -380,16 +379,40 @@ async function openAgentSession(
     const opened = await open(withHistory(history));
     session = window ? window.wrap(opened) : opened;
   }
-  const handle = new SessionHandle(session, {
-    agent: opts.name,
+  return { handle: agentSessionHandle(opts.name, adapter, session, ctx, guard), window };
+}
+
+/**
+ * Open a session of `agent` on `adapter`, recorded (every turn a
+ * `model.turn` event) as the agent's session number `ordinal` (default:
+ * its next in the run). A replay that diverged on opening halts the run.
+ */
+async function openRecordedSession(
+  agent: string, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext, signal: AbortSignal | undefined, ordinal = ctx.nextSessionOrdinal(agent),
+): Promise<{ session: ModelSession; ordinal: number }> {
+  let opened: ModelSession;
+  try {
+    opened = await openSession(adapter, spec, signal === undefined ? {} : { signal });
+  } catch (error) {
+    haltOnDivergence(ctx, error);
+    throw error;
+  }
+  const session = recordSession(opened, { adapter: adapter.id, session: ordinal, spec }, (record) => ctx.emit('model.turn', record));
+  return { session, ordinal };
+}
+
+/** The handle of an agent's session: its events are the run's `session.event`s, and what the adapter could not do as asked a `warning`. */
+function agentSessionHandle(agent: string, adapter: ModelAdapter, session: ModelSession, ctx: RunContext, guard: SendGuard | undefined): SessionHandle {
+  const options: SessionHandleOptions = {
+    agent,
     onEvent: (event, sessionId) => {
       // What the adapter could not do as asked (a CLI tool it does not have, ...) is a warning of the run.
-      if (event.type === 'warning') ctx.emit('warning', { message: event.message, code: event.code, data: { agent: opts.name, adapter: adapter.id, ...(isRecord(event.data) ? event.data : {}) } });
-      ctx.emit('session.event', { agent: opts.name, sessionId, event });
+      if (event.type === 'warning') ctx.emit('warning', { message: event.message, code: event.code, data: { agent, adapter: adapter.id, ...(isRecord(event.data) ? event.data : {}) } });
+      ctx.emit('session.event', { agent, sessionId, event });
     },
-    ...defined({ guard }),
-  });
-  return { handle, window };
+  };
+  if (guard !== undefined) options.guard = guard;
+  return new SessionHandle(session, options);
 }
 
 /** The adapter for `choice` in `ctx`: an adapter object, a registered name, or the run's default. */
@@ -434,10 +457,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+const noMemories: readonly WorkingMemory[] = [];
+
 /** The agent's working memories, as a list. */
 function memoriesOf(opts: AgentOptions): readonly WorkingMemory[] {
   const memory = opts.memory;
-  return memory === undefined ? [] : Array.isArray(memory) ? (memory as readonly WorkingMemory[]) : [memory as WorkingMemory];
+  return memory === undefined ? noMemories : Array.isArray(memory) ? (memory as readonly WorkingMemory[]) : [memory as WorkingMemory];
+}
+
+/** True when the agent has models to fall back on: {@link modelList} gives more than one. */
+function hasFallbackModels(opts: AgentOptions): boolean {
+  return opts.models !== undefined && opts.models.length > 0 && modelList(opts).length > 1;
 }
 
 /** The models to try in order: `model` (default: the first of `models`), then the rest of `models`. */
