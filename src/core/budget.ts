@@ -374,14 +374,14 @@ export class BudgetMeter {
   }
 }
 
+/** What {@link BudgetChain.reserve} returns for a chain without budgets. */
+const releaseNothing = (): void => undefined;
+
 /**
  * The budgets an op spends from: its own and every enclosing one, each
  * once. Contexts carry one; `ctx.enter({ budget })` extends it.
  * @internal
  */
-/** What {@link BudgetChain.reserve} returns for a chain without budgets. */
-const releaseNothing = (): void => undefined;
-
 export class BudgetChain {
   /** The chain of a context without budgets. */
   static readonly empty = new BudgetChain([]);
