@@ -337,10 +337,11 @@ function sessionSpec(opts: ResolvedAgentOptions, converse: ConverseOptions, adap
 async function openAgentSession(
   opts: ResolvedAgentOptions, adapter: ModelAdapter, spec: SessionSpec, ctx: RunContext, history: ConversationMessage[] | undefined,
 ): Promise<{ handle: SessionHandle; window: ContextWindow | undefined }> {
+  const withHistory = (messages: ConversationMessage[] | undefined): SessionSpec => (messages && messages.length > 0 ? { ...spec, history: messages } : spec);
+  const guard = sendGuard(ctx, opts.name);
   // One model and no context budget (the common case): one recorded session, opened at once.
   if (!opts.context && !hasFallbackModels(opts)) {
-    const guard = sendGuard(ctx, opts.name);
-    const { session } = await openRecordedSession(opts.name, adapter, history && history.length > 0 ? { ...spec, history } : spec, ctx, ctx.signal);
+    const { session } = await openRecordedSession(opts.name, adapter, withHistory(history), ctx, ctx.signal);
     return { handle: agentSessionHandle(opts.name, adapter, session, ctx, guard), window: undefined };
   }
   let lastOrdinal = 0;
@@ -361,8 +362,6 @@ async function openAgentSession(
           }),
         )
       : openRecorded(opened, ctx.signal);
-  const withHistory = (messages: ConversationMessage[] | undefined): SessionSpec => (messages && messages.length > 0 ? { ...spec, history: messages } : spec);
-  const guard = sendGuard(ctx, opts.name);
   // A compacted conversation continues in a new session on the model the first one settled on, its history in the first message.
   const window = opts.context
     ? new ContextWindow({
