@@ -35,7 +35,18 @@ export interface NodeListenerOptions {
    * Default: 64.
    */
   maxPendingBodies?: number;
-  /** The clock of the body idle time-out. Default: the real clock. */
+  /**
+   * How long a connection answered before its request body ended goes on
+   * taking (and throwing away) what the client still sends, in ms, before it
+   * is closed. Closing at once would reset a connection whose client is
+   * still uploading, and the reset can reach the client before it reads the
+   * answer (a 401, 413 or 503 seen as a network error); so the answer is
+   * sent, the sending side closed, and the connection closed when the client
+   * closes its side or after this time (a lingering close, RFC 9112 §9.6).
+   * Default: 5000.
+   */
+  lingerMs?: number;
+  /** The clock of the body idle time-out and of the lingering close. Default: the real clock. */
   clock?: Clock;
   /** Called with errors that cannot be answered any more (the response had started). */
   onError?: (error: unknown) => void;
@@ -45,6 +56,7 @@ const nodeListenerOptions = defineOptions<NodeListenerOptions>('toNodeListener',
   maxBodyBytes: positiveNumber,
   bodyIdleTimeoutMs: positiveNumber,
   maxPendingBodies: positiveInteger,
+  lingerMs: positiveNumber,
   clock: clockCheck,
   onError: func,
 });
@@ -85,6 +97,7 @@ interface Exchange {
 interface Edge {
   readonly maxBodyBytes: number;
   readonly bodyIdleTimeoutMs: number;
+  readonly lingerMs: number;
   readonly clock: Clock;
   readonly exchanges: Set<Exchange>;
   pendingBodies: number;
@@ -118,6 +131,7 @@ export function toNodeListener(handler: (request: Request) => Response | Promise
   const edge: Edge = {
     maxBodyBytes: options.maxBodyBytes ?? 8 * 1_048_576,
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? 30_000,
+    lingerMs: options.lingerMs ?? 5000,
     clock: options.clock ?? realClock,
     exchanges: new Set(),
     pendingBodies: 0,
@@ -129,7 +143,7 @@ export function toNodeListener(handler: (request: Request) => Response | Promise
     const body = hasBody(req);
     if (body && edge.pendingBodies >= maxPendingBodies) {
       edge.refused++;
-      answer(res, 503, 'busy', 'Too many requests wait to be answered: try again', { 'retry-after': '1' });
+      answer(edge, req, res, 503, 'busy', 'Too many requests wait to be answered: try again', { 'retry-after': '1' });
       return;
     }
     const exchange: Exchange = { req, res, controller: new AbortController(), pending: body, settled: false };
@@ -138,7 +152,7 @@ export function toNodeListener(handler: (request: Request) => Response | Promise
     void serve(handler, exchange, edge, body)
       .catch((error: unknown) => {
         if (exchange.settled) return;
-        if (!res.headersSent) answer(res, 500, 'internal', errorMessage(error), closeUnlessRead(exchange, body));
+        if (!res.headersSent) answer(edge, req, res, 500, 'internal', errorMessage(error));
         else {
           options.onError?.(error);
           // What was written reaches the client before the cut (node sends it on the next tick): it can resume after it.
@@ -221,17 +235,47 @@ function hasBody(req: IncomingMessage): boolean {
   return length > 0 || Number.isNaN(length);
 }
 
-/** `connection: close` when the body was not read to its end, so the rest is not waited for. */
-function closeUnlessRead(exchange: Exchange, body: boolean): Record<string, string> {
-  return body && !exchange.req.complete ? { connection: 'close' } : {};
+/**
+ * `connection: close` when the body was not read to its end, so the rest is
+ * not waited for; the connection then lingers ({@link lingerOnClose}).
+ */
+function closeUnlessRead(edge: Edge, req: IncomingMessage, body: boolean): Record<string, string> {
+  if (!body || req.complete) return {};
+  lingerOnClose(edge, req);
+  return { connection: 'close' };
 }
 
-/** Answer with a JSON error from the listener itself. */
-function answer(res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
+/**
+ * Make node's close of this connection, once the answer is written, a
+ * lingering one: the sending side is closed (the answer and a FIN go out),
+ * what the client still sends is read and thrown away, and the connection is
+ * destroyed when the client closes its side or after `lingerMs`. Node's own
+ * close destroys the socket at once, and a socket destroyed with unread bytes
+ * sends a reset that can overtake the answer.
+ */
+function lingerOnClose(edge: Edge, req: IncomingMessage): void {
+  const socket = req.socket;
+  if (lingering.has(socket)) return;
+  lingering.add(socket);
+  socket.destroySoon = () => {
+    // The rest of the body flows and is dropped (nothing listens for its data).
+    req.resume();
+    if (socket.writable) socket.end();
+    const cancel = edge.clock.setTimer(() => socket.destroy(), edge.lingerMs);
+    socket.once('close', cancel);
+  };
+}
+
+/** Sockets whose close lingers already. */
+const lingering = new WeakSet<object>();
+
+/** Answer with a JSON error from the listener itself, and close the connection (lingering if the body is unread). */
+function answer(edge: Edge, req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
+  if (hasBody(req) && !req.complete) lingerOnClose(edge, req);
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close', ...headers });
   res.end(JSON.stringify({ error: { code, message } }));
 }
@@ -250,7 +294,7 @@ async function serve(handler: (request: Request) => Response | Promise<Response>
       return;
     }
     unpend(edge, exchange);
-    await writeResponse(response, res, controller.signal, closeUnlessRead(exchange, body));
+    await writeResponse(response, res, controller.signal, closeUnlessRead(edge, exchange.req, body));
   } finally {
     res.off('close', onClose);
   }
@@ -282,7 +326,7 @@ function bodyStream(exchange: Exchange, edge: Edge): ReadableStream<Uint8Array> 
   let read = 0;
   const fail = (status: number, code: string, message: string): TroupeError => {
     exchange.settled = true;
-    answer(res, status, code, message);
+    answer(edge, req, res, status, code, message);
     exchange.controller.abort();
     return new TroupeError(status === 408 ? 'timeout' : 'invalid_argument', message, { details: { status, code } });
   };

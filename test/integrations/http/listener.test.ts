@@ -136,6 +136,60 @@ describe('bodies are read only for callers the handler accepted', () => {
   });
 });
 
+describe('a connection answered before its body ended closes lingering', () => {
+  /** A raw client that keeps its side open after the server's FIN (half-open), as a client still uploading does. */
+  function uploader(port: number, head: string) {
+    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    open.push(socket);
+    let text = '';
+    const errors: Error[] = [];
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => void (text += chunk));
+    socket.on('error', (error) => errors.push(error));
+    const ended = new Promise<void>((resolve) => socket.once('end', resolve));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.write(head);
+    const send = (bytes: number) => new Promise<void>((resolve, reject) => socket.write(Buffer.alloc(bytes, 0x20), (error) => (error ? reject(error) : resolve())));
+    return { socket, ended, closed, errors, send, get received() { return text; } };
+  }
+
+  it('takes the rest of an unauthenticated upload after the 401, so the client reads the answer, and closes when the client does', { timeout: 30_000 }, async () => {
+    const { handler, starts } = app();
+    const { listener, port } = await serve(handler);
+    const client = uploader(port, upload(4_000_000));
+    await client.send(64 * 1024);
+    await expect.poll(() => client.received).toContain('"code":"unauthorized"');
+    await client.ended; // the server closed its sending side after the answer
+    // The rest of the body still goes through: nothing is reset under the client's upload.
+    for (let sent = 64 * 1024; sent < 4_000_000; sent += 256 * 1024) await client.send(Math.min(256 * 1024, 4_000_000 - sent));
+    client.socket.end();
+    await client.closed;
+    expect(client.errors).toEqual([]);
+    expect(client.received.startsWith('HTTP/1.1 401 ')).toBe(true);
+    expect(listener.stats()).toMatchObject({ bodyBytesRead: 0, requests: 0, pendingBodies: 0 });
+    expect(starts).toEqual([]);
+  });
+
+  it('closes a client that goes on sending after lingerMs on the injected clock', async () => {
+    const clock = new SimulatedClock();
+    const { handler } = app();
+    const server = createServer(toNodeListener(handler, { clock, lingerMs: 2000 }));
+    const port = await listen(server);
+    const connections = () => new Promise<number>((resolve, reject) => server.getConnections((error, count) => (error ? reject(error) : resolve(count))));
+    const client = uploader(port, upload(100_000_000));
+    await client.send(1024);
+    await expect.poll(() => client.received).toContain('"code":"unauthorized"');
+    await client.ended;
+    await expect.poll(() => clock.pending).toBe(1);
+    await client.send(64 * 1024);
+    await clock.advance(1999);
+    expect(await connections()).toBe(1);
+    await clock.advance(1);
+    await expect.poll(connections).toBe(0);
+    expect(() => toNodeListener(handler, { lingerMs: 0 })).toThrow(/lingerMs/);
+  });
+});
+
 describe('bodies that stall or grow too large', () => {
   it('cuts a body that stops arriving after bodyIdleTimeoutMs on the injected clock: 408, closed, nothing started', async () => {
     const clock = new SimulatedClock();
