@@ -26,7 +26,14 @@ const SLOW = { timeout: 60_000 };
 const work = mkdtempSync(join(tmpdir(), 'troupe-mcp-teams-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const text = (result: unknown) => ((result as { content: Array<{ text: string }> }).content[0]?.text ?? '');
+/** A JSON-RPC message as read from the transport. */
+interface WireMessage {
+  method?: string;
+  params?: { progressToken?: string | number; progress?: number; message?: string };
+  result?: unknown;
+}
+
+const text = (result: unknown) => ((result as { content?: Array<{ text: string }> }).content?.[0]?.text ?? '');
 
 /** The events of every run logged in the file store at `dir`, oldest run first. */
 async function runsIn(dir: string): Promise<TroupeEvent[][]> {
@@ -65,6 +72,13 @@ describe('troupe mcp serve over stdio (the client starts it)', () => {
     const transport = new StdioClientTransport({ command: process.execPath, args: [...(await troupeCli()), 'mcp', 'serve', panelDir, '--script', panelScript, '--store', store], env: { ...process.env, TROUPE_ADAPTER: '' } as Record<string, string>, stderr: 'pipe' });
     const client = new Client({ name: 'test-client', version: '1.0.0' });
     await client.connect(transport);
+    // Every message from the server, in the order it arrived, before the client handles it.
+    const wire: WireMessage[] = [];
+    const handle = transport.onmessage!;
+    transport.onmessage = (message) => {
+      wire.push(message as WireMessage);
+      handle(message);
+    };
     try {
       const { tools } = await client.listTools();
       expect(tools.map((t) => t.name).sort()).toEqual(['clerk', 'review-panel', 'slowpoke']);
@@ -75,18 +89,21 @@ describe('troupe mcp serve over stdio (the client starts it)', () => {
       const result = await client.callTool({ name: 'review-panel', arguments: { input: 'Review PR 42' } }, undefined, { onprogress: (p) => progress.push(p) });
       expect(text(result)).toBe('review-panel handled: Review PR 42');
       expect(result.isError).toBeFalsy();
-      const messages = progress.map((p) => p.message);
+      // The server sends every notification, in order, before the answer: what came over the wire says so.
+      const answerAt = wire.findIndex((m) => 'result' in m && text(m.result) === 'review-panel handled: Review PR 42');
+      const token = wire.find((m) => m.method === 'notifications/progress')?.params?.progressToken;
+      const sent = wire.filter((m) => m.method === 'notifications/progress' && m.params?.progressToken === token);
+      expect(sent.every((m) => wire.indexOf(m) < answerAt)).toBe(true);
+      const messages = sent.map((m) => m.params?.message);
       expect(messages[0]).toBe('review-panel started');
       expect(messages).toContain('security is working');
       expect(messages).toContain('style answered');
-      // The server sends every notification before the answer, but the SDK's client handles a notification a
-      // microtask after reading it and the answer at once: one read in the same chunk as the answer arrives after
-      // the call resolved, and is dropped. So the last may be missing here; it is never out of order.
-      const finished = messages.indexOf('review-panel finished (completed)');
-      if (finished === -1) expect(messages.at(-1)).toBe('review-panel answered');
-      else expect(finished).toBe(messages.length - 1);
+      expect(messages.slice(-2)).toEqual(['review-panel answered', 'review-panel finished (completed)']);
       // progress grows with every notification
-      expect(progress.every((p, i) => i === 0 || p.progress > progress[i - 1]!.progress)).toBe(true);
+      expect(sent.every((m, i) => i === 0 || m.params!.progress! > sent[i - 1]!.params!.progress!)).toBe(true);
+      // The SDK's client handles a notification a microtask after reading it and the answer at once, so those read
+      // in the same chunk as the answer arrive after the call resolved and are dropped: the caller sees a prefix.
+      expect(progress.map((p) => p.message)).toEqual(messages.slice(0, progress.length));
       // A bad call is an error result, not a run.
       const bad = await client.callTool({ name: 'review-panel', arguments: { input: '' } });
       expect([bad.isError, text(bad)]).toEqual([true, 'Error: expected `input` to be the request (a non-empty string), got "" (string)']);
