@@ -170,22 +170,16 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
     expect(toolResults(mock, 2)).toMatch(/"type":"tool_result".*"text":"2"/);
   });
 
-  it('offers no built-in tool to an agent that names none, exactly Read to one that names it, and warns of a name Claude Code does not have', TWICE, async () => {
+  it('gives an agent that names no tool no built-in tool and appends its system prompt to Claude Code\'s; exactly Read, and its prompt alone, to one that names Read and asks to replace; warns of a name Claude Code does not have', TWICE, async () => {
     const { mock, adapter } = await claude([{ text: 'Hello.' }, { text: 'Read it.' }], [], { turns: 'all' });
-    expect((await run(agent({ name: 'plain', adapter }), 'Say hello')).output).toBe('Hello.');
+    const system = 'You are the release planner of project Troupe-7781.';
+    expect((await run(agent({ name: 'plain', adapter, system }), 'Say hello')).output).toBe('Hello.');
     const events: TroupeEvent[] = [];
-    await run(agent({ name: 'reader', adapter, cli: { tools: ['Read', 'Frobnicate'] } }), 'Read README.md', { onEvent: (e) => events.push(e) });
+    await run(agent({ name: 'reader', adapter, system, cli: { tools: ['Read', 'Frobnicate'], systemPrompt: 'replace' } }), 'Read README.md', { onEvent: (e) => events.push(e) });
     expect(mock.messages).toHaveLength(2);
     expect(mock.messages[0]!.body.tools ?? []).toEqual([]);
     expect((mock.messages[1]!.body.tools ?? []).map((t) => t.name)).toEqual(['Read']);
     expect(warningsOf(events)).toMatchObject([{ code: 'unknown_cli_tool', data: { agent: 'reader', tools: ['Frobnicate'] } }]);
-  });
-
-  it('appends the agent\'s system prompt to Claude Code\'s own, or replaces it', TWICE, async () => {
-    const { mock, adapter } = await claude([{ text: 'One.' }, { text: 'Two.' }], [], { turns: 'all' });
-    const system = 'You are the release planner of project Troupe-7781.';
-    await run(agent({ name: 'appended', adapter, system }), 'Plan the release');
-    await run(agent({ name: 'replaced', adapter, system, cli: { systemPrompt: 'replace' } }), 'Plan the release');
     const [appended, replaced] = [systemText(mock.messages[0]), systemText(mock.messages[1])];
     expect(appended).toContain(system);
     expect(appended).toContain('You are an interactive agent that helps users with software engineering tasks');

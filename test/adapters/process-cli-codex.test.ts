@@ -142,21 +142,15 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
     expect(result.usage).toMatchObject({ inputTokens: 84, outputTokens: 14 });
   });
 
-  it('offers no tool of its own to an agent that names none; `Read` turns on its shell (Codex reads through it), and a name Codex does not have is a warning', TWICE, async () => {
+  it('gives an agent that names no tool none of Codex\'s and appends its system prompt to Codex\'s instructions; `Read` turns on its shell (Codex reads through it) and `replace` sends the prompt alone; a name Codex does not have is a warning', TWICE, async () => {
     const { mock, adapter } = await codex([{ text: 'Hello.' }, { text: 'Read it.' }]);
-    await run(agent({ name: 'plain', adapter }), 'Say hello');
+    const system = 'You are the release planner of project Troupe-7781.';
+    await run(agent({ name: 'plain', adapter, system }), 'Say hello');
     const events: TroupeEvent[] = [];
-    await run(agent({ name: 'reader', adapter, cli: { tools: ['Read', 'update_plan'] } }), 'Read README.md', { onEvent: (e) => events.push(e) });
+    await run(agent({ name: 'reader', adapter, system, cli: { tools: ['Read', 'update_plan'], systemPrompt: 'replace' } }), 'Read README.md', { onEvent: (e) => events.push(e) });
     expect(mock.turns[0]?.tools ?? []).toEqual([]);
     expect((mock.turns[1]?.tools ?? []).map((t) => t.name).sort()).toEqual(['exec_command', 'write_stdin']);
     expect(warningsOf(events)).toMatchObject([{ code: 'unknown_cli_tool', data: { agent: 'reader', tools: ['update_plan'] } }]);
-  });
-
-  it('appends the agent\'s system prompt to Codex\'s instructions, or replaces them', TWICE, async () => {
-    const { mock, adapter } = await codex([{ text: 'One.' }, { text: 'Two.' }]);
-    const system = 'You are the release planner of project Troupe-7781.';
-    await run(agent({ name: 'appended', adapter, system }), 'Plan the release');
-    await run(agent({ name: 'replaced', adapter, system, cli: { systemPrompt: 'replace' } }), 'Plan the release');
     const developer = (turn: number) => (mock.turns[turn]?.input ?? []).filter((i) => i.role === 'developer').map((i) => JSON.stringify(i['content']));
     expect(developer(0).join('\n')).toContain('You are a coding agent running in the Codex CLI');
     expect(developer(0).join('\n')).toContain(system);

@@ -1,10 +1,8 @@
 // The real Chromium for the browser tests: the distribution's `chromium`
 // package (or CHROMIUM_PATH), driven by playwright-core, which downloads no
-// browser. Each launch gets a fresh profile in a temporary folder, and no
+// browser. Each launch gets a fresh profile (Playwright's temporary one), and no
 // network beyond what the page itself asks for (a report asks for nothing).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 /** How to make the browser tests run when they are skipped. */
@@ -24,13 +22,11 @@ export function chromiumRequired(): boolean {
   return process.env.TROUPE_REQUIRE_CHROMIUM === '1';
 }
 
-/** A headless Chromium with a fresh profile; `close()` ends it and removes the profile. */
-export async function launchChromium(executablePath: string): Promise<{ context: BrowserContext; close(): Promise<void> }> {
-  const profile = mkdtempSync(join(tmpdir(), 'troupe-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
+/** A headless Chromium with a fresh profile: `context` is its first context; `newContext()` opens another (its own clock, cookies, storage); `close()` ends it. */
+export async function launchChromium(executablePath: string): Promise<{ context: BrowserContext; newContext(): Promise<BrowserContext>; close(): Promise<void> }> {
+  const browser = await chromium.launch({
     executablePath,
     headless: true,
-    viewport: { width: 1440, height: 1000 },
     args: [
       '--headless',
       '--no-sandbox',
@@ -43,11 +39,13 @@ export async function launchChromium(executablePath: string): Promise<{ context:
     ],
     timeout: 30_000,
   });
+  const newContext = () => browser.newContext({ viewport: { width: 1440, height: 1000 } });
+  const context = await newContext();
   return {
     context,
+    newContext,
     async close() {
-      await context.close().catch(() => undefined);
-      rmSync(profile, { recursive: true, force: true });
+      await browser.close().catch(() => undefined);
     },
   };
 }

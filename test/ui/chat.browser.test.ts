@@ -297,10 +297,10 @@ describe.skipIf(!executable)('the team chat in headless Chromium', () => {
   it('hides the worker pills two seconds after the last worker ended, on the page clock', { timeout: 180_000 }, async () => {
     const server = await startServer(withPage('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>bar</title><link rel="icon" href="data:,"><script type="module" src="/troupe-ui.js"></script></head><body><troupe-worker-bar></troupe-worker-bar></body></html>', async () => new Response('not found', { status: 404 })));
     servers.push(server);
-    // A browser of its own: Playwright's clock belongs to the whole context, and the other tests' pages need real time.
-    const own = await launchChromium(executable!);
+    // A context of its own: Playwright's clock belongs to the whole context, and the other tests' pages need real time.
+    const own = await browser.newContext();
     onTestFinished(() => own.close());
-    const page = await own.context.newPage();
+    const page = await own.newPage();
     // The page's timers run on a clock the test moves: the two seconds are exact, whatever the machine's load.
     await page.clock.install();
     await page.goto(`${server.url}/page.html`);
