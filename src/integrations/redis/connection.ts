@@ -117,12 +117,23 @@ export class RedisLink {
     });
   }
 
-  /** Close a connection the store opened (at once: commands in flight fail); a client you gave stays open. */
+  /**
+   * Close a connection the store opened (at once: commands in flight fail),
+   * resolving once its socket has closed: ioredis ends the socket and
+   * destroys it if Redis has not closed its side within its
+   * `disconnectTimeout` (2 s by default). A client you gave stays open.
+   */
   async close(): Promise<void> {
     this.#closed = true;
     if (!this.owned || !this.#client) return;
     const client = await this.#client.catch(() => undefined);
-    client?.disconnect();
+    if (!client) return;
+    // With a socket open or opening, ioredis ends with 'end' once it closed; between two attempts to reconnect
+    // there is none, and disconnecting only stops the next attempt.
+    const open = ['wait', 'connecting', 'connect', 'ready'].includes(client.status);
+    const ended = open ? new Promise<void>((resolve) => client.once('end', () => resolve())) : undefined;
+    client.disconnect();
+    await ended;
   }
 
   /** ` (last error: <message>)` when a connection error was seen, else nothing: for error messages. */

@@ -26,7 +26,7 @@ export interface RedisRateLimitStateOptions {
 
 /** A rate-limit state in Redis. */
 export interface RedisRateLimitState extends RateLimitState {
-  /** Close the connection the state opened (a client you gave stays open). */
+  /** Close the connection the state opened, resolving once it has closed (a client you gave stays open). */
   close(): Promise<void>;
 }
 

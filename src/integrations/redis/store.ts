@@ -46,7 +46,10 @@ export interface RedisStore extends Store {
   deleteStream(stream: string, options?: StoreCallOptions): Promise<boolean>;
   getVersioned(key: string, options?: StoreCallOptions): Promise<VersionedDocument | undefined>;
   setIf(key: string, value: unknown, options: StoreSetIfOptions): Promise<SetIfResult>;
-  /** Close the connection the store opened (a client you gave stays open); later calls fail with a `StoreError`. */
+  /**
+   * Close the connection the store opened, resolving once it has closed (a
+   * client you gave stays open); later calls fail with a `StoreError`.
+   */
   close(): Promise<void>;
 }
 

@@ -155,6 +155,17 @@ describe.skipIf(!url)('redisStore on Redis', () => {
     await expect(store.set('k', 2)).rejects.toBeInstanceOf(StoreError);
   });
 
+  it('resolves close() once the connection it opened has closed: Redis no longer lists it', async () => {
+    const name = `troupe-close-${Math.random().toString(36).slice(2, 10)}`;
+    const target = new URL(url!);
+    const store = redisStore({ connection: { host: target.hostname, port: Number(target.port || 6379), connectionName: name }, prefix: prefix() });
+    await store.set('k', 1);
+    const admin = closeLater(new Redis(url!));
+    expect(String(await admin.client('LIST'))).toContain(`name=${name}`);
+    await store.close();
+    expect(String(await admin.client('LIST'))).not.toContain(`name=${name}`);
+  });
+
   it('leaves a client you give open on close', async () => {
     const client = closeLater(new Redis(url!));
     const store = redisStore({ connection: client, prefix: prefix() });
