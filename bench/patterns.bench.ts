@@ -10,8 +10,8 @@
  * see bench/patterns/flows.ts.
  *
  * Each (version, flow) runs in its own process (a warm-up, then 20 timed
- * samples of a batch of runs), the processes interleaved over three rounds;
- * the table gives the median µs per run over every sample, the min and the
+ * samples of a batch of runs), the processes interleaved over three rounds
+ * (`BENCH_ROUNDS=<n>` for more); the table gives the median µs per run over every sample, the min and the
  * max, in wall time, and the median in CPU time (which other processes on a
  * loaded machine inflate less).
  *
@@ -29,7 +29,8 @@ import { fmt, median } from './scheduler/workloads.js';
 
 const root = resolve(import.meta.dirname, '..');
 const here = join(root, 'bench', 'patterns');
-const ROUNDS = 3;
+/** Processes per (version, flow): `BENCH_ROUNDS` (default 3); more steady the ratios, as each process's JIT and heap differ a little. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SAMPLES = 20;
 
 interface Times {

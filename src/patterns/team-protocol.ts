@@ -53,12 +53,16 @@ export interface ProtocolRecord {
   conclude?: string;
 }
 
+// The protocol tools' parameters, made once: their JSON Schema is converted once (per schema), not at every turn of every run.
+const voteParameters = z.object({ reason: z.string().describe('Why the team can conclude') });
+const concludeParameters = z.object({ summary: z.string().describe('A short summary of what the team concluded') });
+
 /** The `vote_conclude(reason)` tool; its calls are written to `record`. */
 export function voteTool(record: () => ProtocolRecord): ToolDefinition<{ reason: string }> {
   return defineTool({
     name: 'vote_conclude',
     description: 'Vote to conclude the team discussion because the task is done. Speaking again without voting withdraws the vote.',
-    parameters: z.object({ reason: z.string().describe('Why the team can conclude') }),
+    parameters: voteParameters,
     execute: ({ reason }) => {
       record().vote = reason;
       return 'Vote recorded.';
@@ -71,7 +75,7 @@ export function concludeTool(record: () => ProtocolRecord): ToolDefinition<{ sum
   return defineTool({
     name: 'conclude_team',
     description: 'Conclude the team discussion now; you will then be asked for the final answer.',
-    parameters: z.object({ summary: z.string().describe('A short summary of what the team concluded') }),
+    parameters: concludeParameters,
     execute: ({ summary }) => {
       record().conclude = summary;
       return 'The team will conclude.';
