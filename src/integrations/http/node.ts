@@ -99,6 +99,8 @@ interface Edge {
   readonly bodyIdleTimeoutMs: number;
   readonly lingerMs: number;
   readonly clock: Clock;
+  /** Sockets whose close lingers already. */
+  readonly lingering: WeakSet<object>;
   readonly exchanges: Set<Exchange>;
   pendingBodies: number;
   bodyBytesRead: number;
@@ -132,6 +134,7 @@ export function toNodeListener(handler: (request: Request) => Response | Promise
     maxBodyBytes: options.maxBodyBytes ?? 8 * 1_048_576,
     bodyIdleTimeoutMs: options.bodyIdleTimeoutMs ?? 30_000,
     lingerMs: options.lingerMs ?? 5000,
+    lingering: new WeakSet(),
     clock: options.clock ?? realClock,
     exchanges: new Set(),
     pendingBodies: 0,
@@ -255,8 +258,8 @@ function closeUnlessRead(edge: Edge, req: IncomingMessage, body: boolean): Recor
  */
 function lingerOnClose(edge: Edge, req: IncomingMessage): void {
   const socket = req.socket;
-  if (lingering.has(socket)) return;
-  lingering.add(socket);
+  if (edge.lingering.has(socket)) return;
+  edge.lingering.add(socket);
   socket.destroySoon = () => {
     // The rest of the body flows and is dropped (nothing listens for its data).
     req.resume();
@@ -265,9 +268,6 @@ function lingerOnClose(edge: Edge, req: IncomingMessage): void {
     socket.once('close', cancel);
   };
 }
-
-/** Sockets whose close lingers already. */
-const lingering = new WeakSet<object>();
 
 /** Answer with a JSON error from the listener itself, and close the connection (lingering if the body is unread). */
 function answer(edge: Edge, req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string, headers: Record<string, string> = {}): void {
