@@ -7,7 +7,7 @@
  *    listener), with nobody listening, with the run log on, and with a store
  *    (run log and checkpoints). The floor is a bare Kahn loop measured in the
  *    same run. Each configuration runs in its own process, the processes
- *    interleaved over three rounds; the tables give the median over every
+ *    interleaved over three rounds (`BENCH_ROUNDS=<n>` for more); the tables give the median over every
  *    timed run, the min and the max, in wall time, and the median in CPU
  *    time (which other processes on a loaded machine do not inflate).
  * 2. Makespan of the 200-chunk workload against its lower bound, on a
@@ -39,6 +39,9 @@ export default async function schedulerBench(): Promise<void> {
     memory(versions);
   });
 }
+
+/** Processes per configuration: `BENCH_ROUNDS` (default 3); more rounds, steadier ratios. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 
 interface Config {
   label: string;
@@ -81,7 +84,7 @@ function overhead(versions: Version[]): void {
     // A store saves the plan's whole state after chunks finish (quadratic): measured at 1,000 chunks only.
     const wanted = configs.filter((c) => (c.mode !== 'store' || chunks <= 1_000) && (c.mode !== 'runlog' || chunks <= 10_000));
     const times = new Map<Config, Times>(wanted.map((c) => [c, { wall: [], cpu: [] }]));
-    for (let round = 0; round < 3; round++) {
+    for (let round = 0; round < ROUNDS; round++) {
       for (const c of wanted) {
         const t = measure(c, chunks, c.mode === 'store' || c.mode === 'runlog' ? 3 : runs);
         times.get(c)!.wall.push(...t.wall);
