@@ -9,6 +9,19 @@ import { join, resolve } from 'node:path';
 
 const root = resolve(import.meta.dirname, '..');
 
+/**
+ * How many rounds of processes a benchmark runs per configuration:
+ * `BENCH_ROUNDS` (default 3). Each process's JIT and heap differ a little
+ * from the next, so more rounds give steadier ratios against a baseline.
+ */
+export function benchRounds(): number {
+  const text = process.env.BENCH_ROUNDS;
+  if (text === undefined || text === '') return 3;
+  const rounds = Number(text);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`BENCH_ROUNDS must be a whole number of at least 1, got "${text}"`);
+  return rounds;
+}
+
 /** `git archive <ref>` of the sources into a temporary folder that uses this tree's node_modules. */
 export function checkout(ref: string): string {
   const folder = mkdtempSync(join(tmpdir(), 'troupe-baseline-'));

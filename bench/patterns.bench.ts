@@ -23,14 +23,13 @@
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
-import { withVersions, type Version } from './baseline.js';
+import { benchRounds, withVersions, type Version } from './baseline.js';
 import { flows, type Flow } from './patterns/flows.js';
 import { fmt, median } from './scheduler/workloads.js';
 
 const root = resolve(import.meta.dirname, '..');
 const here = join(root, 'bench', 'patterns');
-/** Processes per (version, flow): `BENCH_ROUNDS` (default 3); more steady the ratios, as each process's JIT and heap differ a little. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = benchRounds();
 const SAMPLES = 20;
 
 interface Times {

@@ -22,7 +22,7 @@
 import { execFileSync } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { withVersions, type Version } from './baseline.js';
+import { benchRounds, withVersions, type Version } from './baseline.js';
 import { loadTroupe } from './scheduler/load.js';
 import { realMakespan, simulatedMakespan, variants, type Variant } from './scheduler/makespan.js';
 import { fmt, median } from './scheduler/workloads.js';
@@ -40,8 +40,7 @@ export default async function schedulerBench(): Promise<void> {
   });
 }
 
-/** Processes per configuration: `BENCH_ROUNDS` (default 3); more rounds, steadier ratios. */
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const ROUNDS = benchRounds();
 
 interface Config {
   label: string;

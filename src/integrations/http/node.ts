@@ -240,12 +240,17 @@ function hasBody(req: IncomingMessage): boolean {
 
 /**
  * `connection: close` when the body was not read to its end, so the rest is
- * not waited for; the connection then lingers ({@link lingerOnClose}).
+ * not waited for; the connection then lingers ({@link lingerIfUnread}).
  */
 function closeUnlessRead(edge: Edge, req: IncomingMessage, body: boolean): Record<string, string> {
-  if (!body || req.complete) return {};
+  return lingerIfUnread(edge, req, body) ? { connection: 'close' } : {};
+}
+
+/** When a request with a body was answered before its end: its close lingers ({@link lingerOnClose}); true then. */
+function lingerIfUnread(edge: Edge, req: IncomingMessage, body: boolean): boolean {
+  if (!body || req.complete) return false;
   lingerOnClose(edge, req);
-  return { connection: 'close' };
+  return true;
 }
 
 /**
@@ -275,7 +280,7 @@ function answer(edge: Edge, req: IncomingMessage, res: ServerResponse, status: n
     res.destroy();
     return;
   }
-  if (hasBody(req) && !req.complete) lingerOnClose(edge, req);
+  lingerIfUnread(edge, req, hasBody(req));
   res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close', ...headers });
   res.end(JSON.stringify({ error: { code, message } }));
 }

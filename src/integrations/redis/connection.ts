@@ -50,6 +50,9 @@ export function isCluster(client: RedisClient): client is Cluster {
   return (client as { isCluster?: unknown }).isCluster === true;
 }
 
+/** The ioredis statuses with a socket open or opening: closing one ends with the client's 'end'. */
+const OPEN_STATUSES: ReadonlySet<string> = new Set(['wait', 'connecting', 'connect', 'ready']);
+
 /** A store's handle on its client: lazily created (when owned), waited for before each command. */
 export class RedisLink {
   readonly owned: boolean;
@@ -130,7 +133,7 @@ export class RedisLink {
     if (!client) return;
     // With a socket open or opening, ioredis ends with 'end' once it closed; between two attempts to reconnect
     // there is none, and disconnecting only stops the next attempt.
-    const open = ['wait', 'connecting', 'connect', 'ready'].includes(client.status);
+    const open = OPEN_STATUSES.has(client.status);
     const ended = open ? new Promise<void>((resolve) => client.once('end', () => resolve())) : undefined;
     client.disconnect();
     await ended;
