@@ -22,7 +22,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -43,6 +43,8 @@ interface Version {
   plan: typeof import('../src/plan/index.js');
   bullmq: typeof import('../src/integrations/bullmq/index.js');
   testing: typeof import('../src/testing/index.js');
+  /** What its options call jobs at once: `maxParallel` now, `concurrency` (worker) and `capacity` (executor) in a baseline from before the rename. */
+  parallel: { worker: string; executor: string };
 }
 
 async function load(name: string, src: string): Promise<Version> {
@@ -50,7 +52,9 @@ async function load(name: string, src: string): Promise<Version> {
   // The plan layer's entry: src/plan/index.ts, or src/scheduler/index.ts in a baseline from before the move.
   const planEntry = existsSync(join(src, 'plan', 'model')) ? 'plan/index.ts' : 'scheduler/index.ts';
   const [plan, bullmq, testing] = await Promise.all([at(planEntry), at('integrations/bullmq/index.ts'), at('testing/index.ts')]);
-  return { name, src, plan, bullmq, testing } as Version;
+  const renamed = readFileSync(join(src, 'integrations', 'bullmq', 'worker.ts'), 'utf8').includes('maxParallel?: number');
+  const parallel = renamed ? { worker: 'maxParallel', executor: 'maxParallel' } : { worker: 'concurrency', executor: 'capacity' };
+  return { name, src, plan, bullmq, testing, parallel } as Version;
 }
 
 /** `git archive <ref>` of the sources into a temporary folder that uses this tree's node_modules. */
@@ -80,7 +84,7 @@ async function startWorkers(version: Version, url: string, prefix: string, count
   const lines: string[] = [];
   await Promise.all(
     Array.from({ length: count }, (_, i) => {
-      const config = { src: version.src, url, queueName, prefix, concurrency, delayMs, name: `b${i}` };
+      const config = { src: version.src, url, queueName, prefix, parallel: { [version.parallel.worker]: concurrency }, delayMs, name: `b${i}` };
       const child = spawn(process.execPath, ['--import', tsxLoader, join(import.meta.dirname, 'distributed', 'worker.ts'), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
       children.push(child);
       return new Promise<void>((resolve, reject) => {
@@ -183,7 +187,7 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
     versions.map(async (v) => {
       const adapter = v.testing.scriptedAdapter({ fallback: 'done' });
       const workers = await startWorkers(v, url, prefix, 1, 64, 0);
-      const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, capacity: 64 } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
+      const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, [v.parallel.executor]: 64 } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
       // Warm both paths up.
       await v.plan.executePlan(wide(200), { adapter, maxParallel: 64 });
       await v.plan.executePlan(wide(200), { executor });
@@ -249,7 +253,7 @@ async function throughput(versions: Version[], url: string, prefix: string): Pro
     const setups = [];
     for (const v of versions) {
       const workers = await startWorkers(v, url, prefix, count, 1, 20);
-      const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, capacity: 16 } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
+      const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, [v.parallel.executor]: 16 } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
       await v.plan.executePlan(wide(count * 4), { executor });
       setups.push({ v, workers, executor, rates: [] as number[] });
     }

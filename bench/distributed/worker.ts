@@ -6,7 +6,7 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const config = JSON.parse(process.argv[2] ?? '{}') as { src?: string; url: string; queueName: string; prefix: string; concurrency: number; delayMs: number; name: string };
+const config = JSON.parse(process.argv[2] ?? '{}') as { src?: string; url: string; queueName: string; prefix: string; parallel: Record<string, number>; delayMs: number; name: string };
 const src = config.src ?? resolve(import.meta.dirname, '..', '..', 'src');
 const { startWorker } = (await import(pathToFileURL(join(src, 'integrations', 'bullmq', 'index.ts')).href)) as typeof import('../../src/integrations/bullmq/index.js');
 const { scriptedAdapter } = (await import(pathToFileURL(join(src, 'testing', 'index.ts')).href)) as typeof import('../../src/testing/index.js');
@@ -17,7 +17,8 @@ const worker = await startWorker({
   prefix: config.prefix,
   name: config.name,
   adapter,
-  concurrency: config.concurrency,
+  // `maxParallel`, or `concurrency` in a baseline from before the rename.
+  ...config.parallel,
   handleSignals: true,
 } as Parameters<typeof startWorker>[0]);
 worker.events.on('job.failed', (e) => {
