@@ -1,8 +1,16 @@
 /**
  * Two parts of a worker: the jobs it runs, each abortable by its
- * coordinator's cancellation (published on a channel, and marked in a key a
- * job is checked against when it starts and after a reconnection); and how
- * long it has been idle.
+ * coordinator's cancellation; and how long it has been idle.
+ *
+ * A coordinator cancels a job in one script: it marks the job's key, marks
+ * the job itself when it is still in Redis (BullMQ's `defa` field: a worker
+ * that takes the job later fails it without running it), and publishes the
+ * cancellation on the queue's channel. So a job this worker took before the
+ * cancellation hears of it by message, and one it takes after finds the
+ * mark in the job it takes: no job start waits on a look-up. Messages that
+ * arrive before the job they name has started here are remembered a while;
+ * while the subscription may have missed messages (it is down, or came back
+ * moments ago), a job that starts reads its key first.
  * @module
  */
 import { raceAbort } from '../../core/abort.js';
@@ -11,6 +19,12 @@ import { CancelledError } from '../../core/errors.js';
 import { duplicateClient, troupeKey, whenReady, type QueuePlace, type RedisClient } from './connection.js';
 import { withTimeout } from './time.js';
 
+/** How many cancellations of jobs not running here are remembered (a job that starts after its message finds it). */
+const REMEMBERED_CANCELLATIONS = 1000;
+
+/** How long after its subscription (re)connects a worker still reads the cancellation key of each job that starts, in ms. */
+const RESUBSCRIBE_MARGIN_MS = 2000;
+
 /** The jobs a worker runs, and their cancellation. */
 export class RunningJobs {
   readonly #client: RedisClient;
@@ -18,7 +32,11 @@ export class RunningJobs {
   readonly #clock: Clock;
   readonly #timeoutMs: number;
   readonly #jobs = new Map<string, AbortController>();
+  /** Cancellations heard for jobs not running here (yet), oldest first. */
+  readonly #heard = new Map<string, string>();
   #sub: RedisClient | undefined;
+  /** When the subscription last became ready; undefined while it is down. */
+  #subscribedAt: number | undefined;
 
   constructor(client: RedisClient, place: QueuePlace, clock: Clock, timeoutMs: number) {
     this.#client = client;
@@ -40,22 +58,47 @@ export class RunningJobs {
     const channel = troupeKey(this.#place, 'cancel');
     await whenReady(sub, this.#timeoutMs, this.#clock, 'startWorker');
     await withTimeout(sub.subscribe(channel), this.#timeoutMs, this.#clock);
+    this.#subscribedAt = this.#clock.now();
     sub.on('message', (from: string, message: string) => {
       if (from !== channel) return;
       const parsed = parseCancel(message);
       if (parsed) this.#cancel(parsed.jobId, parsed.reason);
     });
+    sub.on('close', () => {
+      this.#subscribedAt = undefined;
+    });
     // Cancellations published while the connection was down were missed: read the marks of the running jobs.
     sub.on('ready', () => {
+      this.#subscribedAt = this.#clock.now();
       for (const jobId of this.#jobs.keys()) void this.cancelled(jobId).then((reason) => reason !== undefined && this.#cancel(jobId, reason));
     });
   }
 
-  /** Track job `jobId`: returns the signal that aborts when its coordinator cancels it (or `abortAll` is called). */
+  /**
+   * Track job `jobId`: returns the signal that aborts when its coordinator
+   * cancels it (or `abortAll` is called), aborted already when its
+   * cancellation was heard before it started.
+   */
   start(jobId: string): AbortController {
     const controller = new AbortController();
     this.#jobs.set(jobId, controller);
+    const reason = this.#heard.get(jobId);
+    if (reason !== undefined) {
+      this.#heard.delete(jobId);
+      controller.abort(cancelledBy(reason));
+    }
     return controller;
+  }
+
+  /**
+   * True while the subscription may have missed a cancellation of a job
+   * that starts now: it is down, or it came back moments ago (a job a
+   * worker took while it was away has no mark of its own if its
+   * cancellation came after). Such a job reads its key before it starts.
+   */
+  mayHaveMissed(): boolean {
+    const at = this.#subscribedAt;
+    return at === undefined || this.#clock.now() - at < RESUBSCRIBE_MARGIN_MS;
   }
 
   /** Stop tracking job `jobId`. */
@@ -80,8 +123,16 @@ export class RunningJobs {
   }
 
   #cancel(jobId: string, reason: string): void {
-    this.#jobs.get(jobId)?.abort(new CancelledError(`Cancelled by the coordinator: ${reason}`));
+    const controller = this.#jobs.get(jobId);
+    if (controller) return controller.abort(cancelledBy(reason));
+    // Not running here, yet: a job this worker has taken may start after its cancellation's message.
+    this.#heard.set(jobId, reason);
+    if (this.#heard.size > REMEMBERED_CANCELLATIONS) this.#heard.delete(this.#heard.keys().next().value!);
   }
+}
+
+function cancelledBy(reason: string): CancelledError {
+  return new CancelledError(`Cancelled by the coordinator: ${reason}`);
 }
 
 /** A cancellation message: `{ jobId, reason }`; undefined when it is not one. */

@@ -107,6 +107,8 @@ describe.skipIf(!url)('what a worker trusts of a job, on Redis', () => {
     expect((await executePlan(plan([chunk(0)]), { executor })).results[0]!.output).toBe('signed did chunk 0');
     expect((await run(remote('echo', { executor }), 'Hello')).output).toBe('signed answered');
     const calls = () => worker.lines.filter((l) => l.t === 'call').length;
+    // The worker's lines reach this process through a pipe, maybe after the results.
+    await worker.waitFor((l) => l.t === 'call' && calls() === 2);
     expect(calls()).toBe(2);
 
     const queue = queueOf(p);
