@@ -4,7 +4,7 @@
  * wait ends. Shared by `bullmqExecutor` and `remote`.
  *
  * Results and event batches arrive on the queue's BullMQ event stream (one
- * `QueueEvents` reader, started at the stream's current end). A job's event
+ * blocking reader, started at the stream's current end). A job's event
  * batches are published before its result, on the same stream, so a result
  * always comes after everything its worker reported. Missed stream entries
  * (the stream is capped) and a Redis that lost its data are caught by
