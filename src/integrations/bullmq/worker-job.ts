@@ -57,10 +57,11 @@ export interface JobHost {
   /** Publish one batch of a job's events (the first of an execution tells the coordinator it started here). */
   publish(jobId: string, exec: string, data: string): Promise<void>;
   /**
-   * Why job `jobId` was cancelled, read from Redis, when this worker may
-   * have missed its cancellation's message; `undefined` (no look-up) when
-   * it would have heard it: a job cancelled before a worker took it
-   * carries its mark, which BullMQ acts on before the job reaches here.
+   * Why job `jobId` was cancelled, read from Redis, when this worker heard
+   * of its cancellation before it started or may have missed it;
+   * `undefined` (no look-up) otherwise: a job cancelled before a worker
+   * took it carries its mark, which BullMQ acts on before the job reaches
+   * here, and one cancelled after is aborted on the message.
    */
   readCancel(jobId: string): Promise<string | undefined> | undefined;
   warn(message: string): void;

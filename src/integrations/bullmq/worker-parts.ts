@@ -7,10 +7,11 @@
  * that takes the job later fails it without running it), and publishes the
  * cancellation on the queue's channel. So a job this worker took before the
  * cancellation hears of it by message, and one it takes after finds the
- * mark in the job it takes: no job start waits on a look-up. Messages that
- * arrive before the job they name has started here are remembered a while;
- * while the subscription may have missed messages (it is down, or came back
- * moments ago), a job that starts reads its key first.
+ * mark in the job it takes: no job start waits on a look-up. A job starts
+ * after reading its key only when a message named it before it started here
+ * (the key says whether that cancellation still holds: a resumed run, or a
+ * run that reuses an earlier run's id, clears it), or while the subscription
+ * may have missed messages (it is down, or came back moments ago).
  * @module
  */
 import { raceAbort } from '../../core/abort.js';
@@ -19,7 +20,7 @@ import { CancelledError } from '../../core/errors.js';
 import { duplicateClient, troupeKey, whenReady, type QueuePlace, type RedisClient } from './connection.js';
 import { withTimeout } from './time.js';
 
-/** How many cancellations of jobs not running here are remembered (a job that starts after its message finds it). */
+/** How many cancellations of jobs not running here are remembered (a job that starts after its message reads its key). */
 const REMEMBERED_CANCELLATIONS = 1000;
 
 /** How long after its subscription (re)connects a worker still reads the cancellation key of each job that starts, in ms. */
@@ -32,8 +33,8 @@ export class RunningJobs {
   readonly #clock: Clock;
   readonly #timeoutMs: number;
   readonly #jobs = new Map<string, AbortController>();
-  /** Cancellations heard for jobs not running here (yet), oldest first. */
-  readonly #heard = new Map<string, string>();
+  /** Jobs not running here (yet) whose cancellation was heard, oldest first. */
+  readonly #heard = new Set<string>();
   #sub: RedisClient | undefined;
   /** When the subscription last became ready; undefined while it is down. */
   #subscribedAt: number | undefined;
@@ -74,31 +75,29 @@ export class RunningJobs {
     });
   }
 
-  /**
-   * Track job `jobId`: returns the signal that aborts when its coordinator
-   * cancels it (or `abortAll` is called), aborted already when its
-   * cancellation was heard before it started.
-   */
+  /** Track job `jobId`: returns the signal that aborts when its coordinator cancels it (or `abortAll` is called). */
   start(jobId: string): AbortController {
     const controller = new AbortController();
     this.#jobs.set(jobId, controller);
-    const reason = this.#heard.get(jobId);
-    if (reason !== undefined) {
-      this.#heard.delete(jobId);
-      controller.abort(cancelledBy(reason));
-    }
     return controller;
   }
 
   /**
-   * True while the subscription may have missed a cancellation of a job
-   * that starts now: it is down, or it came back moments ago (a job a
-   * worker took while it was away has no mark of its own if its
-   * cancellation came after). Such a job reads its key before it starts.
+   * Before job `jobId` (started with `start`) runs: why it was cancelled,
+   * read from its key, when its cancellation was heard before it started
+   * here, or when the subscription may have missed it (it is down, or came
+   * back moments ago: a job taken while it was away has no mark of its own
+   * if its cancellation came after); its signal then aborts. `undefined`,
+   * with no look-up, otherwise.
    */
-  mayHaveMissed(): boolean {
+  check(jobId: string): Promise<string | undefined> | undefined {
+    const heard = this.#heard.delete(jobId);
     const at = this.#subscribedAt;
-    return at === undefined || this.#clock.now() - at < RESUBSCRIBE_MARGIN_MS;
+    if (!heard && at !== undefined && this.#clock.now() - at >= RESUBSCRIBE_MARGIN_MS) return undefined;
+    return this.cancelled(jobId).then((reason) => {
+      if (reason !== undefined) this.#cancel(jobId, reason);
+      return reason;
+    });
   }
 
   /** Stop tracking job `jobId`. */
@@ -126,8 +125,8 @@ export class RunningJobs {
     const controller = this.#jobs.get(jobId);
     if (controller) return controller.abort(cancelledBy(reason));
     // Not running here, yet: a job this worker has taken may start after its cancellation's message.
-    this.#heard.set(jobId, reason);
-    if (this.#heard.size > REMEMBERED_CANCELLATIONS) this.#heard.delete(this.#heard.keys().next().value!);
+    this.#heard.add(jobId);
+    if (this.#heard.size > REMEMBERED_CANCELLATIONS) this.#heard.delete(this.#heard.values().next().value!);
   }
 }
 

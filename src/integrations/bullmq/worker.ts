@@ -225,7 +225,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
       observe: options.observe,
       publish: (jobId, exec, data) =>
         withTimeout(client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data), timeoutMs, clock).then(() => undefined),
-      readCancel: (jobId) => (jobs.mayHaveMissed() ? jobs.cancelled(jobId) : undefined),
+      readCancel: (jobId) => jobs.check(jobId),
       warn,
     },
     jobs,

@@ -108,4 +108,32 @@ describe.skipIf(!url)('cancelling distributed work', () => {
     expect(calls).toBe(0);
     expect((await executor.stats()).waiting).toBe(0);
   });
+
+  it('runs a job whose id a cancelled job had, on a worker that heard that cancellation: the run that reuses the id clears it', { timeout: 60_000 }, async () => {
+    const place = { connection: url!, queueName: `q-${randomUUID().slice(0, 8)}`, prefix: prefixes().slice(0, -1) };
+    // One slot, held by chunk 0 (its model call waits until aborted) while chunk 1 is queued and cancelled.
+    const worker = await startWorker({ ...place, maxParallel: 1, adapter: scriptedAdapter({ rules: [{ match: '# Chunk 0:', reply: { fault: 'hang' } }], fallback: 'done' }) });
+    open.push(worker);
+    const executor = bullmqExecutor(place);
+    open.push(executor);
+    const started = new Promise<void>((resolve) => worker.events.once('job.started', () => resolve()));
+    const holding = new AbortController();
+    const held = executePlan(plan([chunk(0)]), { executor, signal: holding.signal }).catch((e: unknown) => e);
+    await started;
+    const first = new AbortController();
+    const queued = new Promise<void>((resolve) => executor.events.once('job.queued', () => resolve()));
+    const cancelledRun = executePlan(plan([chunk(1)]), { executor, runId: 'reused', signal: first.signal }).catch((e: unknown) => e);
+    await queued;
+    const removed = new Promise<boolean>((resolve) => executor.events.once('job.cancelled', (e) => resolve(e.removed)));
+    first.abort();
+    expect(isTroupeError(await cancelledRun, 'cancelled')).toBe(true);
+    expect(await removed).toBe(true);
+    // The same run id again: the same job id, taken by the worker that heard the cancellation once chunk 0 lets go of its slot.
+    const again = executePlan(plan([chunk(1)]), { executor, runId: 'reused' });
+    const requeued = new Promise<void>((resolve) => executor.events.once('job.queued', () => resolve()));
+    await requeued;
+    holding.abort();
+    await held;
+    expect((await again).results[0]).toMatchObject({ status: 'completed', output: 'done', attempts: 1 });
+  });
 });
