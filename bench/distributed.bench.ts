@@ -8,6 +8,10 @@
  *   Redis ran, those of BullMQ's Lua scripts included);
  * - throughput of chunks that sleep 20 ms, with 1, 2 and 4 worker
  *   processes (one job at a time each), against the ideal rate;
+ * - where the time of a chunk goes, for both: the CPU time per chunk of the
+ *   coordinator (this process), the worker processes and Redis, and the
+ *   time they spent ready to run but waiting for a CPU (Linux only:
+ *   `/proc/<pid>/task/<tid>/schedstat`; Redis only when the bench started it);
  * - how long a cancellation takes to reach the attempt running on a worker.
  *
  * Each figure is the median of several runs (min and max beside it). Uses
@@ -22,7 +26,7 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -68,6 +72,8 @@ function checkout(ref: string): string {
 interface Workers {
   readonly queueName: string;
   readonly lines: string[];
+  /** The worker processes' ids. */
+  readonly pids: number[];
   stop(): Promise<void>;
 }
 
@@ -99,6 +105,7 @@ async function startWorkers(version: Version, url: string, prefix: string, count
   return {
     queueName,
     lines,
+    pids: children.map((c) => c.pid!),
     stop: async () => {
       await Promise.all(children.map((c) => new Promise<void>((resolve) => (c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))));
     },
@@ -148,6 +155,60 @@ class CommandStats {
   }
 }
 
+/** CPU time and time spent ready to run but waiting for a CPU, in ms. */
+interface Sched {
+  run: number;
+  wait: number;
+}
+
+/** The summed {@link Sched} of the threads of process `pid` (Linux); undefined where `/proc` does not tell. */
+function schedOf(pid: number): Sched | undefined {
+  try {
+    const total = { run: 0, wait: 0 };
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      total.run += run! / 1e6;
+      total.wait += wait! / 1e6;
+    }
+    return total;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a run's time went, by part (coordinator, workers, Redis): CPU time and waits for a CPU, summed over the runs measured. */
+class Where {
+  readonly #parts: Array<{ name: string; pids: number[] }>;
+  readonly #sums = new Map<string, Sched>();
+  #chunks = 0;
+  constructor(parts: Array<{ name: string; pids: number[] }>) {
+    this.#parts = parts.filter((p) => p.pids.length > 0);
+  }
+  /** Measure `fn`, a run of `chunks` chunks. */
+  async measure<T>(chunks: number, fn: () => Promise<T>): Promise<T> {
+    const read = () => this.#parts.map((p) => p.pids.map(schedOf));
+    const before = read();
+    const result = await fn();
+    const after = read();
+    this.#parts.forEach((part, i) =>
+      part.pids.forEach((_, j) => {
+        const [a, b] = [before[i]![j], after[i]![j]];
+        if (!a || !b) return;
+        const sum = this.#sums.get(part.name) ?? { run: 0, wait: 0 };
+        this.#sums.set(part.name, { run: sum.run + b.run - a.run, wait: sum.wait + b.wait - a.wait });
+      }),
+    );
+    this.#chunks += chunks;
+    return result;
+  }
+  /** `name: CPU/waiting µs per chunk`, for each part; empty where nothing was measured. */
+  toString(): string {
+    return [...this.#sums]
+      .map(([name, s]) => `${name} ${((s.run * 1000) / this.#chunks).toFixed(0)} / ${((s.wait * 1000) / this.#chunks).toFixed(0)}`)
+      .join(', ');
+  }
+}
+
 export default async function bench(): Promise<void> {
   const redis = await benchRedis();
   if (!redis) return;
@@ -160,8 +221,8 @@ export default async function bench(): Promise<void> {
   const counts = process.env.REDIS_URL ? undefined : new CommandStats(url);
   try {
     console.log(`Redis at ${url}; Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} at the start; ${ROUNDS} runs each; median (min–max).\n`);
-    await overhead(versions, url, prefix, counts);
-    await throughput(versions, url, prefix);
+    await overhead(versions, url, prefix, counts, redis.pid);
+    await throughput(versions, url, prefix, redis.pid);
     await cancellation(versions, url, prefix);
     console.log(`\nLoad average ${loadavg()[0]!.toFixed(1)} at the end.`);
   } finally {
@@ -180,7 +241,7 @@ export default async function bench(): Promise<void> {
 }
 
 /** µs per chunk in process and through Redis, chunks that cost nothing; Redis commands per chunk. */
-async function overhead(versions: Version[], url: string, prefix: string, counts: CommandStats | undefined): Promise<void> {
+async function overhead(versions: Version[], url: string, prefix: string, counts: CommandStats | undefined, redisPid: number | undefined): Promise<void> {
   const WIDE = 2000;
   const CHAIN = 200;
   const setups = await Promise.all(
@@ -201,15 +262,17 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
     ];
     const rows: string[] = [];
     const commandRows: string[] = [];
+    const whereRows: string[] = [];
     for (const [name, n, shape, maxParallel] of kinds) {
       const local = new Map<Version, number[]>();
       const remote = new Map<Version, number[]>();
       const commands = new Map<Version, number>();
+      const where = new Map(setups.map((s) => [s.v, placesOf(s.workers, redisPid)]));
       for (let round = 0; round < ROUNDS; round++) {
         for (const { v, adapter, executor } of setups) {
           const l = (await timed(() => v.plan.executePlan(shape(n), { adapter, maxParallel }))) * 1000 / n;
           await counts?.reset();
-          const r = (await timed(() => v.plan.executePlan(shape(n), { executor }))) * 1000 / n;
+          const r = (await where.get(v)!.measure(n, () => timed(() => v.plan.executePlan(shape(n), { executor })))) * 1000 / n;
           if (counts && round === 0) commands.set(v, await counts.read());
           local.set(v, [...(local.get(v) ?? []), l]);
           remote.set(v, [...(remote.get(v) ?? []), r]);
@@ -224,6 +287,8 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
         rows.push(`| ${name} | ${v.name} | ${fmt(stats(l))} | ${fmt(stats(r))} | ${fmt(added)} |${setups.length > 1 ? ` ${(added.median / baseAdded).toFixed(2)} |` : ''}`);
         const c = commands.get(v);
         if (c !== undefined) commandRows.push(`| ${name} | ${v.name} | ${(c / n).toFixed(1)} |`);
+        const w = where.get(v)!.toString();
+        if (w !== '') whereRows.push(`| ${name} | ${v.name} | ${w} |`);
       }
     }
     const ratio = versions.length > 1 ? ` × ${versions.at(-1)!.name} |` : '';
@@ -235,6 +300,7 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
       console.log('| --- | --- | ---: |');
       for (const row of commandRows) console.log(row);
     }
+    printWhere('plan', whereRows);
   } finally {
     for (const { executor, workers } of setups) {
       await executor.close();
@@ -244,27 +310,30 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
 }
 
 /** Chunks per second of 20 ms chunks with 1, 2 and 4 worker processes. */
-async function throughput(versions: Version[], url: string, prefix: string): Promise<void> {
+async function throughput(versions: Version[], url: string, prefix: string, redisPid: number | undefined): Promise<void> {
   const CHUNKS = 200;
   console.log(`\n| worker processes (1 job at a time each) | version | ${CHUNKS} chunks of 20 ms: chunks/s | × 1 worker | % of ideal | ideal chunks/s |`);
   console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
   const one = new Map<Version, number>();
+  const whereRows: string[] = [];
   for (const count of [1, 2, 4]) {
     const setups = [];
     for (const v of versions) {
       const workers = await startWorkers(v, url, prefix, count, 1, 20);
       const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, [v.parallel.executor]: 16 } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
       await v.plan.executePlan(wide(count * 4), { executor });
-      setups.push({ v, workers, executor, rates: [] as number[] });
+      setups.push({ v, workers, executor, rates: [] as number[], where: placesOf(workers, redisPid) });
     }
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        for (const s of setups) s.rates.push(CHUNKS / ((await timed(() => s.v.plan.executePlan(wide(CHUNKS), { executor: s.executor }))) / 1000));
+        for (const s of setups) s.rates.push(CHUNKS / ((await s.where.measure(CHUNKS, () => timed(() => s.v.plan.executePlan(wide(CHUNKS), { executor: s.executor })))) / 1000));
       }
       for (const s of setups) {
         const r = stats(s.rates);
         if (count === 1) one.set(s.v, r.median);
         console.log(`| ${count} | ${s.v.name} | ${fmt(r, 1)} | ${(r.median / one.get(s.v)!).toFixed(2)} | ${((100 * r.median) / (count * 50)).toFixed(1)} % | ${count * 50} |`);
+        const w = s.where.toString();
+        if (w !== '') whereRows.push(`| ${count} | ${s.v.name} | ${w} |`);
       }
     } finally {
       for (const s of setups) {
@@ -273,6 +342,24 @@ async function throughput(versions: Version[], url: string, prefix: string): Pro
       }
     }
   }
+  printWhere('worker processes', whereRows);
+}
+
+/** The parts of a distributed run whose time is measured: this process (the coordinator), the workers, and Redis when the bench started it. */
+function placesOf(workers: Workers, redisPid: number | undefined): Where {
+  return new Where([
+    { name: 'coordinator', pids: [process.pid] },
+    { name: 'workers', pids: workers.pids },
+    { name: 'Redis', pids: redisPid === undefined ? [] : [redisPid] },
+  ]);
+}
+
+/** The table of where a chunk's time went (nothing where `/proc` does not tell). */
+function printWhere(first: string, rows: string[]): void {
+  if (rows.length === 0) return;
+  console.log(`\n| ${first} | version | per chunk, µs: CPU time / ready but waiting for a CPU (all runs) |`);
+  console.log('| --- | --- | --- |');
+  for (const row of rows) console.log(row);
 }
 
 /** Milliseconds from aborting a plan to its running attempt aborting on the worker. */
