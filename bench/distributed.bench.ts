@@ -3,11 +3,19 @@
  *
  * - overhead per chunk through Redis (a bullmqExecutor and one worker
  *   process) against the same plan in process, with chunks that cost
- *   nothing: a wide plan (64 chunks in flight) and a chain (one at a time);
+ *   nothing: a wide plan (64 chunks in flight) and a chain (one at a time),
+ *   beside plain BullMQ jobs that do nothing (the queue without troupe);
  *   with the Redis commands per chunk (`INFO commandstats`: every command
  *   Redis ran, those of BullMQ's Lua scripts included);
  * - throughput of chunks that sleep 20 ms, with 1, 2 and 4 worker
- *   processes (one job at a time each), against the ideal rate;
+ *   processes (one job at a time each), against the ideal rate and two
+ *   floors measured in the same rounds: the same chunks in process (no
+ *   queue), and plain BullMQ workers whose jobs wait 20 ms (the queue
+ *   without troupe);
+ * - where the time of a chunk goes, for both: the CPU time per chunk of the
+ *   coordinator (this process), the worker processes and Redis, and the
+ *   time they spent ready to run but waiting for a CPU (Linux only:
+ *   `/proc/<pid>/task/<tid>/schedstat`; Redis only when the bench started it);
  * - how long a cancellation takes to reach the attempt running on a worker.
  *
  * Each figure is the median of several runs (min and max beside it). Uses
@@ -22,7 +30,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -61,6 +69,8 @@ async function load(name: string, src: string): Promise<Version> {
 interface Workers {
   readonly queueName: string;
   readonly lines: string[];
+  /** The worker processes' ids. */
+  readonly pids: number[];
   stop(): Promise<void>;
 }
 
@@ -72,13 +82,17 @@ const chain = (n: number): Plan => ({ planSummary: 'chain', chunks: Array.from({
 
 /** Start `count` worker processes of `version` on a queue of their own. */
 async function startWorkers(version: Version, url: string, prefix: string, count: number, concurrency: number, delayMs: number): Promise<Workers> {
+  return startProcesses('worker.ts', count, (queueName, i) => ({ src: version.src, url, queueName, prefix, parallel: { [version.parallel.worker]: concurrency }, delayMs, name: `b${i}` }));
+}
+
+/** Start `count` processes of `script` (in bench/distributed) on a queue of their own, each given its config as JSON. */
+async function startProcesses(script: string, count: number, configOf: (queueName: string, index: number) => object): Promise<Workers> {
   const queueName = `bench-${randomUUID().slice(0, 8)}`;
   const children: ChildProcess[] = [];
   const lines: string[] = [];
   await Promise.all(
     Array.from({ length: count }, (_, i) => {
-      const config = { src: version.src, url, queueName, prefix, parallel: { [version.parallel.worker]: concurrency }, delayMs, name: `b${i}` };
-      const child = spawn(process.execPath, ['--import', tsxLoader, join(import.meta.dirname, 'distributed', 'worker.ts'), JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(process.execPath, ['--import', tsxLoader, join(import.meta.dirname, 'distributed', script), JSON.stringify(configOf(queueName, i))], { stdio: ['ignore', 'pipe', 'inherit'] });
       children.push(child);
       return new Promise<void>((resolve, reject) => {
         createInterface({ input: child.stdout! }).on('line', (line) => {
@@ -92,6 +106,7 @@ async function startWorkers(version: Version, url: string, prefix: string, count
   return {
     queueName,
     lines,
+    pids: children.map((c) => c.pid!),
     stop: async () => {
       await Promise.all(children.map((c) => new Promise<void>((resolve) => (c.exitCode !== null ? resolve() : (c.once('exit', () => resolve()), c.kill('SIGTERM'))))));
     },
@@ -141,6 +156,60 @@ class CommandStats {
   }
 }
 
+/** CPU time and time spent ready to run but waiting for a CPU, in ms. */
+interface Sched {
+  run: number;
+  wait: number;
+}
+
+/** The summed {@link Sched} of the threads of process `pid` (Linux); undefined where `/proc` does not tell. */
+function schedOf(pid: number): Sched | undefined {
+  try {
+    const total = { run: 0, wait: 0 };
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      const [run, wait] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ').map(Number);
+      total.run += run! / 1e6;
+      total.wait += wait! / 1e6;
+    }
+    return total;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Where a run's time went, by part (coordinator, workers, Redis): CPU time and waits for a CPU, summed over the runs measured. */
+class Where {
+  readonly #parts: Array<{ name: string; pids: number[] }>;
+  readonly #sums = new Map<string, Sched>();
+  #chunks = 0;
+  constructor(parts: Array<{ name: string; pids: number[] }>) {
+    this.#parts = parts.filter((p) => p.pids.length > 0);
+  }
+  /** Measure `fn`, a run of `chunks` chunks. */
+  async measure<T>(chunks: number, fn: () => Promise<T>): Promise<T> {
+    const read = () => this.#parts.map((p) => p.pids.map(schedOf));
+    const before = read();
+    const result = await fn();
+    const after = read();
+    this.#parts.forEach((part, i) =>
+      part.pids.forEach((_, j) => {
+        const [a, b] = [before[i]![j], after[i]![j]];
+        if (!a || !b) return;
+        const sum = this.#sums.get(part.name) ?? { run: 0, wait: 0 };
+        this.#sums.set(part.name, { run: sum.run + b.run - a.run, wait: sum.wait + b.wait - a.wait });
+      }),
+    );
+    this.#chunks += chunks;
+    return result;
+  }
+  /** `name: CPU/waiting µs per chunk`, for each part; empty where nothing was measured. */
+  toString(): string {
+    return [...this.#sums]
+      .map(([name, s]) => `${name} ${((s.run * 1000) / this.#chunks).toFixed(0)} / ${((s.wait * 1000) / this.#chunks).toFixed(0)}`)
+      .join(', ');
+  }
+}
+
 export default async function bench(): Promise<void> {
   const redis = await benchRedis();
   if (!redis) return;
@@ -153,8 +222,8 @@ export default async function bench(): Promise<void> {
   const counts = process.env.REDIS_URL ? undefined : new CommandStats(url);
   try {
     console.log(`Redis at ${url}; Node ${process.version}, ${new Date().toISOString().slice(0, 10)}, load average ${loadavg()[0]!.toFixed(1)} at the start; ${ROUNDS} runs each; median (min–max).\n`);
-    await overhead(versions, url, prefix, counts);
-    await throughput(versions, url, prefix);
+    await overhead(versions, url, prefix, counts, redis.pid);
+    await throughput(versions, url, prefix, redis.pid);
     await cancellation(versions, url, prefix);
     console.log(`\nLoad average ${loadavg()[0]!.toFixed(1)} at the end.`);
   } finally {
@@ -173,7 +242,7 @@ export default async function bench(): Promise<void> {
 }
 
 /** µs per chunk in process and through Redis, chunks that cost nothing; Redis commands per chunk. */
-async function overhead(versions: Version[], url: string, prefix: string, counts: CommandStats | undefined): Promise<void> {
+async function overhead(versions: Version[], url: string, prefix: string, counts: CommandStats | undefined, redisPid: number | undefined): Promise<void> {
   const WIDE = 2000;
   const CHAIN = 200;
   const setups = await Promise.all(
@@ -187,6 +256,10 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
       return { v, adapter, workers, executor };
     }),
   );
+  // The floor: plain BullMQ jobs that do nothing, on one plain worker taking 64 at once (no troupe).
+  const plain = await startProcesses('bullmq-worker.ts', 1, (queueName) => ({ url, queueName, prefix, delayMs: 0, concurrency: 64 }));
+  const alone = await bullmqAlone(url, prefix, plain.queueName);
+  await alone.run(200, 64);
   try {
     const kinds: Array<[string, number, (n: number) => Plan, number]> = [
       [`wide, ${WIDE} chunks, 64 in flight`, WIDE, wide, 64],
@@ -194,20 +267,32 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
     ];
     const rows: string[] = [];
     const commandRows: string[] = [];
+    const whereRows: string[] = [];
     for (const [name, n, shape, maxParallel] of kinds) {
       const local = new Map<Version, number[]>();
       const remote = new Map<Version, number[]>();
       const commands = new Map<Version, number>();
+      const where = new Map(setups.map((s) => [s.v, placesOf(s.workers, redisPid)]));
+      const plainWhere = placesOf(plain, redisPid);
+      const floor: number[] = [];
+      let floorCommands: number | undefined;
       for (let round = 0; round < ROUNDS; round++) {
+        await counts?.reset();
+        floor.push(((await plainWhere.measure(n, () => timed(() => alone.run(n, maxParallel)))) * 1000) / n);
+        if (counts && round === 0) floorCommands = await counts.read();
         for (const { v, adapter, executor } of setups) {
           const l = (await timed(() => v.plan.executePlan(shape(n), { adapter, maxParallel }))) * 1000 / n;
           await counts?.reset();
-          const r = (await timed(() => v.plan.executePlan(shape(n), { executor }))) * 1000 / n;
+          const r = (await where.get(v)!.measure(n, () => timed(() => v.plan.executePlan(shape(n), { executor })))) * 1000 / n;
           if (counts && round === 0) commands.set(v, await counts.read());
           local.set(v, [...(local.get(v) ?? []), l]);
           remote.set(v, [...(remote.get(v) ?? []), r]);
         }
       }
+      rows.push(`| ${name} | BullMQ alone (no troupe) | — | ${fmt(stats(floor))} | ${fmt(stats(floor))} |${setups.length > 1 ? ' |' : ''}`);
+      if (floorCommands !== undefined) commandRows.push(`| ${name} | BullMQ alone (no troupe) | ${(floorCommands / n).toFixed(1)} |`);
+      const pw = plainWhere.toString();
+      if (pw !== '') whereRows.push(`| ${name} | BullMQ alone (no troupe) | ${pw} |`);
       for (const { v } of setups) {
         const l = local.get(v)!;
         const r = remote.get(v)!;
@@ -217,6 +302,8 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
         rows.push(`| ${name} | ${v.name} | ${fmt(stats(l))} | ${fmt(stats(r))} | ${fmt(added)} |${setups.length > 1 ? ` ${(added.median / baseAdded).toFixed(2)} |` : ''}`);
         const c = commands.get(v);
         if (c !== undefined) commandRows.push(`| ${name} | ${v.name} | ${(c / n).toFixed(1)} |`);
+        const w = where.get(v)!.toString();
+        if (w !== '') whereRows.push(`| ${name} | ${v.name} | ${w} |`);
       }
     }
     const ratio = versions.length > 1 ? ` × ${versions.at(-1)!.name} |` : '';
@@ -228,7 +315,10 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
       console.log('| --- | --- | ---: |');
       for (const row of commandRows) console.log(row);
     }
+    printWhere('plan', whereRows);
   } finally {
+    await alone.close();
+    await plain.stop();
     for (const { executor, workers } of setups) {
       await executor.close();
       await workers.stop();
@@ -237,35 +327,96 @@ async function overhead(versions: Version[], url: string, prefix: string, counts
 }
 
 /** Chunks per second of 20 ms chunks with 1, 2 and 4 worker processes. */
-async function throughput(versions: Version[], url: string, prefix: string): Promise<void> {
+async function throughput(versions: Version[], url: string, prefix: string, redisPid: number | undefined): Promise<void> {
   const CHUNKS = 200;
-  console.log(`\n| worker processes (1 job at a time each) | version | ${CHUNKS} chunks of 20 ms: chunks/s | × 1 worker | % of ideal | ideal chunks/s |`);
-  console.log('| ---: | --- | ---: | ---: | ---: | ---: |');
-  const one = new Map<Version, number>();
+  const IN_FLIGHT = 16;
+  console.log(`\n| worker processes (1 job at a time each) | version | ${CHUNKS} chunks of 20 ms: chunks/s | × 1 worker | % of ideal | % of BullMQ alone | ideal chunks/s |`);
+  console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: |');
+  const one = new Map<string, number>();
+  const whereRows: string[] = [];
   for (const count of [1, 2, 4]) {
-    const setups = [];
+    const setups: Array<{ name: string; rates: number[]; run: () => Promise<number>; where?: Where; stop: () => Promise<void> }> = [];
+    // The floors, measured in the same rounds: the same chunks in process (no queue), and plain BullMQ workers whose job waits 20 ms (no troupe).
+    const local = versions[0]!;
+    const adapter = local.testing.scriptedAdapter({ fallback: { text: 'done', delayMs: 20 } });
+    setups.push({ name: 'in process (no queue)', rates: [], run: () => timed(() => local.plan.executePlan(wide(CHUNKS), { adapter, maxParallel: count })), stop: async () => {} });
+    const plain = await startProcesses('bullmq-worker.ts', count, (queueName) => ({ url, queueName, prefix, delayMs: 20, concurrency: 1 }));
+    const alone = await bullmqAlone(url, prefix, plain.queueName);
+    await alone.run(count * 4, IN_FLIGHT);
+    const plainWhere = placesOf(plain, redisPid);
+    setups.push({ name: 'BullMQ alone (no troupe)', rates: [], run: () => plainWhere.measure(CHUNKS, () => timed(() => alone.run(CHUNKS, IN_FLIGHT))), where: plainWhere, stop: async () => (await alone.close(), await plain.stop()) });
     for (const v of versions) {
       const workers = await startWorkers(v, url, prefix, count, 1, 20);
-      const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, [v.parallel.executor]: 16 } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
+      const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, [v.parallel.executor]: IN_FLIGHT } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
       await v.plan.executePlan(wide(count * 4), { executor });
-      setups.push({ v, workers, executor, rates: [] as number[] });
+      const where = placesOf(workers, redisPid);
+      setups.push({ name: v.name, rates: [], run: () => where.measure(CHUNKS, () => timed(() => v.plan.executePlan(wide(CHUNKS), { executor }))), where, stop: async () => (await executor.close(), await workers.stop()) });
     }
     try {
       for (let round = 0; round < ROUNDS; round++) {
-        for (const s of setups) s.rates.push(CHUNKS / ((await timed(() => s.v.plan.executePlan(wide(CHUNKS), { executor: s.executor }))) / 1000));
+        for (const s of setups) s.rates.push(CHUNKS / ((await s.run()) / 1000));
       }
+      const floor = stats(setups[1]!.rates).median;
       for (const s of setups) {
         const r = stats(s.rates);
-        if (count === 1) one.set(s.v, r.median);
-        console.log(`| ${count} | ${s.v.name} | ${fmt(r, 1)} | ${(r.median / one.get(s.v)!).toFixed(2)} | ${((100 * r.median) / (count * 50)).toFixed(1)} % | ${count * 50} |`);
+        if (count === 1) one.set(s.name, r.median);
+        console.log(`| ${count} | ${s.name} | ${fmt(r, 1)} | ${(r.median / one.get(s.name)!).toFixed(2)} | ${((100 * r.median) / (count * 50)).toFixed(1)} % | ${((100 * r.median) / floor).toFixed(1)} % | ${count * 50} |`);
+        const w = s.where?.toString() ?? '';
+        if (w !== '') whereRows.push(`| ${count} | ${s.name} | ${w} |`);
       }
     } finally {
-      for (const s of setups) {
-        await s.executor.close();
-        await s.workers.stop();
-      }
+      for (const s of setups) await s.stop();
     }
   }
+  printWhere('worker processes', whereRows);
+}
+
+/** A driver of plain BullMQ jobs: `run(n, inFlight)` adds `n` jobs, `inFlight` at a time (the next as each completes), and resolves once all completed. */
+async function bullmqAlone(url: string, prefix: string, queueName: string): Promise<{ run(n: number, inFlight: number): Promise<void>; close(): Promise<void> }> {
+  const { Queue, QueueEvents } = await import('bullmq');
+  const { hostname, port } = new URL(url);
+  const connection = { host: hostname, port: Number(port) };
+  const queue = new Queue(queueName, { connection, prefix });
+  const events = new QueueEvents(queueName, { connection, prefix });
+  await Promise.all([queue.waitUntilReady(), events.waitUntilReady()]);
+  return {
+    run: (n, inFlight) =>
+      new Promise<void>((resolve, reject) => {
+        let added = 0;
+        let done = 0;
+        const add = () => {
+          if (added < n) queue.add('job', { prompt: `Carry out step number ${added++}.` }, { removeOnComplete: { age: 3600 } }).catch(reject);
+        };
+        const onCompleted = () => {
+          if (++done < n) return add();
+          events.off('completed', onCompleted);
+          resolve();
+        };
+        events.on('completed', onCompleted);
+        for (let i = 0; i < inFlight; i++) add();
+      }),
+    close: async () => {
+      await events.close();
+      await queue.close();
+    },
+  };
+}
+
+/** The parts of a distributed run whose time is measured: this process (the coordinator), the workers, and Redis when the bench started it. */
+function placesOf(workers: Workers, redisPid: number | undefined): Where {
+  return new Where([
+    { name: 'coordinator', pids: [process.pid] },
+    { name: 'workers', pids: workers.pids },
+    { name: 'Redis', pids: redisPid === undefined ? [] : [redisPid] },
+  ]);
+}
+
+/** The table of where a chunk's time went (nothing where `/proc` does not tell). */
+function printWhere(first: string, rows: string[]): void {
+  if (rows.length === 0) return;
+  console.log(`\n| ${first} | version | per chunk, µs: CPU time / ready but waiting for a CPU (all runs) |`);
+  console.log('| --- | --- | --- |');
+  for (const row of rows) console.log(row);
 }
 
 /** Milliseconds from aborting a plan to its running attempt aborting on the worker. */

@@ -7,6 +7,8 @@ import { findRedisServer, startRedisServer } from '../test/helpers/redis-server.
 
 export interface BenchRedis {
   url: string;
+  /** The process id of the redis-server this started (none for `REDIS_URL`). */
+  pid?: number;
   /** Stop the server this started (nothing for `REDIS_URL`). */
   stop(): Promise<void>;
 }
@@ -19,5 +21,5 @@ export async function benchRedis(): Promise<BenchRedis | undefined> {
     return undefined;
   }
   const server = await startRedisServer();
-  return { url: server.url, stop: () => server.stop() };
+  return { url: server.url, ...(server.process.pid === undefined ? {} : { pid: server.process.pid }), stop: () => server.stop() };
 }

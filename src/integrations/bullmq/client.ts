@@ -4,7 +4,7 @@
  * wait ends. Shared by `bullmqExecutor` and `remote`.
  *
  * Results and event batches arrive on the queue's BullMQ event stream (one
- * `QueueEvents` reader, started at the stream's current end). A job's event
+ * blocking reader, started at the stream's current end). A job's event
  * batches are published before its result, on the same stream, so a result
  * always comes after everything its worker reported. Missed stream entries
  * (the stream is capped) and a Redis that lost its data are caught by
@@ -25,7 +25,7 @@ import { openQueue, type OpenedQueue } from './queue-connection.js';
 import { withTimeout } from './time.js';
 import { AddBatch, PREPARE_ADDS, type AddOutcome, type JobToAdd } from './add-batch.js';
 import { SIGNATURE_FIELD, checkJobSize, signJob, type JobTrust } from './trust.js';
-import { eventBatchSchema, jobResultSchema, type EventBatchWire, type JobFailureWire, type JobKind, type JobResultWire, type JobWire } from './wire.js';
+import { CANCEL_MARK_PREFIX, eventBatchSchema, jobResultSchema, type EventBatchWire, type JobFailureWire, type JobKind, type JobResultWire, type JobWire } from './wire.js';
 
 /** Receives what a job's worker reports while it runs. */
 export interface JobWatcher {
@@ -88,6 +88,8 @@ interface Pending {
   worker: string | undefined;
   /** The execution whose batches arrive (a new one after the worker was lost). */
   exec: string | undefined;
+  /** Taken over finished (a resumed run): its result is all there is, and no start is told for it. */
+  doneWhenTaken: boolean;
   failure: JobFailureWire | undefined;
   settled: boolean;
   resolve(result: JobResultWire): void;
@@ -102,6 +104,32 @@ const WAIT_SAMPLES = 256;
 
 /** How long a cancellation mark stays in Redis (a worker that takes the job later still sees it). */
 const CANCEL_TTL_MS = 3_600_000;
+
+/**
+ * Cancels jobs (`KEYS[1..n]`: their cancellation keys; `KEYS[n+1..2n]`:
+ * their BullMQ keys): marks each key (`ARGV[2]` ms), marks each job still
+ * in Redis (BullMQ's `defa` field, `ARGV[3]` and the reason: a worker
+ * that takes the job afterwards fails it unrun), then publishes each
+ * message on channel `ARGV[1]`. `ARGV[4..]`: each job's reason and message.
+ */
+const CANCEL_JOBS = `local n = #KEYS / 2
+for i = 1, n do
+  local why = ARGV[2 + 2 * i]
+  redis.call('SET', KEYS[i], why, 'PX', ARGV[2])
+  if redis.call('EXISTS', KEYS[n + i]) == 1 then redis.call('HSET', KEYS[n + i], 'defa', ARGV[3] .. why) end
+end
+for i = 1, n do redis.call('PUBLISH', ARGV[1], ARGV[3 + 2 * i]) end
+return n`;
+
+/**
+ * Clears the cancellation of an earlier job with a job's id (a resumed run
+ * takes the job over): its key (`KEYS[1]`), and the mark on the job
+ * (`KEYS[2]`) when it is a coordinator's (`ARGV[1]`), not BullMQ's own.
+ */
+const CLEAR_CANCEL = `redis.call('DEL', KEYS[1])
+local mark = redis.call('HGET', KEYS[2], 'defa')
+if mark and string.sub(mark, 1, #ARGV[1]) == ARGV[1] then redis.call('HDEL', KEYS[2], 'defa') end
+return 1`;
 
 /** The coordinator's side of one queue. */
 export class JobClient {
@@ -166,7 +194,7 @@ export class JobClient {
       resolve = res;
       reject = rej;
     });
-    const p: Pending = { req, queuedAt: this.#s.clock.now(), added: false, adding: undefined, worker: undefined, exec: undefined, failure: undefined, settled: false, resolve, reject };
+    const p: Pending = { req, queuedAt: this.#s.clock.now(), added: false, adding: undefined, worker: undefined, exec: undefined, doneWhenTaken: false, failure: undefined, settled: false, resolve, reject };
     this.#pending.set(req.jobId, p);
     const onAbort = () => this.#cancel(p, req.signal.reason);
     req.signal.addEventListener('abort', onAbort, { once: true });
@@ -279,13 +307,18 @@ export class JobClient {
   async #adopt(p: Pending, opened: Opened): Promise<void> {
     const { client, queue } = opened;
     const { jobId } = p.req;
-    // A cancellation mark of an earlier job with this id must not cancel this one: cleared with the look-up, in one round trip.
-    const [state] = await this.#call('read the state of job', () => Promise.all([queue.getJobState(jobId), client.del(troupeKey(this.#place, `cancel:${jobId}`))]));
+    // A cancellation of an earlier job with this id must not cancel this one: cleared with the look-up, in one round trip.
+    const [, state] = await this.#call('read the state of job', () =>
+      Promise.all([client.eval(CLEAR_CANCEL, 2, troupeKey(this.#place, `cancel:${jobId}`), queue.toKey(jobId), CANCEL_MARK_PREFIX), queue.getJobState(jobId)]),
+    );
     if (p.settled) return;
     if (state === 'completed' || LIVE.has(state)) {
       // Queued, running or done for the same run and chunk path: the attempt a coordinator before us started.
       this.#queued(p, true);
-      if (state === 'completed') await this.#reconcileOne(p);
+      if (state === 'completed') {
+        p.doneWhenTaken = true;
+        await this.#reconcileOne(p);
+      }
       return;
     }
     // A failed job of the same id: run the attempt again.
@@ -335,14 +368,7 @@ export class JobClient {
 
   /** The add may still land once Redis answers: mark it cancelled, so a worker that takes it drops it. */
   #markAddFailed(jobId: string): void {
-    this.#track(
-      this.#open()
-        .then(({ client }) => this.#call('cancel job', () => client.set(troupeKey(this.#place, `cancel:${jobId}`), 'add failed', 'PX', CANCEL_TTL_MS)))
-        .then(
-          () => undefined,
-          () => undefined,
-        ),
-    );
+    this.#track(this.#mark(jobId, 'add failed').catch(() => undefined));
   }
 
   /** The job is in Redis: say so. */
@@ -372,10 +398,12 @@ export class JobClient {
 
   /**
    * Mark job `jobId` cancelled and tell its worker. The jobs cancelled in
-   * one turn (a plan's, when its signal aborts) go together: every mark,
-   * then every message, in one round trip, so a worker that frees a slot on
-   * hearing the message, and takes the next job at once, finds that job
-   * marked too.
+   * one turn (a plan's, when its signal aborts) go together, in one
+   * script: every mark (the job's key, and the job itself while it is in
+   * Redis, so that a worker that takes it afterwards drops it unrun), then
+   * every message (a worker running one aborts it). A worker that frees a
+   * slot on hearing a message, and takes the next job at once, finds that
+   * job marked too.
    */
   #mark(jobId: string, why: string): Promise<void> {
     let batch = this.#marking;
@@ -383,13 +411,10 @@ export class JobClient {
       const jobs: Array<{ jobId: string; why: string }> = [];
       const done = Promise.resolve().then(async () => {
         this.#marking = undefined;
-        const { client } = await this.#open();
-        await this.#call('cancel jobs', () =>
-          Promise.all([
-            ...jobs.map((j) => client.set(troupeKey(this.#place, `cancel:${j.jobId}`), j.why, 'PX', CANCEL_TTL_MS)),
-            ...jobs.map((j) => client.publish(troupeKey(this.#place, 'cancel'), JSON.stringify({ jobId: j.jobId, reason: j.why }))),
-          ]),
-        );
+        const { client, queue } = await this.#open();
+        const keys = [...jobs.map((j) => troupeKey(this.#place, `cancel:${j.jobId}`)), ...jobs.map((j) => queue.toKey(j.jobId))];
+        const args = jobs.flatMap((j) => [j.why, JSON.stringify({ jobId: j.jobId, reason: j.why })]);
+        await this.#call('cancel jobs', () => client.eval(CANCEL_JOBS, keys.length, ...keys, troupeKey(this.#place, 'cancel'), CANCEL_TTL_MS, CANCEL_MARK_PREFIX, ...args));
       });
       batch = this.#marking = { jobs, done };
     }
@@ -434,13 +459,13 @@ export class JobClient {
       this.#settle(p, new RemoteJobError(`Job ${jobId} returned a result troupe cannot read (a worker of another version?)`, { details: { jobId, issues: parsed.error.issues.map((i) => i.message) } }));
       return;
     }
-    // The run's last events, which came with its result (a job taken over when done has only those: no start is told for it).
+    // The run's last events, which came with its result: all of them for a job that ended in the turn it started in, whose start
+    // is told here (a job taken over when done has only those too, but no start is told for it).
     const { events, exec } = parsed.data;
-    if (events !== undefined) {
-      if (p.exec === undefined || p.exec === exec) {
-        p.exec = exec;
-        p.req.watcher.batch(exec, { events });
-      } else this.#applyBatch(p, exec, parsed.data.worker, { events });
+    if (p.exec !== exec && !(p.doneWhenTaken && p.exec === undefined)) this.#applyBatch(p, exec, parsed.data.worker, { events: events ?? [] });
+    else if (events !== undefined) {
+      p.exec = exec;
+      p.req.watcher.batch(exec, { events });
     }
     p.worker = parsed.data.worker;
     this.events.emit('job.completed', { ...this.#ref(p), worker: parsed.data.worker, durationMs: this.#s.clock.now() - p.queuedAt });

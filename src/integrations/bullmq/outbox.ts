@@ -1,17 +1,24 @@
 /**
  * A worker's outbox: the events of one job's run, sent to the coordinator in
- * batches. Events emitted in one turn of the event loop go in one batch;
- * batches are sent as soon as they are made, without waiting for the one
- * before (one connection keeps them in order), so a burst of text deltas
- * costs a few Redis calls and no waiting. An op's start does not wait for
- * the end of the turn: it is sent at once, with the events queued before
- * it, so the coordinator knows what runs before the worker waits on it (a
- * model call, a tool) — a worker killed during that wait leaves the op in
- * the coordinator's trace, closed as failed. What is still queued when the
- * job completes travels in its result (`takeTail`), so a short job's last
- * events and its result reach Redis in one command; the job's end never
- * waits for batches in flight, since BullMQ completes (or fails) the job on
- * the same connection, after them.
+ * batches, without waiting for the batch before (one connection keeps them
+ * in order).
+ *
+ * - An op's start is sent at once, with the events queued before it, so the
+ *   coordinator knows what runs before the worker waits on it (a model call,
+ *   a tool): a worker killed during that wait leaves the op in the
+ *   coordinator's trace, closed as failed.
+ * - Other events wait for the end of the turn of the event loop, so events
+ *   emitted together go in one batch, and, within {@link BATCH_INTERVAL_MS}
+ *   of the batch before, for the end of that interval: a stream of text
+ *   deltas costs about one command per interval, not one per delta.
+ * - A job's start (`begin`) is owed by the end of the turn it starts in: the
+ *   batch that carries its first op start tells the coordinator, or, when the
+ *   turn ends before the run starts an op (a workspace being prepared), an
+ *   empty batch.
+ * - What is still queued when the job completes travels in its result
+ *   (`takeTail`), so a short job's last events and its result reach Redis in
+ *   one command; the job's end never waits for batches in flight, since
+ *   BullMQ completes (or fails) the job on the same connection, after them.
  * @module
  */
 import type { TroupeEvent } from '../../core/events.js';
@@ -21,22 +28,39 @@ import type { JobFailureWire } from './wire.js';
 /** Largest batch, in characters of JSON (a larger single event goes alone). */
 const MAX_BATCH_CHARS = 256 * 1024;
 
+/** After a batch, how long events other than op starts wait before the next, at most, in ms. */
+export const BATCH_INTERVAL_MS = 50;
+
 /** Sends the events of one job execution. */
 export class EventOutbox {
   readonly #send: (data: string) => Promise<void>;
   readonly #warn: (message: string) => void;
+  readonly #intervalMs: number;
   #texts: string[] = [];
   #chars = 0;
-  #scheduled = false;
+  /** The pending send: at the end of this turn, or at the end of the interval. */
+  #scheduled: { cancel(): void } | undefined;
+  /** When the last batch was sent (`Date.now()`). */
+  #sentAt = Number.NEGATIVE_INFINITY;
+  /** The job started and no batch has told the coordinator yet. */
+  #owed = false;
   readonly #inFlight = new Set<Promise<void>>();
 
   /**
    * @param send Publishes one batch (its JSON text); batches must reach the coordinator in call order.
    * @param warn Told when an event is not JSON or a batch could not be sent (the job goes on).
+   * @param intervalMs After a batch, how long other events wait before the next, at most (op starts never wait).
    */
-  constructor(send: (data: string) => Promise<void>, warn: (message: string) => void) {
+  constructor(send: (data: string) => Promise<void>, warn: (message: string) => void, intervalMs = BATCH_INTERVAL_MS) {
     this.#send = send;
     this.#warn = warn;
+    this.#intervalMs = intervalMs;
+  }
+
+  /** The job starts here: tell the coordinator by the end of this turn (with the events of the turn, if any). */
+  begin(): void {
+    this.#owed = true;
+    this.#schedule();
   }
 
   /** Queue one event of the run. */
@@ -52,13 +76,7 @@ export class EventOutbox {
     this.#chars += text.length + 1;
     // The op's work (a model call, a tool) may keep the worker busy for long, or be where it dies: its start goes now.
     if (event.type === 'op.started') return this.#sendQueued();
-    if (this.#scheduled) return;
-    this.#scheduled = true;
-    // After the other callbacks of this turn of the event loop, so events emitted together go in one batch.
-    setImmediate(() => {
-      this.#scheduled = false;
-      this.#sendQueued();
-    });
+    this.#schedule();
   }
 
   /**
@@ -68,6 +86,9 @@ export class EventOutbox {
    * not waited for.
    */
   takeTail(maxChars: number): Array<{ type: string } & Record<string, unknown>> | undefined {
+    this.#unschedule();
+    // The result tells the coordinator the job ran here, if no batch did.
+    this.#owed = false;
     if (this.#texts.length === 0) return undefined;
     if (this.#chars > maxChars) {
       this.#sendQueued();
@@ -90,7 +111,31 @@ export class EventOutbox {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
   }
 
+  /** Send what is queued at the end of this turn, or at the end of the interval after the last batch. */
+  #schedule(): void {
+    if (this.#scheduled) return;
+    const wait = this.#owed ? 0 : this.#sentAt + this.#intervalMs - Date.now();
+    const send = () => {
+      this.#scheduled = undefined;
+      this.#sendQueued();
+    };
+    if (wait <= 0) {
+      // After the other callbacks of this turn of the event loop, so events emitted together go in one batch.
+      const immediate = setImmediate(send);
+      this.#scheduled = { cancel: () => clearImmediate(immediate) };
+    } else {
+      const timer = setTimeout(send, wait);
+      this.#scheduled = { cancel: () => clearTimeout(timer) };
+    }
+  }
+
+  #unschedule(): void {
+    this.#scheduled?.cancel();
+    this.#scheduled = undefined;
+  }
+
   #sendQueued(failure?: JobFailureWire): void {
+    this.#unschedule();
     while (this.#texts.length > 0) {
       let size = 0;
       let count = 0;
@@ -103,9 +148,12 @@ export class EventOutbox {
     }
     this.#chars = 0;
     if (failure) this.#post(`{"events":[],"failure":${JSON.stringify(failure)}}`, 0);
+    else if (this.#owed) this.#post('{"events":[]}', 0);
   }
 
   #post(data: string, events: number): void {
+    this.#owed = false;
+    this.#sentAt = Date.now();
     const sent = this.#send(data).catch((error: unknown) => {
       this.#warn(`${events} events of the job could not be sent to the coordinator: ${errorMessage(error)}`);
     });

@@ -1,14 +1,15 @@
 /**
  * A coordinator's connections to its queue: the Redis client (its `ready`
  * and `close` events tell when Redis comes and goes), the BullMQ `Queue` that
- * adds jobs, and the `QueueEvents` reader of the queue's event stream,
- * started at the stream's current end and routed to the handlers.
+ * adds jobs, and the reader of the queue's event stream (on a connection of
+ * its own), started at the stream's current end and routed to the handlers.
  * @module
  */
-import type { Queue, QueueEvents } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { loadPeer } from '../../core/peer.js';
 import type { Clock } from '../../core/clock.js';
-import { connectInBackground, openClient, type QueuePlace, type RedisClient } from './connection.js';
+import { connectInBackground, duplicateClient, openClient, whenReady, type QueuePlace, type RedisClient } from './connection.js';
+import { StreamReader } from './stream-reader.js';
 import { settleWithin } from './time.js';
 import { BATCH_EVENT } from './wire.js';
 
@@ -60,9 +61,11 @@ export async function openQueue(place: QueuePlace, s: OpenQueueSettings, handler
     if (!owned) client.off('error', onError);
   };
   let queue: Queue | undefined;
-  let events: QueueEvents | undefined;
+  let reader: StreamReader | undefined;
+  let readerConnection: RedisClient | undefined;
   const closeAll = async () => {
-    await settleWithin(Promise.allSettled([events?.close(), queue?.close()]), s.timeoutMs, s.clock);
+    await settleWithin(Promise.allSettled([reader?.close(), queue?.close()]), s.timeoutMs, s.clock);
+    readerConnection?.disconnect();
     detach();
     if (owned) client.disconnect();
   };
@@ -76,18 +79,38 @@ export async function openQueue(place: QueuePlace, s: OpenQueueSettings, handler
       await created.waitUntilReady();
       return client.xrevrange(created.keys.events!, '+', '-', 'COUNT', 1);
     });
-    const reader = new bull.QueueEvents(queueName, { connection: client, prefix, lastEventId: last[0]?.[0] ?? '0-0' });
-    events = reader;
-    reader.on('error', onError);
-    const on = reader.on.bind(reader) as (name: string, listener: (args: Record<string, unknown>) => void) => QueueEvents;
-    on(BATCH_EVENT, (args) => handlers.batch(args));
-    on('completed', (args) => handlers.completed(String(args.jobId), args.returnvalue));
-    on('failed', (args) => handlers.failed(String(args.jobId), String(args.failedReason ?? '')));
-    on('stalled', (args) => handlers.stalled(String(args.jobId)));
-    await s.call('start reading the events of', () => reader.waitUntilReady());
+    // The reader blocks: a connection of its own.
+    const connection = duplicateClient(client);
+    readerConnection = connection;
+    connection.on('error', onError);
+    await whenReady(connection, s.timeoutMs, s.clock, s.usedBy);
+    reader = new StreamReader(connection, created.keys.events!, last[0]?.[0] ?? '0-0', BATCH_EVENT, (entry) => {
+      const jobId = entry.jobId ?? '';
+      switch (entry.event) {
+        case BATCH_EVENT:
+          return handlers.batch(entry);
+        case 'completed':
+          return handlers.completed(jobId, parseJson(entry.returnvalue));
+        case 'failed':
+          return handlers.failed(jobId, entry.failedReason ?? '');
+        case 'stalled':
+          return handlers.stalled(jobId);
+      }
+    });
+    reader.start();
     return { client, queue: created, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
+  }
+}
+
+/** A job's return value as BullMQ stored it (JSON); `undefined` when it is not JSON. */
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

@@ -163,6 +163,13 @@ export type EventBatchWire = z.infer<typeof eventBatchSchema>;
 /** The name of the custom event (in the queue's BullMQ event stream) that carries event batches. */
 export const BATCH_EVENT = 'troupe';
 
+/**
+ * The start of the mark (BullMQ's `defa` field of the job) a coordinator
+ * puts on a job it cancels while the job is in Redis: a worker that takes
+ * the job after that fails it without running it.
+ */
+export const CANCEL_MARK_PREFIX = 'troupe: cancelled by its coordinator: ';
+
 /** Escape `%` and `:` (BullMQ refuses `:` in custom job ids). */
 function escapeIdPart(text: string): string {
   return text.replace(/[%:|]/g, (c) => (c === '%' ? '%25' : c === ':' ? '%3A' : '%7C'));

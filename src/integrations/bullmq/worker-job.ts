@@ -54,14 +54,16 @@ export interface JobHost {
   /** The signing key jobs must verify with (when set) and the size limits they must keep. */
   readonly trust: JobTrust;
   readonly observe: ((job: WorkerJobInfo) => ((event: TroupeEvent) => void) | undefined) | undefined;
-  /** Publish one batch of a job's events. */
+  /** Publish one batch of a job's events (the first of an execution tells the coordinator it started here). */
   publish(jobId: string, exec: string, data: string): Promise<void>;
   /**
-   * Tell the coordinator that execution `exec` of job `jobId` started here
-   * (an empty batch), and read why the job was cancelled, if it was, in
-   * one round trip.
+   * Why job `jobId` was cancelled, read from Redis, when this worker heard
+   * of its cancellation before it started or may have missed it;
+   * `undefined` (no look-up) otherwise: a job cancelled before a worker
+   * took it carries its mark, which BullMQ acts on before the job reaches
+   * here, and one cancelled after is aborted on the message.
    */
-  announce(jobId: string, exec: string): Promise<string | undefined>;
+  readCancel(jobId: string): Promise<string | undefined> | undefined;
   warn(message: string): void;
   started(info: WorkerJobInfo): void;
 }
@@ -139,10 +141,13 @@ export async function runJob(host: JobHost, job: IncomingJob, exec: string, sign
     const data = readJob(job);
     const info = jobInfo(id, data);
     const observer = host.observe?.(info);
-    const reason = await host.announce(id, exec);
+    const reading = host.readCancel(id);
+    const reason = reading === undefined ? undefined : await reading;
     if (reason !== undefined) throw new CancelledError(`Job ${id} was cancelled before it started: ${reason}`);
     if (signal.aborted) throw signal.reason instanceof Error ? signal.reason : new CancelledError();
-    // Only a job that runs is said to start; one dropped above ends with `job.failed` alone.
+    // Only a job that runs is said to start; one dropped above ends with `job.failed` alone. The coordinator hears of the start
+    // with the run's first op (or, should this turn end before the run starts one, on its own), or else from the result.
+    outbox.begin();
     host.started(info);
     const onEvent = (event: TroupeEvent) => {
       outbox.push(event);

@@ -1,8 +1,17 @@
 /**
  * Two parts of a worker: the jobs it runs, each abortable by its
- * coordinator's cancellation (published on a channel, and marked in a key a
- * job is checked against when it starts and after a reconnection); and how
- * long it has been idle.
+ * coordinator's cancellation; and how long it has been idle.
+ *
+ * A coordinator cancels a job in one script: it marks the job's key, marks
+ * the job itself when it is still in Redis (BullMQ's `defa` field: a worker
+ * that takes the job later fails it without running it), and publishes the
+ * cancellation on the queue's channel. So a job this worker took before the
+ * cancellation hears of it by message, and one it takes after finds the
+ * mark in the job it takes: no job start waits on a look-up. A job starts
+ * after reading its key only when a message named it before it started here
+ * (the key says whether that cancellation still holds: a resumed run, or a
+ * run that reuses an earlier run's id, clears it), or while the subscription
+ * may have missed messages (it is down, or came back moments ago).
  * @module
  */
 import { raceAbort } from '../../core/abort.js';
@@ -11,6 +20,12 @@ import { CancelledError } from '../../core/errors.js';
 import { duplicateClient, troupeKey, whenReady, type QueuePlace, type RedisClient } from './connection.js';
 import { withTimeout } from './time.js';
 
+/** How many cancellations of jobs not running here are remembered (a job that starts after its message reads its key). */
+const REMEMBERED_CANCELLATIONS = 1000;
+
+/** How long after its subscription (re)connects a worker still reads the cancellation key of each job that starts, in ms. */
+const RESUBSCRIBE_MARGIN_MS = 2000;
+
 /** The jobs a worker runs, and their cancellation. */
 export class RunningJobs {
   readonly #client: RedisClient;
@@ -18,7 +33,11 @@ export class RunningJobs {
   readonly #clock: Clock;
   readonly #timeoutMs: number;
   readonly #jobs = new Map<string, AbortController>();
+  /** Jobs not running here (yet) whose cancellation was heard, oldest first. */
+  readonly #heard = new Set<string>();
   #sub: RedisClient | undefined;
+  /** When the subscription last became ready; undefined while it is down. */
+  #subscribedAt: number | undefined;
 
   constructor(client: RedisClient, place: QueuePlace, clock: Clock, timeoutMs: number) {
     this.#client = client;
@@ -40,13 +59,18 @@ export class RunningJobs {
     const channel = troupeKey(this.#place, 'cancel');
     await whenReady(sub, this.#timeoutMs, this.#clock, 'startWorker');
     await withTimeout(sub.subscribe(channel), this.#timeoutMs, this.#clock);
+    this.#subscribedAt = this.#clock.now();
     sub.on('message', (from: string, message: string) => {
       if (from !== channel) return;
       const parsed = parseCancel(message);
       if (parsed) this.#cancel(parsed.jobId, parsed.reason);
     });
+    sub.on('close', () => {
+      this.#subscribedAt = undefined;
+    });
     // Cancellations published while the connection was down were missed: read the marks of the running jobs.
     sub.on('ready', () => {
+      this.#subscribedAt = this.#clock.now();
       for (const jobId of this.#jobs.keys()) void this.cancelled(jobId).then((reason) => reason !== undefined && this.#cancel(jobId, reason));
     });
   }
@@ -56,6 +80,24 @@ export class RunningJobs {
     const controller = new AbortController();
     this.#jobs.set(jobId, controller);
     return controller;
+  }
+
+  /**
+   * Before job `jobId` (started with `start`) runs: why it was cancelled,
+   * read from its key, when its cancellation was heard before it started
+   * here, or when the subscription may have missed it (it is down, or came
+   * back moments ago: a job taken while it was away has no mark of its own
+   * if its cancellation came after); its signal then aborts. `undefined`,
+   * with no look-up, otherwise.
+   */
+  check(jobId: string): Promise<string | undefined> | undefined {
+    const heard = this.#heard.delete(jobId);
+    const at = this.#subscribedAt;
+    if (!heard && at !== undefined && this.#clock.now() - at >= RESUBSCRIBE_MARGIN_MS) return undefined;
+    return this.cancelled(jobId).then((reason) => {
+      if (reason !== undefined) this.#cancel(jobId, reason);
+      return reason;
+    });
   }
 
   /** Stop tracking job `jobId`. */
@@ -80,8 +122,16 @@ export class RunningJobs {
   }
 
   #cancel(jobId: string, reason: string): void {
-    this.#jobs.get(jobId)?.abort(new CancelledError(`Cancelled by the coordinator: ${reason}`));
+    const controller = this.#jobs.get(jobId);
+    if (controller) return controller.abort(cancelledBy(reason));
+    // Not running here, yet: a job this worker has taken may start after its cancellation's message.
+    this.#heard.add(jobId);
+    if (this.#heard.size > REMEMBERED_CANCELLATIONS) this.#heard.delete(this.#heard.values().next().value!);
   }
+}
+
+function cancelledBy(reason: string): CancelledError {
+  return new CancelledError(`Cancelled by the coordinator: ${reason}`);
 }
 
 /** A cancellation message: `{ jobId, reason }`; undefined when it is not one. */

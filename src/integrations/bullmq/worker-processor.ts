@@ -35,7 +35,8 @@ export interface ProcessorParts {
   unrecoverableError: (message: string) => Error;
 }
 
-function jobEvent(info: WorkerJobInfo): WorkerJobEvent {
+/** What the worker's job events say about a job. */
+export function jobEvent(info: WorkerJobInfo): WorkerJobEvent {
   return { jobId: info.jobId, kind: info.kind, runId: info.runId, label: info.label, ...defined({ attempt: info.attempt }) };
 }
 

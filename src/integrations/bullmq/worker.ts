@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { EventEmitter } from 'eventemitter3';
-import type { Worker as BullWorker } from 'bullmq';
+import type { Job, Worker as BullWorker } from 'bullmq';
 import type { ModelAdapter } from '../../core/adapter.js';
 import { realClock, type Clock } from '../../core/clock.js';
 import { ConfigurationError, describeValue, errorMessage } from '../../core/errors.js';
@@ -17,13 +17,13 @@ import { guardrailOptions, validateGuardrailOptions, type GuardrailOptions } fro
 import { loadPeer } from '../../core/peer.js';
 import type { Store } from '../../core/store.js';
 import type { WorkspaceStrategy } from '../../workspaces/types.js';
-import { checkPlace, openClient, troupeKey, whenReady, type QueueLocation, type QueuePlace, type RedisClient } from './connection.js';
+import { checkPlace, openClient, whenReady, type QueueLocation, type QueuePlace, type RedisClient } from './connection.js';
 import type { WorkerEvents } from './events.js';
 import { checkRoleAgents, loadRegistry, type RoleAgents, type WorkerAgents } from './registry.js';
 import { withTimeout } from './time.js';
-import { BATCH_EVENT } from './wire.js';
-import type { WorkerJobInfo } from './worker-job.js';
-import { HandedBack, jobProcessor } from './worker-processor.js';
+import { BATCH_EVENT, CANCEL_MARK_PREFIX } from './wire.js';
+import { unreadJobInfo, type WorkerJobInfo } from './worker-job.js';
+import { HandedBack, jobEvent, jobProcessor } from './worker-processor.js';
 import { IdleTracker, RunningJobs } from './worker-parts.js';
 import { queueLocationShape } from './options.js';
 import { jobTrust, type JobTrust } from './trust.js';
@@ -225,15 +225,7 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
       observe: options.observe,
       publish: (jobId, exec, data) =>
         withTimeout(client.xadd(eventsKey, 'MAXLEN', '~', '10000', '*', 'event', BATCH_EVENT, 'jobId', jobId, 'exec', exec, 'worker', o.name, 'data', data), timeoutMs, clock).then(() => undefined),
-      announce: (jobId, exec) =>
-        withTimeout(client.eval(ANNOUNCE, 2, eventsKey, troupeKey(place, `cancel:${jobId}`), BATCH_EVENT, jobId, exec, o.name) as Promise<string | null>, timeoutMs, clock).then(
-          (reason) => reason ?? undefined,
-          (error: unknown) => {
-            // Unannounced, the job still runs (its events tell the coordinator where); unread, a cancellation still arrives by message.
-            warn(`Job ${jobId} could not be announced to its coordinator: ${errorMessage(error)}`);
-            return undefined;
-          },
-        ),
+      readCancel: (jobId) => jobs.check(jobId),
       warn,
     },
     jobs,
@@ -257,6 +249,11 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     // While Redis is away every poll fails; say so only for errors with a working connection.
     if (client.status === 'ready') warn(`Worker error: ${errorMessage(error)}`);
   });
+  bullWorker.on('failed', (job: Job | undefined, error: Error) => {
+    // A job its coordinator cancelled before this worker took it: BullMQ failed it unrun, on its mark (never started here).
+    if (job?.id === undefined || !job.deferredFailure?.startsWith(CANCEL_MARK_PREFIX)) return;
+    events.emit('job.failed', { ...jobEvent(unreadJobInfo(job.id, job.data)), durationMs: 0, error: errorMessage(error), code: 'cancelled', cancelled: true });
+  });
   const close = closer({ o, events, warn, bullWorker, link, idle, signal: options.signal });
   return {
     name: o.name,
@@ -272,14 +269,6 @@ export async function startWorker(options: StartWorkerOptions): Promise<TroupeWo
     close,
   };
 }
-
-/**
- * A job's start, in one command: an empty batch of events on the queue's
- * stream (the coordinator learns which worker took the job, and when), and
- * the job's cancellation mark, if its coordinator set one.
- */
-const ANNOUNCE = `redis.call('XADD', KEYS[1], 'MAXLEN', '~', '10000', '*', 'event', ARGV[1], 'jobId', ARGV[2], 'exec', ARGV[3], 'worker', ARGV[4], 'data', '{"events":[]}')
-return redis.call('GET', KEYS[2])`;
 
 /** A worker's connections: the client (shared with BullMQ) and the running jobs, subscribed to cancellations. */
 interface WorkerLink {

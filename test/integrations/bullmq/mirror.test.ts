@@ -1,11 +1,11 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimulatedClock } from '../../../src/core/clock.js';
 import { RunContext } from '../../../src/core/context.js';
 import type { TroupeEvent } from '../../../src/core/events.js';
 import { createOp, totalUsage } from '../../../src/core/ops.js';
 import { run } from '../../../src/core/run.js';
 import { RemoteMirror, watchJob, type RemoteEvent } from '../../../src/integrations/bullmq/mirror.js';
-import { EventOutbox } from '../../../src/integrations/bullmq/outbox.js';
+import { BATCH_INTERVAL_MS, EventOutbox } from '../../../src/integrations/bullmq/outbox.js';
 import { memoryStore } from '../../../src/core/memory-store.js';
 import { agent } from '../../../src/patterns/agent.js';
 import { scriptedAdapter } from '../../../src/testing/index.js';
@@ -147,14 +147,71 @@ describe('EventOutbox', () => {
     const outbox = new EventOutbox(async (data) => void sent.push(data), () => undefined);
     const warning = { type: 'warning', runId: 'w', time: 1, message: 'm1' } as TroupeEvent;
     const started = { type: 'op.started', runId: 'w', time: 2, opId: 'op-1', kind: 'agent', name: 'a', parentId: 'op-0', depth: 1, path: '' } as TroupeEvent;
-    const turn = { type: 'warning', runId: 'w', time: 3, message: 'm3' } as TroupeEvent;
     outbox.push(warning);
     outbox.push(started);
     // Sent before anything else runs (the worker may start a model call and die in it).
     expect(sent.map((s) => (JSON.parse(s) as { events: Array<{ time: number }> }).events.map((e) => e.time))).toEqual([[1, 2]]);
-    outbox.push(turn);
-    await new Promise((resolve) => setImmediate(resolve));
-    expect(sent.map((s) => (JSON.parse(s) as { events: Array<{ time: number }> }).events.map((e) => e.time))).toEqual([[1, 2], [3]]);
+  });
+
+  describe('within the interval after a batch', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    it('holds other events until the interval ends (one command for a stream of them), but never an op start', async () => {
+      vi.useFakeTimers();
+      const sent: string[] = [];
+      const outbox = new EventOutbox(async (data) => void sent.push(data), () => undefined);
+      const times = () => sent.map((s) => (JSON.parse(s) as { events: Array<{ time: number }> }).events.map((e) => e.time));
+      const event = (n: number) => ({ type: 'warning', runId: 'w', time: n, message: `m${n}` }) as TroupeEvent;
+      const started = (n: number) => ({ type: 'op.started', runId: 'w', time: n, opId: `op-${n}`, kind: 'agent', name: 'a', parentId: 'op-0', depth: 1, path: '' }) as TroupeEvent;
+      outbox.push(started(1));
+      // Event 2 waits past the end of its turn: the op start before it has just gone.
+      outbox.push(event(2));
+      await vi.advanceTimersByTimeAsync(BATCH_INTERVAL_MS - 1);
+      expect(times()).toEqual([[1]]);
+      outbox.push(event(3));
+      outbox.push(event(4));
+      await vi.advanceTimersByTimeAsync(1);
+      expect(times()).toEqual([[1], [2, 3, 4]]);
+      // An op start goes at once, with what is queued before it.
+      outbox.push(event(5));
+      outbox.push(started(6));
+      expect(times()).toEqual([[1], [2, 3, 4], [5, 6]]);
+      // Past the interval, an event goes at the end of its turn.
+      await vi.advanceTimersByTimeAsync(BATCH_INTERVAL_MS);
+      outbox.push(event(7));
+      await vi.advanceTimersToNextTimerAsync();
+      expect(times()).toEqual([[1], [2, 3, 4], [5, 6], [7]]);
+      expect(vi.getTimerCount()).toBe(0);
+    });
+
+    it('tells of a job’s start by the end of its first turn: with its first op start, else in a batch of its own, else in its result', async () => {
+      vi.useFakeTimers();
+      const sent: string[] = [];
+      const times = () => sent.map((s) => (JSON.parse(s) as { events: Array<{ time: number }> }).events.map((e) => e.time));
+      const started = { type: 'op.started', runId: 'w', time: 1, opId: 'op-1', kind: 'agent', name: 'a', parentId: 'op-0', depth: 1, path: '' } as TroupeEvent;
+      // The run starts an op in the job's first turn: that batch tells, and nothing else goes.
+      const first = new EventOutbox(async (data) => void sent.push(data), () => undefined);
+      first.begin();
+      first.push(started);
+      await vi.advanceTimersToNextTimerAsync();
+      expect(times()).toEqual([[1]]);
+      // The turn ends before the run starts an op (a workspace being prepared): an empty batch tells.
+      sent.length = 0;
+      const slow = new EventOutbox(async (data) => void sent.push(data), () => undefined);
+      slow.begin();
+      await vi.advanceTimersToNextTimerAsync();
+      expect(times()).toEqual([[]]);
+      // The job ends in its first turn: its result tells, with every event; nothing is sent.
+      sent.length = 0;
+      const quick = new EventOutbox(async (data) => void sent.push(data), () => undefined);
+      quick.begin();
+      quick.push({ type: 'warning', runId: 'w', time: 2, message: 'm2' } as TroupeEvent);
+      expect(quick.takeTail(1000)).toHaveLength(1);
+      await vi.runAllTimersAsync();
+      expect(sent).toEqual([]);
+    });
   });
 
   it('hands the events still queued at the end to the result when they are few, and sends them when they are many', async () => {
