@@ -13,7 +13,8 @@
 // - bundles `import 'troupe/ui'` for the browser, which must resolve to the custom elements.
 // Offline: npm installs from its cache (`--prefer-offline`), which `npm ci`
 // has filled with every dependency.
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -26,6 +27,8 @@ const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const tsc = require.resolve('typescript/bin/tsc');
 const step = (text) => console.log(`consumer: ${text}`);
 const run = (file, args, cwd) => execFileSync(file, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell: process.platform === 'win32' && file === npm });
+/** `run` without blocking, for commands that may run at once; rejects with the same `stdout` and `stderr` on failure. */
+const runAsync = (file, args, cwd) => promisify(execFile)(file, args, { cwd, encoding: 'utf8' });
 
 /** The first ```ts block of the README's `## Usage` section, and what it says it prints. */
 function usageSnippet() {
@@ -123,13 +126,11 @@ export function describeEvent(e: TroupeEvent): string {
       2,
     ),
   );
-  step('type-checking the Usage snippet (strict, nodenext, ESM and CommonJS) against the packed declarations');
-  run(process.execPath, [tsc, '-p', 'tsconfig.json'], project);
-
-  step('type-checking a listener of the event map with only the root imported');
+  // Two programs, compiled at once: the Usage snippet and the entry points, and a listener of the event map with only the root imported.
+  step('type-checking the Usage snippet (strict, nodenext, ESM and CommonJS) against the packed declarations, and a listener of the event map with only the root imported');
   const base = JSON.parse(readFileSync(join(project, 'tsconfig.json'), 'utf8'));
   writeFileSync(join(project, 'tsconfig.events.json'), JSON.stringify({ compilerOptions: { ...base.compilerOptions, noEmit: true }, files: ['events.mts'] }, null, 2));
-  run(process.execPath, [tsc, '-p', 'tsconfig.events.json'], project);
+  await Promise.all(['tsconfig.json', 'tsconfig.events.json'].map((config) => runAsync(process.execPath, [tsc, '-p', config], project)));
 
   for (const file of ['out/usage.mjs', 'out/usage.cjs']) {
     step(`running ${file}`);
