@@ -21,6 +21,7 @@
  *   BullMQ completes (or fails) the job on the same connection, after them.
  * @module
  */
+import { realClock, type Clock } from '../../core/clock.js';
 import type { TroupeEvent } from '../../core/events.js';
 import { errorMessage } from '../../core/errors.js';
 import type { JobFailureWire } from './wire.js';
@@ -36,11 +37,12 @@ export class EventOutbox {
   readonly #send: (data: string) => Promise<void>;
   readonly #warn: (message: string) => void;
   readonly #intervalMs: number;
+  readonly #clock: Clock;
   #texts: string[] = [];
   #chars = 0;
   /** The pending send: at the end of this turn, or at the end of the interval. */
   #scheduled: { cancel(): void } | undefined;
-  /** When the last batch was sent (`Date.now()`). */
+  /** When the last batch was sent (on the clock). */
   #sentAt = Number.NEGATIVE_INFINITY;
   /** The job started and no batch has told the coordinator yet. */
   #owed = false;
@@ -49,12 +51,14 @@ export class EventOutbox {
   /**
    * @param send Publishes one batch (its JSON text); batches must reach the coordinator in call order.
    * @param warn Told when an event is not JSON or a batch could not be sent (the job goes on).
-   * @param intervalMs After a batch, how long other events wait before the next, at most (op starts never wait).
+   * @param options.clock The clock of the interval. Default: the real clock.
+   * @param options.intervalMs After a batch, how long other events wait before the next, at most (op starts never wait). Default: {@link BATCH_INTERVAL_MS}.
    */
-  constructor(send: (data: string) => Promise<void>, warn: (message: string) => void, intervalMs = BATCH_INTERVAL_MS) {
+  constructor(send: (data: string) => Promise<void>, warn: (message: string) => void, options: { clock?: Clock; intervalMs?: number } = {}) {
     this.#send = send;
     this.#warn = warn;
-    this.#intervalMs = intervalMs;
+    this.#clock = options.clock ?? realClock;
+    this.#intervalMs = options.intervalMs ?? BATCH_INTERVAL_MS;
   }
 
   /** The job starts here: tell the coordinator by the end of this turn (with the events of the turn, if any). */
@@ -114,7 +118,7 @@ export class EventOutbox {
   /** Send what is queued at the end of this turn, or at the end of the interval after the last batch. */
   #schedule(): void {
     if (this.#scheduled) return;
-    const wait = this.#owed ? 0 : this.#sentAt + this.#intervalMs - Date.now();
+    const wait = this.#owed ? 0 : this.#sentAt + this.#intervalMs - this.#clock.now();
     const send = () => {
       this.#scheduled = undefined;
       this.#sendQueued();
@@ -124,8 +128,7 @@ export class EventOutbox {
       const immediate = setImmediate(send);
       this.#scheduled = { cancel: () => clearImmediate(immediate) };
     } else {
-      const timer = setTimeout(send, wait);
-      this.#scheduled = { cancel: () => clearTimeout(timer) };
+      this.#scheduled = { cancel: this.#clock.setTimer(send, wait) };
     }
   }
 
@@ -153,7 +156,7 @@ export class EventOutbox {
 
   #post(data: string, events: number): void {
     this.#owed = false;
-    this.#sentAt = Date.now();
+    this.#sentAt = this.#clock.now();
     const sent = this.#send(data).catch((error: unknown) => {
       this.#warn(`${events} events of the job could not be sent to the coordinator: ${errorMessage(error)}`);
     });

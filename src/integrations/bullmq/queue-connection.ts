@@ -96,7 +96,7 @@ export async function openQueue(place: QueuePlace, s: OpenQueueSettings, handler
         case 'stalled':
           return handlers.stalled(jobId);
       }
-    });
+    }, s.clock);
     reader.start();
     return { client, queue: created, close: closeAll };
   } catch (error) {

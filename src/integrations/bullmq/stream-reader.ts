@@ -14,6 +14,7 @@
  * Internal to troupe: no entry point exports the module as a whole.
  * @module
  */
+import { sleep, type Clock } from '../../core/clock.js';
 import type { RedisClient } from './connection.js';
 
 /** How long one read blocks in Redis, in ms. */
@@ -37,6 +38,7 @@ export class StreamReader {
   readonly #key: string;
   readonly #custom: string;
   readonly #handle: (entry: StreamEntry) => void;
+  readonly #clock: Clock;
   #lastId: string;
   #closed = false;
   #running: Promise<void> | undefined;
@@ -44,9 +46,11 @@ export class StreamReader {
   /**
    * @param from The id of the last entry already seen (reading starts after it).
    * @param custom The name of the custom event that is handed on besides completed, failed and stalled.
+   * @param clock The clock of the retries and of the watchdog on an unanswered read.
    */
-  constructor(connection: RedisClient, key: string, from: string, custom: string, handle: (entry: StreamEntry) => void) {
+  constructor(connection: RedisClient, key: string, from: string, custom: string, handle: (entry: StreamEntry) => void, clock: Clock) {
     this.#connection = connection;
+    this.#clock = clock;
     this.#key = key;
     this.#lastId = from;
     this.#custom = custom;
@@ -72,7 +76,7 @@ export class StreamReader {
         reply = await this.#read();
       } catch {
         if (this.#closed) return;
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        await sleep(this.#clock, RETRY_MS);
         continue;
       }
       if (reply) this.#take(reply);
@@ -82,9 +86,9 @@ export class StreamReader {
   /** One blocking read: its reply (null when nothing came), given up (null) when Redis does not answer in time. */
   async #read(): Promise<unknown> {
     const reading = this.#connection.xread('BLOCK', BLOCK_MS, 'STREAMS', this.#key, this.#lastId);
-    let timer: NodeJS.Timeout | undefined;
+    let cancel: (() => void) | undefined;
     const watchdog = new Promise<null>((resolve) => {
-      timer = setTimeout(() => {
+      cancel = this.#clock.setTimer(() => {
         // Unanswered (a reset connection can leave it so): drop it with the connection, which comes back, and read again.
         reading.catch(() => undefined);
         if (!this.#closed) this.#connection.disconnect(true);
@@ -94,7 +98,7 @@ export class StreamReader {
     try {
       return await Promise.race([reading, watchdog]);
     } finally {
-      clearTimeout(timer);
+      cancel?.();
     }
   }
 

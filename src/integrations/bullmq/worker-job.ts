@@ -135,7 +135,7 @@ export const MAX_RESULT_EVENTS_CHARS = 64 * 1024;
  */
 export async function runJob(host: JobHost, job: IncomingJob, exec: string, signal: AbortSignal): Promise<JobResultWire> {
   const id = job.id;
-  const outbox = new EventOutbox((batch) => host.publish(id, exec, batch), host.warn);
+  const outbox = new EventOutbox((batch) => host.publish(id, exec, batch), host.warn, { clock: host.clock });
   try {
     admitJob(host.trust, job);
     const data = readJob(job);
