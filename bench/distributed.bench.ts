@@ -344,7 +344,8 @@ async function throughput(versions: Version[], url: string, prefix: string, redi
     const alone = await bullmqAlone(url, prefix, plain.queueName);
     await alone.run(count * 4, IN_FLIGHT);
     const plainWhere = placesOf(plain, redisPid);
-    setups.push({ name: 'BullMQ alone (no troupe)', rates: [], run: () => plainWhere.measure(CHUNKS, () => timed(() => alone.run(CHUNKS, IN_FLIGHT))), where: plainWhere, stop: async () => (await alone.close(), await plain.stop()) });
+    const floorSetup = { name: 'BullMQ alone (no troupe)', rates: [] as number[], run: () => plainWhere.measure(CHUNKS, () => timed(() => alone.run(CHUNKS, IN_FLIGHT))), where: plainWhere, stop: async () => (await alone.close(), await plain.stop()) };
+    setups.push(floorSetup);
     for (const v of versions) {
       const workers = await startWorkers(v, url, prefix, count, 1, 20);
       const executor = v.bullmq.bullmqExecutor({ connection: url, queueName: workers.queueName, prefix, [v.parallel.executor]: IN_FLIGHT } as Parameters<Version['bullmq']['bullmqExecutor']>[0]);
@@ -356,7 +357,7 @@ async function throughput(versions: Version[], url: string, prefix: string, redi
       for (let round = 0; round < ROUNDS; round++) {
         for (const s of setups) s.rates.push(CHUNKS / ((await s.run()) / 1000));
       }
-      const floor = stats(setups[1]!.rates).median;
+      const floor = stats(floorSetup.rates).median;
       for (const s of setups) {
         const r = stats(s.rates);
         if (count === 1) one.set(s.name, r.median);

@@ -22,7 +22,7 @@ export function chromiumRequired(): boolean {
   return process.env.TROUPE_REQUIRE_CHROMIUM === '1';
 }
 
-/** A headless Chromium with a fresh profile: `context` is its first context; `newContext()` opens another (its own clock, cookies, storage); `close()` ends it. */
+/** A headless Chromium with a fresh profile: `context` is its first context; `newContext()` opens another (its own clock, cookies, storage); each holds one blank page of its own from the start; `close()` ends it. */
 export async function launchChromium(executablePath: string): Promise<{ context: BrowserContext; newContext(): Promise<BrowserContext>; close(): Promise<void> }> {
   const browser = await chromium.launch({
     executablePath,

@@ -65,7 +65,8 @@ export async function openQueue(place: QueuePlace, s: OpenQueueSettings, handler
   let readerConnection: RedisClient | undefined;
   const closeAll = async () => {
     await settleWithin(Promise.allSettled([reader?.close(), queue?.close()]), s.timeoutMs, s.clock);
-    readerConnection?.disconnect();
+    // The reader drops its connection on close; one made for a reader that never started is dropped here.
+    if (!reader) readerConnection?.disconnect();
     detach();
     if (owned) client.disconnect();
   };
