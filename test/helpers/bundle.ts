@@ -1,42 +1,99 @@
 // A TypeScript entry a test runs in a child process (a fixture, the CLI),
-// bundled with esbuild once per test process (its packages left to
-// node_modules): the child starts on one file of plain JavaScript instead
-// of loading the sources through tsx, a second of CPU less each time.
-// Tests that start an example or a script as a user would still use tsx.
-import { buildSync } from 'esbuild';
-import { mkdirSync, rmSync } from 'node:fs';
-import { basename, join } from 'node:path';
+// bundled with esbuild (its packages left to node_modules): the child starts
+// on one file of plain JavaScript instead of loading the sources through tsx,
+// a second of CPU less each time. Tests that start an example or a script as
+// a user would still use tsx.
+//
+// A bundle is built once and kept in node_modules/.cache/troupe-bundles/
+// with the list of files it was built from: the test processes of a run, and
+// later runs, take it from there while none of those files changed (size and
+// modification time), and build it again when one did. One file per entry,
+// written whole under a temporary name and renamed into place, so a process
+// never reads half a bundle and the cache does not grow from run to run.
+import { createHash } from 'node:crypto';
+import { buildSync, version as esbuildVersion, type BuildOptions } from 'esbuild';
+import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, join, resolve } from 'node:path';
 
 const root = join(import.meta.dirname, '..', '..');
-const cache = join(root, 'node_modules', '.cache', 'troupe-tests');
+const cache = join(root, 'node_modules', '.cache', 'troupe-bundles');
 const bundles = new Map<string, string>();
 
+/** A source file a bundle was built from, as it was then. */
+type Input = [path: string, size: number, mtimeMs: number];
+
+/** True when every input is still as it was. */
+function unchanged(inputs: Input[]): boolean {
+  for (const [path, size, mtimeMs] of inputs) {
+    try {
+      const stat = statSync(path);
+      if (stat.size !== size || stat.mtimeMs !== mtimeMs) return false;
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
+/** The inputs recorded beside a bundle, or undefined when there is none or it cannot be read. */
+function readInputs(file: string): Input[] | undefined {
+  try {
+    const inputs: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return Array.isArray(inputs) ? (inputs as Input[]) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * The path of `entry` (absolute) bundled into one ES module, built at the first call of this process.
+ * The path of `entry` (absolute) bundled into one ES module, built unless an up-to-date bundle is in the cache.
  * `packages: 'bundle'` takes its packages in too (a small script that loads a large package, such as the
  * MCP SDK, starts in half the CPU).
  */
 export function bundled(entry: string, { packages = 'external' }: { packages?: 'external' | 'bundle' } = {}): string {
   const key = `${packages}:${entry}`;
-  let out = bundles.get(key);
-  if (out === undefined) {
-    out = join(cache, `${basename(entry).replace(/\.[cm]?[tj]s$/, '')}-${process.pid}-${bundles.size}.mjs`);
+  const known = bundles.get(key);
+  if (known !== undefined) return known;
+  const options: BuildOptions = {
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    packages,
+    // CommonJS packages taken in call `require`, which an ES module lacks.
+    ...(packages === 'bundle' ? { banner: { js: "import { createRequire as __troupeRequire } from 'node:module'; const require = __troupeRequire(import.meta.url);" } } : {}),
+    absWorkingDir: root,
+    logLevel: 'warning',
+  };
+  const hash = createHash('sha256').update(JSON.stringify([esbuildVersion, options])).digest('hex').slice(0, 12);
+  const out = join(cache, `${basename(entry).replace(/\.[cm]?[tj]s$/, '')}-${hash}.mjs`);
+  const inputsFile = `${out}.inputs.json`;
+  const recorded = readInputs(inputsFile);
+  if (!recorded || !unchanged(recorded)) {
     mkdirSync(cache, { recursive: true });
-    buildSync({
-      entryPoints: [entry],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: 'node20',
-      packages,
-      // CommonJS packages taken in call `require`, which an ES module lacks.
-      ...(packages === 'bundle' ? { banner: { js: "import { createRequire as __troupeRequire } from 'node:module'; const require = __troupeRequire(import.meta.url);" } } : {}),
-      outfile: out,
-      logLevel: 'warning',
-    });
-    if (bundles.size === 0) process.once('exit', () => bundles.forEach((file) => rmSync(file, { force: true })));
-    bundles.set(key, out);
+    const temporary = `${out}.${process.pid}.tmp`;
+    try {
+      const { metafile } = buildSync({ ...options, outfile: temporary, metafile: true });
+      const inputs: Input[] = Object.keys(metafile!.inputs).map((path) => {
+        const absolute = resolve(root, path);
+        try {
+          const stat = statSync(absolute);
+          return [absolute, stat.size, stat.mtimeMs];
+        } catch {
+          return [absolute, -1, -1]; // Not a file (never unchanged): the bundle is built again next time.
+        }
+      });
+      writeFileSync(`${temporary}.json`, JSON.stringify(inputs));
+      // The bundle first: a process that reads the new list of inputs finds the bundle built from them.
+      renameSync(temporary, out);
+      renameSync(`${temporary}.json`, inputsFile);
+    } finally {
+      rmSync(temporary, { force: true });
+      rmSync(`${temporary}.json`, { force: true });
+    }
   }
+  bundles.set(key, out);
   return out;
 }
 
