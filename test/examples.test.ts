@@ -1,15 +1,16 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FakeChatServer } from './helpers/chat-server.js';
-import type { ExampleResult } from './helpers/example-runner.js';
+import type { ExampleResult, ExampleRun } from './helpers/example-runner.js';
 import { redisTarget } from './helpers/redis.js';
 
 // Every example runs offline on the scripted adapter, exits 0, leaves nothing running and prints what it is about.
 // They run in two runner processes (test/helpers/example-runner.ts), each loading the sources once; one example
-// also runs as its own process below, as a user would start it.
+// also runs as its own process below, as a user would start it. Two more runs go to the runners: one example on
+// a model named by the environment, and the web service's self-check.
 const dir = join(import.meta.dirname, '..', 'examples');
 const examples = readdirSync(dir).filter((f) => f.endsWith('.ts'));
 const tsx = join(import.meta.dirname, '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -133,32 +134,54 @@ describe('examples', () => {
 
   const results = new Map<string, ExampleResult>();
   const work = mkdtempSync(join(tmpdir(), 'troupe-examples-'));
+  // The model server of the run that takes its adapter from the environment.
+  const server = new FakeChatServer();
+  server.handler = (request) => ({ text: `The server answered ${String(request.body.messages.at(-1)?.['role'])}.`, usage: { prompt_tokens: 3, completion_tokens: 4 } });
+  const ON_SERVER = 'persistence.ts on an OpenAI-compatible server';
+  const SERVE = 'serve/main.ts --check';
   beforeAll(async () => {
+    const url = await server.start();
     const runner = join(import.meta.dirname, 'helpers', 'example-runner.ts');
     // The Redis of the test run, if any (examples that need Redis say so and stop without one).
     const env = { ...process.env, TROUPE_ADAPTER: '', REDIS_URL: redisTarget().url ?? 'redis://127.0.0.1:1' };
-    const halves = [examples.filter((_, i) => i % 2 === 0), examples.filter((_, i) => i % 2 === 1)];
+    const runs: ExampleRun[] = [
+      ...examples.map((file) => ({ id: file, file: join(dir, file) })),
+      { id: ON_SERVER, file: join(dir, 'persistence.ts'), env: { TROUPE_ADAPTER: 'openai', OPENAI_BASE_URL: url, OPENAI_API_KEY: 'test-key', TROUPE_MODEL: 'llama3.2' } },
+      { id: SERVE, file: join(dir, 'serve', 'main.ts'), args: ['--check'] },
+    ];
+    const halves = [runs.filter((_, i) => i % 2 === 0), runs.filter((_, i) => i % 2 === 1)];
     await Promise.all(
-      halves.map(async (files, i) => {
+      halves.map(async (half, i) => {
         const out = join(work, `results-${i}.json`);
+        const jobs = join(work, `runs-${i}.json`);
+        writeFileSync(jobs, JSON.stringify(half));
         await new Promise<void>((resolve, reject) =>
-          execFile(process.execPath, [tsx, runner, out, ...files.map((f) => join(dir, f))], { encoding: 'utf8', env, timeout: 300_000 }, (error, _stdout, stderr) =>
+          execFile(process.execPath, [tsx, runner, out, jobs], { encoding: 'utf8', env, timeout: 300_000 }, (error, _stdout, stderr) =>
             error ? reject(new Error(`the example runner failed: ${error.message}\n${stderr}`)) : resolve(),
           ),
         );
-        for (const result of JSON.parse(readFileSync(out, 'utf8')) as ExampleResult[]) results.set(result.file.split(/[\\/]/).pop()!, result);
+        for (const result of JSON.parse(readFileSync(out, 'utf8')) as ExampleResult[]) results.set(result.id, result);
       }),
     );
     // Each runner runs some twenty examples: minutes on a machine loaded many times over, not red.
   }, 330_000);
-  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  afterAll(async () => {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  /** The run `id` ended well, leaving nothing open; its output. */
+  function succeeded(id: string): string {
+    const result = results.get(id);
+    expect(result, `${id} did not run`).toBeDefined();
+    expect({ code: result!.code, stderr: result!.code === 0 ? '' : result!.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(result!.leaked, `${id} left handles open`).toEqual([]);
+    return result!.stdout;
+  }
 
   it.each(examples)('%s runs offline', (file) => {
-    const result = results.get(file);
-    expect(result, `${file} did not run`).toBeDefined();
-    expect({ code: result!.code, stderr: result!.code === 0 ? '' : result!.stderr }).toEqual({ code: 0, stderr: '' });
-    expect(result!.leaked, `${file} left handles open`).toEqual([]);
-    for (const pattern of expected[file]!) expect(result!.stdout).toMatch(pattern);
+    const stdout = succeeded(file);
+    for (const pattern of expected[file]!) expect(stdout).toMatch(pattern);
   });
 
   it('runs as its own process, as a user starts it (npx tsx examples/quickstart.ts)', () => {
@@ -174,26 +197,16 @@ describe('examples', () => {
     expect(fixed).toEqual([]);
   });
 
-  it('an example runs on the model the environment names (an OpenAI-compatible server on 127.0.0.1)', async () => {
-    const server = new FakeChatServer();
-    const url = await server.start();
-    server.handler = (request) => ({ text: `The server answered ${String(request.body.messages.at(-1)?.['role'])}.`, usage: { prompt_tokens: 3, completion_tokens: 4 } });
-    try {
-      const env = { ...process.env, TROUPE_ADAPTER: 'openai', OPENAI_BASE_URL: url, OPENAI_API_KEY: 'test-key', TROUPE_MODEL: 'llama3.2' };
-      const out = await new Promise<string>((resolve, reject) =>
-        execFile(process.execPath, [tsx, join(dir, 'persistence.ts')], { encoding: 'utf8', env, timeout: 60_000 }, (error, stdout) => (error ? reject(error) : resolve(stdout))),
-      );
-      expect(out).toMatch(/^answer: The server answered user\.$/m);
-      expect(out).toMatch(/^replayed: same answer$/m);
-      expect(server.requests.length).toBe(2);
-      expect(server.requests.every((r) => r.body['model'] === 'llama3.2')).toBe(true);
-    } finally {
-      await server.stop();
-    }
+  it('an example runs on the model the environment names (an OpenAI-compatible server on 127.0.0.1)', () => {
+    const out = succeeded(ON_SERVER);
+    expect(out).toMatch(/^answer: The server answered user\.$/m);
+    expect(out).toMatch(/^replayed: same answer$/m);
+    expect(server.requests.length).toBe(2);
+    expect(server.requests.every((r) => r.body['model'] === 'llama3.2')).toBe(true);
   });
 
   it('serve/ starts a web service, streams a plan, takes an approval over HTTP and stops', () => {
-    const out = execFileSync(process.execPath, [tsx, join(dir, 'serve', 'main.ts'), '--check'], { encoding: 'utf8', env: { ...process.env, TROUPE_ADAPTER: '' }, timeout: 60_000 });
+    const out = succeeded(SERVE);
     expect(out).toMatch(/^listening on http:\/\/127\.0\.0\.1:\d+\/\?token=demo$/m);
     expect(out).toMatch(/^page: 200 with its event stream$/m);
     expect(out).toMatch(/^started run [\w-]+: 201$/m);

@@ -1,19 +1,34 @@
 // Runs examples one after another in this one process, as `tsx <example>`
 // would, and writes what each printed, its exit code and any handle it left
-// open to the JSON file named by the first argument. The examples test
+// open to the JSON file named by the first argument. The second names a JSON
+// file of the runs to make (`ExampleRun[]`). The examples test
 // (test/examples.test.ts) starts two of these instead of one process per
 // example: the sources load once per runner, which makes the examples' part
 // of the suite about eight times cheaper in CPU.
 //
-// Each example runs with its own process.argv and process.exitCode;
-// `process.exit(n)` ends the example (not the runner) with code n. An example
-// must leave nothing running: a socket, server, child process or timer still
-// open after it finished fails it, as it would keep its own process alive.
-import { writeFileSync } from 'node:fs';
+// Each example runs with its own process.argv, process.exitCode and the
+// variables its run adds to process.env; `process.exit(n)` ends the example
+// (not the runner) with code n. An example run twice is loaded afresh the
+// second time. An example must leave nothing running: a socket, server, child
+// process or timer still open after it finished fails it, as it would keep its
+// own process alive.
+import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+
+/** One run of an example. */
+export interface ExampleRun {
+  /** What the run is called in the results (the file's name when it runs once, as a user starts it). */
+  id: string;
+  file: string;
+  /** Its arguments (process.argv after the file). */
+  args?: string[];
+  /** Variables set in process.env for this run alone. */
+  env?: Record<string, string>;
+}
 
 /** What one example did. */
 export interface ExampleResult {
+  id: string;
   file: string;
   code: number;
   stdout: string;
@@ -29,7 +44,9 @@ class Exit extends Error {
   }
 }
 
-const [resultFile, ...files] = process.argv.slice(2);
+const [resultFile, runsFile] = process.argv.slice(2);
+const runs = JSON.parse(readFileSync(runsFile!, 'utf8')) as ExampleRun[];
+const loaded = new Map<string, number>();
 const realExit = process.exit.bind(process);
 const realArgv = process.argv;
 const writes = { stdout: process.stdout.write.bind(process.stdout), stderr: process.stderr.write.bind(process.stderr) };
@@ -44,7 +61,7 @@ function count(list: string[]): Map<string, number> {
   return map;
 }
 
-for (const file of files) {
+for (const { id, file, args = [], env = {} } of runs) {
   const out = { stdout: '', stderr: '' };
   const capture = (stream: 'stdout' | 'stderr') => (chunk: string | Uint8Array, ...rest: unknown[]) => {
     out[stream] += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
@@ -58,13 +75,18 @@ for (const file of files) {
   let exited = false;
   process.stdout.write = capture('stdout') as typeof process.stdout.write;
   process.stderr.write = capture('stderr') as typeof process.stderr.write;
-  process.argv = [realArgv[0]!, file];
+  process.argv = [realArgv[0]!, file, ...args];
+  const saved = Object.fromEntries(Object.keys(env).map((key) => [key, process.env[key]]));
+  Object.assign(process.env, env);
   process.exitCode = undefined;
   process.exit = ((c?: number | string | null) => {
     throw new Exit(Number(c ?? process.exitCode ?? 0));
   }) as typeof process.exit;
   try {
-    await import(pathToFileURL(file).href);
+    // A second run of a file gets a module of its own (its imports are shared).
+    const times = loaded.get(file) ?? 0;
+    loaded.set(file, times + 1);
+    await import(`${pathToFileURL(file).href}${times ? `?run=${times}` : ''}`);
     code = Number(process.exitCode ?? 0);
   } catch (error) {
     if (error instanceof Exit) {
@@ -82,12 +104,16 @@ for (const file of files) {
   process.stderr.write = writes.stderr as typeof process.stderr.write;
   process.exit = realExit;
   process.argv = realArgv;
+  for (const [key, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[key];
+    else process.env[key] = value;
+  }
   process.exitCode = undefined;
   const after = count(handles());
   // After process.exit(), what is still open would have ended with the process.
   const leaked: string[] = [];
   if (!exited) for (const [kind, n] of after) for (let i = before.get(kind) ?? 0; i < n; i++) leaked.push(kind);
-  results.push({ file, code, stdout: out.stdout, stderr: out.stderr, leaked, ms: Math.round(performance.now() - started) });
+  results.push({ id, file, code, stdout: out.stdout, stderr: out.stderr, leaked, ms: Math.round(performance.now() - started) });
 }
 
 writeFileSync(resultFile!, JSON.stringify(results));
