@@ -6,7 +6,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Message } from '@a2a-js/sdk';
-import { cliBundle } from './bundle.js';
+import { bundled, cliBundle } from './bundle.js';
 
 const root = join(import.meta.dirname, '..', '..');
 /** The `troupe` CLI as Node's arguments (its sources bundled: test/helpers/bundle.ts), so an MCP client that starts it (Claude Code) does not wait long for a server. */
@@ -68,9 +68,9 @@ export async function startNode(args: string[], ready: RegExp, env: Record<strin
   return { ...started, match };
 }
 
-/** The SDK-built agent; `log()` reads what its executor was asked. */
+/** The SDK-built agent (bundled with the SDK: it starts in half the CPU); `log()` reads what its executor was asked. */
 export async function startSdkAgent(logFile: string, args: string[] = []) {
-  const started = await startNode([join(root, 'test', 'fixtures', 'a2a', 'sdk-agent.mjs'), '--port', '0', '--log', logFile, ...args], /^listening (\d+)$/m);
+  const started = await startNode([bundled(join(root, 'test', 'fixtures', 'a2a', 'sdk-agent.mjs')), '--port', '0', '--log', logFile, ...args], /^listening (\d+)$/m);
   const log = () => (existsSync(logFile) ? readFileSync(logFile, 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { call: string; taskId: string; text?: string; followUp?: boolean }) : []);
   return { ...started, url: `http://127.0.0.1:${started.match[1]}`, log };
 }
