@@ -50,28 +50,14 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
   const toolNames = (mock: MockAnthropic, turn: number) => (mock.turns[turn]?.body.tools ?? []).map((t) => t.name);
   const toolResults = (mock: MockAnthropic, turn: number) => JSON.stringify(mock.turns[turn]?.body.messages ?? []);
 
-  it('calls an agent\'s tool over MCP, gets the result, and answers; its own sub-agent tool is gone', SLOW, async () => {
-    const { mock, adapter, home } = await claude([{ toolUses: [{ suffix: '__add', input: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
+  it('calls troupe\'s tool and the agent file\'s own MCP server\'s tool, started beside troupe\'s, in one turn, and answers; the user\'s MCP servers and its sub-agent tool are gone', SLOW, async () => {
+    const tickets = ticketServerFor();
+    const { mock, adapter, home } = await claude([
+      { toolUses: [{ suffix: '__add', input: { a: 2, b: 3 } }, { suffix: '__lookup_ticket', input: { id: '42' } }] },
+      { text: 'Ticket 42: the printer is on fire. The sum is 5.' },
+    ]);
     // An MCP server of the user's own config is not loaded (--strict-mcp-config).
     writeFileSync(join(home, '.claude.json'), JSON.stringify({ mcpServers: { other: { type: 'stdio', command: 'false' } } }));
-    const events: TroupeEvent[] = [];
-    const result = await run(agent({ name: 'calc', adapter, tools: [add] }), 'What is 2 + 3?', { onEvent: (e) => events.push(e) });
-    expect(result.output).toBe('The sum is 5.');
-    expect(toolNames(mock, 0)).toContain('mcp__troupe__add');
-    expect(toolNames(mock, 0).filter((n) => n.startsWith('mcp__'))).toEqual(['mcp__troupe__add']);
-    expect(toolNames(mock, 0)).not.toContain('Agent');
-    expect(toolNames(mock, 0)).not.toContain('Task');
-    expect(toolResults(mock, 0)).toContain('What is 2 + 3?');
-    expect(toolResults(mock, 1)).toMatch(/"type":"tool_result".*"text":"5"/);
-    const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
-    expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
-    expect(result.usage.inputTokens).toBeGreaterThan(0);
-    expect(result.usage.costUsd).toBeGreaterThan(0);
-  });
-
-  it('starts an agent file\'s own MCP server beside troupe\'s: the model calls its tool, and the server gets the call', SLOW, async () => {
-    const tickets = ticketServerFor();
-    const { mock, adapter } = await claude([{ toolUses: [{ suffix: '__lookup_ticket', input: { id: '42' } }] }, { text: 'Ticket 42: the printer is on fire.' }]);
     const file = [
       '---',
       'name: support',
@@ -85,13 +71,22 @@ describe.skipIf(!clis.claude)(`Claude Code (${clis.claude?.version ?? 'not insta
     const def = parseAgentFile(file, { format: 'claude-code' });
     expect(def.warnings ?? []).toEqual([]);
     const flows = compileAgents([def], { cli: { 'claude-code': adapter }, tools: { add } });
-    const result = await run(flows.support!, 'What is the state of ticket 42?');
-    expect(result.output).toBe('Ticket 42: the printer is on fire.');
-    // Offered: the built-in tool the file names, troupe's tool and the agent's server's tool; nothing else.
+    const events: TroupeEvent[] = [];
+    const result = await run(flows.support!, 'What is the state of ticket 42, and what is 2 + 3?', { onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('Ticket 42: the printer is on fire. The sum is 5.');
+    // Offered: the built-in tool the file names, troupe's tool and the agent's server's tool; nothing else
+    // (no server of the user's own config, no Agent or Task).
     expect(toolNames(mock, 0).sort()).toEqual(['Read', 'mcp__tickets__lookup_ticket', 'mcp__troupe__add']);
+    expect(toolResults(mock, 0)).toContain('What is the state of ticket 42, and what is 2 + 3?');
     expect(tickets.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '42' } }]);
-    // The server's environment came from its configuration.
+    // Both results went back to the model; the server's environment came from its configuration.
+    expect(toolResults(mock, 1)).toMatch(/"type":"tool_result".*"text":"5"/);
     expect(toolResults(mock, 1)).toMatch(/"type":"tool_result".*Ticket 42: printer on fire/);
+    // troupe's own tool ran in troupe (its events); the agent's server ran its tool itself.
+    const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
+    expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
+    expect(result.usage.inputTokens).toBeGreaterThan(0);
+    expect(result.usage.costUsd).toBeGreaterThan(0);
   });
 
   it('offers exactly the built-in tools an agent file names plus troupe\'s MCP tools, and merges their permissions with the user\'s own --allowedTools', SLOW, async () => {

@@ -57,36 +57,35 @@ describe.skipIf(!clis.codex)(`Codex (${clis.codex?.version ?? 'not installed'}) 
   const namespace = (mock: MockResponses, turn: number, name: string) => mock.turns[turn]?.tools?.find((t) => t.name === name);
   const outputs = (mock: MockResponses, turn: number) => JSON.stringify((mock.turns[turn]?.input ?? []).filter((i) => i.type === 'function_call_output'));
 
-  it('calls an agent\'s tool over MCP, gets the result, and answers; its sub-agents are off', SLOW, async () => {
-    const { mock, adapter } = await codex([{ calls: [{ namespace: 'mcp__troupe', name: 'add', arguments: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
-    const events: TroupeEvent[] = [];
-    const result = await run(agent({ name: 'calc', adapter, tools: [add] }), 'What is 2 + 3?', { onEvent: (e) => events.push(e) });
-    expect(result.output).toBe('The sum is 5.');
-    expect(namespace(mock, 0, 'mcp__troupe')?.tools?.map((t) => t.name)).toEqual(['add']);
-    expect(mock.turns[0]?.tools?.some((t) => t.name?.startsWith('multi_agent'))).toBe(false);
-    expect(JSON.stringify(mock.turns[0]?.input)).toContain('What is 2 + 3?');
-    expect(outputs(mock, 1)).toContain('"text":"5"');
-    const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
-    expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
-    expect(result.usage.inputTokens).toBeGreaterThan(0);
-  });
-
-  it('starts an agent file\'s own MCP server beside troupe\'s: the model calls its tool, and the server gets the call', SLOW, async () => {
+  it('starts an agent file\'s own MCP server beside troupe\'s: the model calls troupe\'s tool and the server\'s in one turn, and answers; its sub-agents are off', SLOW, async () => {
     const tickets = ticketServerFor();
     const { mock, adapter } = await codex([
-      { calls: [{ namespace: 'mcp__tickets', name: 'lookup_ticket', arguments: { id: '42' } }] },
-      { text: 'Ticket 42: the printer is on fire.' },
+      {
+        calls: [
+          { namespace: 'mcp__troupe', name: 'add', arguments: { a: 2, b: 3 } },
+          { namespace: 'mcp__tickets', name: 'lookup_ticket', arguments: { id: '42' } },
+        ],
+      },
+      { text: 'Ticket 42: the printer is on fire. The sum is 5.' },
     ]);
     // A GitHub Copilot agent file (its `mcp-servers` mapping, `type: local`) run on Codex.
     const file = ['---', 'name: support', 'tools: [add]', 'mcp-servers:', `  tickets: ${JSON.stringify({ type: 'local', ...tickets.config, tools: ['*'] })}`, '---', 'You answer questions about support tickets.'].join('\n');
     const def = parseAgentFile(file, { file: 'support.agent.md' });
     expect(def.format).toBe('copilot');
-    const result = await run(compileAgents([def], { defaultAdapter: adapter, tools: { add } }).support!, 'What is the state of ticket 42?');
-    expect(result.output).toBe('Ticket 42: the printer is on fire.');
+    const events: TroupeEvent[] = [];
+    const result = await run(compileAgents([def], { defaultAdapter: adapter, tools: { add } }).support!, 'What is the state of ticket 42, and what is 2 + 3?', { onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('Ticket 42: the printer is on fire. The sum is 5.');
     expect(namespace(mock, 0, 'mcp__tickets')?.tools?.map((t) => t.name)).toEqual(['lookup_ticket']);
     expect(namespace(mock, 0, 'mcp__troupe')?.tools?.map((t) => t.name)).toEqual(['add']);
+    expect(mock.turns[0]?.tools?.some((t) => t.name?.startsWith('multi_agent'))).toBe(false);
+    expect(JSON.stringify(mock.turns[0]?.input)).toContain('What is the state of ticket 42, and what is 2 + 3?');
     expect(tickets.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '42' } }]);
     expect(outputs(mock, 1)).toContain('Ticket 42: printer on fire');
+    expect(outputs(mock, 1)).toContain('"text":"5"');
+    // troupe's own tool ran in troupe (its events); the agent's server ran its tool itself.
+    const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
+    expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
+    expect(result.usage.inputTokens).toBeGreaterThan(0);
   });
 
   it('waits for an agent\'s MCP server that starts after Codex does; one that cannot start fails the call, naming it', SLOW, async () => {

@@ -49,21 +49,12 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
   }
   const toolNames = (mock: MockAnthropic, turn: number) => (mock.turns[turn]?.body.tools ?? []).map((t) => t.name);
 
-  it('calls an agent\'s tool over MCP, gets the result, and answers; its sub-agent tools are excluded', SLOW, async () => {
-    const { mock, adapter } = await copilot([{ toolUses: [{ suffix: '-add', input: { a: 2, b: 3 } }] }, { text: 'The sum is 5.' }]);
-    const events: TroupeEvent[] = [];
-    const result = await run(agent({ name: 'calc', adapter, tools: [add] }), 'What is 2 + 3?', { onEvent: (e) => events.push(e) });
-    expect(result.output).toBe('The sum is 5.');
-    expect(toolNames(mock, 0)).toContain('troupe-add');
-    for (const name of ['task', 'read_agent', 'list_agents', 'write_agent']) expect(toolNames(mock, 0)).not.toContain(name);
-    expect(JSON.stringify(mock.turns[1]?.body.messages)).toMatch(/"type":"tool_result".*5/);
-    const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
-    expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
-  });
-
-  it('offers exactly the tools a Copilot agent file names (by alias), troupe\'s and its own MCP server\'s, and the server gets the call', SLOW, async () => {
+  it('offers exactly the tools a Copilot agent file names (by alias), troupe\'s and its own MCP server\'s; calls troupe\'s and the server\'s in one turn, and answers', SLOW, async () => {
     const tickets = ticketServerFor();
-    const { mock, adapter } = await copilot([{ toolUses: [{ suffix: '-lookup_ticket', input: { id: '42' } }] }, { text: 'Ticket 42: the printer is on fire.' }]);
+    const { mock, adapter } = await copilot([
+      { toolUses: [{ suffix: '-add', input: { a: 2, b: 3 } }, { suffix: '-lookup_ticket', input: { id: '42' } }] },
+      { text: 'Ticket 42: the printer is on fire. The sum is 5.' },
+    ]);
     const file = [
       '---',
       'name: support',
@@ -75,12 +66,19 @@ describe.skipIf(!clis.copilot)(`GitHub Copilot CLI (${clis.copilot?.version ?? '
       'You answer questions about support tickets.',
     ].join('\n');
     const def = parseAgentFile(file, { file: 'support.agent.md' });
-    const result = await run(compileAgents([def], { cli: { copilot: adapter }, tools: { add } }).support!, 'What is the state of ticket 42?');
-    expect(result.output).toBe('Ticket 42: the printer is on fire.');
-    // `read` is Copilot's `view`, `search` its `grep` and `glob`; `--available-tools` holds them and both MCP servers.
+    const events: TroupeEvent[] = [];
+    const result = await run(compileAgents([def], { cli: { copilot: adapter }, tools: { add } }).support!, 'What is the state of ticket 42, and what is 2 + 3?', { onEvent: (e) => events.push(e) });
+    expect(result.output).toBe('Ticket 42: the printer is on fire. The sum is 5.');
+    // `read` is Copilot's `view`, `search` its `grep` and `glob`; `--available-tools` holds them and both MCP servers
+    // (no sub-agent tool: task, read_agent, list_agents, write_agent).
     expect(toolNames(mock, 0).sort()).toEqual(['glob', 'grep', 'tickets-lookup_ticket', 'troupe-add', 'view']);
     expect(tickets.calls()).toEqual([{ tool: 'lookup_ticket', arguments: { id: '42' } }]);
-    expect(JSON.stringify(mock.turns[1]?.body.messages)).toMatch(/"type":"tool_result".*Ticket 42: printer on fire/);
+    const results = JSON.stringify(mock.turns[1]?.body.messages);
+    expect(results).toMatch(/"type":"tool_result".*Ticket 42: printer on fire/);
+    expect(results).toMatch(/"type":"tool_result".*"5"/);
+    // troupe's own tool ran in troupe (its events); the agent's server ran its tool itself.
+    const completed = events.filter((e): e is TroupeEvent<'tool.completed'> => e.type === 'tool.completed');
+    expect(completed.map((e) => [e.name, e.content, e.isError])).toEqual([['add', '5', false]]);
   });
 
   it('orchestrates two troupe workers with delegate_to_worker; the workers are nested sessions of the trace', SLOW, async () => {
